@@ -1,0 +1,25 @@
+"""Dialects of gemm-opt and the one way to get a context with them loaded."""
+
+from __future__ import annotations
+
+from gemm_opt.ext_compat import ir
+
+
+def load_all(ctx: ir.Context) -> None:
+    """Load every gemm-opt dialect into ``ctx``; safe to call twice."""
+    from gemm_opt.dialect.tile import Tile
+
+    with ctx:
+        if not ctx.is_dialect_loaded(Tile.DIALECT_NAMESPACE):
+            Tile.load()
+
+
+def make_context(allow_unregistered: bool = False) -> ir.Context:
+    """A fresh MLIR context with the tile dialect and upstream dialects loaded."""
+    ctx = ir.Context()
+    ctx.allow_unregistered_dialects = allow_unregistered
+    load_all(ctx)
+    return ctx
+
+
+__all__ = ["load_all", "make_context"]

@@ -1,0 +1,53 @@
+"""The one adapter over the MLIR Python bindings.
+
+Every other module imports MLIR through here, so moving from the
+``torch-mlir`` wheel (which ships upstream LLVM's ``mlir`` package under the
+``torch_mlir`` namespace) to an official ``mlir`` wheel is a one-line change.
+The quirks of the pinned bindings are absorbed here too:
+
+* ``ext`` type/attribute parameters must be constrained as ``Any``; builtin
+  attribute classes have no IRDL name.
+* ``ext`` has no optional attributes, so optional attributes (``warp_used_hint``)
+  are left undeclared and checked by the op's verifier.
+* Python passes are called as ``fn(op, pass_)`` and fail through
+  ``pass_.signal_pass_failure()``.
+* A Python exception raised in ``verify_invariants`` escapes ``Module.parse``;
+  verifiers therefore catch everything (see ``gemm_opt.dialect.tile``).
+"""
+
+from __future__ import annotations
+
+from torch_mlir import ir
+from torch_mlir.dialects import arith, ext, func, scf
+from torch_mlir.passmanager import PassManager
+
+#: Pattern callbacks return a truthy value to say "no match".
+NO_MATCH = True
+
+MLIRError = ir.MLIRError
+
+__all__ = [
+    "NO_MATCH",
+    "MLIRError",
+    "PassManager",
+    "arith",
+    "cast",
+    "ext",
+    "func",
+    "ir",
+    "scf",
+]
+
+
+def cast(obj: object, cls: type) -> object | None:
+    """``cls(obj)`` when ``obj`` is of that MLIR kind, else None.
+
+    Attributes and types handed out by the bindings (type parameters, dictionary
+    entries) are often of the generic class, so ``isinstance`` is not enough.
+    """
+    if isinstance(obj, cls):
+        return obj
+    try:
+        return cls(obj)
+    except (ValueError, TypeError):
+        return None

@@ -1,0 +1,1 @@
+"""Command-line tools of gemm-opt (``gemm-opt`` and developer scripts)."""
