@@ -246,6 +246,89 @@ class PartitionedSharedAttr(SharedLayoutAttr, name="partitioned_shared"):
         return PartitionedShared(v["num_partitions"], v["num_groups"], v["partition_dim"], inner)
 
 
+class RegisterLayoutAttr(LayoutAttr):
+    """Base of register layouts: which thread of which warp holds which element."""
+
+
+class BlockedAttr(RegisterLayoutAttr, name="blocked"):
+    """``#tile.blocked<{size_per_thread, threads_per_warp, warps_per_cta, order}>``.
+
+    Each thread holds ``size_per_thread`` contiguous elements; threads and warps
+    tile the tensor in ``order`` (fastest dimension first), wrapping around.
+    """
+
+    FIELDS = {  # noqa: RUF012
+        "size_per_thread": "ints",
+        "threads_per_warp": "ints",
+        "warps_per_cta": "ints",
+        "order": "ints",
+    }
+
+
+class WmmaAttr(RegisterLayoutAttr, name="wmma_layout"):
+    """``#tile.wmma_layout<{version, warps_per_cta, instr_shape, transposed}>``: the
+    accumulator layout of matrix instructions.
+
+    On gfx1250 it is Triton's ``amd_wmma`` (version 3, instruction shape
+    16x16x32 for 16-bit inputs); on gfx950/gfx942, which have MFMA instead, the
+    lowering maps it to ``amd_mfma`` with the same warps_per_cta.
+    """
+
+    FIELDS = {  # noqa: RUF012
+        "version": "int",
+        "warps_per_cta": "ints",
+        "instr_shape": "ints",
+        "transposed": "bool",
+    }
+
+    def instr_shape(self) -> tuple[int, int, int]:
+        """(M, N, K) of one instruction; 16x16x32 unless given."""
+        shape = self.field_values().get("instr_shape", (16, 16, 32))
+        if len(shape) != 3:
+            raise VerifyError(
+                f"#tile.wmma_layout instr_shape must have 3 entries, got {list(shape)}"
+            )
+        return shape[0], shape[1], shape[2]
+
+    def warps_per_cta(self) -> tuple[int, ...]:
+        """Warps along M and N."""
+        w = self.field_values().get("warps_per_cta")
+        if w is None or len(w) != 2:
+            raise VerifyError("#tile.wmma_layout needs warps_per_cta = array<i64: WM, WN>")
+        return w
+
+
+class DotOperandAttr(RegisterLayoutAttr, name="dot_operand"):
+    """``#tile.dot_operand<{op_idx, parent, k_width}>``: the layout of operand A
+    (op_idx 0) or B (op_idx 1) of a ``tile.wmma`` whose accumulator has layout
+    ``parent``; ``k_width`` is the number of consecutive K elements per thread.
+    """
+
+    FIELDS = {"op_idx": "int", "parent": "layout", "k_width": "int"}  # noqa: RUF012
+
+
+class TdmWarpLayoutAttr(LayoutAttr, name="tdm_warp_layout"):
+    """``#tile.tdm_warp_layout<{...}>``: which warp copies which tile of a TDM block.
+
+    Attached by ``tile-assign-tdm-warp-layout`` as the copy's ``tile.warp_layout``
+    attribute (for a fused copy, ``tile.warp_layouts``, one per member). Fields:
+    ``warps_per_dim`` and ``tile`` (elements per warp) per block dimension,
+    ``warp_bases`` (log2(num_warps) rows of rank offsets, flattened: the tile
+    offset each warp-id bit contributes, zero for a pinned bit), ``anchor``
+    (lowest active warp; warp ids are XOR-ed with it) and ``free_mask`` (the
+    warp-id bits with a zero base: warp w copies iff
+    ``((w ^ anchor) & free_mask) == 0``).
+    """
+
+    FIELDS = {  # noqa: RUF012
+        "warps_per_dim": "ints",
+        "tile": "ints",
+        "warp_bases": "ints",
+        "anchor": "int",
+        "free_mask": "int",
+    }
+
+
 def _is_pow2(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 
@@ -777,6 +860,164 @@ class AsyncTDMWaitOp(TileOp, name="async_tdm_wait"):
             raise VerifyError(f"num must be non-negative, got {num}")
 
 
+# ---- compute and global memory -----------------------------------------------------
+
+
+def _ranked(value: ir.Value, what: str) -> ir.RankedTensorType:
+    t = cast(value.type, ir.RankedTensorType)
+    if t is None:
+        raise VerifyError(f"{what} must be a ranked tensor, got {value.type}")
+    return t
+
+
+def _is_16bit_float(t: ir.Type) -> bool:
+    return cast(t, ir.F16Type) is not None or cast(t, ir.BF16Type) is not None
+
+
+class WmmaOp(TileOp, name="wmma", traits=[ext.Pure]):
+    """``d = a @ b + c`` on matrix cores: fp16/bf16 inputs, fp32 accumulation.
+
+    ```mlir
+    %d = "tile.wmma"(%a, %b, %c)
+         : (tensor<128x64xf16, #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>>,
+            tensor<64x128xf16, #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>>,
+            tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
+    ```
+    Rules: A is MxK, B is KxN, C and D are MxN; A and B are both f16 or both
+    bf16; C and D are f32 with a ``#tile.wmma_layout`` layout; A and B carry
+    ``#tile.dot_operand`` layouts with op_idx 0 and 1 whose parent is C's
+    layout; M, N and K are multiples of the instruction shape.
+    """
+
+    a: ext.Operand[Any]
+    b: ext.Operand[Any]
+    c: ext.Operand[Any]
+    result: ext.Result[Any]
+
+    def verify(self) -> None:
+        a, b, c = _ranked(self.a, "a"), _ranked(self.b, "b"), _ranked(self.c, "c")
+        d = _ranked(self.result, "result")
+        if a.rank != 2 or b.rank != 2 or c.rank != 2:
+            raise VerifyError("a, b and c must be 2-D")
+        (m, k), (k2, n) = a.shape, b.shape
+        if k != k2:
+            raise VerifyError(f"expects a's K ({k}) to equal b's K ({k2})")
+        if tuple(c.shape) != (m, n):
+            raise VerifyError(f"expects c to be {m}x{n} (a is {m}x{k}, b is {k}x{n}), got {c}")
+        if d != c:
+            raise VerifyError(f"result type {d} must equal c's type {c}")
+        if not _is_16bit_float(a.element_type) or a.element_type != b.element_type:
+            raise VerifyError(
+                f"expects a and b to be both f16 or both bf16, got {a.element_type} and "
+                f"{b.element_type}"
+            )
+        if cast(c.element_type, ir.F32Type) is None:
+            raise VerifyError(f"expects an f32 accumulator, got {c.element_type}")
+        acc = c.encoding
+        if not isinstance(acc, WmmaAttr):
+            raise VerifyError(f"c must have a #tile.wmma_layout layout, got {acc}")
+        for idx, (name, t) in enumerate((("a", a), ("b", b))):
+            enc = t.encoding
+            if not isinstance(enc, DotOperandAttr):
+                raise VerifyError(f"{name} must have a #tile.dot_operand layout, got {enc}")
+            v = enc.field_values()
+            if v.get("op_idx") != idx:
+                raise VerifyError(f"{name}'s dot_operand layout must have op_idx = {idx}")
+            if v.get("parent") != acc:
+                raise VerifyError(f"{name}'s dot_operand parent must be c's layout {acc}")
+        im, in_, ik = acc.instr_shape()
+        if m % im or n % in_ or k % ik:
+            raise VerifyError(
+                f"{m}x{n}x{k} is not a multiple of the instruction shape {im}x{in_}x{ik}"
+            )
+
+
+class ConvertLayoutOp(TileOp, name="convert_layout", traits=[ext.Pure]):
+    """Move a register tensor to another layout (same shape and element type).
+
+    ```mlir
+    %y = "tile.convert_layout"(%x) : (tensor<128x128xf16, #acc>) -> tensor<128x128xf16, #blocked>
+    ```
+    Rules: same shape and element type.
+    """
+
+    src: ext.Operand[Any]
+    result: ext.Result[Any]
+
+    def verify(self) -> None:
+        s, r = _ranked(self.src, "src"), _ranked(self.result, "result")
+        if tuple(s.shape) != tuple(r.shape) or s.element_type != r.element_type:
+            raise VerifyError(f"result {r} must keep the shape and element type of {s}")
+
+
+class _BlockAccessOp(TileOp):
+    """Shared checks of ``load_block`` and ``store_block``."""
+
+    def check_access(self, value_type: ir.RankedTensorType) -> None:
+        rank = value_type.rank
+        for what, vals, width in (
+            ("shape", self.shape, 32),
+            ("strides", self.strides, 64),
+            ("offsets", self.offsets, 32),
+        ):
+            if len(vals) != rank:
+                raise VerifyError(f"expects {rank} {what} for a rank-{rank} block, got {len(vals)}")
+            _check_ints(list(vals), width, what)
+        ptr = _type_of(self.base, PtrType)
+        if ptr.element_type != value_type.element_type:
+            raise VerifyError(
+                f"base points to {ptr.element_type} but the block holds {value_type.element_type}"
+            )
+
+
+class LoadBlockOp(_BlockAccessOp, name="load_block"):
+    """Masked load of a block of a global tensor into registers.
+
+    Element ``i`` of the block reads ``base[sum((offsets + i) * strides)]`` when
+    ``offsets + i`` lies inside ``shape``, and 0 otherwise.
+
+    ```mlir
+    %t = "tile.load_block"(%p, %m, %n, %sm, %sn, %om, %on)
+         {operandSegmentSizes = array<i32: 1, 2, 2, 2>}
+         : (!tile.ptr<f16>, i32, i32, i64, i64, i32, i32) -> tensor<64x64xf16, #blocked>
+    ```
+    Rules: one i32 shape, i64 stride and i32 offset per dimension; the pointee
+    is the result's element type.
+    """
+
+    base: ext.Operand[PtrType]
+    shape: Sequence[ext.Operand[Any]]
+    strides: Sequence[ext.Operand[Any]]
+    offsets: Sequence[ext.Operand[Any]]
+    result: ext.Result[Any]
+
+    def verify(self) -> None:
+        self.check_access(_ranked(self.result, "result"))
+
+
+class StoreBlockOp(_BlockAccessOp, name="store_block"):
+    """Masked store of a register tensor into a block of a global tensor.
+
+    Elements outside ``shape`` (ragged M/N edges) are not written.
+
+    ```mlir
+    "tile.store_block"(%c, %m, %n, %sm, %sn, %om, %on, %v)
+        {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>}
+      : (!tile.ptr<f16>, i32, i32, i64, i64, i32, i32, tensor<128x128xf16, #acc>) -> ()
+    ```
+    Rules: as ``load_block``, with the value's element type.
+    """
+
+    base: ext.Operand[PtrType]
+    shape: Sequence[ext.Operand[Any]]
+    strides: Sequence[ext.Operand[Any]]
+    offsets: Sequence[ext.Operand[Any]]
+    value: ext.Operand[Any]
+
+    def verify(self) -> None:
+        self.check_access(_ranked(self.value, "value"))
+
+
 OPS: tuple[type, ...] = (
     WarpIdOp,
     ProgramIdOp,
@@ -788,6 +1029,10 @@ OPS: tuple[type, ...] = (
     AsyncTDMCopyGlobalToLocalOp,
     AsyncTDMFusedCopyGlobalToLocalOp,
     AsyncTDMWaitOp,
+    WmmaOp,
+    ConvertLayoutOp,
+    LoadBlockOp,
+    StoreBlockOp,
 )
 
 __all__ = [
@@ -799,6 +1044,10 @@ __all__ = [
     "AsyncTDMCopyGlobalToLocalOp",
     "AsyncTDMFusedCopyGlobalToLocalOp",
     "AsyncTDMWaitOp",
+    "BlockedAttr",
+    "ConvertLayoutOp",
+    "DotOperandAttr",
+    "LoadBlockOp",
     "LocalAllocOp",
     "LocalLoadOp",
     "MBarrierType",
@@ -808,14 +1057,19 @@ __all__ = [
     "PartitionedSharedAttr",
     "ProgramIdOp",
     "PtrType",
+    "RegisterLayoutAttr",
     "SharedLayoutAttr",
     "SharedType",
+    "StoreBlockOp",
     "SwizzledSharedAttr",
+    "TdmWarpLayoutAttr",
     "TensorDescType",
     "Tile",
     "UpdateTensorDescriptorOp",
     "VerifyError",
     "WarpIdOp",
+    "WmmaAttr",
+    "WmmaOp",
     "cache_modifier",
     "enclosing_int_attr",
     "enclosing_target",

@@ -36,6 +36,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as e:  # a bug in gemm-opt itself: one line, not a traceback
+        sys.stderr.write(f"gemm-opt: internal error: {type(e).__name__}: {e}\n")
+        return 1
 
 
 if __name__ == "__main__":
