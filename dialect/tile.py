@@ -499,6 +499,18 @@ def _check_same_block(desc: TensorDescType, dest: SharedType, member: str = "") 
         )
 
 
+def check_tdm_layout(layout: SharedLayout, member: str = "") -> None:
+    """TDM writes rows linearly: it can pad but not XOR-swizzle (as in Triton 3.9.0)."""
+    inner = layout.inner if isinstance(layout, PartitionedShared) else layout
+    if isinstance(inner, SwizzledShared) and (inner.vec > 1 or inner.max_phase > 1):
+        where = f"member {member}: " if member else ""
+        raise VerifyError(
+            f"{where}TDM does not support swizzled shared layouts (vec = {inner.vec}, "
+            f"max_phase = {inner.max_phase}): use #tile.padded_shared to avoid bank "
+            "conflicts, or vec = 1 and max_phase = 1"
+        )
+
+
 CACHE_MODIFIERS = ("", ".ca", ".cg", ".cs", ".cv", ".wb", ".wt")
 
 
@@ -736,6 +748,7 @@ class AsyncTDMCopyGlobalToLocalOp(TileOp, name="async_tdm_copy_global_to_local")
         _check_i1(self.pred, "pred")
         cache_modifier(self)
         layout = desc.shared_layout()
+        check_tdm_layout(layout)
         hint = self.int_attr("warp_used_hint")
         if hint is not None:
             check_warp_used_hint(hint, self.num_warps(), desc.shape, layout)
@@ -809,6 +822,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
         rank0 = len(descs[0].shape)
         for i, (d, b) in enumerate(zip(descs, dests, strict=True)):
             _check_same_block(d, b, member=str(i))
+            check_tdm_layout(d.shared_layout(), member=str(i))
             if len(d.shape) != rank0:
                 raise VerifyError(
                     "requires all member descriptors to have the same rank: member "

@@ -1,6 +1,6 @@
 // Two TDM copies into double-buffered shared memory: the A tile by warps 0-3,
 // the B tile by warps 4-7 (contiguous halves balance the SIMDs).
-#s = #tile.swizzled_shared<{vec = 8, per_phase = 1, max_phase = 8, order = array<i64: 1, 0>}>
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32, tile.target = "gfx1250"} {
   func.func @load_a_b(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %m: i32, %n: i32, %k: i32, %sa: i64, %sb: i64) {
     %c0 = arith.constant 0 : i32

@@ -3,7 +3,7 @@
 // RUN: gemm-opt %s --split-input-file --mlir-print-op-generic | gemm-opt --split-input-file | FileCheck %s
 
 // A hinted copy round-trips with its hint, and the wait keeps its count.
-#s = #tile.swizzled_shared<{vec = 8, per_phase = 1, max_phase = 8, order = array<i64: 1, 0>}>
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
 !desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
 !buf = !tile.shared<tensor<128x64xf16, #s>>
 module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
@@ -53,7 +53,7 @@ module attributes {tile.num_warps = 8 : i32} {
 // -----
 
 // A fused copy of two disjoint halves of the warps, with a cache modifier.
-#s = #tile.swizzled_shared<{vec = 8, per_phase = 1, max_phase = 8, order = array<i64: 1, 0>}>
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
 !da = !tile.tensor_desc<tensor<128x64xf16, #s>>
 !db = !tile.tensor_desc<tensor<64x128xf16, #s>>
 !ba = !tile.shared<tensor<128x64xf16, #s>>

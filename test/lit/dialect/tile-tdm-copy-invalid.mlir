@@ -267,3 +267,15 @@ module attributes {tile.num_warps = 8 : i32} {
     return
   }
 }
+
+// -----
+
+// ==== TDM cannot XOR-swizzle: swizzled destinations are rejected, as in Triton. ====
+#t = #tile.swizzled_shared<{vec = 8, per_phase = 1, max_phase = 8, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @swizzled(%d: !tile.tensor_desc<tensor<128x64xf16, #t>>, %b: !tile.shared<tensor<128x64xf16, #t>>) {
+    // expected-error@+1 {{TDM does not support swizzled shared layouts (vec = 8, max_phase = 8): use #tile.padded_shared}}
+    "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!tile.tensor_desc<tensor<128x64xf16, #t>>, !tile.shared<tensor<128x64xf16, #t>>) -> ()
+    return
+  }
+}
