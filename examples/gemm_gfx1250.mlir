@@ -6,7 +6,7 @@
 // current tile and runs WMMA on it, so copies overlap compute. Ragged M, N and K
 // are handled by TDM's zero fill (loads) and the masked store (C).
 #sa = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
-#sb = #tile.padded_shared<{interval = 128, amount = 8, order = array<i64: 1, 0>}>
+#sb = #tile.padded_shared<{interval = 128, amount = 16, order = array<i64: 1, 0>}>
 #acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
 #opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
 #opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
