@@ -172,7 +172,10 @@ def tdm_warp_layout(
         if num_rows != len(hint.varying_bits):
             raise WarpHintError(
                 f"warp_used_hint = {hint.hint:#x} selects K = {k} warps but the "
-                f"block {list(block)} only places {1 << num_rows}"
+                f"block {list(block)} only places {1 << num_rows}",
+                rule="block-too-small",
+                hint=hint.hint,
+                num_warps=num_warps,
             )
         row_bits = tuple(hint.varying_bits)
         anchor = hint.anchor

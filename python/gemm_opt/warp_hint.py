@@ -443,7 +443,9 @@ class WarpHint:
         fixed_bits: warp-id bit positions pinned over the active warps.
         varying_bits: warp-id bit positions that vary (the "support").
         fixed_mask: ``((1 << T) - 1) & ~varying_mask`` with
-            ``T = log2(num_warps)``; the lowering's free-warp mask.
+            ``T = log2(num_warps)``: the pinned bits, which Triton's lowering
+            calls the free mask (warp-id bits that move no tile); warp ``w``
+            is active iff ``(w ^ anchor) & fixed_mask == 0``.
         varying_mask: OR of the varying bits.
         k: number of active warps, ``popcount(hint)``.
     """
@@ -567,11 +569,7 @@ def _candidates(
     disjoint_from: int,
 ) -> tuple[int, ...]:
     """Legal hints that also pass the layout checks in this context."""
-    pieces = (
-        shared_layout.num_logical_pieces
-        if isinstance(shared_layout, PartitionedShared)
-        else 1
-    )
+    pieces = shared_layout.num_logical_pieces if isinstance(shared_layout, PartitionedShared) else 1
     placeable: dict[int, int] = {}
     out = []
     for c in legal_hints(num_warps):
@@ -715,7 +713,7 @@ def _check_num_warps(hint: int, u: int, ctx: _Ctx) -> None:
             "num-warps-missing",
             f"warp_used_hint = {format_hex(u)} needs the number of warps, but the op "
             "is not contained within a context that specifies the number of warps "
-            f"({sel}; set num_warps on the kernel, ttg.num-warps on the module)",
+            f"({sel}; set num_warps on the kernel, or tile.num_warps on the module)",
             hint,
             suggest=False,
         )
@@ -809,8 +807,7 @@ def _pieces_message(wh: WarpHint, layout: PartitionedShared, ctx: _Ctx) -> str:
     pieces = layout.num_logical_pieces
     if ctx.member is None:
         tail = (
-            f"(got K = {wh.k}, numLogicalPieces = {pieces}, "
-            f"partitionDim = {layout.partition_dim})"
+            f"(got K = {wh.k}, numLogicalPieces = {pieces}, partitionDim = {layout.partition_dim})"
         )
     else:
         tail = f"(member {ctx.member} got K = {wh.k}, numLogicalPieces = {pieces})"
@@ -997,11 +994,7 @@ def check_fused_warp_hints(
             f"requires 2 to 4 members, got {members} (a fused TDM copy selects, "
             "per warp, one of at most 4 descriptors)",
         )
-    if (
-        block_shapes is not None
-        and shared_layouts is not None
-        and len(shared_layouts) != members
-    ):
+    if block_shapes is not None and shared_layouts is not None and len(shared_layouts) != members:
         raise fail(
             "fused-dest-count",
             "requires the same number of descriptors and destinations (got "
