@@ -32,6 +32,7 @@ from gemm_opt.layouts import (
     SharedLayout,
     SwizzledShared,
 )
+from gemm_opt.tdm_layout import tdm_warp_layout
 from gemm_opt.warp_hint import (
     WarpHintError,
     check_fused_warp_hints,
@@ -327,6 +328,34 @@ class TdmWarpLayoutAttr(LayoutAttr, name="tdm_warp_layout"):
         "anchor": "int",
         "free_mask": "int",
     }
+
+
+def warp_layout_fields(layout: Any) -> dict[str, Any]:
+    """The ``#tile.tdm_warp_layout`` fields of a :class:`gemm_opt.tdm_layout.TdmWarpLayout`."""
+    return {
+        "warps_per_dim": tuple(layout.warps_per_dim),
+        "tile": tuple(layout.tile),
+        "warp_bases": tuple(v for row in layout.warp_bases for v in row),
+        "anchor": layout.anchor,
+        "free_mask": layout.free_mask,
+    }
+
+
+def _check_warp_layout(op: Any, name: str, attr: Any, hint: int | None, shape, layout) -> None:
+    """An attached warp layout must be the one ``tdm_warp_layout`` computes."""
+    what = f"warp_used_hint {hint:#x}" if hint is not None else "an unhinted copy"
+    if not isinstance(attr, TdmWarpLayoutAttr) or op.num_warps() is None:
+        raise VerifyError(f"'{name}' needs a #tile.tdm_warp_layout and tile.num_warps")
+    try:
+        want = warp_layout_fields(tdm_warp_layout(shape, op.num_warps(), hint, layout))
+    except ValueError as e:
+        raise VerifyError(f"'{name}' does not match {what}: {e}") from None
+    got = attr.field_values()
+    diff = [k for k in want if got.get(k) != want[k]]
+    if diff:
+        exp = ", ".join(f"{k} = {want[k]}" for k in diff)
+        act = ", ".join(f"{k} = {got.get(k)}" for k in diff)
+        raise VerifyError(f"'{name}' does not match {what}: expected {exp}, got {act}")
 
 
 def _is_pow2(n: int) -> bool:
@@ -752,6 +781,10 @@ class AsyncTDMCopyGlobalToLocalOp(TileOp, name="async_tdm_copy_global_to_local")
         hint = self.int_attr("warp_used_hint")
         if hint is not None:
             check_warp_used_hint(hint, self.num_warps(), desc.shape, layout)
+        warp_layout = self.attr("tile.warp_layout")
+        if warp_layout is not None:
+            h = self.warp_used_hint
+            _check_warp_layout(self, "tile.warp_layout", warp_layout, h, desc.shape, layout)
 
     @property
     def warp_used_hint(self) -> int | None:
@@ -834,6 +867,13 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
             [d.shape for d in descs],
             [d.shared_layout() for d in descs],
         )
+        layouts = self.attr("tile.warp_layouts")
+        if layouts is not None:
+            arr = cast(layouts, ir.ArrayAttr)
+            if arr is None or len(arr) != n:
+                raise VerifyError(f"'tile.warp_layouts' needs one layout per member, got {layouts}")
+            for h, d, a in zip(hints, descs, arr, strict=True):
+                _check_warp_layout(self, "tile.warp_layouts", a, h, d.shape, d.shared_layout())
 
     @property
     def descs(self) -> list[ir.Value]:

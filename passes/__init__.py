@@ -12,6 +12,43 @@ from collections.abc import Callable
 
 from gemm_opt.pass_base import TilePass
 
-PASSES: dict[str, Callable[[], type[TilePass]]] = {}
+
+def _assign_tdm_warp_layout() -> type[TilePass]:
+    from gemm_opt.passes.assign_tdm_warp_layout import AssignTdmWarpLayoutPass
+
+    return AssignTdmWarpLayoutPass
+
+
+def _emit_warp_predicates() -> type[TilePass]:
+    from gemm_opt.passes.emit_warp_predicates import EmitWarpPredicatesPass
+
+    return EmitWarpPredicatesPass
+
+
+def _fuse_tdm_copies() -> type[TilePass]:
+    from gemm_opt.passes.fuse_tdm_copies import FuseTdmCopiesPass
+
+    return FuseTdmCopiesPass
+
+
+def _derive_warp_hints() -> type[TilePass]:
+    from gemm_opt.passes.derive_warp_hints import DeriveWarpHintsPass
+
+    return DeriveWarpHintsPass
+
+
+def _annotate_warp_plan() -> type[TilePass]:
+    from gemm_opt.passes.annotate_warp_plan import AnnotateWarpPlanPass
+
+    return AnnotateWarpPlanPass
+
+
+PASSES: dict[str, Callable[[], type[TilePass]]] = {
+    "tile-annotate-warp-plan": _annotate_warp_plan,
+    "tile-assign-tdm-warp-layout": _assign_tdm_warp_layout,
+    "tile-derive-warp-hints": _derive_warp_hints,
+    "tile-emit-warp-predicates": _emit_warp_predicates,
+    "tile-fuse-tdm-copies": _fuse_tdm_copies,
+}
 
 __all__ = ["PASSES"]

@@ -1,0 +1,192 @@
+"""``tile-annotate-warp-plan``: explain, per copy, which warp moves what.
+
+The per-warp plan of a TDM copy (who is active, where each tile starts) is
+decided by the hint rule and the TDM warp distribution; this pass prints it
+as a remark at each copy, so a user can read the split without running the
+lowering, and lit tests can pin it with ``expected-remark``.
+
+How remarks are emitted: the pinned MLIR Python bindings can emit errors at a
+location (``Location.emit_error``) but have no ``emit_remark``. Upstream's
+transform dialect does: ``transform.debug.emit_remark_at`` reports a remark
+at each payload op of a handle. The pass appends a small transform script
+to the module whose ``__transform_main`` matches every TDM copy (in program
+order; copies have no regions, so match order and program order agree),
+splits the handle into one per copy and emits each copy's remarks, runs
+MLIR's ``transform-interpreter`` on the module, then removes the script.
+The remarks therefore reach the context's diagnostic handlers like any
+other diagnostic (``file:line:col: remark: ...``; MLIR adds a "see current
+operation" note to each).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from gemm_opt.ext_compat import MLIRError, PassManager, ir
+from gemm_opt.pass_base import TilePass
+from gemm_opt.passes.assign_tdm_warp_layout import (
+    COPY_OP,
+    FUSED_OP,
+    LayoutError,
+    collect_ops,
+    copy_layout,
+    fused_layouts,
+)
+from gemm_opt.tdm_layout import (
+    TdmWarpLayout,
+    format_warp_plan,
+    fused_plan_from_layouts,
+    plan_from_layout,
+    select_fused_member,
+)
+from gemm_opt.warp_hint import format_mask, format_warps
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return "x".join(str(s) for s in shape)
+
+
+def _box(start: tuple[int, ...], tile: tuple[int, ...]) -> str:
+    return "[" + ", ".join(f"{s}:{s + t}" for s, t in zip(start, tile, strict=True)) + "]"
+
+
+def plan_summary(layout: TdmWarpLayout, elem: str) -> str:
+    """One line: block, hint, K and tile, each active warp's box, the idle warps.
+
+    ``128x64xf16 hint 0b11110000 (4 of 8 warps, tile 32x64): warp 4 [0:32, 0:64],
+    ...; warps {0..3} inactive``.
+    """
+    hint = layout.hint
+    sel = format_mask(hint.hint, layout.num_warps) if hint.explicit else "none"
+    head = (
+        f"{_shape(layout.block_shape)}x{elem} hint {sel} "
+        f"({layout.num_active} of {layout.num_warps} warps, tile {_shape(layout.tile)})"
+    )
+    entries = plan_from_layout(layout)
+    active = [f"warp {e.warp} {_box(e.start, e.tile)}" for e in entries if e.active]
+    idle = [e.warp for e in entries if not e.active]
+    text = f"{head}: {', '.join(active)}"
+    if idle:
+        noun = "warp" if len(idle) == 1 else "warps"
+        text += f"; {noun} {format_warps(idle)} inactive"
+    return text
+
+
+def _elem(desc: ir.Value) -> str:
+    return str(desc.type.element_type)
+
+
+def copy_remarks(op: Any) -> list[str]:
+    """The remark(s) for one single or fused copy."""
+    if op.operation.name == COPY_OP:
+        layout = copy_layout(op)
+        return [
+            f"warp plan for {plan_summary(layout, _elem(op.desc))}\n"
+            + format_warp_plan(plan_from_layout(layout))
+        ]
+    layouts = fused_layouts(op)
+    n = len(layouts)
+    nw = layouts[0].num_warps
+    uncovered = [w for w in range(nw) if not any(lay.hint.is_active(w) for lay in layouts)]
+    out = []
+    for i, (layout, desc) in enumerate(zip(layouts, op.descs, strict=True)):
+        issuers = [w for w in range(nw) if select_fused_member(layouts, w) == i]
+        text = (
+            f"warp plan for fused member {i} of {n}, {plan_summary(layout, _elem(desc))}; "
+            f"warps {format_warps(issuers)} issue its descriptor"
+        )
+        if i == n - 1 and uncovered:
+            text += f" (warps {format_warps(uncovered)} with predicate 0)"
+        if i == n - 1:
+            text += "\n" + format_warp_plan(fused_plan_from_layouts(layouts, nw))
+        out.append(text)
+    return out
+
+
+def emit_remarks(module: ir.Operation, remarks: list[tuple[Any, list[str]]]) -> None:
+    """Emit ``remarks`` (op, messages) through the transform interpreter.
+
+    ``remarks`` must list every TDM copy of ``module`` in program order: the
+    script matches all copies and splits the handle into one per copy.
+    """
+    if not remarks:
+        return
+    ctx = module.context
+    names = f'["{COPY_OP}", "{FUSED_OP}"]'
+    handles = ", ".join(f"%h{n}" for n in range(len(remarks)))
+    types = ", ".join("!transform.any_op" for _ in remarks)
+    lines = [
+        f"    %all = transform.structured.match ops{{{names}}} in %root "
+        ": (!transform.any_op) -> !transform.any_op",
+        f"    {handles} = transform.split_handle %all : (!transform.any_op) -> ({types})",
+    ]
+    for n, (_, messages) in enumerate(remarks):
+        for msg in messages:
+            text = str(ir.StringAttr.get(msg, context=ctx))
+            lines.append(f"    transform.debug.emit_remark_at %h{n}, {text} : !transform.any_op")
+    script = (
+        "module attributes {transform.with_named_sequence} {\n"
+        "  transform.named_sequence @__transform_main("
+        "%root: !transform.any_op {transform.readonly}) {\n"
+        + "\n".join(lines)
+        + "\n    transform.yield\n  }\n}\n"
+    )
+    holder = ir.Module.parse(script, context=ctx).operation.clone()
+    module.regions[0].blocks[0].append(holder)
+    try:
+        PassManager.parse("builtin.module(transform-interpreter)", context=ctx).run(module)
+    finally:
+        holder.erase()
+
+
+@dataclass(frozen=True)
+class AnnotateWarpPlanPass(TilePass):
+    """Report each TDM copy's per-warp plan as a remark at the copy.
+
+    For a ``tile.async_tdm_copy_global_to_local`` the remark's first line
+    names the block, the hint (``none`` = all warps), how many warps copy and
+    the tile each moves, then every active warp's box (``start:end`` per
+    dim) and the inactive warps; the following lines are the
+    :func:`gemm_opt.tdm_layout.format_warp_plan` table. A fused copy gets one
+    remark per member, which also names the warps that issue the member's
+    descriptor (the last member's also those that issue it with predicate 0,
+    and the fused per-warp table). The IR is unchanged.
+
+    Before:
+
+    ```mlir
+    "tile.async_tdm_copy_global_to_local"(%d, %b)
+        {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32}
+      : (!tile.tensor_desc<tensor<128x64xf16, #s>>, !tile.shared<tensor<128x64xf16, #s>>) -> ()
+    ```
+
+    After: the same IR, and at the copy the remark
+    (``gemm-opt --pass-pipeline='builtin.module(tile-annotate-warp-plan)'``):
+
+    ```text
+    copy.mlir:4:5: remark: warp plan for 128x64xf16 hint 0b11110000 (4 of 8 warps,
+    tile 32x64): warp 4 [0:32, 0:64], warp 5 [32:64, 0:64], warp 6 [64:96, 0:64],
+    warp 7 [96:128, 0:64]; warps {0..3} inactive
+    warp  active  start    tile
+    0     no      [0, 0]   [32, 64]
+    ...
+    ```
+    """
+
+    name: ClassVar[str] = "tile-annotate-warp-plan"
+
+    def run(self, module: ir.Operation) -> None:
+        remarks = []
+        for op in collect_ops(module, (COPY_OP, FUSED_OP)):
+            try:
+                remarks.append((op, copy_remarks(op)))
+            except LayoutError as e:
+                self.fail(op, f"cannot compute the warp plan: {e}")
+        try:
+            emit_remarks(module, remarks)
+        except MLIRError as e:
+            self.fail(module, f"could not emit the warp-plan remarks: {e}")
+
+
+__all__ = ["AnnotateWarpPlanPass", "copy_remarks", "emit_remarks", "plan_summary"]

@@ -1,0 +1,497 @@
+"""``tile-fuse-tdm-copies``: issue runs of hinted TDM copies as one instruction.
+
+Two hinted copies whose warp sets are disjoint (A by warps 0-3, B by warps
+4-7) cost every warp two TDM instructions, one of them with predicate 0.
+``tile.async_tdm_fused_copy_global_to_local`` issues both with one: each
+warp carries the descriptor of the member whose hint selects it. This pass
+finds such runs, fuses them, and rewrites the ``tile.async_tdm_wait`` counts
+the change in instruction count would otherwise break.
+
+The run scanner (:func:`scan_runs`) and the shared-memory alias rule are
+reused by ``tile-derive-warp-hints``, so that the hints it derives are
+exactly the ones this pass can fuse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from gemm_opt.dialect.tile import (
+    AsyncTDMFusedCopyGlobalToLocalOp,
+    AsyncTDMWaitOp,
+    LocalLoadOp,
+    MemdescIndexOp,
+    cache_modifier,
+)
+from gemm_opt.ext_compat import cast, ir
+from gemm_opt.pass_base import TilePass
+from gemm_opt.passes.assign_tdm_warp_layout import (
+    COPY_OP,
+    FUSED_OP,
+    WARP_LAYOUT,
+    WARP_LAYOUTS,
+    LayoutError,
+    block_of,
+    num_warps_of,
+)
+from gemm_opt.warp_hint import WarpHintError, check_fused_warp_hints
+
+WAIT_OP = AsyncTDMWaitOp.OPERATION_NAME
+
+#: Tile ops without memory effects: a fusion run may step over them.
+PURE_TILE_OPS = frozenset(
+    {
+        "tile.warp_id",
+        "tile.program_id",
+        "tile.make_tensor_descriptor",
+        "tile.update_tensor_descriptor",
+        "tile.memdesc_index",
+        "tile.convert_layout",
+        "tile.wmma",
+    }
+)
+
+#: Most paths the wait analysis follows before it gives up (and waits for all).
+MAX_PATHS = 64
+
+
+# ---- shared memory ----------------------------------------------------------------
+
+
+def _const_int(value: ir.Value) -> int | None:
+    owner = value.owner
+    if not isinstance(owner, ir.OpView | ir.Operation):
+        return None
+    op = owner.operation
+    if op.name != "arith.constant":
+        return None
+    attr = cast(op.attributes["value"], ir.IntegerAttr)
+    return None if attr is None else attr.value
+
+
+def buffer_root(value: ir.Value) -> tuple[ir.Value, tuple[ir.Value, ...]]:
+    """The allocation a shared view comes from, and the ``memdesc_index`` path."""
+    path: tuple[ir.Value, ...] = ()
+    while True:
+        owner = value.owner
+        if not isinstance(owner, ir.OpView | ir.Operation):
+            return value, path
+        op = owner.operation
+        if op.name != MemdescIndexOp.OPERATION_NAME:
+            return value, path
+        path = (op.operands[1], *path)
+        value = op.operands[0]
+
+
+def may_alias(a: ir.Value, b: ir.Value) -> bool:
+    """Whether two shared buffers may overlap.
+
+    Views of different roots (allocations or function arguments) are
+    distinct buffers: all shared memory of a kernel comes from
+    ``tile.local_alloc``, and distinct buffer arguments are taken as
+    distinct. Views of one root are disjoint only when, at some level,
+    their ``memdesc_index`` indices are different constants.
+    """
+    ra, pa = buffer_root(a)
+    rb, pb = buffer_root(b)
+    if ra != rb:
+        return False
+    for ia, ib in zip(pa, pb, strict=False):
+        ca, cb = _const_int(ia), _const_int(ib)
+        if ca is not None and cb is not None and ca != cb:
+            return False
+    return True
+
+
+def is_pure(op: ir.Operation) -> bool:
+    """Ops a run may step over: no memory effects, no regions."""
+    if len(op.regions):
+        return False
+    return op.name.startswith("arith.") or op.name in PURE_TILE_OPS
+
+
+# ---- runs of copies -----------------------------------------------------------------
+
+
+@dataclass
+class Member:
+    """A single copy considered for a run, with what fusion needs of it."""
+
+    op: Any
+    hint: int | None
+    shape: tuple[int, ...]
+    layout: Any
+    cache: str
+
+    @property
+    def dest(self) -> ir.Value:
+        return self.op.dest
+
+
+def member_of(op: Any) -> Member:
+    shape, layout = block_of(op.desc)
+    return Member(op, op.warp_used_hint, shape, layout, cache_modifier(op))
+
+
+def fusable_with(group: list[Member], cand: Member, num_warps: int, hints: list[int]) -> bool:
+    """Whether ``cand`` can join ``group`` (whose members get ``hints``).
+
+    Same cache modifier, a destination distinct from every member's, and a
+    fused op that verifies: same rank, every hint legal, pairwise disjoint.
+    """
+    if cand.cache != group[0].cache:
+        return False
+    if any(may_alias(cand.dest, m.dest) for m in group):
+        return False
+    try:
+        check_fused_warp_hints(
+            hints,
+            num_warps,
+            [m.shape for m in [*group, cand]],
+            [m.layout for m in [*group, cand]],
+        )
+    except (WarpHintError, ValueError):
+        return False
+    return True
+
+
+def scan_runs(block: ir.Block, is_candidate: Callable[[Any], bool]) -> Iterator[list[Member]]:
+    """Maximal runs of candidate copies in ``block``, in program order.
+
+    Between two copies of a run there may only be pure ops (arith, descriptor
+    and view ops, ids, register compute) and ``tile.local_load``s of buffers
+    that cannot alias the run's destinations so far (fusion moves the earlier
+    copies down to the last one). Anything else (a wait, a barrier, another
+    kind of copy, a store, an op with regions) ends the run.
+    """
+    run: list[Member] = []
+    for view in block.operations:
+        op = view.operation
+        if op.name == COPY_OP and is_candidate(view):
+            run.append(member_of(view))
+            continue
+        if not run:
+            continue
+        if is_pure(op):
+            continue
+        if op.name == LocalLoadOp.OPERATION_NAME and not any(
+            may_alias(op.operands[0], m.dest) for m in run
+        ):
+            continue
+        yield run
+        run = []
+    if run:
+        yield run
+
+
+def all_blocks(root: ir.Operation) -> Iterator[ir.Block]:
+    """Every block under ``root`` (pre-order)."""
+    for region in root.regions:
+        for block in region.blocks:
+            yield block
+            for view in block.operations:
+                yield from all_blocks(view.operation)
+
+
+def is_fusion_candidate(op: Any) -> bool:
+    """A hinted single copy with no mbarrier and no predicate operand."""
+    return op.warp_used_hint is not None and op.barrier is None and op.pred is None
+
+
+def split_run(run: list[Member], num_warps: int, max_members: int) -> list[list[Member]]:
+    """Greedy groups from the run head: the longest fusable prefix, up to
+    ``max_members``; a member that does not fit starts the next group."""
+    groups: list[list[Member]] = []
+    cur: list[Member] = []
+    for m in run:
+        if (
+            cur
+            and len(cur) < max_members
+            and fusable_with(cur, m, num_warps, [c.hint for c in cur] + [m.hint])
+        ):
+            cur.append(m)
+            continue
+        if len(cur) >= 2:
+            groups.append(cur)
+        cur = [m]
+    if len(cur) >= 2:
+        groups.append(cur)
+    return groups
+
+
+# ---- wait counts --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Path:
+    """TDM instructions before a wait, most recent first, and how the walk ended:
+    ``complete`` (nothing earlier is in flight), ``enough`` (budget reached) or
+    ``opaque`` (control flow the analysis does not follow)."""
+
+    items: tuple[ir.Operation, ...]
+    end: str
+
+
+class _TooComplex(Exception):
+    pass
+
+
+def _contains_tdm(op: ir.Operation) -> bool:
+    found = False
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        if inner.name in (COPY_OP, FUSED_OP):
+            found = True
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return found
+
+
+def _index_in_block(op: ir.Operation) -> int:
+    for i, view in enumerate(op.block.operations):
+        if view.operation == op:
+            return i
+    raise AssertionError("op not found in its block")
+
+
+def backward_paths(wait: ir.Operation, budget: int) -> list[_Path]:
+    """Every way execution can reach ``wait``, as the TDM instructions issued
+    before it (up to ``budget``), most recent first.
+
+    Walks the wait's block backwards. At the start of an ``scf.for`` body the
+    path forks: into the previous iteration's tail (the body again, from its
+    end) and into the code before the loop. At the start of an ``scf.if``
+    branch it continues before the ``scf.if``; at a function entry, or at a
+    ``tile.async_tdm_wait {num = 0}``, it is complete. An op with regions that
+    contains TDM copies, or any other region owner, makes the path opaque.
+    """
+    paths: list[_Path] = []
+
+    def go(block: ir.Block, end: int, items: tuple[ir.Operation, ...], seen: frozenset) -> None:
+        if len(paths) > MAX_PATHS:
+            raise _TooComplex
+        ops = [v.operation for v in block.operations]
+        for k in range(end - 1, -1, -1):
+            if len(items) >= budget:
+                paths.append(_Path(items, "enough"))
+                return
+            op = ops[k]
+            if op.name in (COPY_OP, FUSED_OP):
+                items = (*items, op)
+            elif op.name == WAIT_OP and ir.IntegerAttr(op.attributes["num"]).value == 0:
+                paths.append(_Path(items, "complete"))
+                return
+            elif len(op.regions) and _contains_tdm(op):
+                paths.append(_Path(items, "opaque"))
+                return
+        if len(items) >= budget:
+            paths.append(_Path(items, "enough"))
+            return
+        parent = block.owner
+        name = parent.operation.name if parent is not None else ""
+        if name == "func.func":
+            paths.append(_Path(items, "complete"))
+        elif name == "scf.for":
+            outer = parent.operation
+            state = (outer, len(items))
+            # A body that issues nothing adds no instructions per iteration:
+            # going round again is the same as the entry path.
+            if state not in seen:
+                go(block, len(ops), items, seen | {state})
+            go(outer.block, _index_in_block(outer), items, seen)
+        elif name == "scf.if":
+            outer = parent.operation
+            go(outer.block, _index_in_block(outer), items, seen)
+        else:
+            paths.append(_Path(items, "opaque"))
+
+    go(wait.block, _index_in_block(wait), (), frozenset())
+    return paths
+
+
+def _fused_count(path: _Path, num: int, group_size: dict[ir.Operation, int]) -> int:
+    """Instructions after fusion among the ``num`` most recent of ``path``,
+    counting a fused group only when all its members are among them."""
+    count = 0
+    j = 0
+    limit = min(num, len(path.items))
+    while j < limit:
+        size = group_size.get(path.items[j], 1)
+        if j + size > num:
+            return count  # the group straddles the window: wait for all of it
+        count += 1
+        j += size
+    return count
+
+
+def adjusted_wait(wait: ir.Operation, group_size: dict[ir.Operation, int]) -> int:
+    """The new ``num`` of ``wait`` once the groups in ``group_size`` are fused.
+
+    ``num = N`` lets the N most recent TDM instructions stay in flight; the
+    result lets the most recent fused-program instructions stay in flight only
+    while every copy they cover was among those N, on every path to the wait.
+    Waiting for more than before is safe (less overlap); for less never is.
+    """
+    num = ir.IntegerAttr(wait.attributes["num"]).value
+    if num == 0:
+        return 0
+    try:
+        paths = backward_paths(wait, num + 4)
+    except _TooComplex:
+        return 0
+    return min(_fused_count(p, num, group_size) for p in paths)
+
+
+# ---- the pass ------------------------------------------------------------------------
+
+
+def build_fused(group: list[Member]) -> Any:
+    """Create the fused op for ``group`` at its last member; erase the members."""
+    last = group[-1].op
+    ctx = last.operation.context
+    kwargs: dict[str, Any] = {}
+    for i, m in enumerate(group):
+        kwargs[f"desc{i}"] = m.op.desc
+        kwargs[f"dest{i}"] = m.op.dest
+    loc = ir.Location.fused([m.op.location for m in group], context=ctx)
+    fused = AsyncTDMFusedCopyGlobalToLocalOp(**kwargs, loc=loc, ip=ir.InsertionPoint(last))
+    attrs = fused.operation.attributes
+    attrs["warp_used_hints"] = ir.DenseI32ArrayAttr.get([m.hint for m in group], context=ctx)
+    if group[0].cache:
+        attrs["cache"] = ir.StringAttr.get(group[0].cache, context=ctx)
+    layouts = [m.op.operation.attributes for m in group]
+    if all(WARP_LAYOUT in a for a in layouts):
+        attrs[WARP_LAYOUTS] = ir.ArrayAttr.get([a[WARP_LAYOUT] for a in layouts], context=ctx)
+    for m in group:
+        m.op.operation.erase()
+    return fused
+
+
+@dataclass(frozen=True)
+class FuseTdmCopiesPass(TilePass):
+    """Fuse runs of 2 to 4 hinted TDM copies into one fused copy.
+
+    A run is a sequence of ``tile.async_tdm_copy_global_to_local`` ops in one
+    block that
+
+    * all carry a ``warp_used_hint`` (unhinted copies keep all warps busy;
+      ``tile-derive-warp-hints`` can give them hints first);
+    * have no mbarrier (the fused op completes through waits only) and no
+      ``pred`` operand (the fused op has none; a predicate must already be on
+      the member's descriptor, via ``tile.update_tensor_descriptor``);
+    * have pairwise-disjoint hints, the same rank and the same cache modifier,
+      and pairwise-distinct destinations (one instruction writing one buffer
+      twice has no defined order);
+    * are separated only by pure ops (arith, descriptor and view ops, ids,
+      register compute) and by ``tile.local_load``s of other buffers. A wait,
+      a load of a member's destination, another kind of copy or any other
+      side-effecting op ends the run.
+
+    Partitioned destinations are allowed: a hinted partitioned copy is already
+    one instruction (its K is a multiple of the pieces), and each fused member
+    is lowered as that standalone copy.
+
+    Grouping is greedy from the head of a run: the longest prefix that still
+    verifies as a fused op, up to ``max-members``; the next copy starts the
+    next group (5 disjoint copies become 4 + 1). The fused op is inserted at
+    the last member, so every operand dominates it, and takes the members'
+    ``tile.warp_layout``s as ``tile.warp_layouts``.
+
+    **Wait counts.** ``tile.async_tdm_wait {num = N}`` lets the N most recent
+    TDM instructions of the warp stay in flight; a fused group of k copies is
+    one instruction, so N must change. For each wait the pass lists the TDM
+    instructions that can precede it, most recent first, on every path: back
+    through its block, then, in an ``scf.for`` body, both through the previous
+    iteration's tail and through the code before the loop (an ``scf.if``
+    branch continues before the ``scf.if``; a function entry or a
+    ``num = 0`` wait ends the path). Walking the N most recent old
+    instructions, a copy or an existing fused op counts 1 and a new group
+    counts 1 when all its members are among the N; the first group that
+    straddles the boundary stops the count, so the program waits for the whole
+    group: every copy that was awaited still is, and some others may be too.
+    The new N is the minimum over paths (unfollowable control flow ends a path
+    conservatively; too many paths give ``num = 0``). The pipelined GEMM's
+    ``wait {num = 2}`` after the next tile's A and B copies becomes
+    ``num = 1``.
+
+    Before:
+
+    ```mlir
+    "tile.async_tdm_copy_global_to_local"(%da, %a)
+        {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32}
+      : (!da, !ba) -> ()
+    "tile.async_tdm_copy_global_to_local"(%db, %b)
+        {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32}
+      : (!db, !bb) -> ()
+    "tile.async_tdm_wait"() {num = 2 : i32} : () -> ()
+    ```
+
+    After:
+
+    ```mlir
+    "tile.async_tdm_fused_copy_global_to_local"(%da, %db, %a, %b)
+        {operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 1, 0, 0, 0>,
+         warp_used_hints = array<i32: 15, 240>} : (!da, !db, !ba, !bb) -> ()
+    "tile.async_tdm_wait"() {num = 1 : i32} : () -> ()
+    ```
+    """
+
+    name: ClassVar[str] = "tile-fuse-tdm-copies"
+
+    max_members: int = 4
+    """Largest group to form (2 to 4)."""
+
+    def run(self, module: ir.Operation) -> None:
+        if not 2 <= self.max_members <= 4:
+            self.fail(module, f"max-members must be 2, 3 or 4, got {self.max_members}")
+        groups: list[list[Member]] = []
+        for block in list(all_blocks(module)):
+            for run in scan_runs(block, is_fusion_candidate):
+                try:
+                    nw = num_warps_of(run[0].op)
+                except LayoutError:
+                    continue
+                groups += split_run(run, nw, self.max_members)
+        if not groups:
+            return
+        group_size = {m.op.operation: len(g) for g in groups for m in g}
+        waits = []
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            if op.name == WAIT_OP:
+                waits.append(op)
+            return ir.WalkResult.ADVANCE
+
+        module.walk(visit)
+        new_nums = [(w, adjusted_wait(w, group_size)) for w in waits]
+        for group in groups:
+            build_fused(group)
+        for w, num in new_nums:
+            old = ir.IntegerAttr(w.attributes["num"])
+            if old.value != num:
+                w.attributes["num"] = ir.IntegerAttr.get(old.type, num)
+
+
+__all__ = [
+    "MAX_PATHS",
+    "PURE_TILE_OPS",
+    "FuseTdmCopiesPass",
+    "Member",
+    "adjusted_wait",
+    "all_blocks",
+    "backward_paths",
+    "buffer_root",
+    "build_fused",
+    "fusable_with",
+    "is_fusion_candidate",
+    "is_pure",
+    "may_alias",
+    "member_of",
+    "scan_runs",
+    "split_run",
+]

@@ -1,0 +1,416 @@
+"""The TDM passes checked against the copy model.
+
+* ``tile-emit-warp-predicates``: for every legal hint of 1 to 16 warps, the
+  emitted ``arith`` chain, evaluated per warp, selects exactly the warps the
+  copy model lets write (the hint's warps; the placed warps without a hint).
+* ``tile-derive-warp-hints``: a derived hint never changes what a copy writes.
+* ``tile-fuse-tdm-copies``: each fused member writes what its copy wrote, and
+  the rewritten waits still wait for every copy the program waited for
+  (random straight-line and loop programs, replayed as instruction traces).
+* The whole chain on the example GEMM, run by the IR interpreter: same C, half
+  the TDM instructions.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gemm_opt import dialect
+from gemm_opt.ext_compat import ir
+from gemm_opt.layouts import PaddedShared
+from gemm_opt.model import copy_writes, simulate_fused_copy, simulate_tdm_copy, write_counts
+from gemm_opt.passes import PASSES
+from gemm_opt.pipeline import Registry, build_pass_manager
+from gemm_opt.tdm_layout import tdm_warp_layout
+from gemm_opt.warp_hint import WarpHintError, check_warp_used_hint, legal_hints
+
+ROOT = Path(__file__).resolve().parents[2]
+COPY = "tile.async_tdm_copy_global_to_local"
+FUSED = "tile.async_tdm_fused_copy_global_to_local"
+WAIT = "tile.async_tdm_wait"
+
+# Row-major padded layouts of any rank (TDM writes rows linearly).
+LAYOUT_2D = "#tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>"
+LAYOUT_3D = "#tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 2, 1, 0>}>"
+PY_LAYOUT_2D = PaddedShared(64, 8, (1, 0))
+PY_LAYOUT_3D = PaddedShared(64, 8, (2, 1, 0))
+
+
+@pytest.fixture
+def ctx():
+    c = dialect.make_context()
+    with c:
+        yield c
+
+
+def run_pipeline(ctx: ir.Context, text: str, passes: str) -> ir.Module:
+    module = ir.Module.parse(text, context=ctx)
+    pm = build_pass_manager(f"builtin.module({passes})", Registry(passes=PASSES))
+    pm.run(module.operation)  # verifies the module after each pass
+    return module
+
+
+def ops_named(module: ir.Module, name: str) -> list[ir.Operation]:
+    found = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == name:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    return "x".join(map(str, shape))
+
+
+def copy_module(
+    num_warps: int, shape: tuple[int, ...], layout: str, copies: list[tuple[int | None, bool]]
+) -> str:
+    """One function with one copy per (hint, has-pred) pair, all into one buffer."""
+    block = f"tensor<{shape_text(shape)}xf16, {layout}>"
+    desc, buf = f"!tile.tensor_desc<{block}>", f"!tile.shared<{block}>"
+    lines = []
+    for h, with_pred in copies:
+        attr = "" if h is None else f", warp_used_hint = {h} : i32"
+        if with_pred:
+            lines.append(
+                f'"{COPY}"(%d, %b, %p) {{operandSegmentSizes = array<i32: 1, 1, 1, 0>{attr}}}'
+                f" : ({desc}, {buf}, i1) -> ()"
+            )
+        else:
+            lines.append(
+                f'"{COPY}"(%d, %b) {{operandSegmentSizes = array<i32: 1, 1, 0, 0>{attr}}}'
+                f" : ({desc}, {buf}) -> ()"
+            )
+    body = "\n    ".join(lines)
+    return f"""
+module attributes {{tile.num_warps = {num_warps} : i32}} {{
+  func.func @f(%d: {desc}, %b: {buf}, %p: i1) {{
+    {body}
+    return
+  }}
+}}
+"""
+
+
+# ---- a tiny evaluator for the predicate chain ------------------------------------
+
+
+def eval_chain(value: ir.Value, num_warps: int, pred_arg: bool) -> np.ndarray:
+    """Evaluate the ops ``tile-emit-warp-predicates`` emits, for every warp at once."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return np.full(num_warps, int(pred_arg))  # the function's i1 argument %p
+    op = owner.operation
+    args = [eval_chain(v, num_warps, pred_arg) for v in op.operands]
+    if op.name == "tile.warp_id":
+        return np.arange(num_warps)
+    if op.name == "arith.constant":
+        return np.full(num_warps, ir.IntegerAttr(op.attributes["value"]).value)
+    if op.name == "arith.xori":
+        return args[0] ^ args[1]
+    if op.name == "arith.andi":
+        return args[0] & args[1]
+    if op.name == "arith.cmpi":
+        assert ir.IntegerAttr(op.attributes["predicate"]).value == 0  # eq
+        return (args[0] == args[1]).astype(np.int64)
+    raise AssertionError(f"unexpected op in the predicate chain: {op.name}")
+
+
+def selected_warps(copy: ir.Operation, num_warps: int, pred_arg: bool) -> set[int]:
+    """Warps for which the copy's predicate holds (all warps when it has none)."""
+    pred = copy.opview.pred
+    if pred is None:
+        return set(range(num_warps))
+    return {int(w) for w in np.flatnonzero(eval_chain(pred, num_warps, pred_arg) & 1)}
+
+
+SWEEP = [
+    ((128, 64), LAYOUT_2D, PY_LAYOUT_2D),
+    ((2, 4, 64), LAYOUT_3D, PY_LAYOUT_3D),
+    ((4, 4), LAYOUT_2D, PY_LAYOUT_2D),
+]
+
+
+@pytest.mark.parametrize("num_warps", [1, 2, 4, 8, 16])
+@pytest.mark.parametrize(("shape", "layout", "py_layout"), SWEEP)
+def test_emit_predicates_select_the_model_warps(ctx, num_warps, shape, layout, py_layout):
+    hints: list[int | None] = [None]
+    for h in legal_hints(num_warps):
+        try:
+            check_warp_used_hint(h, num_warps, shape, py_layout)
+        except WarpHintError:
+            continue  # block too small for K: rejected by the verifier
+        hints.append(h)
+    # Every hint bare; every third one also with a user predicate.
+    copies = [(h, False) for h in hints] + [(h, True) for h in hints[::3]]
+    text = copy_module(num_warps, shape, layout, copies)
+    module = run_pipeline(ctx, text, "tile-assign-tdm-warp-layout,tile-emit-warp-predicates")
+    ops = ops_named(module, COPY)
+    assert len(ops) == len(copies)
+    for op, (hint, with_pred) in zip(ops, copies, strict=True):
+        layout_ = tdm_warp_layout(shape, num_warps, hint, py_layout)
+        writers = {w for w, c in copy_writes(layout_).items() if len(c)}
+        if hint is not None:
+            assert writers == {w for w in range(num_warps) if hint >> w & 1}
+        assert selected_warps(op, num_warps, pred_arg=True) == writers, hex(hint or 0)
+        assert ("tile.warp_predicated" in op.attributes) == (layout_.free_mask != 0)
+        if with_pred:
+            assert selected_warps(op, num_warps, pred_arg=False) == set()
+
+
+# ---- derived hints keep the data -------------------------------------------------
+
+
+def run_module(shapes: list[tuple[int, int]], num_warps: int, hinted: dict[int, int]) -> str:
+    descs = []
+    lines = []
+    for i, s in enumerate(shapes):
+        block = f"tensor<{shape_text(s)}xf16, {LAYOUT_2D}>"
+        descs.append(f"%d{i}: !tile.tensor_desc<{block}>, %b{i}: !tile.shared<{block}>")
+        attr = f", warp_used_hint = {hinted[i]} : i32" if i in hinted else ""
+        lines.append(
+            f'"{COPY}"(%d{i}, %b{i}) {{operandSegmentSizes = array<i32: 1, 1, 0, 0>{attr}}}'
+            f" : (!tile.tensor_desc<{block}>, !tile.shared<{block}>) -> ()"
+        )
+    body = "\n    ".join(lines)
+    return f"""
+module attributes {{tile.num_warps = {num_warps} : i32}} {{
+  func.func @f({", ".join(descs)}) {{
+    {body}
+    return
+  }}
+}}
+"""
+
+
+def hint_of(op: ir.Operation) -> int | None:
+    return op.opview.warp_used_hint
+
+
+@pytest.mark.parametrize("num_warps", [2, 4, 8, 16])
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        [(128, 64), (64, 128)],
+        [(128, 64), (64, 128), (32, 64)],
+        [(64, 64), (16, 128), (128, 16), (8, 8)],
+        [(2, 2), (2, 2)],
+    ],
+)
+def test_derived_hints_keep_the_data(ctx, num_warps, shapes):
+    module = run_pipeline(ctx, run_module(shapes, num_warps, {}), "tile-derive-warp-hints")
+    copies = ops_named(module, COPY)
+    rng = np.random.default_rng(len(shapes) * 100 + num_warps)
+    derived = 0
+    for op, shape in zip(copies, shapes, strict=True):
+        hint = hint_of(op)
+        derived += hint is not None
+        # A ragged global tensor: the copy reads past its end (zero fill).
+        g = rng.standard_normal((shape[0] * 2, shape[1] * 2)).astype(np.float32)
+        offsets, bounds = (shape[0] // 2, 3), (shape[0] + 1, shape[1] + 2)
+        base = simulate_tdm_copy(g, offsets, shape, num_warps, None, PY_LAYOUT_2D, bounds=bounds)
+        new = simulate_tdm_copy(g, offsets, shape, num_warps, hint, PY_LAYOUT_2D, bounds=bounds)
+        np.testing.assert_array_equal(new.block, base.block)
+        assert (new.write_count == 1).all()
+    if shapes[0] != (2, 2):
+        assert derived == len(shapes) - (len(shapes) == 3 and num_warps < 4)
+
+
+def test_derive_leaves_user_hints(ctx):
+    text = run_module([(128, 64)] * 3, 8, {1: 0x55})
+    module = run_pipeline(ctx, text, "tile-derive-warp-hints")
+    assert [hint_of(op) for op in ops_named(module, COPY)] == [None, 0x55, None]
+
+
+# ---- fusion keeps the data --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shapes", "hints"),
+    [
+        ([(128, 64), (64, 128)], [0x0F, 0xF0]),
+        ([(128, 64), (64, 128), (32, 64)], [0x0F, 0x30, 0xC0]),
+        ([(64, 64), (16, 128), (128, 16), (8, 8)], [0x01, 0x08, 0x10, 0x80]),
+        ([(64, 64), (64, 64)], [0x55, 0xAA]),
+    ],
+)
+def test_fused_members_write_what_their_copies_wrote(ctx, shapes, hints):
+    text = run_module(shapes, 8, dict(enumerate(hints)))
+    module = run_pipeline(ctx, text, "tile-assign-tdm-warp-layout,tile-fuse-tdm-copies")
+    assert not ops_named(module, COPY)
+    (fused,) = ops_named(module, FUSED)
+    view = fused.opview
+    # Members are the copies, in order: member i copies argument %d<i> into %b<i>.
+    n = len(shapes)
+    assert [d.arg_number for d in view.descs] == [2 * i for i in range(n)]
+    assert [b.arg_number for b in view.dests] == [2 * i + 1 for i in range(n)]
+    assert view.warp_used_hints == hints
+    assert len(ir.ArrayAttr(fused.attributes["tile.warp_layouts"])) == n
+    rng = np.random.default_rng(n)
+    globals_ = [rng.standard_normal((s[0] + 8, s[1] + 8)).astype(np.float32) for s in shapes]
+    offsets = [(3, 5)] * n
+    members = [(o, s, h, PY_LAYOUT_2D) for o, s, h in zip(offsets, shapes, hints, strict=True)]
+    result = simulate_fused_copy(globals_, members, 8)
+    for i, (g, s, h) in enumerate(zip(globals_, shapes, hints, strict=True)):
+        single = simulate_tdm_copy(g, offsets[i], s, 8, h, PY_LAYOUT_2D)
+        np.testing.assert_array_equal(result.blocks[i], single.block)
+        counts = write_counts(result.member_writes(i), s)
+        assert (counts == 1).all()
+        assert set(result.member_writes(i)) == {w for w in range(8) if h >> w & 1}
+
+
+# ---- waits after fusion ------------------------------------------------------------
+
+POOL = [0x0F, 0xF0, 0x03, 0x0C, 0x30, 0xC0, 0x55, 0xAA, None]
+
+
+def random_ops(rng: random.Random, n: int, first_buf: int) -> tuple[list[tuple], int]:
+    """Random copies (into fresh buffers), waits and pure ops."""
+    ops: list[tuple] = []
+    buf = first_buf
+    for _ in range(n):
+        r = rng.random()
+        if r < 0.6:
+            ops.append(("copy", buf, rng.choice(POOL)))
+            buf += 1
+        elif r < 0.85:
+            ops.append(("wait", rng.randint(0, 4)))
+        else:
+            ops.append(("pure",))
+    return ops, buf
+
+
+def program_text(prologue: list[tuple], body: list[tuple] | None, nbufs: int) -> str:
+    block = f"tensor<128x64xf16, {LAYOUT_2D}>"
+    desc, buf = f"!tile.tensor_desc<{block}>", f"!tile.shared<{block}>"
+
+    counter = iter(range(10**6))
+
+    def emit(ops: list[tuple], indent: str) -> list[str]:
+        out = []
+        for op in ops:
+            if op[0] == "copy":
+                attr = "" if op[2] is None else f", warp_used_hint = {op[2]} : i32"
+                out.append(
+                    f'{indent}"{COPY}"(%d, %b{op[1]}) {{operandSegmentSizes = '
+                    f"array<i32: 1, 1, 0, 0>{attr}}} : ({desc}, {buf}) -> ()"
+                )
+            elif op[0] == "wait":
+                out.append(f'{indent}"{WAIT}"() {{num = {op[1]} : i32}} : () -> ()')
+            else:
+                out.append(f"{indent}%x{next(counter)} = arith.addi %n, %n : i32")
+        return out
+
+    lines = emit(prologue, "    ")
+    if body is not None:
+        lines.append("    %c0 = arith.constant 0 : i32")
+        lines.append("    %c1 = arith.constant 1 : i32")
+        lines.append("    scf.for %i = %c0 to %n step %c1 : i32 {")
+        lines += emit(body, "      ")
+        lines.append("    }")
+    args = ", ".join([f"%d: {desc}", "%n: i32"] + [f"%b{i}: {buf}" for i in range(nbufs)])
+    body_text = "\n".join(lines)
+    return f"""
+module attributes {{tile.num_warps = 8 : i32}} {{
+  func.func @f({args}) {{
+{body_text}
+    return
+  }}
+}}
+"""
+
+
+def read_ops(block: ir.Block) -> list[tuple]:
+    """The program's TDM ops as ("copy", {buffers}) / ("wait", num) / ("loop", body)."""
+    out: list[tuple] = []
+    for view in block.operations:
+        op = view.operation
+        if op.name == COPY:
+            out.append(("copy", frozenset({op.opview.dest.arg_number - 2})))
+        elif op.name == FUSED:
+            out.append(("copy", frozenset(d.arg_number - 2 for d in op.opview.dests)))
+        elif op.name == WAIT:
+            out.append(("wait", ir.IntegerAttr(op.attributes["num"]).value))
+        elif op.name == "scf.for":
+            out.append(("loop", read_ops(op.regions[0].blocks[0])))
+    return out
+
+
+def completed_at_waits(ops: list[tuple], iterations: int) -> list[set[int]]:
+    """Replay: at each executed wait, the buffers whose copies have completed."""
+    trace: list[frozenset] = []
+    done: list[set[int]] = []
+
+    def run(seq: list[tuple]) -> None:
+        for op in seq:
+            if op[0] == "copy":
+                trace.append(op[1])
+            elif op[0] == "wait":
+                finished = trace[: max(0, len(trace) - op[1])]
+                done.append(set().union(*finished) if finished else set())
+            else:
+                for _ in range(iterations):
+                    run(op[1])
+
+    run(ops)
+    return done
+
+
+@pytest.mark.parametrize("seed", range(25))
+@pytest.mark.parametrize("with_loop", [False, True])
+def test_fused_waits_still_wait_for_every_awaited_copy(ctx, seed, with_loop):
+    rng = random.Random(seed)
+    prologue, nbufs = random_ops(rng, rng.randint(2, 9), 0)
+    body = None
+    if with_loop:
+        body, nbufs = random_ops(rng, rng.randint(2, 7), nbufs)
+    text = program_text(prologue, body, nbufs)
+    original = ir.Module.parse(text, context=ctx)
+    before = read_ops(original.body.operations[0].operation.regions[0].blocks[0])
+    module = run_pipeline(ctx, text, "tile-fuse-tdm-copies")
+    after = read_ops(module.body.operations[0].operation.regions[0].blocks[0])
+    for iterations in (0, 1, 3):
+        old = completed_at_waits(before, iterations)
+        new = completed_at_waits(after, iterations)
+        assert len(old) == len(new)
+        for o, n in zip(old, new, strict=True):
+            assert o <= n, (text, iterations)
+
+
+def test_fused_wait_counts_are_not_needlessly_low(ctx):
+    # A, B fused; C single: wait 3 -> 2 (C, G), wait 1 -> 1 (C).
+    prologue = [("copy", 0, 0x0F), ("copy", 1, 0xF0), ("copy", 2, None), ("wait", 3), ("wait", 1)]
+    module = run_pipeline(ctx, program_text(prologue, None, 3), "tile-fuse-tdm-copies")
+    waits = [ir.IntegerAttr(w.attributes["num"]).value for w in ops_named(module, WAIT)]
+    assert waits == [2, 1]
+
+
+# ---- the whole chain on the example GEMM ----------------------------------------------
+
+
+def test_derived_fused_gemm_matches_and_halves_tdm_instructions(ctx):
+    interpreter = pytest.importorskip("gemm_opt.lowering.interpreter")
+    source = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
+    unhinted = re.sub(r", warp_used_hint = \d+ : i32", "", source)
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((160, 200)).astype(np.float16)
+    b = rng.standard_normal((200, 130)).astype(np.float16)
+    plain = ir.Module.parse(unhinted, context=ctx)
+    c0, r0 = interpreter.run_gemm(plain, a, b, return_result=True)
+    chain = (
+        "tile-derive-warp-hints,tile-assign-tdm-warp-layout,tile-fuse-tdm-copies,"
+        "tile-emit-warp-predicates"
+    )
+    module = run_pipeline(ctx, unhinted, chain)
+    assert len(ops_named(module, FUSED)) == 2
+    c1, r1 = interpreter.run_gemm(module, a, b, return_result=True)
+    np.testing.assert_array_equal(c1, c0)
+    assert (2 * r1.stats.instructions() == r0.stats.instructions()).all()
