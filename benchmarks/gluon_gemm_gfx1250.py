@@ -26,6 +26,22 @@ Three load variants (``variant``):
     one ``async_load_fused`` with members ``(A, 0b00001111)`` and
     ``(B, 0b11110000)``: a single TDM instruction per K tile.
 
+Two pipeline schedules (``schedule``); both keep the same copies in flight:
+
+``"peeled"`` (default; the shape of upstream's gfx1250 Gluon GEMM examples)
+    the prologue fills ``NUM_BUFFERS - 1`` slots, the loop runs
+    ``num_k_tiles - (NUM_BUFFERS - 1)`` iterations, each copying tile
+    ``k + NUM_BUFFERS - 1``, and an epilogue drains the last
+    ``NUM_BUFFERS - 1`` tiles, so the WMMA block appears ``NUM_BUFFERS`` times
+    in the code (32 ``v_wmma`` for 128x128x64, 16 of them in the loop).
+``"predicated"`` (the schedule of our ``examples/gemm_gfx1250.mlir``)
+    the prologue's copies are predicated on the tile existing, the loop runs
+    over all ``num_k_tiles`` tiles and copies tile ``k + NUM_BUFFERS - 1``
+    with its descriptor predicate off past the end, and there is no epilogue:
+    the WMMA block appears once (16 ``v_wmma``, all in the loop). A predicated
+    copy still issues its ``tensor_load_to_lds`` (the predicate travels in the
+    descriptor), so the wait counts are the same as in the steady state.
+
 Run ``python benchmarks/gluon_gemm_gfx1250.py`` to print ISA statistics per
 variant; ``--dump DIR`` also writes the reference TTGIR and an ISA summary.
 No GPU is needed: everything is compiled for ``hip:gfx1250`` on the host.
@@ -48,6 +64,8 @@ HINT_A = gl.constexpr(0b00001111)
 HINT_B = gl.constexpr(0b11110000)
 VARIANTS = ("fused", "separate", "none")
 _VARIANT_CODE = {"none": 0, "separate": 1, "fused": 2}
+SCHEDULES = ("peeled", "predicated")
+_SCHEDULE_CODE = {"peeled": 0, "predicated": 1}
 NUM_WARPS = 8
 
 
@@ -73,22 +91,37 @@ def _issue_tile_loads(
     off_m,
     off_n,
     k_tile,
+    num_k_tiles,
     BLOCK_K: gl.constexpr,
     NUM_BUFFERS: gl.constexpr,
     VARIANT: gl.constexpr,
+    PREDICATED: gl.constexpr,
 ):
-    """Position both descriptors on K tile ``k_tile`` and start the copies."""
+    """Position both descriptors on K tile ``k_tile`` and start the copies.
+
+    With ``PREDICATED``, the descriptors' predicate is ``k_tile < num_k_tiles``:
+    past the end the copy is still issued, as a no-op.
+    """
     slot = k_tile % NUM_BUFFERS
     # Offsets are added to the *base* descriptor (the one made in the kernel
     # prologue), so they are absolute tile coordinates; clamp_bounds shrinks
     # the bounds by the same amount, which is what makes TDM zero-fill the
     # out-of-range part of an edge tile.
-    a_tile = tdm.update_tensor_descriptor(
-        a_desc, add_offsets=[off_m, k_tile * BLOCK_K], clamp_bounds=True
-    )
-    b_tile = tdm.update_tensor_descriptor(
-        b_desc, add_offsets=[k_tile * BLOCK_K, off_n], clamp_bounds=True
-    )
+    if PREDICATED:
+        live = k_tile < num_k_tiles
+        a_tile = tdm.update_tensor_descriptor(
+            a_desc, add_offsets=[off_m, k_tile * BLOCK_K], pred=live, clamp_bounds=True
+        )
+        b_tile = tdm.update_tensor_descriptor(
+            b_desc, add_offsets=[k_tile * BLOCK_K, off_n], pred=live, clamp_bounds=True
+        )
+    else:
+        a_tile = tdm.update_tensor_descriptor(
+            a_desc, add_offsets=[off_m, k_tile * BLOCK_K], clamp_bounds=True
+        )
+        b_tile = tdm.update_tensor_descriptor(
+            b_desc, add_offsets=[k_tile * BLOCK_K, off_n], clamp_bounds=True
+        )
     a_dst = a_bufs.index(slot)
     b_dst = b_bufs.index(slot)
     if VARIANT == 2:
@@ -117,6 +150,7 @@ def gemm_tdm_kernel(
     BLOCK_K: gl.constexpr,
     NUM_BUFFERS: gl.constexpr,
     VARIANT: gl.constexpr,
+    SCHEDULE: gl.constexpr,
 ):
     """One output tile per program; see the module docstring."""
     layouts: gl.constexpr = _layouts(BLOCK_M, BLOCK_N, BLOCK_K)
@@ -155,34 +189,50 @@ def gemm_tdm_kernel(
     )
 
     num_k_tiles = gl.cdiv(K, BLOCK_K)
+    PREDICATED: gl.constexpr = SCHEDULE == 1
     # Prologue: fill NUM_BUFFERS - 1 slots.
     for i in gl.static_range(NUM_BUFFERS - 1):
         _issue_tile_loads(
-            a_desc, b_desc, a_bufs, b_bufs, off_m, off_n, i,
-            BLOCK_K, NUM_BUFFERS, VARIANT,
+            a_desc, b_desc, a_bufs, b_bufs, off_m, off_n, i, num_k_tiles,
+            BLOCK_K, NUM_BUFFERS, VARIANT, PREDICATED,
         )  # fmt: skip
 
     acc = gl.zeros((BLOCK_M, BLOCK_N), gl.float32, layout=acc_layout)
-    # Steady state: start the copy of tile k + NUM_BUFFERS - 1, then wait for
-    # tile k only (the newer copies may stay in flight) and run its WMMAs.
-    for k in range(0, num_k_tiles - (NUM_BUFFERS - 1)):
-        _issue_tile_loads(
-            a_desc, b_desc, a_bufs, b_bufs, off_m, off_n, k + NUM_BUFFERS - 1,
-            BLOCK_K, NUM_BUFFERS, VARIANT,
-        )  # fmt: skip
-        tdm.async_wait((NUM_BUFFERS - 1) * LOADS_PER_TILE)
-        a = a_bufs.index(k % NUM_BUFFERS).load(layout=op_a)
-        b = b_bufs.index(k % NUM_BUFFERS).load(layout=op_b)
-        acc = gl.amd.gfx1250.wmma(a, b, acc)
+    if PREDICATED:
+        # One loop over every K tile: start the (possibly predicated-off) copy
+        # of tile k + NUM_BUFFERS - 1, wait for tile k only, run its WMMAs.
+        for k in range(0, num_k_tiles):
+            _issue_tile_loads(
+                a_desc, b_desc, a_bufs, b_bufs, off_m, off_n, k + NUM_BUFFERS - 1,
+                num_k_tiles, BLOCK_K, NUM_BUFFERS, VARIANT, PREDICATED,
+            )  # fmt: skip
+            tdm.async_wait((NUM_BUFFERS - 1) * LOADS_PER_TILE)
+            a = a_bufs.index(k % NUM_BUFFERS).load(layout=op_a)
+            b = b_bufs.index(k % NUM_BUFFERS).load(layout=op_b)
+            acc = gl.amd.gfx1250.wmma(a, b, acc)
+        tdm.async_wait(0)
+    else:
+        # Steady state: start the copy of tile k + NUM_BUFFERS - 1, then wait
+        # for tile k only (the newer copies may stay in flight) and run its
+        # WMMAs.
+        for k in range(0, num_k_tiles - (NUM_BUFFERS - 1)):
+            _issue_tile_loads(
+                a_desc, b_desc, a_bufs, b_bufs, off_m, off_n, k + NUM_BUFFERS - 1,
+                num_k_tiles, BLOCK_K, NUM_BUFFERS, VARIANT, PREDICATED,
+            )  # fmt: skip
+            tdm.async_wait((NUM_BUFFERS - 1) * LOADS_PER_TILE)
+            a = a_bufs.index(k % NUM_BUFFERS).load(layout=op_a)
+            b = b_bufs.index(k % NUM_BUFFERS).load(layout=op_b)
+            acc = gl.amd.gfx1250.wmma(a, b, acc)
 
-    # Epilogue: drain the last NUM_BUFFERS - 1 tiles.
-    k_first = gl.maximum(num_k_tiles - (NUM_BUFFERS - 1), 0)
-    for i in gl.static_range(NUM_BUFFERS - 1):
-        k = k_first + i
-        tdm.async_wait((NUM_BUFFERS - 2 - i) * LOADS_PER_TILE)
-        a = a_bufs.index(k % NUM_BUFFERS).load(layout=op_a)
-        b = b_bufs.index(k % NUM_BUFFERS).load(layout=op_b)
-        acc = gl.amd.gfx1250.wmma(a, b, acc)
+        # Epilogue: drain the last NUM_BUFFERS - 1 tiles.
+        k_first = gl.maximum(num_k_tiles - (NUM_BUFFERS - 1), 0)
+        for i in gl.static_range(NUM_BUFFERS - 1):
+            k = k_first + i
+            tdm.async_wait((NUM_BUFFERS - 2 - i) * LOADS_PER_TILE)
+            a = a_bufs.index(k % NUM_BUFFERS).load(layout=op_a)
+            b = b_bufs.index(k % NUM_BUFFERS).load(layout=op_b)
+            acc = gl.amd.gfx1250.wmma(a, b, acc)
 
     rows = off_m + gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, acc_layout))
     cols = off_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, acc_layout))
@@ -207,18 +257,21 @@ def compile_gluon_gemm(
     BLOCK_K: int = 64,
     NUM_BUFFERS: int = 2,
     aligned: bool = True,
+    schedule: str = "peeled",
 ):
     """Compile the Gluon GEMM for ``hip:gfx1250`` and return the CompiledKernel.
 
     ``dtype`` is ``"fp16"`` or ``"bf16"``; ``variant`` is one of
-    :data:`VARIANTS`. Pointers and leading strides are always taken as
-    16-aligned. ``aligned=True`` also specialises M, N and K as multiples of 16,
-    as Triton's launcher does for such sizes; then the masked C store is
+    :data:`VARIANTS`; ``schedule`` is one of :data:`SCHEDULES` (see the module
+    docstring; ``"predicated"`` is the schedule of ``examples/gemm_gfx1250.mlir``).
+    Pointers and leading strides are always taken as 16-aligned.
+    ``aligned=True`` also specialises M, N and K as multiples of 16, as
+    Triton's launcher does for such sizes; then the masked C store is
     vectorised (the mask is constant over 8 columns). ``aligned=False`` is the
     general kernel, whose N-edge mask forces one predicated 16-bit store per
-    element. Each call compiles into a private, empty Triton cache,
-    so the wall time it stores as ``kernel.compile_seconds`` is a real
-    compile and nothing lands in the user's cache.
+    element. Each call compiles into a private, empty Triton cache, so the
+    wall time it stores as ``kernel.compile_seconds`` is a real compile and
+    nothing lands in the user's cache.
     """
     import triton
     from triton import knobs
@@ -229,6 +282,8 @@ def compile_gluon_gemm(
         raise ValueError(f"dtype must be fp16 or bf16, got {dtype!r}")
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
     if NUM_BUFFERS < 2:
         raise ValueError("NUM_BUFFERS must be >= 2 for a pipelined kernel")
     sig = _signature(dtype)
@@ -238,6 +293,7 @@ def compile_gluon_gemm(
         "BLOCK_K": BLOCK_K,
         "NUM_BUFFERS": NUM_BUFFERS,
         "VARIANT": _VARIANT_CODE[variant],
+        "SCHEDULE": _SCHEDULE_CODE[schedule],
     }
     sig.update(dict.fromkeys(constexprs, "constexpr"))
     # Argument positions: pointers 0-2, M/N/K 3-5, strides 6-8.
@@ -340,6 +396,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--block-k", type=int, default=64)
     parser.add_argument("--num-buffers", type=int, default=2)
     parser.add_argument(
+        "--schedule",
+        choices=SCHEDULES,
+        default="peeled",
+        help="peeled epilogue (default) or one predicated loop, as examples/gemm_gfx1250.mlir",
+    )
+    parser.add_argument(
         "--unaligned",
         action="store_true",
         help="do not specialise M, N, K as multiples of 16",
@@ -364,12 +426,18 @@ def main(argv: list[str] | None = None) -> None:
         f"{'code':>6} {'insts':>6} {'loop':>5} {'compile_s':>9}"
     )
     shapes = "any M, N, K" if args.unaligned else "M, N, K multiples of 16"
-    table = [f"blocks: {blocks}, num_warps={NUM_WARPS}, target=hip:gfx1250, {shapes}", header]
+    table = [
+        f"blocks: {blocks}, num_warps={NUM_WARPS}, target=hip:gfx1250, {shapes}, "
+        f"schedule={args.schedule}",
+        header,
+    ]
     print("\n".join(table), flush=True)
     reference = None
     for dtype in dtypes:
         for variant in variants:
-            kernel = compile_gluon_gemm(dtype, variant, aligned=not args.unaligned, **blocks)
+            kernel = compile_gluon_gemm(
+                dtype, variant, aligned=not args.unaligned, schedule=args.schedule, **blocks
+            )
             m = _metrics(kernel)
             row = (
                 f"{dtype:5} {variant:8} {m.tdm_loads:4d} {m.tdm_loads_in_loop:5d} "
@@ -388,13 +456,13 @@ def main(argv: list[str] | None = None) -> None:
         stem = "gluon_gemm_gfx1250_fused"
         header_lines = (
             "// TTGIR produced by Gluon (triton 3.9.0) for the fp16 fused "
-            f"variant, blocks {blocks}, {shapes}.\n"
+            f"variant, blocks {blocks}, {shapes}, {args.schedule} schedule.\n"
             "// Written by benchmarks/gluon_gemm_gfx1250.py --dump; "
             "source locations stripped.\n"
         )
         ttgir = header_lines + strip_locations(reference.asm["ttgir"])
         (out / f"{stem}.ttgir").write_text(ttgir)
-        title = f"Gluon GEMM fp16, fused TDM, blocks {blocks}, {shapes}"
+        title = f"Gluon GEMM fp16, fused TDM, blocks {blocks}, {shapes}, {args.schedule} schedule"
         summary = isa_summary(reference, title, table)
         (out / f"{stem}.isa.txt").write_text(summary)
 

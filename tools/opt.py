@@ -6,24 +6,70 @@ emitters); :mod:`gemm_opt.opt_main` decides how it behaves.
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from collections.abc import Sequence
 
 from gemm_opt import dialect, lowering, passes
 from gemm_opt.dialect.tile import verify_module_attributes
-from gemm_opt.opt_main import OptTool
+from gemm_opt.opt_main import EmitError, Emitter, OptTool
 from gemm_opt.opt_main import main as opt_main
 from gemm_opt.pipeline import Registry
+
+TARGETS = ("gfx1250", "gfx950", "gfx942")
+EMIT_KINDS = ("ttgir", "llir", "amdgcn", "hsaco")
+
+
+def _tile_pipeline(target: str) -> str:
+    from gemm_opt.lowering.pipelines import tile_passes
+
+    return ",".join(tile_passes(target))
+
+
+def _pipeline(target: str) -> str:
+    from gemm_opt.lowering.pipelines import tile_to_ttgir
+
+    return ",".join(tile_to_ttgir(target))
+
+
+def _emit(module: object, target: str, kind: str, filename: str) -> str | bytes:
+    """The ``kind`` artifact of a module the default pipeline converted to TTGIR."""
+    from gemm_opt.lowering.compile import map_triton_error, ttgir_text
+    from gemm_opt.triton_bridge import TritonError, compile_ttgir, validate
+
+    text = ttgir_text(module)
+    if filename not in ("-", "<stdin>"):
+        # Name the tile source in the TTGIR's locations (the parser saw "-").
+        text = re.sub(r'loc\("-":(\d+):(\d+)\)', rf"loc({json.dumps(filename)}:\1:\2)", text)
+    try:
+        if kind == "ttgir":
+            validate(text, target)
+            return text
+        artifact = compile_ttgir(text, target)
+    except TritonError as e:
+        err = map_triton_error(e, text)
+        raise EmitError(err.message, err.line, err.col) from None
+    out = artifact.asm[kind]
+    return out if isinstance(out, bytes) else str(out)
 
 
 def make_tool() -> OptTool:
     """The gemm-opt tool: every pass, pipeline and emitter of the project."""
-    registry = Registry(passes={**passes.PASSES, **lowering.PASSES})
+    registry = Registry(
+        passes={**passes.PASSES, **lowering.PASSES},
+        pipelines=dict(lowering.PIPELINES),
+        pipeline_docs=dict(lowering.PIPELINE_DOCS),
+    )
     return OptTool(
         name="gemm-opt",
         registry=registry,
         make_context=dialect.make_context,
         verify_module=verify_module_attributes,
+        emitter=Emitter(
+            pipeline=_pipeline, emit=_emit, kinds=EMIT_KINDS, tile_pipeline=_tile_pipeline
+        ),
+        targets=TARGETS,
         description="Parse, verify, transform and lower tile-dialect GEMM kernels.",
     )
 

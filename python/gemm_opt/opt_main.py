@@ -34,6 +34,8 @@ class Emitter:
     emit: Callable[[object, str, str, str], str | bytes]
     """(module, target, kind, filename) -> artifact; raises EmitError."""
     kinds: tuple[str, ...] = ()
+    tile_pipeline: Callable[[str], str] | None = None
+    """Target -> pipeline text run for ``--emit=tile`` (default: ``pipeline``)."""
 
 
 class EmitError(Exception):
@@ -234,7 +236,10 @@ def _run_chunk(tool, args, chunk, filename, emit_kind, ctx, diags) -> str | byte
                 "--emit needs a target: pass --target or set tile.target on the module"
             )
             return None
-        default = tool.emitter.pipeline(target)
+        make = tool.emitter.pipeline
+        if emit_kind == "tile" and tool.emitter.tile_pipeline is not None:
+            make = tool.emitter.tile_pipeline
+        default = make(target)
         pipeline = ",".join(p for p in (pipeline, default) if p)
     if pipeline:
         try:

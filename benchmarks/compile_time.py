@@ -1,0 +1,248 @@
+"""Compile time of our GEMM, end to end, against the same kernel written in Gluon.
+
+Ours: tile text -> parse + verify -> our passes -> TTGIR -> Triton -> hsaco,
+through ``gemm_opt.lowering.compile.compile_tile_module`` (the bridge gives
+every Triton call a private, empty cache, so each run is a real compile).
+Gluon: Python -> TTGIR -> hsaco with ``benchmarks/gluon_gemm_gfx1250.py``
+(``compile_gluon_gemm`` also compiles into a private, empty cache), using the
+schedule that matches our example (``--schedule``, default ``predicated``);
+Gluon's M, N and K are specialised as multiples of 16 only when our text
+states divisibility facts, so both kernels know the same about their sizes.
+
+Both run in this one process, after one warm-up compile each (imports, LLVM
+initialisation and the first MLIR contexts are paid once per process, by
+either side, and are reported separately as "cold"). Then ``--rounds`` rounds
+alternate the two, swapping which goes first each round, so drift on the
+machine hits both alike. Reported per side: median and min wall time, and
+the ratio of the medians (the goal is at most ``--goal``, 1.2 by default).
+
+Our time is broken down by the stages the lowering reports
+(``CompiledKernel.stage_seconds``: parse + verify, our passes, conversion to
+TTGIR, Triton). Triton's own share is further split, for both sides, with
+Triton's compilation listener: ``ir_init`` (parse the TTGIR file for us, run
+the Gluon frontend for Gluon), then each backend stage.
+
+When the ratio misses the goal (or with ``--profile``), our compile is run
+under cProfile and the functions where our own Python time goes are listed.
+
+Example::
+
+    python benchmarks/compile_time.py                 # fp16, fused, 5 rounds
+    python benchmarks/compile_time.py --rounds 9 --dtype bf16 --variant separate
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import importlib.util
+import io
+import pstats
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "gemm_gfx1250.mlir"
+GLUON = ROOT / "benchmarks" / "gluon_gemm_gfx1250.py"
+
+#: Gluon variant -> (our text with or without hints, compile_tile_module options).
+PAIRS: dict[str, tuple[bool, dict[str, Any]]] = {
+    "fused": (True, {}),
+    "separate": (True, {"fuse": False}),
+    "none": (False, {}),
+}
+_HINT = re.compile(r",\s*warp_used_hints?\s*=\s*(?:\d+\s*:\s*i32|array<i32:[^>]*>)")
+
+
+def our_text(dtype: str, hinted: bool) -> str:
+    """``examples/gemm_gfx1250.mlir`` for ``dtype``, with or without its hints."""
+    text = EXAMPLE.read_text()
+    if dtype == "bf16":
+        text = text.replace("f16", "bf16")
+    return text if hinted else _HINT.sub("", text)
+
+
+def load_gluon() -> Any:
+    """The Gluon benchmark module (``benchmarks/`` is not a package)."""
+    spec = importlib.util.spec_from_file_location("gluon_gemm_gfx1250", GLUON)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@contextlib.contextmanager
+def triton_stage_times() -> Iterator[list[dict[str, float]]]:
+    """Collect Triton's per-stage times (seconds) of every compile in the block."""
+    from triton import knobs
+
+    seen: list[dict[str, float]] = []
+
+    def listener(*, src: Any, metadata: Any, metadata_group: Any, times: Any, cache_hit: bool):
+        if cache_hit:  # a private, empty cache per call: this must not happen
+            raise RuntimeError("Triton reported a cache hit; the timing would be meaningless")
+        row = {"ir_init": times.ir_initialization / 1e6}
+        for name, micros in times.lowering_stages:
+            row[name] = micros / 1e6
+        row["store"] = times.store_results / 1e6
+        seen.append(row)
+
+    with knobs.compilation.scope():
+        knobs.compilation.listener = listener
+        yield seen
+
+
+class Sample:
+    """One timed compile: wall and CPU seconds, and a breakdown (name -> wall s)."""
+
+    def __init__(self, wall: float, cpu: float, stages: dict[str, float]) -> None:
+        self.wall = wall
+        self.cpu = cpu
+        self.stages = stages
+
+
+def time_ours(text: str, options: dict[str, Any]) -> Sample:
+    """Compile our kernel from text; wall time plus the lowering's stages."""
+    from gemm_opt.lowering.compile import compile_tile_module
+
+    with triton_stage_times() as triton_rows:
+        start, cpu = time.perf_counter(), time.process_time()
+        kernel = compile_tile_module(text, target="gfx1250", **options)
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    if len(triton_rows) != 1:
+        raise RuntimeError(f"expected one Triton compile per call, saw {len(triton_rows)}")
+    stages = {f"ours:{k}": float(v) for k, v in dict(kernel.stage_seconds).items()}
+    stages.update({f"triton:{k}": v for k, v in triton_rows[0].items()})
+    return Sample(wall, cpu, stages)
+
+
+def time_gluon(gluon: Any, dtype: str, variant: str, schedule: str, aligned: bool) -> Sample:
+    """Compile the Gluon kernel; wall time plus Triton's stages."""
+    with triton_stage_times() as triton_rows:
+        start, cpu = time.perf_counter(), time.process_time()
+        gluon.compile_gluon_gemm(dtype, variant, schedule=schedule, aligned=aligned)
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    if len(triton_rows) != 1:
+        raise RuntimeError(f"expected one Triton compile per call, saw {len(triton_rows)}")
+    return Sample(wall, cpu, {f"triton:{k}": v for k, v in triton_rows[0].items()})
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:9.1f}"
+
+
+def report(ours: list[Sample], gluon: list[Sample], cold: tuple[float, float]) -> float:
+    """Print the side-by-side table; return the ratio of the median walls."""
+    med = statistics.median
+    ratio = med(s.wall for s in ours) / med(s.wall for s in gluon)
+    cpu_ratio = med(s.cpu for s in ours) / med(s.cpu for s in gluon)
+    print(f"\n{'':34} {'median ms':>9} {'min ms':>9} {'CPU med':>9} {'CPU min':>9}")
+    for title, side in (("ours   (tile text -> hsaco)", ours), ("gluon  (Python -> hsaco)", gluon)):
+        walls, cpus = [s.wall for s in side], [s.cpu for s in side]
+        print(f"{title:34} {_ms(med(walls))} {_ms(min(walls))} {_ms(med(cpus))} {_ms(min(cpus))}")
+    print(f"{'ratio of medians (ours / gluon)':34} {ratio:9.3f} {'':9} {cpu_ratio:9.3f}")
+    print(f"cold first compile (excluded): ours {cold[0]:.2f} s, gluon {cold[1]:.2f} s")
+    print("(CPU = this process's CPU time; steadier than wall time on a busy machine)")
+
+    names: list[str] = []
+    for s in [*ours, *gluon]:
+        names += [n for n in s.stages if n not in names]
+    print(f"\n{'stage (median ms)':34} {'ours':>9} {'gluon':>9}")
+    for name in names:
+        cells = []
+        for side in (ours, gluon):
+            values = [s.stages[name] for s in side if name in s.stages]
+            cells.append(_ms(statistics.median(values)) if values else f"{'-':>9}")
+        print(f"{name:34} {cells[0]} {cells[1]}")
+    own = [s.wall - sum(v for k, v in s.stages.items() if k.startswith("triton:")) for s in ours]
+    glu = [s.wall - sum(s.stages.values()) for s in gluon]
+    # Wall time outside triton.compile: for ours the lowering and the bridge.
+    print(f"{'outside triton.compile':34} {_ms(med(own))} {_ms(med(glu))}")
+    return ratio
+
+
+def profile_ours(text: str, options: dict[str, Any], runs: int, top: int) -> None:
+    """cProfile ``runs`` compiles of ours; list where our own Python time goes."""
+    from gemm_opt.lowering.compile import compile_tile_module
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(runs):
+        compile_tile_module(text, target="gfx1250", **options)
+    profiler.disable()
+    for key, title in (("cumulative", "cumulative"), ("tottime", "own (tottime)")):
+        out = io.StringIO()
+        stats = pstats.Stats(profiler, stream=out).sort_stats(key)
+        stats.print_stats(top)
+        print(f"\n--- cProfile of {runs} compiles of ours, top {top} by {title} ---")
+        lines = out.getvalue().splitlines()
+        start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("ncalls")), 0)
+        print("\n".join(lines[start:]))
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out).sort_stats("cumulative")
+    stats.print_stats(r"gemm_opt|/dialect/|/passes/|/lowering/|/python/gemm_opt/", top)
+    print(f"\n--- the same, restricted to gemm-opt's own files, top {top} by cumulative ---")
+    lines = out.getvalue().splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("ncalls")), 0)
+    print("\n".join(lines[start:]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dtype", choices=("fp16", "bf16"), default="fp16")
+    parser.add_argument("--variant", choices=tuple(PAIRS), default="fused")
+    parser.add_argument("--schedule", default="predicated", help="Gluon schedule (see there)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--goal", type=float, default=1.2)
+    parser.add_argument("--profile", action="store_true", help="always run cProfile on ours")
+    parser.add_argument("--no-profile", action="store_true", help="never run cProfile")
+    parser.add_argument("--profile-runs", type=int, default=3)
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args(argv)
+
+    gluon = load_gluon()
+    hinted, options = PAIRS[args.variant]
+    text = our_text(args.dtype, hinted)
+    aligned = "tile.divisibility" in text or "tt.divisibility" in text
+    print(
+        f"kernel: examples/gemm_gfx1250.mlir ({args.dtype}, {args.variant}, options {options}) "
+        f"against Gluon {args.variant!r} ({args.schedule} schedule, aligned={aligned}), "
+        f"target gfx1250, {args.rounds} rounds, Python {sys.version.split()[0]}"
+    )
+
+    def gluon_run() -> Sample:
+        return time_gluon(gluon, args.dtype, args.variant, args.schedule, aligned)
+
+    cold_o = time_ours(text, options).wall
+    cold_g = gluon_run().wall
+    ours: list[Sample] = []
+    glu: list[Sample] = []
+    runs: list[tuple[str, Callable[[], Sample], list[Sample]]] = [
+        ("ours", lambda: time_ours(text, options), ours),
+        ("gluon", gluon_run, glu),
+    ]
+    for r in range(args.rounds):
+        order = runs if r % 2 == 0 else runs[::-1]
+        cells = []
+        for name, run, into in order:
+            sample = run()
+            into.append(sample)
+            cells.append(f"{name} {sample.wall * 1e3:7.1f} ms (CPU {sample.cpu * 1e3:7.1f})")
+        print(f"round {r + 1}: " + ", ".join(cells), flush=True)
+
+    ratio = report(ours, glu, (cold_o, cold_g))
+    verdict = "meets" if ratio <= args.goal else "MISSES"
+    print(f"\nwall-time ratio {ratio:.3f} {verdict} the goal of <= {args.goal:.2f}")
+    if args.profile or (ratio > args.goal and not args.no_profile):
+        profile_ours(text, options, args.profile_runs, args.top)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

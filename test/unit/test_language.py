@@ -1,0 +1,491 @@
+"""Tests of the Python front end (gemm_opt.language) and the Python GEMM example."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from collections import Counter
+from pathlib import Path
+
+import gemm_opt.language as tl
+import numpy as np
+import pytest
+from gemm_opt.dialect import make_context
+from gemm_opt.ext_compat import ir
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_MLIR = ROOT / "examples" / "gemm_gfx1250.mlir"
+EXAMPLE_PY = ROOT / "examples" / "gemm_gfx1250.py"
+THIS_FILE = Path(__file__).resolve()
+
+
+def _load_example():
+    spec = importlib.util.spec_from_file_location("gemm_gfx1250_example", EXAMPLE_PY)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+example = _load_example()
+
+
+def _has(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def line_of(marker: str, path: Path = THIS_FILE) -> int:
+    """The 1-based line of ``path`` that ends with ``marker`` (exactly one)."""
+    lines = path.read_text().splitlines()
+    hits = [i for i, text in enumerate(lines, 1) if text.rstrip().endswith(marker)]
+    assert len(hits) == 1, (marker, hits)
+    return hits[0]
+
+
+def op_histogram(text: str) -> Counter:
+    """Op names inside every func.func of ``text``, counted (nested regions included)."""
+    ctx = make_context()
+    with ctx:
+        module = ir.Module.parse(text)
+        assert module.operation.verify()
+        counts: Counter = Counter()
+
+        def walk(block):
+            for op in block.operations:
+                counts[op.operation.name] += 1
+                for region in op.operation.regions:
+                    for b in region.blocks:
+                        walk(b)
+
+        for f in module.body.operations:
+            assert f.operation.name == "func.func"
+            walk(f.operation.regions[0].blocks[0])
+    return counts
+
+
+def build_error(kernel, **kwargs) -> tl.CompilationError:
+    with pytest.raises(tl.CompilationError) as info:
+        kernel.build_ir(**kwargs)
+    return info.value
+
+
+def assert_points_at(err: tl.CompilationError, mark: str) -> None:
+    """``err`` is reported at the line tagged ``# MARK: <mark>`` and shows it."""
+    marker = f"# MARK: {mark}"
+    line = line_of(marker)
+    assert str(err).startswith(f"{THIS_FILE}:{line}: "), str(err)
+    assert err.lineno == line
+    assert marker in err.source_line
+    assert marker in str(err)
+
+
+# ---- the GEMM example ---------------------------------------------------------------------
+
+
+def test_gemm_ir_matches_the_mlir_example_op_for_op():
+    python_ops = op_histogram(example.gemm.build_ir(num_warps=8))
+    mlir_ops = op_histogram(EXAMPLE_MLIR.read_text())
+    assert python_ops == mlir_ops
+    assert python_ops["tile.async_tdm_copy_global_to_local"] == 4
+    assert python_ops["scf.for"] == 1
+
+
+def test_gemm_ir_carries_module_attributes_and_hints():
+    text = example.gemm.build_ir(num_warps=8)
+    assert "tile.num_warps = 8 : i32" in text
+    assert "tile.threads_per_warp = 32 : i32" in text
+    assert 'tile.target = "gfx1250"' in text
+    assert text.count("warp_used_hint = 15 : i32") == 2
+    assert text.count("warp_used_hint = 240 : i32") == 2
+
+
+@pytest.mark.parametrize(("target", "threads"), [("gfx1250", 32), ("gfx950", 64), ("gfx942", 64)])
+def test_gemm_threads_per_warp_follows_the_target(target, threads):
+    text = example.gemm.build_ir(num_warps=8, target=target)
+    assert f"tile.threads_per_warp = {threads} : i32" in text
+
+
+def test_gemm_bf16_and_unhinted_variants_verify():
+    text = example.gemm.build_ir(num_warps=8, DTYPE=tl.bfloat16, HINT_A=None, HINT_B=None)
+    assert "!tile.ptr<bf16>" in text
+    assert "warp_used_hint" not in text
+    assert "arith.truncf" in text
+
+
+def test_gemm_ops_carry_the_example_source_locations():
+    text = example.gemm.build_ir(num_warps=8, debug_info=True)
+    wmma_line = line_of("return tl.wmma(a_tile, b_tile, acc)", EXAMPLE_PY)
+    wmma = next(ln for ln in text.splitlines() if '"tile.wmma"' in ln)
+    loc_ref = re.search(r"loc\((#loc\d+)\)\s*$", wmma).group(1)
+    definition = next(ln for ln in text.splitlines() if ln.startswith(f"{loc_ref} = "))
+    assert f'"{EXAMPLE_PY}":{wmma_line}:' in definition
+
+
+def test_gemm_example_main_builds(capsys):
+    assert example.main(["--dtype", "bf16"]) == 0
+    assert "verified" in capsys.readouterr().out
+
+
+# ---- authoring errors ------------------------------------------------------------------------
+
+_SA = tl.SwizzledShared(vec=1, per_phase=1, max_phase=1, order=[1, 0])
+
+
+@tl.kernel
+def bad_hint_kernel(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int64):
+    desc = tl.make_tensor_descriptor(
+        a, shape=[M, K], strides=[lda, 1], block_shape=[128, 64], layout=_SA
+    )
+    buf = tl.allocate_shared(tl.float16, [128, 64], _SA)
+    tl.async_copy(desc, buf, warp_used_hint=0b00000111)  # MARK: bad-hint
+    tl.async_wait(0)
+
+
+def test_illegal_hint_points_at_the_call_with_suggestions():
+    err = build_error(bad_hint_kernel, num_warps=8)
+    assert_points_at(err, "bad-hint")
+    assert "did you mean" in str(err)
+    assert "0b00001111" in str(err)
+    assert "tl.async_copy(desc, buf, warp_used_hint=0b00000111)" in str(err)
+
+
+@tl.kernel
+def hinted_copy_kernel(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int64):
+    desc = tl.make_tensor_descriptor(
+        a, shape=[M, K], strides=[lda, 1], block_shape=[128, 64], layout=_SA
+    )
+    buf = tl.allocate_shared(tl.float16, [128, 64], _SA)
+    tl.async_copy(desc, buf, warp_used_hint=0b0011)  # MARK: hinted-copy
+    tl.async_wait(0)
+
+
+def test_hint_with_num_warps_3_is_rejected():
+    err = build_error(hinted_copy_kernel, num_warps=3)
+    assert_points_at(err, "hinted-copy")
+    assert "power of two" in err.message
+
+
+def test_hinted_copy_builds_with_4_warps():
+    assert "warp_used_hint = 3 : i32" in hinted_copy_kernel.build_ir(num_warps=4)
+
+
+@tl.kernel
+def rank_mismatch_kernel(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int64):
+    desc = tl.make_tensor_descriptor(
+        a, shape=[M, K], strides=[lda, 1], block_shape=[128, 64], layout=_SA
+    )
+    desc.update(offsets=[0, 0, 0])  # MARK: rank
+
+
+def test_rank_mismatch_points_at_the_update():
+    err = build_error(rank_mismatch_kernel)
+    assert_points_at(err, "rank")
+    assert "expects 2 offsets" in err.message
+    assert "got 3" in err.message
+
+
+_ACC_42 = tl.WmmaLayout(version=3, warps_per_cta=[4, 2], instr_shape=[16, 16, 32])
+_ACC_24 = tl.WmmaLayout(version=3, warps_per_cta=[2, 4], instr_shape=[16, 16, 32])
+
+
+@tl.kernel
+def wmma_mismatch_kernel(a: tl.ptr(tl.float16), b: tl.ptr(tl.float16), lda: tl.int64):
+    ta = tl.load_block(a, [128, 64], [lda, 1], [0, 0], [128, 64], tl.DotOperand(0, _ACC_24, 8))
+    tb = tl.load_block(b, [64, 128], [lda, 1], [0, 0], [64, 128], tl.DotOperand(1, _ACC_42, 8))
+    acc = tl.zeros([128, 128], tl.float32, _ACC_42)
+    tl.wmma(ta, tb, acc)  # MARK: wmma
+
+
+def test_mismatched_wmma_layouts_point_at_the_wmma():
+    err = build_error(wmma_mismatch_kernel)
+    assert_points_at(err, "wmma")
+    assert "layouts do not match" in err.message
+
+
+@tl.kernel
+def wmma_dtype_kernel(a: tl.ptr(tl.float16), b: tl.ptr(tl.bfloat16), lda: tl.int64):
+    ta = tl.load_block(a, [128, 64], [lda, 1], [0, 0], [128, 64], tl.DotOperand(0, _ACC_42, 8))
+    tb = tl.load_block(b, [64, 128], [lda, 1], [0, 0], [64, 128], tl.DotOperand(1, _ACC_42, 8))
+    tl.wmma(ta, tb, tl.zeros([128, 128], tl.float32, _ACC_42))  # MARK: wmma-dtype
+
+
+def test_mixed_wmma_dtypes_are_rejected():
+    err = build_error(wmma_dtype_kernel)
+    assert_points_at(err, "wmma-dtype")
+    assert "both float16 or both bfloat16" in err.message
+
+
+@tl.kernel
+def layout_warps_kernel():
+    tl.zeros([128, 128], tl.float32, _ACC_42)  # MARK: layout-warps
+
+
+def test_register_layout_must_cover_num_warps():
+    err = build_error(layout_warps_kernel, num_warps=4)
+    assert_points_at(err, "layout-warps")
+    assert "num_warps = 4" in err.message
+
+
+_BAD_PARTITION = tl.PartitionedShared(num_partitions=2, num_groups=1, partition_dim=4)
+
+
+@tl.kernel
+def verifier_error_kernel(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int64):
+    tl.make_tensor_descriptor(
+        a, shape=[M, K], strides=[lda, 1], block_shape=[128, 64], layout=_BAD_PARTITION
+    )  # MARK: verifier
+
+
+def test_verifier_failures_become_compilation_errors_at_the_call():
+    err = build_error(verifier_error_kernel)
+    # A multi-line call is reported at its first line.
+    call_line = line_of("# MARK: verifier") - 2
+    assert str(err).startswith(f"{THIS_FILE}:{call_line}: "), str(err)
+    assert "'tile.make_tensor_descriptor' op" in err.message
+    assert err.diagnostics and err.diagnostics[0][3] == "error"
+
+
+@tl.kernel
+def store_dtype_kernel(c: tl.ptr(tl.float16), ldc: tl.int64):
+    acc = tl.zeros([128, 128], tl.float32, _ACC_42)
+    tl.store_block(c, [128, 128], [ldc, 1], [0, 0], acc)  # MARK: store-dtype
+
+
+def test_store_of_the_wrong_dtype_is_rejected():
+    err = build_error(store_dtype_kernel)
+    assert_points_at(err, "store-dtype")
+    assert "value.to(" in err.message
+
+
+@tl.kernel
+def truth_value_kernel(M: tl.int32):
+    if M > 0:  # MARK: truth
+        tl.async_wait(0)
+
+
+def test_traced_values_have_no_truth_value():
+    err = build_error(truth_value_kernel)
+    assert_points_at(err, "truth")
+    assert "tl.if_" in err.message
+
+
+@tl.kernel
+def loop_type_kernel(M: tl.int32, ld: tl.int64):
+    tl.for_loop(0, M, 1, init=ld, body=lambda i, x: i)  # MARK: loop-type
+
+
+def test_loop_body_must_keep_carried_types():
+    err = build_error(loop_type_kernel)
+    assert_points_at(err, "loop-type")
+    assert "carried value 0" in err.message
+
+
+@tl.kernel
+def fused_overlap_kernel(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int64):
+    da = tl.make_tensor_descriptor(a, [M, K], [lda, 1], [128, 64], _SA)
+    ba = tl.allocate_shared(tl.float16, [128, 64], _SA)
+    bb = tl.allocate_shared(tl.float16, [128, 64], _SA)
+    tl.async_copy_fused([(da, ba, 0b00001111), (da, bb, 0b00000011)])  # MARK: fused
+
+
+def test_overlapping_fused_hints_are_rejected():
+    err = build_error(fused_overlap_kernel)
+    assert_points_at(err, "fused")
+    assert "async_copy_fused" in err.message
+    assert "overlaps member 0" in err.message
+
+
+def test_constexpr_binding_errors():
+    with pytest.raises(tl.CompilationError, match="needs a value for constexpr 'BLOCK'"):
+        constexpr_kernel.build_ir()
+    with pytest.raises(tl.CompilationError, match="no parameter 'BLOCKS'"):
+        constexpr_kernel.build_ir(BLOCK=64, BLOCKS=1)
+    with pytest.raises(tl.CompilationError, match="runtime parameter"):
+        constexpr_kernel.build_ir(BLOCK=64, M=3)
+    with pytest.raises(tl.CompilationError, match="unknown target"):
+        constexpr_kernel.build_ir(BLOCK=64, target="gfx90a")
+    with pytest.raises(TypeError, match="build it with"):
+        constexpr_kernel(1, 2)
+
+
+@tl.kernel
+def constexpr_kernel(M: tl.int32, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK % 16 == 0, "BLOCK must be a multiple of 16")  # MARK: static
+    tl.program_id(0) * BLOCK + M
+
+
+def test_static_assert_points_at_the_assert():
+    err = build_error(constexpr_kernel, BLOCK=24)
+    assert_points_at(err, "static")
+    assert "BLOCK must be a multiple of 16" in err.message
+
+
+def test_missing_annotation_is_reported_at_the_def():
+    def no_annotation(a, M: tl.int32):  # MARK: def
+        pass
+
+    k = tl.kernel(no_annotation)
+    err = build_error(k)
+    assert_points_at(err, "def")
+    assert "needs an annotation" in err.message
+
+
+def test_builders_outside_a_kernel_raise():
+    with pytest.raises(tl.CompilationError, match=r"while a @tl\.kernel is being built"):
+        tl.program_id(0)
+
+
+# ---- scalars and control flow ----------------------------------------------------------------
+
+
+@tl.kernel
+def scalar_kernel(M: tl.int32, ld: tl.int64, c: tl.ptr(tl.float32)):
+    pid = tl.program_id(0)
+    wide = pid * ld + 3  # i32 * i64 -> i64
+    q = (M - 1) // 4 % 3
+    mixed = tl.where(q < 2, pid, 7)
+    neg = -mixed
+    total, count = tl.for_loop(0, M, 2, init=(0, wide), body=lambda i, acc, w: (acc + i, w + ld))
+    picked = tl.if_(total > neg, lambda: total * 2, lambda: count.to(tl.int32))
+    tl.if_(picked == 0, lambda: tl.async_wait(0))
+    layout = tl.Blocked([1, 4], [4, 8], [8, 1], [1, 0])
+    x = tl.load_block(c, [M, M], [ld, 1], [picked, 0], [64, 64], layout)
+    y = tl.convert_layout(x * 2.0 + x, layout)
+    tl.store_block(c, [M, M], [ld, 1], [0, 0], y)
+
+
+def test_scalar_arithmetic_loops_and_conditionals_verify():
+    text = scalar_kernel.build_ir(num_warps=8)
+    ops = op_histogram(text)
+    assert ops["arith.extsi"] == 1
+    assert ops["arith.divsi"] == 1 and ops["arith.remsi"] == 1
+    assert ops["arith.select"] == 1
+    assert ops["scf.for"] == 1
+    assert ops["scf.if"] == 2
+    assert ops["tile.convert_layout"] == 1
+    assert ops["arith.mulf"] == 1 and ops["arith.addf"] == 1
+    assert "iter_args" in text
+
+
+def test_constants_are_hoisted_and_shared():
+    text = constexpr_kernel.build_ir(BLOCK=64)
+    ops = op_histogram(text)
+    assert ops["arith.constant"] == 1
+    body = text.split("func.func", 1)[1].splitlines()
+    assert body[1].strip() == "%c64_i32 = arith.constant 64 : i32"
+
+
+def test_i32_constant_range_is_checked():
+    @tl.kernel
+    def big(M: tl.int32):
+        M + (1 << 40)  # MARK: big
+
+    err = build_error(big)
+    assert_points_at(err, "big")
+    assert "does not fit" in err.message
+
+
+def test_fused_copy_builds():
+    @tl.kernel
+    def fused(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int64):
+        da = tl.make_tensor_descriptor(a, [M, K], [lda, 1], [128, 64], _SA)
+        ba = tl.allocate_shared(tl.float16, [128, 64], _SA)
+        bb = tl.allocate_shared(tl.float16, [128, 64], _SA)
+        tl.async_copy_fused([(da, ba, 0b00001111), (da.update([64, 0]), bb, 0b11110000)])
+        tl.async_wait(0)
+
+    text = fused.build_ir(num_warps=8)
+    assert "warp_used_hints = array<i32: 15, 240>" in text
+
+
+# ---- lowering and interpretation ------------------------------------------------------------
+
+
+needs_lowering = pytest.mark.skipif(
+    not _has("gemm_opt.lowering.compile"), reason="the Triton lowering is not written yet"
+)
+
+
+@needs_lowering
+def test_gemm_compiles_for_gfx1250():
+    compiled = example.gemm.compile(target="gfx1250", num_warps=8)
+    assert "tile.async_tdm" in compiled.asm["tile"]
+    assert compiled.asm["ttgir"]
+    assert "tensor_load_to_lds" in compiled.asm["amdgcn"]
+    assert "v_wmma" in compiled.asm["amdgcn"]
+    assert compiled.hsaco
+    assert compiled.metadata
+    assert compiled.metrics.wmma > 0
+
+
+@tl.kernel
+def strided_kernel(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int64):
+    desc = tl.make_tensor_descriptor(a, [M, K], [1, lda], [128, 64], _SA)  # MARK: strided
+    buf = tl.allocate_shared(tl.float16, [128, 64], _SA)
+    tl.async_copy(desc, buf)
+    tl.async_wait(0)
+
+
+@needs_lowering
+def test_lowering_errors_point_at_the_kernel_source():
+    with pytest.raises(tl.CompilationError) as info:
+        strided_kernel.compile(target="gfx1250", num_warps=8)
+    assert_points_at(info.value, "strided")
+    assert "unit innermost stride" in info.value.message
+
+
+@needs_lowering
+def test_pipeline_errors_point_at_the_compile_call():
+    with pytest.raises(tl.CompilationError) as info:
+        strided_kernel.compile(pipeline="no-such-pass")  # MARK: bad-pipeline
+    assert_points_at(info.value, "bad-pipeline")
+
+
+@pytest.mark.skipif(
+    not _has("gemm_opt.lowering.interpreter"), reason="the tile interpreter is not written yet"
+)
+@pytest.mark.parametrize(("m", "n", "k"), [(64, 64, 96), (70, 50, 40)])
+@pytest.mark.parametrize("hinted", [True, False])
+def test_gemm_runs_in_the_interpreter(m, n, k, hinted):
+    from gemm_opt.lowering.interpreter import run_gemm
+
+    hints = {} if hinted else {"HINT_A": None, "HINT_B": None}
+    text = example.gemm.build_ir(num_warps=8, **hints)
+    rng = np.random.default_rng(m * 10000 + n * 100 + k)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = run_gemm(text, a, b)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    assert not np.isnan(c).any()
+    np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-2)
+
+
+@pytest.mark.skipif(
+    not _has("gemm_opt.lowering.interpreter"), reason="the tile interpreter is not written yet"
+)
+def test_bf16_gemm_runs_in_the_interpreter():
+    from gemm_opt.lowering.interpreter import bf16_round, run_gemm
+
+    text = example.gemm.build_ir(num_warps=8, DTYPE=tl.bfloat16)
+    rng = np.random.default_rng(7)
+    a = bf16_round(rng.standard_normal((70, 40)))
+    b = bf16_round(rng.standard_normal((40, 50)))
+    c = run_gemm(text, a, b)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-2, atol=1e-1)
+
+
+@tl.kernel
+def escape_kernel(M: tl.int32):
+    leaked = []
+    tl.for_loop(0, M, 1, body=lambda i: leaked.append(i + 1))  # MARK: escape-def
+    leaked[0] * 2  # MARK: escape-use
+
+
+def test_module_verifier_errors_point_at_the_use_with_notes():
+    err = build_error(escape_kernel)
+    assert_points_at(err, "escape-use")
+    assert "does not dominate" in err.message
+    assert f"{THIS_FILE}:{line_of('# MARK: escape-def')}:" in str(err)

@@ -1,0 +1,306 @@
+"""The tile -> TTGIR lowering, its pipelines and ``compile_tile_module``.
+
+Triton compiles take seconds each, so the compiled kernels are module-scoped
+fixtures (one compile per target).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from gemm_opt import dialect
+from gemm_opt.diagnostics import collect
+from gemm_opt.ext_compat import MLIRError, PassManager, ir
+from gemm_opt.lowering import PASSES, PIPELINE_DOCS, PIPELINES
+from gemm_opt.lowering.compile import (
+    TileCompileError,
+    compile_tile_module,
+    lower_tile_module,
+)
+from gemm_opt.lowering.convert_tile_to_triton_gpu import (
+    ConvertTileToTritonGPUPass,
+    wmma_warp_bases,
+)
+from gemm_opt.lowering.pipelines import tile_passes, tile_to_ttgir
+from gemm_opt.pass_base import TilePass
+
+ROOT = Path(__file__).resolve().parents[2]
+GEMM = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
+
+triton = pytest.importorskip("triton")
+
+
+def _line_of(text: str, needle: str, nth: int = 0) -> int:
+    rows = [i + 1 for i, line in enumerate(text.splitlines()) if needle in line]
+    return rows[nth]
+
+
+# ---- registry and pipelines ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(PASSES))
+def test_lowering_pass_is_registered_under_its_name(name):
+    cls = PASSES[name]()
+    assert issubclass(cls, TilePass)
+    assert cls.name == name
+    doc = cls.__doc__ or ""
+    assert re.search(r"^\s*Before\b", doc, re.MULTILINE)
+    assert re.search(r"^\s*After\b", doc, re.MULTILINE)
+    assert (ROOT / "test" / "lit" / "lowering" / f"{name}.mlir").is_file()
+
+
+def test_pipelines_are_documented():
+    assert set(PIPELINES) == set(PIPELINE_DOCS)
+
+
+def test_tile_to_ttgir_pass_order():
+    assert tile_to_ttgir("gfx1250") == [
+        "tile-assign-tdm-warp-layout",
+        "tile-fuse-tdm-copies",
+        "tile-emit-warp-predicates",
+        "convert-tile-to-triton-gpu{target=gfx1250}",
+    ]
+    assert tile_to_ttgir("gfx1250", fuse=False, derive_hints=True) == [
+        "tile-derive-warp-hints",
+        "tile-assign-tdm-warp-layout",
+        "tile-emit-warp-predicates",
+        "convert-tile-to-triton-gpu{target=gfx1250}",
+    ]
+    # Without TDM only the conversion runs: hints are dropped there.
+    assert tile_passes("gfx950", derive_hints=True) == []
+    assert tile_to_ttgir("gfx942") == ["convert-tile-to-triton-gpu{target=gfx942}"]
+    with pytest.raises(ValueError, match="unknown target"):
+        tile_passes("gfx90a")
+
+
+def test_named_pipeline_expands():
+    text = PIPELINES["tile-to-ttgir"]({"target": "gfx1250", "fuse": "false"})
+    assert text.split(",") == tile_to_ttgir("gfx1250", fuse=False)
+
+
+def test_wmma_warp_bases_step_n_first():
+    assert wmma_warp_bases([4, 2]) == [[0, 1], [1, 0], [2, 0]]
+    assert wmma_warp_bases([2, 2]) == [[0, 1], [1, 0]]
+    assert wmma_warp_bases([1, 4]) == [[0, 1], [0, 2]]
+
+
+# ---- TTGIR without Triton's backend ---------------------------------------------------
+
+
+def test_lowered_text_has_no_tile_ops_and_keeps_locations():
+    low = lower_tile_module(GEMM, "gfx1250", fuse=False)
+    assert "tile." not in low.ttgir
+    assert low.ttgir.count('"amdg.async_tdm_copy_global_to_local"') == 4
+    assert "warp_used_hint = 15 : i32" in low.ttgir
+    # Every TDM copy carries the location of the tile copy it comes from.
+    tile_rows = {
+        i + 1
+        for i, line in enumerate(GEMM.splitlines())
+        if '"tile.async_tdm_copy_global_to_local"' in line
+    }
+    aliases = dict(re.findall(r"^(#loc\d*) = loc\(\"-\":(\d+):\d+\)", low.ttgir, re.M))
+    rows = set()
+    for line in low.ttgir.splitlines():
+        if '"amdg.async_tdm_copy_global_to_local"' in line:
+            ref = re.search(r"loc\((#loc\d*)\)\s*$", line).group(1)
+            rows.add(int(aliases[ref]))
+    assert rows == tile_rows
+
+
+def test_fusion_and_predicates_in_the_default_pipeline():
+    low = lower_tile_module(GEMM, "gfx1250")
+    assert "tile.async_tdm_fused_copy_global_to_local" in low.tile
+    assert low.ttgir.count('"amdg.async_tdm_fused_copy_global_to_local"') == 2
+    assert '"amdg.async_tdm_wait"() {num = 1 : i32}' in low.ttgir
+    # Unfused, the copies are warp-predicated in tile IR and stripped in TTGIR.
+    low = lower_tile_module(GEMM, "gfx1250", fuse=False)
+    assert "tile.warp_predicated" in low.tile and "tile.warp_id" in low.tile
+    assert "warp_id" not in low.ttgir and "arith.xori" not in low.ttgir
+
+
+def test_module_argument_is_not_changed():
+    ctx = dialect.make_context()
+    with ctx:
+        module = ir.Module.parse(GEMM)
+        before = str(module)
+        low = lower_tile_module(module, "gfx942")
+        assert str(module) == before
+    assert "hip:gfx942" in low.ttgir and "warp_used_hint" not in low.ttgir
+
+
+def _run_convert(module: ir.Module, target: str) -> list:
+    pm = PassManager("builtin.module")
+    pm.add(ConvertTileToTritonGPUPass(target=target), ConvertTileToTritonGPUPass.name)
+    with collect(module.context) as diags:
+        with pytest.raises(MLIRError):
+            pm.run(module.operation)
+    return diags
+
+
+def _first_copy(module: ir.Module) -> ir.Operation:
+    found = []
+
+    def visit(op):
+        if op.name == "tile.async_tdm_copy_global_to_local":
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found[0]
+
+
+def test_layout_changed_after_verification_is_an_internal_error():
+    """The op verifier rejects a wrong tile.warp_layout at parse time; a pass
+    that changes it afterwards is caught by the lowering, at the copy."""
+    ctx = dialect.make_context()
+    with ctx:
+        module = ir.Module.parse(GEMM)
+        from gemm_opt.passes.assign_tdm_warp_layout import AssignTdmWarpLayoutPass
+
+        pm = PassManager("builtin.module")
+        pm.add(AssignTdmWarpLayoutPass(), AssignTdmWarpLayoutPass.name)
+        pm.run(module.operation)
+        copy = _first_copy(module)
+        good = str(copy.attributes["tile.warp_layout"])
+        copy.attributes["tile.warp_layout"] = ir.Attribute.parse(
+            good.replace("anchor = 0 : i64", "anchor = 4 : i64")
+        )
+        diags = _run_convert(module, "gfx1250")
+    errors = [d for d in diags if d.severity == "error"]
+    assert errors and "internal error: tile.warp_layout" in errors[0].message
+    assert "refusing to emit it" in errors[0].message
+    assert errors[0].line == _line_of(GEMM, '"tile.async_tdm_copy_global_to_local"')
+
+
+def test_tampered_predicate_is_an_internal_error():
+    ctx = dialect.make_context()
+    with ctx:
+        module = ir.Module.parse(GEMM)
+        pm = PassManager("builtin.module")
+        from gemm_opt.passes.assign_tdm_warp_layout import AssignTdmWarpLayoutPass
+        from gemm_opt.passes.emit_warp_predicates import EmitWarpPredicatesPass
+
+        pm.add(AssignTdmWarpLayoutPass(), AssignTdmWarpLayoutPass.name)
+        pm.add(EmitWarpPredicatesPass(), EmitWarpPredicatesPass.name)
+        pm.run(module.operation)
+        # The free-mask constant of the first copy's chain: 4 -> 6.
+        chain_const = []
+
+        def visit(op):
+            if op.name == "arith.andi" and not chain_const:
+                rhs = op.operands[1].owner
+                if rhs.name == "arith.constant":
+                    chain_const.append(rhs)
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(visit)
+        i32 = ir.IntegerType.get_signless(32)
+        chain_const[0].attributes["value"] = ir.IntegerAttr.get(i32, 6)
+        diags = _run_convert(module, "gfx1250")
+    errors = [d for d in diags if d.severity == "error"]
+    assert errors and "internal error: the warp predicate" in errors[0].message
+    assert errors[0].line == _line_of(GEMM, '"tile.async_tdm_copy_global_to_local"')
+
+
+# ---- Triton -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gfx1250():
+    return compile_tile_module(GEMM, "gfx1250")
+
+
+def test_gfx1250_has_tdm_and_wmma_without_spills(gfx1250):
+    m = gfx1250.metrics
+    assert m.spills == 0
+    assert m.tdm_loads_in_loop == 1  # one fused TDM instruction per K iteration
+    assert m.wmma_in_loop == 16
+    assert "tensor_load_to_lds" in gfx1250.asm["amdgcn"]
+    assert "v_wmma_f32_16x16x32_f16" in gfx1250.asm["amdgcn"]
+    assert gfx1250.hsaco[:4] == b"\x7fELF"
+    assert set(gfx1250.asm) == {"tile", "ttgir", "llir", "amdgcn"}
+    assert {"parse", "tile_passes", "convert", "validate", "triton"} <= set(gfx1250.stage_seconds)
+    assert gfx1250.metadata["name"] == "gemm"
+
+
+@pytest.mark.parametrize(
+    ("target", "mfma"),
+    [("gfx950", "v_mfma_f32_32x32x16_f16"), ("gfx942", "v_mfma_f32_32x32x8")],
+)
+def test_cdna_targets_compile_the_same_kernel(target, mfma):
+    k = compile_tile_module(GEMM, target)
+    m = k.metrics
+    assert m.spills == 0 and m.tdm_loads == 0 and m.wmma == 0
+    assert m.mfma_in_loop > 0
+    assert mfma in k.asm["amdgcn"]
+    assert "warp_used_hint" not in k.asm["ttgir"]
+
+
+def test_gfx950_uses_direct_to_lds_copies_when_aligned():
+    text = re.sub(
+        r"(%(?:M|N|K|lda|ldb|ldc): i(?:32|64))",
+        r"\1 {tile.divisibility = 16 : i32}",
+        GEMM,
+    )
+    low = lower_tile_module(text, "gfx950")
+    assert '"ttg.async_copy_global_to_local"' in low.ttgir
+    assert '"ttg.async_wait"() {num = 2 : i32}' in low.ttgir
+    low = lower_tile_module(GEMM, "gfx950")  # no alignment facts: through registers
+    assert '"ttg.local_store"' in low.ttgir and "async_copy" not in low.ttgir
+
+
+def test_triton_errors_point_at_the_tile_op():
+    bad = """
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 2, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+#bl = #tile.blocked<{size_per_thread = array<i64: 1, 8>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 2, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  func.func @bad(%c: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #bl> {
+    %d = "tile.convert_layout"(%c) : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #bl>
+    return %d : tensor<64x64xf32, #bl>
+  }
+}
+"""
+    with pytest.raises(TileCompileError) as info:
+        compile_tile_module(bad)
+    err = info.value
+    assert err.stage == "triton"
+    assert (err.line, err.col) == (_line_of(bad, "tile.convert_layout"), 10)
+    assert "invalid layout" in err.message
+
+
+def test_our_diagnostics_point_at_the_tile_op():
+    bad = GEMM.replace('"tile.program_id"() {axis = 0 : i32}', '"tile.warp_id"()', 1)
+    with pytest.raises(TileCompileError) as info:
+        lower_tile_module(bad, "gfx1250")
+    err = info.value
+    assert err.stage == "convert"
+    assert err.line == _line_of(bad, '"tile.warp_id"()')
+    assert "no TritonGPU equivalent" in err.message
+
+
+def test_unknown_target_is_reported():
+    with pytest.raises(TileCompileError, match="unknown target"):
+        lower_tile_module(GEMM, "gfx90a")
+
+
+def test_diagnostics_against_the_ttgir_text_follow_its_locations():
+    from gemm_opt.lowering.compile import map_triton_error
+    from gemm_opt.triton_bridge import TritonError
+
+    ttgir = "\n".join(
+        [
+            '#loc2 = loc("-":12:7)',
+            '"builtin.module"() ({',
+            '  %0 = "tt.get_program_id"() {axis = 0 : i32} : () -> i32 loc(#loc3)',
+            "}) : () -> () loc(#loc2)",
+            "#loc3 = loc(fused[#loc2, #loc4])",
+            '#loc4 = loc("-":13:1)',
+        ]
+    )
+    err = map_triton_error(TritonError("<ttgir>:3:8: error: bad axis"), ttgir)
+    assert (err.line, err.col, err.stage) == (12, 7, "triton")
+    assert err.message == "Triton rejected the lowered kernel: bad axis"
+    err = map_triton_error(TritonError("kernel.py:40:2: error: no layout"), ttgir)
+    assert (err.line, err.col) == (40, 2)
