@@ -46,7 +46,7 @@ PIPELINES: dict[str, Callable[[dict[str, str]], str]] = {
 PIPELINE_DOCS: dict[str, str] = {
     "tile-to-ttgir": (
         "tile passes, then convert-tile-to-triton-gpu "
-        "{target=gfx1250|gfx950|gfx942 fuse=true derive-hints=false}"
+        "{target=gfx1250|gfx950|gfx942|cuda:90 fuse=true derive-hints=false}"
     ),
     "tile-optimize": (
         "the tile-level passes of tile-to-ttgir only {target=... fuse=true derive-hints=false}"

@@ -44,7 +44,8 @@ class CompiledKernel:
 
     ``asm`` holds ``"tile"`` (the tile IR after the tile passes), ``"ttgir"``
     (the TTGIR handed to Triton, generic form with locations), ``"llir"`` and
-    ``"amdgcn"``; ``hsaco`` is the code object. ``stage_seconds`` splits
+    ``"amdgcn"`` (``"ptx"`` instead on cuda:90); ``hsaco`` is the code object
+    (the cubin on cuda:90). ``stage_seconds`` splits
     ``compile_seconds`` into ``parse``, ``tile_passes``, ``convert``,
     ``validate`` and ``triton``.
     """
@@ -276,8 +277,8 @@ def compile_tile_module(
 
     Args:
         module_or_text: the tile module; an ``ir.Module`` is copied, not changed.
-        target: ``gfx1250``, ``gfx950`` or ``gfx942``; default: the module's
-            ``tile.target``.
+        target: ``gfx1250``, ``gfx950``, ``gfx942`` or ``cuda:90``; default: the
+            module's ``tile.target`` (a target given here overrides it).
         fuse: fuse disjoint hinted TDM copies (gfx1250).
         derive_hints: give unhinted copies hints first (gfx1250).
         pipeline: tile-level passes to run instead of the default ones
@@ -310,7 +311,9 @@ def compile_tile_module(
         "llir": str(art.asm.get("llir", "")),
         "amdgcn": str(art.asm.get("amdgcn", "")),
     }
-    hsaco = art.asm.get("hsaco", b"")
+    if "ptx" in art.asm:
+        asm["ptx"] = str(art.asm["ptx"])
+    hsaco = art.asm.get("hsaco", art.asm.get("cubin", b""))
     return CompiledKernel(
         asm=asm,
         hsaco=hsaco if isinstance(hsaco, bytes) else bytes(str(hsaco), "utf-8"),

@@ -33,6 +33,19 @@ Target differences (all data semantics are the tile dialect's):
   ``#tile.wmma_layout`` becomes ``#ttg.amd_mfma`` (v4 ``32x32x16`` on gfx950,
   v3 ``32x32x8`` on gfx942; ``16x16`` when a warp's tile is narrower than 32),
   dot operands take the MFMA's ``kWidth`` (8 and 4), and warps have 64 lanes.
+* cuda:90 (the portable lowering for NVIDIA Hopper): no TDM, hints dropped.
+  Copies are ``ttg.async_copy_global_to_local`` (``cp.async``) with one
+  ``ttg.async_commit_group`` per copy, so ``tile.async_tdm_wait {num}``
+  becomes ``ttg.async_wait {num}`` (``cp.async.wait_group``) unchanged; as
+  on gfx950 that needs the divisibility facts (``cp.async`` moves 4 to 16
+  bytes), else a copy goes through registers and ``ttg.local_store``. Every
+  shared layout becomes the ``#ttg.swizzled_shared`` that ``ldmatrix`` reads
+  without bank conflicts (16-byte vectors, phases over 128-byte rows),
+  ``#tile.wmma_layout`` becomes ``#ttg.nvidia_mma`` version 2 (``mma.sync``
+  ``m16n8k16``, ``instrShape = [16, 8]``, the same ``warpsPerCTA``), dot
+  operands take ``kWidth = 32 / element bits`` (2 for f16 and bf16, as
+  Triton picks for mma v2), and warps have 32 lanes. The forms emitted are
+  the ones Triton 3.6 and 3.9 both parse (default CTA layout left out).
 
 Divisibility: pointer arguments get ``tt.divisibility = 16`` (16-byte
 aligned base pointers). An integer argument gets it only when the tile
@@ -104,16 +117,23 @@ class Target:
     mfma_k16: int = 0
     #: Whether global -> LDS copies can bypass registers.
     direct_to_lds: bool = False
+    #: Triton backend: ``hip`` (AMD) or ``cuda`` (NVIDIA: mma.sync, cp.async).
+    backend: str = "hip"
+
+    @property
+    def nvidia(self) -> bool:
+        return self.backend == "cuda"
 
     @property
     def triton_target(self) -> str:
-        return f"hip:{self.name}"
+        return self.name if self.nvidia else f"hip:{self.name}"
 
 
 TARGETS: dict[str, Target] = {
     "gfx1250": Target("gfx1250", 32, tdm=True),
     "gfx950": Target("gfx950", 64, False, 4, 8, 16, 32, direct_to_lds=True),
     "gfx942": Target("gfx942", 64, False, 3, 4, 8, 16),
+    "cuda:90": Target("cuda:90", 32, False, direct_to_lds=True, backend="cuda"),
 }
 
 #: ``lds-copies`` option values: how targets without TDM fill LDS.
@@ -191,6 +211,52 @@ def unswizzled_encoding(order: Sequence[int], vec: int = 1) -> str:
     return (
         f"#ttg.swizzled_shared<{{vec = {vec}, perPhase = 1, maxPhase = 1, order = {_ints(order)}}}>"
     )
+
+
+def mma_swizzled_encoding(order: Sequence[int], tile_shape: Sequence[int], elem_bits: int) -> str:
+    """The ``#ttg.swizzled_shared`` that mma.sync operands use on NVIDIA.
+
+    16-byte vectors along the contiguous dim (what one ``cp.async`` writes
+    and one ``ldmatrix`` row reads), and the vector index XOR-ed with the
+    row's phase, where a phase spans 128 bytes of rows (8 phases of 16
+    bytes): ``ldmatrix``'s eight 16-byte rows then fall in distinct banks.
+    For 16-bit elements this is what Triton picks for mma v2 operands
+    (``vec = 8``; 64-element rows: ``perPhase = 1, maxPhase = 8``).
+    """
+    elem_bytes = max(1, elem_bits // 8)
+    shape = list(tile_shape)[-len(order) :]
+    inner = int(shape[order[0]])
+    vec = max(1, min(16 // elem_bytes, inner))
+    per_phase = max(1, 128 // max(1, inner * elem_bytes))
+    max_phase = max(1, (128 // 16) // per_phase)
+    return (
+        f"#ttg.swizzled_shared<{{vec = {vec}, perPhase = {per_phase}, "
+        f"maxPhase = {max_phase}, order = {_ints(order)}}}>"
+    )
+
+
+def nvidia_mma_encoding(warps_per_cta: Sequence[int]) -> str:
+    """``#ttg.nvidia_mma`` version 2 (mma.sync m16n8k16) over ``[WM, WN]`` warps.
+
+    The CTA layout is the default (one CTA), which Triton leaves out when it
+    prints; both Triton 3.6 and 3.9 parse this form.
+    """
+    return (
+        f"#ttg.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = "
+        f"{_ints(warps_per_cta)}, instrShape = [16, 8]}}>"
+    )
+
+
+def shared_order(attr: SharedLayoutAttr, rank: int) -> list[int]:
+    """The dim order (fastest first) of a tile shared layout."""
+    if isinstance(attr, PartitionedSharedAttr):
+        inner = attr.field_values().get("layout")
+        if inner is None:
+            return list(range(rank - 1, -1, -1))
+        attr = inner
+    if isinstance(attr, (PaddedSharedAttr, SwizzledSharedAttr)):
+        return list(attr.to_layout().order)
+    return list(range(rank - 1, -1, -1))
 
 
 def blocked_encoding(shape: Sequence[int], elem_bits: int, num_warps: int, warp_size: int) -> str:
@@ -329,11 +395,15 @@ class _Lowering:
 
     # -- types --
 
-    def convert_encoding(self, attr: Any, op: Any, shape: Sequence[int]) -> str:
+    def convert_encoding(
+        self, attr: Any, op: Any, shape: Sequence[int], elem_bits: int = 16
+    ) -> str:
         t = self.target
         if isinstance(attr, WmmaAttr):
             v = attr.field_values()
             warps = list(attr.warps_per_cta())
+            if t.nvidia:
+                return nvidia_mma_encoding(warps)
             if t.tdm:
                 instr = list(attr.instr_shape())
                 return (
@@ -356,7 +426,11 @@ class _Lowering:
                 raise self.fail(
                     op, f"a #tile.dot_operand parent must be a #tile.wmma_layout, got {parent}"
                 )
-            k_width = v.get("k_width", 8) if t.tdm else t.mfma_k_width
+            if t.nvidia:
+                # Triton's rule for mma v2: 32 bits of K per register.
+                k_width = max(1, 32 // elem_bits)
+            else:
+                k_width = v.get("k_width", 8) if t.tdm else t.mfma_k_width
             return (
                 f"#ttg.dot_op<{{opIdx = {v.get('op_idx', 0)}, parent = "
                 f"{self.convert_encoding(parent, op, shape)}, kWidth = {k_width}}}>"
@@ -386,10 +460,16 @@ class _Lowering:
         only its inner layout (partitions are a TDM notion), and gfx950's
         direct-to-LDS copies, which write each warp's 1 KiB contiguously,
         cannot write padded rows: there a padded layout becomes the
-        unswizzled ``swizzled_shared`` of 16-byte vectors. The data a buffer
-        holds is the same either way; only the LDS placement differs.
+        unswizzled ``swizzled_shared`` of 16-byte vectors. On NVIDIA every
+        layout becomes the ``ldmatrix``-friendly swizzle of
+        :func:`mma_swizzled_encoding` (same dim order). The data a buffer
+        holds is the same either way; only the placement in shared memory
+        differs.
         """
         attr = t.layout_attr
+        if self.target.nvidia:
+            order = shared_order(attr, len(t.shape))
+            return mma_swizzled_encoding(order, t.shape, _elem_bits(t.element_type))
         if not self.target.tdm and isinstance(attr, PartitionedSharedAttr):
             inner = attr.field_values().get("layout")
             if inner is None:
@@ -423,7 +503,7 @@ class _Lowering:
                 raise self.fail(
                     op, f"{t} has no layout; every tensor needs one to lower to TritonGPU"
                 )
-            enc = self.convert_encoding(rt.encoding, op, rt.shape)
+            enc = self.convert_encoding(rt.encoding, op, rt.shape, _elem_bits(rt.element_type))
             return self.tensor(rt.shape, rt.element_type, enc)
         if "tile." in str(t):
             raise self.fail(op, f"no TritonGPU equivalent for the type {t}")
@@ -1333,10 +1413,11 @@ class ConvertTileToTritonGPUPass(TilePass):
     types. Each new op carries the location of the tile op it comes from.
 
     On gfx1250 copies keep their ``warp_used_hint`` (fused copies their
-    ``warp_used_hints``); on gfx950 and gfx942, which have no TDM, copies
-    become masked loads of the block (direct to LDS on gfx950) and the hint
-    is dropped. Before emitting, each copy's ``tile.warp_layout`` and warp
-    predicate are checked against the layout Triton derives from the hint.
+    ``warp_used_hints``); on gfx950, gfx942 and cuda:90, which have no TDM,
+    copies become masked loads of the block (direct to shared memory on
+    gfx950 and, as ``cp.async``, on cuda:90) and the hint is dropped.
+    Before emitting, each copy's ``tile.warp_layout`` and warp predicate are
+    checked against the layout Triton derives from the hint.
 
     Before:
 
@@ -1364,10 +1445,12 @@ class ConvertTileToTritonGPUPass(TilePass):
 
     name: ClassVar[str] = "convert-tile-to-triton-gpu"
     target: str = ""
-    """gfx1250, gfx950 or gfx942; empty: the module's ``tile.target``."""
+    """gfx1250, gfx950, gfx942 or cuda:90; empty: the module's ``tile.target``
+    (a target given here overrides it; the module's attribute is not read)."""
     lds_copies: str = "auto"
-    """gfx950 copies: ``direct`` to LDS, through ``registers``, or ``auto``
-    (direct when the function states the alignment it needs)."""
+    """gfx950 and cuda:90 copies: ``direct`` to shared memory, through
+    ``registers``, or ``auto`` (direct when the function states the alignment
+    it needs)."""
 
     def run(self, module: ir.Operation) -> None:
         module.context.allow_unregistered_dialects = True
@@ -1376,9 +1459,12 @@ class ConvertTileToTritonGPUPass(TilePass):
             target = ir.StringAttr(module.attributes[TARGET]).value
         if target not in TARGETS:
             known = ", ".join(TARGETS)
+            # tile.target names the AMD targets only; cuda:90 is an option value.
+            amd = ", ".join(name for name, t in TARGETS.items() if not t.nvidia)
+            nvidia = ", ".join(name for name, t in TARGETS.items() if t.nvidia)
             self.fail(
                 module,
-                f"needs a target ({known}): pass target=... or set {TARGET}"
+                f"needs a target ({amd}): pass target=... (also {nvidia}) or set {TARGET}"
                 if not target
                 else f"unknown target '{target}' (known: {known})",
             )
@@ -1393,21 +1479,25 @@ class ConvertTileToTritonGPUPass(TilePass):
         info = TARGETS[target]
         lowering = _Lowering(module, info, num_warps)
         if info.direct_to_lds and self.lds_copies != "registers":
-            lowering.direct_copies = self.lds_copies == "direct" or _direct_copies_ok(module)
+            lowering.direct_copies = self.lds_copies == "direct" or _direct_copies_ok(
+                module, inner_only=info.nvidia
+            )
         try:
             lowering.run()
         except LoweringFailure as e:
             self.fail(e.op, str(e))
 
 
-def _direct_copies_ok(module: ir.Operation) -> bool:
+def _direct_copies_ok(module: ir.Operation, inner_only: bool = False) -> bool:
     """Whether direct-to-LDS copies can be proven 16-byte aligned.
 
     Triton vectorises a direct-to-LDS load only when its mask and offsets are
     provably constant over 16 bytes, and fails to compile it otherwise; that
     takes divisibility facts on every descriptor shape and outer stride
     (constants, or function arguments with ``tile.divisibility`` >= 16) and
-    a constant unit inner stride.
+    a constant unit inner stride. With ``inner_only`` (NVIDIA's
+    ``cp.async``) only the innermost shape needs the fact: an outer bound
+    masks whole rows, which never splits a vector.
     """
     ok = True
 
@@ -1416,7 +1506,8 @@ def _direct_copies_ok(module: ir.Operation) -> bool:
         if op.name != "tile.make_tensor_descriptor":
             return ir.WalkResult.ADVANCE
         view = op.opview
-        for v in (*view.shape, *list(view.strides)[:-1]):
+        shape = list(view.shape)[-1:] if inner_only else list(view.shape)
+        for v in (*shape, *list(view.strides)[:-1]):
             if not _divisible(v):
                 ok = False
         if _const_int(list(view.strides)[-1]) != 1:

@@ -6,15 +6,16 @@ One pass per line, each behind its ``if`` guard, in the style of Triton's
 
 from __future__ import annotations
 
-TARGETS = ("gfx1250", "gfx950", "gfx942")
-"""Targets the lowering supports."""
+TARGETS = ("gfx1250", "gfx950", "gfx942", "cuda:90")
+"""Targets the lowering supports (``cuda:90``: the portable lowering for NVIDIA
+Hopper, with mma.sync and cp.async; hints dropped)."""
 
 
 def tile_passes(target: str, fuse: bool = True, derive_hints: bool = False) -> list[str]:
     """The tile-level passes run before the conversion to TritonGPU.
 
-    They only concern TDM (gfx1250): on gfx950 and gfx942 the conversion
-    drops the hints, so their warp layouts and predicates would describe
+    They only concern TDM (gfx1250): on gfx950, gfx942 and cuda:90 the
+    conversion drops the hints, so their warp layouts and predicates would describe
     nothing that is emitted. Fusion runs before the warp predicates because
     it only fuses copies without a ``pred`` operand; the copies it leaves
     single are then predicated (and the conversion checks those predicates

@@ -17,8 +17,8 @@ from gemm_opt.opt_main import EmitError, Emitter, OptTool
 from gemm_opt.opt_main import main as opt_main
 from gemm_opt.pipeline import Registry
 
-TARGETS = ("gfx1250", "gfx950", "gfx942")
-EMIT_KINDS = ("ttgir", "llir", "amdgcn", "hsaco")
+TARGETS = ("gfx1250", "gfx950", "gfx942", "cuda:90")
+EMIT_KINDS = ("ttgir", "llir", "amdgcn", "hsaco", "ptx", "cubin")
 
 
 def _tile_pipeline(target: str) -> str:
@@ -50,6 +50,9 @@ def _emit(module: object, target: str, kind: str, filename: str) -> str | bytes:
     except TritonError as e:
         err = map_triton_error(e, text)
         raise EmitError(err.message, err.line, err.col) from None
+    if kind not in artifact.asm:
+        have = ", ".join(k for k in EMIT_KINDS if k in artifact.asm)
+        raise EmitError(f"--emit={kind} does not exist for target {target} (it has: {have})")
     out = artifact.asm[kind]
     return out if isinstance(out, bytes) else str(out)
 
