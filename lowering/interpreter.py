@@ -89,6 +89,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from gemm_opt.dialect.tile import (
     NUM_WARPS,
     AsyncTDMCopyGlobalToLocalOp,

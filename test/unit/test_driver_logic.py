@@ -1,6 +1,7 @@
 """The driver's pure logic: input splitting, expectations, pipeline parsing."""
 
 import pytest
+
 from gemm_opt.diagnostics import (
     Diagnostic,
     check_expectations,

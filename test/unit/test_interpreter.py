@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from gemm_opt.dialect import make_context
 from gemm_opt.ext_compat import ir
 from gemm_opt.lowering.interpreter import (

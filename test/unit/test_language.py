@@ -7,9 +7,10 @@ import re
 from collections import Counter
 from pathlib import Path
 
-import gemm_opt.language as tl
 import numpy as np
 import pytest
+
+import gemm_opt.language as tl
 from gemm_opt.dialect import make_context
 from gemm_opt.ext_compat import ir
 

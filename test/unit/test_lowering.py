@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from gemm_opt import dialect
 from gemm_opt.diagnostics import collect
 from gemm_opt.ext_compat import MLIRError, PassManager, ir

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 import pytest
+
 from gemm_opt.layouts import PaddedShared, PartitionedShared, SwizzledShared
 from gemm_opt.model import (
     copy_writes,

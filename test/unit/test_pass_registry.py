@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from gemm_opt.pass_base import TilePass
 from gemm_opt.passes import PASSES
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from gemm_opt import dialect
 from gemm_opt.ext_compat import ir
 from gemm_opt.layouts import PaddedShared

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from gemm_opt.lowering.compile import compile_tile_module, lower_tile_module
 from gemm_opt.lowering.convert_tile_to_triton_gpu import mma_swizzled_encoding
 

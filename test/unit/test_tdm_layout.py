@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+
 from gemm_opt.layouts import PaddedShared, PartitionedShared
 from gemm_opt.tdm_layout import (
     FusedWarpPlanEntry,

@@ -21,6 +21,7 @@ import math
 import warnings
 
 import pytest
+
 from gemm_opt.layouts import PaddedShared, PartitionedShared, SwizzledShared
 from gemm_opt.model import shared_offset, shared_partitions
 from gemm_opt.tdm_layout import fused_warp_plan, warp_plan

@@ -20,7 +20,9 @@ GEMM = (ROOT / "examples" / "gemm_gfx1250.mlir").read_bytes()
 DIAG = re.compile(r"^(\S+:\d+:\d+: (error|warning|note|remark): |\S+: error: |gemm-opt: error: )")
 
 
-def run_tool(tmp_path: Path, data: bytes, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
+def run_tool(
+    tmp_path: Path, data: bytes, capsys: pytest.CaptureFixture[str], *extra: str
+) -> tuple[int, str]:
     path = tmp_path / "input.mlir"
     path.write_bytes(data)
     code = main([str(path), "-o", str(tmp_path / "out.mlir"), *extra])
@@ -48,18 +50,33 @@ def test_truncated_gemm(tmp_path: Path, capsys: pytest.CaptureFixture[str], cut:
 
 PIPELINES = [
     (),
-    ("--pass-pipeline=builtin.module(tile-assign-tdm-warp-layout,tile-fuse-tdm-copies,tile-emit-warp-predicates)",),
+    (
+        "--pass-pipeline=builtin.module(tile-assign-tdm-warp-layout,tile-fuse-tdm-copies,tile-emit-warp-predicates)",
+    ),
     ("--pass-pipeline=builtin.module(tile-derive-warp-hints,tile-annotate-warp-plan)",),
-    ("--pass-pipeline=builtin.module(tile-optimize{target=gfx1250},convert-tile-to-triton-gpu{target=gfx1250})",),
+    (
+        "--pass-pipeline=builtin.module(tile-optimize{target=gfx1250},convert-tile-to-triton-gpu{target=gfx1250})",
+    ),
 ]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
-    edits=st.lists(st.tuples(st.integers(0, len(GEMM) - 1), st.binary(min_size=0, max_size=4)), min_size=1, max_size=4),
+    edits=st.lists(
+        st.tuples(st.integers(0, len(GEMM) - 1), st.binary(min_size=0, max_size=4)),
+        min_size=1,
+        max_size=4,
+    ),
     pipeline=st.sampled_from(PIPELINES),
 )
-def test_mutated_gemm(tmp_path: Path, capsys: pytest.CaptureFixture[str], edits: list[tuple[int, bytes]], pipeline: tuple[str, ...]) -> None:
+def test_mutated_gemm(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edits: list[tuple[int, bytes]],
+    pipeline: tuple[str, ...],
+) -> None:
     data = bytearray(GEMM)
     for pos, new in edits:
         data[pos : pos + len(new) or pos + 1] = new
@@ -67,9 +84,13 @@ def test_mutated_gemm(tmp_path: Path, capsys: pytest.CaptureFixture[str], edits:
     assert_clean(code, err)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(hint=st.integers(-(2**31), 2**32 - 1), nw=st.sampled_from([1, 2, 3, 4, 8, 16, 32]))
-def test_any_hint_in_the_gemm(tmp_path: Path, capsys: pytest.CaptureFixture[str], hint: int, nw: int) -> None:
+def test_any_hint_in_the_gemm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], hint: int, nw: int
+) -> None:
     """Any i32 hint and warp count: the GEMM verifies or is rejected cleanly."""
     text = GEMM.decode().replace("warp_used_hint = 15 : i32", f"warp_used_hint = {hint} : i32")
     text = text.replace("tile.num_warps = 8 : i32", f"tile.num_warps = {nw} : i32")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from gemm_opt import triton_bridge as tb
 
 pytest.importorskip("triton")

@@ -7,8 +7,11 @@ import itertools
 import pickle
 import re
 
-import gemm_opt
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import gemm_opt
 from gemm_opt.layouts import PaddedShared, PartitionedShared, SwizzledShared
 from gemm_opt.warp_hint import (
     FUSED_RULES,
@@ -28,8 +31,6 @@ from gemm_opt.warp_hint import (
     placeable_warps,
     warp_distribution,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 NUM_WARPS = (1, 2, 4, 8, 16)
 

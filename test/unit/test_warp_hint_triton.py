@@ -33,6 +33,7 @@ import sys
 from dataclasses import dataclass
 
 import pytest
+
 from gemm_opt.layouts import PartitionedShared
 from gemm_opt.warp_hint import (
     WarpHintError,
