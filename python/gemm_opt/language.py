@@ -71,7 +71,6 @@ end; verifier diagnostics become the same error.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import inspect
 import itertools
 import linecache
@@ -1815,11 +1814,6 @@ class Kernel:
         diagnostic has no position).
         """
         module = self.build_module(num_warps=num_warps, target=target, **constexprs)
-        if importlib.util.find_spec("gemm_opt.lowering.compile") is None:
-            raise NotImplementedError(
-                "the tile-to-Triton lowering (gemm_opt.lowering.compile) is not available; "
-                "use build_ir() for the tile IR"
-            )
         from gemm_opt.lowering.compile import TileCompileError, compile_tile_module
 
         options: dict[str, Any] = {"fuse": fuse, "derive_hints": derive_hints}

@@ -30,13 +30,6 @@ def _load_example():
 example = _load_example()
 
 
-def _has(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
-
 def line_of(marker: str, path: Path = THIS_FILE) -> int:
     """The 1-based line of ``path`` that ends with ``marker`` (exactly one)."""
     lines = path.read_text().splitlines()
@@ -404,12 +397,6 @@ def test_fused_copy_builds():
 # ---- lowering and interpretation ------------------------------------------------------------
 
 
-needs_lowering = pytest.mark.skipif(
-    not _has("gemm_opt.lowering.compile"), reason="the Triton lowering is not written yet"
-)
-
-
-@needs_lowering
 def test_gemm_compiles_for_gfx1250():
     compiled = example.gemm.compile(target="gfx1250", num_warps=8)
     assert "tile.async_tdm" in compiled.asm["tile"]
@@ -429,7 +416,6 @@ def strided_kernel(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int6
     tl.async_wait(0)
 
 
-@needs_lowering
 def test_lowering_errors_point_at_the_kernel_source():
     with pytest.raises(tl.CompilationError) as info:
         strided_kernel.compile(target="gfx1250", num_warps=8)
@@ -437,16 +423,12 @@ def test_lowering_errors_point_at_the_kernel_source():
     assert "unit innermost stride" in info.value.message
 
 
-@needs_lowering
 def test_pipeline_errors_point_at_the_compile_call():
     with pytest.raises(tl.CompilationError) as info:
         strided_kernel.compile(pipeline="no-such-pass")  # MARK: bad-pipeline
     assert_points_at(info.value, "bad-pipeline")
 
 
-@pytest.mark.skipif(
-    not _has("gemm_opt.lowering.interpreter"), reason="the tile interpreter is not written yet"
-)
 @pytest.mark.parametrize(("m", "n", "k"), [(64, 64, 96), (70, 50, 40)])
 @pytest.mark.parametrize("hinted", [True, False])
 def test_gemm_runs_in_the_interpreter(m, n, k, hinted):
@@ -463,9 +445,6 @@ def test_gemm_runs_in_the_interpreter(m, n, k, hinted):
     np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-2)
 
 
-@pytest.mark.skipif(
-    not _has("gemm_opt.lowering.interpreter"), reason="the tile interpreter is not written yet"
-)
 def test_bf16_gemm_runs_in_the_interpreter():
     from gemm_opt.lowering.interpreter import bf16_round, run_gemm
 

@@ -30,8 +30,6 @@ from gemm_opt.pass_base import TilePass
 ROOT = Path(__file__).resolve().parents[2]
 GEMM = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
 
-triton = pytest.importorskip("triton")
-
 
 def _line_of(text: str, needle: str, nth: int = 0) -> int:
     rows = [i + 1 for i, line in enumerate(text.splitlines()) if needle in line]

@@ -23,8 +23,6 @@ ROOT = Path(__file__).resolve().parents[2]
 GEMM = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
 H100 = ROOT / "benchmarks" / "h100"
 
-triton = pytest.importorskip("triton")
-
 
 def _lower_kernels():
     spec = importlib.util.spec_from_file_location("lower_kernels", H100 / "lower_kernels.py")

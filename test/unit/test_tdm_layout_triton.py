@@ -21,6 +21,7 @@ import math
 import warnings
 
 import pytest
+import triton  # noqa: F401  (a pinned dependency: missing triton must fail, not skip)
 
 from gemm_opt.layouts import PaddedShared, PartitionedShared, SwizzledShared
 from gemm_opt.model import shared_offset, shared_partitions
@@ -33,8 +34,6 @@ from gemm_opt.testing_triton_lowering import (
     lower,
 )
 from gemm_opt.warp_hint import WarpHintError, legal_hints
-
-pytest.importorskip("triton")
 
 #: Triton's gfx1250 allocator gives each partition of a partitioned buffer
 #: its own buffer, in its own 64 KiB LDS region (the base inside the region
