@@ -57,28 +57,30 @@ TARGETS: dict[str, int] = {"gfx1250": 32, "gfx950": 64, "gfx942": 64}
 """Supported targets and their warp (wave) size."""
 
 
-def enclosing_int_attr(op: ir.Operation, name: str) -> int | None:
-    """The integer attribute ``name`` on the nearest enclosing op, if any."""
+def _enclosing_attr(op: ir.Operation, name: str) -> ir.Attribute | None:
+    """The attribute ``name`` on ``op`` or its nearest ancestor that has it."""
     cur: Any = op
     while cur is not None:
-        attrs = cur.attributes
-        if name in attrs:
-            attr = attrs[name]
-            if cast(attr, ir.IntegerAttr) is None:
-                raise VerifyError(f"'{name}' must be an integer attribute, got {attr}")
-            return ir.IntegerAttr(attr).value
+        if name in cur.attributes:
+            return cur.attributes[name]
         cur = _parent(cur)
     return None
+
+
+def enclosing_int_attr(op: ir.Operation, name: str) -> int | None:
+    """The integer attribute ``name`` on the nearest enclosing op, if any."""
+    attr = _enclosing_attr(op, name)
+    if attr is None:
+        return None
+    if cast(attr, ir.IntegerAttr) is None:
+        raise VerifyError(f"'{name}' must be an integer attribute, got {attr}")
+    return ir.IntegerAttr(attr).value
 
 
 def enclosing_target(op: ir.Operation) -> str | None:
     """The ``tile.target`` string of the nearest enclosing op, if any."""
-    cur: Any = op
-    while cur is not None:
-        if TARGET in cur.attributes:
-            return ir.StringAttr(cur.attributes[TARGET]).value
-        cur = _parent(cur)
-    return None
+    attr = _enclosing_attr(op, TARGET)
+    return None if attr is None else ir.StringAttr(attr).value
 
 
 def _parent(op: Any) -> Any:
@@ -344,10 +346,11 @@ def warp_layout_fields(layout: Any) -> dict[str, Any]:
 def _check_warp_layout(op: Any, name: str, attr: Any, hint: int | None, shape, layout) -> None:
     """An attached warp layout must be the one ``tdm_warp_layout`` computes."""
     what = f"warp_used_hint {hint:#x}" if hint is not None else "an unhinted copy"
-    if not isinstance(attr, TdmWarpLayoutAttr) or op.num_warps() is None:
+    num_warps = op.num_warps() if isinstance(attr, TdmWarpLayoutAttr) else None
+    if num_warps is None:
         raise VerifyError(f"'{name}' needs a #tile.tdm_warp_layout and tile.num_warps")
     try:
-        want = warp_layout_fields(tdm_warp_layout(shape, op.num_warps(), hint, layout))
+        want = warp_layout_fields(tdm_warp_layout(shape, num_warps, hint, layout))
     except ValueError as e:
         raise VerifyError(f"'{name}' does not match {what}: {e}") from None
     got = attr.field_values()
@@ -853,9 +856,11 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
         descs = [_type_of(d, TensorDescType) for d in self.descs]
         dests = [_type_of(d, SharedType) for d in self.dests]
         rank0 = len(descs[0].shape)
+        shared_layouts = []
         for i, (d, b) in enumerate(zip(descs, dests, strict=True)):
             _check_same_block(d, b, member=str(i))
-            check_tdm_layout(d.shared_layout(), member=str(i))
+            shared_layouts.append(d.shared_layout())
+            check_tdm_layout(shared_layouts[-1], member=str(i))
             if len(d.shape) != rank0:
                 raise VerifyError(
                     "requires all member descriptors to have the same rank: member "
@@ -865,15 +870,15 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
             hints,
             self.num_warps(),
             [d.shape for d in descs],
-            [d.shared_layout() for d in descs],
+            shared_layouts,
         )
         layouts = self.attr("tile.warp_layouts")
         if layouts is not None:
             arr = cast(layouts, ir.ArrayAttr)
             if arr is None or len(arr) != n:
                 raise VerifyError(f"'tile.warp_layouts' needs one layout per member, got {layouts}")
-            for h, d, a in zip(hints, descs, arr, strict=True):
-                _check_warp_layout(self, "tile.warp_layouts", a, h, d.shape, d.shared_layout())
+            for h, d, lay, a in zip(hints, descs, shared_layouts, arr, strict=True):
+                _check_warp_layout(self, "tile.warp_layouts", a, h, d.shape, lay)
 
     @property
     def descs(self) -> list[ir.Value]:
@@ -1005,7 +1010,12 @@ class ConvertLayoutOp(TileOp, name="convert_layout", traits=[ext.Pure]):
 
 
 class _BlockAccessOp(TileOp):
-    """Shared checks of ``load_block`` and ``store_block``."""
+    """Shared operands and checks of ``load_block`` and ``store_block``."""
+
+    base: ext.Operand[PtrType]
+    shape: Sequence[ext.Operand[Any]]
+    strides: Sequence[ext.Operand[Any]]
+    offsets: Sequence[ext.Operand[Any]]
 
     def check_access(self, value_type: ir.RankedTensorType) -> None:
         rank = value_type.rank
@@ -1039,10 +1049,6 @@ class LoadBlockOp(_BlockAccessOp, name="load_block"):
     is the result's element type.
     """
 
-    base: ext.Operand[PtrType]
-    shape: Sequence[ext.Operand[Any]]
-    strides: Sequence[ext.Operand[Any]]
-    offsets: Sequence[ext.Operand[Any]]
     result: ext.Result[Any]
 
     def verify(self) -> None:
@@ -1062,10 +1068,6 @@ class StoreBlockOp(_BlockAccessOp, name="store_block"):
     Rules: as ``load_block``, with the value's element type.
     """
 
-    base: ext.Operand[PtrType]
-    shape: Sequence[ext.Operand[Any]]
-    strides: Sequence[ext.Operand[Any]]
-    offsets: Sequence[ext.Operand[Any]]
     value: ext.Operand[Any]
 
     def verify(self) -> None:

@@ -38,7 +38,6 @@ from gemm_opt.tdm_layout import (
     format_warp_plan,
     fused_plan_from_layouts,
     plan_from_layout,
-    select_fused_member,
 )
 from gemm_opt.warp_hint import format_mask, format_warps
 
@@ -89,9 +88,10 @@ def copy_remarks(op: Any) -> list[str]:
     n = len(layouts)
     nw = layouts[0].num_warps
     uncovered = [w for w in range(nw) if not any(lay.hint.is_active(w) for lay in layouts)]
+    plan = fused_plan_from_layouts(layouts, nw)
     out = []
     for i, (layout, desc) in enumerate(zip(layouts, op.descs, strict=True)):
-        issuers = [w for w in range(nw) if select_fused_member(layouts, w) == i]
+        issuers = [e.warp for e in plan if e.member == i]
         text = (
             f"warp plan for fused member {i} of {n}, {plan_summary(layout, _elem(desc))}; "
             f"warps {format_warps(issuers)} issue its descriptor"
@@ -99,7 +99,7 @@ def copy_remarks(op: Any) -> list[str]:
         if i == n - 1 and uncovered:
             text += f" (warps {format_warps(uncovered)} with predicate 0)"
         if i == n - 1:
-            text += "\n" + format_warp_plan(fused_plan_from_layouts(layouts, nw))
+            text += "\n" + format_warp_plan(plan)
         out.append(text)
     return out
 

@@ -96,14 +96,14 @@ def layout_attr(layout: TdmWarpLayout) -> TdmWarpLayoutAttr:
     return TdmWarpLayoutAttr.build(**warp_layout_fields(layout))
 
 
-def layout_fields(op: Any, name: str = WARP_LAYOUT) -> dict[str, Any] | None:
+def layout_fields(op: Any) -> dict[str, Any] | None:
     """The fields of the op's ``tile.warp_layout`` attribute, or None if absent."""
     attrs = op.operation.attributes
-    if name not in attrs:
+    if WARP_LAYOUT not in attrs:
         return None
-    attr = attrs[name]
+    attr = attrs[WARP_LAYOUT]
     if not isinstance(attr, TdmWarpLayoutAttr):
-        raise LayoutError(f"'{name}' must be a #tile.tdm_warp_layout, got {attr}")
+        raise LayoutError(f"'{WARP_LAYOUT}' must be a #tile.tdm_warp_layout, got {attr}")
     return attr.field_values()
 
 

@@ -13,13 +13,8 @@ from typing import Any, ClassVar
 
 from gemm_opt.ext_compat import ir
 from gemm_opt.pass_base import TilePass
-from gemm_opt.passes.assign_tdm_warp_layout import (
-    WARP_LAYOUT,
-    LayoutError,
-    num_warps_of,
-    set_copy_layout,
-)
-from gemm_opt.passes.fuse_tdm_copies import Member, all_blocks, fusable_with, scan_runs
+from gemm_opt.passes.assign_tdm_warp_layout import WARP_LAYOUT, set_copy_layout
+from gemm_opt.passes.fuse_tdm_copies import Member, fusable_with, module_runs
 
 #: Largest ``tile.num_warps`` the pass derives hints for.
 MAX_NUM_WARPS = 16
@@ -119,14 +114,8 @@ class DeriveWarpHintsPass(TilePass):
                 "min-group and max-group must satisfy 2 <= min-group <= max-group <= 4, "
                 f"got {self.min_group} and {self.max_group}",
             )
-        for block in list(all_blocks(module)):
-            for run in scan_runs(block, is_derive_candidate):
-                try:
-                    nw = num_warps_of(run[0].op)
-                except LayoutError:
-                    continue
-                if nw > MAX_NUM_WARPS or nw & (nw - 1):
-                    continue
+        for run, nw in module_runs(module, is_derive_candidate):
+            if nw <= MAX_NUM_WARPS and nw & (nw - 1) == 0:
                 self._assign(run, nw)
 
     def _assign(self, run: list[Member], num_warps: int) -> None:

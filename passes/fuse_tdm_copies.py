@@ -7,9 +7,9 @@ warp carries the descriptor of the member whose hint selects it. This pass
 finds such runs, fuses them, and rewrites the ``tile.async_tdm_wait`` counts
 the change in instruction count would otherwise break.
 
-The run scanner (:func:`scan_runs`) and the shared-memory alias rule are
-reused by ``tile-derive-warp-hints``, so that the hints it derives are
-exactly the ones this pass can fuse.
+The run scanner (:func:`module_runs`) and the fusion check
+(:func:`fusable_with`) are reused by ``tile-derive-warp-hints``, so that the
+hints it derives are exactly the ones this pass can fuse.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from gemm_opt.passes.assign_tdm_warp_layout import (
     WARP_LAYOUTS,
     LayoutError,
     block_of,
+    collect_ops,
     num_warps_of,
 )
 from gemm_opt.warp_hint import WarpHintError, check_fused_warp_hints
@@ -193,6 +194,20 @@ def all_blocks(root: ir.Operation) -> Iterator[ir.Block]:
             yield block
             for view in block.operations:
                 yield from all_blocks(view.operation)
+
+
+def module_runs(
+    module: ir.Operation, is_candidate: Callable[[Any], bool]
+) -> Iterator[tuple[list[Member], int]]:
+    """Every run of candidate copies under ``module`` (see :func:`scan_runs`)
+    with its enclosing ``tile.num_warps``; runs without one are skipped."""
+    for block in list(all_blocks(module)):
+        for run in scan_runs(block, is_candidate):
+            try:
+                nw = num_warps_of(run[0].op)
+            except LayoutError:
+                continue
+            yield run, nw
 
 
 def is_fusion_candidate(op: Any) -> bool:
@@ -449,25 +464,15 @@ class FuseTdmCopiesPass(TilePass):
     def run(self, module: ir.Operation) -> None:
         if not 2 <= self.max_members <= 4:
             self.fail(module, f"max-members must be 2, 3 or 4, got {self.max_members}")
-        groups: list[list[Member]] = []
-        for block in list(all_blocks(module)):
-            for run in scan_runs(block, is_fusion_candidate):
-                try:
-                    nw = num_warps_of(run[0].op)
-                except LayoutError:
-                    continue
-                groups += split_run(run, nw, self.max_members)
+        groups = [
+            group
+            for run, nw in module_runs(module, is_fusion_candidate)
+            for group in split_run(run, nw, self.max_members)
+        ]
         if not groups:
             return
         group_size = {m.op.operation: len(g) for g in groups for m in g}
-        waits = []
-
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            if op.name == WAIT_OP:
-                waits.append(op)
-            return ir.WalkResult.ADVANCE
-
-        module.walk(visit)
+        waits = [view.operation for view in collect_ops(module, (WAIT_OP,))]
         new_nums = [(w, adjusted_wait(w, group_size)) for w in waits]
         for group in groups:
             build_fused(group)
@@ -492,6 +497,7 @@ __all__ = [
     "is_pure",
     "may_alias",
     "member_of",
+    "module_runs",
     "scan_runs",
     "split_run",
 ]

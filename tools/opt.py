@@ -12,12 +12,14 @@ import sys
 from collections.abc import Sequence
 
 from gemm_opt import dialect, lowering, passes
+from gemm_opt.dialect.tile import TARGETS as TILE_TARGETS
 from gemm_opt.dialect.tile import verify_module_attributes
 from gemm_opt.opt_main import EmitError, Emitter, OptTool
 from gemm_opt.opt_main import main as opt_main
 from gemm_opt.pipeline import Registry
 
-TARGETS = ("gfx1250", "gfx950", "gfx942", "cuda:90")
+#: The tile targets, and NVIDIA Hopper, which only the lowering names.
+TARGETS = (*TILE_TARGETS, "cuda:90")
 EMIT_KINDS = ("ttgir", "llir", "amdgcn", "hsaco", "ptx", "cubin")
 
 
