@@ -646,7 +646,7 @@ def _operand_elem(op: Any, i: int = 0) -> _Elem:
     return elem
 
 
-def _check_divisor(y: np.ndarray, lanes: np.ndarray | None, where: str) -> np.ndarray:
+def _check_divisor(y: np.ndarray, lanes: np.ndarray | None, w: int, where: str) -> np.ndarray:
     bad = y == 0
     if lanes is not None:
         bad = bad & lanes
@@ -655,38 +655,25 @@ def _check_divisor(y: np.ndarray, lanes: np.ndarray | None, where: str) -> np.nd
     return np.where(y == 0, 1, y)
 
 
+def _check_shift(y: np.ndarray, lanes: np.ndarray | None, w: int, where: str) -> np.ndarray:
+    bad = (y < 0) | (y >= w)
+    if lanes is not None:
+        bad = bad & lanes
+    if bad.any():
+        raise ModelError(f"{where}: shift amount out of range for i{w} (poison)")
+    return y
+
+
 def _trunc_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     q = np.abs(x) // np.abs(y)
     return np.where((x < 0) ^ (y < 0), -q, q)
 
 
-def _int_binary(fn: Callable[..., np.ndarray], divides: bool = False):
-    def build(c: _Compiler, op: Any) -> Exec:
-        a, b = _opnds(c, op)
-        r = _res(c, op)
-        elem, is_tensor = _result_elem(c, op)
-        w = elem.width
-        where = _where(op)
-
-        def run(p: _Program, mask: np.ndarray) -> None:
-            x, y = p.env[a], p.env[b]
-            if divides:
-                y = _check_divisor(y, None if is_tensor else mask, where)
-            p.env[r] = _wrap(fn(x, y, w), w)
-
-        return run
-
-    return build
+_Check = Callable[[np.ndarray, np.ndarray | None, int, str], np.ndarray]
 
 
-def _shift(kind: str):
-    def fn(x: np.ndarray, y: np.ndarray, w: int) -> np.ndarray:
-        amount = np.clip(y, 0, 63)
-        if kind == "shli":
-            return x << amount
-        if kind == "shrsi":
-            return x >> amount
-        return _unsigned(x, w) >> amount.astype(np.uint64)
+def _int_binary(fn: Callable[..., np.ndarray], check: _Check | None = None):
+    """Builder of ``r = fn(x, y, width)``; ``check`` vets ``y`` on the executing lanes."""
 
     def build(c: _Compiler, op: Any) -> Exec:
         a, b = _opnds(c, op)
@@ -697,16 +684,25 @@ def _shift(kind: str):
 
         def run(p: _Program, mask: np.ndarray) -> None:
             x, y = p.env[a], p.env[b]
-            bad = (y < 0) | (y >= w)
-            if not is_tensor:
-                bad = bad & mask
-            if bad.any():
-                raise ModelError(f"{where}: shift amount out of range for i{w} (poison)")
+            if check is not None:
+                y = check(y, None if is_tensor else mask, w, where)
             p.env[r] = _wrap(fn(x, y, w), w)
 
         return run
 
     return build
+
+
+def _shli(x, y, w):
+    return x << np.clip(y, 0, 63)
+
+
+def _shrsi(x, y, w):
+    return x >> np.clip(y, 0, 63)
+
+
+def _shrui(x, y, w):
+    return _unsigned(x, w) >> np.clip(y, 0, 63).astype(np.uint64)
 
 
 def _udiv(x, y, w):
@@ -732,29 +728,30 @@ def _ceildivui(x, y, w):
     return ux // uy + (ux % uy != 0).astype(np.uint64)
 
 
-_INT_BINARY = {
-    "arith.addi": (lambda x, y, w: x + y, False),
-    "arith.subi": (lambda x, y, w: x - y, False),
-    "arith.muli": (lambda x, y, w: x * y, False),
-    "arith.andi": (lambda x, y, w: x & y, False),
-    "arith.ori": (lambda x, y, w: x | y, False),
-    "arith.xori": (lambda x, y, w: x ^ y, False),
-    "arith.maxsi": (lambda x, y, w: np.maximum(x, y), False),
-    "arith.minsi": (lambda x, y, w: np.minimum(x, y), False),
-    "arith.maxui": (lambda x, y, w: np.maximum(_unsigned(x, w), _unsigned(y, w)), False),
-    "arith.minui": (lambda x, y, w: np.minimum(_unsigned(x, w), _unsigned(y, w)), False),
-    "arith.divsi": (lambda x, y, w: _trunc_div(x, y), True),
-    "arith.remsi": (lambda x, y, w: x - _trunc_div(x, y) * y, True),
-    "arith.divui": (_udiv, True),
-    "arith.remui": (_urem, True),
-    "arith.ceildivsi": (_ceildivsi, True),
-    "arith.floordivsi": (_floordivsi, True),
-    "arith.ceildivui": (_ceildivui, True),
+_INT_BINARY: dict[str, tuple[Callable[..., np.ndarray], _Check | None]] = {
+    "arith.addi": (lambda x, y, w: x + y, None),
+    "arith.subi": (lambda x, y, w: x - y, None),
+    "arith.muli": (lambda x, y, w: x * y, None),
+    "arith.andi": (lambda x, y, w: x & y, None),
+    "arith.ori": (lambda x, y, w: x | y, None),
+    "arith.xori": (lambda x, y, w: x ^ y, None),
+    "arith.maxsi": (lambda x, y, w: np.maximum(x, y), None),
+    "arith.minsi": (lambda x, y, w: np.minimum(x, y), None),
+    "arith.maxui": (lambda x, y, w: np.maximum(_unsigned(x, w), _unsigned(y, w)), None),
+    "arith.minui": (lambda x, y, w: np.minimum(_unsigned(x, w), _unsigned(y, w)), None),
+    "arith.divsi": (lambda x, y, w: _trunc_div(x, y), _check_divisor),
+    "arith.remsi": (lambda x, y, w: x - _trunc_div(x, y) * y, _check_divisor),
+    "arith.divui": (_udiv, _check_divisor),
+    "arith.remui": (_urem, _check_divisor),
+    "arith.ceildivsi": (_ceildivsi, _check_divisor),
+    "arith.floordivsi": (_floordivsi, _check_divisor),
+    "arith.ceildivui": (_ceildivui, _check_divisor),
+    "arith.shli": (_shli, _check_shift),
+    "arith.shrsi": (_shrsi, _check_shift),
+    "arith.shrui": (_shrui, _check_shift),
 }
-for _name, (_fn, _div) in _INT_BINARY.items():
-    _BUILDERS[_name] = _int_binary(_fn, _div)
-for _name in ("shli", "shrsi", "shrui"):
-    _BUILDERS[f"arith.{_name}"] = _shift(_name)
+for _name, (_fn, _check) in _INT_BINARY.items():
+    _BUILDERS[_name] = _int_binary(_fn, _check)
 
 _CMPI = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
 _CMPF = (
@@ -1235,10 +1232,19 @@ def _copy_layout(
 
 @dataclass
 class _Member:
+    """One copy member, with its per-warp plan computed once per op.
+
+    ``active[w]`` is the layout's warp mask, ``start[w]`` the block-relative
+    start of warp ``w``'s tile and ``dst[w]`` the slices of that tile.
+    """
+
     desc: int
     dest: int
     layout: TdmWarpLayout
     elem: _Elem
+    active: tuple[bool, ...]
+    start: tuple[tuple[int, ...], ...]
+    dst: tuple[tuple[slice, ...], ...]
 
 
 def _member(c: _Compiler, desc: ir.Value, dest: ir.Value, hint, attr, where: str) -> _Member:
@@ -1246,7 +1252,19 @@ def _member(c: _Compiler, desc: ir.Value, dest: ir.Value, hint, attr, where: str
     elem = _elem(desc.type.element_type)
     if elem is None:
         raise ModelError(f"{where}: unsupported element type {desc.type.element_type}")
-    return _Member(c.slot(desc), c.slot(dest), layout, elem)
+    warps = range(layout.num_warps)
+    starts = tuple(tuple(int(x) for x in layout.start(w)) for w in warps)
+    return _Member(
+        c.slot(desc),
+        c.slot(dest),
+        layout,
+        elem,
+        active=tuple(layout.active(w) for w in warps),
+        start=starts,
+        dst=tuple(
+            tuple(slice(s, s + t) for s, t in zip(st, layout.tile, strict=True)) for st in starts
+        ),
+    )
 
 
 @_builder("tile.async_tdm_copy_global_to_local")
@@ -1342,8 +1360,8 @@ def _issue(
         lay = m.layout
         active = bool(d.pred[w]) and (op_pred is None or bool(op_pred[w]))
         if not predicated:
-            active = active and lay.active(w)
-        start = lay.start(w)
+            active = active and m.active[w]
+        start = m.start[w]
         rec = _InFlight(where, w, p.pid)
         elements = 0
         if active:
@@ -1356,7 +1374,7 @@ def _issue(
             if m.elem.bf16 and not np.array_equal(bf16_round(data), data, equal_nan=True):
                 raise ModelError(f"{where}: '{d.base.name}' holds values that are not bf16")
             prefix = tuple(int(x) for x in view.prefix[w])
-            index = prefix + tuple(slice(s, s + t) for s, t in zip(start, lay.tile, strict=True))
+            index = prefix + m.dst[w]
             view.buffer.pending[index] += 1
             rec.buffer, rec.index, rec.data = view.buffer, index, data
             elements = int(data.size)
@@ -1371,7 +1389,7 @@ def _issue(
                 tensor=d.base.name,
                 buffer=view.buffer.label,
                 active=active,
-                start=tuple(int(s) for s in start),
+                start=start,
                 tile=tuple(lay.tile),
                 elements=elements,
             )

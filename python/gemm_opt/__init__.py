@@ -6,6 +6,12 @@ the warp-hint rule and the per-warp TDM plan.
 
 from __future__ import annotations
 
+from gemm_opt.tdm_layout import (
+    TdmWarpLayout,
+    WarpPlanEntry,
+    tdm_warp_layout,
+    warp_plan,
+)
 from gemm_opt.warp_hint import (
     WarpHint,
     WarpHintError,
@@ -17,19 +23,14 @@ from gemm_opt.warp_hint import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "TdmWarpLayout",
     "WarpHint",
     "WarpHintError",
+    "WarpPlanEntry",
     "__version__",
     "check_fused_warp_hints",
     "check_warp_used_hint",
     "legal_hints",
+    "tdm_warp_layout",
+    "warp_plan",
 ]
-
-from gemm_opt.tdm_layout import (
-    TdmWarpLayout,
-    WarpPlanEntry,
-    tdm_warp_layout,
-    warp_plan,
-)
-
-__all__ += ["TdmWarpLayout", "WarpPlanEntry", "tdm_warp_layout", "warp_plan"]

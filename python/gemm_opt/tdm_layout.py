@@ -28,13 +28,13 @@ Hint legality (including "block too small for K warps") is decided by
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gemm_opt.layouts import PaddedShared, PartitionedShared, SwizzledShared
 from gemm_opt.warp_hint import (
     WarpHint,
-    WarpHintError,
     check_fused_warp_hints,
     check_warp_used_hint,
     partitioned_warp_distribution,
@@ -87,10 +87,7 @@ class TdmWarpLayout:
     @property
     def num_active(self) -> int:
         """Warps that copy data: ``prod(warps_per_dim)``."""
-        n = 1
-        for w in self.warps_per_dim:
-            n *= w
-        return n
+        return math.prod(self.warps_per_dim)
 
     def _check_warp(self, warp: int) -> None:
         if not 0 <= warp < self.num_warps:
@@ -141,7 +138,6 @@ def tdm_warp_layout(
 
     if isinstance(shared_layout, PartitionedShared):
         wpd, num_instructions = partitioned_warp_distribution(block, k, shared_layout)
-        wpd = tuple(wpd)
         if num_instructions != 1:
             # Only reachable without a hint (the hinted path requires
             # numLogicalPieces | K): Triton then slices the copy into several
@@ -152,7 +148,7 @@ def tdm_warp_layout(
                 "copies are modelled"
             )
     else:
-        wpd = tuple(warp_distribution(block, k))
+        wpd = warp_distribution(block, k)
     if len(wpd) != len(block) or any(b % w for b, w in zip(block, wpd, strict=True)):
         raise AssertionError(f"bad warp distribution {wpd} for block {block}")
     tile = tuple(b // w for b, w in zip(block, wpd, strict=True))
@@ -167,17 +163,9 @@ def tdm_warp_layout(
     num_rows = len(rows)
 
     if hint.explicit:
-        # The verifier-level check already rejects K > what the block holds;
-        # this guards the invariant the lowering asserts (K == placed warps).
-        if num_rows != len(hint.varying_bits):
-            raise WarpHintError(
-                f"warp_used_hint = {hint.hint:#x} selects K = {k} warps but the "
-                f"block {list(block)} only places {1 << num_rows}",
-                rule="block-too-small",
-                hint=hint.hint,
-                num_warps=num_warps,
-            )
-        row_bits = tuple(hint.varying_bits)
+        # check_warp_used_hint (given the block) rejects K > placed warps
+        # (block-too-small), so the rows fill exactly the hint's support bits.
+        row_bits = hint.varying_bits
         anchor = hint.anchor
     else:
         row_bits = tuple(range(num_rows))

@@ -5,9 +5,9 @@ This module is test support, not part of the compiler. It
 1. writes a TTGIR module holding one ``amdg.async_tdm_copy_global_to_local``
    (or one ``amdg.async_tdm_fused_copy_global_to_local``) with constant
    tensor shapes, strides and offsets;
-2. compiles it with the installed Triton for ``hip:gfx1250`` and keeps the
-   optimized LLVM IR (cached on disk, keyed by the TTGIR text and the Triton
-   version);
+2. compiles it for ``hip:gfx1250`` through :mod:`gemm_opt.triton_bridge` and
+   keeps the optimized LLVM IR (cached on disk, keyed by the TTGIR text and
+   the Triton version);
 3. runs a small interpreter over the straight-line LLVM IR once per value of
    ``llvm.amdgcn.wave.id`` and decodes the operands of every
    ``llvm.amdgcn.tensor.load.to.lds`` call (predicate, LDS address, global
@@ -20,11 +20,9 @@ compare :class:`WarpDescriptor` records with ``gemm_opt.tdm_layout``.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
-import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -274,7 +272,9 @@ def _triton_version() -> str:
 def compile_ttgir(ttgir: str, use_cache: bool = True) -> str:
     """Compile TTGIR text for gfx1250 and return the LLVM IR.
 
-    Raises :class:`LoweringError` (also cached) when the compile fails.
+    The compile itself is :func:`gemm_opt.triton_bridge.compile_ttgir`; its
+    clean diagnostics (errors, notes, lowering assertions) become the
+    :class:`LoweringError`, which is cached too.
     """
     key = hashlib.sha256(f"{_triton_version()}\n{ttgir}".encode()).hexdigest()[:32]
     root = cache_dir()
@@ -286,60 +286,20 @@ def compile_ttgir(ttgir: str, use_cache: bool = True) -> str:
         if err_path.exists():
             raise LoweringError(err_path.read_text())
 
-    import triton
-    from triton.backends.compiler import GPUTarget
+    from gemm_opt.triton_bridge import TritonError
+    from gemm_opt.triton_bridge import compile_ttgir as bridge_compile
 
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "kernel.ttgir"
-        path.write_text(ttgir)
-        try:
-            with _capture_stderr(Path(tmp) / "stderr.txt") as captured:
-                compiled = triton.compile(str(path), target=GPUTarget("hip", "gfx1250", 32))
-        except Exception as exc:  # compile failures surface as various types
-            message = f"{type(exc).__name__}: {exc}\n{_diagnostic_lines(captured)}"
-            if use_cache:
-                root.mkdir(parents=True, exist_ok=True)
-                _atomic_write(err_path, message)
-            raise LoweringError(message) from exc
-    llir = compiled.asm["llir"]
+    try:
+        llir = bridge_compile(ttgir, "gfx1250").asm["llir"]
+    except TritonError as exc:
+        if use_cache:
+            root.mkdir(parents=True, exist_ok=True)
+            _atomic_write(err_path, str(exc))
+        raise LoweringError(str(exc)) from exc
     if use_cache:
         root.mkdir(parents=True, exist_ok=True)
         _atomic_write(ok_path, llir)
     return llir
-
-
-class _Captured:
-    text = ""
-
-
-@contextlib.contextmanager
-def _capture_stderr(path: Path):
-    """Redirect file descriptor 2 (MLIR/LLVM diagnostics) into ``path``."""
-    captured = _Captured()
-    sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        with open(path, "w+b") as fh:
-            os.dup2(fh.fileno(), 2)
-            try:
-                yield captured
-            finally:
-                sys.stderr.flush()
-                os.dup2(saved, 2)
-                fh.seek(0)
-                captured.text = fh.read().decode(errors="replace")
-    finally:
-        os.close(saved)
-
-
-def _diagnostic_lines(captured: _Captured) -> str:
-    """The error, note and assertion lines of a compile's stderr."""
-    keep = [
-        line
-        for line in captured.text.splitlines()
-        if "error:" in line or "Assertion" in line or "note:" in line
-    ]
-    return "\n".join(keep)
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -428,6 +388,10 @@ def _signed(value: int, width: int) -> int:
     return value - (1 << width) if value >> (width - 1) else value
 
 
+# ``<n x elt>`` and ``[n x elt]``: opening token -> (type kind, closing token).
+_AGGREGATES = {"<": ("vec", ">"), "[": ("arr", "]")}
+
+
 class _Parser:
     def __init__(self, text: str, interp: _Interp):
         self.toks: list[str] = []
@@ -472,18 +436,13 @@ class _Parser:
 
     def type(self):
         tok = self.next()
-        if tok == "<":
+        if tok in _AGGREGATES:
+            kind, close = _AGGREGATES[tok]
             n = int(self.next())
             self.expect("x")
             elt = self.type()
-            self.expect(">")
-            ty = ("vec", n, elt)
-        elif tok == "[":
-            n = int(self.next())
-            self.expect("x")
-            elt = self.type()
-            self.expect("]")
-            ty = ("arr", n, elt)
+            self.expect(close)
+            ty = (kind, n, elt)
         elif tok == "ptr":
             space = 0
             if self.accept("addrspace"):

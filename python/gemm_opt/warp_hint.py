@@ -803,6 +803,13 @@ def _check_mask(hint: int, u: int, ctx: _Ctx) -> WarpHint:
     return _make_warp_hint(u, nw, True)
 
 
+def _check_single(hint: int, ctx: _Ctx) -> WarpHint:
+    """Rules hint-out-of-range .. not-axis-aligned, in order."""
+    u = _check_range(hint, ctx)
+    _check_num_warps(hint, u, ctx)
+    return _check_mask(hint, u, ctx)
+
+
 def _pieces_message(wh: WarpHint, layout: PartitionedShared, ctx: _Ctx) -> str:
     pieces = layout.num_logical_pieces
     if ctx.member is None:
@@ -929,10 +936,7 @@ def check_warp_used_hint(
     ctx = _Ctx(num_warps, block_shape, shared_layout)
     if hint is None:
         return _all_warps(num_warps)
-    hint = _as_int(hint, "warp_used_hint")
-    u = _check_range(hint, ctx)
-    _check_num_warps(hint, u, ctx)
-    wh = _check_mask(hint, u, ctx)
+    wh = _check_single(_as_int(hint, "warp_used_hint"), ctx)
     _check_layout(wh, ctx)
     return wh
 
@@ -1009,7 +1013,6 @@ def check_fused_warp_hints(
 
     result: list[WarpHint] = []
     union = 0
-    owner: list[int] = []  # per earlier member, its mask
     for i, hint in enumerate(hints):
         shape = block_shapes[i] if block_shapes is not None else None
         layout = shared_layouts[i] if shared_layouts is not None else None
@@ -1033,28 +1036,25 @@ def check_fused_warp_hints(
             )
         hint = _as_int(hint, "warp_used_hint")
         ctx = _Ctx(num_warps, shape, layout, member=i)
-        u = _check_range(hint, ctx)
-        _check_num_warps(hint, u, ctx)
-        wh = _check_mask(hint, u, ctx)
-        if u & union:
-            j = next(j for j, m in enumerate(owner) if m & u)
-            overlap = _bits(u & owner[j])
-            ctx.disjoint_from = union
+        wh = _check_single(hint, ctx)
+        # Suggestions from here on must avoid the earlier members' warps.
+        ctx.disjoint_from = union
+        if wh.hint & union:
+            j, prev = next((j, p) for j, p in enumerate(result) if p.hint & wh.hint)
+            overlap = _bits(wh.hint & prev.hint)
             noun = "warp" if len(overlap) == 1 else "warps"
             raise ctx.fail(
                 "fused-overlap",
                 "requires pairwise-disjoint warp_used_hint values: member "
-                f"{i} ({format_mask(u, num_warps)}, warps "
+                f"{i} ({format_mask(wh.hint, num_warps)}, warps "
                 f"{format_warps(wh.active)}) overlaps member {j} "
-                f"({format_mask(owner[j], num_warps)}, warps "
-                f"{format_warps(_bits(owner[j]))}) on {noun} "
+                f"({format_mask(prev.hint, num_warps)}, warps "
+                f"{format_warps(prev.active)}) on {noun} "
                 f"{format_warps(overlap)}; each warp loads for at most one member",
                 hint,
             )
-        ctx.disjoint_from = union
         _check_layout(wh, ctx)
-        union |= u
-        owner.append(u)
+        union |= wh.hint
         result.append(wh)
     return tuple(result)
 
