@@ -222,8 +222,7 @@ def lower_tile_module(
         # A copy, in a context of our own: the caller's module and context
         # (which the conversion would open to unregistered dialects) stay as
         # they are. The generic form with locations round-trips exactly.
-        op = module_or_text.operation if hasattr(module_or_text, "operation") else module_or_text
-        text = op.get_asm(print_generic_op_form=True, enable_debug_info=True)
+        text = ttgir_text(module_or_text)
     ctx = dialect.make_context(False)
     with ctx, collect(ctx) as diags:
         try:
@@ -240,11 +239,10 @@ def lower_tile_module(
             raise TileCompileError(
                 f"no target: pass target= or set {TARGET} on the module", stage="parse"
             )
-        if target not in pipelines.TARGETS:
-            raise TileCompileError(
-                f"unknown target '{target}' (known: {', '.join(pipelines.TARGETS)})",
-                stage="parse",
-            )
+        try:
+            pipelines.check_target(target)
+        except ValueError as e:
+            raise TileCompileError(str(e), stage="parse") from None
         seconds["parse"] = time.perf_counter() - start
 
         start = time.perf_counter()

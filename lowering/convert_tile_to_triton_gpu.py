@@ -72,10 +72,9 @@ from gemm_opt.dialect.tile import (
     NUM_WARPS,
     TARGET,
     THREADS_PER_WARP,
-    AsyncTDMCopyGlobalToLocalOp,
-    AsyncTDMFusedCopyGlobalToLocalOp,
     BlockedAttr,
     DotOperandAttr,
+    MakeTensorDescriptorOp,
     MBarrierType,
     PaddedSharedAttr,
     PartitionedSharedAttr,
@@ -86,12 +85,22 @@ from gemm_opt.dialect.tile import (
     TensorDescType,
     WmmaAttr,
     cache_modifier,
+    warp_layout_fields,
 )
+from gemm_opt.dialect.tile import TARGETS as TILE_TARGETS
 from gemm_opt.ext_compat import cast, ir
 from gemm_opt.pass_base import TilePass
-from gemm_opt.passes.assign_tdm_warp_layout import WARP_LAYOUT, WARP_LAYOUTS
+from gemm_opt.passes.assign_tdm_warp_layout import (
+    COPY_OP,
+    FUSED_OP,
+    WARP_LAYOUT,
+    WARP_LAYOUTS,
+    collect_ops,
+)
 from gemm_opt.passes.emit_warp_predicates import WARP_PREDICATED
 from gemm_opt.tdm_layout import TdmWarpLayout, tdm_warp_layout
+from gemm_opt.triton_bridge import TARGETS as TRITON_TARGETS
+from gemm_opt.triton_bridge import target_attr
 from gemm_opt.warp_hint import WarpHintError
 
 #: Argument attributes that state a divisibility fact (tile's and Triton's).
@@ -104,11 +113,13 @@ KEPT_DIALECTS = ("arith", "math", "scf")
 
 @dataclass(frozen=True)
 class Target:
-    """What the lowering needs to know about one GPU."""
+    """What the lowering needs to know about one GPU.
+
+    Backend and warp size are the bridge's (:data:`gemm_opt.triton_bridge.TARGETS`).
+    """
 
     name: str
-    warp_size: int
-    tdm: bool
+    tdm: bool = False
     #: MFMA version, dot-operand kWidth, and the K of the 32x32 and 16x16
     #: 16-bit instructions (targets without TDM use MFMA instead of WMMA).
     mfma_version: int = 0
@@ -117,8 +128,15 @@ class Target:
     mfma_k16: int = 0
     #: Whether global -> LDS copies can bypass registers.
     direct_to_lds: bool = False
-    #: Triton backend: ``hip`` (AMD) or ``cuda`` (NVIDIA: mma.sync, cp.async).
-    backend: str = "hip"
+
+    @property
+    def backend(self) -> str:
+        """Triton backend: ``hip`` (AMD) or ``cuda`` (NVIDIA: mma.sync, cp.async)."""
+        return TRITON_TARGETS[self.name][0]
+
+    @property
+    def warp_size(self) -> int:
+        return TRITON_TARGETS[self.name][2]
 
     @property
     def nvidia(self) -> bool:
@@ -126,14 +144,16 @@ class Target:
 
     @property
     def triton_target(self) -> str:
-        return self.name if self.nvidia else f"hip:{self.name}"
+        return target_attr(self.name)
 
 
 TARGETS: dict[str, Target] = {
-    "gfx1250": Target("gfx1250", 32, tdm=True),
-    "gfx950": Target("gfx950", 64, False, 4, 8, 16, 32, direct_to_lds=True),
-    "gfx942": Target("gfx942", 64, False, 3, 4, 8, 16),
-    "cuda:90": Target("cuda:90", 32, False, direct_to_lds=True, backend="cuda"),
+    "gfx1250": Target("gfx1250", tdm=True),
+    "gfx950": Target(
+        "gfx950", mfma_version=4, mfma_k_width=8, mfma_k32=16, mfma_k16=32, direct_to_lds=True
+    ),
+    "gfx942": Target("gfx942", mfma_version=3, mfma_k_width=4, mfma_k32=8, mfma_k16=16),
+    "cuda:90": Target("cuda:90", direct_to_lds=True),
 }
 
 #: ``lds-copies`` option values: how targets without TDM fill LDS.
@@ -157,6 +177,11 @@ def _ints(values: Sequence[int]) -> str:
 
 def _log2(n: int) -> int:
     return n.bit_length() - 1
+
+
+def _row_major(rank: int) -> list[int]:
+    """The default dim order (fastest first): the last dim fastest."""
+    return list(range(rank - 1, -1, -1))
 
 
 def wmma_warp_bases(warps_per_cta: Sequence[int]) -> list[list[int]]:
@@ -195,7 +220,7 @@ def shared_encoding(attr: SharedLayoutAttr, tile_shape: Sequence[int]) -> str:
             piece[layout.partition_dim] //= layout.num_logical_pieces
         inner_attr = attr.field_values().get("layout")
         if inner_attr is None:
-            inner = unswizzled_encoding(range(rank - 1, -1, -1))
+            inner = unswizzled_encoding(_row_major(rank))
         else:
             inner = shared_encoding(inner_attr, piece)
         return (
@@ -250,13 +275,10 @@ def nvidia_mma_encoding(warps_per_cta: Sequence[int]) -> str:
 def shared_order(attr: SharedLayoutAttr, rank: int) -> list[int]:
     """The dim order (fastest first) of a tile shared layout."""
     if isinstance(attr, PartitionedSharedAttr):
-        inner = attr.field_values().get("layout")
-        if inner is None:
-            return list(range(rank - 1, -1, -1))
-        attr = inner
+        attr = attr.field_values().get("layout")
     if isinstance(attr, (PaddedSharedAttr, SwizzledSharedAttr)):
         return list(attr.to_layout().order)
-    return list(range(rank - 1, -1, -1))
+    return _row_major(rank)
 
 
 def blocked_encoding(shape: Sequence[int], elem_bits: int, num_warps: int, warp_size: int) -> str:
@@ -276,16 +298,16 @@ def blocked_encoding(shape: Sequence[int], elem_bits: int, num_warps: int, warp_
     )
 
 
+_FLOAT_BITS = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
+
+
 def _elem_bits(t: ir.Type) -> int:
     if cast(t, ir.IntegerType) is not None:
         return ir.IntegerType(t).width
     text = str(t)
-    for prefix, bits in (("f64", 64), ("f32", 32), ("i64", 64), ("f16", 16), ("bf16", 16)):
-        if text == prefix:
-            return bits
-    if text.startswith("f8") or text.startswith("i8"):
-        return 8
-    return 16
+    if text in _FLOAT_BITS:
+        return _FLOAT_BITS[text]
+    return 8 if text.startswith("f8") else 16
 
 
 # ---- the lowering ------------------------------------------------------------------
@@ -323,6 +345,7 @@ class _Lowering:
     mma_min_warp_tile: dict[str, int] = field(default_factory=dict)
     ip: Any = None
     _encodings: dict[str, ir.Attribute] = field(default_factory=dict)
+    _types: dict[str, ir.Type] = field(default_factory=dict)
     #: gfx950: copies go straight to LDS (else through registers).
     direct_copies: bool = False
 
@@ -387,6 +410,14 @@ class _Lowering:
         if text not in self._encodings:
             self._encodings[text] = ir.Attribute.parse(text)
         return self._encodings[text]
+
+    def parsed_type(self, text: str) -> ir.Type:
+        if text not in self._types:
+            self._types[text] = ir.Type.parse(text)
+        return self._types[text]
+
+    def token(self) -> ir.Type:
+        return self.parsed_type("!ttg.async.token")
 
     def tensor(self, shape: Sequence[int], elem: ir.Type, encoding: str) -> ir.Type:
         return ir.RankedTensorType.get(
@@ -473,7 +504,7 @@ class _Lowering:
         if not self.target.tdm and isinstance(attr, PartitionedSharedAttr):
             inner = attr.field_values().get("layout")
             if inner is None:
-                return unswizzled_encoding(range(len(t.shape) - 1, -1, -1))
+                return unswizzled_encoding(_row_major(len(t.shape)))
             attr = inner
         if self.direct_copies and isinstance(attr, PaddedSharedAttr):
             vec = max(1, 128 // _elem_bits(t.element_type))
@@ -483,15 +514,15 @@ class _Lowering:
     def convert_type(self, t: ir.Type, op: Any) -> ir.Type | None:
         """The Triton type of a tile type (None: it has no value on this target)."""
         if isinstance(t, PtrType):
-            return ir.Type.parse(f"!tt.ptr<{t.element_type}>")
+            return self.parsed_type(f"!tt.ptr<{t.element_type}>")
         if isinstance(t, TensorDescType):
             if not self.target.tdm:
                 return None
             enc = self.shared(t)
-            return ir.Type.parse(f"!tt.tensordesc<{_dims(t.shape)}x{t.element_type}, {enc}>")
+            return self.parsed_type(f"!tt.tensordesc<{_dims(t.shape)}x{t.element_type}, {enc}>")
         if isinstance(t, SharedType):
             enc = self.shared(t)
-            return ir.Type.parse(
+            return self.parsed_type(
                 f"!ttg.memdesc<{_dims(t.shape)}x{t.element_type}, {enc}, "
                 "#ttg.shared_memory, mutable>"
             )
@@ -566,23 +597,14 @@ class _Lowering:
 
     def prescan(self) -> None:
         """Check hints and predicates, find dead predicate chains, size MMA tiles."""
-        copies: list[Any] = []
-
-        def visit(op: ir.Operation) -> ir.WalkResult:
-            name = op.name
-            if name in (
-                AsyncTDMCopyGlobalToLocalOp.OPERATION_NAME,
-                AsyncTDMFusedCopyGlobalToLocalOp.OPERATION_NAME,
-            ):
-                copies.append(op.opview)
-            elif name == "tile.wmma":
-                self.note_mma(op.opview)
-            return ir.WalkResult.ADVANCE
-
-        self.module.walk(visit, ir.WalkOrder.PRE_ORDER)
+        ops = collect_ops(self.module, (COPY_OP, FUSED_OP, "tile.wmma"))
+        for op in ops:
+            if op.operation.name == "tile.wmma":
+                self.note_mma(op)
         chain: set[ir.Operation] = set()
-        for op in copies:
-            chain |= self.check_copy(op)
+        for op in ops:
+            if op.operation.name != "tile.wmma":
+                chain |= self.check_copy(op)
         self.dead = _dead_ops(chain, set(self.stripped))
 
     def note_mma(self, op: Any) -> None:
@@ -610,13 +632,7 @@ class _Lowering:
 
     def check_layout_attr(self, op: Any, attr: Any, expected: TdmWarpLayout, what: str) -> None:
         got = attr.field_values() if hasattr(attr, "field_values") else None
-        want = {
-            "warps_per_dim": tuple(expected.warps_per_dim),
-            "tile": tuple(expected.tile),
-            "warp_bases": tuple(v for row in expected.warp_bases for v in row),
-            "anchor": expected.anchor,
-            "free_mask": expected.free_mask,
-        }
+        want = warp_layout_fields(expected)
         if got is None or any(got.get(k) != w for k, w in want.items()):
             raise self.fail(
                 op,
@@ -630,7 +646,7 @@ class _Lowering:
         """Cross-check a copy's layout attribute and predicate; return its chain ops."""
 
         attrs = op.operation.attributes
-        if op.operation.name == AsyncTDMFusedCopyGlobalToLocalOp.OPERATION_NAME:
+        if op.operation.name == FUSED_OP:
             if WARP_LAYOUTS in attrs:
                 layouts = list(ir.ArrayAttr(attrs[WARP_LAYOUTS]))
                 hints = op.warp_used_hints
@@ -812,7 +828,6 @@ class _Lowering:
         )
 
     def lower_make_desc(self, op: Any) -> ir.Value | None:
-        loc = op.location
         info = _Desc(
             self.v(op.base),
             [self.v(x) for x in op.shape],
@@ -826,14 +841,13 @@ class _Lowering:
                 op,
                 "TDM copies need a unit innermost stride: the last stride must be the constant 1",
             )
-        new = self.create(
+        self.descs[op.result] = info
+        return self.one(
             "tt.make_tensor_descriptor",
             [info.base, *info.shape, *info.strides],
-            [self.must_type(op.result.type, op)],
-            loc=loc,
-        ).result
-        self.descs[op.result] = info
-        return new
+            self.must_type(op.result.type, op),
+            op.location,
+        )
 
     def lower_update_desc(self, op: Any) -> ir.Value | None:
         loc = op.location
@@ -975,7 +989,7 @@ class _Lowering:
         self.create(
             "amdg.async_tdm_copy_global_to_local",
             [desc, self.v(op.dest)],
-            [ir.Type.parse("!ttg.async.token")],
+            [self.token()],
             attrs,
             loc,
         )
@@ -991,16 +1005,13 @@ class _Lowering:
         if not self.target.tdm:
             self.copy_without_tdm(op, list(zip(op.descs, op.dests, strict=True)), None)
             return
-        attrs: dict[str, ir.Attribute] = {
-            "warp_used_hints": ir.DenseI32ArrayAttr.get(
-                [h - (1 << 32) if h >= 1 << 31 else h for h in op.warp_used_hints]
-            )
-        }
+        # The tile attribute is already the array<i32: ...> Triton reads.
+        attrs = {"warp_used_hints": op.operation.attributes["warp_used_hints"]}
         self._cache(op, attrs)
         self.create(
             "amdg.async_tdm_fused_copy_global_to_local",
             [*(self.v(d) for d in op.descs), *(self.v(d) for d in op.dests)],
-            [ir.Type.parse("!ttg.async.token")],
+            [self.token()],
             attrs,
             op.location,
         )
@@ -1008,11 +1019,10 @@ class _Lowering:
     def lower_wait(self, op: Any) -> None:
         num = ir.IntegerAttr(op.operation.attributes["num"]).value
         attrs = {"num": ir.IntegerAttr.get(self.i32(), num)}
-        token = ir.Type.parse("!ttg.async.token")
         if self.target.tdm:
-            self.create("amdg.async_tdm_wait", [], [token], attrs, op.location)
+            self.create("amdg.async_tdm_wait", [], [self.token()], attrs, op.location)
         elif self.direct_copies:
-            self.create("ttg.async_wait", [], [token], attrs, op.location)
+            self.create("ttg.async_wait", [], [self.token()], attrs, op.location)
         # gfx942 (and gfx950 register copies): copies are complete when issued.
 
     def lower_wmma(self, op: Any) -> ir.Value:
@@ -1123,7 +1133,7 @@ class _Lowering:
                     loc,
                 )
             if acc is None:
-                pt = ir.Type.parse(f"tensor<{_dims(thin)}x{ptr}, {enc}>")
+                pt = self.parsed_type(f"tensor<{_dims(thin)}x{ptr}, {enc}>")
                 rows = self.one("tt.addptr", [self.one("tt.splat", [base], pt, loc), term], pt, loc)
                 acc = self._broadcast(rows, shape, layout, loc)
             else:
@@ -1150,7 +1160,6 @@ class _Lowering:
             if info is None:
                 raise self.fail(op, self._untracked())
             infos.append(info)
-        direct = self.direct_copies
         user = None if pred is None else self.v(pred)
         for (desc, dest), info in zip(members, infos, strict=True):
             # A false pred makes the copy a no-op (the buffer keeps its data),
@@ -1163,16 +1172,15 @@ class _Lowering:
             if cond is not None:
                 if_op = self.create("scf.if", [cond], [], {}, loc, regions=2)
                 self.ip = ir.InsertionPoint(if_op.regions[0].blocks.append())
-            self._copy_member(op, desc.type, info, self.v(dest), direct, loc)
+            self._copy_member(op, desc.type, info, self.v(dest), loc)
             if cond is not None:
                 self.create("scf.yield", [], [], {}, loc)
                 self.ip = saved
-        if direct:
+        if self.direct_copies:
             # One group per copy (a fused copy is one), as TDM waits count copies.
-            token = ir.Type.parse("!ttg.async.token")
-            self.create("ttg.async_commit_group", [], [token], {}, loc)
+            self.create("ttg.async_commit_group", [], [self.token()], {}, loc)
 
-    def _copy_member(self, op, dtype: TensorDescType, info: _Desc, dest, direct, loc) -> None:
+    def _copy_member(self, op, dtype: TensorDescType, info: _Desc, dest, loc) -> None:
         shape = list(dtype.shape)
         elem = dtype.element_type
         layout = blocked_encoding(shape, _elem_bits(elem), self.num_warps, self.target.warp_size)
@@ -1189,30 +1197,48 @@ class _Lowering:
             loc=loc,
         )
         vt = self.tensor(shape, elem, layout)
-        zero = self.one(
-            "arith.constant",
-            [],
-            vt,
-            loc,
-            value=ir.DenseElementsAttr.get_splat(vt, _zero_attr(elem)),
-        )
-        if direct:
+        zero = self._zeros(vt, elem, loc)
+        if self.direct_copies:
             self.create(
                 "ttg.async_copy_global_to_local",
                 [addr, dest, mask, zero],
-                [ir.Type.parse("!ttg.async.token")],
+                [self.token()],
                 {"operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, 1, 1])},
                 loc,
             )
             return
-        val = self.create(
+        val = self._masked_load(addr, mask, zero, loc)
+        self.create("ttg.local_store", [val, dest], [], {}, loc)
+
+    def _zeros(self, vt: ir.Type, elem: ir.Type, loc: ir.Location) -> ir.Value:
+        """An ``arith.constant`` splat of zeros of tensor type ``vt``."""
+        value = ir.DenseElementsAttr.get_splat(vt, _zero_attr(elem))
+        return self.one("arith.constant", [], vt, loc, value=value)
+
+    def _masked_load(
+        self, ptrs: ir.Value, mask: ir.Value, other: ir.Value, loc: ir.Location
+    ) -> ir.Value:
+        """``tt.load`` of ``ptrs`` under ``mask``, ``other`` where it is false."""
+        return self.create(
             "tt.load",
-            [addr, mask, zero],
-            [vt],
+            [ptrs, mask, other],
+            [other.type],
             {"operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, 1])},
             loc,
         ).result
-        self.create("ttg.local_store", [val, dest], [], {}, loc)
+
+    def _op_block_access(self, op: Any, shape: Sequence[int], layout: str):
+        """:meth:`_block_access` of a ``tile.load_block`` / ``tile.store_block``."""
+        return self._block_access(
+            op,
+            shape,
+            layout,
+            self.v(op.base),
+            [self.v(x) for x in op.shape],
+            [self.v(x) for x in op.strides],
+            [self.v(x) for x in op.offsets],
+            op.location,
+        )
 
     # -- load_block / store_block --
 
@@ -1223,31 +1249,9 @@ class _Lowering:
         elem = rt.element_type
         want = self.must_type(rt, op)
         layout = self._access_layout(op, rt, shape, elem)
-        ptrs, mask = self._block_access(
-            op,
-            shape,
-            layout,
-            self.v(op.base),
-            [self.v(x) for x in op.shape],
-            [self.v(x) for x in op.strides],
-            [self.v(x) for x in op.offsets],
-            loc=loc,
-        )
+        ptrs, mask = self._op_block_access(op, shape, layout)
         vt = self.tensor(shape, elem, layout)
-        zero = self.one(
-            "arith.constant",
-            [],
-            vt,
-            loc,
-            value=ir.DenseElementsAttr.get_splat(vt, _zero_attr(elem)),
-        )
-        val = self.create(
-            "tt.load",
-            [ptrs, mask, zero],
-            [vt],
-            {"operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, 1])},
-            loc,
-        ).result
+        val = self._masked_load(ptrs, mask, self._zeros(vt, elem, loc), loc)
         if vt != want:
             val = self.one("ttg.convert_layout", [val], want, loc)
         return val
@@ -1262,16 +1266,7 @@ class _Lowering:
         vt = self.tensor(shape, elem, layout)
         if value.type != vt:
             value = self.one("ttg.convert_layout", [value], vt, loc)
-        ptrs, mask = self._block_access(
-            op,
-            shape,
-            layout,
-            self.v(op.base),
-            [self.v(x) for x in op.shape],
-            [self.v(x) for x in op.strides],
-            [self.v(x) for x in op.offsets],
-            loc=loc,
-        )
+        ptrs, mask = self._op_block_access(op, shape, layout)
         self.create("tt.store", [ptrs, value, mask], [], {}, loc)
 
     def _access_layout(self, op, rt, shape, elem) -> str:
@@ -1457,17 +1452,16 @@ class ConvertTileToTritonGPUPass(TilePass):
         target = self.target
         if not target and TARGET in module.attributes:
             target = ir.StringAttr(module.attributes[TARGET]).value
-        if target not in TARGETS:
-            known = ", ".join(TARGETS)
-            # tile.target names the AMD targets only; cuda:90 is an option value.
-            amd = ", ".join(name for name, t in TARGETS.items() if not t.nvidia)
-            nvidia = ", ".join(name for name, t in TARGETS.items() if t.nvidia)
+        if not target:
+            # tile.target names the tile dialect's targets only; cuda:90 is an option value.
+            others = ", ".join(name for name in TARGETS if name not in TILE_TARGETS)
             self.fail(
                 module,
-                f"needs a target ({amd}): pass target=... (also {nvidia}) or set {TARGET}"
-                if not target
-                else f"unknown target '{target}' (known: {known})",
+                f"needs a target ({', '.join(TILE_TARGETS)}): pass target=... (also {others}) "
+                f"or set {TARGET}",
             )
+        if target not in TARGETS:
+            self.fail(module, f"unknown target '{target}' (known: {', '.join(TARGETS)})")
         if NUM_WARPS not in module.attributes:
             self.fail(module, f"needs '{NUM_WARPS}' on the module")
         num_warps = ir.IntegerAttr(module.attributes[NUM_WARPS]).value
@@ -1500,21 +1494,11 @@ def _direct_copies_ok(module: ir.Operation, inner_only: bool = False) -> bool:
     masks whole rows, which never splits a vector.
     """
     ok = True
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        nonlocal ok
-        if op.name != "tile.make_tensor_descriptor":
-            return ir.WalkResult.ADVANCE
-        view = op.opview
+    for view in collect_ops(module, (MakeTensorDescriptorOp.OPERATION_NAME,)):
         shape = list(view.shape)[-1:] if inner_only else list(view.shape)
-        for v in (*shape, *list(view.strides)[:-1]):
-            if not _divisible(v):
-                ok = False
-        if _const_int(list(view.strides)[-1]) != 1:
-            ok = False
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit, ir.WalkOrder.PRE_ORDER)
+        strides = list(view.strides)
+        divisible = [_divisible(v) for v in (*shape, *strides[:-1])]
+        ok = ok and all(divisible) and _const_int(strides[-1]) == 1
     return ok
 
 

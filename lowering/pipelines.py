@@ -6,7 +6,9 @@ One pass per line, each behind its ``if`` guard, in the style of Triton's
 
 from __future__ import annotations
 
-TARGETS = ("gfx1250", "gfx950", "gfx942", "cuda:90")
+from gemm_opt.triton_bridge import TARGETS as _TRITON_TARGETS
+
+TARGETS = tuple(_TRITON_TARGETS)
 """Targets the lowering supports (``cuda:90``: the portable lowering for NVIDIA
 Hopper, with mma.sync and cp.async; hints dropped)."""
 
@@ -21,7 +23,7 @@ def tile_passes(target: str, fuse: bool = True, derive_hints: bool = False) -> l
     single are then predicated (and the conversion checks those predicates
     against the hints before stripping them again).
     """
-    _check_target(target)
+    check_target(target)
     tdm = target == "gfx1250"
     passes: list[str] = []
     if derive_hints and tdm:
@@ -71,9 +73,10 @@ def _flag(text: str) -> bool:
     raise ValueError(f"expected true or false, got '{text}'")
 
 
-def _check_target(target: str) -> None:
+def check_target(target: str) -> None:
+    """A ValueError unless ``target`` is one of :data:`TARGETS`."""
     if target not in TARGETS:
         raise ValueError(f"unknown target '{target}' (known: {', '.join(TARGETS)})")
 
 
-__all__ = ["TARGETS", "expand", "pipeline_text", "tile_passes", "tile_to_ttgir"]
+__all__ = ["TARGETS", "check_target", "expand", "pipeline_text", "tile_passes", "tile_to_ttgir"]

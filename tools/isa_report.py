@@ -34,9 +34,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from gemm_opt.triton_bridge import TARGETS as _TRITON_TARGETS
+
 VARIANTS = ("fused", "unfused", "unhinted", "derived", "aligned")
 DTYPES = ("f16", "bf16")
-TARGETS = ("gfx1250", "gfx950", "gfx942")
+#: The AMD targets: the report reads AMDGPU assembly.
+TARGETS = tuple(name for name, (backend, _, _) in _TRITON_TARGETS.items() if backend == "hip")
 DEFAULT_INPUT = Path(__file__).resolve().parents[1] / "examples" / "gemm_gfx1250.mlir"
 
 

@@ -140,23 +140,24 @@ class CompiledArtifact:
 # Targets
 
 
+def _target_entry(target: str) -> tuple[str, str | int, int]:
+    """``(backend, arch, warp_size)`` of a short name; ValueError if unknown."""
+    try:
+        return TARGETS[target]
+    except KeyError:
+        raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGETS)}") from None
+
+
 def gpu_target(target: str) -> Any:
     """``triton.backends.compiler.GPUTarget`` for a short name in :data:`TARGETS`."""
     from triton.backends.compiler import GPUTarget
 
-    try:
-        backend, arch, warp_size = TARGETS[target]
-    except KeyError:
-        known = ", ".join(TARGETS)
-        raise ValueError(f"unknown target {target!r}; known: {known}") from None
-    return GPUTarget(backend, arch, warp_size)
+    return GPUTarget(*_target_entry(target))
 
 
 def target_attr(target: str) -> str:
     """The module's ``ttg.target`` string for a target, e.g. ``"hip:gfx1250"``."""
-    if target not in TARGETS:
-        raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
-    backend, arch, _ = TARGETS[target]
+    backend, arch, _ = _target_entry(target)
     return f"{backend}:{arch}"
 
 
@@ -279,18 +280,14 @@ def _locate_silent_parse_failure(text: str, target: str) -> str | None:
     empty module, names the first one that fails.
     """
     from triton._C.libtriton import ir
-    from triton.compiler.compiler import make_backend
 
-    backend = make_backend(gpu_target(target))
     lines = text.splitlines()
     alias_rows = [i for i, line in enumerate(lines) if _ALIAS.match(line)]
+    context = _triton_context(target)
     with tempfile.TemporaryDirectory(prefix=_TMP_PREFIX) as tmp:
         for row in alias_rows:
             prefix = [lines[i] for i in alias_rows if i <= row]
             path = _write("\n".join([*prefix, "module {\n}\n"]), tmp)
-            context = ir.context()
-            ir.load_dialects(context)
-            backend.load_dialects(context)
             with _captured_fd2():
                 try:
                     ir.parse_mlir_module(path, context)
@@ -319,6 +316,17 @@ def _failure(error: Exception, raw: str, ttgir_text: str, target: str) -> Triton
 _TMP_PREFIX = "gemm_opt_ttgir_"
 
 
+def _triton_context(target: str) -> Any:
+    """A Triton MLIR context with Triton's and the target backend's dialects loaded."""
+    from triton._C.libtriton import ir
+    from triton.compiler.compiler import make_backend
+
+    context = ir.context()
+    ir.load_dialects(context)
+    make_backend(gpu_target(target)).load_dialects(context)
+    return context
+
+
 def _write(text: str, directory: str) -> str:
     path = os.path.join(directory, f"{_STEM}.ttgir")
     Path(path).write_text(text)
@@ -327,15 +335,11 @@ def _write(text: str, directory: str) -> str:
 
 def _validate_here(ttgir_text: str, target: str, capture: bool = True) -> None:
     from triton._C.libtriton import ir
-    from triton.compiler.compiler import make_backend
 
     _precheck(ttgir_text, target)
-    backend = make_backend(gpu_target(target))
+    context = _triton_context(target)
     with tempfile.TemporaryDirectory(prefix=_TMP_PREFIX) as tmp:
         path = _write(ttgir_text, tmp)
-        context = ir.context()
-        ir.load_dialects(context)
-        backend.load_dialects(context)
         error: Exception | None = None
         with _captured_fd2(capture) as captured:
             try:
@@ -586,7 +590,11 @@ def innermost_loops(amdgcn_text: str) -> list[list[str]]:
     branch to an earlier label closes a loop spanning label..branch (see
     ``_back_edge_loops``).
     """
-    body = _kernel_body(amdgcn_text)
+    return _innermost_loops(_kernel_body(amdgcn_text))
+
+
+def _innermost_loops(body: list[str]) -> list[list[str]]:
+    """:func:`innermost_loops` of the kernel's text lines."""
     if any(_INNER_HEADER.search(line) for line in body):
         loops = _annotated_loops(body)
     else:
@@ -625,8 +633,9 @@ def isa_metrics(amdgcn_text: str, metadata: dict[str, Any] | None = None) -> Isa
     lds = meta.get("shared")
     if lds is None:
         lds = _yaml_int(amdgcn_text, "group_segment_fixed_size") or 0
-    insts = _instructions(_kernel_body(amdgcn_text))
-    loop_insts = [ln for loop in innermost_loops(amdgcn_text) for ln in loop]
+    body = _kernel_body(amdgcn_text)
+    insts = _instructions(body)
+    loop_insts = [ln for loop in _innermost_loops(body) for ln in loop]
 
     def count(lines: list[str], prefix: str) -> int:
         return sum(1 for ln in lines if ln.startswith(prefix))
