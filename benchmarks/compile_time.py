@@ -107,30 +107,32 @@ class Sample:
         self.stages = stages
 
 
+def timed_compile(compile_fn: Callable[[], Any]) -> tuple[Any, Sample]:
+    """Run ``compile_fn`` (one Triton compile); its result and a Sample of Triton's stages."""
+    with triton_stage_times() as triton_rows:
+        start, cpu = time.perf_counter(), time.process_time()
+        kernel = compile_fn()
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    if len(triton_rows) != 1:
+        raise RuntimeError(f"expected one Triton compile per call, saw {len(triton_rows)}")
+    return kernel, Sample(wall, cpu, {f"triton:{k}": v for k, v in triton_rows[0].items()})
+
+
 def time_ours(text: str, options: dict[str, Any]) -> Sample:
     """Compile our kernel from text; wall time plus the lowering's stages."""
     from gemm_opt.lowering.compile import compile_tile_module
 
-    with triton_stage_times() as triton_rows:
-        start, cpu = time.perf_counter(), time.process_time()
-        kernel = compile_tile_module(text, target="gfx1250", **options)
-        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    if len(triton_rows) != 1:
-        raise RuntimeError(f"expected one Triton compile per call, saw {len(triton_rows)}")
-    stages = {f"ours:{k}": float(v) for k, v in dict(kernel.stage_seconds).items()}
-    stages.update({f"triton:{k}": v for k, v in triton_rows[0].items()})
-    return Sample(wall, cpu, stages)
+    kernel, sample = timed_compile(lambda: compile_tile_module(text, target="gfx1250", **options))
+    ours = {f"ours:{k}": float(v) for k, v in dict(kernel.stage_seconds).items()}
+    sample.stages = {**ours, **sample.stages}
+    return sample
 
 
 def time_gluon(gluon: Any, dtype: str, variant: str, schedule: str, aligned: bool) -> Sample:
     """Compile the Gluon kernel; wall time plus Triton's stages."""
-    with triton_stage_times() as triton_rows:
-        start, cpu = time.perf_counter(), time.process_time()
-        gluon.compile_gluon_gemm(dtype, variant, schedule=schedule, aligned=aligned)
-        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    if len(triton_rows) != 1:
-        raise RuntimeError(f"expected one Triton compile per call, saw {len(triton_rows)}")
-    return Sample(wall, cpu, {f"triton:{k}": v for k, v in triton_rows[0].items()})
+    return timed_compile(
+        lambda: gluon.compile_gluon_gemm(dtype, variant, schedule=schedule, aligned=aligned)
+    )[1]
 
 
 def _ms(seconds: float) -> str:
@@ -176,21 +178,24 @@ def profile_ours(text: str, options: dict[str, Any], runs: int, top: int) -> Non
     for _ in range(runs):
         compile_tile_module(text, target="gfx1250", **options)
     profiler.disable()
-    for key, title in (("cumulative", "cumulative"), ("tottime", "own (tottime)")):
+
+    def show(title: str, key: str, *restrictions: Any) -> None:
         out = io.StringIO()
-        stats = pstats.Stats(profiler, stream=out).sort_stats(key)
-        stats.print_stats(top)
-        print(f"\n--- cProfile of {runs} compiles of ours, top {top} by {title} ---")
+        pstats.Stats(profiler, stream=out).sort_stats(key).print_stats(*restrictions)
+        print(f"\n--- {title} ---")
         lines = out.getvalue().splitlines()
         start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("ncalls")), 0)
         print("\n".join(lines[start:]))
-    out = io.StringIO()
-    stats = pstats.Stats(profiler, stream=out).sort_stats("cumulative")
-    stats.print_stats(r"gemm_opt|/dialect/|/passes/|/lowering/|/python/gemm_opt/", top)
-    print(f"\n--- the same, restricted to gemm-opt's own files, top {top} by cumulative ---")
-    lines = out.getvalue().splitlines()
-    start = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("ncalls")), 0)
-    print("\n".join(lines[start:]))
+
+    for key, title in (("cumulative", "cumulative"), ("tottime", "own (tottime)")):
+        show(f"cProfile of {runs} compiles of ours, top {top} by {title}", key, top)
+    own_files = r"gemm_opt|/dialect/|/passes/|/lowering/|/python/gemm_opt/"
+    show(
+        f"the same, restricted to gemm-opt's own files, top {top} by cumulative",
+        "cumulative",
+        own_files,
+        top,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

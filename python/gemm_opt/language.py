@@ -326,6 +326,13 @@ class _RegisterLayout(_Layout):
     def _check(self, num_warps: int, threads_per_warp: int) -> None:
         """Raise when the layout does not fit the program's warps."""
 
+    def _check_warps(self, warps_per_cta: Sequence[int], num_warps: int) -> None:
+        if math.prod(warps_per_cta) != num_warps:
+            raise _fail(
+                f"{type(self).__name__} warps_per_cta {list(warps_per_cta)} covers "
+                f"{math.prod(warps_per_cta)} warps, but the kernel has num_warps = {num_warps}"
+            )
+
 
 @dataclass(frozen=True)
 class SwizzledShared(_SharedLayout):
@@ -425,12 +432,7 @@ class WmmaLayout(_RegisterLayout):
         )
 
     def _check(self, num_warps: int, threads_per_warp: int) -> None:
-        if math.prod(self.warps_per_cta) != num_warps:
-            raise _fail(
-                f"WmmaLayout warps_per_cta {list(self.warps_per_cta)} covers "
-                f"{math.prod(self.warps_per_cta)} warps, but the kernel has "
-                f"num_warps = {num_warps}"
-            )
+        self._check_warps(self.warps_per_cta, num_warps)
 
 
 @dataclass(frozen=True)
@@ -489,25 +491,25 @@ class Blocked(_RegisterLayout):
                 f"{math.prod(self.threads_per_warp)} threads, but a warp has "
                 f"{threads_per_warp} on this target"
             )
-        if math.prod(self.warps_per_cta) != num_warps:
-            raise _fail(
-                f"Blocked warps_per_cta {list(self.warps_per_cta)} covers "
-                f"{math.prod(self.warps_per_cta)} warps, but the kernel has "
-                f"num_warps = {num_warps}"
-            )
+        self._check_warps(self.warps_per_cta, num_warps)
 
 
 # ---- traced values ----------------------------------------------------------------------
 
 
 class _Value:
-    """Base of traced values: an MLIR value plus the front end's metadata."""
+    """Base of traced values: an MLIR value plus its element type."""
 
-    handle: ir.Value
+    def __init__(self, handle: ir.Value, dtype_: dtype) -> None:
+        self.handle = handle
+        self.dtype = dtype_
 
-    def _with(self, handle: ir.Value) -> _Value:
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.dtype!r})"
+
+    def _with(self, handle: ir.Value) -> Any:
         """The same kind of value, with the same metadata, for ``handle``."""
-        raise NotImplementedError
+        return type(self)(handle, self.dtype)
 
     def __bool__(self) -> bool:
         raise _fail(
@@ -560,16 +562,6 @@ _SYMBOL = {
 
 class Scalar(_Value):
     """A traced scalar (``i1``, ``i32``, ``i64``, ``f32``, ...)."""
-
-    def __init__(self, handle: ir.Value, dtype_: dtype) -> None:
-        self.handle = handle
-        self.dtype = dtype_
-
-    def __repr__(self) -> str:
-        return f"Scalar({self.dtype!r})"
-
-    def _with(self, handle: ir.Value) -> Scalar:
-        return Scalar(handle, self.dtype)
 
     def to(self, dtype_: dtype) -> Scalar:
         """Convert: sign-extend/truncate integers, ``sitofp``/``fptosi``, ``extf``/``truncf``."""
@@ -731,33 +723,31 @@ def _promote(lhs: Scalar, rhs: Any, what: str) -> tuple[Scalar, Scalar]:
 class Pointer(_Value):
     """A traced global-memory pointer argument."""
 
-    def __init__(self, handle: ir.Value, element: dtype) -> None:
-        self.handle = handle
-        self.dtype = element
 
-    def __repr__(self) -> str:
-        return f"Pointer({self.dtype!r})"
-
-    def _with(self, handle: ir.Value) -> Pointer:
-        return Pointer(handle, self.dtype)
-
-
-class Tensor(_Value):
-    """A traced register tensor with a shape, element type and register layout."""
+class _Block(_Value):
+    """Base of traced values with a block shape and a layout."""
 
     def __init__(
-        self, handle: ir.Value, shape: tuple[int, ...], dtype_: dtype, layout: _RegisterLayout
+        self, handle: ir.Value, shape: tuple[int, ...], dtype_: dtype, layout: _Layout
     ) -> None:
-        self.handle = handle
+        super().__init__(handle, dtype_)
         self.shape = shape
-        self.dtype = dtype_
         self.layout = layout
 
     def __repr__(self) -> str:
-        return f"Tensor({list(self.shape)}, {self.dtype!r}, {self.layout!r})"
+        return f"{type(self).__name__}({list(self.shape)}, {self.dtype!r}, {self.layout!r})"
 
-    def _with(self, handle: ir.Value) -> Tensor:
-        return Tensor(handle, self.shape, self.dtype, self.layout)
+    def _with(self, handle: ir.Value) -> Any:
+        return type(self)(handle, self.shape, self.dtype, self.layout)
+
+    def _tensor_type(self) -> ir.RankedTensorType:
+        return _tensor_type(self.shape, self.dtype, self.layout)
+
+
+class Tensor(_Block):
+    """A traced register tensor with a shape, element type and register layout."""
+
+    layout: _RegisterLayout
 
     def to(self, dtype_: dtype) -> Tensor:
         """Convert the element type (``truncf``/``extf``); same shape and layout."""
@@ -805,30 +795,21 @@ class Tensor(_Value):
         return self._elementwise("mul", o, True)
 
 
-class TensorDescriptor(_Value):
-    """A traced TDM descriptor: a global tensor and the block one copy moves."""
+class TensorDescriptor(_Block):
+    """A traced TDM descriptor: a global tensor and the block one copy moves.
 
-    def __init__(
-        self,
-        handle: ir.Value,
-        block_shape: tuple[int, ...],
-        dtype_: dtype,
-        layout: _SharedLayout,
-    ) -> None:
-        self.handle = handle
-        self.block_shape = block_shape
-        self.dtype = dtype_
-        self.layout = layout
+    ``shape`` (also ``block_shape``) is the block's shape.
+    """
 
-    def __repr__(self) -> str:
-        return f"TensorDescriptor({list(self.block_shape)}, {self.dtype!r}, {self.layout!r})"
+    layout: _SharedLayout
 
-    def _with(self, handle: ir.Value) -> TensorDescriptor:
-        return TensorDescriptor(handle, self.block_shape, self.dtype, self.layout)
+    @property
+    def block_shape(self) -> tuple[int, ...]:
+        return self.shape
 
     @property
     def rank(self) -> int:
-        return len(self.block_shape)
+        return len(self.shape)
 
     def update(
         self,
@@ -845,17 +826,13 @@ class TensorDescriptor(_Value):
         b = _builder()
         rank = self.rank
         offsets = [0] * rank if offsets is None else list(offsets)
-        if len(offsets) != rank:
-            raise _fail(
-                f"update expects {rank} offsets for the rank-{rank} descriptor "
-                f"(block {list(self.block_shape)}), got {len(offsets)}"
-            )
         bounds = [] if bounds is None else list(bounds)
-        if len(bounds) not in (0, rank):
-            raise _fail(
-                f"update expects {rank} bounds for the rank-{rank} descriptor "
-                f"(block {list(self.block_shape)}), got {len(bounds)}"
-            )
+        for name, vals, allowed in (("offsets", offsets, (rank,)), ("bounds", bounds, (0, rank))):
+            if len(vals) not in allowed:
+                raise _fail(
+                    f"update expects {rank} {name} for the rank-{rank} descriptor "
+                    f"(block {list(self.shape)}), got {len(vals)}"
+                )
         off = [b.int_operand(v, int32, "offset") for v in offsets]
         bnd = [b.int_operand(v, int32, "bound") for v in bounds]
         p = b.pred_operand(pred)
@@ -865,22 +842,10 @@ class TensorDescriptor(_Value):
         return self._with(b.checked(op).result)
 
 
-class SharedBuffer(_Value):
+class SharedBuffer(_Block):
     """A traced shared-memory buffer (``!tile.shared``)."""
 
-    def __init__(
-        self, handle: ir.Value, shape: tuple[int, ...], dtype_: dtype, layout: _SharedLayout
-    ) -> None:
-        self.handle = handle
-        self.shape = shape
-        self.dtype = dtype_
-        self.layout = layout
-
-    def __repr__(self) -> str:
-        return f"SharedBuffer({list(self.shape)}, {self.dtype!r}, {self.layout!r})"
-
-    def _with(self, handle: ir.Value) -> SharedBuffer:
-        return SharedBuffer(handle, self.shape, self.dtype, self.layout)
+    layout: _SharedLayout
 
     def index(self, i: Any) -> SharedBuffer:
         """Buffer ``i`` of a multi-buffered allocation (drops the leading dim)."""
@@ -905,13 +870,11 @@ def _tensor_type(shape: Sequence[int], dtype_: dtype, layout: _Layout) -> ir.Ran
 
 
 def _desc_type(d: TensorDescriptor) -> ir.Type:
-    t = _tensor_type(d.block_shape, d.dtype, d.layout)
-    return tile.TensorDescType.get(ir.TypeAttr.get(t))
+    return tile.TensorDescType.get(ir.TypeAttr.get(d._tensor_type()))
 
 
 def _shared_type(s: SharedBuffer) -> ir.Type:
-    t = _tensor_type(s.shape, s.dtype, s.layout)
-    return tile.SharedType.get(ir.TypeAttr.get(t))
+    return tile.SharedType.get(ir.TypeAttr.get(s._tensor_type()))
 
 
 def _i32_attr(value: int) -> ir.Attribute:

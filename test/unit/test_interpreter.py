@@ -7,7 +7,6 @@ passes) check the interpreter's warp and synchronization semantics.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +21,7 @@ from gemm_opt.lowering.interpreter import (
     run_function,
     run_gemm,
 )
+from gemm_opt.tools.isa_report import without_hints
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMM = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
@@ -33,7 +33,7 @@ SHAPES = [(64, 64, 96), (70, 50, 40), (130, 129, 200)]
 
 
 def _no_hints(text: str) -> str:
-    out = re.sub(r", warp_used_hint = \d+ : i32", "", text)
+    out = without_hints(text)
     assert "warp_used_hint" not in out
     return out
 
@@ -279,21 +279,32 @@ def test_fused_gemm_with_a_too_weak_wait_races(operands):
 # Small kernels: per-warp control flow, fused copies, arith
 # ---------------------------------------------------------------------------
 
-HEADER = """
+
+def _copy_kernel(body: str) -> str:
+    """``@k(%x, %y, %m, %n, %ld)`` of 8 warps: ``%d`` describes the m x n f32 tensor
+    at ``%x`` in 32x16 blocks; ``body`` follows (``%c0``, ``%one`` are defined)."""
+    return (
+        """
 #s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
 !d = !tile.tensor_desc<tensor<32x16xf32, #s>>
 !b = !tile.shared<tensor<32x16xf32, #s>>
-"""
 
-COPY_KERNEL = (
-    HEADER
-    + """
 module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32, tile.target = "gfx1250"} {
   func.func @k(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %m: i32, %n: i32, %ld: i64) {
     %c0 = arith.constant 0 : i32
-    %c4 = arith.constant 4 : i32
     %one = arith.constant 1 : i64
     %d = "tile.make_tensor_descriptor"(%x, %m, %n, %ld, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f32>, i32, i32, i64, i64) -> !d
+"""
+        + body
+        + """    return
+  }
+}
+"""
+    )
+
+
+COPY_KERNEL = _copy_kernel(
+    """    %c4 = arith.constant 4 : i32
     %buf = "tile.local_alloc"() : () -> !b
     %w = "tile.warp_id"() : () -> i32
     %lo = arith.cmpi slt, %w, %c4 : i32
@@ -303,9 +314,6 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32, t
     "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
     %t = "tile.local_load"(%buf) : (!b) -> tensor<32x16xf32>
     "tile.store_block"(%y, %m, %n, %ld, %one, %c0, %c0, %t) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<f32>, i32, i32, i64, i64, i32, i32, tensor<32x16xf32>) -> ()
-    return
-  }
-}
 """
 )
 
@@ -350,15 +358,8 @@ def test_warp_predicated_copy_trusts_its_predicate():
     np.testing.assert_array_equal(result.stats.elements_written("x"), [256] * 4 + [0] * 4)
 
 
-FUSED_KERNEL = (
-    HEADER
-    + """
-module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32, tile.target = "gfx1250"} {
-  func.func @k(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %m: i32, %n: i32, %ld: i64) {
-    %c0 = arith.constant 0 : i32
-    %c32 = arith.constant 32 : i32
-    %one = arith.constant 1 : i64
-    %d = "tile.make_tensor_descriptor"(%x, %m, %n, %ld, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f32>, i32, i32, i64, i64) -> !d
+FUSED_KERNEL = _copy_kernel(
+    """    %c32 = arith.constant 32 : i32
     %d1 = "tile.update_tensor_descriptor"(%d, %c32, %c0) {operandSegmentSizes = array<i32: 1, 2, 0, 0>} : (!d, i32, i32) -> !d
     %b0 = "tile.local_alloc"() : () -> !b
     %b1 = "tile.local_alloc"() : () -> !b
@@ -368,9 +369,6 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32, t
     %t1 = "tile.local_load"(%b1) : (!b) -> tensor<32x16xf32>
     "tile.store_block"(%y, %m, %n, %ld, %one, %c0, %c0, %t0) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<f32>, i32, i32, i64, i64, i32, i32, tensor<32x16xf32>) -> ()
     "tile.store_block"(%y, %m, %n, %ld, %one, %c32, %c0, %t1) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<f32>, i32, i32, i64, i64, i32, i32, tensor<32x16xf32>) -> ()
-    return
-  }
-}
 """
 )
 

@@ -127,12 +127,17 @@ def test_gemm_example_main_builds(capsys):
 _SA = tl.SwizzledShared(vec=1, per_phase=1, max_phase=1, order=[1, 0])
 
 
-@tl.kernel
-def bad_hint_kernel(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int64):
+def _desc_and_buffer(a, M, K, lda):
+    """A 128x64 descriptor over the MxK tensor at ``a`` and a buffer for its block."""
     desc = tl.make_tensor_descriptor(
         a, shape=[M, K], strides=[lda, 1], block_shape=[128, 64], layout=_SA
     )
-    buf = tl.allocate_shared(tl.float16, [128, 64], _SA)
+    return desc, tl.allocate_shared(tl.float16, [128, 64], _SA)
+
+
+@tl.kernel
+def bad_hint_kernel(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int64):
+    desc, buf = _desc_and_buffer(a, M, K, lda)
     tl.async_copy(desc, buf, warp_used_hint=0b00000111)  # MARK: bad-hint
     tl.async_wait(0)
 
@@ -147,10 +152,7 @@ def test_illegal_hint_points_at_the_call_with_suggestions():
 
 @tl.kernel
 def hinted_copy_kernel(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int64):
-    desc = tl.make_tensor_descriptor(
-        a, shape=[M, K], strides=[lda, 1], block_shape=[128, 64], layout=_SA
-    )
-    buf = tl.allocate_shared(tl.float16, [128, 64], _SA)
+    desc, buf = _desc_and_buffer(a, M, K, lda)
     tl.async_copy(desc, buf, warp_used_hint=0b0011)  # MARK: hinted-copy
     tl.async_wait(0)
 

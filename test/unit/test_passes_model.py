@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import random
-import re
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ from gemm_opt.model import copy_writes, simulate_fused_copy, simulate_tdm_copy, 
 from gemm_opt.passes import PASSES
 from gemm_opt.pipeline import Registry, build_pass_manager
 from gemm_opt.tdm_layout import tdm_warp_layout
+from gemm_opt.tools.isa_report import without_hints
 from gemm_opt.warp_hint import WarpHintError, check_warp_used_hint, legal_hints
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,34 +71,40 @@ def shape_text(shape: tuple[int, ...]) -> str:
     return "x".join(map(str, shape))
 
 
+def copy_op(desc: str, buf: str, block: str, hint: int | None, pred: str | None = None) -> str:
+    """A generic-form copy of ``desc`` into ``buf`` (``block`` types), optionally predicated."""
+    operands, segments = f"{desc}, {buf}", "1, 1, 0, 0"
+    types = f"!tile.tensor_desc<{block}>, !tile.shared<{block}>"
+    if pred is not None:
+        operands, segments, types = f"{operands}, {pred}", "1, 1, 1, 0", f"{types}, i1"
+    attr = "" if hint is None else f", warp_used_hint = {hint} : i32"
+    return (
+        f'"{COPY}"({operands}) {{operandSegmentSizes = array<i32: {segments}>{attr}}}'
+        f" : ({types}) -> ()"
+    )
+
+
+def func_module(num_warps: int, args: str, lines: list[str]) -> str:
+    """A module of ``num_warps`` with one function ``@f(args)``; ``lines`` are indented."""
+    body = "\n".join(lines)
+    return f"""
+module attributes {{tile.num_warps = {num_warps} : i32}} {{
+  func.func @f({args}) {{
+{body}
+    return
+  }}
+}}
+"""
+
+
 def copy_module(
     num_warps: int, shape: tuple[int, ...], layout: str, copies: list[tuple[int | None, bool]]
 ) -> str:
     """One function with one copy per (hint, has-pred) pair, all into one buffer."""
     block = f"tensor<{shape_text(shape)}xf16, {layout}>"
-    desc, buf = f"!tile.tensor_desc<{block}>", f"!tile.shared<{block}>"
-    lines = []
-    for h, with_pred in copies:
-        attr = "" if h is None else f", warp_used_hint = {h} : i32"
-        if with_pred:
-            lines.append(
-                f'"{COPY}"(%d, %b, %p) {{operandSegmentSizes = array<i32: 1, 1, 1, 0>{attr}}}'
-                f" : ({desc}, {buf}, i1) -> ()"
-            )
-        else:
-            lines.append(
-                f'"{COPY}"(%d, %b) {{operandSegmentSizes = array<i32: 1, 1, 0, 0>{attr}}}'
-                f" : ({desc}, {buf}) -> ()"
-            )
-    body = "\n    ".join(lines)
-    return f"""
-module attributes {{tile.num_warps = {num_warps} : i32}} {{
-  func.func @f(%d: {desc}, %b: {buf}, %p: i1) {{
-    {body}
-    return
-  }}
-}}
-"""
+    args = f"%d: !tile.tensor_desc<{block}>, %b: !tile.shared<{block}>, %p: i1"
+    lines = [f"    {copy_op('%d', '%b', block, h, '%p' if p else None)}" for h, p in copies]
+    return func_module(num_warps, args, lines)
 
 
 # ---- a tiny evaluator for the predicate chain ------------------------------------
@@ -176,20 +182,8 @@ def run_module(shapes: list[tuple[int, int]], num_warps: int, hinted: dict[int, 
     for i, s in enumerate(shapes):
         block = f"tensor<{shape_text(s)}xf16, {LAYOUT_2D}>"
         descs.append(f"%d{i}: !tile.tensor_desc<{block}>, %b{i}: !tile.shared<{block}>")
-        attr = f", warp_used_hint = {hinted[i]} : i32" if i in hinted else ""
-        lines.append(
-            f'"{COPY}"(%d{i}, %b{i}) {{operandSegmentSizes = array<i32: 1, 1, 0, 0>{attr}}}'
-            f" : (!tile.tensor_desc<{block}>, !tile.shared<{block}>) -> ()"
-        )
-    body = "\n    ".join(lines)
-    return f"""
-module attributes {{tile.num_warps = {num_warps} : i32}} {{
-  func.func @f({", ".join(descs)}) {{
-    {body}
-    return
-  }}
-}}
-"""
+        lines.append(f"    {copy_op(f'%d{i}', f'%b{i}', block, hinted.get(i))}")
+    return func_module(num_warps, ", ".join(descs), lines)
 
 
 def hint_of(op: ir.Operation) -> int | None:
@@ -299,11 +293,7 @@ def program_text(prologue: list[tuple], body: list[tuple] | None, nbufs: int) ->
         out = []
         for op in ops:
             if op[0] == "copy":
-                attr = "" if op[2] is None else f", warp_used_hint = {op[2]} : i32"
-                out.append(
-                    f'{indent}"{COPY}"(%d, %b{op[1]}) {{operandSegmentSizes = '
-                    f"array<i32: 1, 1, 0, 0>{attr}}} : ({desc}, {buf}) -> ()"
-                )
+                out.append(indent + copy_op("%d", f"%b{op[1]}", block, op[2]))
             elif op[0] == "wait":
                 out.append(f'{indent}"{WAIT}"() {{num = {op[1]} : i32}} : () -> ()')
             else:
@@ -318,15 +308,7 @@ def program_text(prologue: list[tuple], body: list[tuple] | None, nbufs: int) ->
         lines += emit(body, "      ")
         lines.append("    }")
     args = ", ".join([f"%d: {desc}", "%n: i32"] + [f"%b{i}: {buf}" for i in range(nbufs)])
-    body_text = "\n".join(lines)
-    return f"""
-module attributes {{tile.num_warps = 8 : i32}} {{
-  func.func @f({args}) {{
-{body_text}
-    return
-  }}
-}}
-"""
+    return func_module(8, args, lines)
 
 
 def read_ops(block: ir.Block) -> list[tuple]:
@@ -401,7 +383,7 @@ def test_derived_fused_gemm_matches_and_halves_tdm_instructions(ctx):
     from gemm_opt.lowering import interpreter
 
     source = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
-    unhinted = re.sub(r", warp_used_hint = \d+ : i32", "", source)
+    unhinted = without_hints(source)
     rng = np.random.default_rng(0)
     a = rng.standard_normal((160, 200)).astype(np.float16)
     b = rng.standard_normal((200, 130)).astype(np.float16)
