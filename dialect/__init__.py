@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gemm_opt.ext_compat import ir
+from gemm_opt.core.ext_compat import ir
 
 
 def load_all(ctx: ir.Context) -> None:

@@ -14,7 +14,7 @@ Invariants kept by every op verifier:
 
 * a descriptor's block and the buffer it copies into agree on shape, element
   type and shared layout;
-* a ``warp_used_hint`` obeys :mod:`gemm_opt.warp_hint` (the one source of the
+* a ``warp_used_hint`` obeys :mod:`gemm_opt.core.warp_hint` (the one source of the
   rule) for the enclosing ``tile.num_warps``, block shape and shared layout.
 
 Ops print in MLIR's generic form (the bindings define them through IRDL);
@@ -25,15 +25,15 @@ types and attributes print in their pretty form, e.g.
 from collections.abc import Sequence
 from typing import Any
 
-from gemm_opt.ext_compat import cast, ext, ir
-from gemm_opt.layouts import (
+from gemm_opt.core.ext_compat import cast, ext, ir
+from gemm_opt.core.layouts import (
     PaddedShared,
     PartitionedShared,
     SharedLayout,
     SwizzledShared,
 )
-from gemm_opt.tdm_layout import tdm_warp_layout
-from gemm_opt.warp_hint import (
+from gemm_opt.core.tdm_layout import tdm_warp_layout
+from gemm_opt.core.warp_hint import (
     WarpHintError,
     check_fused_warp_hints,
     check_warp_used_hint,
@@ -333,7 +333,7 @@ class TdmWarpLayoutAttr(LayoutAttr, name="tdm_warp_layout"):
 
 
 def warp_layout_fields(layout: Any) -> dict[str, Any]:
-    """The ``#tile.tdm_warp_layout`` fields of a :class:`gemm_opt.tdm_layout.TdmWarpLayout`."""
+    """The ``#tile.tdm_warp_layout`` fields of a :class:`gemm_opt.core.tdm_layout.TdmWarpLayout`."""
     return {
         "warps_per_dim": tuple(layout.warps_per_dim),
         "tile": tuple(layout.tile),
@@ -764,7 +764,7 @@ class AsyncTDMCopyGlobalToLocalOp(TileOp, name="async_tdm_copy_global_to_local")
     * optional ``pred`` is i1; optional ``barrier`` is a ``!tile.mbarrier``;
     * ``cache`` is one of ``CACHE_MODIFIERS``;
     * ``warp_used_hint``, when present, satisfies the warp-hint rule of
-      :mod:`gemm_opt.warp_hint` for the enclosing ``tile.num_warps``, the block
+      :mod:`gemm_opt.core.warp_hint` for the enclosing ``tile.num_warps``, the block
       shape and the shared layout (which also rejects blocks too small for K).
     """
 

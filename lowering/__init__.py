@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gemm_opt.pass_base import TilePass
+from gemm_opt.core.pass_base import TilePass
 
 
 def _convert_tile_to_triton_gpu() -> type[TilePass]:
@@ -27,8 +27,8 @@ PASSES: dict[str, Callable[[], type[TilePass]]] = {
 
 def _pipeline(kind: str) -> Callable[[dict[str, str]], str]:
     def expand(options: dict[str, str]) -> str:
+        from gemm_opt.core.pipeline import PipelineError
         from gemm_opt.lowering import pipelines
-        from gemm_opt.pipeline import PipelineError
 
         try:
             return pipelines.expand(kind, options)

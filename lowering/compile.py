@@ -8,8 +8,8 @@
    (or the caller's ``pipeline``) and keep that IR as ``asm["tile"]``;
 3. run ``convert-tile-to-triton-gpu`` and print the result in generic form
    with locations: that text is ``asm["ttgir"]``;
-4. check it with Triton's parser (:func:`gemm_opt.triton_bridge.validate`),
-   then compile it with Triton (:func:`gemm_opt.triton_bridge.compile_ttgir`).
+4. check it with Triton's parser (:func:`gemm_opt.lowering.triton_bridge.validate`),
+   then compile it with Triton (:func:`gemm_opt.lowering.triton_bridge.compile_ttgir`).
 
 Every failure is a :class:`TileCompileError` positioned in the *tile* source:
 our own diagnostics carry the op's location, and Triton's do too, because
@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from gemm_opt.triton_bridge import IsaMetrics, TritonError
+from gemm_opt.lowering.triton_bridge import IsaMetrics, TritonError
 
 __all__ = [
     "CompiledKernel",
@@ -164,7 +164,7 @@ def map_triton_error(err: TritonError, ttgir: str) -> TileCompileError:
 
 def _registry() -> Any:
     from gemm_opt import lowering, passes
-    from gemm_opt.pipeline import Registry
+    from gemm_opt.core.pipeline import Registry
 
     return Registry(
         passes={**passes.PASSES, **lowering.PASSES},
@@ -183,8 +183,8 @@ def _first_error(diags: list[Any], stage: str, fallback: str) -> TileCompileErro
 
 
 def _run_pipeline(module: Any, text: str, stage: str, diags: list[Any]) -> None:
-    from gemm_opt.ext_compat import MLIRError
-    from gemm_opt.pipeline import PipelineError, build_pass_manager
+    from gemm_opt.core.ext_compat import MLIRError
+    from gemm_opt.core.pipeline import PipelineError, build_pass_manager
 
     if not text:
         return
@@ -209,9 +209,9 @@ def lower_tile_module(
     """Steps 1-3 of :func:`compile_tile_module`: the tile IR after the tile
     passes and the TTGIR text, without calling Triton."""
     from gemm_opt import dialect
-    from gemm_opt.diagnostics import collect
+    from gemm_opt.core.diagnostics import collect
+    from gemm_opt.core.ext_compat import MLIRError, ir
     from gemm_opt.dialect.tile import TARGET, verify_module_attributes
-    from gemm_opt.ext_compat import MLIRError, ir
     from gemm_opt.lowering import pipelines
 
     seconds: dict[str, float] = {}
@@ -287,7 +287,7 @@ def compile_tile_module(
     Raises:
         TileCompileError: at the tile op a diagnostic is about.
     """
-    from gemm_opt.triton_bridge import compile_ttgir, validate
+    from gemm_opt.lowering.triton_bridge import compile_ttgir, validate
 
     total = time.perf_counter()
     low = lower_tile_module(

@@ -54,7 +54,7 @@ argument attributes.
 
 Hints are cross-checked before anything is emitted: a copy's
 ``tile.warp_layout`` (from ``tile-assign-tdm-warp-layout``) must equal the
-layout :func:`gemm_opt.tdm_layout.tdm_warp_layout` computes for its hint, and a
+layout :func:`gemm_opt.core.tdm_layout.tdm_warp_layout` computes for its hint, and a
 copy marked ``tile.warp_predicated`` (by ``tile-emit-warp-predicates``) must
 carry the predicate ``((warp_id ^ anchor) & free_mask) == 0`` with the hint's
 anchor and free mask. That predicate is then stripped back to the user's,
@@ -68,6 +68,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from gemm_opt.core.ext_compat import cast, ir
+from gemm_opt.core.pass_base import TilePass
+from gemm_opt.core.tdm_layout import TdmWarpLayout, tdm_warp_layout
+from gemm_opt.core.warp_hint import WarpHintError
 from gemm_opt.dialect.tile import (
     NUM_WARPS,
     TARGET,
@@ -88,8 +92,8 @@ from gemm_opt.dialect.tile import (
     warp_layout_fields,
 )
 from gemm_opt.dialect.tile import TARGETS as TILE_TARGETS
-from gemm_opt.ext_compat import cast, ir
-from gemm_opt.pass_base import TilePass
+from gemm_opt.lowering.triton_bridge import TARGETS as TRITON_TARGETS
+from gemm_opt.lowering.triton_bridge import target_attr
 from gemm_opt.passes.assign_tdm_warp_layout import (
     COPY_OP,
     FUSED_OP,
@@ -98,10 +102,6 @@ from gemm_opt.passes.assign_tdm_warp_layout import (
     collect_ops,
 )
 from gemm_opt.passes.emit_warp_predicates import WARP_PREDICATED
-from gemm_opt.tdm_layout import TdmWarpLayout, tdm_warp_layout
-from gemm_opt.triton_bridge import TARGETS as TRITON_TARGETS
-from gemm_opt.triton_bridge import target_attr
-from gemm_opt.warp_hint import WarpHintError
 
 #: Argument attributes that state a divisibility fact (tile's and Triton's).
 DIVISIBILITY_ATTRS = ("tile.divisibility", "tt.divisibility")
@@ -115,7 +115,7 @@ KEPT_DIALECTS = ("arith", "math", "scf")
 class Target:
     """What the lowering needs to know about one GPU.
 
-    Backend and warp size are the bridge's (:data:`gemm_opt.triton_bridge.TARGETS`).
+    Backend and warp size are the bridge's (:data:`gemm_opt.lowering.triton_bridge.TARGETS`).
     """
 
     name: str

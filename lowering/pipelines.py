@@ -6,7 +6,7 @@ One pass per line, each behind its ``if`` guard, in the style of Triton's
 
 from __future__ import annotations
 
-from gemm_opt.triton_bridge import TARGETS as _TRITON_TARGETS
+from gemm_opt.lowering.triton_bridge import TARGETS as _TRITON_TARGETS
 
 TARGETS = tuple(_TRITON_TARGETS)
 """Targets the lowering supports (``cuda:90``: the portable lowering for NVIDIA

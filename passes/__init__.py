@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gemm_opt.pass_base import TilePass
+from gemm_opt.core.pass_base import TilePass
 
 
 def _assign_tdm_warp_layout() -> type[TilePass]:

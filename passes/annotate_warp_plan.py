@@ -23,8 +23,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from gemm_opt.ext_compat import MLIRError, PassManager, ir
-from gemm_opt.pass_base import TilePass
+from gemm_opt.core.ext_compat import MLIRError, PassManager, ir
+from gemm_opt.core.pass_base import TilePass
+from gemm_opt.core.tdm_layout import (
+    TdmWarpLayout,
+    format_warp_plan,
+    fused_plan_from_layouts,
+    plan_from_layout,
+)
+from gemm_opt.core.warp_hint import format_mask, format_warps
 from gemm_opt.passes.assign_tdm_warp_layout import (
     COPY_OP,
     FUSED_OP,
@@ -33,13 +40,6 @@ from gemm_opt.passes.assign_tdm_warp_layout import (
     copy_layout,
     fused_layouts,
 )
-from gemm_opt.tdm_layout import (
-    TdmWarpLayout,
-    format_warp_plan,
-    fused_plan_from_layouts,
-    plan_from_layout,
-)
-from gemm_opt.warp_hint import format_mask, format_warps
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -148,7 +148,7 @@ class AnnotateWarpPlanPass(TilePass):
     names the block, the hint (``none`` = all warps), how many warps copy and
     the tile each moves, then every active warp's box (``start:end`` per
     dim) and the inactive warps; the following lines are the
-    :func:`gemm_opt.tdm_layout.format_warp_plan` table. A fused copy gets one
+    :func:`gemm_opt.core.tdm_layout.format_warp_plan` table. A fused copy gets one
     remark per member, which also names the warps that issue the member's
     descriptor (the last member's also those that issue it with predicate 0,
     and the fused per-warp table). The IR is unchanged.

@@ -3,7 +3,7 @@
 Every TDM copy gets the per-warp layout Triton's gfx1250 lowering will use,
 as a ``#tile.tdm_warp_layout`` attribute, so later passes (the warp
 predicates, the plan remarks, the lowering) read one decision instead of
-recomputing it. The layout comes from :func:`gemm_opt.tdm_layout.tdm_warp_layout`;
+recomputing it. The layout comes from :func:`gemm_opt.core.tdm_layout.tdm_warp_layout`;
 this module only moves it between Python and IR. The helpers here are shared
 by the other TDM passes.
 """
@@ -13,6 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.core.pass_base import TilePass
+from gemm_opt.core.tdm_layout import TdmWarpLayout, fused_member_layouts, tdm_warp_layout
+from gemm_opt.core.warp_hint import WarpHintError
 from gemm_opt.dialect.tile import (
     NUM_WARPS,
     AsyncTDMCopyGlobalToLocalOp,
@@ -21,10 +25,6 @@ from gemm_opt.dialect.tile import (
     enclosing_int_attr,
     warp_layout_fields,
 )
-from gemm_opt.ext_compat import ir
-from gemm_opt.pass_base import TilePass
-from gemm_opt.tdm_layout import TdmWarpLayout, fused_member_layouts, tdm_warp_layout
-from gemm_opt.warp_hint import WarpHintError
 
 #: Attribute holding a single copy's layout.
 WARP_LAYOUT = "tile.warp_layout"

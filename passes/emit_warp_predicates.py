@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from gemm_opt.core.ext_compat import arith, ir
+from gemm_opt.core.pass_base import TilePass
 from gemm_opt.dialect.tile import AsyncTDMCopyGlobalToLocalOp, WarpIdOp
-from gemm_opt.ext_compat import arith, ir
-from gemm_opt.pass_base import TilePass
 from gemm_opt.passes.assign_tdm_warp_layout import (
     COPY_OP,
     WARP_LAYOUT,

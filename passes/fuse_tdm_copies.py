@@ -18,6 +18,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from gemm_opt.core.ext_compat import cast, ir
+from gemm_opt.core.pass_base import TilePass
+from gemm_opt.core.warp_hint import WarpHintError, check_fused_warp_hints
 from gemm_opt.dialect.tile import (
     AsyncTDMFusedCopyGlobalToLocalOp,
     AsyncTDMWaitOp,
@@ -25,8 +28,6 @@ from gemm_opt.dialect.tile import (
     MemdescIndexOp,
     cache_modifier,
 )
-from gemm_opt.ext_compat import cast, ir
-from gemm_opt.pass_base import TilePass
 from gemm_opt.passes.assign_tdm_warp_layout import (
     COPY_OP,
     FUSED_OP,
@@ -37,7 +38,6 @@ from gemm_opt.passes.assign_tdm_warp_layout import (
     collect_ops,
     num_warps_of,
 )
-from gemm_opt.warp_hint import WarpHintError, check_fused_warp_hints
 
 WAIT_OP = AsyncTDMWaitOp.OPERATION_NAME
 

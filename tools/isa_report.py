@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from gemm_opt.triton_bridge import TARGETS as _TRITON_TARGETS
+from gemm_opt.lowering.triton_bridge import TARGETS as _TRITON_TARGETS
 
 VARIANTS = ("fused", "unfused", "unhinted", "derived", "aligned")
 DTYPES = ("f16", "bf16")

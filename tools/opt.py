@@ -1,7 +1,7 @@
 """``gemm-opt``: the mlir-opt style tool for the tile dialect.
 
 This module decides what the tool contains (dialects, passes, pipelines and
-emitters); :mod:`gemm_opt.opt_main` decides how it behaves.
+emitters); :mod:`gemm_opt.tools.opt_main` decides how it behaves.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import sys
 from collections.abc import Sequence
 
 from gemm_opt import dialect, lowering, passes
+from gemm_opt.core.pipeline import Registry
 from gemm_opt.dialect.tile import TARGETS as TILE_TARGETS
 from gemm_opt.dialect.tile import verify_module_attributes
-from gemm_opt.opt_main import EmitError, Emitter, OptTool
-from gemm_opt.opt_main import main as opt_main
-from gemm_opt.pipeline import Registry
+from gemm_opt.tools.opt_main import EmitError, Emitter, OptTool
+from gemm_opt.tools.opt_main import main as opt_main
 
 #: The tile targets, and NVIDIA Hopper, which only the lowering names.
 TARGETS = (*TILE_TARGETS, "cuda:90")
@@ -38,7 +38,7 @@ def _pipeline(target: str) -> str:
 def _emit(module: object, target: str, kind: str, filename: str) -> str | bytes:
     """The ``kind`` artifact of a module the default pipeline converted to TTGIR."""
     from gemm_opt.lowering.compile import map_triton_error, ttgir_text
-    from gemm_opt.triton_bridge import TritonError, compile_ttgir, validate
+    from gemm_opt.lowering.triton_bridge import TritonError, compile_ttgir, validate
 
     text = ttgir_text(module)
     if filename not in ("-", "<stdin>"):

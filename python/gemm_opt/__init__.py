@@ -6,13 +6,13 @@ the warp-hint rule and the per-warp TDM plan.
 
 from __future__ import annotations
 
-from gemm_opt.tdm_layout import (
+from gemm_opt.core.tdm_layout import (
     TdmWarpLayout,
     WarpPlanEntry,
     tdm_warp_layout,
     warp_plan,
 )
-from gemm_opt.warp_hint import (
+from gemm_opt.core.warp_hint import (
     WarpHint,
     WarpHintError,
     check_fused_warp_hints,

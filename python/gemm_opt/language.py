@@ -85,8 +85,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gemm_opt import WarpHintError, check_fused_warp_hints, check_warp_used_hint
+from gemm_opt.core.ext_compat import arith, cast, func, ir, scf
 from gemm_opt.dialect import make_context, tile
-from gemm_opt.ext_compat import arith, cast, func, ir, scf
 
 # ---- errors and source positions ---------------------------------------------------
 

@@ -2,13 +2,13 @@
 
 import pytest
 
-from gemm_opt.diagnostics import (
+from gemm_opt.core.diagnostics import (
     Diagnostic,
     check_expectations,
     parse_expectations,
     split_input,
 )
-from gemm_opt.pipeline import PipelineError, parse_pipeline
+from gemm_opt.core.pipeline import PipelineError, parse_pipeline
 
 
 def test_split_keeps_line_numbers() -> None:

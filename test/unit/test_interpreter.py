@@ -1,4 +1,4 @@
-"""The per-warp tile IR interpreter (``gemm_opt.lowering.interpreter``).
+"""The per-warp tile IR interpreter (``gemm_opt.model.interpreter``).
 
 The GEMM of ``examples/gemm_gfx1250.mlir`` runs end to end and must equal
 numpy; variants of it (hints removed or changed, a too-weak wait, the TDM
@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect import make_context
-from gemm_opt.ext_compat import ir
-from gemm_opt.lowering.interpreter import (
+from gemm_opt.model.interpreter import (
     ModelError,
     bf16_round,
     parse_module,
@@ -216,8 +216,8 @@ def test_race_detector_without_any_wait():
 
 
 def _run_pipeline(text: str, pipeline: str) -> ir.Module:
+    from gemm_opt.core.pipeline import Registry, build_pass_manager
     from gemm_opt.passes import PASSES
-    from gemm_opt.pipeline import Registry, build_pass_manager
 
     names = [p.strip() for p in pipeline.split(",")]
     assert all(n in PASSES for n in names), f"unregistered pass in {names}"

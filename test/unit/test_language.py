@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import gemm_opt.language as tl
+from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect import make_context
-from gemm_opt.ext_compat import ir
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_MLIR = ROOT / "examples" / "gemm_gfx1250.mlir"
@@ -434,7 +434,7 @@ def test_pipeline_errors_point_at_the_compile_call():
 @pytest.mark.parametrize(("m", "n", "k"), [(64, 64, 96), (70, 50, 40)])
 @pytest.mark.parametrize("hinted", [True, False])
 def test_gemm_runs_in_the_interpreter(m, n, k, hinted):
-    from gemm_opt.lowering.interpreter import run_gemm
+    from gemm_opt.model.interpreter import run_gemm
 
     hints = {} if hinted else {"HINT_A": None, "HINT_B": None}
     text = example.gemm.build_ir(num_warps=8, **hints)
@@ -448,7 +448,7 @@ def test_gemm_runs_in_the_interpreter(m, n, k, hinted):
 
 
 def test_bf16_gemm_runs_in_the_interpreter():
-    from gemm_opt.lowering.interpreter import bf16_round, run_gemm
+    from gemm_opt.model.interpreter import bf16_round, run_gemm
 
     text = example.gemm.build_ir(num_warps=8, DTYPE=tl.bfloat16)
     rng = np.random.default_rng(7)

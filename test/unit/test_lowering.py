@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from gemm_opt import dialect
-from gemm_opt.diagnostics import collect
-from gemm_opt.ext_compat import MLIRError, PassManager, ir
+from gemm_opt.core.diagnostics import collect
+from gemm_opt.core.ext_compat import MLIRError, PassManager, ir
+from gemm_opt.core.pass_base import TilePass
 from gemm_opt.lowering import PASSES, PIPELINE_DOCS, PIPELINES
 from gemm_opt.lowering.compile import (
     TileCompileError,
@@ -25,7 +26,6 @@ from gemm_opt.lowering.convert_tile_to_triton_gpu import (
     wmma_warp_bases,
 )
 from gemm_opt.lowering.pipelines import tile_passes, tile_to_ttgir
-from gemm_opt.pass_base import TilePass
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMM = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
@@ -286,7 +286,7 @@ def test_unknown_target_is_reported():
 
 def test_diagnostics_against_the_ttgir_text_follow_its_locations():
     from gemm_opt.lowering.compile import map_triton_error
-    from gemm_opt.triton_bridge import TritonError
+    from gemm_opt.lowering.triton_bridge import TritonError
 
     ttgir = "\n".join(
         [

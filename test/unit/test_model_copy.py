@@ -12,8 +12,10 @@ import math
 import numpy as np
 import pytest
 
-from gemm_opt.layouts import PaddedShared, PartitionedShared, SwizzledShared
-from gemm_opt.model import (
+from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SwizzledShared
+from gemm_opt.core.tdm_layout import tdm_warp_layout
+from gemm_opt.core.warp_hint import WarpHintError, legal_hints
+from gemm_opt.model.copy import (
     copy_writes,
     execute_tile,
     shared_offset,
@@ -24,8 +26,6 @@ from gemm_opt.model import (
     tile_coords,
     write_counts,
 )
-from gemm_opt.tdm_layout import tdm_warp_layout
-from gemm_opt.warp_hint import WarpHintError, legal_hints
 
 NUM_WARPS = (1, 2, 4, 8, 16)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gemm_opt.pass_base import TilePass
+from gemm_opt.core.pass_base import TilePass
 from gemm_opt.passes import PASSES
 
 ROOT = Path(__file__).resolve().parents[2]

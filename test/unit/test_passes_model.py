@@ -20,14 +20,14 @@ import numpy as np
 import pytest
 
 from gemm_opt import dialect
-from gemm_opt.ext_compat import ir
-from gemm_opt.layouts import PaddedShared
-from gemm_opt.model import copy_writes, simulate_fused_copy, simulate_tdm_copy, write_counts
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.core.layouts import PaddedShared
+from gemm_opt.core.pipeline import Registry, build_pass_manager
+from gemm_opt.core.tdm_layout import tdm_warp_layout
+from gemm_opt.core.warp_hint import WarpHintError, check_warp_used_hint, legal_hints
+from gemm_opt.model.copy import copy_writes, simulate_fused_copy, simulate_tdm_copy, write_counts
 from gemm_opt.passes import PASSES
-from gemm_opt.pipeline import Registry, build_pass_manager
-from gemm_opt.tdm_layout import tdm_warp_layout
 from gemm_opt.tools.isa_report import without_hints
-from gemm_opt.warp_hint import WarpHintError, check_warp_used_hint, legal_hints
 
 ROOT = Path(__file__).resolve().parents[2]
 COPY = "tile.async_tdm_copy_global_to_local"
@@ -380,7 +380,7 @@ def test_fused_wait_counts_are_not_needlessly_low(ctx):
 
 
 def test_derived_fused_gemm_matches_and_halves_tdm_instructions(ctx):
-    from gemm_opt.lowering import interpreter
+    from gemm_opt.model import interpreter
 
     source = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
     unhinted = without_hints(source)

@@ -77,7 +77,7 @@ def test_target_option_overrides_tile_target():
 
 
 def test_aligned_kernel_uses_cp_async_with_counted_waits(generated):
-    from gemm_opt.triton_bridge import compile_ttgir
+    from gemm_opt.lowering.triton_bridge import compile_ttgir
 
     text = generated["gemm_fp16_aligned.ttgir"]
     # One commit group per copy: the loop's "at most 2 copies in flight" wait

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gemm_opt.layouts import PaddedShared, PartitionedShared
-from gemm_opt.tdm_layout import (
+from gemm_opt.core.layouts import PaddedShared, PartitionedShared
+from gemm_opt.core.tdm_layout import (
     FusedWarpPlanEntry,
     TdmWarpLayout,
     WarpPlanEntry,
@@ -16,7 +16,7 @@ from gemm_opt.tdm_layout import (
     tdm_warp_layout,
     warp_plan,
 )
-from gemm_opt.warp_hint import WarpHintError
+from gemm_opt.core.warp_hint import WarpHintError
 
 
 def starts(plan, warps=None):

@@ -1,8 +1,8 @@
-"""Differential test: gemm_opt.tdm_layout against Triton 3.9.0's gfx1250 lowering.
+"""Differential test: gemm_opt.core.tdm_layout against Triton 3.9.0's gfx1250 lowering.
 
 Each configuration is written as TTGIR, compiled by the installed Triton to
 LLVM IR, and the LLVM IR is interpreted once per ``llvm.amdgcn.wave.id``
-(see ``gemm_opt.testing_triton_lowering``). Per warp we compare the
+(see ``support.triton_lowering``). Per warp we compare the
 predicate, the member a fused copy selects, the start coordinates (also for
 inactive warps: they still name their masked tile), the tile dims, the
 per-warp re-clamped tensor dims, and the LDS address (``alloc base +
@@ -22,18 +22,18 @@ import warnings
 
 import pytest
 import triton  # noqa: F401  (a pinned dependency: missing triton must fail, not skip)
-
-from gemm_opt.layouts import PaddedShared, PartitionedShared, SwizzledShared
-from gemm_opt.model import shared_offset, shared_partitions
-from gemm_opt.tdm_layout import fused_warp_plan, warp_plan
-from gemm_opt.testing_triton_lowering import (
+from support.triton_lowering import (
     ELEMENT_BYTES,
     CopyMember,
     LoweringConfig,
     LoweringError,
     lower,
 )
-from gemm_opt.warp_hint import WarpHintError, legal_hints
+
+from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SwizzledShared
+from gemm_opt.core.tdm_layout import fused_warp_plan, warp_plan
+from gemm_opt.core.warp_hint import WarpHintError, legal_hints
+from gemm_opt.model.copy import shared_offset, shared_partitions
 
 #: Triton's gfx1250 allocator gives each partition of a partitioned buffer
 #: its own buffer, in its own 64 KiB LDS region (the base inside the region

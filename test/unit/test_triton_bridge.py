@@ -1,4 +1,4 @@
-"""Tests of gemm_opt.triton_bridge against the installed Triton 3.9.0.
+"""Tests of gemm_opt.lowering.triton_bridge against the installed Triton 3.9.0.
 
 The minimal hand-written GEMMs in ``examples/reference`` must parse and compile
 for their targets, with the expected instructions in the K loop; broken TTGIR
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import triton  # noqa: F401  (a pinned dependency: missing triton must fail, not skip)
 
-from gemm_opt import triton_bridge as tb
+from gemm_opt.lowering import triton_bridge as tb
 
 REFERENCE = Path(__file__).resolve().parents[2] / "examples" / "reference"
 MIN_GEMMS = {

@@ -1,4 +1,4 @@
-"""Tests of the warp_used_hint rule (gemm_opt.warp_hint)."""
+"""Tests of the warp_used_hint rule (gemm_opt.core.warp_hint)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import gemm_opt
-from gemm_opt.layouts import PaddedShared, PartitionedShared, SwizzledShared
-from gemm_opt.warp_hint import (
+from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SwizzledShared
+from gemm_opt.core.warp_hint import (
     FUSED_RULES,
     MESSAGE_SUGGESTIONS,
     RULES,

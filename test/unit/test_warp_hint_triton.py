@@ -1,4 +1,4 @@
-"""Differential test: gemm_opt.warp_hint against Triton 3.9.0's own verifier.
+"""Differential test: gemm_opt.core.warp_hint against Triton 3.9.0's own verifier.
 
 Each case is a TTGIR module with one ``amdg.async_tdm_copy_global_to_local``
 carrying ``warp_used_hint`` (or one ``amdg.async_tdm_fused_copy_global_to_local``
@@ -37,8 +37,8 @@ import triton  # a pinned dependency: a missing triton must fail, not skip
 from triton._C.libtriton import amd as _amd  # noqa: F401
 from triton._C.libtriton import ir as _ir  # noqa: F401
 
-from gemm_opt.layouts import PartitionedShared
-from gemm_opt.warp_hint import (
+from gemm_opt.core.layouts import PartitionedShared
+from gemm_opt.core.warp_hint import (
     WarpHintError,
     check_fused_warp_hints,
     check_warp_used_hint,

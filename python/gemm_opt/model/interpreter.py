@@ -38,13 +38,13 @@ TDM copies
 Every warp that executes a copy issues one TDM instruction (a fused copy is
 one instruction too). The warp's tile comes from the copy's
 ``tile.warp_layout`` attribute (``tile.warp_layouts`` for a fused copy) when
-a pass attached one, else from :func:`gemm_opt.tdm_layout.tdm_warp_layout`
+a pass attached one, else from :func:`gemm_opt.core.tdm_layout.tdm_warp_layout`
 for the op's ``warp_used_hint``. A warp writes data iff the descriptor's
 predicate, the copy's ``pred`` operand and (unless the op carries
 ``tile.warp_predicated``, which says the predicate already includes the warp
 mask) the layout's warp mask all hold; a fused copy picks, per warp, the first
 member whose hint contains it, else the last member (see
-:func:`gemm_opt.tdm_layout.select_fused_member`). An active warp reads its
+:func:`gemm_opt.core.tdm_layout.select_fused_member`). An active warp reads its
 tile with TDM's per-warp re-clamped zero fill
 (:func:`gemm_opt.model.execute_tile`) when it issues (no op of the dialect
 writes global memory asynchronously, so reading at issue is exact); inactive
@@ -90,6 +90,14 @@ from typing import Any
 
 import numpy as np
 
+from gemm_opt.core.ext_compat import cast, ir
+from gemm_opt.core.tdm_layout import (
+    TdmWarpLayout,
+    select_fused_member,
+    tdm_dim_order,
+    tdm_warp_layout,
+)
+from gemm_opt.core.warp_hint import WarpHintError, check_warp_used_hint
 from gemm_opt.dialect.tile import (
     NUM_WARPS,
     AsyncTDMCopyGlobalToLocalOp,
@@ -101,15 +109,7 @@ from gemm_opt.dialect.tile import (
     VerifyError,
     enclosing_int_attr,
 )
-from gemm_opt.ext_compat import cast, ir
-from gemm_opt.model import execute_tile
-from gemm_opt.tdm_layout import (
-    TdmWarpLayout,
-    select_fused_member,
-    tdm_dim_order,
-    tdm_warp_layout,
-)
-from gemm_opt.warp_hint import WarpHintError, check_warp_used_hint
+from gemm_opt.model.copy import execute_tile
 
 
 class ModelError(Exception):

@@ -1,7 +1,7 @@
 """The hand-off to Triton: verify and compile TTGIR text, and read the ISA.
 
 This is the only compiler module that imports :mod:`triton`, and it does so
-lazily inside functions, so ``import gemm_opt.triton_bridge`` stays cheap.
+lazily inside functions, so ``import gemm_opt.lowering.triton_bridge`` stays cheap.
 
 * :func:`validate` parses TTGIR with Triton's own parser and verifiers (the
   TritonGPU and AMD dialects are loaded), so an emitter bug surfaces as a
@@ -406,7 +406,7 @@ def _run_isolated(func: str, kwargs: dict[str, Any]) -> Any:
     diagnostics survive even when Triton aborts the child.
     """
     payload = pickle.dumps((func, kwargs))
-    code = "from gemm_opt.triton_bridge import _child_main; _child_main()"
+    code = "from gemm_opt.lowering.triton_bridge import _child_main; _child_main()"
     proc = subprocess.run(
         [sys.executable, "-c", code], input=payload, capture_output=True, check=False
     )

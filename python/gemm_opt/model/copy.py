@@ -1,6 +1,6 @@
 """Executable per-warp model of TDM copies (numpy), at the level of one copy.
 
-Built on :mod:`gemm_opt.tdm_layout`: every warp executes its own tile of a
+Built on :mod:`gemm_opt.core.tdm_layout`: every warp executes its own tile of a
 (hinted or fused) global-to-shared copy the way the gfx1250 lowering issues
 it, so tests can check exact-once coverage and data placement, and a later
 whole-function interpreter can reuse the pieces:
@@ -23,8 +23,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from gemm_opt.layouts import PaddedShared, PartitionedShared, SwizzledShared
-from gemm_opt.tdm_layout import (
+from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SwizzledShared
+from gemm_opt.core.tdm_layout import (
     SharedLayoutLike,
     TdmWarpLayout,
     fused_member_layouts,

@@ -13,8 +13,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, NoReturn
 
-from gemm_opt.ext_compat import ir
-from gemm_opt.warp_hint import WarpHintError
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.core.warp_hint import WarpHintError
 
 
 class PassFailure(Exception):

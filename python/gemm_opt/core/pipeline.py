@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gemm_opt.ext_compat import MLIRError, PassManager
-from gemm_opt.pass_base import TilePass
+from gemm_opt.core.ext_compat import MLIRError, PassManager
+from gemm_opt.core.pass_base import TilePass
 
 
 class PipelineError(ValueError):

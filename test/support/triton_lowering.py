@@ -5,7 +5,7 @@ This module is test support, not part of the compiler. It
 1. writes a TTGIR module holding one ``amdg.async_tdm_copy_global_to_local``
    (or one ``amdg.async_tdm_fused_copy_global_to_local``) with constant
    tensor shapes, strides and offsets;
-2. compiles it for ``hip:gfx1250`` through :mod:`gemm_opt.triton_bridge` and
+2. compiles it for ``hip:gfx1250`` through :mod:`gemm_opt.lowering.triton_bridge` and
    keeps the optimized LLVM IR (cached on disk, keyed by the TTGIR text and
    the Triton version);
 3. runs a small interpreter over the straight-line LLVM IR once per value of
@@ -15,7 +15,7 @@ This module is test support, not part of the compiler. It
 
 Triton is imported lazily, only when a compile is needed, so importing this
 module is cheap. Nothing here depends on the model under test: the tests
-compare :class:`WarpDescriptor` records with ``gemm_opt.tdm_layout``.
+compare :class:`WarpDescriptor` records with ``gemm_opt.core.tdm_layout``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gemm_opt.layouts import PaddedShared, PartitionedShared, SwizzledShared
+from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SwizzledShared
 
 # Address given to the global pointer argument of member ``i`` (in bytes).
 # The members are far apart so that a descriptor names its member uniquely;
@@ -272,7 +272,7 @@ def _triton_version() -> str:
 def compile_ttgir(ttgir: str, use_cache: bool = True) -> str:
     """Compile TTGIR text for gfx1250 and return the LLVM IR.
 
-    The compile itself is :func:`gemm_opt.triton_bridge.compile_ttgir`; its
+    The compile itself is :func:`gemm_opt.lowering.triton_bridge.compile_ttgir`; its
     clean diagnostics (errors, notes, lowering assertions) become the
     :class:`LoweringError`, which is cached too.
     """
@@ -286,8 +286,8 @@ def compile_ttgir(ttgir: str, use_cache: bool = True) -> str:
         if err_path.exists():
             raise LoweringError(err_path.read_text())
 
-    from gemm_opt.triton_bridge import TritonError
-    from gemm_opt.triton_bridge import compile_ttgir as bridge_compile
+    from gemm_opt.lowering.triton_bridge import TritonError
+    from gemm_opt.lowering.triton_bridge import compile_ttgir as bridge_compile
 
     try:
         llir = bridge_compile(ttgir, "gfx1250").asm["llir"]

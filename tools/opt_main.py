@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn, TextIO
 
-from gemm_opt.diagnostics import (
+from gemm_opt.core.diagnostics import (
     Chunk,
     Diagnostic,
     check_expectations,
@@ -22,7 +22,7 @@ from gemm_opt.diagnostics import (
     parse_expectations,
     split_input,
 )
-from gemm_opt.pipeline import PipelineError, Registry, build_pass_manager
+from gemm_opt.core.pipeline import PipelineError, Registry, build_pass_manager
 
 
 @dataclass
@@ -213,7 +213,7 @@ def _process(
 
 
 def _run_chunk(tool, args, chunk, filename, emit_kind, ctx, diags) -> str | bytes | None:
-    from gemm_opt.ext_compat import MLIRError, ir
+    from gemm_opt.core.ext_compat import MLIRError, ir
 
     try:
         module = ir.Module.parse(chunk.text)
@@ -273,7 +273,7 @@ def _run_chunk(tool, args, chunk, filename, emit_kind, ctx, diags) -> str | byte
 
 
 def _module_target(module: object) -> str | None:
-    from gemm_opt.ext_compat import ir
+    from gemm_opt.core.ext_compat import ir
 
     attrs = module.operation.attributes  # type: ignore[attr-defined]
     return ir.StringAttr(attrs["tile.target"]).value if "tile.target" in attrs else None

@@ -7,7 +7,7 @@ Triton 3.9.0:
 
 1. ``K`` = popcount(hint), or ``num_warps`` without a hint. The K warps are
    distributed over the block dims (``warp_distribution`` /
-   ``partitioned_warp_distribution`` from :mod:`gemm_opt.warp_hint`); since
+   ``partitioned_warp_distribution`` from :mod:`gemm_opt.core.warp_hint`); since
    the post-#11749 rule, surplus warps are not folded into any dim.
 2. Each warp moves ``tile[d] = block[d] // warps_per_dim[d]`` elements per dim.
 3. The distribution becomes an identity warp layout over the dim order
@@ -22,8 +22,8 @@ Triton 3.9.0:
    Inactive warps still name a tile (their masked index's) but copy nothing.
 
 Hint legality (including "block too small for K warps") is decided by
-:func:`gemm_opt.warp_hint.check_warp_used_hint`, which raises
-:class:`gemm_opt.warp_hint.WarpHintError`.
+:func:`gemm_opt.core.warp_hint.check_warp_used_hint`, which raises
+:class:`gemm_opt.core.warp_hint.WarpHintError`.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gemm_opt.layouts import PaddedShared, PartitionedShared, SwizzledShared
-from gemm_opt.warp_hint import (
+from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SwizzledShared
+from gemm_opt.core.warp_hint import (
     WarpHint,
     check_fused_warp_hints,
     check_warp_used_hint,
@@ -124,7 +124,7 @@ def tdm_warp_layout(
 ) -> TdmWarpLayout:
     """The TDM warp layout Triton 3.9.0 lowers this copy to.
 
-    Raises :class:`~gemm_opt.warp_hint.WarpHintError` for an illegal hint,
+    Raises :class:`~gemm_opt.core.warp_hint.WarpHintError` for an illegal hint,
     including a hint whose K warps cannot all be placed on the block.
     """
     block = tuple(int(s) for s in block_shape)

@@ -106,7 +106,7 @@ from functools import cache, lru_cache
 from itertools import product
 from typing import overload
 
-from gemm_opt.layouts import PartitionedShared, SharedLayout
+from gemm_opt.core.layouts import PartitionedShared, SharedLayout
 
 #: Rule ids of the single-copy check, in the order they are tested.
 SINGLE_RULES: tuple[str, ...] = (

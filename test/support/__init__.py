@@ -1,0 +1,1 @@
+"""Test support: helpers the tests share. Not part of the installed package."""
