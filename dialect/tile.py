@@ -7,8 +7,8 @@ buffer types carry a shared layout attribute, register tensors carry a
 register layout, and the enclosing module carries
 
 * ``tile.num_warps`` (i32): warps per program,
-* ``tile.threads_per_warp`` (i32): 32 on gfx1250, 64 on gfx950/gfx942,
-* ``tile.target`` (string): ``"gfx1250"``, ``"gfx950"`` or ``"gfx942"``.
+* ``tile.threads_per_warp`` (i32): the target's warp size,
+* ``tile.target`` (string): a target of :data:`gemm_opt.core.targets.TARGETS`.
 
 Invariants kept by every op verifier:
 
@@ -25,6 +25,15 @@ types and attributes print in their pretty form, e.g.
 from collections.abc import Sequence
 from typing import Any
 
+from gemm_opt.core.contract import (
+    NUM_WARPS,
+    TARGET,
+    THREADS_PER_WARP,
+    WARP_LAYOUT,
+    WARP_LAYOUTS,
+    WARP_USED_HINT,
+    WARP_USED_HINTS,
+)
 from gemm_opt.core.ext_compat import cast, ext, ir
 from gemm_opt.core.layouts import (
     PaddedShared,
@@ -32,6 +41,7 @@ from gemm_opt.core.layouts import (
     SharedLayout,
     SwizzledShared,
 )
+from gemm_opt.core.targets import TARGETS
 from gemm_opt.core.tdm_layout import tdm_warp_layout
 from gemm_opt.core.warp_hint import (
     WarpHintError,
@@ -49,12 +59,6 @@ class Tile(ext.Dialect, name="tile"):
 
 
 # ---- module attributes --------------------------------------------------------
-
-NUM_WARPS = "tile.num_warps"
-THREADS_PER_WARP = "tile.threads_per_warp"
-TARGET = "tile.target"
-TARGETS: dict[str, int] = {"gfx1250": 32, "gfx950": 64, "gfx942": 64}
-"""Supported targets and their warp (wave) size."""
 
 
 def _enclosing_attr(op: ir.Operation, name: str) -> ir.Attribute | None:
@@ -781,18 +785,18 @@ class AsyncTDMCopyGlobalToLocalOp(TileOp, name="async_tdm_copy_global_to_local")
         cache_modifier(self)
         layout = desc.shared_layout()
         check_tdm_layout(layout)
-        hint = self.int_attr("warp_used_hint")
+        hint = self.int_attr(WARP_USED_HINT)
         if hint is not None:
             check_warp_used_hint(hint, self.num_warps(), desc.shape, layout)
-        warp_layout = self.attr("tile.warp_layout")
+        warp_layout = self.attr(WARP_LAYOUT)
         if warp_layout is not None:
             h = self.warp_used_hint
-            _check_warp_layout(self, "tile.warp_layout", warp_layout, h, desc.shape, layout)
+            _check_warp_layout(self, WARP_LAYOUT, warp_layout, h, desc.shape, layout)
 
     @property
     def warp_used_hint(self) -> int | None:
         """The hint as an unsigned mask, or None when absent."""
-        h = self.int_attr("warp_used_hint")
+        h = self.int_attr(WARP_USED_HINT)
         return None if h is None else h & 0xFFFFFFFF
 
 
@@ -872,13 +876,13 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
             [d.shape for d in descs],
             shared_layouts,
         )
-        layouts = self.attr("tile.warp_layouts")
+        layouts = self.attr(WARP_LAYOUTS)
         if layouts is not None:
             arr = cast(layouts, ir.ArrayAttr)
             if arr is None or len(arr) != n:
-                raise VerifyError(f"'tile.warp_layouts' needs one layout per member, got {layouts}")
+                raise VerifyError(f"'{WARP_LAYOUTS}' needs one layout per member, got {layouts}")
             for h, d, lay, a in zip(hints, descs, shared_layouts, arr, strict=True):
-                _check_warp_layout(self, "tile.warp_layouts", a, h, d.shape, lay)
+                _check_warp_layout(self, WARP_LAYOUTS, a, h, d.shape, lay)
 
     @property
     def descs(self) -> list[ir.Value]:
@@ -894,11 +898,11 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
 
     @property
     def warp_used_hints(self) -> list[int]:
-        a = self.attr("warp_used_hints")
+        a = self.attr(WARP_USED_HINTS)
         if a is None:
-            raise VerifyError("requires attribute 'warp_used_hints'")
+            raise VerifyError(f"requires attribute '{WARP_USED_HINTS}'")
         if cast(a, ir.DenseI32ArrayAttr) is None:
-            raise VerifyError(f"'warp_used_hints' must be array<i32: ...>, got {a}")
+            raise VerifyError(f"'{WARP_USED_HINTS}' must be array<i32: ...>, got {a}")
         return [h & 0xFFFFFFFF for h in ir.DenseI32ArrayAttr(a)]
 
 

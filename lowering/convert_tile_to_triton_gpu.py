@@ -68,14 +68,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from gemm_opt.core.ext_compat import cast, ir
-from gemm_opt.core.pass_base import TilePass
-from gemm_opt.core.tdm_layout import TdmWarpLayout, tdm_warp_layout
-from gemm_opt.core.warp_hint import WarpHintError
-from gemm_opt.dialect.tile import (
+from gemm_opt.core.contract import (
+    DIVISIBILITY,
     NUM_WARPS,
     TARGET,
     THREADS_PER_WARP,
+    TRITON_DIVISIBILITY,
+    WARP_LAYOUT,
+    WARP_LAYOUTS,
+    WARP_PREDICATED,
+)
+from gemm_opt.core.ext_compat import cast, ir
+from gemm_opt.core.pass_base import TilePass
+from gemm_opt.core.targets import TARGETS, Target
+from gemm_opt.core.tdm_layout import TdmWarpLayout, tdm_warp_layout
+from gemm_opt.core.warp_hint import WarpHintError
+from gemm_opt.dialect.tile import (
     BlockedAttr,
     DotOperandAttr,
     MakeTensorDescriptorOp,
@@ -91,70 +99,15 @@ from gemm_opt.dialect.tile import (
     cache_modifier,
     warp_layout_fields,
 )
-from gemm_opt.dialect.tile import TARGETS as TILE_TARGETS
-from gemm_opt.lowering.triton_bridge import TARGETS as TRITON_TARGETS
-from gemm_opt.lowering.triton_bridge import target_attr
-from gemm_opt.passes.assign_tdm_warp_layout import (
-    COPY_OP,
-    FUSED_OP,
-    WARP_LAYOUT,
-    WARP_LAYOUTS,
-    collect_ops,
-)
-from gemm_opt.passes.emit_warp_predicates import WARP_PREDICATED
+from gemm_opt.passes.assign_tdm_warp_layout import COPY_OP, FUSED_OP, collect_ops
 
 #: Argument attributes that state a divisibility fact (tile's and Triton's).
-DIVISIBILITY_ATTRS = ("tile.divisibility", "tt.divisibility")
+DIVISIBILITY_ATTRS = (DIVISIBILITY, TRITON_DIVISIBILITY)
 #: Triton's cache-modifier enum (``triton::CacheModifier``) by tile spelling.
 CACHE_CODES = {".ca": 2, ".cg": 3, ".wb": 4, ".cs": 5, ".wt": 6, ".cv": 7}
 #: Dialects whose ops are kept (only their types change).
 KEPT_DIALECTS = ("arith", "math", "scf")
 
-
-@dataclass(frozen=True)
-class Target:
-    """What the lowering needs to know about one GPU.
-
-    Backend and warp size are the bridge's (:data:`gemm_opt.lowering.triton_bridge.TARGETS`).
-    """
-
-    name: str
-    tdm: bool = False
-    #: MFMA version, dot-operand kWidth, and the K of the 32x32 and 16x16
-    #: 16-bit instructions (targets without TDM use MFMA instead of WMMA).
-    mfma_version: int = 0
-    mfma_k_width: int = 0
-    mfma_k32: int = 0
-    mfma_k16: int = 0
-    #: Whether global -> LDS copies can bypass registers.
-    direct_to_lds: bool = False
-
-    @property
-    def backend(self) -> str:
-        """Triton backend: ``hip`` (AMD) or ``cuda`` (NVIDIA: mma.sync, cp.async)."""
-        return TRITON_TARGETS[self.name][0]
-
-    @property
-    def warp_size(self) -> int:
-        return TRITON_TARGETS[self.name][2]
-
-    @property
-    def nvidia(self) -> bool:
-        return self.backend == "cuda"
-
-    @property
-    def triton_target(self) -> str:
-        return target_attr(self.name)
-
-
-TARGETS: dict[str, Target] = {
-    "gfx1250": Target("gfx1250", tdm=True),
-    "gfx950": Target(
-        "gfx950", mfma_version=4, mfma_k_width=8, mfma_k32=16, mfma_k16=32, direct_to_lds=True
-    ),
-    "gfx942": Target("gfx942", mfma_version=3, mfma_k_width=4, mfma_k32=8, mfma_k16=16),
-    "cuda:90": Target("cuda:90", direct_to_lds=True),
-}
 
 #: ``lds-copies`` option values: how targets without TDM fill LDS.
 LDS_COPIES = ("auto", "direct", "registers")
@@ -1453,12 +1406,9 @@ class ConvertTileToTritonGPUPass(TilePass):
         if not target and TARGET in module.attributes:
             target = ir.StringAttr(module.attributes[TARGET]).value
         if not target:
-            # tile.target names the tile dialect's targets only; cuda:90 is an option value.
-            others = ", ".join(name for name in TARGETS if name not in TILE_TARGETS)
             self.fail(
                 module,
-                f"needs a target ({', '.join(TILE_TARGETS)}): pass target=... (also {others}) "
-                f"or set {TARGET}",
+                f"needs a target ({', '.join(TARGETS)}): pass target=... or set {TARGET}",
             )
         if target not in TARGETS:
             self.fail(module, f"unknown target '{target}' (known: {', '.join(TARGETS)})")

@@ -6,11 +6,12 @@ One pass per line, each behind its ``if`` guard, in the style of Triton's
 
 from __future__ import annotations
 
-from gemm_opt.lowering.triton_bridge import TARGETS as _TRITON_TARGETS
+from gemm_opt.core.targets import TARGET_NAMES as TARGETS
+from gemm_opt.core.targets import TARGETS as _TARGETS
 
-TARGETS = tuple(_TRITON_TARGETS)
-"""Targets the lowering supports (``cuda:90``: the portable lowering for NVIDIA
-Hopper, with mma.sync and cp.async; hints dropped)."""
+# TARGETS: the targets the lowering supports, from the one target table
+# (``cuda:90``: the portable lowering for NVIDIA Hopper, with mma.sync and
+# cp.async; hints dropped).
 
 
 def tile_passes(target: str, fuse: bool = True, derive_hints: bool = False) -> list[str]:
@@ -24,7 +25,7 @@ def tile_passes(target: str, fuse: bool = True, derive_hints: bool = False) -> l
     against the hints before stripping them again).
     """
     check_target(target)
-    tdm = target == "gfx1250"
+    tdm = _TARGETS[target].tdm
     passes: list[str] = []
     if derive_hints and tdm:
         passes.append("tile-derive-warp-hints")

@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gemm_opt.core.targets import TARGETS as CORE_TARGETS
+
 __all__ = [
     "TARGETS",
     "CompiledArtifact",
@@ -51,12 +53,10 @@ __all__ = [
     "validate",
 ]
 
-#: Short target names and the ``GPUTarget(backend, arch, warp_size)`` they mean.
+#: Short target names and the ``GPUTarget(backend, arch, warp_size)`` they mean,
+#: from the one target table (:data:`gemm_opt.core.targets.TARGETS`).
 TARGETS: dict[str, tuple[str, str | int, int]] = {
-    "gfx1250": ("hip", "gfx1250", 32),
-    "gfx950": ("hip", "gfx950", 64),
-    "gfx942": ("hip", "gfx942", 64),
-    "cuda:90": ("cuda", 90, 32),
+    t.name: (t.backend, t.arch, t.warp_size) for t in CORE_TARGETS.values()
 }
 
 # The name of the temporary file handed to Triton; diagnostics that point at
@@ -157,8 +157,8 @@ def gpu_target(target: str) -> Any:
 
 def target_attr(target: str) -> str:
     """The module's ``ttg.target`` string for a target, e.g. ``"hip:gfx1250"``."""
-    backend, arch, _ = _target_entry(target)
-    return f"{backend}:{arch}"
+    _target_entry(target)
+    return CORE_TARGETS[target].triton_target
 
 
 def _position(text: str, offset: int) -> str:

@@ -13,23 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from gemm_opt.core.contract import NUM_WARPS, WARP_LAYOUT, WARP_LAYOUTS
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.pass_base import TilePass
 from gemm_opt.core.tdm_layout import TdmWarpLayout, fused_member_layouts, tdm_warp_layout
 from gemm_opt.core.warp_hint import WarpHintError
 from gemm_opt.dialect.tile import (
-    NUM_WARPS,
     AsyncTDMCopyGlobalToLocalOp,
     AsyncTDMFusedCopyGlobalToLocalOp,
     TdmWarpLayoutAttr,
     enclosing_int_attr,
     warp_layout_fields,
 )
-
-#: Attribute holding a single copy's layout.
-WARP_LAYOUT = "tile.warp_layout"
-#: Attribute holding a fused copy's layouts, one per member.
-WARP_LAYOUTS = "tile.warp_layouts"
 
 COPY_OP = AsyncTDMCopyGlobalToLocalOp.OPERATION_NAME
 FUSED_OP = AsyncTDMFusedCopyGlobalToLocalOp.OPERATION_NAME
@@ -170,8 +165,6 @@ class AssignTdmWarpLayoutPass(TilePass):
 __all__ = [
     "COPY_OP",
     "FUSED_OP",
-    "WARP_LAYOUT",
-    "WARP_LAYOUTS",
     "AssignTdmWarpLayoutPass",
     "LayoutError",
     "block_of",

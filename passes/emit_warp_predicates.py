@@ -13,19 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from gemm_opt.core.contract import WARP_LAYOUT, WARP_PREDICATED
 from gemm_opt.core.ext_compat import arith, ir
 from gemm_opt.core.pass_base import TilePass
 from gemm_opt.dialect.tile import AsyncTDMCopyGlobalToLocalOp, WarpIdOp
 from gemm_opt.passes.assign_tdm_warp_layout import (
     COPY_OP,
-    WARP_LAYOUT,
     LayoutError,
     collect_ops,
     layout_fields,
 )
-
-#: Unit attribute: the copy's ``pred`` already includes its warp mask.
-WARP_PREDICATED = "tile.warp_predicated"
 
 
 def rebuild_copy(op: AsyncTDMCopyGlobalToLocalOp, pred: ir.Value | None) -> Any:
@@ -149,4 +146,4 @@ class EmitWarpPredicatesPass(TilePass):
             new.operation.attributes[WARP_PREDICATED] = ir.UnitAttr.get(context=loc.context)
 
 
-__all__ = ["WARP_PREDICATED", "EmitWarpPredicatesPass", "emit_warp_mask", "rebuild_copy"]
+__all__ = ["EmitWarpPredicatesPass", "emit_warp_mask", "rebuild_copy"]

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from gemm_opt.core.contract import WARP_LAYOUT, WARP_LAYOUTS
 from gemm_opt.core.ext_compat import cast, ir
 from gemm_opt.core.pass_base import TilePass
 from gemm_opt.core.warp_hint import WarpHintError, check_fused_warp_hints
@@ -31,8 +32,6 @@ from gemm_opt.dialect.tile import (
 from gemm_opt.passes.assign_tdm_warp_layout import (
     COPY_OP,
     FUSED_OP,
-    WARP_LAYOUT,
-    WARP_LAYOUTS,
     LayoutError,
     block_of,
     collect_ops,

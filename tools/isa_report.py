@@ -34,12 +34,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from gemm_opt.lowering.triton_bridge import TARGETS as _TRITON_TARGETS
+from gemm_opt.core.targets import TARGETS as _TARGETS
 
 VARIANTS = ("fused", "unfused", "unhinted", "derived", "aligned")
 DTYPES = ("f16", "bf16")
 #: The AMD targets: the report reads AMDGPU assembly.
-TARGETS = tuple(name for name, (backend, _, _) in _TRITON_TARGETS.items() if backend == "hip")
+TARGETS = tuple(name for name, t in _TARGETS.items() if t.backend == "hip")
 DEFAULT_INPUT = Path(__file__).resolve().parents[1] / "examples" / "gemm_gfx1250.mlir"
 
 
@@ -92,7 +92,7 @@ def plan(variants: Sequence[str], dtypes: Sequence[str], targets: Sequence[str])
     for dtype in dtypes:
         for target in targets:
             for variant in variants:
-                if target != "gfx1250" and variant not in ("fused", "aligned"):
+                if not _TARGETS[target].tdm and variant not in ("fused", "aligned"):
                     continue
                 yield variant, dtype, target
 
@@ -191,9 +191,9 @@ def check(rows: Sequence[Row]) -> list[str]:
             continue
         if r.spills:
             problems.append(f"{tag}: {r.spills} spills")
-        if r.target == "gfx1250" and (r.tdm_per_iter == 0 or r.mma_per_iter == 0):
+        if _TARGETS[r.target].tdm and (r.tdm_per_iter == 0 or r.mma_per_iter == 0):
             problems.append(f"{tag}: no TDM or no WMMA in the K loop")
-        if r.target != "gfx1250" and r.mma_per_iter == 0:
+        if not _TARGETS[r.target].tdm and r.mma_per_iter == 0:
             problems.append(f"{tag}: no MFMA in the K loop")
     for dtype in DTYPES:
         fused = by.get(("fused", dtype, "gfx1250"))

@@ -13,13 +13,11 @@ from collections.abc import Sequence
 
 from gemm_opt import dialect, lowering, passes
 from gemm_opt.core.pipeline import Registry
-from gemm_opt.dialect.tile import TARGETS as TILE_TARGETS
+from gemm_opt.core.targets import TARGET_NAMES as TARGETS
 from gemm_opt.dialect.tile import verify_module_attributes
 from gemm_opt.tools.opt_main import EmitError, Emitter, OptTool
 from gemm_opt.tools.opt_main import main as opt_main
 
-#: The tile targets, and NVIDIA Hopper, which only the lowering names.
-TARGETS = (*TILE_TARGETS, "cuda:90")
 EMIT_KINDS = ("ttgir", "llir", "amdgcn", "hsaco", "ptx", "cubin")
 
 

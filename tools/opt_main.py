@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NoReturn, TextIO
 
+from gemm_opt.core.contract import TARGET
 from gemm_opt.core.diagnostics import (
     Chunk,
     Diagnostic,
@@ -276,7 +277,7 @@ def _module_target(module: object) -> str | None:
     from gemm_opt.core.ext_compat import ir
 
     attrs = module.operation.attributes  # type: ignore[attr-defined]
-    return ir.StringAttr(attrs["tile.target"]).value if "tile.target" in attrs else None
+    return ir.StringAttr(attrs[TARGET]).value if TARGET in attrs else None
 
 
 def _write_outputs(tool: OptTool, output: str, outputs: list[str | bytes], split: bool) -> int:

@@ -86,6 +86,7 @@ from typing import Any
 
 from gemm_opt import WarpHintError, check_fused_warp_hints, check_warp_used_hint
 from gemm_opt.core.ext_compat import arith, cast, func, ir, scf
+from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect import make_context, tile
 
 # ---- errors and source positions ---------------------------------------------------
@@ -907,7 +908,7 @@ class _Builder:
         self.ctx = ctx
         self.num_warps = num_warps
         self.target = target
-        self.threads_per_warp = tile.TARGETS[target]
+        self.threads_per_warp = TARGETS[target].warp_size
         self.diagnostics: list[tuple[str, int, int, str, str]] = []
         self.module: ir.Module | None = None
         self.entry: ir.Block | None = None
@@ -1693,8 +1694,8 @@ class Kernel:
 
     def build_module(self, *, num_warps: int = 8, target: str = "gfx1250", **constexprs: Any):
         """Trace the kernel into a verified tile ``ir.Module`` (its own context)."""
-        if target not in tile.TARGETS:
-            raise _fail(f"unknown target {target!r}; known: {', '.join(tile.TARGETS)}")
+        if target not in TARGETS:
+            raise _fail(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
         if not isinstance(num_warps, int) or isinstance(num_warps, bool) or num_warps < 1:
             raise _fail(f"num_warps must be a positive int, got {num_warps!r}")
         values = self._bind(constexprs)

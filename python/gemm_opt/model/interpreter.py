@@ -90,6 +90,7 @@ from typing import Any
 
 import numpy as np
 
+from gemm_opt.core.contract import NUM_WARPS, WARP_LAYOUT, WARP_LAYOUTS, WARP_PREDICATED
 from gemm_opt.core.ext_compat import cast, ir
 from gemm_opt.core.tdm_layout import (
     TdmWarpLayout,
@@ -99,7 +100,6 @@ from gemm_opt.core.tdm_layout import (
 )
 from gemm_opt.core.warp_hint import WarpHintError, check_warp_used_hint
 from gemm_opt.dialect.tile import (
-    NUM_WARPS,
     AsyncTDMCopyGlobalToLocalOp,
     AsyncTDMFusedCopyGlobalToLocalOp,
     PtrType,
@@ -1273,10 +1273,10 @@ def _b_tdm_copy(c: _Compiler, op: AsyncTDMCopyGlobalToLocalOp) -> Exec:
     if op.barrier is not None:
         raise ModelError(f"{where}: copies that arrive on an mbarrier are not modelled")
     attrs = op.operation.attributes
-    layout_attr = attrs["tile.warp_layout"] if "tile.warp_layout" in attrs else None
+    layout_attr = attrs[WARP_LAYOUT] if WARP_LAYOUT in attrs else None
     members = [_member(c, op.desc, op.dest, op.warp_used_hint, layout_attr, where)]
     pred = None if op.pred is None else c.slot(op.pred)
-    predicated = "tile.warp_predicated" in attrs
+    predicated = WARP_PREDICATED in attrs
 
     def run(p: _Program, mask: np.ndarray) -> None:
         _issue(p, mask, members, lambda w: 0, pred, predicated, where)
@@ -1298,10 +1298,10 @@ def _b_tdm_fused_copy(c: _Compiler, op: AsyncTDMFusedCopyGlobalToLocalOp) -> Exe
     if not (len(descs) == len(dests) == len(hints)) or not descs:
         raise ModelError(f"{where}: malformed fused copy")
     layout_attrs: list[Any] = [None] * len(descs)
-    if "tile.warp_layouts" in attrs:
-        arr = cast(attrs["tile.warp_layouts"], ir.ArrayAttr)
+    if WARP_LAYOUTS in attrs:
+        arr = cast(attrs[WARP_LAYOUTS], ir.ArrayAttr)
         if arr is None or len(ir.ArrayAttr(arr)) != len(descs):
-            raise ModelError(f"{where}: 'tile.warp_layouts' needs one layout per member")
+            raise ModelError(f"{where}: '{WARP_LAYOUTS}' needs one layout per member")
         layout_attrs = list(ir.ArrayAttr(arr))
     members = [
         _member(c, d, b, h, a, f"{where} member {i}")
@@ -1309,7 +1309,7 @@ def _b_tdm_fused_copy(c: _Compiler, op: AsyncTDMFusedCopyGlobalToLocalOp) -> Exe
     ]
     layouts = [m.layout for m in members]
     choice = [select_fused_member(layouts, w) for w in range(c.num_warps)]
-    predicated = "tile.warp_predicated" in attrs
+    predicated = WARP_PREDICATED in attrs
 
     def run(p: _Program, mask: np.ndarray) -> None:
         _issue(p, mask, members, choice.__getitem__, None, predicated, where)

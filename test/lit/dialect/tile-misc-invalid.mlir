@@ -59,6 +59,6 @@ module attributes {tile.threads_per_warp = 16 : i32} {
 // -----
 
 // ==== Module attributes: the target is a supported GPU. ====
-// expected-error@+1 {{'tile.target' must be one of gfx1250, gfx950, gfx942, got "sm_90"}}
+// expected-error@+1 {{'tile.target' must be one of gfx1250, gfx950, gfx942, cuda:90, got "sm_90"}}
 module attributes {tile.target = "sm_90"} {
 }

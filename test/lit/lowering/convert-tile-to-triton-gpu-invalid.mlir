@@ -113,7 +113,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx942"} {
 // -----
 
 // The target comes from the pass option or the module.
-// expected-error@+1 {{needs a target (gfx1250, gfx950, gfx942)}}
+// expected-error@+1 {{needs a target (gfx1250, gfx950, gfx942, cuda:90)}}
 module attributes {tile.num_warps = 8 : i32} {
   func.func @no_target() {
     return

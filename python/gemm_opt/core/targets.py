@@ -1,0 +1,125 @@
+"""The one table of GPU targets: every fact the project knows about a target.
+
+The dialect verifiers (warp size, launchable thread counts, shared-memory
+capacity), the front end, the named pipelines, the conversion to TritonGPU and
+the Triton bridge all read this table; nothing else lists targets. Pure Python,
+so it is usable without the MLIR bindings or Triton.
+
+Shared-memory sizes are the most one workgroup (thread block) may allocate:
+LDS is 320 KiB on gfx1250, 160 KiB on gfx950 and 64 KiB on gfx942 (LLVM's
+AMDGPU limits); 227 KiB of opt-in dynamic shared memory on sm_90.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Target:
+    """One GPU target, by its short name (``gfx1250``, ..., ``cuda:90``)."""
+
+    name: str
+    #: Triton backend: ``hip`` (AMD) or ``cuda`` (NVIDIA).
+    backend: str
+    #: Triton's architecture: ``"gfx1250"`` on AMD, the compute capability on NVIDIA.
+    arch: str | int
+    #: Threads per warp (wave): 32 on gfx1250 and NVIDIA, 64 on gfx950/gfx942.
+    warp_size: int
+    #: Whether the target has the Tensor Data Mover (so ``warp_used_hint`` is honoured).
+    tdm: bool
+    #: The matrix instruction family ``tile.wmma`` lowers to.
+    mma: str
+    #: Bytes of LDS / shared memory one workgroup may allocate.
+    shared_memory_bytes: int
+    #: Threads one workgroup (thread block) may launch.
+    max_threads_per_block: int
+    #: Whether global -> shared copies can bypass registers (``cp.async`` style).
+    direct_to_lds: bool = False
+    #: MFMA version, dot-operand kWidth, and the K of the 32x32 and 16x16
+    #: 16-bit instructions (targets without TDM use MFMA instead of WMMA).
+    mfma_version: int = 0
+    mfma_k_width: int = 0
+    mfma_k32: int = 0
+    mfma_k16: int = 0
+
+    @property
+    def nvidia(self) -> bool:
+        """Whether Triton's NVIDIA backend compiles for this target."""
+        return self.backend == "cuda"
+
+    @property
+    def triton_target(self) -> str:
+        """The ``ttg.target`` value, e.g. ``"hip:gfx1250"`` or ``"cuda:90"``."""
+        return f"{self.backend}:{self.arch}"
+
+
+TARGETS: dict[str, Target] = {
+    t.name: t
+    for t in (
+        Target(
+            "gfx1250",
+            backend="hip",
+            arch="gfx1250",
+            warp_size=32,
+            tdm=True,
+            mma="wmma v3",
+            shared_memory_bytes=320 * 1024,
+            max_threads_per_block=1024,
+        ),
+        Target(
+            "gfx950",
+            backend="hip",
+            arch="gfx950",
+            warp_size=64,
+            tdm=False,
+            mma="mfma v4",
+            shared_memory_bytes=160 * 1024,
+            max_threads_per_block=1024,
+            direct_to_lds=True,
+            mfma_version=4,
+            mfma_k_width=8,
+            mfma_k32=16,
+            mfma_k16=32,
+        ),
+        Target(
+            "gfx942",
+            backend="hip",
+            arch="gfx942",
+            warp_size=64,
+            tdm=False,
+            mma="mfma v3",
+            shared_memory_bytes=64 * 1024,
+            max_threads_per_block=1024,
+            mfma_version=3,
+            mfma_k_width=4,
+            mfma_k32=8,
+            mfma_k16=16,
+        ),
+        Target(
+            "cuda:90",
+            backend="cuda",
+            arch=90,
+            warp_size=32,
+            tdm=False,
+            mma="mma.sync",
+            shared_memory_bytes=227 * 1024,
+            max_threads_per_block=1024,
+            direct_to_lds=True,
+        ),
+    )
+}
+"""Every supported target, by short name."""
+
+TARGET_NAMES: tuple[str, ...] = tuple(TARGETS)
+
+
+def get_target(name: str) -> Target:
+    """The target called ``name``; ValueError naming the known ones otherwise."""
+    try:
+        return TARGETS[name]
+    except KeyError:
+        raise ValueError(f"unknown target '{name}' (known: {', '.join(TARGETS)})") from None
+
+
+__all__ = ["TARGETS", "TARGET_NAMES", "Target", "get_target"]
