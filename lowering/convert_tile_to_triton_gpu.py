@@ -94,14 +94,14 @@ from gemm_opt.dialect.tile import (
 from gemm_opt.dialect.tile import TARGETS as TILE_TARGETS
 from gemm_opt.lowering.triton_bridge import TARGETS as TRITON_TARGETS
 from gemm_opt.lowering.triton_bridge import target_attr
-from gemm_opt.passes.assign_tdm_warp_layout import (
+from gemm_opt.passes.common import (
     COPY_OP,
     FUSED_OP,
     WARP_LAYOUT,
     WARP_LAYOUTS,
+    WARP_PREDICATED,
     collect_ops,
 )
-from gemm_opt.passes.emit_warp_predicates import WARP_PREDICATED
 
 #: Argument attributes that state a divisibility fact (tile's and Triton's).
 DIVISIBILITY_ATTRS = ("tile.divisibility", "tt.divisibility")

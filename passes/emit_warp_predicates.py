@@ -16,16 +16,14 @@ from typing import Any, ClassVar
 from gemm_opt.core.ext_compat import arith, ir
 from gemm_opt.core.pass_base import TilePass
 from gemm_opt.dialect.tile import AsyncTDMCopyGlobalToLocalOp, WarpIdOp
-from gemm_opt.passes.assign_tdm_warp_layout import (
+from gemm_opt.passes.common import (
     COPY_OP,
     WARP_LAYOUT,
+    WARP_PREDICATED,
     LayoutError,
     collect_ops,
     layout_fields,
 )
-
-#: Unit attribute: the copy's ``pred`` already includes its warp mask.
-WARP_PREDICATED = "tile.warp_predicated"
 
 
 def rebuild_copy(op: AsyncTDMCopyGlobalToLocalOp, pred: ir.Value | None) -> Any:
@@ -149,4 +147,4 @@ class EmitWarpPredicatesPass(TilePass):
             new.operation.attributes[WARP_PREDICATED] = ir.UnitAttr.get(context=loc.context)
 
 
-__all__ = ["WARP_PREDICATED", "EmitWarpPredicatesPass", "emit_warp_mask", "rebuild_copy"]
+__all__ = ["EmitWarpPredicatesPass", "emit_warp_mask", "rebuild_copy"]
