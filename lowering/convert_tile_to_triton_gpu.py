@@ -99,7 +99,7 @@ from gemm_opt.dialect.tile import (
     cache_modifier,
     warp_layout_fields,
 )
-from gemm_opt.passes.assign_tdm_warp_layout import COPY_OP, FUSED_OP, collect_ops
+from gemm_opt.passes.common import COPY_OP, FUSED_OP, collect_ops
 
 #: Argument attributes that state a divisibility fact (tile's and Triton's).
 DIVISIBILITY_ATTRS = (DIVISIBILITY, TRITON_DIVISIBILITY)

@@ -32,7 +32,7 @@ from gemm_opt.core.tdm_layout import (
     plan_from_layout,
 )
 from gemm_opt.core.warp_hint import format_mask, format_warps
-from gemm_opt.passes.assign_tdm_warp_layout import (
+from gemm_opt.passes.common import (
     COPY_OP,
     FUSED_OP,
     LayoutError,

@@ -14,8 +14,12 @@ from typing import Any, ClassVar
 from gemm_opt.core.contract import WARP_LAYOUT
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.pass_base import TilePass
-from gemm_opt.passes.assign_tdm_warp_layout import set_copy_layout
-from gemm_opt.passes.fuse_tdm_copies import Member, fusable_with, module_runs
+from gemm_opt.passes.common import (
+    Member,
+    fusable_with,
+    module_runs,
+    set_copy_layout,
+)
 
 #: Largest ``tile.num_warps`` the pass derives hints for.
 MAX_NUM_WARPS = 16

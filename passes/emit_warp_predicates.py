@@ -17,7 +17,7 @@ from gemm_opt.core.contract import WARP_LAYOUT, WARP_PREDICATED
 from gemm_opt.core.ext_compat import arith, ir
 from gemm_opt.core.pass_base import TilePass
 from gemm_opt.dialect.tile import AsyncTDMCopyGlobalToLocalOp, WarpIdOp
-from gemm_opt.passes.assign_tdm_warp_layout import (
+from gemm_opt.passes.common import (
     COPY_OP,
     LayoutError,
     collect_ops,

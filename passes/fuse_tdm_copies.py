@@ -7,206 +7,37 @@ warp carries the descriptor of the member whose hint selects it. This pass
 finds such runs, fuses them, and rewrites the ``tile.async_tdm_wait`` counts
 the change in instruction count would otherwise break.
 
-The run scanner (:func:`module_runs`) and the fusion check
-(:func:`fusable_with`) are reused by ``tile-derive-warp-hints``, so that the
-hints it derives are exactly the ones this pass can fuse.
+The run scanner (:func:`~gemm_opt.passes.common.module_runs`) and the fusion
+check (:func:`~gemm_opt.passes.common.fusable_with`) live in
+:mod:`gemm_opt.passes.common`, shared with ``tile-derive-warp-hints``, so that
+the hints it derives are exactly the ones this pass can fuse.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from gemm_opt.core.contract import WARP_LAYOUT, WARP_LAYOUTS
-from gemm_opt.core.ext_compat import cast, ir
+from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.pass_base import TilePass
-from gemm_opt.core.warp_hint import WarpHintError, check_fused_warp_hints
-from gemm_opt.dialect.tile import (
-    AsyncTDMFusedCopyGlobalToLocalOp,
-    AsyncTDMWaitOp,
-    LocalLoadOp,
-    MemdescIndexOp,
-    cache_modifier,
-)
-from gemm_opt.passes.assign_tdm_warp_layout import (
+from gemm_opt.dialect.tile import AsyncTDMFusedCopyGlobalToLocalOp, AsyncTDMWaitOp
+from gemm_opt.passes.common import (
     COPY_OP,
     FUSED_OP,
-    LayoutError,
-    block_of,
+    Member,
     collect_ops,
-    num_warps_of,
+    fusable_with,
+    module_runs,
 )
 
 WAIT_OP = AsyncTDMWaitOp.OPERATION_NAME
-
-#: Tile ops without memory effects: a fusion run may step over them.
-PURE_TILE_OPS = frozenset(
-    {
-        "tile.warp_id",
-        "tile.program_id",
-        "tile.make_tensor_descriptor",
-        "tile.update_tensor_descriptor",
-        "tile.memdesc_index",
-        "tile.convert_layout",
-        "tile.wmma",
-    }
-)
 
 #: Most paths the wait analysis follows before it gives up (and waits for all).
 MAX_PATHS = 64
 
 
-# ---- shared memory ----------------------------------------------------------------
-
-
-def _const_int(value: ir.Value) -> int | None:
-    owner = value.owner
-    if not isinstance(owner, ir.OpView | ir.Operation):
-        return None
-    op = owner.operation
-    if op.name != "arith.constant":
-        return None
-    attr = cast(op.attributes["value"], ir.IntegerAttr)
-    return None if attr is None else attr.value
-
-
-def buffer_root(value: ir.Value) -> tuple[ir.Value, tuple[ir.Value, ...]]:
-    """The allocation a shared view comes from, and the ``memdesc_index`` path."""
-    path: tuple[ir.Value, ...] = ()
-    while True:
-        owner = value.owner
-        if not isinstance(owner, ir.OpView | ir.Operation):
-            return value, path
-        op = owner.operation
-        if op.name != MemdescIndexOp.OPERATION_NAME:
-            return value, path
-        path = (op.operands[1], *path)
-        value = op.operands[0]
-
-
-def may_alias(a: ir.Value, b: ir.Value) -> bool:
-    """Whether two shared buffers may overlap.
-
-    Views of different roots (allocations or function arguments) are
-    distinct buffers: all shared memory of a kernel comes from
-    ``tile.local_alloc``, and distinct buffer arguments are taken as
-    distinct. Views of one root are disjoint only when, at some level,
-    their ``memdesc_index`` indices are different constants.
-    """
-    ra, pa = buffer_root(a)
-    rb, pb = buffer_root(b)
-    if ra != rb:
-        return False
-    for ia, ib in zip(pa, pb, strict=False):
-        ca, cb = _const_int(ia), _const_int(ib)
-        if ca is not None and cb is not None and ca != cb:
-            return False
-    return True
-
-
-def is_pure(op: ir.Operation) -> bool:
-    """Ops a run may step over: no memory effects, no regions."""
-    if len(op.regions):
-        return False
-    return op.name.startswith("arith.") or op.name in PURE_TILE_OPS
-
-
 # ---- runs of copies -----------------------------------------------------------------
-
-
-@dataclass
-class Member:
-    """A single copy considered for a run, with what fusion needs of it."""
-
-    op: Any
-    hint: int | None
-    shape: tuple[int, ...]
-    layout: Any
-    cache: str
-
-    @property
-    def dest(self) -> ir.Value:
-        return self.op.dest
-
-
-def member_of(op: Any) -> Member:
-    shape, layout = block_of(op.desc)
-    return Member(op, op.warp_used_hint, shape, layout, cache_modifier(op))
-
-
-def fusable_with(group: list[Member], cand: Member, num_warps: int, hints: list[int]) -> bool:
-    """Whether ``cand`` can join ``group`` (whose members get ``hints``).
-
-    Same cache modifier, a destination distinct from every member's, and a
-    fused op that verifies: same rank, every hint legal, pairwise disjoint.
-    """
-    if cand.cache != group[0].cache:
-        return False
-    if any(may_alias(cand.dest, m.dest) for m in group):
-        return False
-    try:
-        check_fused_warp_hints(
-            hints,
-            num_warps,
-            [m.shape for m in [*group, cand]],
-            [m.layout for m in [*group, cand]],
-        )
-    except (WarpHintError, ValueError):
-        return False
-    return True
-
-
-def scan_runs(block: ir.Block, is_candidate: Callable[[Any], bool]) -> Iterator[list[Member]]:
-    """Maximal runs of candidate copies in ``block``, in program order.
-
-    Between two copies of a run there may only be pure ops (arith, descriptor
-    and view ops, ids, register compute) and ``tile.local_load``s of buffers
-    that cannot alias the run's destinations so far (fusion moves the earlier
-    copies down to the last one). Anything else (a wait, a barrier, another
-    kind of copy, a store, an op with regions) ends the run.
-    """
-    run: list[Member] = []
-    for view in block.operations:
-        op = view.operation
-        if op.name == COPY_OP and is_candidate(view):
-            run.append(member_of(view))
-            continue
-        if not run:
-            continue
-        if is_pure(op):
-            continue
-        if op.name == LocalLoadOp.OPERATION_NAME and not any(
-            may_alias(op.operands[0], m.dest) for m in run
-        ):
-            continue
-        yield run
-        run = []
-    if run:
-        yield run
-
-
-def all_blocks(root: ir.Operation) -> Iterator[ir.Block]:
-    """Every block under ``root`` (pre-order)."""
-    for region in root.regions:
-        for block in region.blocks:
-            yield block
-            for view in block.operations:
-                yield from all_blocks(view.operation)
-
-
-def module_runs(
-    module: ir.Operation, is_candidate: Callable[[Any], bool]
-) -> Iterator[tuple[list[Member], int]]:
-    """Every run of candidate copies under ``module`` (see :func:`scan_runs`)
-    with its enclosing ``tile.num_warps``; runs without one are skipped."""
-    for block in list(all_blocks(module)):
-        for run in scan_runs(block, is_candidate):
-            try:
-                nw = num_warps_of(run[0].op)
-            except LayoutError:
-                continue
-            yield run, nw
 
 
 def is_fusion_candidate(op: Any) -> bool:
@@ -483,20 +314,10 @@ class FuseTdmCopiesPass(TilePass):
 
 __all__ = [
     "MAX_PATHS",
-    "PURE_TILE_OPS",
     "FuseTdmCopiesPass",
-    "Member",
     "adjusted_wait",
-    "all_blocks",
     "backward_paths",
-    "buffer_root",
     "build_fused",
-    "fusable_with",
     "is_fusion_candidate",
-    "is_pure",
-    "may_alias",
-    "member_of",
-    "module_runs",
-    "scan_runs",
     "split_run",
 ]
