@@ -1,47 +1,39 @@
 #!/usr/bin/env python3
-"""Run the lowered tile GEMM (cuda:90 TTGIR) on the local NVIDIA GPU, next to cuBLAS.
+"""Run the tile GEMM from a kernel bundle on the local NVIDIA GPU, next to cuBLAS.
 
-Needs only triton and torch: the kernels are the TTGIR files in ``kernels/``
-that ``lower_kernels.py`` wrote, described by ``kernels/kernels.json``. Each
-is compiled by the local Triton for the local GPU and launched through the
-compiled kernel (``kernel[grid](*args)``; ``--launcher driver`` loads the
-cubin through the CUDA driver instead, and ``auto`` falls back to that when
-Triton cannot build its launcher).
+Needs only torch and ``gemm_opt.runtime`` (no Triton, no MLIR bindings, no
+numpy): the kernels are cubins in a bundle that ``build_bundle.py`` compiled
+with the pinned Triton 3.9.0, launched through the CUDA driver. Triton is
+blocked from importing for the whole run, so nothing can fall back to it.
 
 1. Correctness: ragged and padded shapes, every variant that may run them,
    against a float64 reference (``torch.matmul`` on doubles); the error
-   allowed is a few units of the output type's last place. Elements outside
-   C (padding of a larger buffer) must stay untouched.
+   allowed is a few units of the output type's last place. C starts as NaN
+   (every element must be written) and the padding of a larger C buffer must
+   stay untouched. Inputs are random normal, fresh per case.
 2. Timing: ours and ``torch.matmul`` (cuBLAS) interleaved in the same run,
-   each sample one call between CUDA events after an L2 flush, median of
-   ``--reps`` after warm-up. The ``aligned`` variant (16-byte ``cp.async``)
-   runs when N, K and the strides are multiples of 16, else the ``any``
-   variant (copies through registers).
+   each sample one call between CUDA events after a 256 MiB L2 flush, median
+   of ``--reps`` after warm-up. The ``aligned`` variant (16-byte ``cp.async``)
+   runs when the bundle's divisibility facts hold, else the ``any`` variant.
 
-Writes ``results.json`` and ``results.md`` to ``--out`` (default:
-``./results``). Without a CUDA GPU it stops with an error; only
-``--compile-only`` (compile every kernel for sm_90, launch nothing) runs
-without one.
+Writes ``results.csv``, ``results.md`` and ``results.json`` to ``--out``.
+Exit status 1 if any check fails, 2 on misuse or when no usable GPU is there.
 
-    python3 run_gemm.py --out /tmp/results
-    python3 run_gemm.py --compile-only
+    PYTHONPATH=python python3 benchmarks/h100/run_gemm.py --bundle gemm_cuda90.bundle --out /tmp/r
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
+import csv
+import hashlib
 import json
 import platform
-import re
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
-
-HERE = Path(__file__).resolve().parent
-KERNELS = HERE / "kernels"
+from typing import Any
 
 BENCH_SHAPES = [
     (1024, 1024, 1024),
@@ -67,6 +59,8 @@ CHECK_SHAPES = [
 DTYPES = ("float16", "bfloat16")
 #: Unit roundoff of the output types.
 UNIT_ROUNDOFF = {"float16": 2.0**-11, "bfloat16": 2.0**-8}
+#: The register-copy variant is slow; it is checked only up to this many MACs.
+ANY_CHECK_LIMIT = 4096**3
 
 
 def fail(message: str) -> None:
@@ -74,186 +68,43 @@ def fail(message: str) -> None:
     raise SystemExit(2)
 
 
-def cdiv(a: int, b: int) -> int:
-    return (a + b - 1) // b
+class Gemm:
+    """The bundle's GEMM variants of one dtype: picks the variant a call may use."""
 
+    def __init__(self, loaded: Any, dtype: str) -> None:
+        self.variants = {}
+        for k in loaded:
+            if k.spec.meta.get("dtype") == dtype:
+                self.variants[k.spec.meta["variant"]] = k
+        if set(self.variants) != {"aligned", "any"}:
+            fail(f"the bundle lacks a {dtype} GEMM variant (has {sorted(self.variants)})")
 
-# ---- launching ---------------------------------------------------------------------
+    def eligible(self, variant: str, **scalars: int) -> bool:
+        """Whether the bundle's divisibility facts of ``variant`` hold for these scalars.
 
-
-class DriverLauncher:
-    """Launch a compiled kernel's cubin through the CUDA driver (ctypes).
-
-    The kernel's parameters are its signature, then the trailing pointers
-    Triton appends (scratch buffers, unused here: this kernel needs none).
-    """
-
-    def __init__(self, compiled, entry: dict) -> None:
-        import torch
-
-        torch.cuda.current_stream()  # the primary context is current from here on
-        name = ["libcuda.so.1", "libcuda.so"]
-        self.cuda = None
-        for lib in name:
-            try:
-                self.cuda = ctypes.CDLL(lib)
-                break
-            except OSError:
-                continue
-        if self.cuda is None:
-            fail("cannot load libcuda")
-        c = self.cuda
-        c.cuLaunchKernel.argtypes = (
-            [ctypes.c_void_p]
-            + [ctypes.c_uint] * 7
-            + [
-                ctypes.c_void_p,
-                ctypes.POINTER(ctypes.c_void_p),
-                ctypes.POINTER(ctypes.c_void_p),
-            ]
-        )
-        meta = compiled.metadata
-        for field in ("global_scratch_size", "profile_scratch_size"):
-            if getattr(meta, field, 0):
-                fail(
-                    f"{entry['file']}: needs {field} = {getattr(meta, field)}; "
-                    "use the Triton launcher"
-                )
-        self.module = ctypes.c_void_p()
-        cubin = compiled.asm["cubin"]
-        self._check(c.cuModuleLoadData(ctypes.byref(self.module), ctypes.c_char_p(cubin)), "load")
-        self.function = ctypes.c_void_p()
-        self._check(
-            c.cuModuleGetFunction(
-                ctypes.byref(self.function), self.module, compiled.metadata.name.encode()
-            ),
-            "get function",
-        )
-        self.shared = int(meta.shared)
-        if self.shared > 48 * 1024:
-            self._check(c.cuFuncSetAttribute(self.function, 8, self.shared), "set shared size")
-        self.threads = int(meta.num_warps) * 32
-        ptx = compiled.asm["ptx"]
-        entry_params = re.search(r"\.entry\s+\w+\s*\((.*?)\)", ptx, re.S)
-        total = entry_params.group(1).count(".param") if entry_params else len(entry["signature"])
-        self.extra = total - len(entry["signature"])
-        self.types = [a["type"] for a in entry["signature"]]
-
-    def attribute(self, code: int) -> int:
-        value = ctypes.c_int()
-        self._check(self.cuda.cuFuncGetAttribute(ctypes.byref(value), code, self.function), "attr")
-        return value.value
-
-    def _check(self, status: int, what: str) -> None:
-        if status != 0:
-            fail(f"CUDA driver call '{what}' failed with status {status}")
-
-    def __call__(self, grid, args) -> None:
-        import torch
-
-        keep = []
-        for ty, a in zip(self.types, args, strict=True):
-            if ty.startswith("*"):
-                keep.append(ctypes.c_uint64(a.data_ptr()))
-            elif ty == "i32":
-                keep.append(ctypes.c_int32(a))
-            else:
-                keep.append(ctypes.c_int64(a))
-        keep += [ctypes.c_uint64(0)] * self.extra
-        params = (ctypes.c_void_p * len(keep))(
-            *[ctypes.cast(ctypes.pointer(p), ctypes.c_void_p) for p in keep]
-        )
-        stream = torch.cuda.current_stream().cuda_stream
-        self._check(
-            self.cuda.cuLaunchKernel(
-                self.function,
-                grid[0],
-                grid[1],
-                grid[2],
-                self.threads,
-                1,
-                1,
-                self.shared,
-                ctypes.c_void_p(stream),
-                params,
-                None,
-            ),
-            "launch",
+        (Pointers are checked by the launcher; fresh allocations are aligned.)
+        """
+        kernel = self.variants[variant]
+        return all(
+            scalars[arg.name] % arg.divisibility == 0
+            for arg in kernel.spec.args
+            if not arg.is_pointer
         )
 
-
-class Kernel:
-    """One lowered variant, compiled for the local GPU."""
-
-    def __init__(self, entry: dict, directory: Path, launcher: str, workdir: Path, target) -> None:
-        import triton
-
-        self.entry = entry
-        self.block = entry["block"]
-        self.aligned_args = set(entry["multiple_of_16"])
-        path = directory / entry["file"]
-        text = path.read_text()
-        local = f"cuda:{target.arch}"
-        if f'ttg.target = "{local}"' not in text:
-            # mma.sync and cp.async run on every GPU since sm_80: retarget.
-            text = re.sub(r'ttg\.target = "cuda:\d+"', f'ttg.target = "{local}"', text)
-            path = workdir / entry["file"]
-            path.write_text(text)
-        start = time.perf_counter()
-        self.compiled = triton.compile(str(path), target=target)
-        self.compile_seconds = time.perf_counter() - start
-        self.launcher = launcher
-        self._driver = None
-        if launcher == "none":
-            return
-        if launcher in ("triton", "auto"):
-            try:
-                self.compiled._init_handles()
-                self.launcher = "triton"
-            except Exception as e:  # no C compiler or Python headers for the launcher
-                if launcher == "triton":
-                    raise
-                print(
-                    f"note: Triton launcher unavailable ({type(e).__name__}: {e}); "
-                    "using the CUDA driver directly"
-                )
-                self.launcher = "driver"
-        if self.launcher == "driver":
-            self._driver = DriverLauncher(self.compiled, entry)
-
-    def resources(self) -> dict:
-        meta = self.compiled.metadata
-        out = {"shared_bytes": int(meta.shared), "num_warps": int(meta.num_warps)}
-        if self._driver is not None:
-            out["registers"] = self._driver.attribute(4)  # CU_FUNC_ATTRIBUTE_NUM_REGS
-            out["local_bytes"] = self._driver.attribute(3)
-        else:
-            out["registers"] = getattr(self.compiled, "n_regs", None)
-            out["spills"] = getattr(self.compiled, "n_spills", None)
-        ptx = self.compiled.asm.get("ptx", "")
-        out["mma_sync_in_ptx"] = ptx.count("mma.sync")
-        out["cp_async_in_ptx"] = len(re.findall(r"cp\.async\.c[ag]\.shared", ptx))
-        return out
-
-    def eligible(self, m: int, n: int, k: int, lda: int, ldb: int, ldc: int) -> bool:
-        values = {"M": m, "N": n, "K": k, "lda": lda, "ldb": ldb, "ldc": ldc}
-        return all(values[a] % 16 == 0 for a in self.aligned_args)
-
-    def __call__(self, a, b, c) -> None:
+    @staticmethod
+    def args(a: Any, b: Any, c: Any) -> tuple:
         m, k = a.shape
         n = b.shape[1]
-        grid = (cdiv(m, self.block["M"]), cdiv(n, self.block["N"]), 1)
-        args = (a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0))
-        if self._driver is not None:
-            self._driver(grid, args)
-        else:
-            self.compiled[grid](*args)
+        return (a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0))
+
+    def __call__(self, variant: str, a: Any, b: Any, c: Any) -> None:
+        self.variants[variant](*self.args(a, b, c))
 
 
 # ---- correctness -------------------------------------------------------------------
 
 
-def operands(m, n, k, dtype, pad, seed=0):
+def operands(m: int, n: int, k: int, dtype: Any, pad: int, seed: int) -> tuple:
     """A (m x k), B (k x n) random normal; C (m x n) NaN-filled, padded by ``pad``."""
     import torch
 
@@ -264,37 +115,60 @@ def operands(m, n, k, dtype, pad, seed=0):
     return a_full[:, :k], b_full[:, :n], c_full[:, :n], c_full
 
 
-def check(kernel: Kernel, m, n, k, dtype_name, pad) -> dict:
+def check(gemm: Gemm, variant: str, m: int, n: int, k: int, dtype_name: str, pad: int, seed: int):
     import torch
 
     dtype = getattr(torch, dtype_name)
-    a, b, c, c_full = operands(m, n, k, dtype, pad)
-    kernel(a, b, c)
+    a, b, c, c_full = operands(m, n, k, dtype, pad, seed)
+    gemm(variant, a, b, c)
     torch.cuda.synchronize()
     ref = torch.matmul(a.double(), b.double())
-    lib = torch.matmul(a, b).double()
-    u = UNIT_ROUNDOFF[dtype_name]
-    rtol, atol = 4 * u, 1e-2
+    lib_err = (torch.matmul(a, b).double() - ref).abs()
+    rtol, atol = 4 * UNIT_ROUNDOFF[dtype_name], 1e-2
     err = (c.double() - ref).abs()
-    bound = atol + rtol * ref.abs()
-    lib_err = (lib - ref).abs()
     pad_ok = bool(torch.isnan(c_full[:, n:]).all()) if pad else True
     finite = bool(torch.isfinite(c).all())
-    ok = finite and pad_ok and bool((err <= bound).all())
-    scale = max(float(ref.abs().max()), 1e-30)
+    ok = finite and pad_ok and bool((err <= atol + rtol * ref.abs()).all())
+    rel = float(torch.linalg.norm(c.double() - ref) / torch.linalg.norm(ref)) if finite else None
     return {
-        "kernel": kernel.entry["file"],
+        "kernel": gemm.variants[variant].name,
+        "variant": variant,
         "shape": [m, n, k],
         "pad": pad,
         "dtype": dtype_name,
         "ok": ok,
-        "max_abs_err": float(err.max()) if finite else float("inf"),
-        "max_err_rel_to_max": float(err.max()) / scale if finite else float("inf"),
+        "max_abs_err": float(err.max()) if finite else None,
+        "rel_fro_err": rel,
         "cublas_max_abs_err": float(lib_err.max()),
         "rtol": rtol,
         "atol": atol,
+        "all_written": finite,
         "padding_untouched": pad_ok,
     }
+
+
+def check_refusals(gemm: Gemm, dtype_name: str) -> list[str]:
+    """The launcher refuses what the aligned kernel was not compiled for."""
+    import torch
+
+    from gemm_opt.runtime import ArgumentError
+
+    dtype = getattr(torch, dtype_name)
+    a, b, c, _ = operands(64, 50, 64, dtype, 0, 0)  # N = 50: not a multiple of 16
+    problems = []
+    try:
+        gemm("aligned", a, b, c)
+        problems.append(f"{dtype_name}: aligned kernel accepted N = 50")
+    except ArgumentError:
+        pass
+    other = torch.float16 if dtype == torch.bfloat16 else torch.bfloat16
+    a2, b2, c2, _ = operands(64, 64, 64, other, 0, 0)
+    try:
+        gemm("any", a2, b2, c2)
+        problems.append(f"{dtype_name}: kernel accepted {other} tensors")
+    except ArgumentError:
+        pass
+    return problems
 
 
 # ---- timing ------------------------------------------------------------------------
@@ -333,119 +207,113 @@ def bench(fns: dict, reps: int, warmup: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bundle", type=Path, required=True, help="from build_bundle.py")
     parser.add_argument("--out", type=Path, default=Path.cwd() / "results")
-    parser.add_argument("--kernels", type=Path, default=KERNELS)
     parser.add_argument("--reps", type=int, default=50, help="timed samples per function")
     parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--launcher", choices=("auto", "triton", "driver"), default="auto")
     parser.add_argument("--dtypes", default=",".join(DTYPES))
     parser.add_argument("--shapes", default="", help="MxNxK,... to time instead of the default set")
-    parser.add_argument(
-        "--compile-only",
-        action="store_true",
-        help="compile every kernel for sm_90 with the local Triton and stop (no GPU needed)",
-    )
     args = parser.parse_args(argv)
     if args.reps < 20:
         fail("--reps must be at least 20")
-    manifest = json.loads((args.kernels / "kernels.json").read_text())
-
-    if args.compile_only:
-        import triton
-        from triton.backends.compiler import GPUTarget
-
-        workdir = Path(tempfile.mkdtemp(prefix="gemm_h100_"))
-        for entry in manifest["kernels"]:
-            k = Kernel(entry, args.kernels, "none", workdir, GPUTarget("cuda", 90, 32))
-            info = {
-                "kernel": entry["file"],
-                "triton": triton.__version__,
-                "compile_seconds": round(k.compile_seconds, 2),
-                **k.resources(),
-            }
-            print("compiled", json.dumps(info))
-        return 0
-
-    try:
-        import torch
-        import triton
-    except ImportError as e:
-        fail(f"needs torch and triton: {e}")
-    if not torch.cuda.is_available():
-        fail("no CUDA GPU visible to torch: this script only runs kernels on a GPU (no dry mode)")
-    major, minor = torch.cuda.get_device_capability()
-    if major < 8:
-        fail(f"needs sm_80 or newer (mma.sync m16n8k16, cp.async); this GPU is sm_{major}{minor}")
     dtypes = [d for d in args.dtypes.split(",") if d]
+    if not dtypes or any(d not in DTYPES for d in dtypes):
+        fail(f"--dtypes takes {', '.join(DTYPES)}")
     shapes = BENCH_SHAPES
     if args.shapes:
-        shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
+        try:
+            shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
+        except ValueError:
+            fail(f"--shapes takes MxNxK,...; got {args.shapes!r}")
+        if any(len(s) != 3 or min(s) < 1 for s in shapes):
+            fail(f"--shapes takes positive MxNxK,...; got {args.shapes!r}")
 
+    # This run must not use the machine's Triton: ``import triton`` fails and
+    # ``importlib.util.find_spec("triton")`` (torch's probe) answers None.
+    sys.modules["triton"] = None  # type: ignore[assignment]
+    try:
+        import torch
+    except ImportError as e:
+        fail(f"needs torch: {e}")
+    from gemm_opt import runtime
+
+    try:
+        loaded = runtime.load_bundle(args.bundle)
+    except runtime.BundleError as e:
+        fail(str(e))
+    if not torch.cuda.is_available():
+        fail("no CUDA GPU visible to torch: this script runs kernels on a GPU (no dry mode)")
+    cap = torch.cuda.get_device_capability()
+    for k in loaded:
+        if not k.spec.runs_on(cap):
+            fail(f"{k.name} is compiled for {k.spec.sm}; this GPU is sm_{cap[0]}{cap[1]}")
+    kernels = {d: Gemm(loaded, d) for d in dtypes}
+    first = next(iter(loaded)).spec
     env = {
         "gpu": torch.cuda.get_device_name(),
-        "capability": f"sm_{major}{minor}",
+        "capability": f"sm_{cap[0]}{cap[1]}",
         "sms": torch.cuda.get_device_properties(0).multi_processor_count,
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
-        "triton": triton.__version__,
         "python": platform.python_version(),
-        "kernel_source": manifest["source"],
+        "bundle": args.bundle.name,
+        "bundle_sha256": hashlib.sha256(args.bundle.read_bytes()).hexdigest(),
+        "compiled_with": f"triton {first.triton}, gemm-opt {first.gemm_opt}",
+        "kernel_source": first.meta.get("source", ""),
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     }
-    print(json.dumps(env))
+    print(json.dumps(env), flush=True)
 
-    workdir = Path(tempfile.mkdtemp(prefix="gemm_h100_"))
-    target = triton.runtime.driver.active.get_current_target()
-    kernels: dict[tuple[str, str], Kernel] = {}
+    # 0. load every kernel (module load is not timed) and report its resources
     compile_info = []
-    for entry in manifest["kernels"]:
-        if entry["dtype"] not in dtypes:
-            continue
-        k = Kernel(entry, args.kernels, args.launcher, workdir, target)
-        kernels[(entry["dtype"], entry["variant"])] = k
-        info = {
-            "kernel": entry["file"],
-            "launcher": k.launcher,
-            "compile_seconds": round(k.compile_seconds, 2),
-            **k.resources(),
-        }
-        compile_info.append(info)
-        print("compiled", json.dumps(info))
+    for d in dtypes:
+        for _, k in sorted(kernels[d].variants.items()):
+            info = {"kernel": k.name, "sm": k.spec.sm, **k.attributes(0)}
+            compile_info.append(info)
+            print("loaded", json.dumps(info), flush=True)
 
     # 1. correctness
-    checks = []
+    checks: list[dict] = []
+    refusals: list[str] = []
+    seed = 0
     for dtype in dtypes:
+        gemm = kernels[dtype]
+        refusals += check_refusals(gemm, dtype)
         shapes_to_check = [*CHECK_SHAPES, *((m, n, kk, 0) for m, n, kk in shapes)]
         for m, n, kk, pad in shapes_to_check:
             for variant in ("aligned", "any"):
-                kern = kernels.get((dtype, variant))
-                if kern is None or not kern.eligible(m, n, kk, kk + pad, n + pad, n + pad):
+                if variant == "any" and m * n * kk > ANY_CHECK_LIMIT:
                     continue
-                if variant == "any" and m * n * kk > 4096**3:
-                    continue  # the register-copy variant is slow; it is checked on smaller shapes
-                r = check(kern, m, n, kk, dtype, pad)
+                strides = {"lda": kk + pad, "ldb": n + pad, "ldc": n + pad}
+                if not gemm.eligible(variant, M=m, N=n, K=kk, **strides):
+                    continue
+                seed += 1
+                r = check(gemm, variant, m, n, kk, dtype, pad, seed)
                 checks.append(r)
                 status = "ok  " if r["ok"] else "FAIL"
+                err = "n/a" if r["max_abs_err"] is None else f"{r['max_abs_err']:.3g}"
                 print(
-                    f"check {status} {dtype:9s} {variant:7s} {m}x{n}x{kk} pad={pad} "
-                    f"max_abs_err={r['max_abs_err']:.3g} (cuBLAS {r['cublas_max_abs_err']:.3g})"
+                    f"check {len(checks):2d} {status} {dtype:9s} {variant:7s} {m}x{n}x{kk} "
+                    f"pad={pad} max_abs_err={err} (cuBLAS {r['cublas_max_abs_err']:.3g})",
+                    flush=True,
                 )
         torch.cuda.empty_cache()
+    for p in refusals:
+        print(f"refusal check FAILED: {p}", flush=True)
 
     # 2. timing
     timings = []
     for dtype in dtypes:
+        gemm = kernels[dtype]
         tdtype = getattr(torch, dtype)
         for m, n, kk in shapes:
-            a, b, c, _ = operands(m, n, kk, tdtype, 0, seed=1)
+            a, b, c, _ = operands(m, n, kk, tdtype, 0, seed=10_000)
             c_lib = torch.empty(m, n, device="cuda", dtype=tdtype)
-            variant = (
-                "aligned" if kernels[(dtype, "aligned")].eligible(m, n, kk, kk, n, n) else "any"
-            )
-            kern = kernels[(dtype, variant)]
+            dense = {"M": m, "N": n, "K": kk, "lda": kk, "ldb": n, "ldc": n}
+            variant = "aligned" if gemm.eligible("aligned", **dense) else "any"
             t = bench(
                 {
-                    "ours": lambda kern=kern, a=a, b=b, c=c: kern(a, b, c),
+                    "ours": lambda g=gemm, v=variant, a=a, b=b, c=c: g(v, a, b, c),
                     "cublas": lambda a=a, b=b, c_lib=c_lib: torch.matmul(a, b, out=c_lib),
                 },
                 args.reps,
@@ -457,48 +325,57 @@ def main(argv: list[str] | None = None) -> int:
             mine = [
                 x["ok"]
                 for x in checks
-                if x["dtype"] == dtype
-                and x["shape"] == [m, n, kk]
-                and x["kernel"] == kern.entry["file"]
+                if x["dtype"] == dtype and x["shape"] == [m, n, kk] and x["variant"] == variant
             ]
-            ok = all(mine) if mine else None
             row = {
                 "shape": f"{m}x{n}x{kk}",
                 "dtype": dtype,
-                "variant": variant,
+                "kernel": gemm.variants[variant].name,
+                "copies": gemm.variants[variant].spec.meta.get("copies", ""),
                 "ours_tflops": round(ours, 1),
                 "cublas_tflops": round(lib, 1),
                 "ratio": round(ours / lib, 3),
-                "ours_ms": t["ours"],
-                "cublas_ms": t["cublas"],
-                "correct": ok,
+                "ours_median_ms": round(t["ours"]["median_ms"], 4),
+                "cublas_median_ms": round(t["cublas"]["median_ms"], 4),
+                "samples": t["ours"]["samples"],
+                "correct": (all(mine) if mine else None),
             }
             timings.append(row)
             print(
                 f"time {dtype:9s} {m}x{n}x{kk}: ours {ours:7.1f} TFLOP/s ({variant}), "
-                f"cuBLAS {lib:7.1f} TFLOP/s, ratio {ours / lib:.3f}"
+                f"cuBLAS {lib:7.1f} TFLOP/s, ratio {ours / lib:.3f}",
+                flush=True,
             )
             del a, b, c, c_lib
             torch.cuda.empty_cache()
 
-    args.out.mkdir(parents=True, exist_ok=True)
+    env["triton_imported"] = sys.modules.get("triton") is not None or any(
+        m.startswith("triton.") for m in sys.modules
+    )
     result = {
         "environment": env,
         "method": (
             f"median of {args.reps} interleaved samples after {args.warmup} warm-up rounds; "
             "each sample is one call between CUDA events after a 256 MiB L2 flush; "
             "random normal inputs, row-major A (MxK) and B (KxN); cuBLAS is "
-            "torch.matmul(a, b, out=c)"
+            "torch.matmul(a, b, out=c); ours is the bundle's cubin launched with "
+            "cuLaunchKernel on torch's current stream"
         ),
-        "compile": compile_info,
+        "kernels": compile_info,
         "checks": checks,
+        "refusal_failures": refusals,
         "timings": timings,
-        "all_correct": all(x["ok"] for x in checks),
+        "all_correct": all(x["ok"] for x in checks) and not refusals,
     }
+    args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(result, indent=2) + "\n")
+    with (args.out / "results.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(timings[0]) if timings else ["shape"])
+        w.writeheader()
+        w.writerows(timings)
     (args.out / "results.md").write_text(markdown(result))
     print(markdown(result))
-    print(f"wrote {args.out / 'results.json'} and {args.out / 'results.md'}")
+    print(f"wrote results.json, results.csv and results.md to {args.out}")
     return 0 if result["all_correct"] else 1
 
 
@@ -508,38 +385,47 @@ def _yes(flag: bool | None) -> str:
 
 def markdown(result: dict) -> str:
     env = result["environment"]
+    checks = result["checks"]
+    passed = sum(c["ok"] for c in checks)
     lines = [
-        f"# Tile GEMM (portable cuda:90 lowering) vs cuBLAS on {env['gpu']}",
+        f"# Tile GEMM (portable cuda:90 lowering, from a bundle) vs cuBLAS on {env['gpu']}",
         "",
         f"{env['capability']}, {env['sms']} SMs, torch {env['torch']} (CUDA {env['cuda']}), "
-        f"triton {env['triton']}, Python {env['python']}, {env['date']}.",
-        f"Kernel: {env['kernel_source']} lowered for cuda:90 (mma.sync m16n8k16, 128x128x64 "
-        "blocks, 8 warps, 2 shared buffers; warp_used_hint dropped).",
+        f"Python {env['python']}, {env['date']}.",
+        f"Kernels: {env['kernel_source']} compiled for cuda:90 with {env['compiled_with']} into "
+        f"`{env['bundle']}` (sha256 {env['bundle_sha256'][:16]}...), launched through the CUDA "
+        f"driver by `gemm_opt.runtime`; Triton imported in this run: "
+        f"{'yes' if env['triton_imported'] else 'no'}.",
         f"Method: {result['method']}.",
+        f"Correctness: {passed} of {len(checks)} cases pass (float64 reference; "
+        "|err| <= atol + rtol*|ref|, every element written, padding untouched); "
+        f"launcher refusals of bad arguments: "
+        f"{'all as expected' if not result['refusal_failures'] else 'FAILED'}.",
         "",
         "| shape (MxNxK) | dtype | ours TFLOP/s | cuBLAS TFLOP/s | ours/cuBLAS | copies "
         "| correct |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in result["timings"]:
-        copies = "cp.async" if r["variant"] == "aligned" else "registers"
         lines.append(
             f"| {r['shape']} | {r['dtype']} | {r['ours_tflops']:.1f} | {r['cublas_tflops']:.1f} | "
-            f"{r['ratio']:.2f} | {copies} | {_yes(r['correct'])} |"
+            f"{r['ratio']:.2f} | {r['copies']} | {_yes(r['correct'])} |"
         )
-    lines += ["", "Correctness (float64 reference; |err| <= atol + rtol*|ref|):", ""]
+    lines += ["", "Correctness cases:", ""]
     lines += [
-        "| kernel | shape | pad | max abs err | cuBLAS max abs err | ok |",
-        "|---|---|---|---|---|---|",
+        "| kernel | shape | pad | max abs err | rel. Frobenius err | cuBLAS max abs err | ok |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for c in result["checks"]:
+    for c in checks:
         m, n, k = c["shape"]
+        err = "n/a" if c["max_abs_err"] is None else f"{c['max_abs_err']:.3g}"
+        rel = "n/a" if c["rel_fro_err"] is None else f"{c['rel_fro_err']:.2e}"
         lines.append(
-            f"| {c['kernel']} | {m}x{n}x{k} | {c['pad']} | {c['max_abs_err']:.3g} | "
+            f"| {c['kernel']} | {m}x{n}x{k} | {c['pad']} | {err} | {rel} | "
             f"{c['cublas_max_abs_err']:.3g} | {'yes' if c['ok'] else 'NO'} |"
         )
-    lines += ["", "Compiled kernels:", ""]
-    for c in result["compile"]:
+    lines += ["", "Loaded kernels:", ""]
+    for c in result["kernels"]:
         lines.append("- " + ", ".join(f"{k}={v}" for k, v in c.items()))
     return "\n".join(lines) + "\n"
 

@@ -1,0 +1,481 @@
+"""The kernel bundle file: compiled kernels and what it takes to launch them.
+
+A bundle is one UTF-8 JSON document, so that it can be read without any
+compiler and checked by eye::
+
+    {
+      "format": "gemm-opt-bundle",
+      "version": 1,
+      "kernels": [
+        {
+          "name": "gemm_fp16_aligned",      # unique in the bundle
+          "symbol": "gemm",                 # the kernel's symbol in the binary
+          "target": "cuda:90",              # the compiler target
+          "sm": "sm_90a",                   # what ptxas compiled for ("a": this minor only)
+          "num_warps": 8, "threads_per_warp": 32, "num_ctas": 1,
+          "shared_bytes": 65536,            # dynamic shared memory per CTA
+          "global_scratch": {"bytes": 0, "align": 1},   # per CTA
+          "profile_scratch": {"bytes": 0, "align": 1},  # per CTA
+          "args": [                         # in source order
+            {"name": "a", "type": "*fp16", "divisibility": 16},
+            {"name": "M", "type": "i32"},
+            {"name": "BLOCK", "type": "i32", "constexpr": 128},   # not passed
+            ...
+          ],
+          "grid": [{"cdiv": ["M", 128]}, {"cdiv": ["N", 128]}, 1],
+          "meta": {...},                    # free-form: block shape, dtype, variant
+          "triton": "3.9.0", "gemm_opt": "0.1.0", "triton_hash": "...",
+          "binary_sha256": "...", "binary": "<base64 cubin>"
+        }
+      ]
+    }
+
+Types use Triton's signature spelling (``*fp16`` is a pointer to fp16,
+``i32`` a 32-bit integer). ``divisibility`` is a fact the kernel was compiled
+to assume (a pointer's address or an integer's value is a multiple of it), so
+the launcher checks it: a kernel run on arguments that break it computes
+garbage silently. ``constexpr`` arguments were specialized at compile time:
+the caller passes the same value and it is not a kernel parameter. Every
+kernel parameter list ends with Triton's two scratch pointers (global and
+profile scratch), after the arguments.
+
+This module needs only the standard library: the launcher and the benchmark
+runner read bundles on machines without the compiler.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FORMAT = "gemm-opt-bundle"
+VERSION = 1
+
+#: Scalar types as Triton's launcher passes them: (struct format, bytes).
+#: ``i1`` travels as a 32-bit integer, as in Triton's launcher; ``bf16`` as
+#: the top half of the fp32 bits (truncated, as there).
+SCALAR_TYPES: dict[str, str] = {
+    "i1": "<i",
+    "i8": "<b",
+    "i16": "<h",
+    "i32": "<i",
+    "i64": "<q",
+    "u1": "<I",
+    "u8": "<B",
+    "u16": "<H",
+    "u32": "<I",
+    "u64": "<Q",
+    "fp16": "<e",
+    "bf16": "<H",
+    "fp32": "<f",
+    "fp64": "<d",
+}
+#: Element types a pointer may point to (``*`` + one of these).
+POINTEE_TYPES = frozenset({*SCALAR_TYPES, "fp8e4nv", "fp8e5"})
+#: Triton's trailing kernel parameters, after the arguments.
+SCRATCH_PARAMS = ("global_scratch", "profile_scratch")
+
+
+class BundleError(ValueError):
+    """A bundle file is unreadable or breaks the format; the message names where."""
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument of a kernel, in source order."""
+
+    name: str
+    type: str
+    divisibility: int = 1
+    constexpr: int | float | bool | None = None
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.type.startswith("*")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "type": self.type}
+        if self.divisibility != 1:
+            out["divisibility"] = self.divisibility
+        if self.constexpr is not None:
+            out["constexpr"] = self.constexpr
+        return out
+
+
+@dataclass(frozen=True)
+class GridDim:
+    """One grid dimension: ``cdiv(arg, block)`` or a constant (``arg`` empty)."""
+
+    constant: int = 1
+    arg: str = ""
+    block: int = 1
+
+    def evaluate(self, scalars: dict[str, int]) -> int:
+        if not self.arg:
+            return self.constant
+        return -(-scalars[self.arg] // self.block)
+
+    def to_json(self) -> Any:
+        return {"cdiv": [self.arg, self.block]} if self.arg else self.constant
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """Per-CTA scratch memory that Triton's launcher allocates for a kernel."""
+
+    bytes: int = 0
+    align: int = 1
+
+
+@dataclass(frozen=True)
+class BundleKernel:
+    """One compiled kernel with its launch metadata."""
+
+    name: str
+    symbol: str
+    target: str
+    sm: str
+    num_warps: int
+    threads_per_warp: int
+    shared_bytes: int
+    args: tuple[Arg, ...]
+    grid: tuple[GridDim, GridDim, GridDim]
+    binary: bytes
+    num_ctas: int = 1
+    global_scratch: Scratch = Scratch()
+    profile_scratch: Scratch = Scratch()
+    triton: str = ""
+    gemm_opt: str = ""
+    triton_hash: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def threads(self) -> int:
+        """Threads per CTA (the launch's block size)."""
+        return self.num_warps * self.threads_per_warp
+
+    @property
+    def capability(self) -> tuple[int, int]:
+        """The compute capability the binary was compiled for."""
+        digits = self.sm[3:].rstrip("abf")
+        return int(digits[:-1]), int(digits[-1])
+
+    @property
+    def arch_specific(self) -> bool:
+        """``sm_90a``-style binaries run on that exact capability only."""
+        return self.sm[-1] in "af"
+
+    @property
+    def params(self) -> tuple[Arg, ...]:
+        """The arguments that are kernel parameters (constexpr ones are not)."""
+        return tuple(a for a in self.args if a.constexpr is None)
+
+    def runs_on(self, capability: tuple[int, int]) -> bool:
+        """Whether the binary runs on a GPU of ``capability``.
+
+        A cubin runs on its own major version at the same or a newer minor;
+        an arch-specific one (``sm_90a``) on its own capability only.
+        """
+        major, minor = self.capability
+        if self.arch_specific:
+            return capability == (major, minor)
+        return capability[0] == major and capability[1] >= minor
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "symbol": self.symbol,
+            "target": self.target,
+            "sm": self.sm,
+            "num_warps": self.num_warps,
+            "threads_per_warp": self.threads_per_warp,
+            "num_ctas": self.num_ctas,
+            "shared_bytes": self.shared_bytes,
+            "global_scratch": {
+                "bytes": self.global_scratch.bytes,
+                "align": self.global_scratch.align,
+            },
+            "profile_scratch": {
+                "bytes": self.profile_scratch.bytes,
+                "align": self.profile_scratch.align,
+            },
+            "args": [a.to_json() for a in self.args],
+            "grid": [g.to_json() for g in self.grid],
+            "meta": self.meta,
+            "triton": self.triton,
+            "gemm_opt": self.gemm_opt,
+            "triton_hash": self.triton_hash,
+            "binary_sha256": hashlib.sha256(self.binary).hexdigest(),
+            "binary": base64.b64encode(self.binary).decode("ascii"),
+        }
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """Kernels by name, in file order."""
+
+    kernels: tuple[BundleKernel, ...]
+    path: str = ""
+
+    def __post_init__(self) -> None:
+        seen: set[str] = set()
+        for k in self.kernels:
+            if k.name in seen:
+                raise BundleError(f"{self.path or 'bundle'}: two kernels are named {k.name!r}")
+            seen.add(k.name)
+
+    def __getitem__(self, name: str) -> BundleKernel:
+        for k in self.kernels:
+            if k.name == name:
+                return k
+        known = ", ".join(k.name for k in self.kernels) or "none"
+        raise KeyError(f"{self.path or 'bundle'} has no kernel {name!r} (it has: {known})")
+
+    def __iter__(self):
+        return iter(self.kernels)
+
+    def __len__(self) -> int:
+        return len(self.kernels)
+
+    def names(self) -> list[str]:
+        return [k.name for k in self.kernels]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "kernels": [k.to_json() for k in self.kernels],
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=1) + "\n"
+
+    def write(self, path: str | os.PathLike[str]) -> None:
+        """Write the bundle (atomically: a reader never sees half a file)."""
+        path = Path(path)
+        text = self.dumps()
+        loads(text, str(path))  # never write what the reader would reject
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+
+
+# ---- reading and validation --------------------------------------------------
+
+
+class _Reader:
+    """Typed field access with the JSON path of every field in its errors."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def fail(self, path: str, message: str) -> BundleError:
+        return BundleError(f"{self.where}: {path}: {message}")
+
+    def obj(self, value: Any, path: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(path, f"expected an object, got {_kind(value)}")
+        return value
+
+    def field(self, obj: dict[str, Any], key: str, path: str, kind: type, default: Any = ...):
+        if key not in obj:
+            if default is not ...:
+                return default
+            raise self.fail(path, f"missing field {key!r}")
+        value = obj[key]
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if not ok:
+            raise self.fail(f"{path}.{key}", f"expected {kind.__name__}, got {_kind(value)}")
+        return value
+
+    def count(self, obj: dict[str, Any], key: str, path: str, low: int, default: Any = ...) -> int:
+        value = self.field(obj, key, path, int, default)
+        if value < low:
+            raise self.fail(f"{path}.{key}", f"must be at least {low}, got {value}")
+        return value
+
+    def unknown(self, obj: dict[str, Any], known: set[str], path: str) -> None:
+        extra = sorted(set(obj) - known)
+        if extra:
+            raise self.fail(path, f"unknown field {extra[0]!r}")
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), "null" if value is None else type(value).__name__
+    )
+
+
+_KERNEL_FIELDS = {
+    "name",
+    "symbol",
+    "target",
+    "sm",
+    "num_warps",
+    "threads_per_warp",
+    "num_ctas",
+    "shared_bytes",
+    "global_scratch",
+    "profile_scratch",
+    "args",
+    "grid",
+    "meta",
+    "triton",
+    "gemm_opt",
+    "triton_hash",
+    "binary_sha256",
+    "binary",
+}
+
+
+def _check_type(r: _Reader, ty: str, path: str) -> None:
+    if ty.startswith("*"):
+        if ty[1:] not in POINTEE_TYPES:
+            raise r.fail(path, f"unknown pointee type {ty[1:]!r} in {ty!r}")
+    elif ty not in SCALAR_TYPES:
+        known = ", ".join(SCALAR_TYPES)
+        raise r.fail(path, f"unknown type {ty!r} (scalars: {known}; pointers: '*' + element)")
+
+
+def _read_arg(r: _Reader, value: Any, path: str) -> Arg:
+    obj = r.obj(value, path)
+    r.unknown(obj, {"name", "type", "divisibility", "constexpr"}, path)
+    name = r.field(obj, "name", path, str)
+    if not name.isidentifier():
+        raise r.fail(f"{path}.name", f"{name!r} is not an identifier")
+    ty = r.field(obj, "type", path, str)
+    _check_type(r, ty, f"{path}.type")
+    div = r.count(obj, "divisibility", path, 1, 1)
+    const = obj.get("constexpr")
+    if const is not None:
+        if ty.startswith("*"):
+            raise r.fail(f"{path}.constexpr", "a pointer argument cannot be specialized")
+        if not isinstance(const, (int, float, bool)):
+            raise r.fail(f"{path}.constexpr", f"expected a number, got {_kind(const)}")
+    return Arg(name, ty, div, const)
+
+
+def _read_grid(r: _Reader, value: Any, path: str, args: tuple[Arg, ...]) -> tuple[GridDim, ...]:
+    if not isinstance(value, list) or len(value) != 3:
+        raise r.fail(path, "expected a list of 3 dimensions")
+    scalars = {a.name for a in args if a.type in ("i32", "i64", "u32", "u64")}
+    dims = []
+    for i, d in enumerate(value):
+        p = f"{path}[{i}]"
+        if isinstance(d, int) and not isinstance(d, bool):
+            if d < 1:
+                raise r.fail(p, f"a constant dimension must be at least 1, got {d}")
+            dims.append(GridDim(constant=d))
+            continue
+        obj = r.obj(d, p)
+        r.unknown(obj, {"cdiv"}, p)
+        pair = obj.get("cdiv")
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not isinstance(pair[0], str)
+            or not isinstance(pair[1], int)
+            or isinstance(pair[1], bool)
+        ):
+            raise r.fail(p, 'expected an integer or {"cdiv": [argument name, block]}')
+        name, block = pair
+        if name not in scalars:
+            raise r.fail(f"{p}.cdiv", f"{name!r} is not an integer argument of the kernel")
+        if block < 1:
+            raise r.fail(f"{p}.cdiv", f"block must be at least 1, got {block}")
+        dims.append(GridDim(arg=name, block=block))
+    return tuple(dims)
+
+
+def _read_scratch(r: _Reader, obj: dict[str, Any], key: str, path: str) -> Scratch:
+    value = r.obj(obj.get(key, {}), f"{path}.{key}")
+    r.unknown(value, {"bytes", "align"}, f"{path}.{key}")
+    align = r.count(value, "align", f"{path}.{key}", 1, 1)
+    if align & (align - 1):
+        raise r.fail(f"{path}.{key}.align", f"must be a power of two, got {align}")
+    return Scratch(r.count(value, "bytes", f"{path}.{key}", 0, 0), align)
+
+
+def _read_kernel(r: _Reader, value: Any, path: str) -> BundleKernel:
+    obj = r.obj(value, path)
+    r.unknown(obj, _KERNEL_FIELDS, path)
+    name = r.field(obj, "name", path, str)
+    if not name:
+        raise r.fail(f"{path}.name", "must not be empty")
+    path = f"{path} ({name})"
+    sm = r.field(obj, "sm", path, str)
+    digits = sm[3:].rstrip("abf")
+    if not sm.startswith("sm_") or len(digits) < 2 or not digits.isdigit():
+        raise r.fail(f"{path}.sm", f"expected an SM name like 'sm_90a', got {sm!r}")
+    raw_args = r.field(obj, "args", path, list)
+    args = tuple(_read_arg(r, a, f"{path}.args[{i}]") for i, a in enumerate(raw_args))
+    names = [a.name for a in args]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        raise r.fail(f"{path}.args", f"two arguments are named {dup!r}")
+    encoded = r.field(obj, "binary", path, str)
+    try:
+        binary = base64.b64decode(encoded, validate=True)
+    except ValueError:
+        raise r.fail(f"{path}.binary", "is not valid base64") from None
+    if not binary.startswith(b"\x7fELF"):
+        raise r.fail(f"{path}.binary", "is not an ELF binary (a cubin)")
+    digest = r.field(obj, "binary_sha256", path, str)
+    if hashlib.sha256(binary).hexdigest() != digest:
+        raise r.fail(f"{path}.binary", "does not match binary_sha256 (the file is corrupt)")
+    num_warps = r.count(obj, "num_warps", path, 1)
+    threads_per_warp = r.count(obj, "threads_per_warp", path, 1)
+    if num_warps * threads_per_warp > 1024:
+        raise r.fail(path, f"{num_warps} warps of {threads_per_warp} exceed 1024 threads")
+    return BundleKernel(
+        name=name,
+        symbol=r.field(obj, "symbol", path, str),
+        target=r.field(obj, "target", path, str),
+        sm=sm,
+        num_warps=num_warps,
+        threads_per_warp=threads_per_warp,
+        num_ctas=r.count(obj, "num_ctas", path, 1, 1),
+        shared_bytes=r.count(obj, "shared_bytes", path, 0),
+        global_scratch=_read_scratch(r, obj, "global_scratch", path),
+        profile_scratch=_read_scratch(r, obj, "profile_scratch", path),
+        args=args,
+        grid=_read_grid(r, obj.get("grid"), f"{path}.grid", args),  # type: ignore[arg-type]
+        meta=r.obj(obj.get("meta", {}), f"{path}.meta"),
+        triton=r.field(obj, "triton", path, str, ""),
+        gemm_opt=r.field(obj, "gemm_opt", path, str, ""),
+        triton_hash=r.field(obj, "triton_hash", path, str, ""),
+        binary=binary,
+    )
+
+
+def loads(text: str | bytes, where: str = "bundle") -> Bundle:
+    """Parse and validate a bundle document; :class:`BundleError` names the bad field."""
+    r = _Reader(where)
+    try:
+        doc = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise BundleError(f"{where}: not a bundle: invalid JSON ({e})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise BundleError(f'{where}: not a bundle: no "format": "{FORMAT}" field')
+    version = doc.get("version")
+    if version != VERSION:
+        raise BundleError(
+            f"{where}: bundle format version {version!r}; this gemm-opt reads version {VERSION}"
+        )
+    r.unknown(doc, {"format", "version", "kernels"}, "bundle")
+    kernels = r.field(doc, "kernels", "bundle", list)
+    return Bundle(tuple(_read_kernel(r, k, f"kernels[{i}]") for i, k in enumerate(kernels)), where)
+
+
+def read_bundle(path: str | os.PathLike[str]) -> Bundle:
+    """Read and validate the bundle file at ``path``."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise BundleError(f"{path}: cannot read the bundle: {e.strerror or e}") from None
+    return loads(data, str(path))

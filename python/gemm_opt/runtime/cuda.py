@@ -1,0 +1,241 @@
+"""The few CUDA driver API calls a bundle launch needs, through ctypes on ``libcuda.so.1``.
+
+Nothing here needs the CUDA toolkit, Triton or a C compiler: only the
+driver library every machine with an NVIDIA GPU has. Modules are loaded into
+each device's primary context, the one PyTorch uses, so kernels launch on
+PyTorch's streams and read its tensors.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Sequence
+
+# CUfunction_attribute
+FUNC_MAX_THREADS_PER_BLOCK = 0
+FUNC_SHARED_SIZE_BYTES = 1
+FUNC_LOCAL_SIZE_BYTES = 3
+FUNC_NUM_REGS = 4
+FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+# CUdevice_attribute
+DEV_COMPUTE_CAPABILITY_MAJOR = 75
+DEV_COMPUTE_CAPABILITY_MINOR = 76
+DEV_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+#: Dynamic shared memory a kernel may use without opting in.
+DEFAULT_SHARED_LIMIT = 48 * 1024
+CUDA_ERROR_INVALID_VALUE = 1
+
+_LIBRARY = "libcuda.so.1"
+_vp = ctypes.c_void_p
+_SIGNATURES: dict[str, list[type]] = {
+    "cuInit": [ctypes.c_uint],
+    "cuGetErrorName": [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)],
+    "cuGetErrorString": [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)],
+    "cuDeviceGetCount": [ctypes.POINTER(ctypes.c_int)],
+    "cuDeviceGet": [ctypes.POINTER(ctypes.c_int), ctypes.c_int],
+    "cuDeviceGetAttribute": [ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_int],
+    "cuDevicePrimaryCtxRetain": [ctypes.POINTER(_vp), ctypes.c_int],
+    "cuCtxGetCurrent": [ctypes.POINTER(_vp)],
+    "cuCtxSetCurrent": [_vp],
+    "cuModuleLoadData": [ctypes.POINTER(_vp), ctypes.c_char_p],
+    "cuModuleUnload": [_vp],
+    "cuModuleGetFunction": [ctypes.POINTER(_vp), _vp, ctypes.c_char_p],
+    "cuFuncGetAttribute": [ctypes.POINTER(ctypes.c_int), ctypes.c_int, _vp],
+    "cuFuncSetAttribute": [_vp, ctypes.c_int, ctypes.c_int],
+    "cuLaunchKernel": [
+        _vp,
+        *[ctypes.c_uint] * 6,
+        ctypes.c_uint,
+        _vp,
+        ctypes.POINTER(_vp),
+        ctypes.POINTER(_vp),
+    ],
+}
+#: Present from CUDA 12.4 drivers on; used to check a binary's parameter list.
+_OPTIONAL = {
+    "cuFuncGetParamInfo": [
+        _vp,
+        ctypes.c_size_t,
+        ctypes.POINTER(ctypes.c_size_t),
+        ctypes.POINTER(ctypes.c_size_t),
+    ],
+}
+
+
+class DeviceError(RuntimeError):
+    """No usable GPU: no driver, no device, or a device the kernel cannot run on."""
+
+
+class CudaError(RuntimeError):
+    """A CUDA driver call failed; ``status`` is its ``CUresult``."""
+
+    def __init__(self, call: str, status: int, name: str, text: str) -> None:
+        super().__init__(f"{call} failed: {name} ({status}): {text}")
+        self.call = call
+        self.status = status
+        self.name = name
+
+
+class Driver:
+    """``libcuda.so.1`` with the calls of :data:`_SIGNATURES` typed."""
+
+    def __init__(self, library: str = _LIBRARY) -> None:
+        try:
+            self.lib = ctypes.CDLL(library)
+        except OSError as e:
+            raise DeviceError(
+                f"no NVIDIA driver on this machine: cannot load {library} ({e})"
+            ) from None
+        for name, argtypes in _SIGNATURES.items():
+            fn = getattr(self.lib, name)
+            fn.argtypes = argtypes
+            fn.restype = ctypes.c_int
+        self.has_param_info = hasattr(self.lib, "cuFuncGetParamInfo")
+        for name, argtypes in _OPTIONAL.items():
+            if hasattr(self.lib, name):
+                fn = getattr(self.lib, name)
+                fn.argtypes = argtypes
+                fn.restype = ctypes.c_int
+        self._contexts: dict[int, ctypes.c_void_p] = {}
+        self.check(self.lib.cuInit(0), "cuInit")
+
+    def error_text(self, status: int) -> tuple[str, str]:
+        name, text = ctypes.c_char_p(), ctypes.c_char_p()
+        self.lib.cuGetErrorName(status, ctypes.byref(name))
+        self.lib.cuGetErrorString(status, ctypes.byref(text))
+        return (
+            (name.value or b"CUDA_ERROR_UNKNOWN").decode(),
+            (text.value or b"unknown error").decode(),
+        )
+
+    def check(self, status: int, call: str) -> None:
+        if status != 0:
+            name, text = self.error_text(status)
+            if call == "cuInit" or name == "CUDA_ERROR_NO_DEVICE":
+                raise DeviceError(f"the CUDA driver found no usable GPU: {call}: {name}: {text}")
+            raise CudaError(call, status, name, text)
+
+    # -- devices and contexts --
+
+    def device_count(self) -> int:
+        n = ctypes.c_int()
+        self.check(self.lib.cuDeviceGetCount(ctypes.byref(n)), "cuDeviceGetCount")
+        return n.value
+
+    def device_attribute(self, attribute: int, ordinal: int) -> int:
+        dev, value = ctypes.c_int(), ctypes.c_int()
+        self.check(self.lib.cuDeviceGet(ctypes.byref(dev), ordinal), "cuDeviceGet")
+        self.check(
+            self.lib.cuDeviceGetAttribute(ctypes.byref(value), attribute, dev),
+            "cuDeviceGetAttribute",
+        )
+        return value.value
+
+    def capability(self, ordinal: int) -> tuple[int, int]:
+        return (
+            self.device_attribute(DEV_COMPUTE_CAPABILITY_MAJOR, ordinal),
+            self.device_attribute(DEV_COMPUTE_CAPABILITY_MINOR, ordinal),
+        )
+
+    def make_current(self, ordinal: int) -> None:
+        """Make device ``ordinal``'s primary context (PyTorch's) current in this thread."""
+        ctx = self._contexts.get(ordinal)
+        if ctx is None:
+            dev = ctypes.c_int()
+            self.check(self.lib.cuDeviceGet(ctypes.byref(dev), ordinal), "cuDeviceGet")
+            ctx = ctypes.c_void_p()
+            self.check(
+                self.lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev),
+                "cuDevicePrimaryCtxRetain",
+            )
+            self._contexts[ordinal] = ctx
+        current = ctypes.c_void_p()
+        self.check(self.lib.cuCtxGetCurrent(ctypes.byref(current)), "cuCtxGetCurrent")
+        if current.value != ctx.value:
+            self.check(self.lib.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+
+    # -- modules and functions --
+
+    def load_module(self, image: bytes) -> ctypes.c_void_p:
+        module = ctypes.c_void_p()
+        self.check(self.lib.cuModuleLoadData(ctypes.byref(module), image), "cuModuleLoadData")
+        return module
+
+    def unload_module(self, module: ctypes.c_void_p) -> None:
+        self.check(self.lib.cuModuleUnload(module), "cuModuleUnload")
+
+    def function(self, module: ctypes.c_void_p, symbol: str) -> ctypes.c_void_p:
+        fn = ctypes.c_void_p()
+        self.check(
+            self.lib.cuModuleGetFunction(ctypes.byref(fn), module, symbol.encode()),
+            f"cuModuleGetFunction({symbol!r})",
+        )
+        return fn
+
+    def function_attribute(self, fn: ctypes.c_void_p, attribute: int) -> int:
+        value = ctypes.c_int()
+        self.check(
+            self.lib.cuFuncGetAttribute(ctypes.byref(value), attribute, fn), "cuFuncGetAttribute"
+        )
+        return value.value
+
+    def set_function_attribute(self, fn: ctypes.c_void_p, attribute: int, value: int) -> None:
+        self.check(self.lib.cuFuncSetAttribute(fn, attribute, value), "cuFuncSetAttribute")
+
+    def parameter_sizes(self, fn: ctypes.c_void_p) -> list[int] | None:
+        """The byte size of each kernel parameter, from the binary; None on old drivers."""
+        if not self.has_param_info:
+            return None
+        sizes = []
+        offset, size = ctypes.c_size_t(), ctypes.c_size_t()
+        while True:
+            status = self.lib.cuFuncGetParamInfo(
+                fn, len(sizes), ctypes.byref(offset), ctypes.byref(size)
+            )
+            if status == CUDA_ERROR_INVALID_VALUE:  # past the last parameter
+                return sizes
+            self.check(status, "cuFuncGetParamInfo")
+            sizes.append(size.value)
+
+    def launch(
+        self,
+        fn: ctypes.c_void_p,
+        grid: Sequence[int],
+        threads: int,
+        shared_bytes: int,
+        stream: int,
+        params: Sequence[bytes],
+    ) -> None:
+        """``cuLaunchKernel`` with each parameter's bytes, as the kernel lays them out."""
+        buffers = [ctypes.create_string_buffer(p, len(p)) for p in params]
+        pointers = (ctypes.c_void_p * max(len(buffers), 1))(*[ctypes.addressof(b) for b in buffers])
+        self.check(
+            self.lib.cuLaunchKernel(
+                fn,
+                grid[0],
+                grid[1],
+                grid[2],
+                threads,
+                1,
+                1,
+                shared_bytes,
+                ctypes.c_void_p(stream),
+                pointers,
+                None,
+            ),
+            "cuLaunchKernel",
+        )
+
+
+_driver: Driver | None = None
+_lock = threading.Lock()
+
+
+def driver() -> Driver:
+    """The process's driver handle (loaded and initialized on first use)."""
+    global _driver
+    with _lock:
+        if _driver is None:
+            _driver = Driver()
+        return _driver
