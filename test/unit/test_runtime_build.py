@@ -101,7 +101,7 @@ def test_a_module_without_one_function_is_refused() -> None:
                 fn = func.FuncOp(name, ir.FunctionType.get([], []))
                 with ir.InsertionPoint(fn.add_entry_block()):
                     func.ReturnOp([])
-        with pytest.raises(BundleError, match="needs one func.func, found 2"):
+        with pytest.raises(BundleError, match=r"needs one func\.func, found 2"):
             tile_arguments(module, [])
 
 

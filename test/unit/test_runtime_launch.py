@@ -60,8 +60,10 @@ def gemm(args: tuple[Arg, ...] = GEMM_ARGS, **changes) -> BundleKernel:
 
 def test_gemm_parameters_pack_like_tritons_launcher() -> None:
     a, b, c = 0x7F0000000000, 0x7F0000100000, 0x7F0000200010
-    params, device = pack_arguments(gemm(), (a, b, c, 1000, 1008, 1024, 1024, 1008, 1008))
+    args = (a, b, c, 1000, 1008, 1024, 1024, 1008, 1008)
+    params, device = pack_arguments(gemm(), args)
     assert device is None  # raw addresses name no device
+    assert Kernel(gemm()).pack(args) == params  # the launch's fast path packs the same bytes
     assert b"".join(params) == struct.pack(
         "<QQQiiiqqqQQ", a, b, c, 1000, 1008, 1024, 1024, 1008, 1008, 0, 0
     )
@@ -69,8 +71,10 @@ def test_gemm_parameters_pack_like_tritons_launcher() -> None:
 
 
 def test_scratch_pointers_come_last() -> None:
-    params, _ = pack_arguments(gemm(), (0, 0, 0, 1, 16, 16, 16, 16, 16), scratch=(0x1000, 0x2000))
+    args = (0, 0, 0, 1, 16, 16, 16, 16, 16)
+    params, _ = pack_arguments(gemm(), args, scratch=(0x1000, 0x2000))
     assert params[-2:] == [struct.pack("<Q", 0x1000), struct.pack("<Q", 0x2000)]
+    assert Kernel(gemm()).pack(args, scratch=(0x1000, 0x2000)) == params
 
 
 @pytest.mark.parametrize(
@@ -98,6 +102,7 @@ def test_scalar_types(ty: str, value, expected: bytes) -> None:
     params, _ = pack_arguments(k, (value,))
     assert params[0] == expected
     assert parameter_sizes(k)[0] == len(expected)
+    assert Kernel(k).pack((value,)) == params
 
 
 def test_constexpr_arguments_are_checked_and_not_passed() -> None:
@@ -106,16 +111,25 @@ def test_constexpr_arguments_are_checked_and_not_passed() -> None:
     params, _ = pack_arguments(k, (7, 64, 9))
     assert params == [struct.pack("<i", 7), struct.pack("<q", 9), bytes(8), bytes(8)]
     assert parameter_sizes(k) == [4, 8, 8, 8]
+    assert Kernel(k).pack((7, 64, 9)) == params
     with pytest.raises(
         ArgumentError, match=r"'BLOCK' was specialized to 64 at compile time; got 32"
     ):
         pack_arguments(k, (7, 32, 9))
 
 
+def test_float_overflow_is_an_argument_error() -> None:
+    k = gemm(args=(Arg("x", "fp16"),), grid=(GridDim(), GridDim(), GridDim()))
+    with pytest.raises(ArgumentError, match=r"argument 'x' \(fp16\): 100000.0 overflows fp16"):
+        Kernel(k).pack((1e5,))
+
+
 def test_grid_from_the_bundle() -> None:
     assert grid_of(gemm(), (0, 0, 0, 1000, 1008, 1024, 1024, 1008, 1008)) == (8, 8, 1)
     assert grid_of(gemm(), (0, 0, 0, 128, 129, 64, 64, 129, 129)) == (1, 2, 1)
     assert grid_of(gemm(), (0, 0, 0, 0, 16, 16, 16, 16, 16)) == (0, 1, 1)
+    args = (0, 0, 0, 1000, 1008, 1024, 1024, 1008, 1008)
+    assert Kernel(gemm()).launch_grid(args) == grid_of(gemm(), args)
 
 
 GOOD = (0x1000, 0x2000, 0x3000, 100, 64, 64, 64, 64, 64)
@@ -133,7 +147,11 @@ GOOD = (0x1000, 0x2000, 0x3000, 100, 64, 64, 64, 64, 64)
         ),
         (0, 0x1008, r"argument 'a' \(\*fp16\): address 0x1008 is not a multiple of 16 bytes"),
         (0, -1, r"argument .a. \(\*fp16\): address -0x1 is not a 64-bit address"),
-        (0, "0x1000", r"argument 'a' \(\*fp16\): expected a tensor or a device address, got str"),
+        (
+            0,
+            "0x1000",
+            r"argument 'a' \(\*fp16\): expected a CUDA tensor or a device address, got str",
+        ),
         (
             0,
             torch.zeros(4, dtype=torch.float16),
@@ -146,6 +164,8 @@ def test_bad_arguments_are_refused_before_the_launch(index: int, value, message:
     args[index] = value
     with pytest.raises(ArgumentError, match=f"gemm_fp16_aligned: {message}"):
         pack_arguments(gemm(), args)
+    with pytest.raises(ArgumentError, match=f"gemm_fp16_aligned: {message}"):
+        Kernel(gemm())(*args)  # the launch refuses it with the same message
 
 
 def test_argument_count() -> None:
@@ -153,6 +173,8 @@ def test_argument_count() -> None:
         ArgumentError, match=r"expected 9 arguments \(a, b, c, M, N, K, lda, ldb, ldc\), got 3"
     ):
         pack_arguments(gemm(), (1, 2, 3))
+    with pytest.raises(ArgumentError, match="expected 9 arguments"):
+        Kernel(gemm())(1, 2, 3)
 
 
 def test_tensor_element_type_must_match() -> None:
@@ -169,9 +191,12 @@ def test_tensor_element_type_must_match() -> None:
         ArgumentError, match=r"'a' \(\*fp16\): expected a torch.float16 tensor, got torch.bfloat16"
     ):
         pack_arguments(gemm(), args)
+    with pytest.raises(ArgumentError, match=r"expected a torch.float16 tensor, got torch.bfloat16"):
+        Kernel(gemm()).pack(args)
     Fake.dtype = torch.float16
     params, device = pack_arguments(gemm(), args)
     assert params[0] == struct.pack("<Q", 0x10000) and device == 0
+    assert Kernel(gemm()).pack(args) == params
 
 
 def test_launch_without_a_gpu_says_so() -> None:

@@ -75,8 +75,25 @@ SCALAR_TYPES: dict[str, str] = {
     "fp32": "<f",
     "fp64": "<d",
 }
-#: Element types a pointer may point to (``*`` + one of these).
-POINTEE_TYPES = frozenset({*SCALAR_TYPES, "fp8e4nv", "fp8e5"})
+#: Element types a pointer may point to (``*`` + one of these), each with the
+#: torch dtype of the tensors it takes.
+POINTEE_TYPES: dict[str, str] = {
+    "fp16": "float16",
+    "bf16": "bfloat16",
+    "fp32": "float32",
+    "fp64": "float64",
+    "fp8e4nv": "float8_e4m3fn",
+    "fp8e5": "float8_e5m2",
+    "i1": "bool",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "u8": "uint8",
+    "u16": "uint16",
+    "u32": "uint32",
+    "u64": "uint64",
+}
 #: Triton's trailing kernel parameters, after the arguments.
 SCRATCH_PARAMS = ("global_scratch", "profile_scratch")
 

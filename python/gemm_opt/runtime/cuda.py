@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from collections.abc import Sequence
 
 # CUfunction_attribute
 FUNC_MAX_THREADS_PER_BLOCK = 0
@@ -198,34 +197,23 @@ class Driver:
             self.check(status, "cuFuncGetParamInfo")
             sizes.append(size.value)
 
-    def launch(
+    def launch_packed(
         self,
         fn: ctypes.c_void_p,
-        grid: Sequence[int],
+        gx: int,
+        gy: int,
+        gz: int,
         threads: int,
         shared_bytes: int,
         stream: int,
-        params: Sequence[bytes],
+        pointers: ctypes.Array,
     ) -> None:
-        """``cuLaunchKernel`` with each parameter's bytes, as the kernel lays them out."""
-        buffers = [ctypes.create_string_buffer(p, len(p)) for p in params]
-        pointers = (ctypes.c_void_p * max(len(buffers), 1))(*[ctypes.addressof(b) for b in buffers])
-        self.check(
-            self.lib.cuLaunchKernel(
-                fn,
-                grid[0],
-                grid[1],
-                grid[2],
-                threads,
-                1,
-                1,
-                shared_bytes,
-                ctypes.c_void_p(stream),
-                pointers,
-                None,
-            ),
-            "cuLaunchKernel",
+        """``cuLaunchKernel``; ``pointers`` holds the address of each parameter's value."""
+        status = self.lib.cuLaunchKernel(
+            fn, gx, gy, gz, threads, 1, 1, shared_bytes, stream, pointers, None
         )
+        if status:
+            self.check(status, "cuLaunchKernel")
 
 
 _driver: Driver | None = None

@@ -24,7 +24,7 @@ Only :class:`Kernel` launches need ``torch``; this module imports it then.
 
 from __future__ import annotations
 
-import math
+import ctypes
 import struct
 import threading
 from collections.abc import Sequence
@@ -33,6 +33,7 @@ from typing import Any
 
 from gemm_opt.runtime import cuda
 from gemm_opt.runtime.bundle import (
+    POINTEE_TYPES,
     SCALAR_TYPES,
     SCRATCH_PARAMS,
     Arg,
@@ -42,24 +43,6 @@ from gemm_opt.runtime.bundle import (
     read_bundle,
 )
 
-#: Element types of pointer arguments and the torch dtype (name) each takes.
-TORCH_DTYPES = {
-    "fp16": "float16",
-    "bf16": "bfloat16",
-    "fp32": "float32",
-    "fp64": "float64",
-    "i1": "bool",
-    "i8": "int8",
-    "i16": "int16",
-    "i32": "int32",
-    "i64": "int64",
-    "u8": "uint8",
-    "u16": "uint16",
-    "u32": "uint32",
-    "u64": "uint64",
-    "fp8e4nv": "float8_e4m3fn",
-    "fp8e5": "float8_e5m2",
-}
 #: Grid limits of a launch (x, y, z).
 MAX_GRID = (2**31 - 1, 65535, 65535)
 
@@ -82,19 +65,18 @@ def _pointer(kernel: BundleKernel, arg: Arg, value: Any) -> tuple[int, int | Non
     where = f"{kernel.name}: argument {arg.name!r} ({arg.type})"
     if isinstance(value, int) and not isinstance(value, bool):
         address, device = value, None
-    elif hasattr(value, "data_ptr"):
-        dev = getattr(value, "device", None)
-        if dev is not None and getattr(dev, "type", "cuda") != "cuda":
+    elif all(hasattr(value, attr) for attr in ("data_ptr", "device", "dtype")):
+        dev = value.device
+        if getattr(dev, "type", None) != "cuda":
             raise ArgumentError(f"{where}: the tensor is on {dev}, not on a CUDA device")
-        dtype = getattr(value, "dtype", None)
-        want = TORCH_DTYPES.get(arg.type[1:])
-        if dtype is not None and want is not None and str(dtype) != f"torch.{want}":
-            raise ArgumentError(f"{where}: expected a torch.{want} tensor, got {dtype}")
+        want = POINTEE_TYPES[arg.type[1:]]
+        if str(value.dtype) != f"torch.{want}":
+            raise ArgumentError(f"{where}: expected a torch.{want} tensor, got {value.dtype}")
         address = int(value.data_ptr())
-        device = getattr(dev, "index", None)
+        device = dev.index
     else:
         raise ArgumentError(
-            f"{where}: expected a tensor or a device address, got {type(value).__name__}"
+            f"{where}: expected a CUDA tensor or a device address, got {type(value).__name__}"
         )
     if not 0 <= address < 2**64:
         raise ArgumentError(f"{where}: address {address:#x} is not a 64-bit address")
@@ -205,18 +187,92 @@ def _torch() -> Any:
     return torch
 
 
+#: Kinds of steps in a kernel's argument plan.
+_POINTER, _INT, _FLOAT, _BF16, _CONSTEXPR = range(5)
+
+
+@dataclass(frozen=True)
+class _Step:
+    """How one argument is checked and packed on the fast path."""
+
+    index: int
+    kind: int
+    divisibility: int = 1
+    low: int = 0
+    high: int = 0
+    dtype: str = ""  # torch dtype name a pointer's tensor must have
+    value: Any = None  # a constexpr's value
+    code: str = ""  # struct format a float is checked against
+
+
+def _plan(kernel: BundleKernel) -> tuple[list[_Step], struct.Struct, list[int], list[int]]:
+    """The fast path's argument steps and the parameter block's layout.
+
+    Parameters sit at their natural alignment in one buffer; the launch
+    passes a pointer to each. Returns the steps, the block's struct (scratch
+    pointers included), each parameter's offset, and its size.
+    """
+    steps = []
+    fmt, offsets, sizes, offset = "<", [], [], 0
+    for i, arg in enumerate(kernel.args):
+        if arg.constexpr is not None:
+            steps.append(_Step(i, _CONSTEXPR, value=arg.constexpr))
+            continue
+        if arg.is_pointer:
+            code = "Q"
+            steps.append(_Step(i, _POINTER, arg.divisibility, dtype=POINTEE_TYPES[arg.type[1:]]))
+        elif arg.type.startswith(("i", "u")):
+            code = SCALAR_TYPES[arg.type][1]
+            low, high = _int_range(arg.type)
+            steps.append(_Step(i, _INT, arg.divisibility, low, high))
+        else:
+            code = SCALAR_TYPES[arg.type][1]
+            bf16 = arg.type == "bf16"
+            steps.append(_Step(i, _BF16 if bf16 else _FLOAT, code="<f" if bf16 else "<" + code))
+        size = struct.calcsize("<" + code)
+        pad = -offset % size
+        fmt += "x" * pad + code
+        offset += pad
+        offsets.append(offset)
+        sizes.append(size)
+        offset += size
+    for _ in SCRATCH_PARAMS:
+        pad = -offset % 8
+        fmt += "x" * pad + "Q"
+        offset += pad
+        offsets.append(offset)
+        sizes.append(8)
+        offset += 8
+    return steps, struct.Struct(fmt), offsets, sizes
+
+
 class Kernel:
     """A bundle kernel, loaded on each device the first time it runs there.
 
     Call it like the kernel's source: ``kernel(a, b, c, M, N, K, lda, ldb, ldc)``;
     ``grid=`` overrides the bundle's grid, ``stream=`` (a ``torch.cuda.Stream``)
     PyTorch's current stream of the tensors' device.
+
+    A launch costs a few microseconds of Python: the checks run on a plan
+    made once per kernel, and only a call that fails them goes through
+    :func:`pack_arguments` for its detailed error. The parameters are packed
+    into one buffer per thread, laid out as :func:`pack_arguments` packs them.
     """
 
     def __init__(self, spec: BundleKernel) -> None:
         self.spec = spec
         self._loaded: dict[int, _Loaded] = {}
         self._lock = threading.Lock()
+        self._steps, self._struct, self._offsets, self._sizes = _plan(spec)
+        self._grid = [
+            (spec.args.index(next(a for a in spec.args if a.name == d.arg)), d.block)
+            if d.arg
+            else (-1, d.constant)
+            for d in spec.grid
+        ]
+        self._dtypes: dict[str, Any] = {}
+        self._local = threading.local()
+        self._torch: Any = None
 
     def __repr__(self) -> str:
         return f"<gemm_opt.runtime.Kernel {self.spec.name} ({self.spec.sm})>"
@@ -224,6 +280,86 @@ class Kernel:
     @property
     def name(self) -> str:
         return self.spec.name
+
+    # -- argument packing --
+
+    def _values(self, args: Sequence[Any]) -> tuple[list[Any], int] | None:
+        """The parameter values and the tensors' device (-1: none), or None if a check fails."""
+        if len(args) != len(self.spec.args):
+            return None
+        values: list[Any] = []
+        device = -1
+        for step in self._steps:
+            v = args[step.index]
+            kind = step.kind
+            if kind == _POINTER:
+                if type(v) is int:
+                    address = v
+                else:
+                    try:
+                        address = v.data_ptr()
+                        dev = v.device
+                        if dev.type != "cuda" or v.dtype is not self._dtype(step.dtype):
+                            return None
+                        d = dev.index
+                    except AttributeError:
+                        return None
+                    if device != d:
+                        if device != -1:
+                            return None
+                        device = d
+                if address < 0 or address >= 2**64 or address % step.divisibility:
+                    return None
+                values.append(address)
+            elif kind == _INT:
+                if type(v) is not int and type(v) is not bool:
+                    return None
+                if not step.low <= v <= step.high or v % step.divisibility:
+                    return None
+                values.append(v)
+            elif kind == _CONSTEXPR:
+                if v != step.value:
+                    return None
+            else:
+                if type(v) is bool or not isinstance(v, (int, float)):
+                    return None
+                try:
+                    packed = struct.pack(step.code, float(v))  # overflow is an error
+                except OverflowError:
+                    return None
+                if kind == _BF16:
+                    v = struct.unpack("<I", packed)[0] >> 16
+                values.append(v)
+        return values, device
+
+    def _dtype(self, name: str) -> Any:
+        dt = self._dtypes.get(name)
+        if dt is None:
+            dt = self._dtypes[name] = getattr(_torch(), name)
+        return dt
+
+    def _buffers(self) -> tuple[Any, Any]:
+        """This thread's parameter block and its array of parameter pointers."""
+        bufs = getattr(self._local, "bufs", None)
+        if bufs is None:
+            block = ctypes.create_string_buffer(max(self._struct.size, 1))
+            base = ctypes.addressof(block)
+            pointers = (ctypes.c_void_p * len(self._offsets))(
+                *[base + off for off in self._offsets]
+            )
+            bufs = self._local.bufs = (block, pointers)
+        return bufs
+
+    def pack(self, args: Sequence[Any], scratch: tuple[int, int] = (0, 0)) -> list[bytes]:
+        """The parameter bytes a launch passes (laid out as :func:`pack_arguments` packs them)."""
+        checked = self._values(args)
+        if checked is None:
+            pack_arguments(self.spec, args, scratch)  # raises the detailed error
+            raise ArgumentError(f"{self.spec.name}: the arguments fail the launch checks")
+        data = self._struct.pack(*checked[0], *scratch)
+        return [data[o : o + n] for o, n in zip(self._offsets, self._sizes, strict=True)]
+
+    # -- loading --
 
     def _function(self, device: int) -> _Loaded:
         fn = self._loaded.get(device)
@@ -253,7 +389,17 @@ class Kernel:
             )
         drv.make_current(device)
         module = drv.load_module(k.binary)
-        fn = drv.function(module, k.symbol)
+        try:
+            fn = drv.function(module, k.symbol)
+            self._check_binary(drv, fn, device)
+        except BaseException:
+            drv.unload_module(module)
+            raise
+        return _Loaded(module, fn)
+
+    def _check_binary(self, drv: cuda.Driver, fn: Any, device: int) -> None:
+        """Check the loaded binary against its metadata and opt in to its shared memory."""
+        k = self.spec
         sizes = drv.parameter_sizes(fn)
         if sizes is not None and sizes != parameter_sizes(k):
             raise BundleError(
@@ -270,7 +416,6 @@ class Kernel:
                     f"CTA; CUDA device {device} allows {limit}"
                 )
             drv.set_function_attribute(fn, cuda.FUNC_MAX_DYNAMIC_SHARED_SIZE_BYTES, k.shared_bytes)
-        return _Loaded(module, fn)
 
     def attributes(self, device: int = 0) -> dict[str, int]:
         """Registers, spill bytes and shared memory of the loaded binary on ``device``."""
@@ -284,49 +429,81 @@ class Kernel:
             "max_threads": drv.function_attribute(fn, cuda.FUNC_MAX_THREADS_PER_BLOCK),
         }
 
+    # -- launching --
+
+    def launch_grid(self, args: Sequence[Any]) -> tuple[int, int, int]:
+        """The bundle's grid for these (checked) arguments."""
+        gx, gy, gz = (-(-args[i] // n) if i >= 0 else n for i, n in self._grid)
+        return gx, gy, gz
+
+    def _torch_module(self) -> Any:
+        if self._torch is None:
+            torch = _torch()
+            if not torch.cuda.is_available():
+                raise cuda.DeviceError(f"{self.spec.name}: PyTorch sees no CUDA GPU")
+            self._torch = torch
+        return self._torch
+
     def __call__(
         self,
         *args: Any,
         grid: Sequence[int] | None = None,
         stream: Any = None,
     ) -> None:
-        torch = _torch()
         k = self.spec
-        params, device = pack_arguments(k, args)  # checks before touching the GPU
-        if not torch.cuda.is_available():
-            raise cuda.DeviceError(f"{k.name}: PyTorch sees no CUDA GPU")
-        if device is None:
+        checked = self._values(args)
+        if checked is None:
+            pack_arguments(k, args)  # raises the detailed error
+            raise ArgumentError(f"{k.name}: the arguments fail the launch checks")
+        values, device = checked
+        torch = self._torch_module()
+        if device == -1:
             device = torch.cuda.current_device()
-        launch_grid = tuple(grid) if grid is not None else grid_of(k, args)
-        if len(launch_grid) != 3 or any(
-            not isinstance(g, int) or not 0 <= g <= m
-            for g, m in zip(launch_grid, MAX_GRID, strict=False)
-        ):
-            raise ArgumentError(f"{k.name}: grid {launch_grid} is not 3 sizes within {MAX_GRID}")
-        if math.prod(launch_grid) == 0:
-            return
-        fn = self._function(device)
-        torch_stream = stream if stream is not None else torch.cuda.current_stream(device)
+        if grid is None:
+            gx, gy, gz = self.launch_grid(args)
+        else:
+            if len(grid) != 3 or any(
+                type(g) is not int or not 0 <= g <= m for g, m in zip(grid, MAX_GRID, strict=False)
+            ):
+                raise ArgumentError(
+                    f"{k.name}: grid {tuple(grid)} is not 3 sizes within {MAX_GRID}"
+                )
+            gx, gy, gz = grid
+        if not (0 <= gx <= MAX_GRID[0] and 0 <= gy <= MAX_GRID[1] and 0 <= gz <= MAX_GRID[2]):
+            raise ArgumentError(f"{k.name}: grid {(gx, gy, gz)} is not within 0 to {MAX_GRID}")
+        if gx == 0 or gy == 0 or gz == 0:
+            return  # an empty grid launches nothing, as in Triton
+        fn = self._function(device).function
+        if stream is None:
+            raw_stream = _current_stream(torch, device)
+        else:
+            raw_stream = stream.cuda_stream
         keep = []
-        if k.global_scratch.bytes or k.profile_scratch.bytes:
-            scratch = []
-            for spec, zero in ((k.global_scratch, False), (k.profile_scratch, True)):
-                if not spec.bytes:
-                    scratch.append(0)
-                    continue
-                size = math.prod(launch_grid) * k.num_ctas * spec.bytes + spec.align
-                with torch.cuda.stream(torch_stream):
-                    make = torch.zeros if zero else torch.empty
+        scratch = [0, 0]
+        for slot, spec in enumerate((k.global_scratch, k.profile_scratch)):
+            if spec.bytes:
+                # Triton's launcher: grid size x CTAs x bytes per CTA, on the launch stream
+                # (the profile scratch zeroed, as its default allocator does).
+                size = gx * gy * gz * k.num_ctas * spec.bytes + spec.align
+                make = torch.zeros if slot else torch.empty
+                with torch.cuda.stream(stream or torch.cuda.current_stream(device)):
                     buf = make(size, dtype=torch.uint8, device=f"cuda:{device}")
                 keep.append(buf)
-                scratch.append(-(-buf.data_ptr() // spec.align) * spec.align)
-            params[-2:] = [struct.pack("<Q", address) for address in scratch]
+                scratch[slot] = -(-buf.data_ptr() // spec.align) * spec.align
+        block, pointers = self._buffers()
+        self._struct.pack_into(block, 0, *values, *scratch)
         drv = cuda.driver()
         drv.make_current(device)
-        drv.launch(
-            fn.function, launch_grid, k.threads, k.shared_bytes, torch_stream.cuda_stream, params
-        )
+        drv.launch_packed(fn, gx, gy, gz, k.threads, k.shared_bytes, raw_stream, pointers)
         del keep  # the caching allocator orders reuse after this launch on the stream
+
+
+def _current_stream(torch: Any, device: int) -> int:
+    """PyTorch's current stream on ``device`` as a raw handle (the fast call when there)."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device)
+    return torch.cuda.current_stream(device).cuda_stream
 
 
 class LoadedBundle:
