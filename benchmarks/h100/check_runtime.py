@@ -23,6 +23,7 @@ import argparse
 import dataclasses
 import hashlib
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,17 @@ def main(argv: list[str] | None = None) -> int:
     torch.cuda.synchronize()
     same = bool(torch.equal(c.isnan(), c0.isnan()))
     results.append(("empty grid launches nothing", same, "C untouched" if same else "C written"))
+    # Host cost of a launch (argument checks, packing, cuLaunchKernel) on a tiny problem.
+    a, b, c, *rest = gemm_args(16, 16, 16)
+    for _ in range(10):
+        kernel(a, b, c, *rest)
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(2000):
+        kernel(a, b, c, *rest)
+    host_us = (time.perf_counter() - start) / 2000 * 1e6
+    torch.cuda.synchronize()
+    results.append(("host time per launch", True, f"{host_us:.1f} us (2000 launches, 16x16x16)"))
     # Last: a driver that mishandled a corrupt image would take the process down.
     corrupt = spec.binary[:64] + bytes(len(spec.binary) - 64)
     expect(
