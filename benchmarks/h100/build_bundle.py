@@ -47,6 +47,7 @@ def _example() -> Any:
 
 def state_divisibility(module: Any, names: list[str], divisible: tuple[str, ...]) -> None:
     """Give the arguments named in ``divisible`` ``tile.divisibility = 16`` (in place)."""
+    from gemm_opt.core.contract import DIVISIBILITY as ATTR
     from gemm_opt.core.ext_compat import func, ir
 
     fn = next(op for op in module.body.operations if isinstance(op, func.FuncOp))
@@ -58,9 +59,7 @@ def state_divisibility(module: Any, names: list[str], divisible: tuple[str, ...]
         fn.arg_attrs = ir.ArrayAttr.get(
             [
                 ir.DictAttr.get(
-                    {"tile.divisibility": ir.IntegerAttr.get(i32, DIVISIBILITY)}
-                    if name in divisible
-                    else {}
+                    {ATTR: ir.IntegerAttr.get(i32, DIVISIBILITY)} if name in divisible else {}
                 )
                 for name in names
             ]

@@ -85,6 +85,14 @@ def test_any_variant_states_no_integer_facts(variants) -> None:
     assert [a.divisibility for a in args] == [16, 16, 16, 1, 1, 1, 1, 1, 1]
 
 
+def test_only_cuda_targets_make_bundles(variants) -> None:
+    v = variants["gemm_fp16_any"]
+    with pytest.raises(
+        BundleError, match="bundles hold CUDA kernels: target 'gfx1250' is not one of cuda:90"
+    ):
+        build_kernel(v["module"], v["arg_names"], name="x", grid=[1, 1, 1], target="gfx1250")
+
+
 def test_argument_names_must_cover_the_function(variants) -> None:
     v = variants["gemm_fp16_any"]
     with pytest.raises(BundleError, match="@gemm has 9 arguments; 2 names were given"):

@@ -26,8 +26,6 @@ from gemm_opt.runtime.bundle import Arg, BundleError, BundleKernel, GridDim, Scr
 
 #: Alignment in bytes the lowering states for every pointer argument.
 POINTER_DIVISIBILITY = 16
-#: Argument attributes that state an integer argument's divisibility.
-DIVISIBILITY_ATTRS = ("tile.divisibility", "tt.divisibility")
 
 
 def _triton_type(t: Any) -> str:
@@ -53,6 +51,7 @@ def _triton_type(t: Any) -> str:
 
 def tile_arguments(module: Any, names: Sequence[str]) -> list[Arg]:
     """The arguments of the module's one function: ``names``, types and divisibility."""
+    from gemm_opt.core.contract import DIVISIBILITY, TRITON_DIVISIBILITY
     from gemm_opt.core.ext_compat import func, ir
 
     funcs = [op for op in module.body.operations if isinstance(op, func.FuncOp)]
@@ -71,7 +70,7 @@ def tile_arguments(module: Any, names: Sequence[str]) -> list[Arg]:
         div = POINTER_DIVISIBILITY if ty.startswith("*") else 1
         if i < len(attrs) and not ty.startswith("*"):
             entries = ir.DictAttr(attrs[i])
-            for key in DIVISIBILITY_ATTRS:
+            for key in (DIVISIBILITY, TRITON_DIVISIBILITY):
                 if key in entries:
                     div = ir.IntegerAttr(entries[key]).value
         out.append(Arg(name, ty, div))
@@ -103,13 +102,15 @@ def build_kernel(
     :class:`~gemm_opt.lowering.compile.TileCompileError` if compilation fails.
     """
     import gemm_opt
+    from gemm_opt.core.targets import TARGETS
     from gemm_opt.lowering.compile import compile_tile_module
 
+    if target not in TARGETS or not TARGETS[target].nvidia:
+        cuda = ", ".join(name for name, t in TARGETS.items() if t.nvidia)
+        raise BundleError(f"bundles hold CUDA kernels: target {target!r} is not one of {cuda}")
     args = tile_arguments(module, arg_names)
     compiled = compile_tile_module(module, target)
     md = compiled.metadata
-    if "ptx" not in compiled.asm:
-        raise BundleError(f"target {target} does not produce a cubin; bundles hold CUDA kernels")
     for flag in ("launch_cooperative_grid", "launch_pdl"):
         if md.get(flag):
             raise BundleError(f"{name}: the kernel needs {flag}, which bundles do not carry")
