@@ -338,14 +338,14 @@ def strip_locations(mlir_text: str) -> str:
 
 
 def _metrics(kernel) -> Any:
-    from gemm_opt.lowering.triton_bridge import isa_metrics
+    from gemm_opt.lowering.isa_analysis import isa_metrics
 
     return isa_metrics(kernel.asm["amdgcn"], kernel.metadata._asdict())
 
 
 def isa_summary(kernel, title: str, table: list[str] | None = None) -> str:
     """A short text summary of the compiled kernel (counts and the K loop)."""
-    from gemm_opt.lowering.triton_bridge import innermost_loop_lines
+    from gemm_opt.lowering.isa_analysis import innermost_loop_lines
 
     m = _metrics(kernel)
     lines = [

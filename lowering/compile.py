@@ -1,41 +1,52 @@
-"""Compile a tile module down to a GPU binary.
+"""Compile a tile module down to a GPU binary: the one tile-to-binary path.
 
-``compile_tile_module`` is the one entry point (the authoring API's
-``kernel.compile(...)`` and ``gemm-opt --emit`` both end here):
+``gemm-opt --emit`` and the authoring API's ``kernel.compile(...)`` both end
+here:
 
 1. parse (or copy) the tile module and check its module attributes;
 2. run the tile-level passes of :func:`gemm_opt.lowering.pipelines.tile_passes`
    (or the caller's ``pipeline``) and keep that IR as ``asm["tile"]``;
-3. run ``convert-tile-to-triton-gpu`` and print the result in generic form
-   with locations: that text is ``asm["ttgir"]``;
-4. check it with Triton's parser (:func:`gemm_opt.lowering.triton_bridge.validate`),
-   then compile it with Triton (:func:`gemm_opt.lowering.triton_bridge.compile_ttgir`).
+3. hand it to Triton (:func:`hand_off`): in a forked child, build the Triton
+   module with Triton's builder
+   (:func:`gemm_opt.lowering.convert_tile_to_triton_gpu.convert`), verify it
+   and print it (Triton's pretty TTGIR: ``asm["ttgir"]``), then compile it
+   with Triton's backend.
+
+The hand-off is the last stage of any pipeline: its result lives in
+Triton's context, not ours. :func:`split_hand_off` takes a trailing
+``convert-tile-to-triton-gpu`` (also inside a named pipeline such as
+``tile-to-ttgir``) off a pipeline, so a tool runs the rest as passes and
+then calls :func:`hand_off`.
 
 Every failure is a :class:`TileCompileError` positioned in the *tile* source:
-our own diagnostics carry the op's location, and Triton's do too, because
-every TTGIR op keeps the location of the tile op it was lowered from
-(diagnostics Triton reports against the TTGIR text itself are mapped back
-through the ``loc(...)`` of the op on that line).
+our own diagnostics carry the op's location; every Triton op carries the
+location of the tile op it was built for, so Triton's diagnostics name the
+tile line; and if Triton aborts, the child's last progress report names the
+tile op it was building.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from gemm_opt.lowering.triton_bridge import IsaMetrics, TritonError
+from gemm_opt.lowering.isa_analysis import IsaMetrics
 
 __all__ = [
     "CompiledKernel",
+    "HandOff",
+    "HandOffResult",
     "LoweredModule",
     "TileCompileError",
     "compile_tile_module",
+    "hand_off",
     "lower_tile_module",
-    "map_triton_error",
-    "ttgir_text",
+    "split_hand_off",
 ]
+
+#: The pipeline name of the hand-off stage.
+HAND_OFF = "convert-tile-to-triton-gpu"
 
 
 @dataclass
@@ -43,11 +54,11 @@ class CompiledKernel:
     """A tile kernel compiled for one target.
 
     ``asm`` holds ``"tile"`` (the tile IR after the tile passes), ``"ttgir"``
-    (the TTGIR handed to Triton, generic form with locations), ``"llir"`` and
+    (Triton's TTGIR of the kernel, pretty form with locations), ``"llir"`` and
     ``"amdgcn"`` (``"ptx"`` instead on cuda:90); ``hsaco`` is the code object
     (the cubin on cuda:90). ``stage_seconds`` splits
-    ``compile_seconds`` into ``parse``, ``tile_passes``, ``convert``,
-    ``validate`` and ``triton``.
+    ``compile_seconds`` into ``parse``, ``tile_passes``, ``convert`` (building,
+    verifying and printing the Triton module) and ``triton``.
     """
 
     asm: dict[str, str]
@@ -87,79 +98,15 @@ class TileCompileError(Exception):
 @dataclass
 class LoweredModule:
     """What :func:`lower_tile_module` returns: the tile IR after the tile
-    passes, the TTGIR text, and the converted module itself."""
+    passes and Triton's TTGIR text (the Triton module itself lives and dies
+    in the child process that built it)."""
 
-    module: Any
     tile: str
     ttgir: str
     target: str
     pipeline: str
     seconds: dict[str, float]
-
-
-def ttgir_text(module: Any) -> str:
-    """The TTGIR text of a converted module: generic form, with locations."""
-    op = module.operation if hasattr(module, "operation") else module
-    return op.get_asm(print_generic_op_form=True, enable_debug_info=True)
-
-
-_DIAG_LINE = re.compile(
-    r"^(?P<where>.*?):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|note|remark): "
-    r"(?P<msg>.*)$"
-)
-_LOC_ALIAS = re.compile(r"^(#loc\d*)\s*=\s*loc\((.*)\)\s*$", re.MULTILINE)
-_FILE_LOC = re.compile(r'"(?:[^"\\]|\\.)*":(\d+):(\d+)')
-_TTGIR = "<ttgir>"
-
-
-def _position_of_ttgir_line(ttgir: str, row: int) -> tuple[int, int]:
-    """Tile position of the op printed on TTGIR line ``row`` (via its ``loc``)."""
-    lines = ttgir.splitlines()
-    if not 1 <= row <= len(lines):
-        return 0, 0
-    line = lines[row - 1]
-    aliases = {m.group(1): m.group(2) for m in _LOC_ALIAS.finditer(ttgir)}
-    at = line.rfind(" loc(")
-    if at < 0:
-        return 0, 0
-    text = line[at + 5 :]
-    for _ in range(8):  # follow alias chains (#loc3 = loc(#loc1))
-        m = _FILE_LOC.search(text)
-        if m:
-            return int(m.group(1)), int(m.group(2))
-        ref = re.search(r"(#loc\d*)\b", text)  # also inside fused[...] / callsite(...)
-        if not ref or ref.group(1) not in aliases:
-            break
-        text = aliases[ref.group(1)]
-    return 0, 0
-
-
-def map_triton_error(err: TritonError, ttgir: str) -> TileCompileError:
-    """A :class:`TileCompileError` at the tile op a Triton diagnostic is about."""
-    mapped: list[tuple[str, int, int, str]] = []
-    for raw in str(err).splitlines():
-        m = _DIAG_LINE.match(raw.strip())
-        if not m:
-            continue
-        line, col = int(m.group("line")), int(m.group("col"))
-        if m.group("where") == _TTGIR:
-            line, col = _position_of_ttgir_line(ttgir, line)
-        mapped.append((m.group("sev"), line, col, m.group("msg")))
-    details = "\n".join(
-        f"{line}:{col}: {sev}: {msg}" if line else f"{sev}: {msg}" for sev, line, col, msg in mapped
-    ) or str(err)
-    first = next((d for d in mapped if d[0] == "error"), None)
-    if first is None:
-        text = str(err).strip().splitlines()
-        return TileCompileError(
-            f"Triton rejected the lowered kernel: {text[0] if text else 'no diagnostic'}",
-            stage="triton",
-            details=details,
-        )
-    _, line, col, msg = first
-    return TileCompileError(
-        f"Triton rejected the lowered kernel: {msg}", line, col, "triton", details
-    )
+    artifact: Any = None
 
 
 def _registry() -> Any:
@@ -198,6 +145,180 @@ def _run_pipeline(module: Any, text: str, stage: str, diags: list[Any]) -> None:
         raise _first_error(diags, stage, f"pipeline '{text}' failed") from None
 
 
+@dataclass(frozen=True)
+class HandOff:
+    """The options of a pipeline's trailing ``convert-tile-to-triton-gpu``."""
+
+    target: str = ""
+    lds_copies: str = "auto"
+
+
+@dataclass
+class HandOffResult:
+    """What :func:`hand_off` returns: Triton's TTGIR text (pretty form, with
+    locations), the compiled artifact when asked for, and stage seconds."""
+
+    ttgir: str
+    artifact: Any = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def _flatten(text: str, registry: Any, depth: int = 0) -> list[Any]:
+    """The pipeline's elements with named pipelines expanded (their own text)."""
+    from gemm_opt.core.pipeline import PipelineError, parse_pipeline
+
+    if depth > 8:
+        raise PipelineError("named pipelines nest too deeply", 1)
+    out = []
+    for el in parse_pipeline(text):
+        if el.name in registry.pipelines and el.name not in registry.passes:
+            out += _flatten(registry.pipelines[el.name](el.options), registry, depth + 1)
+        else:
+            out.append(el)
+    return out
+
+
+def split_hand_off(pipeline: str, registry: Any = None) -> tuple[str, HandOff | None]:
+    """Split ``pipeline`` into the passes to run and a trailing hand-off.
+
+    Named pipelines are expanded first (``tile-to-ttgir`` ends in the
+    hand-off). Without a hand-off the pipeline comes back unchanged.
+
+    Raises:
+        PipelineError: the hand-off is not last, has a nested pipeline, or
+            bad options.
+    """
+    from gemm_opt.core.pipeline import PipelineError
+    from gemm_opt.lowering.convert_tile_to_triton_gpu import ConvertTileToTritonGPUPass
+
+    registry = registry or _registry()
+    elements = _flatten(pipeline, registry) if pipeline.strip() else []
+    where = [i for i, el in enumerate(elements) if el.name == HAND_OFF]
+    if not where:
+        return pipeline, None
+    last = elements[where[0]]
+    if where[0] != len(elements) - 1:
+        raise PipelineError(
+            f"'{HAND_OFF}' hands the module to Triton, so it must end the pipeline", last.col
+        )
+    if last.nested is not None:
+        raise PipelineError(f"pass '{HAND_OFF}' takes options, not a nested pipeline", last.col)
+    try:
+        opts = ConvertTileToTritonGPUPass.from_options(last.options)
+    except ValueError as e:
+        raise PipelineError(str(e), last.col) from None
+    rest = ",".join(el.text for el in elements[:-1])
+    return rest, HandOff(opts.target, opts.lds_copies)
+
+
+def _position(location: Any) -> tuple[int, int]:
+    from gemm_opt.core.diagnostics import position_of
+
+    return position_of(location)
+
+
+def hand_off(
+    module: Any,
+    target: str | None = None,
+    *,
+    lds_copies: str = "auto",
+    filename: str = "-",
+    compile: bool = False,
+    options: dict[str, Any] | None = None,
+) -> HandOffResult:
+    """Hand a tile module (after the tile passes) to Triton, in a child process.
+
+    Builds the Triton module, verifies and prints it, and with ``compile``
+    compiles it with Triton's backend (``options`` are Triton's backend
+    options). ``filename`` names the tile source in Triton's locations where
+    the module's own locations say ``-``. Nothing of Triton's runs in this
+    process, so an abort in Triton's C++ is an error like any other.
+
+    Raises:
+        TileCompileError: at the tile op a diagnostic is about.
+    """
+    from gemm_opt.lowering import triton_bridge as tb
+
+    op = module.operation if hasattr(module, "operation") else module
+    target = target or ""
+
+    def work(report: Any) -> tuple:
+        from gemm_opt.lowering.convert_tile_to_triton_gpu import LoweringFailure, convert
+
+        seconds: dict[str, float] = {}
+        start = time.perf_counter()
+        try:
+            triton = tb.triton_ir(target or _module_target(op) or "gfx1250")
+
+            def on_op(tile_op: Any) -> None:
+                report(("op", *_position(tile_op.location), tile_op.name))
+
+            built = convert(op, triton, target, lds_copies, filename, on_op)
+            report(("stage", "verify"))
+            text = tb.verified_text(built)
+        except LoweringFailure as e:
+            return ("failed", *_position(e.op.location), str(e))
+        seconds["convert"] = time.perf_counter() - start
+        if not compile:
+            return ("ok", text, None, seconds)
+        report(("stage", "compile"))
+        start = time.perf_counter()
+        art = tb.compile_module(text, target or _module_target(op) or "", options)
+        seconds["triton"] = time.perf_counter() - start
+        return ("ok", text, art, seconds)
+
+    run = tb.run_isolated(work)
+    if run.ok and run.result[0] == "ok":
+        _, text, art, seconds = run.result
+        return HandOffResult(text, art, seconds)
+    if run.ok:
+        _, line, col, message = run.result
+        raise TileCompileError(message, line, col, "convert")
+    raise _triton_failure(run, op)
+
+
+def _module_target(op: Any) -> str | None:
+    from gemm_opt.core.ext_compat import ir
+    from gemm_opt.dialect.tile import TARGET
+
+    attrs = op.attributes
+    return ir.StringAttr(attrs[TARGET]).value if TARGET in attrs else None
+
+
+def _triton_failure(run: Any, op: Any) -> TileCompileError:
+    """The error for a hand-off that Triton failed: located by Triton's own
+    diagnostics, else at the tile op the child was building when it failed."""
+    from gemm_opt.lowering.triton_bridge import parse_diagnostics
+
+    diags = parse_diagnostics(run.stderr)
+    building = [p for p in run.progress if p[0] == "op"]
+    stages = [p[1] for p in run.progress if p[0] == "stage"]
+    stage = stages[-1] if stages else "convert"
+    doing = {"convert": "building", "verify": "verifying", "compile": "compiling"}[stage]
+    details = [str(d) for d in diags] + run.assertions()
+    if run.exception:
+        details.append(run.exception)
+    located = [d for d in diags if d.line and d.severity == "error"]
+    if located:
+        d = located[0]
+        return TileCompileError(
+            f"Triton rejected the lowered kernel: {d.message}",
+            d.line,
+            d.col,
+            "triton" if stage == "compile" else stage,
+            "\n".join(details),
+        )
+    how = run.died or "failed"
+    reason = run.exception or "; ".join(run.assertions()) or "no diagnostic"
+    if stage == "convert" and building:
+        _, line, col, name = building[-1]
+        message = f"Triton {how} while building the TritonGPU IR of '{name}': {reason}"
+        return TileCompileError(message, line, col, "convert", "\n".join(details))
+    line, col = _position(op.location)
+    message = f"Triton {how} while {doing} the lowered kernel: {reason}"
+    return TileCompileError(message, line, col, stage, "\n".join(details))
+
+
 def lower_tile_module(
     module_or_text: Any,
     target: str | None = None,
@@ -206,8 +327,12 @@ def lower_tile_module(
     derive_hints: bool = False,
     pipeline: str | None = None,
 ) -> LoweredModule:
-    """Steps 1-3 of :func:`compile_tile_module`: the tile IR after the tile
-    passes and the TTGIR text, without calling Triton."""
+    """Steps 1-3 of :func:`compile_tile_module` without compiling: the tile IR
+    after the tile passes and Triton's TTGIR text."""
+    return _lower(module_or_text, target, fuse, derive_hints, pipeline, None)
+
+
+def _lower(module_or_text, target, fuse, derive_hints, pipeline, options) -> LoweredModule:
     from gemm_opt import dialect
     from gemm_opt.core.diagnostics import collect
     from gemm_opt.core.ext_compat import MLIRError, ir
@@ -219,10 +344,10 @@ def lower_tile_module(
     if isinstance(module_or_text, (str, bytes)):
         text = module_or_text.decode() if isinstance(module_or_text, bytes) else module_or_text
     else:
-        # A copy, in a context of our own: the caller's module and context
-        # (which the conversion would open to unregistered dialects) stay as
-        # they are. The generic form with locations round-trips exactly.
-        text = ttgir_text(module_or_text)
+        # A copy, in a context of our own: the caller's module stays as it is.
+        # The generic form with locations round-trips exactly.
+        op = module_or_text.operation if hasattr(module_or_text, "operation") else module_or_text
+        text = op.get_asm(print_generic_op_form=True, enable_debug_info=True)
     ctx = dialect.make_context(False)
     with ctx, collect(ctx) as diags:
         try:
@@ -252,13 +377,12 @@ def lower_tile_module(
         tile = module.operation.get_asm()
         seconds["tile_passes"] = time.perf_counter() - start
 
-        start = time.perf_counter()
-        convert = f"convert-tile-to-triton-gpu{{target={target}}}"
-        _run_pipeline(module, convert, "convert", diags)
-        ttgir = ttgir_text(module)
-        seconds["convert"] = time.perf_counter() - start
-    full = ",".join(p for p in (pipeline, convert) if p)
-    return LoweredModule(module, tile, ttgir, target, full, seconds)
+        result = hand_off(module, target, compile=options is not None, options=options or {})
+    seconds.update(result.seconds)
+    full = ",".join(p for p in (pipeline, f"{HAND_OFF}{{target={target}}}") if p)
+    low = LoweredModule(tile, result.ttgir, target, full, seconds)
+    low.artifact = result.artifact
+    return low
 
 
 def compile_tile_module(
@@ -269,7 +393,6 @@ def compile_tile_module(
     derive_hints: bool = False,
     pipeline: str | None = None,
     options: dict[str, Any] | None = None,
-    isolated: bool = False,
 ) -> CompiledKernel:
     """Compile a tile module (an ``ir.Module`` or its text) for ``target``.
 
@@ -280,29 +403,15 @@ def compile_tile_module(
         fuse: fuse disjoint hinted TDM copies (gfx1250).
         derive_hints: give unhinted copies hints first (gfx1250).
         pipeline: tile-level passes to run instead of the default ones
-            (pass-pipeline text, without the conversion, which always runs).
+            (pass-pipeline text, without the hand-off, which always runs).
         options: Triton backend options (for example ``waves_per_eu``).
-        isolated: run Triton in a child process (survives a hard abort).
 
     Raises:
         TileCompileError: at the tile op a diagnostic is about.
     """
-    from gemm_opt.lowering.triton_bridge import compile_ttgir, validate
-
     total = time.perf_counter()
-    low = lower_tile_module(
-        module_or_text, target, fuse=fuse, derive_hints=derive_hints, pipeline=pipeline
-    )
-    seconds = dict(low.seconds)
-    start = time.perf_counter()
-    try:
-        validate(low.ttgir, low.target, isolated=isolated)
-        seconds["validate"] = time.perf_counter() - start
-        start = time.perf_counter()
-        art = compile_ttgir(low.ttgir, low.target, options, isolated=isolated)
-    except TritonError as e:
-        raise map_triton_error(e, low.ttgir) from None
-    seconds["triton"] = time.perf_counter() - start
+    low = _lower(module_or_text, target, fuse, derive_hints, pipeline, dict(options or {}))
+    art = low.artifact
     asm = {
         "tile": low.tile,
         "ttgir": low.ttgir,
@@ -318,7 +427,7 @@ def compile_tile_module(
         metadata=art.metadata,
         metrics=art.metrics,
         compile_seconds=time.perf_counter() - total,
-        stage_seconds=seconds,
+        stage_seconds=low.seconds,
         target=low.target,
         pipeline=low.pipeline,
     )

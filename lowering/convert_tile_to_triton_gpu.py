@@ -1,14 +1,29 @@
-"""``convert-tile-to-triton-gpu``: rewrite a tile module into TritonGPU IR.
+"""``convert-tile-to-triton-gpu``: hand a tile module to Triton as TritonGPU IR.
 
-The pass rebuilds every function of a tile module, op by op, as ops of
-Triton 3.9.0's ``tt``, ``ttg`` and ``amdg`` dialects. The upstream bindings
-do not know those dialects, so the new ops are *unregistered* ops, and
-Triton's types and attributes are opaque (``!tt.ptr<f16>``,
-``#ttg.amd_wmma<{...}>``). Printed in MLIR's generic form they are exactly
-what Triton's parser reads (``"tt.func"() ({...}) {sym_name = ...}``), so the
-hand-off to Triton is ``module.get_asm(print_generic_op_form=True,
-enable_debug_info=True)``. Every new op keeps the location of the tile op it
-comes from, so Triton's own diagnostics name the tile source line.
+This is a *hand-off*, not a pass over our IR: it walks the tile module (in
+the MLIR context of our bindings) and builds a Triton ``ir.module`` in
+Triton 3.9.0's own context, through Triton's typed IR builder exactly as
+Gluon's front end does (``gluon_ir.GluonOpBuilder`` for ops and types,
+Gluon's layout classes for encodings). Why the builder and not text:
+
+* Triton checks every op as it is built (its builders infer and check
+  result types and encodings), and its verifier runs on the finished module,
+  so a lowering bug is reported at the op that made it, never as a parse
+  error in text we printed;
+* types and encodings are Triton's objects, not strings: nothing is formatted
+  or parsed back, and ``--emit=ttgir`` prints Triton's own pretty TTGIR;
+* every Triton op gets the file:line:col of the tile op it comes from (the
+  builder's current location), so Triton's diagnostics name the tile line.
+
+The price is that the result lives in Triton's context: it can be printed,
+verified and compiled, never handed back to our passes. The pipeline stage
+``convert-tile-to-triton-gpu`` is therefore the last stage of a pipeline
+(:mod:`gemm_opt.lowering.compile` splits it off and runs it), and because
+Triton's C++ can abort the process, :func:`convert` only ever runs in a
+child process (:func:`gemm_opt.lowering.triton_bridge.run_isolated`), which
+reports the tile op it is building so that a crash is still a located error.
+
+What the lowering builds:
 
 ``arith``, ``math`` and ``scf`` ops stay what they are; only their types
 change (tile encodings and types become Triton's, in results, block
@@ -72,12 +87,12 @@ from gemm_opt.core.contract import (
     DIVISIBILITY,
     NUM_WARPS,
     TARGET,
-    THREADS_PER_WARP,
     TRITON_DIVISIBILITY,
     WARP_LAYOUT,
     WARP_LAYOUTS,
     WARP_PREDICATED,
 )
+from gemm_opt.core.diagnostics import position_of
 from gemm_opt.core.ext_compat import cast, ir
 from gemm_opt.core.pass_base import TilePass
 from gemm_opt.core.targets import TARGETS, Target
@@ -95,6 +110,7 @@ from gemm_opt.dialect.tile import (
     SharedType,
     SwizzledSharedAttr,
     TensorDescType,
+    Tile,
     WmmaAttr,
     cache_modifier,
     warp_layout_fields,
@@ -103,10 +119,8 @@ from gemm_opt.passes.common import COPY_OP, FUSED_OP, collect_ops
 
 #: Argument attributes that state a divisibility fact (tile's and Triton's).
 DIVISIBILITY_ATTRS = (DIVISIBILITY, TRITON_DIVISIBILITY)
-#: Triton's cache-modifier enum (``triton::CacheModifier``) by tile spelling.
-CACHE_CODES = {".ca": 2, ".cg": 3, ".wb": 4, ".cs": 5, ".wt": 6, ".cv": 7}
-#: Dialects whose ops are kept (only their types change).
-KEPT_DIALECTS = ("arith", "math", "scf")
+#: Triton's cache-modifier enum (``ir.CACHE_MODIFIER``) by tile spelling.
+CACHE_MODIFIERS = {".ca": "CA", ".cg": "CG", ".wb": "WB", ".cs": "CS", ".wt": "WT", ".cv": "CV"}
 
 
 #: ``lds-copies`` option values: how targets without TDM fill LDS.
@@ -121,11 +135,7 @@ class LoweringFailure(Exception):
         self.op = op
 
 
-# ---- attributes and types ----------------------------------------------------------
-
-
-def _ints(values: Sequence[int]) -> str:
-    return "[" + ", ".join(str(int(v)) for v in values) + "]"
+# ---- layouts (Gluon's layout classes) and element types -------------------------------
 
 
 def _log2(n: int) -> int:
@@ -149,21 +159,32 @@ def wmma_warp_bases(warps_per_cta: Sequence[int]) -> list[list[int]]:
     return bases
 
 
-def shared_encoding(attr: SharedLayoutAttr, tile_shape: Sequence[int]) -> str:
-    """``#ttg.*_shared`` text for a tile shared layout over ``tile_shape``."""
+def _padded(layouts: Any, interval: int, amount: int, order: Sequence[int], shape) -> Any:
+    """Gluon's ``PaddedSharedLayout`` with the identity mapping for ``order``.
+
+    That is what ``#ttg.padded_shared<[interval:+amount] {order, shape}>``
+    means: offset bases walk the dims fastest first.
+    """
+    shape = [int(s) for s in shape]
+    rank = len(shape)
+    bases = [
+        [1 << b if i == dim else 0 for i in range(rank)]
+        for dim in order
+        for b in range(_log2(shape[dim]))
+    ]
+    return layouts.PaddedSharedLayout([[interval, amount]], bases, [], shape)
+
+
+def shared_layout(layouts: Any, attr: SharedLayoutAttr, tile_shape: Sequence[int]) -> Any:
+    """Gluon's shared layout for a tile shared layout over ``tile_shape``."""
     if isinstance(attr, PaddedSharedAttr):
         layout = attr.to_layout()
-        order = layout.order
-        shape = list(tile_shape)[-len(order) :]
-        return (
-            f"#ttg.padded_shared<[{layout.interval}:+{layout.amount}] "
-            f"{{order = {_ints(order)}, shape = {_ints(shape)}}}>"
-        )
+        order = list(layout.order)
+        return _padded(layouts, layout.interval, layout.amount, order, tile_shape[-len(order) :])
     if isinstance(attr, SwizzledSharedAttr):
         layout = attr.to_layout()
-        return (
-            f"#ttg.swizzled_shared<{{vec = {layout.vec}, perPhase = {layout.per_phase}, "
-            f"maxPhase = {layout.max_phase}, order = {_ints(layout.order)}}}>"
+        return layouts.SwizzledSharedLayout(
+            layout.vec, layout.per_phase, layout.max_phase, list(layout.order)
         )
     if isinstance(attr, PartitionedSharedAttr):
         layout = attr.to_layout()
@@ -173,26 +194,22 @@ def shared_encoding(attr: SharedLayoutAttr, tile_shape: Sequence[int]) -> str:
             piece[layout.partition_dim] //= layout.num_logical_pieces
         inner_attr = attr.field_values().get("layout")
         if inner_attr is None:
-            inner = unswizzled_encoding(_row_major(rank))
+            inner = unswizzled_layout(layouts, _row_major(rank))
         else:
-            inner = shared_encoding(inner_attr, piece)
-        return (
-            f"#ttg.partitioned_shared<{{numPartitions = {layout.num_partitions}, "
-            f"numGroups = {layout.num_groups}, partitionDim = {layout.partition_dim}, "
-            f"partitionLayout = {inner}}}>"
+            inner = shared_layout(layouts, inner_attr, piece)
+        return layouts.PartitionedSharedLayout(
+            layout.num_partitions, layout.num_groups, layout.partition_dim, inner
         )
     raise TypeError(f"unsupported shared layout {attr}")
 
 
-def unswizzled_encoding(order: Sequence[int], vec: int = 1) -> str:
-    """A ``#ttg.swizzled_shared`` layout that does not swizzle."""
-    return (
-        f"#ttg.swizzled_shared<{{vec = {vec}, perPhase = 1, maxPhase = 1, order = {_ints(order)}}}>"
-    )
+def unswizzled_layout(layouts: Any, order: Sequence[int], vec: int = 1) -> Any:
+    """A ``SwizzledSharedLayout`` that does not swizzle."""
+    return layouts.SwizzledSharedLayout(vec, 1, 1, list(order))
 
 
-def mma_swizzled_encoding(order: Sequence[int], tile_shape: Sequence[int], elem_bits: int) -> str:
-    """The ``#ttg.swizzled_shared`` that mma.sync operands use on NVIDIA.
+def mma_swizzle(order: Sequence[int], tile_shape: Sequence[int], elem_bits: int) -> tuple:
+    """``(vec, per_phase, max_phase)`` of the swizzle mma.sync operands use on NVIDIA.
 
     16-byte vectors along the contiguous dim (what one ``cp.async`` writes
     and one ``ldmatrix`` row reads), and the vector index XOR-ed with the
@@ -207,22 +224,7 @@ def mma_swizzled_encoding(order: Sequence[int], tile_shape: Sequence[int], elem_
     vec = max(1, min(16 // elem_bytes, inner))
     per_phase = max(1, 128 // max(1, inner * elem_bytes))
     max_phase = max(1, (128 // 16) // per_phase)
-    return (
-        f"#ttg.swizzled_shared<{{vec = {vec}, perPhase = {per_phase}, "
-        f"maxPhase = {max_phase}, order = {_ints(order)}}}>"
-    )
-
-
-def nvidia_mma_encoding(warps_per_cta: Sequence[int]) -> str:
-    """``#ttg.nvidia_mma`` version 2 (mma.sync m16n8k16) over ``[WM, WN]`` warps.
-
-    The CTA layout is the default (one CTA), which Triton leaves out when it
-    prints; both Triton 3.6 and 3.9 parse this form.
-    """
-    return (
-        f"#ttg.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = "
-        f"{_ints(warps_per_cta)}, instrShape = [16, 8]}}>"
-    )
+    return vec, per_phase, max_phase
 
 
 def shared_order(attr: SharedLayoutAttr, rank: int) -> list[int]:
@@ -234,33 +236,62 @@ def shared_order(attr: SharedLayoutAttr, rank: int) -> list[int]:
     return _row_major(rank)
 
 
-def blocked_encoding(shape: Sequence[int], elem_bits: int, num_warps: int, warp_size: int) -> str:
-    """A row-major ``#ttg.blocked`` layout with 16-byte vectors along the last dim."""
+def blocked_params(shape: Sequence[int], elem_bits: int, num_warps: int, warp_size: int) -> tuple:
+    """``(sizePerThread, threadsPerWarp, warpsPerCTA, order)`` of the row-major
+    blocked layout with 16-byte vectors along the last dim."""
     inner = shape[-1]
     vec = max(1, min(128 // max(elem_bits, 8), inner))
     lanes_inner = min(warp_size, max(1, inner // vec))
     if len(shape) == 1:
-        return (
-            f"#ttg.blocked<{{sizePerThread = [{vec}], threadsPerWarp = [{warp_size}], "
-            f"warpsPerCTA = [{num_warps}], order = [0]}}>"
-        )
+        return [vec], [warp_size], [num_warps], [0]
+    return [1, vec], [warp_size // lanes_inner, lanes_inner], [num_warps, 1], [1, 0]
+
+
+#: Element types Triton's builder makes, by MLIR type class and its builder getter.
+_FLOATS = (
+    ("F16Type", "get_half_ty"),
+    ("BF16Type", "get_bf16_ty"),
+    ("F32Type", "get_float_ty"),
+    ("F64Type", "get_double_ty"),
+    ("Float8E4M3FNType", "get_fp8e4nv_ty"),
+    ("Float8E5M2Type", "get_fp8e5_ty"),
+    ("Float8E4M3FNUZType", "get_fp8e4b8_ty"),
+    ("Float8E5M2FNUZType", "get_fp8e5b16_ty"),
+    ("Float8E4M3B11FNUZType", "get_fp8e4b15_ty"),
+)
+_INTS = {
+    1: "get_int1_ty",
+    8: "get_int8_ty",
+    16: "get_int16_ty",
+    32: "get_int32_ty",
+    64: "get_int64_ty",
+}
+
+
+def _float_getter(t: ir.Type) -> str | None:
+    for cls_name, getter in _FLOATS:
+        cls = getattr(ir, cls_name, None)
+        if cls is not None and cast(t, cls) is not None:
+            return getter
+    return None
+
+
+def element_bits(t: ir.Type) -> int | None:
+    """Bit width of a scalar type Triton can hold in a tensor (None: none)."""
+    it = cast(t, ir.IntegerType)
+    if it is not None:
+        width = ir.IntegerType(t).width
+        return width if width in _INTS and ir.IntegerType(t).is_signless else None
+    if _float_getter(t) is not None:
+        return ir.FloatType(t).width
+    return None
+
+
+def _elements_error(t: ir.Type) -> str:
     return (
-        f"#ttg.blocked<{{sizePerThread = [1, {vec}], threadsPerWarp = "
-        f"[{warp_size // lanes_inner}, {lanes_inner}], warpsPerCTA = [{num_warps}, 1], "
-        "order = [1, 0]}>"
+        f"element type {t} has no TritonGPU equivalent (Triton holds signless i1, i8, i16, "
+        "i32, i64, f16, bf16, f32, f64 and the f8 types it knows)"
     )
-
-
-_FLOAT_BITS = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
-
-
-def _elem_bits(t: ir.Type) -> int:
-    if cast(t, ir.IntegerType) is not None:
-        return ir.IntegerType(t).width
-    text = str(t)
-    if text in _FLOAT_BITS:
-        return _FLOAT_BITS[text]
-    return 8 if text.startswith("f8") else 16
 
 
 # ---- the lowering ------------------------------------------------------------------
@@ -268,19 +299,89 @@ def _elem_bits(t: ir.Type) -> int:
 
 @dataclass
 class _Desc:
-    """Where a tile descriptor value points (new values), as far as known.
+    """Where a tile descriptor value points (Triton values), as far as known.
 
     ``origin`` is the accumulated block origin (None: the tensor origin);
     ``bounds`` the absolute bounds (None: the shape); ``pred`` the i1 of the
     last update that set one.
     """
 
-    base: ir.Value
-    shape: list[ir.Value]
-    strides: list[ir.Value]
-    origin: list[ir.Value] | None = None
-    bounds: list[ir.Value] | None = None
-    pred: ir.Value | None = None
+    base: Any
+    shape: list[Any]
+    strides: list[Any]
+    #: Per dim: whether the stride is the constant 1.
+    unit: list[bool]
+    origin: list[Any] | None = None
+    bounds: list[Any] | None = None
+    pred: Any = None
+
+
+#: ``arith.cmpi`` / ``arith.cmpf`` predicate codes -> Triton builder suffix.
+_ICMP = ("EQ", "NE", "SLT", "SLE", "SGT", "SGE", "ULT", "ULE", "UGT", "UGE")
+_FCMP = {1: "OEQ", 2: "OGT", 3: "OGE", 4: "OLT", 5: "OLE", 6: "ONE", 8: "UEQ", 9: "UGT"}
+_FCMP |= {10: "UGE", 11: "ULT", 12: "ULE", 13: "UNE"}
+#: Kept ops whose Triton builder takes just the new operands.
+_ELEMENTWISE = {
+    "arith.addi": "create_add",
+    "arith.subi": "create_sub",
+    "arith.muli": "create_mul",
+    "arith.divsi": "create_sdiv",
+    "arith.divui": "create_udiv",
+    "arith.remsi": "create_srem",
+    "arith.remui": "create_urem",
+    "arith.andi": "create_and",
+    "arith.ori": "create_or",
+    "arith.xori": "create_xor",
+    "arith.shli": "create_shl",
+    "arith.shrsi": "create_ashr",
+    "arith.shrui": "create_lshr",
+    "arith.maxsi": "create_maxsi",
+    "arith.minsi": "create_minsi",
+    "arith.maxui": "create_maxui",
+    "arith.minui": "create_minui",
+    "arith.addf": "create_fadd",
+    "arith.subf": "create_fsub",
+    "arith.mulf": "create_fmul",
+    "arith.divf": "create_fdiv",
+    "arith.remf": "create_frem",
+    "arith.negf": "create_fneg",
+    "arith.maximumf": "create_maximumf",
+    "arith.minimumf": "create_minimumf",
+    "arith.maxnumf": "create_maxnumf",
+    "arith.minnumf": "create_minnumf",
+    "arith.select": "create_select",
+    "math.exp": "create_exp",
+    "math.exp2": "create_exp2",
+    "math.log": "create_log",
+    "math.log2": "create_log2",
+    "math.sin": "create_sin",
+    "math.cos": "create_cos",
+    "math.sqrt": "create_sqrt",
+    "math.rsqrt": "create_rsqrt",
+    "math.absf": "create_fabs",
+    "math.absi": "create_iabs",
+    "math.floor": "create_floor",
+    "math.ceil": "create_ceil",
+    "math.erf": "create_erf",
+    "math.fma": "create_fma",
+}
+#: Kept casts: builder and whether it also takes a signedness flag.
+_CASTS = {
+    "arith.extsi": ("create_int_cast", True),
+    "arith.extui": ("create_int_cast", False),
+    "arith.trunci": ("create_int_cast", True),
+    "arith.sitofp": ("create_si_to_fp", None),
+    "arith.uitofp": ("create_ui_to_fp", None),
+    "arith.fptosi": ("create_fp_to_si", None),
+    "arith.fptoui": ("create_fp_to_ui", None),
+    "arith.extf": ("create_fp_ext", None),
+    "arith.truncf": ("create_fp_trunc", None),
+    "arith.bitcast": ("create_bitcast", None),
+}
+#: Attributes of kept ops that carry no meaning the builders would drop.
+_DEFAULT_ATTRS = {"fastmath": "#arith.fastmath<none>", "overflowFlags": "#arith.overflow<none>"}
+#: The most runs of equal values a non-splat constant lowers to (one select each).
+MAX_CONSTANT_RUNS = 64
 
 
 @dataclass
@@ -288,7 +389,10 @@ class _Lowering:
     module: ir.Operation
     target: Target
     num_warps: int
-    values: dict[ir.Value, ir.Value] = field(default_factory=dict)
+    tt: Any  #: the Triton handle (:class:`gemm_opt.lowering.triton_bridge.TritonIR`)
+    filename: str = "-"
+    on_op: Callable[[Any], None] | None = None
+    values: dict[ir.Value, Any] = field(default_factory=dict)
     descs: dict[ir.Value, _Desc] = field(default_factory=dict)
     #: Tile ops not to emit (stripped warp-predicate chains).
     dead: set[ir.Operation] = field(default_factory=set)
@@ -296,11 +400,16 @@ class _Lowering:
     stripped: dict[ir.Operation, ir.Value | None] = field(default_factory=dict)
     #: str(#tile.wmma_layout) -> smallest per-warp M/N tile of its dots.
     mma_min_warp_tile: dict[str, int] = field(default_factory=dict)
-    ip: Any = None
-    _encodings: dict[str, ir.Attribute] = field(default_factory=dict)
-    _types: dict[str, ir.Type] = field(default_factory=dict)
+    functions: dict[str, Any] = field(default_factory=dict)
+    _layouts: dict[Any, Any] = field(default_factory=dict)
     #: gfx950: copies go straight to LDS (else through registers).
     direct_copies: bool = False
+    #: The tile op being lowered (diagnostics from builders name it).
+    current: Any = None
+
+    @property
+    def b(self) -> Any:
+        return self.tt.builder
 
     # -- small helpers --
 
@@ -308,7 +417,7 @@ class _Lowering:
         """The failure to raise for ``op`` (``raise self.fail(...)``)."""
         return LoweringFailure(op, message)
 
-    def v(self, old: ir.Value) -> ir.Value:
+    def v(self, old: ir.Value) -> Any:
         try:
             return self.values[old]
         except KeyError:
@@ -317,91 +426,85 @@ class _Lowering:
                 "internal error: value used before it was lowered",
             ) from None
 
-    def create(
-        self,
-        name: str,
-        operands: Sequence[ir.Value] = (),
-        results: Sequence[ir.Type] = (),
-        attributes: dict[str, ir.Attribute] | None = None,
-        loc: ir.Location | None = None,
-        regions: int = 0,
-    ) -> ir.Operation:
-        return ir.Operation.create(
-            name,
-            results=list(results),
-            operands=list(operands),
-            attributes=attributes or {},
-            regions=regions,
-            loc=loc,
-            ip=self.ip,
+    def at(self, op: Any) -> None:
+        """Build what follows at ``op``'s location, and report ``op`` as current."""
+        operation = op.operation if hasattr(op, "operation") else op
+        self.current = operation
+        if self.on_op is not None:
+            self.on_op(operation)
+        line, col = position_of(operation.location)
+        filename = _loc_filename(operation.location)
+        if not filename or filename == "-":
+            filename = self.filename
+        self.b.set_loc(self.b.create_loc(filename, line, col))
+
+    def i32(self) -> Any:
+        return self.b.get_int32_ty()
+
+    def i64(self) -> Any:
+        return self.b.get_int64_ty()
+
+    def const(self, value: int) -> Any:
+        return self.b.get_int32(value)
+
+    def layout(self, gluon_layout: Any) -> Any:
+        """Triton's attribute for a Gluon layout (one per distinct layout)."""
+        if gluon_layout not in self._layouts:
+            self._layouts[gluon_layout] = gluon_layout._to_ir(self.b)
+        return self._layouts[gluon_layout]
+
+    def tensor(self, shape: Sequence[int], elem: Any, layout: Any) -> Any:
+        """A distributed tensor type; ``elem`` is a Triton type, ``layout`` Gluon's."""
+        return self.b.get_distributed_ty(elem, [int(s) for s in shape], self.layout(layout))
+
+    def blocked(self, shape: Sequence[int], elem_bits: int) -> Any:
+        size, lanes, warps, order = blocked_params(
+            shape, elem_bits, self.num_warps, self.target.warp_size
         )
-
-    def one(
-        self,
-        name: str,
-        operands: Sequence[ir.Value],
-        result: ir.Type,
-        loc: ir.Location,
-        **attrs: ir.Attribute,
-    ) -> ir.Value:
-        """Create a one-result op and return its result."""
-        return self.create(name, operands, [result], attrs, loc).result
-
-    def i32(self) -> ir.Type:
-        return ir.IntegerType.get_signless(32)
-
-    def i64(self) -> ir.Type:
-        return ir.IntegerType.get_signless(64)
-
-    def i1(self) -> ir.Type:
-        return ir.IntegerType.get_signless(1)
-
-    def const(self, value: int, ty: ir.Type, loc) -> ir.Value:
-        return self.one("arith.constant", [], ty, loc, value=ir.IntegerAttr.get(ty, value))
-
-    def enc(self, text: str) -> ir.Attribute:
-        if text not in self._encodings:
-            self._encodings[text] = ir.Attribute.parse(text)
-        return self._encodings[text]
-
-    def parsed_type(self, text: str) -> ir.Type:
-        if text not in self._types:
-            self._types[text] = ir.Type.parse(text)
-        return self._types[text]
-
-    def token(self) -> ir.Type:
-        return self.parsed_type("!ttg.async.token")
-
-    def tensor(self, shape: Sequence[int], elem: ir.Type, encoding: str) -> ir.Type:
-        return ir.RankedTensorType.get(
-            list(shape), elem, encoding=self.enc(encoding), loc=ir.Location.unknown()
-        )
+        return self.tt.layouts.BlockedLayout(size, lanes, warps, order)
 
     # -- types --
 
-    def convert_encoding(
-        self, attr: Any, op: Any, shape: Sequence[int], elem_bits: int = 16
-    ) -> str:
+    def elem(self, t: ir.Type, op: Any) -> Any:
+        """Triton's scalar type for an MLIR scalar type (a located error if none)."""
+        it = cast(t, ir.IntegerType)
+        if it is not None:
+            width = ir.IntegerType(t).width
+            if width in _INTS and ir.IntegerType(t).is_signless:
+                return getattr(self.b, _INTS[width])()
+            raise self.fail(op, _elements_error(t))
+        getter = _float_getter(t)
+        if getter is None:
+            raise self.fail(op, _elements_error(t))
+        return getattr(self.b, getter)()
+
+    def bits(self, t: ir.Type, op: Any) -> int:
+        bits = element_bits(t)
+        if bits is None:
+            raise self.fail(op, _elements_error(t))
+        return bits
+
+    def convert_encoding(self, attr: Any, op: Any, elem_bits: int = 16) -> Any:
+        """Gluon's register layout for a tile register layout."""
         t = self.target
+        lay = self.tt.layouts
         if isinstance(attr, WmmaAttr):
             v = attr.field_values()
             warps = list(attr.warps_per_cta())
             if t.nvidia:
-                return nvidia_mma_encoding(warps)
+                return lay.NVMMADistributedLayout([2, 0], warps, [16, 8])
             if t.tdm:
-                instr = list(attr.instr_shape())
-                return (
-                    f"#ttg.amd_wmma<{{version = {v.get('version', 3)}, isTranspose = "
-                    f"{str(bool(v.get('transposed', False))).lower()}, ctaLayout = "
-                    f"{{warp = {_ints_nested(wmma_warp_bases(warps))}}}, instrShape = "
-                    f"{_ints(instr)}}}>"
+                return lay.AMDWMMALayout(
+                    int(v.get("version", 3)),
+                    bool(v.get("transposed", False)),
+                    wmma_warp_bases(warps),
+                    [],
+                    list(attr.instr_shape()),
                 )
             mn = 32 if self.mma_min_warp_tile.get(str(attr), 32) >= 32 else 16
             k = t.mfma_k32 if mn == 32 else t.mfma_k16
-            return (
-                f"#ttg.amd_mfma<{{version = {t.mfma_version}, warpsPerCTA = {_ints(warps)}, "
-                f"instrShape = [{mn}, {mn}, {k}], isTransposed = "
-                f"{str(bool(v.get('transposed', True))).lower()}}}>"
+            return lay.AMDMFMALayout(
+                t.mfma_version, [mn, mn, k], bool(v.get("transposed", True)), warps
             )
         if isinstance(attr, DotOperandAttr):
             v = attr.field_values()
@@ -415,9 +518,8 @@ class _Lowering:
                 k_width = max(1, 32 // elem_bits)
             else:
                 k_width = v.get("k_width", 8) if t.tdm else t.mfma_k_width
-            return (
-                f"#ttg.dot_op<{{opIdx = {v.get('op_idx', 0)}, parent = "
-                f"{self.convert_encoding(parent, op, shape)}, kWidth = {k_width}}}>"
+            return lay.DotOperandLayout(
+                int(v.get("op_idx", 0)), self.convert_encoding(parent, op), int(k_width)
             )
         if isinstance(attr, BlockedAttr):
             v = attr.field_values()
@@ -430,15 +532,16 @@ class _Lowering:
                     f"#tile.blocked threads_per_warp {list(v.get('threads_per_warp', ()))} "
                     f"covers {lanes} lanes but {t.name} warps have {t.warp_size}",
                 )
-            return (
-                f"#ttg.blocked<{{sizePerThread = {_ints(v.get('size_per_thread', ()))}, "
-                f"threadsPerWarp = {_ints(v.get('threads_per_warp', ()))}, warpsPerCTA = "
-                f"{_ints(v.get('warps_per_cta', ()))}, order = {_ints(v.get('order', ()))}}}>"
+            return lay.BlockedLayout(
+                list(v.get("size_per_thread", ())),
+                list(v.get("threads_per_warp", ())),
+                list(v.get("warps_per_cta", ())),
+                list(v.get("order", ())),
             )
         raise self.fail(op, f"no TritonGPU equivalent for the layout {attr}")
 
-    def shared(self, t: Any) -> str:
-        """The ``#ttg`` shared encoding of a descriptor or buffer type.
+    def shared(self, t: Any, op: Any) -> Any:
+        """Gluon's shared layout of a descriptor or buffer type.
 
         TDM writes every tile layout. Without TDM a partitioned layout keeps
         only its inner layout (partitions are a TDM notion), and gfx950's
@@ -446,54 +549,58 @@ class _Lowering:
         cannot write padded rows: there a padded layout becomes the
         unswizzled ``swizzled_shared`` of 16-byte vectors. On NVIDIA every
         layout becomes the ``ldmatrix``-friendly swizzle of
-        :func:`mma_swizzled_encoding` (same dim order). The data a buffer
-        holds is the same either way; only the placement in shared memory
-        differs.
+        :func:`mma_swizzle` (same dim order). The data a buffer holds is the
+        same either way; only the placement in shared memory differs.
         """
+        lay = self.tt.layouts
         attr = t.layout_attr
         if self.target.nvidia:
             order = shared_order(attr, len(t.shape))
-            return mma_swizzled_encoding(order, t.shape, _elem_bits(t.element_type))
+            vec, per_phase, max_phase = mma_swizzle(order, t.shape, self.bits(t.element_type, op))
+            return lay.SwizzledSharedLayout(vec, per_phase, max_phase, order)
         if not self.target.tdm and isinstance(attr, PartitionedSharedAttr):
             inner = attr.field_values().get("layout")
             if inner is None:
-                return unswizzled_encoding(_row_major(len(t.shape)))
+                return unswizzled_layout(lay, _row_major(len(t.shape)))
             attr = inner
         if self.direct_copies and isinstance(attr, PaddedSharedAttr):
-            vec = max(1, 128 // _elem_bits(t.element_type))
-            return unswizzled_encoding(attr.to_layout().order, vec)
-        return shared_encoding(attr, t.shape)
+            vec = max(1, 128 // self.bits(t.element_type, op))
+            return unswizzled_layout(lay, attr.to_layout().order, vec)
+        return shared_layout(lay, attr, t.shape)
 
-    def convert_type(self, t: ir.Type, op: Any) -> ir.Type | None:
+    def convert_type(self, t: ir.Type, op: Any) -> Any:
         """The Triton type of a tile type (None: it has no value on this target)."""
         if isinstance(t, PtrType):
-            return self.parsed_type(f"!tt.ptr<{t.element_type}>")
+            return self.b.get_ptr_ty(self.elem(t.element_type, op), "global")
         if isinstance(t, TensorDescType):
             if not self.target.tdm:
                 return None
-            enc = self.shared(t)
-            return self.parsed_type(f"!tt.tensordesc<{_dims(t.shape)}x{t.element_type}, {enc}>")
+            block = self.b.get_block_ty(self.elem(t.element_type, op), list(t.shape))
+            return self.b.get_tensor_descriptor_layout_type(
+                block, False, self.layout(self.shared(t, op))
+            )
         if isinstance(t, SharedType):
-            enc = self.shared(t)
-            return self.parsed_type(
-                f"!ttg.memdesc<{_dims(t.shape)}x{t.element_type}, {enc}, "
-                "#ttg.shared_memory, mutable>"
+            shape = list(t.shape)
+            return self.b.get_shared_mem_desc_ty(
+                self.elem(t.element_type, op), shape, self.layout(self.shared(t, op)), shape
             )
         if isinstance(t, MBarrierType):
             raise self.fail(op, "mbarriers have no lowering to TritonGPU yet")
         rt = cast(t, ir.RankedTensorType)
         if rt is not None:
+            rt = ir.RankedTensorType(t)
             if rt.encoding is None:
                 raise self.fail(
                     op, f"{t} has no layout; every tensor needs one to lower to TritonGPU"
                 )
-            enc = self.convert_encoding(rt.encoding, op, rt.shape, _elem_bits(rt.element_type))
-            return self.tensor(rt.shape, rt.element_type, enc)
-        if "tile." in str(t):
+            elem = self.elem(rt.element_type, op)
+            enc = self.convert_encoding(rt.encoding, op, self.bits(rt.element_type, op))
+            return self.tensor(rt.shape, elem, enc)
+        if isinstance(t, Tile.Type):
             raise self.fail(op, f"no TritonGPU equivalent for the type {t}")
-        return t
+        return self.elem(t, op)
 
-    def must_type(self, t: ir.Type, op: Any) -> ir.Type:
+    def must_type(self, t: ir.Type, op: Any) -> Any:
         new = self.convert_type(t, op)
         if new is None:
             raise self.fail(
@@ -503,50 +610,33 @@ class _Lowering:
             )
         return new
 
-    def convert_attr(self, attr: ir.Attribute, op: Any) -> ir.Attribute:
-        ta = cast(attr, ir.TypeAttr)
-        if ta is not None:
-            return ir.TypeAttr.get(self.must_type(ta.value, op))
-        de = cast(attr, ir.DenseElementsAttr)
-        if de is not None:
-            new_type = self.must_type(de.type, op)
-            if new_type == de.type:
-                return attr
-            if de.is_splat:
-                return ir.DenseElementsAttr.get_splat(new_type, de.get_splat_value())
-            text = str(attr)
-            return ir.Attribute.parse(text[: text.rindex(":")] + f": {new_type}")
-        return attr
-
     # -- driving --
 
-    def run(self) -> None:
+    def run(self) -> Any:
         # Ops always get their tile op's location; this default only serves
         # attribute and type builders that insist on one.
         with ir.Location.unknown(self.module.context):
-            self._run()
+            return self._run()
 
-    def _run(self) -> None:
+    def _run(self) -> Any:
         self.prescan()
         body = self.module.regions[0].blocks[0]
-        old_ops = list(body.operations)
-        for op in old_ops:
-            if op.operation.name != "func.func":
-                raise self.fail(op, f"'{op.operation.name}' at module level has no lowering")
-        for op in old_ops:
-            self.ip = ir.InsertionPoint(op.operation)
-            self.lower_func(op.operation)
-        for op in old_ops:
-            op.operation.erase()
-        attrs = self.module.attributes
-        for name in (NUM_WARPS, THREADS_PER_WARP, TARGET):
-            if name in attrs:
-                del attrs[name]
-        i32 = self.i32()
-        attrs["ttg.num-ctas"] = ir.IntegerAttr.get(i32, 1)
-        attrs["ttg.num-warps"] = ir.IntegerAttr.get(i32, self.num_warps)
-        attrs["ttg.target"] = ir.StringAttr.get(self.target.triton_target)
-        attrs["ttg.threads-per-warp"] = ir.IntegerAttr.get(i32, self.target.warp_size)
+        funcs = [op.operation for op in body.operations]
+        for fn in funcs:
+            if fn.name != "func.func":
+                raise self.fail(fn, f"'{fn.name}' at module level has no lowering")
+        self.at(self.module)
+        tmod = self.b.create_module()
+        i32 = self.b.get_int32_attr
+        tmod.set_attr("ttg.num-ctas", i32(1))
+        tmod.set_attr("ttg.num-warps", i32(self.num_warps))
+        tmod.set_attr("ttg.target", self.b.get_string_attr(self.target.triton_target))
+        tmod.set_attr("ttg.threads-per-warp", i32(self.target.warp_size))
+        for fn in funcs:
+            self.declare_func(tmod, fn)
+        for fn in funcs:
+            self.lower_func(fn)
+        return tmod
 
     def prescan(self) -> None:
         """Check hints and predicates, find dead predicate chains, size MMA tiles."""
@@ -667,111 +757,271 @@ class _Lowering:
 
     # -- functions and regions --
 
-    def lower_func(self, fn: ir.Operation) -> None:
+    def declare_func(self, tmod: Any, fn: ir.Operation) -> None:
+        self.at(fn)
         ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
         inputs = [self.must_type(t, fn) for t in ftype.inputs]
         results = [self.must_type(t, fn) for t in ftype.results]
+        name = ir.StringAttr(fn.attributes["sym_name"]).value
+        visibility = "public"
+        if "sym_visibility" in fn.attributes:
+            visibility = ir.StringAttr(fn.attributes["sym_visibility"]).value
+        new = self.b.get_or_insert_function(
+            tmod, name, self.b.get_function_ty(inputs, results), visibility, False
+        )
+        tmod.push_back(new)
         old_arg_attrs = (
             list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes else []
         )
-        arg_attrs = []
-        i32 = self.i32()
         for i, t in enumerate(ftype.inputs):
-            entries: dict[str, ir.Attribute] = {}
+            divisibility = 16 if isinstance(t, PtrType) else None
             old = ir.DictAttr(old_arg_attrs[i]) if i < len(old_arg_attrs) else None
-            if isinstance(t, PtrType):
-                entries["tt.divisibility"] = ir.IntegerAttr.get(i32, 16)
             if old is not None:
-                for name in DIVISIBILITY_ATTRS:
-                    if name in old:
-                        entries["tt.divisibility"] = ir.IntegerAttr.get(
-                            i32, ir.IntegerAttr(old[name]).value
-                        )
-            arg_attrs.append(ir.DictAttr.get(entries))
-        attrs: dict[str, ir.Attribute] = {
-            "sym_name": fn.attributes["sym_name"],
-            "function_type": ir.TypeAttr.get(ir.FunctionType.get(inputs, results)),
-            "arg_attrs": ir.ArrayAttr.get(arg_attrs),
-        }
-        if "sym_visibility" in fn.attributes:
-            attrs["sym_visibility"] = fn.attributes["sym_visibility"]
-        new = self.create("tt.func", attributes=attrs, loc=fn.location, regions=1)
-        self.lower_region(fn.regions[0], new.regions[0], fn)
+                for attr_name in DIVISIBILITY_ATTRS:
+                    if attr_name in old:
+                        divisibility = ir.IntegerAttr(old[attr_name]).value
+            if divisibility is not None:
+                new.set_arg_attr(i, "tt.divisibility", divisibility)
+        self.functions[name] = new
 
-    def lower_region(self, old: ir.Region, new: ir.Region, owner: Any) -> None:
-        saved = self.ip
-        for block in old.blocks:
-            types = [self.must_type(a.type, owner) for a in block.arguments]
-            locs = [a.location for a in block.arguments]
-            nb = new.blocks.append(*types, arg_locs=locs)
-            for a, b in zip(block.arguments, nb.arguments, strict=True):
-                self.values[a] = b
-            self.ip = ir.InsertionPoint(nb)
-            for op in block.operations:
-                self.lower_op(op.operation)
-        self.ip = saved
+    def lower_func(self, fn: ir.Operation) -> None:
+        self.at(fn)
+        new = self.functions[ir.StringAttr(fn.attributes["sym_name"]).value]
+        blocks = list(fn.regions[0].blocks)
+        if len(blocks) != 1:
+            raise self.fail(fn, "functions with more than one block have no lowering to TritonGPU")
+        entry = new.add_entry_block()
+        for i, a in enumerate(blocks[0].arguments):
+            self.values[a] = new.args(i)
+        self.b.set_insertion_point_to_start(entry)
+        self.lower_block(blocks[0])
+
+    def lower_block(self, block: ir.Block) -> None:
+        for op in block.operations:
+            self.lower_op(op.operation)
 
     def lower_op(self, op: ir.Operation) -> None:
         if op in self.dead:
             return
+        self.at(op)
         name = op.name
         handler = _HANDLERS.get(name)
         if handler is not None:
             results = handler(self, op.opview)
-            if results is None:
-                results = []
-            elif isinstance(results, ir.Value):
-                results = [results]
-            for old, new in zip(op.results, results, strict=False):
-                self.values[old] = new
-            return
-        if name.split(".", 1)[0] not in KEPT_DIALECTS:
+        elif name in _ELEMENTWISE or name in _CASTS or name in _KEPT:
+            results = self.kept(op)
+        else:
             raise self.fail(op, f"'{name}' has no lowering to TritonGPU")
-        self.clone(op)
+        if results is None:
+            results = []
+        elif not isinstance(results, list):
+            results = [results]
+        for old, new in zip(op.results, results, strict=False):
+            self.values[old] = new
 
-    def clone(self, op: ir.Operation) -> None:
-        if len(op.successors):
-            raise self.fail(op, "ops with successors have no lowering to TritonGPU")
-        attrs = {n: self.convert_attr(op.attributes[n], op) for n in op.attributes}
-        new = self.create(
-            op.name,
-            [self.v(o) for o in op.operands],
-            [self.must_type(r.type, op) for r in op.results],
-            attrs,
-            op.location,
-            regions=len(op.regions),
-        )
-        for old_r, new_r in zip(op.results, new.results, strict=True):
-            self.values[old_r] = new_r
-        for old_region, new_region in zip(op.regions, new.regions, strict=True):
-            self.lower_region(old_region, new_region, op)
+    def check_attrs(self, op: ir.Operation, allowed: Sequence[str]) -> None:
+        """Refuse attributes the builders would silently drop."""
+        for name in op.attributes:
+            if name in allowed or _DEFAULT_ATTRS.get(name) == str(op.attributes[name]):
+                continue
+            raise self.fail(op, f"'{op.name}' with attribute '{name}' has no lowering to TritonGPU")
+
+    def kept(self, op: ir.Operation) -> Any:
+        """An ``arith`` / ``math`` / ``scf`` op, rebuilt by Triton's builder."""
+        name = op.name
+        if name in _KEPT:
+            return _KEPT[name](self, op)
+        args = [self.v(o) for o in op.operands]
+        if name in _ELEMENTWISE:
+            self.check_attrs(op, ())
+            return getattr(self.b, _ELEMENTWISE[name])(*args)
+        builder, signed = _CASTS[name]
+        self.check_attrs(op, ())
+        ty = self.must_type(op.results[0].type, op)
+        if signed is None:
+            return getattr(self.b, builder)(args[0], ty)
+        return getattr(self.b, builder)(args[0], ty, signed)
+
+    def lower_cmpi(self, op: ir.Operation) -> Any:
+        self.check_attrs(op, ("predicate",))
+        code = ir.IntegerAttr(op.attributes["predicate"]).value
+        a, b = (self.v(o) for o in op.operands)
+        return getattr(self.b, f"create_icmp{_ICMP[code]}")(a, b)
+
+    def lower_cmpf(self, op: ir.Operation) -> Any:
+        self.check_attrs(op, ("predicate",))
+        code = ir.IntegerAttr(op.attributes["predicate"]).value
+        if code not in _FCMP:
+            raise self.fail(op, f"'arith.cmpf' predicate {code} has no lowering to TritonGPU")
+        a, b = (self.v(o) for o in op.operands)
+        return getattr(self.b, f"create_fcmp{_FCMP[code]}")(a, b)
+
+    def scalar(self, value: ir.Attribute, t: ir.Type, op: Any) -> Any:
+        """A scalar ``arith.constant`` of MLIR type ``t`` holding ``value``."""
+        if cast(t, ir.IntegerType) is not None:
+            return self.scalar_of(ir.IntegerAttr(value).value, t, op)
+        return self.scalar_of(ir.FloatAttr(value).value, t, op)
+
+    def scalar_of(self, v: float, t: ir.Type, op: Any) -> Any:
+        """A scalar ``arith.constant`` of MLIR type ``t`` holding the number ``v``."""
+        bits = self.bits(t, op)
+        if cast(t, ir.IntegerType) is not None:
+            v = int(v)
+            if bits == 1:
+                return self.b.get_int1(bool(v & 1))
+            return getattr(self.b, f"get_int{bits}")(_signed(v, bits))
+        v = float(v)
+        getter = {"get_half_ty": "get_fp16", "get_bf16_ty": "get_bf16"}.get(_float_getter(t) or "")
+        getter = getter or {32: "get_fp32", 64: "get_fp64"}.get(bits)
+        if getter is None:
+            # f8 constants: build in f32 and truncate (exact for representable values).
+            return self.b.create_fp_trunc(self.b.get_fp32(v), self.elem(t, op))
+        return getattr(self.b, getter)(v)
+
+    def lower_constant(self, op: ir.Operation) -> Any:
+        self.check_attrs(op, ("value",))
+        value = op.attributes["value"]
+        t = op.results[0].type
+        dense = cast(value, ir.DenseElementsAttr)
+        if dense is None:
+            return self.scalar(value, t, op)
+        dense = ir.DenseElementsAttr(value)
+        rt = ir.RankedTensorType(t)
+        ty = self.must_type(t, op)
+        if dense.is_splat:
+            splat = self.scalar(dense.get_splat_value(), rt.element_type, op)
+            return self.b.create_splat(ty, splat)
+        return self.non_splat_constant(op, dense, rt, ty)
+
+    def non_splat_constant(self, op: Any, dense: Any, rt: Any, ty: Any) -> Any:
+        """A non-splat tensor constant: a splat of its first value, then one
+        ``select`` per other run of equal values (in row-major order) on the
+        element's row-major index."""
+        shape = list(rt.shape)
+        if len(shape) not in (1, 2):
+            raise self.fail(op, "only rank-1 and rank-2 tensor constants lower to TritonGPU")
+        elem = rt.element_type
+        if cast(elem, ir.IntegerType) is not None:
+            flat = list(ir.DenseIntElementsAttr(dense))
+        else:
+            flat = list(ir.DenseFPElementsAttr(dense))
+        raw = [repr(x) for x in flat]
+        runs: list[tuple[int, int]] = []  # [start, end) of each run after the first
+        start = 0
+        for i in range(1, len(raw) + 1):
+            if i == len(raw) or raw[i] != raw[start]:
+                if start:
+                    runs.append((start, i))
+                start = i
+        if len(runs) > MAX_CONSTANT_RUNS:
+            raise self.fail(
+                op,
+                f"a non-splat constant lowers as one select per run of equal values; this "
+                f"one has {len(runs) + 1} runs (at most {MAX_CONSTANT_RUNS + 1})",
+            )
+        enc = self.convert_encoding(rt.encoding, op, self.bits(elem, op))
+        index = self.linear_index(shape, enc)
+        result = self.b.create_splat(ty, self.scalar_of(flat[0], elem, op))
+        index_ty = self.tensor(shape, self.i32(), enc)
+        for lo, hi in runs:
+            lo_t = self.b.create_splat(index_ty, self.const(lo))
+            hi_t = self.b.create_splat(index_ty, self.const(hi))
+            inside = self.b.create_and(
+                self.b.create_icmpSGE(index, lo_t), self.b.create_icmpSLT(index, hi_t)
+            )
+            value = self.b.create_splat(ty, self.scalar_of(flat[lo], elem, op))
+            result = self.b.create_select(inside, value, result)
+        return result
+
+    def linear_index(self, shape: Sequence[int], layout: Any) -> Any:
+        """The row-major index of each element of a ``shape`` tensor in ``layout``."""
+        zero = [self.const(0)] * len(shape)
+        parts = self._index_vectors(shape, layout, zero)
+        if len(shape) == 1:
+            return parts[0]
+        full = self.tensor(shape, self.i32(), layout)
+        rows = self.b.create_broadcast(parts[0], full)
+        cols = self.b.create_broadcast(parts[1], full)
+        width = self.b.create_splat(full, self.const(shape[1]))
+        return self.b.create_add(self.b.create_mul(rows, width), cols)
+
+    # -- scf --
+
+    def _region_block(self, region: ir.Region, op: Any) -> ir.Block:
+        blocks = list(region.blocks)
+        if len(blocks) != 1:
+            raise self.fail(op, f"'{op.name}' regions with {len(blocks)} blocks have no lowering")
+        return blocks[0]
+
+    def _body(self, old: ir.Block, new: Any, args: Sequence[Any]) -> None:
+        """Lower ``old``'s ops into ``new`` (block arguments mapped to ``args``)."""
+        for a, b in zip(old.arguments, args, strict=True):
+            self.values[a] = b
+        saved = self.b.get_insertion_point()
+        self.b.set_insertion_point_to_start(new)
+        self.lower_block(old)
+        self.b.restore_insertion_point(saved)
+
+    def lower_for(self, op: ir.Operation) -> list[Any]:
+        self.check_attrs(op, ())
+        lb, ub, step, *inits = (self.v(o) for o in op.operands)
+        for_op = self.b.create_for_op(lb, ub, step, list(inits))
+        body = for_op.get_body(0)
+        args = [for_op.get_induction_var()] + [body.arg(i + 1) for i in range(len(inits))]
+        self._body(self._region_block(op.regions[0], op), body, args)
+        return [for_op.get_result(i) for i in range(len(op.results))]
+
+    def lower_if(self, op: ir.Operation) -> list[Any]:
+        self.check_attrs(op, ())
+        types = [self.must_type(r.type, op) for r in op.results]
+        has_else = len(list(op.regions[1].blocks)) > 0
+        if_op = self.b.create_if_op(types, self.v(op.operands[0]), has_else)
+        self._body(self._region_block(op.regions[0], op), if_op.get_then_block(), [])
+        if has_else:
+            self._body(self._region_block(op.regions[1], op), if_op.get_else_block(), [])
+        return [if_op.get_result(i) for i in range(len(op.results))]
+
+    def lower_while(self, op: ir.Operation) -> list[Any]:
+        self.check_attrs(op, ())
+        inits = [self.v(o) for o in op.operands]
+        before_old = self._region_block(op.regions[0], op)
+        after_old = self._region_block(op.regions[1], op)
+        before_types = [self.must_type(a.type, op) for a in before_old.arguments]
+        after_types = [self.must_type(a.type, op) for a in after_old.arguments]
+        result_types = [self.must_type(r.type, op) for r in op.results]
+        while_op = self.b.create_while_op(result_types, inits)
+        before = self.b.create_block_with_parent(while_op.get_before(), before_types)
+        self._body(before_old, before, [before.arg(i) for i in range(len(before_types))])
+        after = self.b.create_block_with_parent(while_op.get_after(), after_types)
+        self._body(after_old, after, [after.arg(i) for i in range(len(after_types))])
+        return [while_op.get_result(i) for i in range(len(op.results))]
+
+    def lower_yield(self, op: ir.Operation) -> None:
+        args = [self.v(o) for o in op.operands]
+        block = self.b.get_insertion_block()
+        if not args and block.has_terminator():
+            return  # the builder already ended the block with an empty yield
+        self.b.create_yield_op(args)
+
+    def lower_condition(self, op: ir.Operation) -> None:
+        cond, *args = (self.v(o) for o in op.operands)
+        self.b.create_condition_op(cond, list(args))
 
     # -- tile ops --
 
     def lower_return(self, op: Any) -> None:
-        self.create("tt.return", [self.v(o) for o in op.operation.operands], loc=op.location)
+        self.b.ret([self.v(o) for o in op.operation.operands])
 
-    def lower_call(self, op: Any) -> list[ir.Value]:
+    def lower_call(self, op: Any) -> list[Any]:
         o = op.operation
-        attrs = {n: o.attributes[n] for n in o.attributes}
-        new = self.create(
-            "tt.call",
-            [self.v(x) for x in o.operands],
-            [self.must_type(r.type, o) for r in o.results],
-            attrs,
-            o.location,
-        )
-        return list(new.results)
+        callee = ir.FlatSymbolRefAttr(o.attributes["callee"]).value
+        if callee not in self.functions:
+            raise self.fail(op, f"call to '{callee}', which is not a function of this module")
+        call = self.b.call(self.functions[callee], [self.v(x) for x in o.operands])
+        return [call.get_result(i) for i in range(len(o.results))]
 
-    def lower_program_id(self, op: Any) -> ir.Value:
-        axis = ir.IntegerAttr(op.operation.attributes["axis"]).value
-        return self.one(
-            "tt.get_program_id",
-            [],
-            self.i32(),
-            op.location,
-            axis=ir.IntegerAttr.get(self.i32(), axis),
-        )
+    def lower_program_id(self, op: Any) -> Any:
+        return self.b.create_get_program_id(ir.IntegerAttr(op.operation.attributes["axis"]).value)
 
     def lower_warp_id(self, op: Any) -> None:
         raise self.fail(
@@ -780,11 +1030,12 @@ class _Lowering:
             f"a warp predicate on a copy marked {WARP_PREDICATED}",
         )
 
-    def lower_make_desc(self, op: Any) -> ir.Value | None:
+    def lower_make_desc(self, op: Any) -> Any:
         info = _Desc(
             self.v(op.base),
             [self.v(x) for x in op.shape],
             [self.v(x) for x in op.strides],
+            [_const_int(x) == 1 for x in op.strides],
         )
         if not self.target.tdm:
             self.descs[op.result] = info
@@ -795,15 +1046,15 @@ class _Lowering:
                 "TDM copies need a unit innermost stride: the last stride must be the constant 1",
             )
         self.descs[op.result] = info
-        return self.one(
-            "tt.make_tensor_descriptor",
-            [info.base, *info.shape, *info.strides],
+        return self.b.create_make_tensor_descriptor(
             self.must_type(op.result.type, op),
-            op.location,
+            info.base,
+            info.shape,
+            info.strides,
+            self.tt.ir.PADDING_OPTION.PAD_ZERO,
         )
 
-    def lower_update_desc(self, op: Any) -> ir.Value | None:
-        loc = op.location
+    def lower_update_desc(self, op: Any) -> Any:
         src = self.descs.get(op.desc)
         offsets = [self.v(x) for x in op.offsets]
         bounds = [self.v(x) for x in op.bounds]
@@ -812,14 +1063,12 @@ class _Lowering:
         if src is not None:
             origin = offsets
             if src.origin is not None:
-                origin = [
-                    self.one("arith.addi", [a, b], self.i32(), loc)
-                    for a, b in zip(src.origin, offsets, strict=True)
-                ]
+                origin = [self.b.create_add(a, b) for a, b in zip(src.origin, offsets, strict=True)]
             info = _Desc(
                 src.base,
                 src.shape,
                 src.strides,
+                src.unit,
                 origin,
                 bounds or src.bounds,
                 pred if pred is not None else src.pred,
@@ -830,7 +1079,6 @@ class _Lowering:
             self.descs[op.result] = info
             return None
         desc = self.v(op.desc)
-        dtype = desc.type
         if bounds:
             if src is None:
                 raise self.fail(
@@ -840,41 +1088,30 @@ class _Lowering:
                 )
             rel = bounds
             if src.origin is not None:
-                zero = self.const(0, self.i32(), loc)
+                zero = self.const(0)
                 rel = [
-                    self.one(
-                        "arith.maxsi",
-                        [self.one("arith.subi", [b, o], self.i32(), loc), zero],
-                        self.i32(),
-                        loc,
-                    )
+                    self.b.create_maxsi(self.b.create_sub(b, o), zero)
                     for b, o in zip(bounds, src.origin, strict=True)
                 ]
-            desc = self._update(desc, dtype, loc, set_bounds=rel)
+            desc = self._update(desc, set_bounds=rel)
         new = self._update(
             desc,
-            dtype,
-            loc,
             add_offsets=offsets,
-            pred=None if pred is None else self.one("arith.extui", [pred], self.i32(), loc),
+            pred=None if pred is None else self.b.create_int_cast(pred, self.i32(), False),
             clamp=True,
         )
         if info is not None:
             self.descs[op.result] = info
         return new
 
-    def _update(self, desc, dtype, loc, add_offsets=(), set_bounds=(), pred=None, clamp=False):
-        operands = [desc, *add_offsets, *set_bounds]
-        if pred is not None:
-            operands.append(pred)
-        attrs: dict[str, ir.Attribute] = {
-            "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
-                [1, len(add_offsets), len(set_bounds), 0 if pred is None else 1]
-            )
-        }
-        if clamp:
-            attrs["clamp_bounds"] = ir.UnitAttr.get()
-        return self.create("amdg.update_tensor_descriptor", operands, [dtype], attrs, loc).result
+    def _update(self, desc, add_offsets=(), set_bounds=(), pred=None, clamp=False) -> Any:
+        return self.b.create_update_tensor_descriptor(
+            desc,
+            list(add_offsets),
+            list(set_bounds),
+            self.tt.ir.value() if pred is None else pred,
+            clamp,
+        )
 
     def _untracked(self) -> str:
         return (
@@ -883,27 +1120,26 @@ class _Lowering:
             "function, not through block arguments"
         )
 
-    def lower_local_alloc(self, op: Any) -> ir.Value:
-        return self.one("ttg.local_alloc", [], self.must_type(op.result.type, op), op.location)
+    def lower_local_alloc(self, op: Any) -> Any:
+        return self.b.create_local_alloc(self.must_type(op.result.type, op))
 
-    def lower_memdesc_index(self, op: Any) -> ir.Value:
-        return self.one(
-            "ttg.memdesc_index",
-            [self.v(op.src), self.v(op.index)],
-            self.must_type(op.result.type, op),
-            op.location,
+    def lower_memdesc_index(self, op: Any) -> Any:
+        return self.b.create_memdesc_index(
+            self.must_type(op.result.type, op), self.v(op.src), self.v(op.index)
         )
 
-    def lower_local_load(self, op: Any) -> ir.Value:
-        return self.one(
-            "ttg.local_load", [self.v(op.src)], self.must_type(op.result.type, op), op.location
-        )
+    def lower_local_load(self, op: Any) -> Any:
+        return self.b.create_local_load(self.must_type(op.result.type, op), self.v(op.src))
 
     def user_pred(self, op: Any) -> ir.Value | None:
         """The copy's own pred (tile value), after stripping a warp predicate."""
         if op.operation in self.stripped:
             return self.stripped[op.operation]
         return op.pred
+
+    def _cache(self, op: Any) -> Any:
+        mod = cache_modifier(op)
+        return getattr(self.tt.ir.CACHE_MODIFIER, CACHE_MODIFIERS[mod] if mod else "NONE")
 
     def lower_copy(self, op: Any) -> None:
         if op.barrier is not None:
@@ -912,7 +1148,6 @@ class _Lowering:
         if not self.target.tdm:
             self.copy_without_tdm(op, [(op.desc, op.dest)], pred)
             return
-        loc = op.location
         desc = self.v(op.desc)
         if pred is not None:
             info = self.descs.get(op.desc)
@@ -924,33 +1159,22 @@ class _Lowering:
                 )
             p = self.v(pred)
             if info.pred is not None:
-                p = self.one("arith.andi", [info.pred, p], self.i1(), loc)
-            zero = self.const(0, self.i32(), loc)
+                p = self.b.create_and(info.pred, p)
+            zero = self.const(0)
             rank = len(op.desc.type.shape)
             desc = self._update(
                 desc,
-                desc.type,
-                loc,
                 add_offsets=[zero] * rank,
-                pred=self.one("arith.extui", [p], self.i32(), loc),
+                pred=self.b.create_int_cast(p, self.i32(), False),
             )
-        attrs: dict[str, ir.Attribute] = {}
         hint = op.warp_used_hint
-        if hint is not None:
-            attrs["warp_used_hint"] = _i32_attr(hint)
-        self._cache(op, attrs)
-        self.create(
-            "amdg.async_tdm_copy_global_to_local",
-            [desc, self.v(op.dest)],
-            [self.token()],
-            attrs,
-            loc,
+        self.b.create_async_tdm_copy_global_to_local(
+            desc,
+            self.v(op.dest),
+            self.tt.ir.value(),
+            self._cache(op),
+            None if hint is None else _signed(hint, 32),
         )
-
-    def _cache(self, op: Any, attrs: dict[str, ir.Attribute]) -> None:
-        mod = cache_modifier(op)
-        if mod:
-            attrs["cache"] = ir.IntegerAttr.get(self.i32(), CACHE_CODES[mod])
 
     def lower_fused_copy(self, op: Any) -> None:
         if op.barrier is not None:
@@ -958,91 +1182,60 @@ class _Lowering:
         if not self.target.tdm:
             self.copy_without_tdm(op, list(zip(op.descs, op.dests, strict=True)), None)
             return
-        # The tile attribute is already the array<i32: ...> Triton reads.
-        attrs = {"warp_used_hints": op.operation.attributes["warp_used_hints"]}
-        self._cache(op, attrs)
-        self.create(
-            "amdg.async_tdm_fused_copy_global_to_local",
-            [*(self.v(d) for d in op.descs), *(self.v(d) for d in op.dests)],
-            [self.token()],
-            attrs,
-            op.location,
+        self.b.create_async_tdm_fused_copy_global_to_local(
+            [self.v(d) for d in op.descs],
+            [self.v(d) for d in op.dests],
+            [_signed(h, 32) for h in op.warp_used_hints],
+            self._cache(op),
         )
 
     def lower_wait(self, op: Any) -> None:
         num = ir.IntegerAttr(op.operation.attributes["num"]).value
-        attrs = {"num": ir.IntegerAttr.get(self.i32(), num)}
         if self.target.tdm:
-            self.create("amdg.async_tdm_wait", [], [self.token()], attrs, op.location)
+            self.b.create_async_tdm_wait(num)
         elif self.direct_copies:
-            self.create("ttg.async_wait", [], [self.token()], attrs, op.location)
+            self.b.create_async_wait_group(num)
         # gfx942 (and gfx950 register copies): copies are complete when issued.
 
-    def lower_wmma(self, op: Any) -> ir.Value:
-        return self.one(
-            "tt.dot",
-            [self.v(op.a), self.v(op.b), self.v(op.c)],
-            self.must_type(op.result.type, op),
-            op.location,
+    def lower_wmma(self, op: Any) -> Any:
+        return self.b.create_dot(
+            self.v(op.a), self.v(op.b), self.v(op.c), self.tt.ir.INPUT_PRECISION.IEEE, 0
         )
 
-    def lower_convert_layout(self, op: Any) -> ir.Value:
+    def lower_convert_layout(self, op: Any) -> Any:
         src = self.v(op.src)
         ty = self.must_type(op.result.type, op)
-        if src.type == ty:
+        if _same_type(src.get_type(), ty):
             return src
-        return self.one("ttg.convert_layout", [src], ty, op.location)
+        return self.b.create_convert_layout(ty, src)
 
     # -- global memory: indices, masks, pointers --
 
-    def _index_vectors(
-        self,
-        shape: Sequence[int],
-        layout: str,
-        origin: Sequence[ir.Value],
-        loc,
-    ) -> list[tuple[ir.Value, ir.Type]]:
+    def _index_vectors(self, shape: Sequence[int], layout: Any, origin: Sequence[Any]) -> list[Any]:
         """Per dim d: ``origin[d] + arange(shape[d])`` expanded to rank (i32)."""
         rank = len(shape)
-        i32 = self.i32()
         out = []
         for d in range(rank):
-            if rank == 1:
-                enc = layout
-            else:
-                enc = f"#ttg.slice<{{dim = {1 - d}, parent = {layout}}}>"
-            vt = self.tensor([shape[d]], i32, enc)
-            rng = self.one(
-                "tt.make_range",
-                [],
-                vt,
-                loc,
-                start=ir.IntegerAttr.get(i32, 0),
-                end=ir.IntegerAttr.get(i32, shape[d]),
-            )
-            idx = self.one("arith.addi", [self.one("tt.splat", [origin[d]], vt, loc), rng], vt, loc)
+            enc = layout if rank == 1 else self.tt.layouts.SliceLayout(1 - d, layout)
+            vt = self.tensor([shape[d]], self.i32(), enc)
+            rng = self.b.create_make_range(vt, 0, int(shape[d]))
+            idx = self.b.create_add(self.b.create_splat(vt, origin[d]), rng)
             if rank == 2:
-                full = [shape[0], 1] if d == 0 else [1, shape[1]]
-                et = self.tensor(full, i32, layout)
-                idx = self.one(
-                    "tt.expand_dims", [idx], et, loc, axis=ir.IntegerAttr.get(i32, 1 - d)
-                )
-                out.append((idx, et))
-            else:
-                out.append((idx, vt))
+                idx = self.b.create_expand_dims(idx, 1 - d)
+            out.append(idx)
         return out
 
     def _block_access(
         self,
         op: Any,
         shape: Sequence[int],
-        layout: str,
-        base: ir.Value,
-        extents: Sequence[ir.Value],
-        strides: Sequence[ir.Value],
-        origin: Sequence[ir.Value],
-        loc: ir.Location,
-    ) -> tuple[ir.Value, ir.Value]:
+        layout: Any,
+        base: Any,
+        extents: Sequence[Any],
+        strides: Sequence[Any],
+        unit: Sequence[bool],
+        origin: Sequence[Any],
+    ) -> tuple[Any, Any]:
         """(pointers, in-bounds mask) of a block of a global tensor, in ``layout``.
 
         Element ``i`` is at ``origin + i``; it is in bounds when that is below
@@ -1052,61 +1245,52 @@ class _Lowering:
         analysis follows ``extsi`` and ``muli``, so stated divisibility still
         proves alignment); a constant unit stride adds the i32 index
         directly, which keeps the contiguity facts vector accesses need.
+        ``unit[d]``: dim ``d``'s stride is the constant 1.
         """
         rank = len(shape)
         if rank not in (1, 2):
             raise self.fail(
                 op, f"only rank-1 and rank-2 blocks lower to TritonGPU, got rank {rank}"
             )
-        i64, i1 = self.i64(), self.i1()
-        ptr = base.type
-        mask: ir.Value | None = None
-        acc: ir.Value | None = None
-        for d, (idx, it) in enumerate(self._index_vectors(shape, layout, origin, loc)):
-            enc = _enc_of(it)
-            thin = list(ir.RankedTensorType(it).shape)
-            ok = self.one(
-                "arith.cmpi",
-                [idx, self.one("tt.splat", [extents[d]], it, loc)],
-                self.tensor(thin, i1, enc),
-                loc,
-                predicate=ir.IntegerAttr.get(i64, 2),  # slt
-            )
-            ok = self._broadcast(ok, shape, layout, loc)
-            mask = ok if mask is None else self.one("arith.andi", [mask, ok], ok.type, loc)
-            if _const_int(strides[d]) == 1:
+        shape = [int(s) for s in shape]
+        mask: Any = None
+        acc: Any = None
+        for d, idx in enumerate(self._index_vectors(shape, layout, origin)):
+            thin = idx.get_type()
+            ok = self.b.create_icmpSLT(idx, self.b.create_splat(thin, extents[d]))
+            ok = self._broadcast(ok, shape, layout, self.b.get_int1_ty())
+            mask = ok if mask is None else self.b.create_and(mask, ok)
+            if unit[d]:
                 term = idx
             else:
-                wide_t = self.tensor(thin, i64, enc)
-                wide = self.one("arith.extsi", [idx], wide_t, loc)
-                term = self.one(
-                    "arith.muli",
-                    [wide, self.one("tt.splat", [strides[d]], wide_t, loc)],
-                    wide_t,
-                    loc,
-                )
+                wide = self.b.create_int_cast(idx, self._like(idx, layout, self.i64()), True)
+                term = self.b.create_mul(wide, self.b.create_splat(wide.get_type(), strides[d]))
             if acc is None:
-                pt = self.parsed_type(f"tensor<{_dims(thin)}x{ptr}, {enc}>")
-                rows = self.one("tt.addptr", [self.one("tt.splat", [base], pt, loc), term], pt, loc)
-                acc = self._broadcast(rows, shape, layout, loc)
+                ptrs = self.b.create_splat(self._like(idx, layout, base.get_type()), base)
+                acc = self._broadcast(
+                    self.b.create_addptr(ptrs, term), shape, layout, base.get_type()
+                )
             else:
-                term = self._broadcast(term, shape, layout, loc)
-                acc = self.one("tt.addptr", [acc, term], acc.type, loc)
+                elem = self.i32() if unit[d] else self.i64()
+                acc = self.b.create_addptr(acc, self._broadcast(term, shape, layout, elem))
         assert acc is not None and mask is not None
         return acc, mask
 
-    def _broadcast(self, v: ir.Value, shape: Sequence[int], layout: str, loc) -> ir.Value:
-        t = ir.RankedTensorType(v.type)
-        if list(t.shape) == list(shape):
+    def _like(self, tensor: Any, layout: Any, elem: Any) -> Any:
+        """A tensor type of ``tensor``'s shape in ``layout``, of ``elem``."""
+        return self.tensor(tensor.get_shape(), elem, layout)
+
+    def _broadcast(self, v: Any, shape: Sequence[int], layout: Any, elem: Any) -> Any:
+        """``v`` (a thin tensor of ``elem`` in ``layout``) broadcast to ``shape``."""
+        if list(v.get_shape()) == list(shape):
             return v
-        return self.one("tt.broadcast", [v], self.tensor(shape, t.element_type, layout), loc)
+        return self.b.create_broadcast(v, self.tensor(shape, elem, layout))
 
     # -- copies without TDM --
 
     def copy_without_tdm(
         self, op: Any, members: list[tuple[ir.Value, ir.Value]], pred: ir.Value | None
     ) -> None:
-        loc = op.location
         infos = []
         for desc, _dest in members:
             info = self.descs.get(desc)
@@ -1120,67 +1304,82 @@ class _Lowering:
             preds = [p for p in (info.pred, user) if p is not None]
             cond = preds[0] if preds else None
             if len(preds) == 2:
-                cond = self.one("arith.andi", preds, self.i1(), loc)
-            saved = self.ip
+                cond = self.b.create_and(*preds)
+            saved = None
             if cond is not None:
-                if_op = self.create("scf.if", [cond], [], {}, loc, regions=2)
-                self.ip = ir.InsertionPoint(if_op.regions[0].blocks.append())
-            self._copy_member(op, desc.type, info, self.v(dest), loc)
-            if cond is not None:
-                self.create("scf.yield", [], [], {}, loc)
-                self.ip = saved
+                if_op = self.b.create_if_op([], cond, False)
+                saved = self.b.get_insertion_point()
+                self.b.set_insertion_point_to_start(if_op.get_then_block())
+            self._copy_member(op, desc.type, info, self.v(dest))
+            if saved is not None:
+                self.b.restore_insertion_point(saved)
         if self.direct_copies:
             # One group per copy (a fused copy is one), as TDM waits count copies.
-            self.create("ttg.async_commit_group", [], [self.token()], {}, loc)
+            self.b.create_async_commit_group()
 
-    def _copy_member(self, op, dtype: TensorDescType, info: _Desc, dest, loc) -> None:
+    def _copy_member(self, op, dtype: TensorDescType, info: _Desc, dest) -> None:
         shape = list(dtype.shape)
         elem = dtype.element_type
-        layout = blocked_encoding(shape, _elem_bits(elem), self.num_warps, self.target.warp_size)
-        origin = info.origin or [self.const(0, self.i32(), loc)] * len(shape)
+        layout = self.blocked(shape, self.bits(elem, op))
+        origin = info.origin or [self.const(0)] * len(shape)
         extents = info.bounds or info.shape
         addr, mask = self._block_access(
-            op,
-            shape,
-            layout,
-            info.base,
-            extents,
-            info.strides,
-            origin,
-            loc=loc,
+            op, shape, layout, info.base, extents, info.strides, info.unit, origin
         )
-        vt = self.tensor(shape, elem, layout)
-        zero = self._zeros(vt, elem, loc)
+        zero = self._zeros(shape, elem, layout, op)
         if self.direct_copies:
-            self.create(
-                "ttg.async_copy_global_to_local",
-                [addr, dest, mask, zero],
-                [self.token()],
-                {"operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, 1, 1])},
-                loc,
-            )
+            policy = self._no_cache_policy()
+            self.b.create_async_copy_global_to_local(dest, addr, mask, zero, policy, False)
             return
-        val = self._masked_load(addr, mask, zero, loc)
-        self.create("ttg.local_store", [val, dest], [], {}, loc)
+        val = self._masked_load(addr, mask, zero)
+        self.b.create_local_store(dest, val)
 
-    def _zeros(self, vt: ir.Type, elem: ir.Type, loc: ir.Location) -> ir.Value:
-        """An ``arith.constant`` splat of zeros of tensor type ``vt``."""
-        value = ir.DenseElementsAttr.get_splat(vt, _zero_attr(elem))
-        return self.one("arith.constant", [], vt, loc, value=value)
+    def _zeros(self, shape: Sequence[int], elem: ir.Type, layout: Any, op: Any) -> Any:
+        """A splat of zeros of a ``shape`` tensor of ``elem`` in ``layout``."""
+        ty = self.tensor(shape, self.elem(elem, op), layout)
+        if cast(elem, ir.IntegerType) is not None:
+            zero = self.scalar(ir.IntegerAttr.get(elem, 0), elem, op)
+        else:
+            zero = self.scalar(ir.FloatAttr.get(elem, 0.0), elem, op)
+        return self.b.create_splat(ty, zero)
 
-    def _masked_load(
-        self, ptrs: ir.Value, mask: ir.Value, other: ir.Value, loc: ir.Location
-    ) -> ir.Value:
+    def _no_cache_policy(self) -> Any:
+        return self.b.get_cache_policy("none", "evict_normal")
+
+    def _masked_load(self, ptrs: Any, mask: Any, other: Any) -> Any:
         """``tt.load`` of ``ptrs`` under ``mask``, ``other`` where it is false."""
-        return self.create(
-            "tt.load",
-            [ptrs, mask, other],
-            [other.type],
-            {"operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, 1])},
-            loc,
-        ).result
+        policy = self.b.get_cache_policy("none", "evict_normal")
+        return self.b.create_masked_load(ptrs, mask, other, policy, False)
 
-    def _op_block_access(self, op: Any, shape: Sequence[int], layout: str):
+    # -- load_block / store_block --
+
+    def lower_load_block(self, op: Any) -> Any:
+        rt = ir.RankedTensorType(op.result.type)
+        shape = list(rt.shape)
+        elem = rt.element_type
+        want = self.must_type(rt, op)
+        layout = self._access_layout(op, rt, shape, elem)
+        ptrs, mask = self._op_block_access(op, shape, layout)
+        val = self._masked_load(ptrs, mask, self._zeros(shape, elem, layout, op))
+        if not _same_type(val.get_type(), want):
+            val = self.b.create_convert_layout(want, val)
+        return val
+
+    def lower_store_block(self, op: Any) -> None:
+        rt = ir.RankedTensorType(op.value.type)
+        shape = list(rt.shape)
+        elem = rt.element_type
+        layout = self._access_layout(op, rt, shape, elem)
+        value = self.v(op.value)
+        vt = self.tensor(shape, self.elem(elem, op), layout)
+        if not _same_type(value.get_type(), vt):
+            value = self.b.create_convert_layout(vt, value)
+        ptrs, mask = self._op_block_access(op, shape, layout)
+        self.b.create_masked_store(
+            ptrs, value, mask, self.b.get_cache_policy("none", "evict_normal")
+        )
+
+    def _op_block_access(self, op: Any, shape: Sequence[int], layout: Any):
         """:meth:`_block_access` of a ``tile.load_block`` / ``tile.store_block``."""
         return self._block_access(
             op,
@@ -1189,70 +1388,18 @@ class _Lowering:
             self.v(op.base),
             [self.v(x) for x in op.shape],
             [self.v(x) for x in op.strides],
+            [_const_int(x) == 1 for x in op.strides],
             [self.v(x) for x in op.offsets],
-            op.location,
         )
 
-    # -- load_block / store_block --
-
-    def lower_load_block(self, op: Any) -> ir.Value:
-        loc = op.location
-        rt = ir.RankedTensorType(op.result.type)
-        shape = list(rt.shape)
-        elem = rt.element_type
-        want = self.must_type(rt, op)
-        layout = self._access_layout(op, rt, shape, elem)
-        ptrs, mask = self._op_block_access(op, shape, layout)
-        vt = self.tensor(shape, elem, layout)
-        val = self._masked_load(ptrs, mask, self._zeros(vt, elem, loc), loc)
-        if vt != want:
-            val = self.one("ttg.convert_layout", [val], want, loc)
-        return val
-
-    def lower_store_block(self, op: Any) -> None:
-        loc = op.location
-        rt = ir.RankedTensorType(op.value.type)
-        shape = list(rt.shape)
-        elem = rt.element_type
-        layout = self._access_layout(op, rt, shape, elem)
-        value = self.v(op.value)
-        vt = self.tensor(shape, elem, layout)
-        if value.type != vt:
-            value = self.one("ttg.convert_layout", [value], vt, loc)
-        ptrs, mask = self._op_block_access(op, shape, layout)
-        self.create("tt.store", [ptrs, value, mask], [], {}, loc)
-
-    def _access_layout(self, op, rt, shape, elem) -> str:
+    def _access_layout(self, op, rt, shape, elem) -> Any:
         """The value's own layout if blocked, else a coalesced blocked layout."""
         if isinstance(rt.encoding, BlockedAttr):
-            return self.convert_encoding(rt.encoding, op, shape)
-        return blocked_encoding(shape, _elem_bits(elem), self.num_warps, self.target.warp_size)
+            return self.convert_encoding(rt.encoding, op)
+        return self.blocked(shape, self.bits(elem, op))
 
 
 # ---- helpers over IR -----------------------------------------------------------------
-
-
-def _dims(shape: Sequence[int]) -> str:
-    return "x".join(str(int(s)) for s in shape)
-
-
-def _ints_nested(rows: Sequence[Sequence[int]]) -> str:
-    return "[" + ", ".join(_ints(r) for r in rows) + "]"
-
-
-def _enc_of(t: ir.Type) -> str:
-    return str(ir.RankedTensorType(t).encoding)
-
-
-def _i32_attr(value: int) -> ir.Attribute:
-    v = value & 0xFFFFFFFF
-    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), v - (1 << 32) if v >= 1 << 31 else v)
-
-
-def _zero_attr(elem: ir.Type) -> ir.Attribute:
-    if cast(elem, ir.IntegerType) is not None:
-        return ir.IntegerAttr.get(elem, 0)
-    return ir.FloatAttr.get(elem, 0.0)
 
 
 def _def(value: ir.Value, name: str) -> ir.Operation | None:
@@ -1350,15 +1497,30 @@ _HANDLERS: dict[str, Callable[[_Lowering, Any], Any]] = {
 }
 
 
+_KEPT: dict[str, Callable[[_Lowering, ir.Operation], Any]] = {
+    "arith.constant": _Lowering.lower_constant,
+    "arith.cmpi": _Lowering.lower_cmpi,
+    "arith.cmpf": _Lowering.lower_cmpf,
+    "scf.for": _Lowering.lower_for,
+    "scf.if": _Lowering.lower_if,
+    "scf.while": _Lowering.lower_while,
+    "scf.yield": _Lowering.lower_yield,
+    "scf.condition": _Lowering.lower_condition,
+}
+
+
 @dataclass(frozen=True)
 class ConvertTileToTritonGPUPass(TilePass):
-    """Lower the tile dialect to TritonGPU IR (tt/ttg/amdg ops) for one target.
+    """Hand a tile module to Triton: TritonGPU IR (tt/ttg/amdg ops) for one target.
 
-    Rewrites every ``func.func`` into a ``tt.func`` whose ops are Triton
-    3.9.0's, as unregistered ops with opaque Triton types; printed in generic
-    form (with locations) the module is TTGIR that Triton parses. Tile ops
-    map one to a few; ``arith``/``math``/``scf`` ops stay, with converted
-    types. Each new op carries the location of the tile op it comes from.
+    The last stage of a pipeline, and not a pass over our IR: the result is a
+    Triton module, built op by op with Triton's builder (see the module
+    docstring). :func:`gemm_opt.lowering.compile.split_hand_off` takes it off
+    the end of a pipeline and :func:`gemm_opt.lowering.compile.hand_off` runs
+    it; this class carries its name, options and documentation. Tile ops map
+    one to a few; ``arith``/``math``/``scf`` ops are rebuilt as they are,
+    with converted types. Each new op carries the location of the tile op it
+    comes from.
 
     On gfx1250 copies keep their ``warp_used_hint`` (fused copies their
     ``warp_used_hints``); on gfx950, gfx942 and cuda:90, which have no TDM,
@@ -1378,16 +1540,14 @@ class ConvertTileToTritonGPUPass(TilePass):
     "tile.async_tdm_wait"() {num = 1 : i32} : () -> ()
     ```
 
-    After (``target=gfx1250``, types abbreviated):
+    After (``target=gfx1250``, Triton's printing, types abbreviated):
 
     ```mlir
-    %p32 = "arith.extui"(%p) : (i1) -> i32
-    %d1 = "amdg.update_tensor_descriptor"(%d, %off_m, %k, %p32)
-            {clamp_bounds, operandSegmentSizes = array<i32: 1, 2, 0, 1>}
-          : (!tt.tensordesc<128x64xf16, #ttg.padded_shared<...>>, i32, i32, i32) -> ...
-    %t = "amdg.async_tdm_copy_global_to_local"(%d1, %buf) {warp_used_hint = 15 : i32}
-          : (!tt.tensordesc<...>, !ttg.memdesc<...>) -> !ttg.async.token
-    %w = "amdg.async_tdm_wait"() {num = 1 : i32} : () -> !ttg.async.token
+    %p32 = arith.extui %p : i1 to i32
+    %d1 = amdg.update_tensor_descriptor %d add_offsets = [%off_m, %k] pred = %p32
+          clamp_bounds : !tt.tensordesc<128x64xf16, #shared>
+    %t = amdg.async_tdm_copy_global_to_local %d1 into %buf warp_used_hint = 15 : ...
+    %w = amdg.async_tdm_wait {num = 1 : i32}
     ```
     """
 
@@ -1401,35 +1561,60 @@ class ConvertTileToTritonGPUPass(TilePass):
     it needs)."""
 
     def run(self, module: ir.Operation) -> None:
-        module.context.allow_unregistered_dialects = True
-        target = self.target
-        if not target and TARGET in module.attributes:
-            target = ir.StringAttr(module.attributes[TARGET]).value
-        if not target:
-            self.fail(
-                module,
-                f"needs a target ({', '.join(TARGETS)}): pass target=... or set {TARGET}",
-            )
-        if target not in TARGETS:
-            self.fail(module, f"unknown target '{target}' (known: {', '.join(TARGETS)})")
-        if NUM_WARPS not in module.attributes:
-            self.fail(module, f"needs '{NUM_WARPS}' on the module")
-        num_warps = ir.IntegerAttr(module.attributes[NUM_WARPS]).value
-        if self.lds_copies not in LDS_COPIES:
-            self.fail(
-                module,
-                f"lds-copies must be one of {', '.join(LDS_COPIES)}, got '{self.lds_copies}'",
-            )
-        info = TARGETS[target]
-        lowering = _Lowering(module, info, num_warps)
-        if info.direct_to_lds and self.lds_copies != "registers":
-            lowering.direct_copies = self.lds_copies == "direct" or _direct_copies_ok(
-                module, inner_only=info.nvidia
-            )
-        try:
-            lowering.run()
-        except LoweringFailure as e:
-            self.fail(e.op, str(e))
+        self.fail(
+            module,
+            f"'{self.name}' hands the module to Triton and produces no IR of ours: it must "
+            "end the pipeline, and run through gemm_opt.lowering.compile.hand_off",
+        )
+
+
+def check_hand_off(module: ir.Operation, target: str, lds_copies: str) -> tuple[Target, int]:
+    """The checks made before anything reaches Triton; raises :class:`LoweringFailure`."""
+    if not target and TARGET in module.attributes:
+        target = ir.StringAttr(module.attributes[TARGET]).value
+    if not target:
+        raise LoweringFailure(
+            module, f"needs a target ({', '.join(TARGETS)}): pass target=... or set {TARGET}"
+        )
+    if target not in TARGETS:
+        raise LoweringFailure(module, f"unknown target '{target}' (known: {', '.join(TARGETS)})")
+    if NUM_WARPS not in module.attributes:
+        raise LoweringFailure(module, f"needs '{NUM_WARPS}' on the module")
+    if lds_copies not in LDS_COPIES:
+        raise LoweringFailure(
+            module, f"lds-copies must be one of {', '.join(LDS_COPIES)}, got '{lds_copies}'"
+        )
+    return TARGETS[target], ir.IntegerAttr(module.attributes[NUM_WARPS]).value
+
+
+def convert(
+    module: ir.Operation,
+    triton: Any,
+    target: str = "",
+    lds_copies: str = "auto",
+    filename: str = "-",
+    on_op: Callable[[ir.Operation], None] | None = None,
+) -> Any:
+    """Build the Triton module of a tile module (run it in a child process).
+
+    Args:
+        module: the tile module (after the tile passes); only read.
+        triton: the Triton handle (:func:`gemm_opt.lowering.triton_bridge.triton_ir`).
+        target, lds_copies: as the options of :class:`ConvertTileToTritonGPUPass`.
+        filename: the file named in Triton's locations where the tile module's
+            own say ``-`` (parsed from a string).
+        on_op: called with each tile op before anything is built for it.
+
+    Raises:
+        LoweringFailure: at the tile op that cannot be lowered.
+    """
+    info, num_warps = check_hand_off(module, target, lds_copies)
+    lowering = _Lowering(module, info, num_warps, triton, filename, on_op)
+    if info.direct_to_lds and lds_copies != "registers":
+        lowering.direct_copies = lds_copies == "direct" or _direct_copies_ok(
+            module, inner_only=info.nvidia
+        )
+    return lowering.run()
 
 
 def _direct_copies_ok(module: ir.Operation, inner_only: bool = False) -> bool:
@@ -1470,11 +1655,33 @@ def _divisible(value: ir.Value) -> bool:
     )
 
 
+def _same_type(a: Any, b: Any) -> bool:
+    """Whether two Triton types are the same (types are uniqued; pybind
+    compares the wrappers, so compare what they denote)."""
+    return a == b or str(a) == str(b)
+
+
+def _signed(value: int, bits: int) -> int:
+    """``value`` as a signed ``bits``-bit integer (what Triton's int builders take)."""
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def _loc_filename(loc: ir.Location) -> str:
+    """The file of a file location ("" for other kinds)."""
+    try:
+        return str(loc.filename)
+    except (AttributeError, ValueError, RuntimeError):
+        return ""
+
+
 __all__ = [
     "TARGETS",
     "ConvertTileToTritonGPUPass",
+    "LoweringFailure",
     "Target",
-    "blocked_encoding",
-    "shared_encoding",
+    "check_hand_off",
+    "convert",
+    "shared_layout",
     "wmma_warp_bases",
 ]

@@ -6,8 +6,6 @@ emitters); :mod:`gemm_opt.tools.opt_main` decides how it behaves.
 
 from __future__ import annotations
 
-import json
-import re
 import sys
 from collections.abc import Sequence
 
@@ -28,33 +26,46 @@ def _tile_pipeline(target: str) -> str:
 
 
 def _pipeline(target: str) -> str:
-    from gemm_opt.lowering.pipelines import tile_to_ttgir
-
-    return ",".join(tile_to_ttgir(target))
+    """What runs before the hand-off of ``--emit``: the target's tile passes."""
+    return _tile_pipeline(target)
 
 
 def _emit(module: object, target: str, kind: str, filename: str) -> str | bytes:
-    """The ``kind`` artifact of a module the default pipeline converted to TTGIR."""
-    from gemm_opt.lowering.compile import map_triton_error, ttgir_text
-    from gemm_opt.lowering.triton_bridge import TritonError, compile_ttgir, validate
+    """The ``kind`` artifact of a module after the tile passes: the one
+    tile-to-binary path of :func:`gemm_opt.lowering.compile.hand_off`."""
+    from gemm_opt.lowering.compile import TileCompileError, hand_off
 
-    text = ttgir_text(module)
-    if filename not in ("-", "<stdin>"):
-        # Name the tile source in the TTGIR's locations (the parser saw "-").
-        text = re.sub(r'loc\("-":(\d+):(\d+)\)', rf"loc({json.dumps(filename)}:\1:\2)", text)
     try:
-        if kind == "ttgir":
-            validate(text, target)
-            return text
-        artifact = compile_ttgir(text, target)
-    except TritonError as e:
-        err = map_triton_error(e, text)
-        raise EmitError(err.message, err.line, err.col) from None
-    if kind not in artifact.asm:
-        have = ", ".join(k for k in EMIT_KINDS if k in artifact.asm)
+        result = hand_off(module, target, filename=filename, compile=kind != "ttgir")
+    except TileCompileError as e:
+        raise EmitError(e.message, e.line, e.col) from None
+    if kind == "ttgir":
+        return result.ttgir
+    asm = result.artifact.asm
+    if kind not in asm:
+        have = ", ".join(k for k in EMIT_KINDS if k in asm)
         raise EmitError(f"--emit={kind} does not exist for target {target} (it has: {have})")
-    out = artifact.asm[kind]
+    out = asm[kind]
     return out if isinstance(out, bytes) else str(out)
+
+
+def _split_hand_off(pipeline: str):
+    """The pipeline without a trailing hand-off, and what prints the hand-off's result."""
+    from gemm_opt.lowering.compile import TileCompileError, hand_off, split_hand_off
+
+    rest, handoff = split_hand_off(pipeline)
+    if handoff is None:
+        return rest, None
+
+    def finish(module: object, filename: str) -> str:
+        try:
+            return hand_off(
+                module, handoff.target, lds_copies=handoff.lds_copies, filename=filename
+            ).ttgir
+        except TileCompileError as e:
+            raise EmitError(e.message, e.line, e.col) from None
+
+    return rest, finish
 
 
 def make_tool() -> OptTool:
@@ -73,6 +84,7 @@ def make_tool() -> OptTool:
             pipeline=_pipeline, emit=_emit, kinds=EMIT_KINDS, tile_pipeline=_tile_pipeline
         ),
         targets=TARGETS,
+        split_hand_off=_split_hand_off,
         description="Parse, verify, transform and lower tile-dialect GEMM kernels.",
     )
 

@@ -60,6 +60,9 @@ class OptTool:
     targets: tuple[str, ...] = ()
     description: str = ""
     extra_epilog: list[str] = field(default_factory=list)
+    split_hand_off: Callable[[str], tuple[str, Callable[[object, str], str] | None]] | None = None
+    """Pipeline -> (what the pass manager runs, what prints a trailing hand-off
+    stage's result instead of the module; None without one)."""
 
 
 class _ArgParser(argparse.ArgumentParser):
@@ -242,6 +245,13 @@ def _run_chunk(tool, args, chunk, filename, emit_kind, ctx, diags) -> str | byte
             make = tool.emitter.tile_pipeline
         default = make(target)
         pipeline = ",".join(p for p in (pipeline, default) if p)
+    finish = None
+    if pipeline and tool.split_hand_off is not None:
+        try:
+            pipeline, finish = tool.split_hand_off(pipeline)
+        except PipelineError as e:
+            sys.stderr.write(f"<pass-pipeline>:1:{e.col}: error: {e}\n")
+            raise SystemExit(2) from None
     if pipeline:
         try:
             pm = build_pass_manager(pipeline, tool.registry)
@@ -264,6 +274,12 @@ def _run_chunk(tool, args, chunk, filename, emit_kind, ctx, diags) -> str | byte
         assert tool.emitter is not None
         try:
             return tool.emitter.emit(module, target, emit_kind, filename)
+        except EmitError as e:
+            diags.append(Diagnostic("error", e.line, e.col, str(e)))
+            return None
+    if finish is not None:
+        try:
+            return finish(module, filename)
         except EmitError as e:
             diags.append(Diagnostic("error", e.line, e.col, str(e)))
             return None
