@@ -10,9 +10,12 @@
 // ISA: v_wmma_f32_16x16x32_f16
 
 // In TTGIR the two hinted copies are fused into one TDM instruction.
-// TTGIR: "amdg.async_tdm_fused_copy_global_to_local"({{.*}}) {warp_used_hints = array<i32: 15, 240>}
-// TTGIR: "amdg.async_tdm_wait"() {num = 1 : i32}
-// TTGIR: "tt.dot"
+// TTGIR-LABEL: tt.func public @gemm(
+// TTGIR: amdg.async_tdm_fused_copy_global_to_local {{.*}} {warp_used_hints = array<i32: 15, 240>}
+// TTGIR: amdg.async_tdm_wait {num = 1 : i32}
+// TTGIR: tt.dot
+// Triton's locations name the tile source.
+// TTGIR: loc("{{.*}}gemm_gfx1250.mlir":{{[0-9]+}}:{{[0-9]+}})
 
 // On gfx950 (no TDM) the copies lose their hints.
 // CDNA4-NOT: warp_used_hint
@@ -29,7 +32,7 @@
 #bl = #tile.blocked<{size_per_thread = array<i64: 1, 8>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 2, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   func.func @bad_layout(%c: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #bl> {
-    // ERR: emit.mlir:33:10: error: Triton rejected the lowered kernel: Result has an invalid layout
+    // ERR: emit.mlir:[[@LINE+1]]:10: error: Triton rejected the lowered kernel: Result has an invalid layout
     %d = "tile.convert_layout"(%c) : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #bl>
     return %d : tensor<64x64xf32, #bl>
   }
