@@ -32,7 +32,7 @@
 #bl = #tile.blocked<{size_per_thread = array<i64: 1, 8>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 2, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   func.func @bad_layout(%c: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #bl> {
-    // ERR: emit.mlir:[[@LINE+1]]:10: error: Triton rejected the lowered kernel: Result has an invalid layout
+    // ERR: emit.mlir:36:10: error: Triton rejected the lowered kernel: Result has an invalid layout
     %d = "tile.convert_layout"(%c) : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #bl>
     return %d : tensor<64x64xf32, #bl>
   }
