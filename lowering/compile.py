@@ -189,7 +189,10 @@ def split_hand_off(pipeline: str, registry: Any = None) -> tuple[str, HandOff | 
             bad options.
     """
     from gemm_opt.core.pipeline import PipelineError
-    from gemm_opt.lowering.convert_tile_to_triton_gpu import ConvertTileToTritonGPUPass
+    from gemm_opt.lowering.convert_tile_to_triton_gpu import (
+        LDS_COPIES,
+        ConvertTileToTritonGPUPass,
+    )
 
     registry = registry or _registry()
     elements = _flatten(pipeline, registry) if pipeline.strip() else []
@@ -207,6 +210,11 @@ def split_hand_off(pipeline: str, registry: Any = None) -> tuple[str, HandOff | 
         opts = ConvertTileToTritonGPUPass.from_options(last.options)
     except ValueError as e:
         raise PipelineError(str(e), last.col) from None
+    if opts.lds_copies not in LDS_COPIES:
+        raise PipelineError(
+            f"lds-copies must be one of {', '.join(LDS_COPIES)}, got '{opts.lds_copies}'",
+            last.col,
+        )
     rest = ",".join(el.text for el in elements[:-1])
     return rest, HandOff(opts.target, opts.lds_copies)
 
@@ -326,13 +334,17 @@ def lower_tile_module(
     fuse: bool = True,
     derive_hints: bool = False,
     pipeline: str | None = None,
+    filename: str = "-",
 ) -> LoweredModule:
     """Steps 1-3 of :func:`compile_tile_module` without compiling: the tile IR
-    after the tile passes and Triton's TTGIR text."""
-    return _lower(module_or_text, target, fuse, derive_hints, pipeline, None)
+    after the tile passes and Triton's TTGIR text. ``filename`` names the
+    source in Triton's locations where the module's own say ``-``."""
+    return _lower(module_or_text, target, fuse, derive_hints, pipeline, None, filename)
 
 
-def _lower(module_or_text, target, fuse, derive_hints, pipeline, options) -> LoweredModule:
+def _lower(
+    module_or_text, target, fuse, derive_hints, pipeline, options, filename="-"
+) -> LoweredModule:
     from gemm_opt import dialect
     from gemm_opt.core.diagnostics import collect
     from gemm_opt.core.ext_compat import MLIRError, ir
@@ -377,7 +389,9 @@ def _lower(module_or_text, target, fuse, derive_hints, pipeline, options) -> Low
         tile = module.operation.get_asm()
         seconds["tile_passes"] = time.perf_counter() - start
 
-        result = hand_off(module, target, compile=options is not None, options=options or {})
+        result = hand_off(
+            module, target, filename=filename, compile=options is not None, options=options
+        )
     seconds.update(result.seconds)
     full = ",".join(p for p in (pipeline, f"{HAND_OFF}{{target={target}}}") if p)
     low = LoweredModule(tile, result.ttgir, target, full, seconds)

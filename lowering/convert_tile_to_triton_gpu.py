@@ -83,6 +83,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import numpy
+
 from gemm_opt.core.contract import (
     DIVISIBILITY,
     NUM_WARPS,
@@ -901,10 +903,14 @@ class _Lowering:
         if len(shape) not in (1, 2):
             raise self.fail(op, "only rank-1 and rank-2 tensor constants lower to TritonGPU")
         elem = rt.element_type
-        if cast(elem, ir.IntegerType) is not None:
-            flat = list(ir.DenseIntElementsAttr(dense))
-        else:
-            flat = list(ir.DenseFPElementsAttr(dense))
+        values = numpy.asarray(dense)  # the bindings' buffer protocol
+        if values.dtype == object:
+            raise self.fail(
+                op,
+                f"a non-splat constant of {elem} has no lowering: its elements cannot be "
+                "read through the MLIR bindings (a splat, or another element type, can)",
+            )
+        flat = values.reshape(-1).tolist()
         raw = [repr(x) for x in flat]
         runs: list[tuple[int, int]] = []  # [start, end) of each run after the first
         start = 0

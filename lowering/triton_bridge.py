@@ -27,6 +27,7 @@ Pinned: triton 3.9.0 (``amdg`` dialect spelling, ``ttg.target = "hip:..."``).
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import pickle
 import re
@@ -71,6 +72,7 @@ TARGETS: dict[str, tuple[str, str | int, int]] = {
 _STEM = "kernel"
 _SHOWN_NAME = "<ttgir>"
 _TMP_PREFIX = "gemm_opt_ttgir_"
+_PARSE_FAILED = "Parse MLIR file failed."
 
 
 @dataclass(frozen=True)
@@ -313,8 +315,15 @@ def _text_work(work: Callable[[Callable[[Any], None]], Any]) -> Any:
         return run.result
     diags = parse_diagnostics(run.stderr)
     lines = [str(d) for d in diags if d.line] or [str(d) for d in diags]
-    if run.exception:
-        lines = lines or [run.exception]
+    if run.exception and not lines:
+        reason = run.exception.removeprefix("RuntimeError: ")
+        if reason == _PARSE_FAILED:
+            # Some of Triton's attribute parsers fail without a diagnostic.
+            reason = (
+                "Triton could not parse the text and gave no reason (look for unknown "
+                "or missing keys in its attributes)"
+            )
+        lines = [f"{_SHOWN_NAME}: error: {reason}"]
     if run.died:
         lines = [*lines, *run.assertions(), f"{_SHOWN_NAME}: error: Triton {run.died}"]
     raise TritonError("\n".join(dict.fromkeys(lines)), run.stderr, diags)
@@ -432,6 +441,8 @@ def run_isolated(work: Callable[[Callable[[Any], None]], Any]) -> Isolated:
             try:
                 os.close(read_fd)
                 os.dup2(err.fileno(), 2)
+                # An abort is the parent's to report: no Python dump of it.
+                faulthandler.disable()
                 _send(write_fd, ("result", work(lambda item: _send(write_fd, ("at", item)))))
             except BaseException as e:  # everything goes back to the parent
                 try:

@@ -12,19 +12,20 @@ from pathlib import Path
 import pytest
 
 from gemm_opt import dialect
-from gemm_opt.core.diagnostics import collect
-from gemm_opt.core.ext_compat import MLIRError, PassManager, ir
+from gemm_opt.core.ext_compat import PassManager, ir
 from gemm_opt.core.pass_base import TilePass
+from gemm_opt.core.pipeline import PipelineError
 from gemm_opt.lowering import PASSES, PIPELINE_DOCS, PIPELINES
+from gemm_opt.lowering import convert_tile_to_triton_gpu as convert_module
 from gemm_opt.lowering.compile import (
+    HandOff,
     TileCompileError,
     compile_tile_module,
+    hand_off,
     lower_tile_module,
+    split_hand_off,
 )
-from gemm_opt.lowering.convert_tile_to_triton_gpu import (
-    ConvertTileToTritonGPUPass,
-    wmma_warp_bases,
-)
+from gemm_opt.lowering.convert_tile_to_triton_gpu import wmma_warp_bases
 from gemm_opt.lowering.pipelines import tile_passes, tile_to_ttgir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,6 +80,32 @@ def test_named_pipeline_expands():
     assert text.split(",") == tile_to_ttgir("gfx1250", fuse=False)
 
 
+def test_the_hand_off_is_split_off_the_end_of_a_pipeline():
+    assert split_hand_off("tile-fuse-tdm-copies") == ("tile-fuse-tdm-copies", None)
+    rest, handoff = split_hand_off("builtin.module(tile-to-ttgir{target=gfx942})")
+    assert (rest, handoff) == ("", HandOff("gfx942", "auto"))
+    rest, handoff = split_hand_off(
+        "tile-fuse-tdm-copies,convert-tile-to-triton-gpu{target=cuda:90 lds-copies=registers}"
+    )
+    assert (rest, handoff) == ("tile-fuse-tdm-copies", HandOff("cuda:90", "registers"))
+    with pytest.raises(PipelineError, match="must end the pipeline") as info:
+        split_hand_off("convert-tile-to-triton-gpu,tile-fuse-tdm-copies")
+    assert info.value.col == 1
+    with pytest.raises(PipelineError, match="lds-copies"):
+        split_hand_off("convert-tile-to-triton-gpu{lds-copies=fast}")
+
+
+def test_the_hand_off_is_not_a_pass_over_our_ir():
+    ctx = dialect.make_context()
+    with ctx:
+        module = ir.Module.parse(GEMM)
+        pm = PassManager("builtin.module")
+        cls = PASSES["convert-tile-to-triton-gpu"]()
+        pm.add(cls(target="gfx1250"), cls.name)
+        with pytest.raises(Exception, match="hands the module to Triton"):
+            pm.run(module.operation)
+
+
 def test_wmma_warp_bases_step_n_first():
     assert wmma_warp_bases([4, 2]) == [[0, 1], [1, 0], [2, 0]]
     assert wmma_warp_bases([2, 2]) == [[0, 1], [1, 0]]
@@ -91,7 +118,7 @@ def test_wmma_warp_bases_step_n_first():
 def test_lowered_text_has_no_tile_ops_and_keeps_locations():
     low = lower_tile_module(GEMM, "gfx1250", fuse=False)
     assert "tile." not in low.ttgir
-    assert low.ttgir.count('"amdg.async_tdm_copy_global_to_local"') == 4
+    assert low.ttgir.count("= amdg.async_tdm_copy_global_to_local ") == 4
     assert "warp_used_hint = 15 : i32" in low.ttgir
     # Every TDM copy carries the location of the tile copy it comes from.
     tile_rows = {
@@ -102,7 +129,7 @@ def test_lowered_text_has_no_tile_ops_and_keeps_locations():
     aliases = dict(re.findall(r"^(#loc\d*) = loc\(\"-\":(\d+):\d+\)", low.ttgir, re.M))
     rows = set()
     for line in low.ttgir.splitlines():
-        if '"amdg.async_tdm_copy_global_to_local"' in line:
+        if "= amdg.async_tdm_copy_global_to_local " in line:
             ref = re.search(r"loc\((#loc\d*)\)\s*$", line).group(1)
             rows.add(int(aliases[ref]))
     assert rows == tile_rows
@@ -111,8 +138,8 @@ def test_lowered_text_has_no_tile_ops_and_keeps_locations():
 def test_fusion_and_predicates_in_the_default_pipeline():
     low = lower_tile_module(GEMM, "gfx1250")
     assert "tile.async_tdm_fused_copy_global_to_local" in low.tile
-    assert low.ttgir.count('"amdg.async_tdm_fused_copy_global_to_local"') == 2
-    assert '"amdg.async_tdm_wait"() {num = 1 : i32}' in low.ttgir
+    assert low.ttgir.count("= amdg.async_tdm_fused_copy_global_to_local ") == 2
+    assert re.search(r"amdg\.async_tdm_wait\s+\{num = 1 : i32\}", low.ttgir)
     # Unfused, the copies are warp-predicated in tile IR and stripped in TTGIR.
     low = lower_tile_module(GEMM, "gfx1250", fuse=False)
     assert "tile.warp_predicated" in low.tile and "tile.warp_id" in low.tile
@@ -129,13 +156,10 @@ def test_module_argument_is_not_changed():
     assert "hip:gfx942" in low.ttgir and "warp_used_hint" not in low.ttgir
 
 
-def _run_convert(module: ir.Module, target: str) -> list:
-    pm = PassManager("builtin.module")
-    pm.add(ConvertTileToTritonGPUPass(target=target), ConvertTileToTritonGPUPass.name)
-    with collect(module.context) as diags:
-        with pytest.raises(MLIRError):
-            pm.run(module.operation)
-    return diags
+def _hand_off_error(module: ir.Module, target: str) -> TileCompileError:
+    with pytest.raises(TileCompileError) as info:
+        hand_off(module, target)
+    return info.value
 
 
 def _first_copy(module: ir.Module) -> ir.Operation:
@@ -166,11 +190,13 @@ def test_layout_changed_after_verification_is_an_internal_error():
         copy.attributes["tile.warp_layout"] = ir.Attribute.parse(
             good.replace("anchor = 0 : i64", "anchor = 4 : i64")
         )
-        diags = _run_convert(module, "gfx1250")
-    errors = [d for d in diags if d.severity == "error"]
-    assert errors and "internal error: tile.warp_layout" in errors[0].message
-    assert "refusing to emit it" in errors[0].message
-    assert errors[0].line == _line_of(GEMM, '"tile.async_tdm_copy_global_to_local"')
+        err = _hand_off_error(module, "gfx1250")
+    assert "internal error: tile.warp_layout" in err.message
+    assert "refusing to emit it" in err.message
+    assert (err.line, err.stage) == (
+        _line_of(GEMM, '"tile.async_tdm_copy_global_to_local"'),
+        "convert",
+    )
 
 
 def test_tampered_predicate_is_an_internal_error():
@@ -197,10 +223,9 @@ def test_tampered_predicate_is_an_internal_error():
         module.operation.walk(visit)
         i32 = ir.IntegerType.get_signless(32)
         chain_const[0].attributes["value"] = ir.IntegerAttr.get(i32, 6)
-        diags = _run_convert(module, "gfx1250")
-    errors = [d for d in diags if d.severity == "error"]
-    assert errors and "internal error: the warp predicate" in errors[0].message
-    assert errors[0].line == _line_of(GEMM, '"tile.async_tdm_copy_global_to_local"')
+        err = _hand_off_error(module, "gfx1250")
+    assert "internal error: the warp predicate" in err.message
+    assert err.line == _line_of(GEMM, '"tile.async_tdm_copy_global_to_local"')
 
 
 # ---- Triton -----------------------------------------------------------------------------
@@ -220,7 +245,7 @@ def test_gfx1250_has_tdm_and_wmma_without_spills(gfx1250):
     assert "v_wmma_f32_16x16x32_f16" in gfx1250.asm["amdgcn"]
     assert gfx1250.hsaco[:4] == b"\x7fELF"
     assert set(gfx1250.asm) == {"tile", "ttgir", "llir", "amdgcn"}
-    assert {"parse", "tile_passes", "convert", "validate", "triton"} <= set(gfx1250.stage_seconds)
+    assert {"parse", "tile_passes", "convert", "triton"} <= set(gfx1250.stage_seconds)
     assert gfx1250.metadata["name"] == "gemm"
 
 
@@ -244,10 +269,10 @@ def test_gfx950_uses_direct_to_lds_copies_when_aligned():
         GEMM,
     )
     low = lower_tile_module(text, "gfx950")
-    assert '"ttg.async_copy_global_to_local"' in low.ttgir
-    assert '"ttg.async_wait"() {num = 2 : i32}' in low.ttgir
+    assert "= ttg.async_copy_global_to_local " in low.ttgir
+    assert "ttg.async_wait {num = 2 : i32}" in low.ttgir
     low = lower_tile_module(GEMM, "gfx950")  # no alignment facts: through registers
-    assert '"ttg.local_store"' in low.ttgir and "async_copy" not in low.ttgir
+    assert "ttg.local_store " in low.ttgir and "async_copy" not in low.ttgir
 
 
 def test_triton_errors_point_at_the_tile_op():
@@ -264,7 +289,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     with pytest.raises(TileCompileError) as info:
         compile_tile_module(bad)
     err = info.value
-    assert err.stage == "triton"
+    assert err.stage == "verify"  # Triton's verifier, on the module built for it
     assert (err.line, err.col) == (_line_of(bad, "tile.convert_layout"), 10)
     assert "invalid layout" in err.message
 
@@ -284,22 +309,96 @@ def test_unknown_target_is_reported():
         lower_tile_module(GEMM, "gfx90a")
 
 
-def test_diagnostics_against_the_ttgir_text_follow_its_locations():
-    from gemm_opt.lowering.compile import map_triton_error
-    from gemm_opt.lowering.triton_bridge import TritonError
+def test_an_abort_in_triton_names_the_tile_op_being_built(monkeypatch):
+    """Below the verifier: a padded layout whose offset bases repeat a dim
+    (what ``order = [0, 0]`` means) makes Triton's attribute builder abort.
+    The hand-off runs in a child that reports each tile op it builds, so the
+    abort ends as an error at that op, and this process lives on."""
 
-    ttgir = "\n".join(
-        [
-            '#loc2 = loc("-":12:7)',
-            '"builtin.module"() ({',
-            '  %0 = "tt.get_program_id"() {axis = 0 : i32} : () -> i32 loc(#loc3)',
-            "}) : () -> () loc(#loc2)",
-            "#loc3 = loc(fused[#loc2, #loc4])",
-            '#loc4 = loc("-":13:1)',
-        ]
+    def repeated_dim(layouts, interval, amount, order, shape):
+        shape = [int(s) for s in shape]
+        bases = [[1 << b, 0] for _ in order for b in range(shape[0].bit_length() - 1)]
+        return layouts.PaddedSharedLayout([[interval, amount]], bases, [], shape)
+
+    monkeypatch.setattr(convert_module, "_padded", repeated_dim)
+    with pytest.raises(TileCompileError) as info:
+        lower_tile_module(GEMM, "gfx1250")
+    err = info.value
+    assert err.message.startswith(
+        "Triton aborted (SIGABRT) while building the TritonGPU IR of 'tile.make_tensor_descriptor'"
     )
-    err = map_triton_error(TritonError("<ttgir>:3:8: error: bad axis"), ttgir)
-    assert (err.line, err.col, err.stage) == (12, 7, "triton")
-    assert err.message == "Triton rejected the lowered kernel: bad axis"
-    err = map_triton_error(TritonError("kernel.py:40:2: error: no layout"), ttgir)
-    assert (err.line, err.col) == (40, 2)
+    assert (err.line, err.stage) == (_line_of(GEMM, '"tile.make_tensor_descriptor"'), "convert")
+    assert "Assertion" in err.details
+
+
+NON_SPLAT = """
+#bl = #tile.blocked<{size_per_thread = array<i64: 1>, threads_per_warp = array<i64: 32>, warps_per_cta = array<i64: 4>, order = array<i64: 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  func.func @table(%p: !tile.ptr<ELEM>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %one = arith.constant 1 : i64
+    %t = arith.constant dense<[VALUES]> : tensor<8xELEM, #bl>
+    "tile.store_block"(%p, %n, %one, %c0, %t) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>} : (!tile.ptr<ELEM>, i32, i64, i32, tensor<8xELEM, #bl>) -> ()
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("elem", "values"),
+    [
+        ("i32", "3, 3, 7, 7, 7, -1, 0, 0"),
+        ("f16", "1.5, 1.5, 2.0, 2.0, 2.0, -4.0, 0.0, 0.0"),
+        ("i1", "true, true, false, false, false, true, false, false"),
+    ],
+)
+def test_a_non_splat_constant_lowers_as_selects_over_runs(elem, values):
+    text = NON_SPLAT.replace("ELEM", elem).replace("VALUES", values)
+    ttgir = compile_tile_module(text).asm["ttgir"]
+    # Four runs: a splat of the first value, one select for each other run.
+    assert ttgir.count("arith.select ") == 3
+    assert "tt.make_range {end = 8 : i32, start = 0 : i32}" in ttgir
+    assert "tt.store " in ttgir
+
+
+def test_a_non_splat_constant_whose_elements_cannot_be_read_is_a_located_error():
+    text = NON_SPLAT.replace("ELEM", "bf16").replace(
+        "VALUES", "1.0, 1.0, 2.0, 2.0, 0.0, 0.0, 0.0, 0.0"
+    )
+    with pytest.raises(TileCompileError, match="non-splat constant of bf16") as info:
+        lower_tile_module(text)
+    assert info.value.line == _line_of(text, "arith.constant dense")
+
+
+@pytest.mark.parametrize(
+    ("elem", "bits"),
+    [
+        ("i8", 8),
+        ("i64", 64),
+        ("f32", 32),
+        ("f64", 64),
+        ("bf16", 16),
+        ("f8E4M3FN", 8),
+        ("f8E5M2", 8),
+    ],
+)
+def test_element_types_lower_with_their_own_width(elem, bits):
+    text = NON_SPLAT.replace("ELEM", elem).replace(
+        "dense<[VALUES]>", "dense<0>" if elem[0] == "i" else "dense<0.0>"
+    )
+    ttgir = lower_tile_module(text).ttgir
+    assert f"!tt.ptr<{elem}>" in ttgir
+    assert convert_module.element_bits(ir.Type.parse(elem, dialect.make_context())) == bits
+
+
+@pytest.mark.parametrize("elem", ["index", "tf32"])
+def test_element_types_triton_lacks_are_located_errors(elem):
+    text = NON_SPLAT.replace("ELEM", elem).replace(
+        "dense<[VALUES]>", "dense<0>" if elem != "tf32" else "dense<0.0>"
+    )
+    with pytest.raises(TileCompileError) as info:
+        lower_tile_module(text)
+    err = info.value
+    assert f"element type {elem} has no TritonGPU equivalent" in err.message
+    assert err.line == _line_of(text, "func.func @table")
