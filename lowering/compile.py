@@ -69,6 +69,9 @@ class CompiledKernel:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     target: str = ""
     pipeline: str = ""
+    #: Triton's own split of ``stage_seconds["triton"]`` (see
+    #: :attr:`gemm_opt.lowering.triton_bridge.CompiledArtifact.stages`).
+    triton_stages: dict[str, float] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -322,7 +325,10 @@ def _triton_failure(run: Any, op: Any) -> TileCompileError:
         _, line, col, name = building[-1]
         message = f"Triton {how} while building the TritonGPU IR of '{name}': {reason}"
         return TileCompileError(message, line, col, "convert", "\n".join(details))
-    line, col = _position(op.location)
+    # Verifying or compiling: the module has no op to blame, so the function
+    # (the last one built) is named.
+    funcs = [p for p in building if p[3] == "func.func"]
+    line, col = funcs[-1][1:3] if funcs else _position(op.location)
     message = f"Triton {how} while {doing} the lowered kernel: {reason}"
     return TileCompileError(message, line, col, stage, "\n".join(details))
 
@@ -444,4 +450,5 @@ def compile_tile_module(
         stage_seconds=low.seconds,
         target=low.target,
         pipeline=low.pipeline,
+        triton_stages=dict(art.stages),
     )

@@ -123,6 +123,9 @@ class CompiledArtifact:
     metadata: dict[str, Any]
     compile_seconds: float
     metrics: IsaMetrics
+    #: Triton's own timing of the compile (seconds): ``ir_init`` (parsing the
+    #: TTGIR), each backend stage, ``store``; from its compilation listener.
+    stages: dict[str, float] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------
@@ -236,9 +239,18 @@ def compile_module(text: str, target: str, options: dict[str, Any] | None) -> Co
     opts = dict(options or {})
     # Triton 3.9 warns when fp fusion is left implicit; keep its default (on).
     opts.setdefault("enable_fp_fusion", True)
+    stages: dict[str, float] = {}
+
+    def listener(*, src: Any, metadata: Any, metadata_group: Any, times: Any, cache_hit: bool):
+        stages["ir_init"] = times.ir_initialization / 1e6
+        for name, micros in times.lowering_stages:
+            stages[name] = micros / 1e6
+        stages["store"] = times.store_results / 1e6
+
     with tempfile.TemporaryDirectory(prefix=_TMP_PREFIX) as tmp:
         path = _write(text, tmp)
-        with knobs.cache.scope():
+        with knobs.cache.scope(), knobs.compilation.scope():
+            knobs.compilation.listener = listener
             knobs.cache.dir = os.path.join(tmp, "cache")
             start = time.perf_counter()
             kernel = triton.compile(path, target=gpu_target(target), options=opts)
@@ -254,7 +266,7 @@ def compile_module(text: str, target: str, options: dict[str, Any] | None) -> Co
         if isinstance(amdgcn, str)
         else IsaMetrics(lds_bytes=int(metadata.get("shared") or 0))
     )
-    return CompiledArtifact(asm, metadata, seconds, metrics)
+    return CompiledArtifact(asm, metadata, seconds, metrics, stages)
 
 
 def _parse_text(text: str, target: str) -> Any:

@@ -45,7 +45,7 @@ import pytest
 import triton  # noqa: F401  (a pinned dependency: missing triton must fail, not skip)
 
 from gemm_opt.lowering.compile import compile_tile_module
-from gemm_opt.lowering.triton_bridge import innermost_loops, isa_metrics
+from gemm_opt.lowering.isa_analysis import innermost_loops, isa_metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "gemm_gfx1250.mlir"
