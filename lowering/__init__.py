@@ -5,6 +5,16 @@ names it); ``PIPELINES`` maps each named pipeline to a function of its
 options that returns the pipeline text, with a one-line doc in
 ``PIPELINE_DOCS``. The pass lists themselves live in
 :mod:`gemm_opt.lowering.pipelines`.
+
+``convert-tile-to-triton-gpu`` is registered like a pass (its name, options
+and documentation), but it is the *hand-off* to Triton: it builds a Triton
+module with Triton's own typed IR builder, in Triton's context and in a child
+process (see :mod:`gemm_opt.lowering.convert_tile_to_triton_gpu` for why),
+so it ends any pipeline. :mod:`gemm_opt.lowering.compile` is the one
+tile-to-binary path: :func:`~gemm_opt.lowering.compile.split_hand_off` takes
+it off the end of a pipeline, :func:`~gemm_opt.lowering.compile.hand_off`
+runs it (and Triton's compiler, on request), and both ``gemm-opt`` and
+``kernel.compile()`` go through them.
 """
 
 from __future__ import annotations

@@ -254,12 +254,17 @@ def hand_off(
     target = target or ""
 
     def work(report: Any) -> tuple:
-        from gemm_opt.lowering.convert_tile_to_triton_gpu import LoweringFailure, convert
+        from gemm_opt.lowering.convert_tile_to_triton_gpu import (
+            LoweringFailure,
+            check_hand_off,
+            convert,
+        )
 
         seconds: dict[str, float] = {}
         start = time.perf_counter()
         try:
-            triton = tb.triton_ir(target or _module_target(op) or "gfx1250")
+            resolved = check_hand_off(op, target, lds_copies)[0].name
+            triton = tb.triton_ir(resolved)
 
             def on_op(tile_op: Any) -> None:
                 report(("op", *_position(tile_op.location), tile_op.name))
@@ -274,7 +279,7 @@ def hand_off(
             return ("ok", text, None, seconds)
         report(("stage", "compile"))
         start = time.perf_counter()
-        art = tb.compile_module(text, target or _module_target(op) or "", options)
+        art = tb.compile_module(text, resolved, options)
         seconds["triton"] = time.perf_counter() - start
         return ("ok", text, art, seconds)
 
@@ -286,14 +291,6 @@ def hand_off(
         _, line, col, message = run.result
         raise TileCompileError(message, line, col, "convert")
     raise _triton_failure(run, op)
-
-
-def _module_target(op: Any) -> str | None:
-    from gemm_opt.core.ext_compat import ir
-    from gemm_opt.dialect.tile import TARGET
-
-    attrs = op.attributes
-    return ir.StringAttr(attrs[TARGET]).value if TARGET in attrs else None
 
 
 def _triton_failure(run: Any, op: Any) -> TileCompileError:

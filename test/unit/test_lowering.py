@@ -402,3 +402,57 @@ def test_element_types_triton_lacks_are_located_errors(elem):
     err = info.value
     assert f"element type {elem} has no TritonGPU equivalent" in err.message
     assert err.line == _line_of(text, "func.func @table")
+
+
+# ---- Triton never takes the process down ---------------------------------------------
+
+INDEX_COPY = """
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!da = !tile.tensor_desc<tensor<128x64xindex, #s>>
+!ba = !tile.shared<tensor<128x64xindex, #s>>
+module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
+  func.func @copy(%a: !tile.ptr<index>, %m: i32, %lda: i64) {
+    %one = arith.constant 1 : i64
+    %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<index>, i32, i32, i64, i64) -> !da
+    %b = "tile.local_alloc"() : () -> !ba
+    "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
+    return
+  }
+}
+"""
+
+#: Inputs Triton 3.9 aborts on (issue 7), made from the example GEMM.
+ABORTING = {
+    "k_width_3": GEMM.replace("k_width = 8", "k_width = 3"),
+    "padded_order_0_0": GEMM.replace("order = array<i64: 1, 0>}>", "order = array<i64: 0, 0>}>"),
+    "index_copy": INDEX_COPY,
+}
+
+
+@pytest.mark.parametrize("case", sorted(ABORTING))
+@pytest.mark.parametrize("emit", ["ttgir", "amdgcn"])
+def test_inputs_triton_aborts_on_end_as_located_errors(tmp_path, case, emit):
+    """Whether our verifier or the hand-off's isolation catches them, the tool
+    prints one located error and exits 1: no abort, no traceback."""
+    import subprocess
+    import sys
+
+    src = tmp_path / f"{case}.mlir"
+    src.write_text(ABORTING[case])
+    proc = subprocess.run(
+        [sys.executable, "-m", "gemm_opt.tools.opt", str(src), f"--emit={emit}", "-o", "-"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert re.match(rf"{re.escape(str(src))}:\d+:\d+: error: ", proc.stderr), proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("case", sorted(ABORTING))
+def test_kernel_compile_survives_inputs_triton_aborts_on(case):
+    with pytest.raises(TileCompileError) as info:
+        compile_tile_module(ABORTING[case])
+    assert info.value.line > 0
