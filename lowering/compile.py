@@ -283,6 +283,8 @@ def hand_off(
         seconds["triton"] = time.perf_counter() - start
         return ("ok", text, art, seconds)
 
+    if compile:
+        tb.warm_for_compile()
     run = tb.run_isolated(work)
     if run.ok and run.result[0] == "ok":
         _, text, art, seconds = run.result

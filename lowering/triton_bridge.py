@@ -59,6 +59,7 @@ __all__ = [
     "triton_ir",
     "validate",
     "verified_text",
+    "warm_for_compile",
 ]
 
 #: Short target names and the ``GPUTarget(backend, arch, warp_size)`` they mean,
@@ -269,6 +270,15 @@ def compile_module(text: str, target: str, options: dict[str, Any] | None) -> Co
     return CompiledArtifact(asm, metadata, seconds, metrics, stages)
 
 
+def warm_for_compile() -> None:
+    """Do in this process, once, the pure-Python work every compile starts
+    with: Triton's cache key hashes its own sources and library (most of a
+    cold compile's time). A child forked afterwards inherits the result."""
+    from triton.runtime.cache import triton_key
+
+    triton_key()
+
+
 def _parse_text(text: str, target: str) -> Any:
     """Parse and verify TTGIR text in Triton's context; check its target."""
     from triton._C.libtriton import ir
@@ -318,6 +328,7 @@ def compile_ttgir(
         _parse_text(ttgir_text, target)
         return compile_module(ttgir_text, target, options)
 
+    warm_for_compile()
     return _text_work(work)
 
 
@@ -440,8 +451,12 @@ def run_isolated(work: Callable[[Callable[[Any], None]], Any]) -> Isolated:
     Triton is imported (Python only) before forking, so each child starts
     warm; the parent itself never builds, verifies or compiles anything.
     """
+    # Python imports only (each child then starts warm): Triton, its backends
+    # and Gluon's layout classes, which the hand-off builds with.
     import triton
-    import triton._C.libtriton  # noqa: F401
+    import triton._C.libtriton
+    import triton.compiler.compiler
+    import triton.experimental.gluon.language.amd.cdna5  # noqa: F401
 
     read_fd, write_fd = os.pipe()
     with tempfile.TemporaryFile() as err:
