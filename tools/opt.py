@@ -7,7 +7,7 @@ emitters); :mod:`gemm_opt.tools.opt_main` decides how it behaves.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from gemm_opt import dialect, lowering, passes
 from gemm_opt.core.pipeline import Registry
@@ -49,7 +49,7 @@ def _emit(module: object, target: str, kind: str, filename: str) -> str | bytes:
     return out if isinstance(out, bytes) else str(out)
 
 
-def _split_hand_off(pipeline: str):
+def _split_hand_off(pipeline: str) -> tuple[str, Callable[[object, str], str] | None]:
     """The pipeline without a trailing hand-off, and what prints the hand-off's result."""
     from gemm_opt.lowering.compile import TileCompileError, hand_off, split_hand_off
 
