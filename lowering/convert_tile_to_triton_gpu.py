@@ -404,6 +404,7 @@ class _Lowering:
     mma_min_warp_tile: dict[str, int] = field(default_factory=dict)
     functions: dict[str, Any] = field(default_factory=dict)
     _layouts: dict[Any, Any] = field(default_factory=dict)
+    _linear_checked: set[tuple[Any, tuple[int, ...]]] = field(default_factory=set)
     #: gfx950: copies go straight to LDS (else through registers).
     direct_copies: bool = False
     #: The tile op being lowered (diagnostics from builders name it).
@@ -456,8 +457,19 @@ class _Lowering:
         return self._layouts[gluon_layout]
 
     def tensor(self, shape: Sequence[int], elem: Any, layout: Any) -> Any:
-        """A distributed tensor type; ``elem`` is a Triton type, ``layout`` Gluon's."""
-        return self.b.get_distributed_ty(elem, [int(s) for s in shape], self.layout(layout))
+        """A distributed tensor type; ``elem`` is a Triton type, ``layout`` Gluon's.
+
+        Each new (layout, shape) is first converted to Triton's linear layout:
+        Triton's verifier does that for every tensor later, and a layout it
+        cannot convert (a ``kWidth`` of 3, say) fails, or aborts, here, at the
+        tile op whose type it is, rather than in the verifier, at no op.
+        """
+        dims = [int(s) for s in shape]
+        attr = self.layout(layout)
+        if (layout, tuple(dims)) not in self._linear_checked:
+            self._linear_checked.add((layout, tuple(dims)))
+            self.b.to_linear_layout(attr, dims)
+        return self.b.get_distributed_ty(elem, dims, attr)
 
     def blocked(self, shape: Sequence[int], elem_bits: int) -> Any:
         size, lanes, warps, order = blocked_params(

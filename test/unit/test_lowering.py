@@ -331,6 +331,28 @@ def test_an_abort_in_triton_names_the_tile_op_being_built(monkeypatch):
     assert "Assertion" in err.details
 
 
+def test_a_layout_triton_cannot_convert_aborts_at_the_op_whose_type_it_is(monkeypatch):
+    """Below the verifier: dot operands with kWidth 3 make Triton abort when it
+    converts the layout to a linear layout. The hand-off converts each new
+    tensor layout as it builds the type, so the error names that tile op."""
+    original = convert_module._Lowering.convert_encoding
+
+    def k_width_3(self, attr, op, elem_bits=16):
+        layout = original(self, attr, op, elem_bits)
+        if isinstance(layout, self.tt.layouts.DotOperandLayout):
+            return self.tt.layouts.DotOperandLayout(layout.operand_index, layout.parent, 3)
+        return layout
+
+    monkeypatch.setattr(convert_module._Lowering, "convert_encoding", k_width_3)
+    with pytest.raises(TileCompileError) as info:
+        lower_tile_module(GEMM, "gfx1250")
+    err = info.value
+    assert err.message.startswith(
+        "Triton aborted (SIGABRT) while building the TritonGPU IR of 'tile.local_load'"
+    )
+    assert err.line == _line_of(GEMM, '"tile.local_load"')
+
+
 NON_SPLAT = """
 #bl = #tile.blocked<{size_per_thread = array<i64: 1>, threads_per_warp = array<i64: 32>, warps_per_cta = array<i64: 4>, order = array<i64: 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
