@@ -162,17 +162,6 @@ def map_triton_error(err: TritonError, ttgir: str) -> TileCompileError:
     )
 
 
-def _registry() -> Any:
-    from gemm_opt import lowering, passes
-    from gemm_opt.core.pipeline import Registry
-
-    return Registry(
-        passes={**passes.PASSES, **lowering.PASSES},
-        pipelines=dict(lowering.PIPELINES),
-        pipeline_docs=dict(lowering.PIPELINE_DOCS),
-    )
-
-
 def _first_error(diags: list[Any], stage: str, fallback: str) -> TileCompileError:
     errors = [d for d in diags if d.severity == "error"]
     details = "\n".join(f"{d.line}:{d.col}: {d.severity}: {d.message}" for d in diags)
@@ -185,11 +174,12 @@ def _first_error(diags: list[Any], stage: str, fallback: str) -> TileCompileErro
 def _run_pipeline(module: Any, text: str, stage: str, diags: list[Any]) -> None:
     from gemm_opt.core.ext_compat import MLIRError
     from gemm_opt.core.pipeline import PipelineError, build_pass_manager
+    from gemm_opt.lowering import REGISTRY
 
     if not text:
         return
     try:
-        pm = build_pass_manager(text, _registry())
+        pm = build_pass_manager(text, REGISTRY)
     except PipelineError as e:
         raise TileCompileError(f"bad pipeline '{text}': {e}", stage=stage) from None
     try:

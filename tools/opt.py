@@ -11,26 +11,22 @@ import re
 import sys
 from collections.abc import Sequence
 
-from gemm_opt import dialect, lowering, passes
-from gemm_opt.core.pipeline import Registry
+from gemm_opt import dialect
+from gemm_opt.core.contract import TARGET
 from gemm_opt.core.targets import TARGET_NAMES as TARGETS
 from gemm_opt.dialect.tile import verify_module_attributes
+from gemm_opt.lowering import REGISTRY, pipelines
 from gemm_opt.tools.opt_main import EmitError, Emitter, OptTool
 from gemm_opt.tools.opt_main import main as opt_main
 
 EMIT_KINDS = ("ttgir", "llir", "amdgcn", "hsaco", "ptx", "cubin")
+#: Kinds written as binary objects (one per file).
+BINARY_KINDS = frozenset({"hsaco", "cubin"})
 
 
-def _tile_pipeline(target: str) -> str:
-    from gemm_opt.lowering.pipelines import tile_passes
-
-    return ",".join(tile_passes(target))
-
-
-def _pipeline(target: str) -> str:
-    from gemm_opt.lowering.pipelines import tile_to_ttgir
-
-    return ",".join(tile_to_ttgir(target))
+def _default(target: str, convert: bool) -> list[str]:
+    """The target's whole pipeline (``--emit`` without ``--pass-pipeline``)."""
+    return pipelines.tile_to_ttgir(target) if convert else pipelines.tile_passes(target)
 
 
 def _emit(module: object, target: str, kind: str, filename: str) -> str | bytes:
@@ -59,20 +55,21 @@ def _emit(module: object, target: str, kind: str, filename: str) -> str | bytes:
 
 def make_tool() -> OptTool:
     """The gemm-opt tool: every pass, pipeline and emitter of the project."""
-    registry = Registry(
-        passes={**passes.PASSES, **lowering.PASSES},
-        pipelines=dict(lowering.PIPELINES),
-        pipeline_docs=dict(lowering.PIPELINE_DOCS),
-    )
     return OptTool(
         name="gemm-opt",
-        registry=registry,
+        registry=REGISTRY,
         make_context=dialect.make_context,
         verify_module=verify_module_attributes,
         emitter=Emitter(
-            pipeline=_pipeline, emit=_emit, kinds=EMIT_KINDS, tile_pipeline=_tile_pipeline
+            emit=_emit,
+            default=_default,
+            complete=pipelines.completion,
+            kinds=EMIT_KINDS,
+            binary_kinds=BINARY_KINDS,
+            final_pass=pipelines.CONVERT,
         ),
         targets=TARGETS,
+        target_attr=TARGET,
         description="Parse, verify, transform and lower tile-dialect GEMM kernels.",
     )
 
