@@ -11,6 +11,8 @@ pipelines from it.
 
 from __future__ import annotations
 
+import atexit
+import sys
 from collections.abc import Callable
 
 from gemm_opt import passes as _passes
@@ -61,5 +63,27 @@ REGISTRY = Registry(
     pipelines=PIPELINES,
     module_passes=frozenset(PASSES),
 )
+
+
+def _release_gluon_modules() -> None:
+    """Drop the globals of Triton's Gluon modules at interpreter exit.
+
+    Once Gluon has built a kernel, ``triton._C.libtriton`` holds Gluon's
+    Python modules (``...gluon.language._layouts`` and others it imports from
+    C++) in static storage that is never released, so their globals (the
+    ``GluonOpBuilder`` type among them) outlive the interpreter's module
+    teardown, and nanobind's exit check prints a page of "leaked ..." lines.
+    Clearing those module dicts first lets the types be freed normally. A
+    no-op when Gluon was never imported; registered at import, so it runs
+    after every exit handler Triton registers later.
+    """
+    for name in [n for n in sys.modules if n.startswith(_GLUON)]:
+        module = sys.modules.get(name)
+        if module is not None:
+            module.__dict__.clear()
+
+
+_GLUON = "triton.experimental.gluon"
+atexit.register(_release_gluon_modules)
 
 __all__ = ["PASSES", "PIPELINES", "PIPELINE_DOCS", "REGISTRY"]
