@@ -88,10 +88,10 @@ PIPELINE_OPTIONS = (
         "target",
         "string",
         "gfx1250",
-        "gfx1250, gfx950, gfx942 or cuda:90 (gemm-opt fills in the module's tile.target)",
+        "gfx1250, gfx950, gfx942 or cuda:90; gemm-opt fills in the module's tile.target.",
     ),
-    Option("fuse", "bool", "true", "fuse disjoint hinted TDM copies (gfx1250)"),
-    Option("derive-hints", "bool", "false", "give runs of unhinted copies warp hints (gfx1250)"),
+    Option("fuse", "bool", "true", "Fuse disjoint hinted TDM copies (gfx1250)."),
+    Option("derive-hints", "bool", "false", "Give runs of unhinted copies warp hints (gfx1250)."),
 )
 
 

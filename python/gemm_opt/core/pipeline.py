@@ -421,8 +421,10 @@ def pass_options(cls: type[TilePass]) -> list[Option]:
         default = f.default if f.default is not dataclasses.MISSING else ""
         if isinstance(default, bool):
             default = str(default).lower()
-        type_name = getattr(f.type, "__name__", str(f.type))
-        out.append(Option(name, type_name, str(default), docs.get(f.name, "")))
+        type_name = str(getattr(f.type, "__name__", f.type))
+        type_name = {"str": "string"}.get(type_name, type_name)
+        doc = docs.get(f.name, "").replace("``", "")
+        out.append(Option(name, type_name, str(default), doc))
     return out
 
 
