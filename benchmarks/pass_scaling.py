@@ -7,12 +7,16 @@ allocations, then ``n / 2`` stages of an A copy (hint ``0x0F``) and a B copy
 ``3n / 2`` ops in the loop-free body). The unhinted variant (for
 ``tile-derive-warp-hints``) is the same kernel without hints.
 
-For each pass the module first goes through the passes the default pipeline
-runs before it (untimed), then the pass alone is timed on a fresh module, the
-best of ``--repeat`` runs. ``--emit=ttgir`` is the whole path of
+The default pipeline's passes are timed in order on one module, each on the
+IR its predecessor produced; every other pass and each named pipeline runs
+alone on a fresh module; the best of ``--repeat`` runs (one above 4,000
+copies). ``--emit=ttgir`` is the whole path of
 ``gemm-opt --emit=ttgir``: the default pipeline, the TTGIR text and Triton's
 parser. Remarks (``tile-annotate-warp-plan``) go to a counting diagnostic
 handler, not to a terminal.
+
+Times are CPU seconds of this process (``time.process_time``), which other
+load on a shared machine barely moves, unlike wall time.
 
 The table gives seconds per size and the growth ratio
 ``(t(n) / t(n0)) / (n / n0)`` against the smallest size ``n0``: 1 is linear,
@@ -32,7 +36,6 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,53 +110,47 @@ def build_module(ctx: ir.Context, copies: int, hinted: bool = True) -> ir.Module
 
 
 @dataclass(frozen=True)
-class Case:
-    """One timed row: ``setup`` passes run first (untimed), then ``timed``."""
+class Chain:
+    """Passes run in order on one fresh module, each timed on the IR its
+    predecessor produced (the default pipeline is one chain)."""
 
-    name: str
-    setup: tuple[str, ...]
-    timed: str
+    steps: tuple[str, ...]
     hinted: bool = True
 
 
-def cases() -> list[Case]:
-    """Every registered pass and named pipeline, after the passes it follows by default."""
-    default = pipelines.tile_passes(TARGET, fuse=True, derive_hints=True)
-    convert = f"convert-tile-to-triton-gpu{{target={TARGET}}}"
-    out = []
+def chains() -> list[Chain]:
+    """The default pipeline, then every other registered pass and each named
+    pipeline on its own (``tile-derive-warp-hints`` on the unhinted kernel)."""
+    default = Chain(tuple(pipelines.tile_to_ttgir(TARGET)))
+    out = [default]
+    covered = {step.split("{")[0] for step in default.steps}
     for name in sorted(REGISTRY.passes):
-        if name == "convert-tile-to-triton-gpu":
-            out.append(Case(name, tuple(pipelines.tile_passes(TARGET)), convert))
-        elif name in default:
-            before = tuple(p for p in default[: default.index(name)] if p != name)
-            hinted = name != "tile-derive-warp-hints"
-            setup = () if not hinted else tuple(p for p in before if p != "tile-derive-warp-hints")
-            out.append(Case(name, setup, name, hinted))
-        else:
-            out.append(Case(name, (), name))
-    for name in sorted(REGISTRY.pipelines):
-        out.append(Case(f"{name}{{target={TARGET}}}", (), f"{name}{{target={TARGET}}}"))
+        if name not in covered:
+            out.append(Chain((name,), hinted=name != "tile-derive-warp-hints"))
+    out += [Chain((f"{name}{{target={TARGET}}}",)) for name in sorted(REGISTRY.pipelines)]
     return out
 
 
-def _run(module: ir.Module, text: str) -> None:
-    if text:
-        build_pass_manager(f"builtin.module({text})", REGISTRY).run(module.operation)
+def row_name(step: str) -> str:
+    """A pass's row is its name; a named pipeline's keeps its options."""
+    name = step.split("{")[0]
+    return name if name in REGISTRY.passes else step
 
 
-def time_case(case: Case, copies: int, repeat: int) -> float:
-    """Best wall time of ``case`` on a fresh ``copies``-copy module."""
-    best = float("inf")
+def time_chain(chain: Chain, copies: int, repeat: int) -> list[float]:
+    """Best CPU time of each step of ``chain`` on a ``copies``-copy module."""
+    best = [float("inf")] * len(chain.steps)
     for _ in range(repeat):
         ctx = dialect.make_context()
-        handle = ctx.attach_diagnostic_handler(lambda d: True)  # remarks: counted as handled
+        handle = ctx.attach_diagnostic_handler(lambda d: True)  # remarks: handled, not printed
         try:
-            module = build_module(ctx, copies, case.hinted)
+            module = build_module(ctx, copies, chain.hinted)
             with ctx:
-                _run(module, ",".join(case.setup))
-                start = time.perf_counter()
-                _run(module, case.timed)
-                best = min(best, time.perf_counter() - start)
+                for i, step in enumerate(chain.steps):
+                    pm = build_pass_manager(f"builtin.module({step})", REGISTRY)
+                    start = time.process_time()
+                    pm.run(module.operation)
+                    best[i] = min(best[i], time.process_time() - start)
         finally:
             handle.detach()
     return best
@@ -171,9 +168,9 @@ def time_emit(copies: int, repeat: int) -> float:
         path = Path(tmp) / FILE
         path.write_text(text)
         for _ in range(repeat):
-            start = time.perf_counter()
+            start = time.process_time()
             status = gemm_opt([str(path), "--emit=ttgir", "-o", os.devnull])
-            best = min(best, time.perf_counter() - start)
+            best = min(best, time.process_time() - start)
             if status != 0:
                 raise RuntimeError(f"gemm-opt --emit=ttgir failed with status {status}")
     return best
@@ -196,36 +193,39 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--sizes expects integers, got '{args.sizes}'")
     if not sizes or sizes[0] < 2:
         p.error("--sizes needs at least one size of 2 copies or more")
-    rows: list[tuple[str, Callable[[int, int], float]]] = [
-        (c.name, lambda n, r, c=c: time_case(c, n, r)) for c in cases()
-    ]
-    rows.append(("--emit=ttgir", time_emit))
+    rows = [row_name(step) for chain in chains() for step in chain.steps] + ["--emit=ttgir"]
     only = {s for s in args.only.split(",") if s}
-    unknown = only - {name for name, _ in rows}
-    if unknown:
-        p.error(f"--only: no row named {', '.join(sorted(unknown))}")
-    if only:
-        rows = [r for r in rows if r[0] in only]
+    if only - set(rows):
+        p.error(f"--only: no row named {', '.join(sorted(only - set(rows)))}")
+    times: dict[str, list[float]] = {row: [] for row in rows if not only or row in only}
+    for n in sizes:
+        repeat = args.repeat if n < 4000 else 1
+        try:
+            for chain in chains():
+                names = [row_name(step) for step in chain.steps]
+                if not any(name in times for name in names):
+                    continue
+                for name, t in zip(names, time_chain(chain, n, repeat), strict=True):
+                    if name in times:
+                        times[name].append(t)
+            if "--emit=ttgir" in times:
+                times["--emit=ttgir"].append(time_emit(n, repeat))
+        except (MLIRError, RuntimeError) as e:
+            print(f"failed on {n} copies: {e}", file=sys.stderr)
+            return 1
+        print(f"  ({n} copies done)", file=sys.stderr, flush=True)
 
-    width = max(len(name) for name, _ in rows)
+    width = max(len(name) for name in times)
     head = "".join(f"{n:>10}" for n in sizes)
     ratios = "".join(f"{'x' + str(n):>8}" for n in sizes[1:])
-    print(f"{'seconds':<{width}}{head}   growth{ratios}", flush=True)
+    print(f"{'CPU seconds':<{width}}{head}   growth{ratios}")
     worst = 0.0
-    for name, timer in rows:
-        times = []
-        for n in sizes:
-            try:
-                times.append(timer(n, args.repeat if n < 4000 else 1))
-            except (MLIRError, RuntimeError) as e:
-                print(f"{name}: failed on {n} copies: {e}", file=sys.stderr)
-                return 1
-        pairs = zip(times[1:], sizes[1:], strict=True)
-        growth = [(t / times[0]) / (n / sizes[0]) for t, n in pairs]
+    for name, ts in times.items():
+        pairs = zip(ts[1:], sizes[1:], strict=True)
+        growth = [(t / ts[0]) / (n / sizes[0]) for t, n in pairs]
         worst = max([worst, *growth])
-        cells = "".join(f"{t:>10.3f}" for t in times)
-        ratios = "".join(f"{g:>8.2f}" for g in growth)
-        print(f"{name:<{width}}{cells}   {'':6}{ratios}", flush=True)
+        cells = "".join(f"{t:>10.3f}" for t in ts)
+        print(f"{name:<{width}}{cells}   {'':6}" + "".join(f"{g:>8.2f}" for g in growth))
     verdict = "ok" if worst <= args.limit else "FAIL"
     print(f"worst growth ratio {worst:.2f} (limit {args.limit:g}): {verdict}")
     return 0 if worst <= args.limit else 1
