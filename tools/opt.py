@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from gemm_opt import dialect
 from gemm_opt.core.contract import TARGET
 from gemm_opt.core.targets import TARGET_NAMES as TARGETS
+from gemm_opt.core.targets import TARGETS as TARGET_TABLE
 from gemm_opt.dialect.tile import verify_module_attributes
 from gemm_opt.lowering import REGISTRY, pipelines
 from gemm_opt.tools.opt_main import EmitError, Emitter, OptTool
@@ -22,6 +23,16 @@ from gemm_opt.tools.opt_main import main as opt_main
 EMIT_KINDS = ("ttgir", "llir", "amdgcn", "hsaco", "ptx", "cubin")
 #: Kinds written as binary objects (one per file).
 BINARY_KINDS = frozenset({"hsaco", "cubin"})
+#: The artifacts each Triton backend produces (its compile stages).
+BACKEND_KINDS = {
+    "hip": ("ttgir", "llir", "amdgcn", "hsaco"),
+    "cuda": ("ttgir", "llir", "ptx", "cubin"),
+}
+
+
+def _kinds(target: str) -> tuple[str, ...]:
+    """The ``--emit`` kinds ``target`` has (besides ``tile``)."""
+    return BACKEND_KINDS[TARGET_TABLE[target].backend]
 
 
 def _default(target: str, convert: bool) -> list[str]:
@@ -66,6 +77,7 @@ def make_tool() -> OptTool:
             complete=pipelines.completion,
             kinds=EMIT_KINDS,
             binary_kinds=BINARY_KINDS,
+            kinds_for=_kinds,
             final_pass=pipelines.CONVERT,
         ),
         targets=TARGETS,

@@ -56,6 +56,15 @@ class Emitter:
     kinds: tuple[str, ...] = ()
     binary_kinds: frozenset[str] = frozenset()
     final_pass: str = ""
+    kinds_for: Callable[[str], Collection[str]] | None = None
+    """Target -> the kinds it has (default: all)."""
+
+    def lacks(self, target: str, kind: str) -> str | None:
+        """Why ``target`` has no ``kind`` artifact, or None if it has one."""
+        if kind == "tile" or self.kinds_for is None or kind in self.kinds_for(target):
+            return None
+        have = ", ".join(k for k in self.kinds if k in self.kinds_for(target))
+        return f"--emit={kind} does not exist for target {target} (it has: tile, {have})"
 
 
 class EmitError(Exception):
@@ -234,6 +243,9 @@ def _plan(tool: OptTool, args: argparse.Namespace) -> _Plan:
             f"--emit={emit} writes one binary object per file; it cannot be combined "
             "with --split-input-file",
         )
+    lacks = tool.emitter.lacks(target, emit) if tool.emitter and target and emit else None
+    if lacks is not None:
+        _misuse(tool.name, lacks)
     plan = _Plan(args.pass_pipeline, emit, target)
     if not plan.pipeline:
         return plan
@@ -369,6 +381,10 @@ def _run_chunk(
                 module.operation.location.emit_error(
                     f"--emit needs a target: pass --target or set {tool.target_attr} on the module"
                 )
+                return None
+            lacks = tool.emitter.lacks(target, plan.emit)
+            if lacks is not None:
+                module.operation.location.emit_error(lacks)
                 return None
             steps += _completion(tool, plan, steps, target, defaults)
         pm = build_pass_manager(

@@ -205,6 +205,8 @@ MISUSE = [
     ),
     (["--pass-pipeline=builtin.module(nope)"], "'nope' does not refer to a registered pass"),
     (["--pass-pipeline=func.func(cse,nope)"], "'nope' does not refer to a registered pass"),
+    (["--emit=ptx", "--target=gfx1250"], "--emit=ptx does not exist for target gfx1250"),
+    (["--emit=hsaco", "--target=cuda:90", "-o", "x"], "--emit=hsaco does not exist for target"),
     (["--emit=bogus"], "argument --emit: invalid choice: 'bogus'"),
     (["--no-such-flag"], "unrecognized arguments: --no-such-flag"),
 ]
@@ -231,6 +233,14 @@ def test_input_errors_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "--emit needs a target" in capsys.readouterr().err
     assert opt.main([str(tmp_path / "missing.mlir")]) == 1
     assert "could not open input file" in capsys.readouterr().err
+    # The module's target decides what exists, before any pass runs.
+    path.write_text('module attributes {tile.num_warps = 4 : i32, tile.target = "gfx950"} {\n}\n')
+    assert opt.main([str(path), "--emit=ptx"]) == 1
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"{path}:1:1: error: --emit=ptx does not exist for target gfx950 (it has: tile, ttgir, llir, amdgcn, hsaco)\n"
+    )
 
 
 def test_binary_emit_writes_one_object(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

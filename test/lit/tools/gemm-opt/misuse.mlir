@@ -7,6 +7,7 @@
 // RUN: not gemm-opt %t.missing --pass-pipeline='builtin.module(tile-fuse-tdm-copies{max-members=x})' 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: not gemm-opt %t.missing --pass-pipeline='builtin.module(tile-to-ttgir{colour=red})' 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not gemm-opt %t.missing --emit=ttgir --target=gfx950 --pass-pipeline='builtin.module(tile-to-ttgir{target=gfx942})' 2>&1 | FileCheck %s --check-prefix=CONTRA
+// RUN: not gemm-opt %t.missing --emit=ptx --target=gfx942 2>&1 | FileCheck %s --check-prefix=KIND
 
 // TARGET: gemm-opt: error: --target applies to --emit only
 // TARGET-NOT: could not open
@@ -16,3 +17,4 @@
 // OPTION: <pass-pipeline>:1:16: error: pass 'tile-fuse-tdm-copies' option 'max-members' expects int, got 'x'
 // PIPELINE: <pass-pipeline>:1:16: error: pipeline 'tile-to-ttgir' has no option 'colour' (options: derive-hints, fuse, target)
 // CONTRA: gemm-opt: error: --target=gfx950 contradicts 'convert-tile-to-triton-gpu{target=gfx942}'
+// KIND: gemm-opt: error: --emit=ptx does not exist for target gfx942 (it has: tile, ttgir, llir, amdgcn, hsaco)
