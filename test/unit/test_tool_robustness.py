@@ -61,6 +61,10 @@ PIPELINES = [
     (
         "--pass-pipeline=builtin.module(tile-optimize{target=gfx1250},convert-tile-to-triton-gpu{target=gfx1250})",
     ),
+    (
+        "--pass-pipeline=builtin.module(func.func(tile-fuse-tdm-copies,canonicalize,tile-annotate-warp-plan))",
+        "--emit=tile",
+    ),
 ]
 
 
