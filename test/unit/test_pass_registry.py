@@ -4,6 +4,7 @@ the CLI and the compile path."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import re
 import subprocess
 import sys
@@ -94,3 +95,21 @@ def test_registry_pipelines_and_options_are_listed_by_the_tool():
         assert any(ln.split()[:1] == [name] and named.summary in ln for ln in out.splitlines())
         for o in named.options:
             assert f"{o.name}=<{o.type}>" in out and f"(default: {o.default})" in out
+
+
+def test_every_pass_and_pipeline_is_in_the_scaling_benchmark(capsys, monkeypatch):
+    spec = importlib.util.spec_from_file_location(
+        "pass_scaling", ROOT / "benchmarks" / "pass_scaling.py"
+    )
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "pass_scaling", bench)  # dataclasses look it up
+    spec.loader.exec_module(bench)
+    rows = {bench.row_name(step) for chain in bench.chains() for step in chain.steps}
+    assert set(REGISTRY.passes) <= rows
+    assert {f"{name}{{target=gfx1250}}" for name in REGISTRY.pipelines} <= rows
+    # A smoke run on tiny kernels (the growth check itself needs real sizes).
+    assert bench.main(["--sizes", "4,8", "--repeat", "1", "--limit", "1000"]) == 0
+    table = capsys.readouterr().out
+    for row in [*rows, "--emit=ttgir"]:
+        assert any(line.split()[:1] == [row] for line in table.splitlines()), row
