@@ -6,6 +6,7 @@
 // RUN: gemm-opt %s --verify-diagnostics --pass-pipeline='builtin.module(func.func(tile-annotate-warp-plan))' | FileCheck %s --check-prefix=SAME
 // RUN: gemm-opt %s --pass-pipeline='func.func(tile-assign-tdm-warp-layout)' --mlir-print-ir-after-all 2>&1 >/dev/null | FileCheck %s --check-prefix=DUMP
 // RUN: not gemm-opt %s --pass-pipeline='func.func(tile-to-ttgir)' 2>&1 | FileCheck %s --check-prefix=MODULE-ONLY
+// RUN: not gemm-opt %s --pass-pipeline='func.func(tile-emit-warp-predicates)' 2>&1 | FileCheck %s --check-prefix=FAIL
 // RUN: not gemm-opt %s --pass-pipeline='builtin.module(func.func(tile-emit-warp-predicates,no-such-pass))' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not gemm-opt %s --pass-pipeline='builtin.module(func.func(canonicalize{no-such-option=1}))' 2>&1 | FileCheck %s --check-prefix=OPTION
 
@@ -27,6 +28,9 @@
 // DUMP: IR Dump After tile-assign-tdm-warp-layout
 // DUMP-NEXT: func.func @lower
 
+// A nested pass that fails stops the run with its diagnostic (exit 1).
+// FAIL: nested.mlir:45:5: error: needs 'tile.warp_layout' to emit its warp predicate; run tile-assign-tdm-warp-layout first
+// FAIL-NOT: error
 // MODULE-ONLY: <pass-pipeline>:1:11: error: in the expansion of 'tile-to-ttgir': pass 'convert-tile-to-triton-gpu' runs on builtin.module; it cannot be nested in 'func.func'
 // UNKNOWN: <pass-pipeline>:1:52: error: 'no-such-pass' does not refer to a registered pass or pipeline (see --list-passes)
 // OPTION: <pass-pipeline>:1:26: error: pass 'canonicalize': <Pass-Options-Parser>: no such option no-such-option
