@@ -401,12 +401,14 @@ class _NestedPipeline:
             for child in block.operations
             if child.operation.name == self.anchor
         ]
-        for target in targets:
+        failed = False
+        for target in targets:  # like MLIR: every op runs, then the pass fails
             try:
                 self.pm.run(target)
             except MLIRError:  # the diagnostics are already reported
-                pass_.signal_pass_failure()
-                return
+                failed = True
+        if failed:
+            pass_.signal_pass_failure()
 
 
 # ---- option descriptions ---------------------------------------------------------
