@@ -28,10 +28,14 @@ tile op it was building.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gemm_opt.lowering.isa_analysis import IsaMetrics
+
+if TYPE_CHECKING:
+    from gemm_opt.core.pipeline import Step
 
 __all__ = [
     "CompiledKernel",
@@ -112,17 +116,6 @@ class LoweredModule:
     artifact: Any = None
 
 
-def _registry() -> Any:
-    from gemm_opt import lowering, passes
-    from gemm_opt.core.pipeline import Registry
-
-    return Registry(
-        passes={**passes.PASSES, **lowering.PASSES},
-        pipelines=dict(lowering.PIPELINES),
-        pipeline_docs=dict(lowering.PIPELINE_DOCS),
-    )
-
-
 def _first_error(diags: list[Any], stage: str, fallback: str) -> TileCompileError:
     errors = [d for d in diags if d.severity == "error"]
     details = "\n".join(f"{d.line}:{d.col}: {d.severity}: {d.message}" for d in diags)
@@ -132,20 +125,27 @@ def _first_error(diags: list[Any], stage: str, fallback: str) -> TileCompileErro
     return TileCompileError(d.message, d.line, d.col, stage, details)
 
 
-def _run_pipeline(module: Any, text: str, stage: str, diags: list[Any]) -> None:
+def _run_pipeline(
+    module: Any, text: str, target: str, stage: str, diags: list[Any]
+) -> HandOff | None:
+    """Run ``text`` (named pipelines default to ``target``) up to a trailing
+    hand-off, which is returned rather than run."""
     from gemm_opt.core.ext_compat import MLIRError
-    from gemm_opt.core.pipeline import PipelineError, build_pass_manager
+    from gemm_opt.core.pipeline import PipelineError, build_pass_manager, resolve
+    from gemm_opt.lowering import REGISTRY
 
     if not text:
-        return
+        return None
     try:
-        pm = build_pass_manager(text, _registry())
+        steps, handoff = split_hand_off(resolve(text, REGISTRY, {"target": target}))
+        pm = build_pass_manager(steps, REGISTRY)
     except PipelineError as e:
         raise TileCompileError(f"bad pipeline '{text}': {e}", stage=stage) from None
     try:
         pm.run(module.operation)
     except MLIRError:
         raise _first_error(diags, stage, f"pipeline '{text}' failed") from None
+    return handoff
 
 
 @dataclass(frozen=True)
@@ -166,60 +166,52 @@ class HandOffResult:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def _flatten(text: str, registry: Any, depth: int = 0) -> list[Any]:
-    """The pipeline's elements with named pipelines expanded (their own text)."""
-    from gemm_opt.core.pipeline import PipelineError, parse_pipeline
+def split_hand_off(steps: Sequence[Step]) -> tuple[list[Step], HandOff | None]:
+    """Split resolved pipeline ``steps`` into the passes to run and a trailing hand-off.
 
-    if depth > 8:
-        raise PipelineError("named pipelines nest too deeply", 1)
-    out = []
-    for el in parse_pipeline(text):
-        if el.name in registry.pipelines and el.name not in registry.passes:
-            out += _flatten(registry.pipelines[el.name](el.options), registry, depth + 1)
-        else:
-            out.append(el)
-    return out
-
-
-def split_hand_off(pipeline: str, registry: Any = None) -> tuple[str, HandOff | None]:
-    """Split ``pipeline`` into the passes to run and a trailing hand-off.
-
-    Named pipelines are expanded first (``tile-to-ttgir`` ends in the
-    hand-off). Without a hand-off the pipeline comes back unchanged.
+    Named pipelines are already expanded by :func:`gemm_opt.core.pipeline.resolve`
+    (``tile-to-ttgir`` ends in the hand-off). Without a hand-off the steps come
+    back unchanged.
 
     Raises:
-        PipelineError: the hand-off is not last, has a nested pipeline, or
-            bad options.
+        PipelineError: the hand-off is not last, or sits in a nested pipeline.
     """
     from gemm_opt.core.pipeline import PipelineError
-    from gemm_opt.lowering.convert_tile_to_triton_gpu import (
-        LDS_COPIES,
-        ConvertTileToTritonGPUPass,
-    )
 
-    registry = registry or _registry()
-    elements = _flatten(pipeline, registry) if pipeline.strip() else []
-    where = [i for i, el in enumerate(elements) if el.name == HAND_OFF]
+    def nested_hand_off(items: Sequence[Step]) -> Step | None:
+        for step in items:
+            if step.nested is not None:
+                inner = next((s for s in step.nested if s.name == HAND_OFF), None)
+                found = inner or nested_hand_off(step.nested)
+                if found is not None:
+                    return found
+        return None
+
+    while len(steps) == 1 and steps[0].name == "builtin.module" and steps[0].nested is not None:
+        steps = steps[0].nested  # the pass manager is anchored on the module already
+    inner = nested_hand_off(steps)
+    if inner is not None:
+        raise PipelineError(
+            f"'{HAND_OFF}' hands the whole module to Triton: it cannot run nested", inner.col
+        )
+    where = [i for i, step in enumerate(steps) if step.name == HAND_OFF]
     if not where:
-        return pipeline, None
-    last = elements[where[0]]
-    if where[0] != len(elements) - 1:
+        return list(steps), None
+    first = steps[where[0]]
+    if where[0] != len(steps) - 1:
         raise PipelineError(
-            f"'{HAND_OFF}' hands the module to Triton, so it must end the pipeline", last.col
+            f"'{HAND_OFF}' hands the module to Triton, so it must end the pipeline", first.col
         )
-    if last.nested is not None:
-        raise PipelineError(f"pass '{HAND_OFF}' takes options, not a nested pipeline", last.col)
-    try:
-        opts = ConvertTileToTritonGPUPass.from_options(last.options)
-    except ValueError as e:
-        raise PipelineError(str(e), last.col) from None
-    if opts.lds_copies not in LDS_COPIES:
+    from gemm_opt.lowering.convert_tile_to_triton_gpu import LDS_COPIES
+
+    opts = first.instance
+    assert opts is not None
+    lds_copies = opts.lds_copies  # type: ignore[attr-defined]
+    if lds_copies not in LDS_COPIES:
         raise PipelineError(
-            f"lds-copies must be one of {', '.join(LDS_COPIES)}, got '{opts.lds_copies}'",
-            last.col,
+            f"lds-copies must be one of {', '.join(LDS_COPIES)}, got '{lds_copies}'", first.col
         )
-    rest = ",".join(el.text for el in elements[:-1])
-    return rest, HandOff(opts.target, opts.lds_copies)
+    return list(steps[:-1]), HandOff(opts.target, lds_copies)  # type: ignore[attr-defined]
 
 
 def _position(location: Any) -> tuple[int, int]:
@@ -390,12 +382,17 @@ def _lower(
         start = time.perf_counter()
         if pipeline is None:
             pipeline = ",".join(pipelines.tile_passes(target, fuse=fuse, derive_hints=derive_hints))
-        _run_pipeline(module, pipeline, "tile_passes", diags)
+        handoff = _run_pipeline(module, pipeline, target, "tile_passes", diags) or HandOff(target)
         tile = module.operation.get_asm()
         seconds["tile_passes"] = time.perf_counter() - start
 
         result = hand_off(
-            module, target, filename=filename, compile=options is not None, options=options
+            module,
+            handoff.target or target,
+            lds_copies=handoff.lds_copies,
+            filename=filename,
+            compile=options is not None,
+            options=options,
         )
     seconds.update(result.seconds)
     full = ",".join(p for p in (pipeline, f"{HAND_OFF}{{target={target}}}") if p)

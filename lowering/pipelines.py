@@ -2,16 +2,28 @@
 
 One pass per line, each behind its ``if`` guard, in the style of Triton's
 ``make_ttgir``, so the order and the conditions read top to bottom.
+
+The passes a target's pipeline runs whatever its options say
+(:func:`required_passes`) are the lowering's contract; the others
+(``fuse``, ``derive-hints``) are choices. When a user's ``--pass-pipeline``
+is followed by ``--emit``, :func:`completion` appends the required passes
+that the user's pipeline did not run, then the conversion.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
+from gemm_opt.core.pipeline import Option
 from gemm_opt.core.targets import TARGET_NAMES as TARGETS
 from gemm_opt.core.targets import TARGETS as _TARGETS
 
 # TARGETS: the targets the lowering supports, from the one target table
 # (``cuda:90``: the portable lowering for NVIDIA Hopper, with mma.sync and
 # cp.async; hints dropped).
+
+#: The conversion out of the tile dialect (the last pass of every pipeline).
+CONVERT = "convert-tile-to-triton-gpu"
 
 
 def tile_passes(target: str, fuse: bool = True, derive_hints: bool = False) -> list[str]:
@@ -41,8 +53,46 @@ def tile_passes(target: str, fuse: bool = True, derive_hints: bool = False) -> l
 def tile_to_ttgir(target: str, fuse: bool = True, derive_hints: bool = False) -> list[str]:
     """Every pass from a tile module to TTGIR for ``target``."""
     passes = tile_passes(target, fuse=fuse, derive_hints=derive_hints)
-    passes.append(f"convert-tile-to-triton-gpu{{target={target}}}")
+    passes.append(convert_pass(target))
     return passes
+
+
+def convert_pass(target: str) -> str:
+    """The conversion's pipeline element for ``target``."""
+    check_target(target)
+    return f"{CONVERT}{{target={target}}}"
+
+
+def required_passes(target: str) -> list[str]:
+    """The tile passes ``target``'s pipeline runs whatever its options."""
+    return tile_passes(target, fuse=False, derive_hints=False)
+
+
+def completion(target: str, ran: Collection[str], convert: bool = True) -> list[str]:
+    """What to append to a pipeline that ran the passes ``ran`` so that the
+    module reaches ``target``'s TTGIR (``convert``) or its final tile IR.
+
+    Nothing after a conversion; otherwise the required passes that did not
+    run, in pipeline order, then the conversion. Optional passes the user
+    left out stay out (that is how to emit unfused code).
+    """
+    if CONVERT in ran:
+        return []
+    rest = [p for p in required_passes(target) if p not in ran]
+    return [*rest, convert_pass(target)] if convert else rest
+
+
+#: The options of ``tile-to-ttgir`` and ``tile-optimize``.
+PIPELINE_OPTIONS = (
+    Option(
+        "target",
+        "string",
+        "gfx1250",
+        "gfx1250, gfx950, gfx942 or cuda:90; gemm-opt fills in the module's tile.target.",
+    ),
+    Option("fuse", "bool", "true", "Fuse disjoint hinted TDM copies (gfx1250)."),
+    Option("derive-hints", "bool", "false", "Give runs of unhinted copies warp hints (gfx1250)."),
+)
 
 
 def pipeline_text(passes: list[str]) -> str:
@@ -52,15 +102,16 @@ def pipeline_text(passes: list[str]) -> str:
 
 def expand(kind: str, options: dict[str, str]) -> str:
     """Expand the named pipeline ``kind`` (see ``gemm_opt.lowering.PIPELINES``)."""
-    known = {"target", "fuse", "derive-hints"}
-    unknown = sorted(set(options) - known)
+    known = {o.name: o.default for o in PIPELINE_OPTIONS}
+    unknown = sorted(set(options) - set(known))
     if unknown:
         raise ValueError(
             f"pipeline '{kind}' has no option '{unknown[0]}' (options: {', '.join(sorted(known))})"
         )
-    target = options.get("target", "gfx1250")
-    fuse = _flag(options.get("fuse", "true"))
-    derive = _flag(options.get("derive-hints", "false"))
+    options = known | options
+    target = options["target"]
+    fuse = _flag(options["fuse"])
+    derive = _flag(options["derive-hints"])
     if kind == "tile-optimize":
         return ",".join(tile_passes(target, fuse=fuse, derive_hints=derive))
     return ",".join(tile_to_ttgir(target, fuse=fuse, derive_hints=derive))
@@ -80,4 +131,16 @@ def check_target(target: str) -> None:
         raise ValueError(f"unknown target '{target}' (known: {', '.join(TARGETS)})")
 
 
-__all__ = ["TARGETS", "check_target", "expand", "pipeline_text", "tile_passes", "tile_to_ttgir"]
+__all__ = [
+    "CONVERT",
+    "PIPELINE_OPTIONS",
+    "TARGETS",
+    "check_target",
+    "completion",
+    "convert_pass",
+    "expand",
+    "pipeline_text",
+    "required_passes",
+    "tile_passes",
+    "tile_to_ttgir",
+]

@@ -7,41 +7,43 @@ emitters); :mod:`gemm_opt.tools.opt_main` decides how it behaves.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from gemm_opt import dialect, lowering, passes
-from gemm_opt.core.pipeline import Registry
+from gemm_opt import dialect
+from gemm_opt.core.contract import TARGET
+from gemm_opt.core.pipeline import Step
 from gemm_opt.core.targets import TARGET_NAMES as TARGETS
+from gemm_opt.core.targets import TARGETS as TARGET_TABLE
 from gemm_opt.dialect.tile import verify_module_attributes
-from gemm_opt.tools.opt_main import EmitError, Emitter, OptTool
+from gemm_opt.lowering import REGISTRY, pipelines
+from gemm_opt.tools.opt_main import EmitError, Emitter, HandOffRunner, OptTool
 from gemm_opt.tools.opt_main import main as opt_main
 
 EMIT_KINDS = ("ttgir", "llir", "amdgcn", "hsaco", "ptx", "cubin")
+#: Kinds written as binary objects (one per file).
+BINARY_KINDS = frozenset({"hsaco", "cubin"})
+#: The artifacts each Triton backend produces (its compile stages).
+BACKEND_KINDS = {
+    "hip": ("ttgir", "llir", "amdgcn", "hsaco"),
+    "cuda": ("ttgir", "llir", "ptx", "cubin"),
+}
 
 
-def _tile_pipeline(target: str) -> str:
-    from gemm_opt.lowering.pipelines import tile_passes
-
-    return ",".join(tile_passes(target))
-
-
-def _pipeline(target: str) -> str:
-    """What runs before the hand-off of ``--emit``: the target's tile passes."""
-    return _tile_pipeline(target)
+def _kinds(target: str) -> tuple[str, ...]:
+    """The ``--emit`` kinds ``target`` has (besides ``tile``)."""
+    return BACKEND_KINDS[TARGET_TABLE[target].backend]
 
 
-def _emit(module: object, target: str, kind: str, filename: str) -> str | bytes:
-    """The ``kind`` artifact of a module after the tile passes: the one
-    tile-to-binary path of :func:`gemm_opt.lowering.compile.hand_off`."""
-    from gemm_opt.lowering.compile import TileCompileError, hand_off
+def _default(target: str, convert: bool) -> list[str]:
+    """The target's whole pipeline (``--emit`` without ``--pass-pipeline``)."""
+    return pipelines.tile_to_ttgir(target) if convert else pipelines.tile_passes(target)
 
-    try:
-        result = hand_off(module, target, filename=filename, compile=kind != "ttgir")
-    except TileCompileError as e:
-        raise EmitError(e.message, e.line, e.col) from None
+
+def _artifact(result: object, target: str, kind: str) -> str | bytes:
+    """The ``kind`` artifact of a hand-off result."""
     if kind == "ttgir":
-        return result.ttgir
-    asm = result.artifact.asm
+        return result.ttgir  # type: ignore[attr-defined]
+    asm = result.artifact.asm  # type: ignore[attr-defined]
     if kind not in asm:
         have = ", ".join(k for k in EMIT_KINDS if k in asm)
         raise EmitError(f"--emit={kind} does not exist for target {target} (it has: {have})")
@@ -49,41 +51,59 @@ def _emit(module: object, target: str, kind: str, filename: str) -> str | bytes:
     return out if isinstance(out, bytes) else str(out)
 
 
-def _split_hand_off(pipeline: str) -> tuple[str, Callable[[object, str], str] | None]:
-    """The pipeline without a trailing hand-off, and what prints the hand-off's result."""
-    from gemm_opt.lowering.compile import TileCompileError, hand_off, split_hand_off
+def _hand_off(
+    module: object, target: str, kind: str, filename: str, lds_copies: str = "auto"
+) -> str | bytes:
+    """The ``kind`` artifact of a module after the tile passes, through the one
+    tile-to-binary path (:func:`gemm_opt.lowering.compile.hand_off`)."""
+    from gemm_opt.lowering.compile import TileCompileError, hand_off
 
-    rest, handoff = split_hand_off(pipeline)
+    try:
+        result = hand_off(
+            module, target, lds_copies=lds_copies, filename=filename, compile=kind != "ttgir"
+        )
+    except TileCompileError as e:
+        raise EmitError(e.message, e.line, e.col) from None
+    return _artifact(result, target, kind)
+
+
+def _emit(module: object, target: str, kind: str, filename: str) -> str | bytes:
+    """``--emit=kind`` of a module whose pipeline had no trailing hand-off."""
+    return _hand_off(module, target, kind, filename)
+
+
+def _split_hand_off(steps: list[Step]) -> tuple[list[Step], HandOffRunner | None]:
+    """The steps without a trailing hand-off, and what runs the hand-off."""
+    from gemm_opt.lowering.compile import split_hand_off
+
+    rest, handoff = split_hand_off(steps)
     if handoff is None:
         return rest, None
 
-    def finish(module: object, filename: str) -> str:
-        try:
-            return hand_off(
-                module, handoff.target, lds_copies=handoff.lds_copies, filename=filename
-            ).ttgir
-        except TileCompileError as e:
-            raise EmitError(e.message, e.line, e.col) from None
+    def finish(module: object, filename: str, kind: str) -> str | bytes:
+        return _hand_off(module, handoff.target, kind, filename, handoff.lds_copies)
 
     return rest, finish
 
 
 def make_tool() -> OptTool:
     """The gemm-opt tool: every pass, pipeline and emitter of the project."""
-    registry = Registry(
-        passes={**passes.PASSES, **lowering.PASSES},
-        pipelines=dict(lowering.PIPELINES),
-        pipeline_docs=dict(lowering.PIPELINE_DOCS),
-    )
     return OptTool(
         name="gemm-opt",
-        registry=registry,
+        registry=REGISTRY,
         make_context=dialect.make_context,
         verify_module=verify_module_attributes,
         emitter=Emitter(
-            pipeline=_pipeline, emit=_emit, kinds=EMIT_KINDS, tile_pipeline=_tile_pipeline
+            emit=_emit,
+            default=_default,
+            complete=pipelines.completion,
+            kinds=EMIT_KINDS,
+            binary_kinds=BINARY_KINDS,
+            kinds_for=_kinds,
+            final_pass=pipelines.CONVERT,
         ),
         targets=TARGETS,
+        target_attr=TARGET,
         split_hand_off=_split_hand_off,
         description="Parse, verify, transform and lower tile-dialect GEMM kernels.",
     )

@@ -14,8 +14,8 @@ import pytest
 from gemm_opt import dialect
 from gemm_opt.core.ext_compat import PassManager, ir
 from gemm_opt.core.pass_base import TilePass
-from gemm_opt.core.pipeline import PipelineError
-from gemm_opt.lowering import PASSES, PIPELINE_DOCS, PIPELINES
+from gemm_opt.core.pipeline import PipelineError, resolve
+from gemm_opt.lowering import PASSES, PIPELINE_DOCS, PIPELINES, REGISTRY
 from gemm_opt.lowering import convert_tile_to_triton_gpu as convert_module
 from gemm_opt.lowering.compile import (
     HandOff,
@@ -81,18 +81,26 @@ def test_named_pipeline_expands():
 
 
 def test_the_hand_off_is_split_off_the_end_of_a_pipeline():
-    assert split_hand_off("tile-fuse-tdm-copies") == ("tile-fuse-tdm-copies", None)
-    rest, handoff = split_hand_off("builtin.module(tile-to-ttgir{target=gfx942})")
-    assert (rest, handoff) == ("", HandOff("gfx942", "auto"))
-    rest, handoff = split_hand_off(
+    def split(text: str) -> tuple[list[str], HandOff | None]:
+        steps, handoff = split_hand_off(resolve(text, REGISTRY))
+        return [step.name for step in steps], handoff
+
+    assert split("tile-fuse-tdm-copies") == (["tile-fuse-tdm-copies"], None)
+    names, handoff = split("builtin.module(tile-to-ttgir{target=gfx1250 fuse=false})")
+    assert names == ["tile-assign-tdm-warp-layout", "tile-emit-warp-predicates"]
+    assert handoff == HandOff("gfx1250", "auto")
+    assert split("builtin.module(tile-to-ttgir{target=gfx942})") == ([], HandOff("gfx942", "auto"))
+    names, handoff = split(
         "tile-fuse-tdm-copies,convert-tile-to-triton-gpu{target=cuda:90 lds-copies=registers}"
     )
-    assert (rest, handoff) == ("tile-fuse-tdm-copies", HandOff("cuda:90", "registers"))
+    assert (names, handoff) == (["tile-fuse-tdm-copies"], HandOff("cuda:90", "registers"))
     with pytest.raises(PipelineError, match="must end the pipeline") as info:
-        split_hand_off("convert-tile-to-triton-gpu,tile-fuse-tdm-copies")
+        split("convert-tile-to-triton-gpu,tile-fuse-tdm-copies")
     assert info.value.col == 1
+    with pytest.raises(PipelineError, match="cannot be nested"):
+        split("func.func(convert-tile-to-triton-gpu)")
     with pytest.raises(PipelineError, match="lds-copies"):
-        split_hand_off("convert-tile-to-triton-gpu{lds-copies=fast}")
+        split("convert-tile-to-triton-gpu{lds-copies=fast}")
 
 
 def test_the_hand_off_is_not_a_pass_over_our_ir():

@@ -3,10 +3,14 @@
 Runs the tool in-process (its ``main``) on truncations and random mutations
 of the example GEMM, with and without a pass pipeline, and checks that the
 first line of stderr is an mlir-style diagnostic and that nothing reports a
-traceback or an internal error.
+traceback or an internal error. Successful runs of the installed tool print
+nothing on stderr.
 """
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,6 +61,10 @@ PIPELINES = [
     (
         "--pass-pipeline=builtin.module(tile-optimize{target=gfx1250},convert-tile-to-triton-gpu{target=gfx1250})",
     ),
+    (
+        "--pass-pipeline=builtin.module(func.func(tile-fuse-tdm-copies,canonicalize,tile-annotate-warp-plan))",
+        "--emit=tile",
+    ),
 ]
 
 
@@ -96,3 +104,44 @@ def test_any_hint_in_the_gemm(
     text = text.replace("tile.num_warps = 8 : i32", f"tile.num_warps = {nw} : i32")
     code, err = run_tool(tmp_path, text.encode(), capsys, PIPELINES[1][0])
     assert_clean(code, err)
+
+
+# ---- quiet success ---------------------------------------------------------------
+
+GEMM_PATH = ROOT / "examples" / "gemm_gfx1250.mlir"
+TOOL = [sys.executable, "-m", "gemm_opt.tools.opt"]
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        (),
+        ("--pass-pipeline=builtin.module(tile-annotate-warp-plan)", "-o", os.devnull),
+        ("--emit=ttgir", "-o", os.devnull),
+        ("--emit=amdgcn", "--pass-pipeline=builtin.module()", "-o", os.devnull),
+    ],
+)
+def test_success_prints_nothing_on_stderr(flags: tuple[str, ...]) -> None:
+    """A successful run writes no stderr at all (no nanobind leak report at exit)."""
+    run = subprocess.run([*TOOL, str(GEMM_PATH), *flags], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    if "annotate" in " ".join(flags):  # the remarks are the requested output
+        assert run.stderr.startswith(f"{GEMM_PATH}:") and ": remark: warp plan" in run.stderr
+        assert "nanobind" not in run.stderr and "error" not in run.stderr
+    else:
+        assert run.stderr == ""
+
+
+def test_exit_is_quiet_after_gluon_built_a_kernel() -> None:
+    """Gluon (the reference of the differential test) leaves libtriton holding
+    its modules; gemm_opt.lowering releases them at exit, so nothing is printed."""
+    script = (
+        "import importlib.util, gemm_opt.lowering\n"
+        f"spec = importlib.util.spec_from_file_location('g', {str(ROOT / 'benchmarks' / 'gluon_gemm_gfx1250.py')!r})\n"
+        "g = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(g)\n"
+        "g.compile_gluon_gemm('fp16', 'fused')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""

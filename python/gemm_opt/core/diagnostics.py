@@ -82,7 +82,9 @@ def _convert(d: object) -> Diagnostic:
     sev = str(getattr(d, "severity", "ERROR")).rsplit(".", 1)[-1]
     line, col = position_of(getattr(d, "location", None))
     notes = tuple(_convert(n) for n in getattr(d, "notes", ()))
-    return Diagnostic(_SEVERITY.get(sev, "error"), line, col, str(d.message), notes)
+    # rstrip: MLIR's param remarks end in a separator space.
+    message = str(d.message).rstrip()
+    return Diagnostic(_SEVERITY.get(sev, "error"), line, col, message, notes)
 
 
 @contextmanager

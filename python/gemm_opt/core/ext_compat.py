@@ -18,8 +18,10 @@ The quirks of the pinned bindings are absorbed here too:
 from __future__ import annotations
 
 from torch_mlir import ir
-from torch_mlir.dialects import arith, ext, func, scf
+from torch_mlir.dialects import arith, ext, func, scf, transform
 from torch_mlir.dialects._ods_common import _cext
+from torch_mlir.dialects.transform import debug as transform_debug
+from torch_mlir.dialects.transform import structured as transform_structured
 from torch_mlir.passmanager import PassManager
 
 # The bindings look a dialect's Python module up by namespace on every type
@@ -42,6 +44,9 @@ __all__ = [
     "func",
     "ir",
     "scf",
+    "transform",
+    "transform_debug",
+    "transform_structured",
 ]
 
 

@@ -1,17 +1,37 @@
-"""``--pass-pipeline`` text: parsing and building a PassManager.
+"""``--pass-pipeline`` text: the pass registry, parsing, resolving, building.
 
 The syntax is MLIR's: ``builtin.module(a{x=1 y=true},func.func(canonicalize),b)``.
-Elements naming a gemm-opt pass run the Python pass; named pipelines expand
-in place; anything else (upstream C++ passes, nested ``func.func(...)``) is
-handed to MLIR's own pipeline parser, so order is preserved throughout.
+Building happens in two steps so that a tool can reject a bad pipeline before
+it reads any input:
+
+1. :func:`resolve` checks every name and option against a :class:`Registry`
+   and expands named pipelines in place, giving a tree of :class:`Step`;
+2. :func:`build_pass_manager` turns the steps into a module-anchored
+   PassManager in the current context.
+
+Elements naming a gemm-opt pass run the Python pass; anything else (upstream
+C++ passes) goes through MLIR's own pipeline parser, so order is preserved
+throughout. A nested ``op(...)`` pipeline that holds only upstream passes is
+MLIR's; one that holds gemm-opt passes runs through a PassManager anchored
+on ``op``, once on each ``op`` directly inside the module (MLIR's nesting
+rule), with the same verification, IR printing and failure handling.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ast
+import dataclasses
+import inspect
+import itertools
+import os
+import sys
+import tempfile
+import textwrap
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from gemm_opt.core.ext_compat import MLIRError, PassManager
+from gemm_opt.core.ext_compat import MLIRError, PassManager, ir
 from gemm_opt.core.pass_base import TilePass
 
 
@@ -123,55 +143,327 @@ def parse_pipeline(text: str) -> list[Element]:
 PassLoader = Callable[[], type[TilePass]]
 
 
+@dataclass(frozen=True)
+class Option:
+    """One option of a pass or named pipeline, as ``--list-passes`` shows it."""
+
+    name: str
+    type: str
+    default: str
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class NamedPipeline:
+    """A named pipeline: its options (as text) -> the pipeline text it stands for.
+
+    ``expand`` raises ValueError for a bad option value; unknown option names
+    are rejected before it is called.
+    """
+
+    summary: str
+    expand: Callable[[dict[str, str]], str]
+    options: tuple[Option, ...] = ()
+
+    def __call__(self, options: dict[str, str]) -> str:
+        return self.expand(options)
+
+
 @dataclass
 class Registry:
-    """The passes and named pipelines a tool offers."""
+    """The passes and named pipelines a tool offers.
+
+    ``module_passes`` names the passes that only run on a ``builtin.module``
+    (they read module attributes); nesting them is a pipeline error.
+    """
 
     passes: dict[str, PassLoader] = field(default_factory=dict)
-    pipelines: dict[str, Callable[[dict[str, str]], str]] = field(default_factory=dict)
-    pipeline_docs: dict[str, str] = field(default_factory=dict)
+    pipelines: dict[str, NamedPipeline] = field(default_factory=dict)
+    module_passes: frozenset[str] = frozenset()
 
 
-def build_pass_manager(text: str, registry: Registry) -> PassManager:
-    """A module-anchored PassManager running ``text`` in order."""
-    pm = PassManager("builtin.module")
-    _add(pm, parse_pipeline(text), registry, depth=0)
-    return pm
+@dataclass
+class Step:
+    """One resolved pipeline element.
+
+    Exactly one of ``instance`` (a gemm-opt pass), ``nested`` (an ``op(...)``
+    pipeline, ``name`` being the op) or neither (an upstream pass: ``text``).
+    """
+
+    name: str
+    col: int
+    text: str
+    instance: TilePass | None = None
+    nested: list[Step] | None = None
 
 
-def _add(pm: PassManager, elements: list[Element], registry: Registry, depth: int) -> None:
+def resolve(text: str, registry: Registry, defaults: Mapping[str, str] | None = None) -> list[Step]:
+    """Check ``text`` against ``registry`` and expand its named pipelines.
+
+    ``defaults`` fills the options of named pipelines that the text leaves
+    out (for example the module's target); only options a pipeline declares
+    are filled. Raises PipelineError.
+    """
+    return _resolve(parse_pipeline(text), registry, dict(defaults or {}), None, 0)
+
+
+def _resolve(
+    elements: list[Element],
+    registry: Registry,
+    defaults: dict[str, str],
+    anchor: str | None,
+    depth: int,
+) -> list[Step]:
     if depth > 8:
         raise PipelineError("named pipelines nest too deeply", 1)
+    steps: list[Step] = []
     for el in elements:
         if el.name in registry.passes:
             if el.nested is not None:
                 raise PipelineError(
                     f"pass '{el.name}' takes options, not a nested pipeline", el.col
                 )
+            if anchor is not None and el.name in registry.module_passes:
+                raise PipelineError(
+                    f"pass '{el.name}' runs on builtin.module; it cannot be nested in '{anchor}'",
+                    el.col,
+                )
             cls = registry.passes[el.name]()
             try:
                 instance = cls.from_options(el.options)
             except ValueError as e:
                 raise PipelineError(str(e), el.col) from None
-            pm.add(instance, el.name)
+            steps.append(Step(el.name, el.col, el.text, instance=instance))
         elif el.name in registry.pipelines:
-            expansion = registry.pipelines[el.name](el.options)
-            _add(pm, parse_pipeline(expansion), registry, depth + 1)
-        else:
-            try:
-                pm.add(el.text)
-            except (MLIRError, ValueError, RuntimeError):
+            if el.nested is not None:
                 raise PipelineError(
-                    f"'{el.name}' does not refer to a registered pass or pipeline "
-                    "(see --list-passes)",
+                    f"pipeline '{el.name}' takes options, not a nested pipeline", el.col
+                )
+            named = registry.pipelines[el.name]
+            known = {o.name for o in named.options}
+            unknown = sorted(set(el.options) - known)
+            if unknown:
+                raise PipelineError(
+                    f"pipeline '{el.name}' has no option '{unknown[0]}' "
+                    f"(options: {', '.join(sorted(known)) or 'none'})",
                     el.col,
-                ) from None
+                )
+            options = {k: v for k, v in defaults.items() if k in known} | el.options
+            try:
+                expansion = named.expand(options)
+            except (ValueError, PipelineError) as e:
+                raise PipelineError(f"pipeline '{el.name}': {e}", el.col) from None
+            try:
+                inner = parse_pipeline(expansion)
+                steps += _resolve(inner, registry, defaults, anchor, depth + 1)
+            except PipelineError as e:
+                raise PipelineError(f"in the expansion of '{el.name}': {e}", el.col) from None
+        elif el.nested is not None:
+            nested = _resolve(el.nested, registry, defaults, el.name, depth)
+            steps.append(Step(el.name, el.col, el.text, nested=nested))
+        else:
+            steps.append(Step(el.name, el.col, el.text))
+    return steps
+
+
+def pass_names(steps: Sequence[Step]) -> Iterator[str]:
+    """The names of every pass in ``steps``, nested ones included, in order."""
+    for step in steps:
+        if step.nested is not None:
+            yield from pass_names(step.nested)
+        else:
+            yield step.name
+
+
+def find_pass(steps: Sequence[Step], name: str) -> Iterator[TilePass]:
+    """The instances of gemm-opt pass ``name`` in ``steps``, in order."""
+    for step in steps:
+        if step.nested is not None:
+            yield from find_pass(step.nested, name)
+        elif step.name == name and step.instance is not None:
+            yield step.instance
+
+
+def _python(steps: Sequence[Step]) -> bool:
+    return any(s.instance is not None or (s.nested and _python(s.nested)) for s in steps)
+
+
+@dataclass(frozen=True)
+class _Printing:
+    before: bool = False
+    after: bool = False
+
+    def apply(self, pm: PassManager) -> None:
+        if self.before or self.after:
+            pm.enable_ir_printing(print_before_all=self.before, print_after_all=self.after)
+
+
+def build_pass_manager(
+    pipeline: str | Sequence[Step],
+    registry: Registry,
+    *,
+    defaults: Mapping[str, str] | None = None,
+    print_ir_before_all: bool = False,
+    print_ir_after_all: bool = False,
+) -> PassManager:
+    """A module-anchored PassManager (current context) running ``pipeline`` in order.
+
+    ``pipeline`` is text (resolved here, see :func:`resolve`) or steps that
+    :func:`resolve` returned. Raises PipelineError.
+    """
+    steps = resolve(pipeline, registry, defaults) if isinstance(pipeline, str) else pipeline
+    printing = _Printing(print_ir_before_all, print_ir_after_all)
+    pm = PassManager("builtin.module")
+    _add(pm, steps, printing)
+    printing.apply(pm)
+    return pm
+
+
+def check_pipeline(steps: Sequence[Step], registry: Registry) -> None:
+    """Build ``steps`` once in a scratch context: upstream names and options
+    are checked by MLIR's parser. Raises PipelineError."""
+    with ir.Context():
+        build_pass_manager(steps, registry)
+
+
+def _add(pm: PassManager, steps: Sequence[Step], printing: _Printing) -> None:
+    for step in steps:
+        if step.instance is not None:
+            pm.add(step.instance, step.name)
+        elif step.nested is not None and _python(step.nested):
+            pm.add(_NestedPipeline(step.name, tuple(step.nested), printing), step.name)
+        elif _rejected(pm, step.text) is not None:
+            raise _upstream_error(step)
+
+
+def _upstream_error(step: Step) -> PipelineError:
+    """The error for an element MLIR's parser rejected, at the innermost culprit."""
+    for child in step.nested or []:
+        if child.instance is None and _rejected(PassManager(step.name), child.text) is not None:
+            return _upstream_error(child)
+    if (
+        step.nested is None
+        and step.text != step.name
+        and _rejected(PassManager(), step.name) is None
+    ):
+        # The pass exists, so its options are wrong: LLVM's option parser says how.
+        reason = _rejected(PassManager(), step.text) or "bad options"
+        return PipelineError(f"pass '{step.name}': {reason}", step.col)
+    what = "pass, pipeline or op to nest on" if step.nested is not None else "pass or pipeline"
+    return PipelineError(
+        f"'{step.name}' does not refer to a registered {what} (see --list-passes)", step.col
+    )
+
+
+def _rejected(pm: PassManager, text: str) -> str | None:
+    """None if ``pm.add(text)`` works, else the first line of why not.
+
+    LLVM's option parser writes its complaints to the process's stderr; they
+    are captured here so that the tool prints one line.
+    """
+    with tempfile.TemporaryFile() as sink:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(sink.fileno(), 2)
+        try:
+            pm.add(text)
+            return None
+        except (MLIRError, ValueError, RuntimeError) as e:
+            error = str(e)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        sink.seek(0)
+        printed = sink.read().decode(errors="replace")
+    for line in (*printed.splitlines(), *error.splitlines()):
+        line = line.strip().lstrip(":").strip()
+        if line:
+            return line.split("error: ", 1)[-1]
+    return "rejected by MLIR's pipeline parser"
+
+
+class _NestedPipeline:
+    """``op(...)`` holding gemm-opt passes: a PassManager anchored on ``op``
+    (built now, in the current context, so bad elements fail early), run on
+    each ``op`` directly inside the one this pass runs on."""
+
+    def __init__(self, anchor: str, steps: Sequence[Step], printing: _Printing) -> None:
+        self.anchor = anchor
+        self.pm = PassManager(anchor)
+        _add(self.pm, steps, printing)
+        printing.apply(self.pm)
+
+    def __call__(self, op: ir.Operation, pass_: Any) -> None:
+        targets = [
+            child.operation
+            for region in op.regions
+            for block in region.blocks
+            for child in block.operations
+            if child.operation.name == self.anchor
+        ]
+        failed = False
+        for target in targets:  # like MLIR: every op runs, then the pass fails
+            try:
+                self.pm.run(target)
+            except MLIRError:  # the diagnostics are already reported
+                failed = True
+        if failed:
+            pass_.signal_pass_failure()
+
+
+# ---- option descriptions ---------------------------------------------------------
+
+
+def pass_options(cls: type[TilePass]) -> list[Option]:
+    """Each option of a pass: kebab-case name, type, default and the
+    attribute docstring that follows the field in the class body."""
+    docs = _attribute_docs(cls)
+    out = []
+    for name, f in cls.options().items():
+        default = f.default if f.default is not dataclasses.MISSING else ""
+        if isinstance(default, bool):
+            default = str(default).lower()
+        type_name = str(getattr(f.type, "__name__", f.type))
+        type_name = {"str": "string"}.get(type_name, type_name)
+        doc = docs.get(f.name, "").replace("``", "")
+        out.append(Option(name, type_name, str(default), doc))
+    return out
+
+
+def _attribute_docs(cls: type) -> dict[str, str]:
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not dataclasses.is_dataclass(klass):
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+        for stmt, nxt in itertools.pairwise(body):
+            if (
+                isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.target, ast.Name)
+                and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant)
+                and isinstance(nxt.value.value, str)
+            ):
+                docs[stmt.target.id] = " ".join(nxt.value.value.split())
+    return docs
 
 
 __all__ = [
     "Element",
+    "NamedPipeline",
+    "Option",
     "PipelineError",
     "Registry",
+    "Step",
     "build_pass_manager",
+    "check_pipeline",
+    "find_pass",
     "parse_pipeline",
+    "pass_names",
+    "pass_options",
+    "resolve",
 ]
