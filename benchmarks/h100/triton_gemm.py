@@ -161,13 +161,18 @@ def compile_config(config: Config, dtype: str, capability: int = 90) -> Any:
     )
 
 
-def bundle_kernels(dtypes: list[str] | None = None, *, quiet: bool = False) -> list[Any]:
+def bundle_kernels(
+    dtypes: list[str] | None = None,
+    configs: tuple[Config, ...] = CONFIGS,
+    *,
+    quiet: bool = False,
+) -> list[Any]:
     """Every (config, dtype) compiled and described as a bundle kernel."""
     from gemm_opt.runtime.build import bundle_triton_kernel
 
     out = []
     for dtype in dtypes or list(DTYPES):
-        for config in CONFIGS:
+        for config in configs:
             start = time.perf_counter()
             compiled = compile_config(config, dtype)
             k = bundle_triton_kernel(
