@@ -136,3 +136,21 @@ def test_build_command_refuses_a_bad_table(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="not a config table"):
         bb.main(["-o", str(tmp_path / "b"), "--tuned", "--config-table", str(table)])
     assert not (tmp_path / "b").exists()
+
+
+def test_committed_results_are_the_scripts_output() -> None:
+    """results.md is what bench_gemm.py writes for results.json; the ncu table reads its CSV."""
+    bench = _script("bench_gemm")
+    results = H100 / "results" / "bench"
+    result = json.loads((results / "results.json").read_text())
+    assert bench.markdown(result) == (results / "results.md").read_text()
+    assert result["all_correct"] and len(result["timings"]) == 12
+    for row in result["timings"]:
+        assert row["ours_vs_cublas"] == pytest.approx(
+            row["ours_tflops"] / row["cublas_tflops"], abs=2e-3
+        )
+    ncu = _script("ncu_summary")
+    text = ncu.table(ncu.read(results / "ncu_4096_fp16.csv"), ["a", "b", "c"])
+    assert "| Duration | 459,712 ns | 184,576 ns | 331,840 ns |" in text
+    with pytest.raises(ValueError, match="no ncu CSV header"):
+        ncu.read(results / "results.csv")
