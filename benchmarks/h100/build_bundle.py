@@ -15,26 +15,88 @@ into one bundle:
   arguments that are not multiples of 16;
 * ``any``: no facts, so copies go through registers; valid for every shape.
 
+Other configurations of the same kernel (block shape and warps through its
+constexprs and ``num_warps``; all ``aligned``) are added on request:
+
+* ``--candidates``: every configuration ``tune.py`` chooses among;
+* ``--tuned``: the configurations chosen in the config table
+  (``configs/cuda90.json``, written by ``tune.py``);
+* ``--triton``: the plain Triton ``tl.dot`` baseline of ``triton_gemm.py``
+  in each of its standard configs, compiled by Triton 3.9.0 itself.
+
     python benchmarks/h100/build_bundle.py -o benchmarks/h100/gemm_cuda90.bundle
+    python benchmarks/h100/build_bundle.py -o bench.bundle --candidates --triton
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
+if str(HERE) not in sys.path:  # triton_gemm.py, beside this file
+    sys.path.insert(0, str(HERE))
 SOURCE = "examples/gemm_gfx1250.py"
 TARGET = "cuda:90"
 DTYPES = {"fp16": "float16", "bf16": "bfloat16"}
 #: Arguments that the aligned variant states to be multiples of 16.
 ALIGNED_ARGS = ("N", "K", "lda", "ldb", "ldc")
 DIVISIBILITY = 16
+#: The config table ``tune.py`` writes and ``--tuned`` / ``bench_gemm.py`` read.
+CONFIG_TABLE = HERE / "configs" / "cuda90.json"
+
+
+@dataclass(frozen=True)
+class OurConfig:
+    """A configuration of the tile GEMM: block shape (constexprs) and warps."""
+
+    block_m: int
+    block_n: int
+    block_k: int
+    num_warps: int
+
+    @property
+    def tag(self) -> str:
+        return f"{self.block_m}x{self.block_n}x{self.block_k}_w{self.num_warps}"
+
+    @classmethod
+    def parse(cls, tag: str) -> OurConfig:
+        """The config of a tag like ``128x128x64_w8``."""
+        try:
+            shape, warps = tag.split("_w")
+            m, n, k = (int(x) for x in shape.split("x"))
+            return cls(m, n, k, int(warps))
+        except ValueError:
+            raise ValueError(f"{tag!r} is not a config tag like '128x128x64_w8'") from None
+
+    def hints(self) -> dict[str, int]:
+        """The kernel's warp hints for this warp count: A by the first half, B by the second.
+
+        (The example's defaults are these for 8 warps; cuda:90 drops the hint.)
+        """
+        half = (1 << (self.num_warps // 2)) - 1
+        return {"HINT_A": half, "HINT_B": ((1 << self.num_warps) - 1) ^ half}
+
+
+#: The kernel's own defaults (``examples/gemm_gfx1250.py``), built by default.
+DEFAULT_CONFIG = OurConfig(128, 128, 64, 8)
+#: What ``tune.py`` chooses among. NUM_BUFFERS stays 2: the kernel's schedule
+#: double-buffers (its static_assert), so stages are not a knob yet.
+CANDIDATES = (
+    DEFAULT_CONFIG,
+    OurConfig(128, 256, 64, 8),
+    OurConfig(256, 128, 64, 8),
+    OurConfig(128, 128, 32, 8),
+    OurConfig(128, 128, 64, 4),
+    OurConfig(64, 128, 64, 4),
+)
 
 
 def _example() -> Any:
@@ -89,9 +151,11 @@ def gemm_variants(dtypes: list[str] | None = None) -> list[dict[str, Any]]:
                     "arg_names": names,
                     "grid": [("M", block["M"]), ("N", block["N"]), 1],
                     "meta": {
+                        "kind": "ours",
                         "source": SOURCE,
                         "dtype": DTYPES[dtype],
                         "variant": variant,
+                        "config": OurConfig(block["M"], block["N"], block["K"], 8).tag,
                         "block": block,
                         "copies": "cp.async" if aligned else "registers",
                         "layout": "row-major A (MxK, lda), B (KxN, ldb), C (MxN, ldc)",
@@ -101,13 +165,73 @@ def gemm_variants(dtypes: list[str] | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def build(dtypes: list[str] | None = None, *, quiet: bool = False) -> Any:
-    """Compile every variant and return the :class:`~gemm_opt.runtime.Bundle`."""
+def config_variants(configs: list[OurConfig], dtypes: list[str] | None = None) -> list[dict]:
+    """The ``aligned`` variant of each config (the default one is in :func:`gemm_variants`)."""
+    import gemm_opt.language as tl
+
+    example = _example()
+    kernel = example.gemm
+    names = [p.name for p in kernel.params() if p.kind != "constexpr"]
+    out = []
+    for dtype in dtypes or list(DTYPES):
+        for cfg in configs:
+            if cfg == DEFAULT_CONFIG:
+                continue
+            module = kernel.build_module(
+                num_warps=cfg.num_warps,
+                DTYPE={"fp16": tl.float16, "bf16": tl.bfloat16}[dtype],
+                BLOCK_M=cfg.block_m,
+                BLOCK_N=cfg.block_n,
+                BLOCK_K=cfg.block_k,
+                **cfg.hints(),
+            )
+            state_divisibility(module, names, ALIGNED_ARGS)
+            out.append(
+                {
+                    "name": f"gemm_{dtype}_aligned_{cfg.tag}",
+                    "module": module,
+                    "arg_names": names,
+                    "grid": [("M", cfg.block_m), ("N", cfg.block_n), 1],
+                    "meta": {
+                        "kind": "ours",
+                        "source": SOURCE,
+                        "dtype": DTYPES[dtype],
+                        "variant": "aligned",
+                        "config": cfg.tag,
+                        "block": {"M": cfg.block_m, "N": cfg.block_n, "K": cfg.block_k},
+                        "copies": "cp.async",
+                        "layout": "row-major A (MxK, lda), B (KxN, ldb), C (MxN, ldc)",
+                    },
+                }
+            )
+    return out
+
+
+def read_config_table(path: Path = CONFIG_TABLE) -> dict[str, Any]:
+    """The config table ``tune.py`` wrote (see ``tune.py`` for its fields)."""
+    try:
+        table = json.loads(path.read_text())
+        configs = [OurConfig.parse(e["config"]) for e in table["entries"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SystemExit(f"build_bundle.py: error: {path}: not a config table: {e}") from None
+    table["configs"] = configs
+    return table
+
+
+def build(
+    dtypes: list[str] | None = None,
+    *,
+    configs: list[OurConfig] | None = None,
+    triton: bool = False,
+    quiet: bool = False,
+) -> Any:
+    """Compile every variant (and ``configs``, the Triton baseline) into a bundle."""
     from gemm_opt.runtime import Bundle
     from gemm_opt.runtime.build import build_kernel
 
     kernels = []
-    for v in gemm_variants(dtypes):
+    extra = list(dict.fromkeys(configs or []))
+    for v in gemm_variants(dtypes) + config_variants(extra, dtypes):
         start = time.perf_counter()
         k = build_kernel(
             v["module"],
@@ -123,6 +247,10 @@ def build(dtypes: list[str] | None = None, *, quiet: bool = False) -> Any:
                 f"compiled {k.name}: {k.sm}, {k.num_warps} warps, {k.shared_bytes} B shared, "
                 f"{len(k.binary)} B cubin, triton {k.triton} ({time.perf_counter() - start:.1f} s)"
             )
+    if triton:
+        import triton_gemm
+
+        kernels += triton_gemm.bundle_kernels(dtypes, quiet=quiet)
     return Bundle(tuple(kernels))
 
 
@@ -130,12 +258,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-o", "--output", type=Path, required=True, help="the bundle file")
     parser.add_argument("--dtypes", default=",".join(DTYPES), help="fp16,bf16 (default: both)")
+    parser.add_argument(
+        "--candidates", action="store_true", help="add every config tune.py chooses among"
+    )
+    parser.add_argument(
+        "--tuned", action="store_true", help=f"add the configs chosen in {CONFIG_TABLE.name}"
+    )
+    parser.add_argument("--config-table", type=Path, default=CONFIG_TABLE)
+    parser.add_argument(
+        "--triton", action="store_true", help="add the plain Triton baseline (triton_gemm.py)"
+    )
     args = parser.parse_args(argv)
     dtypes = [d for d in args.dtypes.split(",") if d]
     bad = [d for d in dtypes if d not in DTYPES]
     if bad or not dtypes:
         parser.error(f"--dtypes takes {', '.join(DTYPES)}; got {args.dtypes!r}")
-    bundle = build(dtypes)
+    configs = list(CANDIDATES) if args.candidates else []
+    if args.tuned:
+        configs += read_config_table(args.config_table)["configs"]
+    bundle = build(dtypes, configs=configs, triton=args.triton)
     bundle.write(args.output)
     print(f"wrote {args.output} ({args.output.stat().st_size} bytes, {len(bundle)} kernels)")
     return 0

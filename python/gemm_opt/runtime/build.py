@@ -11,6 +11,11 @@ What the bundle records comes from two places, each the source of its fact:
 * the compiled kernel (Triton's metadata and PTX): symbol, warps, shared
   memory, scratch sizes, the SM ptxas compiled for, versions.
 
+A kernel written directly in Triton and compiled with ``triton.compile``
+(the plain-Triton baseline of the benchmarks) is bundled by
+:func:`bundle_triton_kernel`: its arguments come from the signature,
+constexprs and divisibility it was compiled with, checked against the PTX.
+
 Pointer arguments are stated to be 16-byte aligned by the lowering (it gives
 every pointer ``tt.divisibility = 16``, see
 :mod:`gemm_opt.lowering.convert_tile_to_triton_gpu`), so the bundle records
@@ -19,10 +24,19 @@ that as their divisibility and the launcher checks it.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gemm_opt.runtime.bundle import Arg, BundleError, BundleKernel, GridDim, Scratch
+from gemm_opt.runtime.bundle import (
+    SCALAR_TYPES,
+    SCRATCH_PARAMS,
+    Arg,
+    BundleError,
+    BundleKernel,
+    GridDim,
+    Scratch,
+)
 
 #: Alignment in bytes the lowering states for every pointer argument.
 POINTER_DIVISIBILITY = 16
@@ -101,7 +115,6 @@ def build_kernel(
     for ``cdiv(argument, block)``. Raises the compiler's
     :class:`~gemm_opt.lowering.compile.TileCompileError` if compilation fails.
     """
-    import gemm_opt
     from gemm_opt.core.targets import TARGETS
     from gemm_opt.lowering.compile import compile_tile_module
 
@@ -110,7 +123,34 @@ def build_kernel(
         raise BundleError(f"bundles hold CUDA kernels: target {target!r} is not one of {cuda}")
     args = tile_arguments(module, arg_names)
     compiled = compile_tile_module(module, target)
-    md = compiled.metadata
+    return _describe(
+        compiled.metadata,
+        name=name,
+        symbol=compiled.name,
+        ptx=compiled.asm["ptx"],
+        binary=compiled.hsaco,
+        args=args,
+        grid=grid,
+        target=target,
+        meta=meta,
+    )
+
+
+def _describe(
+    md: Mapping[str, Any],
+    *,
+    name: str,
+    symbol: str,
+    ptx: str,
+    binary: bytes,
+    args: Sequence[Arg],
+    grid: Sequence[int | tuple[str, int]],
+    target: str,
+    meta: Mapping[str, Any] | None,
+) -> BundleKernel:
+    """The bundle kernel of a compiled binary, from Triton's metadata of it."""
+    import gemm_opt
+
     for flag in ("launch_cooperative_grid", "launch_pdl"):
         if md.get(flag):
             raise BundleError(f"{name}: the kernel needs {flag}, which bundles do not carry")
@@ -121,9 +161,9 @@ def build_kernel(
     )
     return BundleKernel(
         name=name,
-        symbol=compiled.name,
+        symbol=symbol,
         target=target,
-        sm=_ptx_target(compiled.asm["ptx"]),
+        sm=_ptx_target(ptx),
         num_warps=int(md["num_warps"]),
         threads_per_warp=int(md.get("warp_size", 32)),
         num_ctas=int(md.get("num_ctas", 1)),
@@ -136,9 +176,124 @@ def build_kernel(
         ),
         args=tuple(args),
         grid=dims,  # type: ignore[arg-type]
-        binary=compiled.hsaco,
+        binary=binary,
         triton=str(md.get("triton_version", "")),
         gemm_opt=gemm_opt.__version__,
         triton_hash=str(md.get("hash", "")),
         meta=dict(meta or {}),
     )
+
+
+def triton_arguments(
+    arg_names: Sequence[str],
+    signature: Mapping[str, str],
+    *,
+    constexprs: Mapping[str, int | float | bool] | None = None,
+    divisibility: Mapping[str, int] | None = None,
+) -> list[Arg]:
+    """The bundle arguments of a Triton kernel compiled from ``signature``.
+
+    ``signature`` is the one given to ``triton.compile`` (``"constexpr"`` for
+    specialised arguments, whose values are in ``constexprs``);
+    ``divisibility`` holds the ``tt.divisibility`` facts it was compiled
+    with, which the launcher then checks.
+    """
+    constexprs = dict(constexprs or {})
+    divisibility = dict(divisibility or {})
+    unknown = (set(signature) | set(constexprs) | set(divisibility)) - set(arg_names)
+    if unknown:
+        raise BundleError(f"the kernel has no argument {sorted(unknown)[0]!r}")
+    out = []
+    for name in arg_names:
+        ty = signature.get(name)
+        if ty is None:
+            raise BundleError(f"argument {name!r} is missing from the signature")
+        if ty == "constexpr":
+            if name not in constexprs:
+                raise BundleError(f"constexpr argument {name!r} has no value")
+            value = constexprs[name]
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise BundleError(
+                    f"constexpr argument {name!r} is {value!r}: bundles carry numbers only"
+                )
+            out.append(Arg(name, "fp32" if isinstance(value, float) else "i32", 1, value))
+            continue
+        if name in constexprs:
+            raise BundleError(
+                f"argument {name!r} has a value but is not 'constexpr' in the signature"
+            )
+        out.append(Arg(name, ty, divisibility.get(name, 1)))
+    return out
+
+
+def bundle_triton_kernel(
+    compiled: Any,
+    arg_names: Sequence[str],
+    signature: Mapping[str, str],
+    *,
+    name: str,
+    grid: Sequence[int | tuple[str, int]],
+    constexprs: Mapping[str, int | float | bool] | None = None,
+    divisibility: Mapping[str, int] | None = None,
+    target: str = "cuda:90",
+    meta: Mapping[str, Any] | None = None,
+) -> BundleKernel:
+    """Describe a kernel already compiled by ``triton.compile`` for the launcher.
+
+    ``compiled`` is Triton's ``CompiledKernel`` (its cubin, PTX and metadata);
+    ``arg_names``, ``signature``, ``constexprs`` and ``divisibility`` are what
+    it was compiled from (see :func:`triton_arguments`). The PTX's parameter
+    list is checked against the arguments, so a bundle never records a
+    calling convention the binary does not have.
+    """
+    from gemm_opt.core.targets import TARGETS
+
+    if target not in TARGETS or not TARGETS[target].nvidia:
+        cuda = ", ".join(n for n, t in TARGETS.items() if t.nvidia)
+        raise BundleError(f"bundles hold CUDA kernels: target {target!r} is not one of {cuda}")
+    md = compiled.metadata
+    md = md._asdict() if hasattr(md, "_asdict") else dict(md)
+    backend = getattr(md.get("target"), "backend", "cuda")
+    if backend != "cuda" or "cubin" not in compiled.asm:
+        raise BundleError(f"{name}: not a CUDA kernel (compiled for {md.get('target')})")
+    args = triton_arguments(arg_names, signature, constexprs=constexprs, divisibility=divisibility)
+    ptx = compiled.asm["ptx"]
+    want = [
+        8 if a.is_pointer else struct.calcsize(SCALAR_TYPES[a.type])
+        for a in args
+        if a.constexpr is None
+    ]
+    want += [8] * len(SCRATCH_PARAMS)
+    have = ptx_parameter_sizes(ptx)
+    if have != want:
+        raise BundleError(
+            f"{name}: the PTX entry has parameters of sizes {have}; the arguments give {want}"
+        )
+    return _describe(
+        md,
+        name=name,
+        symbol=str(md.get("name", compiled.name)),
+        ptx=ptx,
+        binary=bytes(compiled.asm["cubin"]),
+        args=args,
+        grid=grid,
+        target=target,
+        meta=meta,
+    )
+
+
+def ptx_parameter_sizes(ptx: str) -> list[int]:
+    """Byte sizes of the parameters of the PTX's ``.entry`` (``.param .u64 ...`` is 8)."""
+    start = ptx.find(".entry")
+    if start < 0:
+        raise BundleError("the compiled PTX has no .entry")
+    head = ptx[start:]
+    params = head[head.index("(") + 1 : head.index(")")]
+    sizes = []
+    for decl in params.split(","):
+        words = decl.split()
+        if not words:
+            continue
+        kind = words[1]  # .param .u32 name / .param .u64 .ptr .global .align 1 name
+        sizes.append(int(kind.lstrip(".ubsf")) // 8)
+    return sizes

@@ -1,0 +1,195 @@
+"""What ``bench_gemm.py`` and ``tune.py`` share: operands, checks, timing, the config table.
+
+Needs only torch and ``gemm_opt.runtime`` (no Triton, no numpy), so it runs
+on the GPU machine; torch is imported inside the functions that use the GPU,
+so the config-table logic is importable (and tested) anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+#: The config table ``tune.py`` writes.
+CONFIG_TABLE = HERE / "configs" / "cuda90.json"
+#: The benchmark shape suite (issue: 1024^3 to 8192^3, a wide-short K, a
+#: 3840-row shape that quantises badly on 132 SMs, a split-K showcase).
+BENCH_SHAPES = (
+    (1024, 1024, 1024),
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (8192, 8192, 1024),
+    (3840, 4096, 2048),
+    (512, 512, 8192),
+)
+DTYPES = ("float16", "bfloat16")
+#: Unit roundoff of the output types.
+UNIT_ROUNDOFF = {"float16": 2.0**-11, "bfloat16": 2.0**-8}
+#: Bytes written between samples to push the operands out of L2 (50 MB on H100).
+FLUSH_BYTES = 256 * 1024 * 1024
+#: H100 SM resources (for the occupancy estimate from a kernel's attributes).
+SM_REGISTERS = 65536
+SM_SHARED_BYTES = 228 * 1024
+SHARED_RESERVED_PER_CTA = 1024
+SM_MAX_WARPS = 64
+SM_MAX_CTAS = 32
+
+
+def parse_shapes(text: str) -> list[tuple[int, int, int]]:
+    """``MxNxK,...`` as a list of positive triples; ValueError otherwise."""
+    shapes = []
+    for item in text.split(","):
+        dims = tuple(int(x) for x in item.split("x"))
+        if len(dims) != 3 or min(dims) < 1:
+            raise ValueError(f"{item!r} is not MxNxK with positive sizes")
+        shapes.append(dims)
+    return shapes  # type: ignore[return-value]
+
+
+# ---- the config table ----------------------------------------------------------------
+
+
+def shape_distance(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    """How far apart two GEMM shapes are: the sum of |log2| ratios of M, N and K."""
+    return sum(abs(math.log2(x / y)) for x, y in zip(a, b, strict=True))
+
+
+def read_table(path: Path) -> dict[str, Any]:
+    """A config table: ``{"target", "kernel", "default", "entries": [...]}``.
+
+    Each entry is ``{"dtype", "shape": [M, N, K], "config", ...}``: the config
+    ``tune.py`` measured best for that shape, which also serves the shapes
+    nearest to it (its shape class).
+    """
+    table = json.loads(path.read_text())
+    if not isinstance(table, dict) or not isinstance(table.get("entries"), list):
+        raise ValueError(f"{path}: not a config table (no 'entries' list)")
+    for i, e in enumerate(table["entries"]):
+        if not (
+            isinstance(e, dict)
+            and e.get("dtype") in DTYPES
+            and isinstance(e.get("config"), str)
+            and isinstance(e.get("shape"), list)
+            and len(e["shape"]) == 3
+            and all(isinstance(x, int) and x > 0 for x in e["shape"])
+        ):
+            raise ValueError(f"{path}: entries[{i}] needs dtype, shape [M, N, K] and config")
+    return table
+
+
+def choose_config(table: dict[str, Any] | None, dtype: str, shape: tuple[int, int, int]) -> str:
+    """The table's config for ``shape``: that of the nearest tuned shape of ``dtype``.
+
+    Without a table (or an entry of that dtype) the kernel's default config.
+    """
+    default = (table or {}).get("default", "128x128x64_w8")
+    entries = [e for e in (table or {}).get("entries", []) if e["dtype"] == dtype]
+    if not entries:
+        return default
+    best = min(entries, key=lambda e: shape_distance(tuple(e["shape"]), shape))
+    return best["config"]
+
+
+# ---- operands and checks -------------------------------------------------------------
+
+
+def operands(m: int, n: int, k: int, dtype: Any, seed: int) -> tuple[Any, Any]:
+    """Fresh random normal A (m x k) and B (k x n), row-major."""
+    import torch
+
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    a = torch.randn(m, k, device="cuda", dtype=torch.float32, generator=g).to(dtype)
+    b = torch.randn(k, n, device="cuda", dtype=torch.float32, generator=g).to(dtype)
+    return a, b
+
+
+def check_output(c: Any, ref: Any, dtype_name: str) -> dict[str, Any]:
+    """Compare an output with the float64 reference.
+
+    Passes when every element was written (C starts as NaN) and
+    ``|c - ref| <= atol + rtol |ref|`` everywhere, rtol a few units of the
+    output type's last place (its final rounding dominates fp32 accumulation).
+    """
+    import torch
+
+    rtol, atol = 4 * UNIT_ROUNDOFF[dtype_name], 1e-2
+    finite = bool(torch.isfinite(c).all())
+    out: dict[str, Any] = {"all_written": finite, "rtol": rtol, "atol": atol}
+    if not finite:
+        return {**out, "ok": False, "max_abs_err": None, "rel_fro_err": None}
+    diff = c.double() - ref
+    err = diff.abs()
+    ok = bool((err <= atol + rtol * ref.abs()).all())
+    rel = float(torch.linalg.norm(diff) / torch.linalg.norm(ref))
+    return {**out, "ok": ok, "max_abs_err": float(err.max()), "rel_fro_err": rel}
+
+
+# ---- timing --------------------------------------------------------------------------
+
+
+class Flusher:
+    """Writes :data:`FLUSH_BYTES` so that no operand is left in L2 before a sample."""
+
+    def __init__(self) -> None:
+        import torch
+
+        self.buf = torch.empty(FLUSH_BYTES, dtype=torch.int8, device="cuda")
+
+    def __call__(self) -> None:
+        self.buf.zero_()
+
+
+def bench(fns: dict[str, Any], reps: int, warmup: int, flush: Flusher) -> dict[str, dict]:
+    """Interleaved samples: each one call between CUDA events, right after an L2 flush.
+
+    Every round runs each function once, in alternating order, so drift in
+    clocks or temperature hits all of them alike. Returns median, min and
+    the sample count per function.
+    """
+    import torch
+
+    for _ in range(warmup):
+        for f in fns.values():
+            f()
+    torch.cuda.synchronize()
+    events: dict[str, list] = {name: [] for name in fns}
+    names = list(fns)
+    for r in range(reps):
+        for name in names if r % 2 == 0 else names[::-1]:
+            flush()
+            s = torch.cuda.Event(enable_timing=True)
+            e = torch.cuda.Event(enable_timing=True)
+            s.record()
+            fns[name]()
+            e.record()
+            events[name].append((s, e))
+    torch.cuda.synchronize()
+    out = {}
+    for name, evs in events.items():
+        ms = [s.elapsed_time(e) for s, e in evs]
+        out[name] = {"median_ms": statistics.median(ms), "min_ms": min(ms), "samples": len(ms)}
+    return out
+
+
+def tflops(m: int, n: int, k: int, ms: float) -> float:
+    return 2.0 * m * n * k / (ms * 1e-3) / 1e12
+
+
+def occupancy(attrs: dict[str, int], num_warps: int) -> dict[str, int]:
+    """CTAs per SM an H100 can hold for these resources, and what limits it (estimate).
+
+    Registers are allocated per warp in units of 256; each CTA also takes
+    :data:`SHARED_RESERVED_PER_CTA` bytes of shared memory.
+    """
+    regs_per_warp = -(-attrs["registers"] * 32 // 256) * 256
+    by_regs = (SM_REGISTERS // max(regs_per_warp, 1)) // num_warps
+    shared = attrs["dynamic_shared_bytes"] + attrs["static_shared_bytes"]
+    by_shared = SM_SHARED_BYTES // (shared + SHARED_RESERVED_PER_CTA)
+    by_warps = SM_MAX_WARPS // num_warps
+    limits = {"registers": by_regs, "shared": by_shared, "warps": by_warps, "ctas": SM_MAX_CTAS}
+    cause = min(limits, key=lambda key: limits[key])
+    return {"ctas_per_sm": limits[cause], "limited_by": cause}  # type: ignore[dict-item]

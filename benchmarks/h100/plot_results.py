@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Bar chart of ``bench_gemm.py``'s ``results.csv``: TFLOP/s of ours, plain Triton and cuBLAS.
+
+Needs matplotlib (``bench_gemm.py`` calls it where it is installed)::
+
+    python benchmarks/h100/plot_results.py benchmarks/h100/results/bench.csv -o bench.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+SERIES = (
+    ("ours_tflops", "ours (tile GEMM, cuda:90 portable)"),
+    ("triton_tflops", "plain Triton tl.dot (best config)"),
+    ("cublas_tflops", "cuBLAS (torch.matmul)"),
+)
+
+
+def plot(csv_path: Path, png_path: Path) -> None:
+    """Grouped bars per (shape, dtype), the ours/cuBLAS ratio written above each group."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with csv_path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        raise ValueError(f"{csv_path}: no rows")
+    labels = [f"{r['shape']}\n{'fp16' if r['dtype'] == 'float16' else 'bf16'}" for r in rows]
+    width = 0.27
+    fig, ax = plt.subplots(figsize=(max(8.0, 1.1 * len(rows)), 4.8))
+    for i, (key, name) in enumerate(SERIES):
+        xs = [j + (i - 1) * width for j in range(len(rows))]
+        ax.bar(xs, [float(r[key]) for r in rows], width, label=name)
+    for j, r in enumerate(rows):
+        top = max(float(r[key]) for key, _ in SERIES)
+        ax.text(j, top + 10, f"{float(r['ours_vs_cublas']):.2f}x", ha="center", fontsize=8)
+    ax.set_xticks(range(len(rows)), labels, fontsize=7)
+    ax.set_ylabel("TFLOP/s (median)")
+    ax.set_title("GEMM on H100: ours vs plain Triton vs cuBLAS (label: ours/cuBLAS)")
+    peak = max(float(r[key]) for r in rows for key, _ in SERIES)
+    ax.set_ylim(0, peak * 1.22)
+    ax.legend(fontsize=8, loc="upper center", ncol=3)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("csv", type=Path)
+    parser.add_argument("-o", "--output", type=Path, required=True)
+    args = parser.parse_args(argv)
+    try:
+        plot(args.csv, args.output)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"plot_results.py: error: {args.csv}: {e}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Launch ours, the plain Triton baseline and cuBLAS once each on one shape, for a profiler.
+
+Meant to run under Nsight Compute on the GPU machine (needs only torch and
+``gemm_opt.runtime``); nothing is timed here::
+
+    ncu --clock-control none --section SpeedOfLight --section Occupancy \\
+        --section WarpStateStats --csv python3 profile_kernels.py \\
+        --bundle bench.bundle --ours gemm_fp16_aligned_128x128x64_w4 \\
+        --triton triton_fp16_128x256x64_s3_w8_g8 --shape 4096x4096x4096
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import benchlib  # noqa: E402
+from bench_gemm import Kernels  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bundle", type=Path, required=True)
+    parser.add_argument("--ours", action="append", default=[], help="bundle kernel name(s)")
+    parser.add_argument("--triton", action="append", default=[], help="bundle kernel name(s)")
+    parser.add_argument("--shape", default="4096x4096x4096")
+    args = parser.parse_args(argv)
+    sys.modules["triton"] = None  # type: ignore[assignment]
+    import torch
+
+    from gemm_opt import runtime
+
+    loaded = runtime.load_bundle(args.bundle)
+    (m, n, k), *_ = benchlib.parse_shapes(args.shape)
+    for names, call in ((args.ours, Kernels.ours_call), (args.triton, Kernels.triton_call)):
+        for name in names:
+            kernel = loaded[name]
+            dtype = getattr(torch, kernel.spec.meta["dtype"])
+            a, b = benchlib.operands(m, n, k, dtype, 0)
+            c = torch.empty(m, n, device="cuda", dtype=dtype)
+            kernel(*call(kernel, a, b, c))
+            torch.matmul(a, b, out=c)
+    torch.cuda.synchronize()
+    print("launched", args.ours + args.triton, "and cuBLAS on", args.shape)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Choose our tile GEMM's config per shape class on the local GPU; write the config table.
+
+Runs where the GPU is, with only torch and ``gemm_opt.runtime``, on a bundle
+that holds the candidate configs (``build_bundle.py --candidates``). For
+each dtype and shape of the suite, every candidate is first checked against
+a float64 reference (a wrong kernel never wins), then the correct ones are
+timed interleaved (one call per sample after an L2 flush, median of
+``--reps``). The fastest becomes the shape's entry in the config table; a
+shape outside the suite takes the entry of the nearest tuned shape
+(``benchlib.choose_config``). Tuning is its own command: nothing here runs
+inside the benchmark's timed region.
+
+Writes the table to ``--out`` (default ``configs/cuda90.json`` beside this
+file, which ``build_bundle.py --tuned`` and ``bench_gemm.py`` read).
+
+    PYTHONPATH=python python3 benchmarks/h100/tune.py --bundle bench.bundle --out cuda90.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import benchlib  # noqa: E402
+
+DEFAULT = "128x128x64_w8"
+
+
+def fail(message: str) -> None:
+    print(f"tune.py: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bundle", type=Path, required=True)
+    parser.add_argument("--out", type=Path, default=benchlib.CONFIG_TABLE)
+    parser.add_argument("--reps", type=int, default=15)
+    parser.add_argument("--dtypes", default=",".join(benchlib.DTYPES))
+    parser.add_argument("--shapes", default="", help="MxNxK,... instead of the benchmark suite")
+    args = parser.parse_args(argv)
+    if args.reps < 5:
+        fail("--reps must be at least 5")
+    dtypes = [d for d in args.dtypes.split(",") if d]
+    if not dtypes or any(d not in benchlib.DTYPES for d in dtypes):
+        fail(f"--dtypes takes {', '.join(benchlib.DTYPES)}")
+    try:
+        shapes = benchlib.parse_shapes(args.shapes) if args.shapes else benchlib.BENCH_SHAPES
+    except ValueError as e:
+        fail(f"--shapes: {e}")
+
+    sys.modules["triton"] = None  # type: ignore[assignment]
+    import torch
+
+    from gemm_opt import runtime
+
+    try:
+        loaded = runtime.load_bundle(args.bundle)
+    except runtime.BundleError as e:
+        fail(str(e))
+    if not torch.cuda.is_available():
+        fail("no CUDA GPU visible to torch")
+    flush = benchlib.Flusher()
+    entries = []
+    start = time.perf_counter()
+    seed = 1000
+    for dtype in dtypes:
+        tdtype = getattr(torch, dtype)
+        cands = {
+            k.spec.meta["config"]: k
+            for k in loaded
+            if k.spec.meta.get("kind") == "ours"
+            and k.spec.meta.get("variant") == "aligned"
+            and k.spec.meta.get("dtype") == dtype
+        }
+        if len(cands) < 2:
+            fail(f"the bundle has {len(cands)} {dtype} configs of ours; build it with --candidates")
+        for m, n, kk in shapes:
+            if n % 16 or kk % 16:
+                fail(f"{m}x{n}x{kk}: the aligned kernels need N and K multiples of 16")
+            seed += 1
+            a, b = benchlib.operands(m, n, kk, tdtype, seed)
+            ref = torch.matmul(a.double(), b.double())
+            fns, errors = {}, {}
+            for tag, kernel in cands.items():
+                c = torch.full((m, n), float("nan"), device="cuda", dtype=tdtype)
+                args_ = (a, b, c, m, n, kk, kk, n, n)
+                kernel(*args_)
+                torch.cuda.synchronize()
+                r = benchlib.check_output(c, ref, dtype)
+                errors[tag] = r["rel_fro_err"]
+                if r["ok"]:
+                    fns[tag] = lambda kernel=kernel, args_=args_: kernel(*args_)
+            if not fns:
+                fail(f"{dtype} {m}x{n}x{kk}: no candidate is correct")
+            times = benchlib.bench(fns, args.reps, 2, flush)
+            rates = {
+                t: round(benchlib.tflops(m, n, kk, v["median_ms"]), 1) for t, v in times.items()
+            }
+            best = max(rates, key=lambda t: rates[t])
+            entries.append(
+                {
+                    "dtype": dtype,
+                    "shape": [m, n, kk],
+                    "config": best,
+                    "tflops": rates[best],
+                    "default_tflops": rates.get(DEFAULT),
+                    "candidates_tflops": rates,
+                    "wrong": sorted(set(cands) - set(fns)),
+                }
+            )
+            ranked = ", ".join(
+                f"{t} {rates[t]:.0f}" for t in sorted(rates, key=lambda t: -rates[t])
+            )
+            print(
+                f"[{time.perf_counter() - start:5.0f} s] {dtype:8s} {m}x{n}x{kk}: best {best} "
+                f"({ranked} TFLOP/s)"
+                + (f"; WRONG: {entries[-1]['wrong']}" if entries[-1]["wrong"] else ""),
+                flush=True,
+            )
+            del a, b, ref, fns
+            torch.cuda.empty_cache()
+    table = {
+        "target": "cuda:90",
+        "kernel": "examples/gemm_gfx1250.py",
+        "default": DEFAULT,
+        "measured_on": {
+            "gpu": torch.cuda.get_device_name(),
+            "torch": torch.__version__,
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+            "bundle_sha256": hashlib.sha256(args.bundle.read_bytes()).hexdigest(),
+        },
+        "method": (
+            f"per shape: candidates checked against float64, the correct ones timed "
+            f"interleaved, median of {args.reps} samples after an L2 flush; the fastest wins; "
+            "other shapes take the entry of the nearest tuned shape (sum of |log2| ratios)"
+        ),
+        "entries": entries,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(table, indent=1) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

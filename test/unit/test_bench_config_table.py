@@ -1,0 +1,156 @@
+"""Our GEMM's config table (``benchmarks/h100/configs/cuda90.json``) and its lookup.
+
+The table ``tune.py`` wrote must name configs ``build_bundle.py`` can
+build; a shape outside the suite takes the config of the nearest tuned
+shape of its dtype; a malformed table is refused with its path.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+H100 = Path(__file__).resolve().parents[2] / "benchmarks" / "h100"
+
+
+def _script(name: str):
+    if str(H100) not in sys.path:
+        sys.path.insert(0, str(H100))
+    spec = importlib.util.spec_from_file_location(name, H100 / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return _script("benchlib")
+
+
+def test_repository_table_names_buildable_candidates(lib) -> None:
+    bb = _script("build_bundle")
+    table = lib.read_table(lib.CONFIG_TABLE)
+    assert table["target"] == "cuda:90"
+    tuned = {(e["dtype"], tuple(e["shape"])) for e in table["entries"]}
+    assert tuned == {(d, s) for d in lib.DTYPES for s in lib.BENCH_SHAPES}
+    for e in table["entries"]:
+        assert bb.OurConfig.parse(e["config"]) in bb.CANDIDATES
+        assert e["tflops"] == max(e["candidates_tflops"].values())
+    assert bb.read_config_table(lib.CONFIG_TABLE)["configs"]
+
+
+def test_nearest_tuned_shape_decides(lib) -> None:
+    table = {
+        "default": "128x128x64_w8",
+        "entries": [
+            {"dtype": "float16", "shape": [4096, 4096, 4096], "config": "big"},
+            {"dtype": "float16", "shape": [512, 512, 8192], "config": "narrow"},
+            {"dtype": "bfloat16", "shape": [1024, 1024, 1024], "config": "bf"},
+        ],
+    }
+    assert lib.choose_config(table, "float16", (4096, 4096, 4096)) == "big"
+    assert lib.choose_config(table, "float16", (6144, 4096, 3072)) == "big"
+    assert lib.choose_config(table, "float16", (256, 768, 16384)) == "narrow"
+    assert lib.choose_config(table, "bfloat16", (8192, 8192, 8192)) == "bf"
+    assert lib.choose_config(None, "float16", (64, 64, 64)) == "128x128x64_w8"
+    assert lib.choose_config({"entries": []}, "bfloat16", (64, 64, 64)) == "128x128x64_w8"
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        [],
+        {"entries": "x"},
+        {"entries": [{"dtype": "float32", "shape": [1, 1, 1], "config": "c"}]},
+        {"entries": [{"dtype": "float16", "shape": [1, 1], "config": "c"}]},
+        {"entries": [{"dtype": "float16", "shape": [1, 0, 1], "config": "c"}]},
+        {"entries": [{"dtype": "float16", "shape": [1, 1, 1]}]},
+    ],
+)
+def test_malformed_tables_are_refused(lib, tmp_path: Path, doc) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=str(path) if doc != [] else "not a config table"):
+        lib.read_table(path)
+
+
+def test_shapes_and_config_tags_parse(lib) -> None:
+    bb = _script("build_bundle")
+    assert lib.parse_shapes("1x2x3,4x5x6") == [(1, 2, 3), (4, 5, 6)]
+    for bad in ("1x2", "0x1x1", "axbxc"):
+        with pytest.raises(ValueError):
+            lib.parse_shapes(bad)
+    cfg = bb.OurConfig.parse("64x128x64_w4")
+    assert cfg == bb.OurConfig(64, 128, 64, 4) and cfg.tag == "64x128x64_w4"
+    assert cfg.hints() == {"HINT_A": 0b0011, "HINT_B": 0b1100}
+    assert bb.DEFAULT_CONFIG.hints() == {"HINT_A": 0b00001111, "HINT_B": 0b11110000}
+    with pytest.raises(ValueError, match="not a config tag"):
+        bb.OurConfig.parse("128x128_w8")
+
+
+def test_occupancy_estimate(lib) -> None:
+    # 250 registers x 128 threads: 8 warps of registers fit, so 2 CTAs of 4 warps.
+    attrs = {"registers": 250, "dynamic_shared_bytes": 65536, "static_shared_bytes": 0}
+    assert lib.occupancy(attrs, 4) == {"ctas_per_sm": 2, "limited_by": "registers"}
+    attrs = {"registers": 96, "dynamic_shared_bytes": 131072, "static_shared_bytes": 0}
+    assert lib.occupancy(attrs, 4) == {"ctas_per_sm": 1, "limited_by": "shared"}
+
+
+def test_build_command_adds_tuned_configs(tmp_path: Path) -> None:
+    from gemm_opt.runtime import read_bundle
+
+    bb = _script("build_bundle")
+    table = tmp_path / "t.json"
+    entry = {"dtype": "float16", "shape": [64, 64, 64], "config": "64x128x64_w4"}
+    table.write_text(json.dumps({"default": "128x128x64_w8", "entries": [entry]}))
+    out = tmp_path / "b.bundle"
+    assert (
+        bb.main(["-o", str(out), "--dtypes", "fp16", "--tuned", "--config-table", str(table)]) == 0
+    )
+    bundle = read_bundle(out)
+    assert bundle.names() == [
+        "gemm_fp16_aligned",
+        "gemm_fp16_any",
+        "gemm_fp16_aligned_64x128x64_w4",
+    ]
+    k = bundle["gemm_fp16_aligned_64x128x64_w4"]
+    assert k.num_warps == 4 and k.meta["config"] == "64x128x64_w4"
+    assert [g.to_json() for g in k.grid] == [{"cdiv": ["M", 64]}, {"cdiv": ["N", 128]}, 1]
+    assert {a.name: a.divisibility for a in k.args if a.name in ("N", "K", "M")} == {
+        "M": 1,
+        "N": 16,
+        "K": 16,
+    }
+
+
+def test_build_command_refuses_a_bad_table(tmp_path: Path) -> None:
+    bb = _script("build_bundle")
+    table = tmp_path / "t.json"
+    table.write_text(json.dumps({"entries": [{"config": "nonsense"}]}))
+    with pytest.raises(SystemExit, match="not a config table"):
+        bb.main(["-o", str(tmp_path / "b"), "--tuned", "--config-table", str(table)])
+    assert not (tmp_path / "b").exists()
+
+
+def test_committed_results_are_the_scripts_output() -> None:
+    """results.md is what bench_gemm.py writes for results.json; the ncu table reads its CSV."""
+    bench = _script("bench_gemm")
+    results = H100 / "results" / "bench"
+    result = json.loads((results / "results.json").read_text())
+    assert bench.markdown(result) == (results / "results.md").read_text()
+    assert result["all_correct"] and len(result["timings"]) == 12
+    for row in result["timings"]:
+        assert row["ours_vs_cublas"] == pytest.approx(
+            row["ours_tflops"] / row["cublas_tflops"], abs=2e-3
+        )
+    ncu = _script("ncu_summary")
+    text = ncu.table(ncu.read(results / "ncu_4096_fp16.csv"), ["a", "b", "c"])
+    assert "| Duration | 459,712 ns | 184,576 ns | 331,840 ns |" in text
+    with pytest.raises(ValueError, match="no ncu CSV header"):
+        ncu.read(results / "results.csv")
