@@ -182,13 +182,13 @@ module attributes {tile.num_warps = 8 : i32} {
 
 // -----
 
-// ==== The hint must be an integer. ====
+// ==== The hint must be an i32 integer. ====
 #s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
 !desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
 !buf = !tile.shared<tensor<128x64xf16, #s>>
 module attributes {tile.num_warps = 8 : i32} {
   func.func @hint_not_integer(%d: !desc, %b: !buf) {
-    // expected-error@+1 {{attribute 'warp_used_hint' must be an integer}}
+    // expected-error@+1 {{attribute 'warp_used_hint' must be an i32 integer, got "all"}}
     "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = "all"} : (!desc, !buf) -> ()
     return
   }
