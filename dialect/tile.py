@@ -259,23 +259,22 @@ def verify_module_attributes(module_op: ir.Operation) -> list[str]:
 
 
 def _too_deep(module_op: ir.Operation) -> str | None:
-    """A message for the first op nested in more than MAX_REGION_DEPTH regions."""
+    """A message for the first op whose regions nest deeper than MAX_REGION_DEPTH."""
     stack: list[tuple[Any, int]] = [(module_op, 0)]
     while stack:
         op, depth = stack.pop()
-        if depth > MAX_REGION_DEPTH:
-            loc = op.location
-            try:
-                where = f" (the '{op.name}' at line {loc.start_line}, column {loc.start_col})"
-            except (ValueError, RuntimeError, AttributeError):
-                where = f" (a '{op.name}')"
+        if len(op.regions) and depth + 1 > MAX_REGION_DEPTH:
             return (
-                f"ops nest {depth} regions deep{where}; at most {MAX_REGION_DEPTH} "
-                "nested regions are supported"
+                f"a '{op.name}' opens a region {depth + 1} levels deep; at most "
+                f"{MAX_REGION_DEPTH} nested regions are supported"
             )
-        for region in op.regions:
-            for block in region.blocks:
-                stack.extend((inner.operation, depth + 1) for inner in block.operations)
+        children = [
+            (inner.operation, depth + 1)
+            for region in op.regions
+            for block in region.blocks
+            for inner in block.operations
+        ]
+        stack.extend(reversed(children))
     return None
 
 
@@ -1029,7 +1028,8 @@ class MakeTensorDescriptorOp(TileOp, name="make_tensor_descriptor", traits=[ext.
          : (!tile.ptr<f16>, i32, i32, i64, i64) -> !tile.tensor_desc<tensor<128x64xf16, #s>>
     ```
     Rules: one i32 shape and one i64 stride per block dimension; the pointee
-    type is the block's element type; rank 1 to 5.
+    type is the block's element type; rank 1 to 5; for TDM targets the last
+    stride is the constant 1.
     """
 
     base: ext.Operand[PtrType]
@@ -1056,6 +1056,14 @@ class MakeTensorDescriptorOp(TileOp, name="make_tensor_descriptor", traits=[ext.
             )
         check_element_type(desc.element_type, "a TDM descriptor")
         desc.shared_layout()
+        targets = self.targets()
+        inner = constant_int(self.strides[-1])
+        if targets and all(t.tdm for t in targets) and inner != 1:
+            got = "a runtime value" if inner is None else f"the constant {inner}"
+            raise VerifyError(
+                f"TDM descriptors on {_target_names(targets)} need a unit innermost stride: "
+                f"the last stride must be the constant 1, got {got}"
+            )
 
 
 class UpdateTensorDescriptorOp(TileOp, name="update_tensor_descriptor", traits=[ext.Pure]):
@@ -1532,7 +1540,7 @@ class _BlockAccessOp(TileOp):
     strides: Sequence[ext.Operand[Any]]
     offsets: Sequence[ext.Operand[Any]]
 
-    def check_access(self, value_type: ir.RankedTensorType, what: str) -> None:
+    def check_access(self, value_type: ir.RankedTensorType, value_name: str) -> None:
         rank = value_type.rank
         for what, vals, width in (
             ("shape", self.shape, 32),
@@ -1547,8 +1555,8 @@ class _BlockAccessOp(TileOp):
             raise VerifyError(
                 f"base points to {ptr.element_type} but the block holds {value_type.element_type}"
             )
-        check_element_type(value_type.element_type, f"the {what}")
-        check_register_layout(self, value_type, what)
+        check_element_type(value_type.element_type, f"the {value_name}")
+        check_register_layout(self, value_type, value_name)
 
 
 class LoadBlockOp(_BlockAccessOp, name="load_block"):
