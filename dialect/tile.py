@@ -278,13 +278,15 @@ def _too_deep(module_op: ir.Operation) -> str | None:
     return None
 
 
-def unknown_attribute(name: str, known: Sequence[str], owner: str) -> str:
-    """The message for an attribute ``owner`` does not define, with a suggestion."""
+def unknown_attribute(name: str, known: Sequence[str], owner: str = "") -> str:
+    """The message for an attribute ``owner`` does not define, with a suggestion
+    (``owner`` is left out when the diagnostic already names the op)."""
+    on = f" on {owner}" if owner else ""
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     if close:
-        return f"unknown attribute '{name}' on {owner}; did you mean '{close[0]}'?"
+        return f"unknown attribute '{name}'{on}; did you mean '{close[0]}'?"
     listed = ", ".join(f"'{k}'" for k in known) if known else "none"
-    return f"unknown attribute '{name}' on {owner} (it takes: {listed})"
+    return f"unknown attribute '{name}'{on} (it takes: {listed})"
 
 
 # ---- layout attributes ----------------------------------------------------------
@@ -745,7 +747,7 @@ class TileOp(Tile.Operation):
             name = attrs[i].name
             if name in known or ("." in name and not name.startswith("tile.")):
                 continue  # another dialect's discardable attribute
-            raise VerifyError(unknown_attribute(name, known, f"'{self.OPERATION_NAME}'"))
+            raise VerifyError(unknown_attribute(name, known))
 
     def check_operand_segments(self) -> None:
         """``operandSegmentSizes`` must be present and agree with the operands

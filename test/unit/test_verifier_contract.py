@@ -86,52 +86,58 @@ def _element(name: str) -> ir.Type:
     return ir.Type.parse(name)
 
 
-def _copy_kernel(elem_name: str, layout: Callable[[], tile.SharedLayoutAttr], target=None):
-    """make_tensor_descriptor + a hinted TDM copy into a double buffer + wait."""
+def _copy_kernel(elems: list[str], layout: Callable[[], tile.SharedLayoutAttr], target=None):
+    """Per element type: make_tensor_descriptor and a hinted TDM copy into
+    buffer 0 of a double buffer; then one wait."""
 
     def args():
         i32, i64 = _ints()
-        return [tile.PtrType.get(ir.TypeAttr.get(_element(elem_name))), i32, i32, i64, i64]
+        ptrs = [tile.PtrType.get(ir.TypeAttr.get(_element(e))) for e in elems]
+        return [*ptrs, i32, i32, i64]
 
     def body(a):
-        i32, _ = _ints()
-        shape = [64, 64]
-        lay = layout()
-        block = ir.RankedTensorType.get(shape, _element(elem_name), lay)
-        bufs = ir.RankedTensorType.get([2, *shape], _element(elem_name), lay)
-        one = arith.ConstantOp(ir.IntegerType.get_signless(64), 1).result
-        desc = tile.MakeTensorDescriptorOp(
-            a[0], a[1:3], [a[3], one], tile.TensorDescType.get(ir.TypeAttr.get(block))
-        ).result
-        alloc = tile.LocalAllocOp(tile.SharedType.get(ir.TypeAttr.get(bufs))).result
+        i32, i64 = _ints()
+        m, n, stride = a[len(elems) :]
+        one = arith.ConstantOp(i64, 1).result
         zero = arith.ConstantOp(i32, 0).result
-        buf = tile.MemdescIndexOp(alloc, zero, tile.SharedType.get(ir.TypeAttr.get(block))).result
-        copy = tile.AsyncTDMCopyGlobalToLocalOp(desc, buf)
-        copy.operation.attributes["warp_used_hint"] = ir.IntegerAttr.get(i32, 0x0F)
+        lay = layout()
+        for ptr, e in zip(a, elems, strict=False):
+            block = ir.RankedTensorType.get([64, 64], _element(e), lay)
+            bufs = ir.RankedTensorType.get([2, 64, 64], _element(e), lay)
+            block_t = tile.TensorDescType.get(ir.TypeAttr.get(block))
+            desc = tile.MakeTensorDescriptorOp(ptr, [m, n], [stride, one], block_t).result
+            alloc = tile.LocalAllocOp(tile.SharedType.get(ir.TypeAttr.get(bufs))).result
+            buf_t = tile.SharedType.get(ir.TypeAttr.get(block))
+            buf = tile.MemdescIndexOp(alloc, zero, buf_t).result
+            copy = tile.AsyncTDMCopyGlobalToLocalOp(desc, buf)
+            copy.operation.attributes["warp_used_hint"] = ir.IntegerAttr.get(i32, 0x0F)
         wait = tile.AsyncTDMWaitOp()
         wait.operation.attributes["num"] = ir.IntegerAttr.get(i32, 0)
 
     return _module(8, target, body, args)
 
 
-def _load_store_kernel(elem_name: str, target=None):
-    """load_block and store_block of a 64x64 block in a blocked layout."""
+def _load_store_kernel(elems: list[str], target: str):
+    """Per element type: load_block and store_block of a 64x64 blocked block."""
 
     def args():
         i32, i64 = _ints()
-        ptr = tile.PtrType.get(ir.TypeAttr.get(_element(elem_name)))
-        return [ptr, ptr, i32, i32, i64, i64]
+        ptrs = [tile.PtrType.get(ir.TypeAttr.get(_element(e))) for e in elems]
+        return [*ptrs, i32, i32, i64]
 
     def body(a):
-        i32, _ = _ints()
-        lanes = [4, 8] if target in (None, "gfx1250", "cuda:90") else [8, 8]
+        i32, i64 = _ints()
+        m, n, stride = a[len(elems) :]
+        one = arith.ConstantOp(i64, 1).result
+        zero = arith.ConstantOp(i32, 0).result
+        lanes = [4, 8] if TARGETS[target].warp_size == 32 else [8, 8]
         blocked = tile.BlockedAttr.build(
             size_per_thread=[1, 8], threads_per_warp=lanes, warps_per_cta=[4, 1], order=[1, 0]
         )
-        t = ir.RankedTensorType.get([64, 64], _element(elem_name), blocked)
-        zero = arith.ConstantOp(i32, 0).result
-        v = tile.LoadBlockOp(a[0], a[2:4], a[4:6], [zero, zero], t).result
-        tile.StoreBlockOp(a[1], a[2:4], a[4:6], [zero, zero], v)
+        for ptr, e in zip(a, elems, strict=False):
+            t = ir.RankedTensorType.get([64, 64], _element(e), blocked)
+            v = tile.LoadBlockOp(ptr, [m, n], [stride, one], [zero, zero], t).result
+            tile.StoreBlockOp(ptr, [m, n], [stride, one], [zero, zero], v)
 
     return _module(4, target, body, args)
 
@@ -165,12 +171,15 @@ def _sample() -> dict[str, Callable[[], str]]:
         ),
         "gemm.py cuda:90": lambda: _example().gemm.build_ir(num_warps=8, target="cuda:90"),
     }
-    for elem in tile.MEMORY_ELEMENT_BITS:
-        cases[f"tdm copy {elem}"] = lambda elem=elem: _copy_kernel(elem, _padded, "gfx1250")
-        cases[f"load/store {elem}"] = lambda elem=elem: _load_store_kernel(elem)
-    cases["tdm copy f16 unswizzled, no target"] = lambda: _copy_kernel("f16", _unswizzled)
-    cases["tdm copy f16 partitioned"] = lambda: _copy_kernel("f16", _partitioned, "gfx1250")
-    cases["tdm copy i8 padded, no target"] = lambda: _copy_kernel("i8", _padded)
+    elems = list(tile.MEMORY_ELEMENT_BITS)
+    cases["tdm copies of every element type"] = lambda: _copy_kernel(elems, _padded, "gfx1250")
+    for target in TARGETS:
+        cases[f"loads and stores of every element type, {target}"] = lambda target=target: (
+            _load_store_kernel(elems, target)
+        )
+    cases["tdm copy f16 unswizzled, no target"] = lambda: _copy_kernel(["f16"], _unswizzled)
+    cases["tdm copy f16 partitioned"] = lambda: _copy_kernel(["f16"], _partitioned, "gfx1250")
+    cases["tdm copy i8 padded, no target"] = lambda: _copy_kernel(["i8"], _padded)
     return cases
 
 

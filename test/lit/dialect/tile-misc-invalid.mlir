@@ -90,7 +90,7 @@ module attributes {tile.num_warps = 8 : i32} {
 // ==== Unknown attributes name what the op takes. ====
 module attributes {tile.num_warps = 8 : i32} {
   func.func @wait_unknown() {
-    // expected-error@+1 {{unknown attribute 'count' on 'tile.async_tdm_wait' (it takes: 'num')}}
+    // expected-error@+1 {{unknown attribute 'count' (it takes: 'num')}}
     "tile.async_tdm_wait"() {num = 1 : i32, count = 1 : i32} : () -> ()
     return
   }

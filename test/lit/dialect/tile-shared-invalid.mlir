@@ -212,7 +212,7 @@ module attributes {tile.num_warps = 8 : i32} {
 // ==== Unknown attributes on tile ops are errors. ====
 module attributes {tile.num_warps = 8 : i32} {
   func.func @alloc_attr() {
-    // expected-error@+1 {{unknown attribute 'tile.warp_layout' on 'tile.local_alloc' (it takes: none)}}
+    // expected-error@+1 {{unknown attribute 'tile.warp_layout' (it takes: none)}}
     %b = "tile.local_alloc"() {tile.warp_layout = 1 : i32} : () -> !tile.shared<tensor<128x64xf16, #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>>>
     return
   }

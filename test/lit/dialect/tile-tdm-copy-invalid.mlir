@@ -288,7 +288,7 @@ module attributes {tile.num_warps = 8 : i32} {
 !buf = !tile.shared<tensor<128x64xf16, #s>>
 module attributes {tile.num_warps = 8 : i32} {
   func.func @hint_misspelled(%d: !desc, %b: !buf) {
-    // expected-error@+1 {{unknown attribute 'warp_use_hint' on 'tile.async_tdm_copy_global_to_local'; did you mean 'warp_used_hint'?}}
+    // expected-error@+1 {{unknown attribute 'warp_use_hint'; did you mean 'warp_used_hint'?}}
     "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_use_hint = 15 : i32} : (!desc, !buf) -> ()
     return
   }
@@ -302,7 +302,7 @@ module attributes {tile.num_warps = 8 : i32} {
 !buf = !tile.shared<tensor<128x64xf16, #s>>
 module attributes {tile.num_warps = 8 : i32} {
   func.func @hints_on_single(%d: !desc, %b: !buf) {
-    // expected-error@+1 {{unknown attribute 'warp_used_hints' on 'tile.async_tdm_copy_global_to_local'; did you mean 'warp_used_hint'?}}
+    // expected-error@+1 {{unknown attribute 'warp_used_hints'; did you mean 'warp_used_hint'?}}
     "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hints = array<i32: 15>} : (!desc, !buf) -> ()
     return
   }
@@ -316,7 +316,7 @@ module attributes {tile.num_warps = 8 : i32} {
 !buf = !tile.shared<tensor<128x64xf16, #s>>
 module attributes {tile.num_warps = 8 : i32} {
   func.func @contract_misspelled(%d: !desc, %b: !buf) {
-    // expected-error@+1 {{unknown attribute 'tile.warp_predicate' on 'tile.async_tdm_copy_global_to_local'; did you mean 'tile.warp_predicated'?}}
+    // expected-error@+1 {{unknown attribute 'tile.warp_predicate'; did you mean 'tile.warp_predicated'?}}
     "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, tile.warp_predicate} : (!desc, !buf) -> ()
     return
   }
@@ -382,6 +382,20 @@ module attributes {tile.num_warps = 8 : i32} {
   func.func @pad_amount_small(%d: !tile.tensor_desc<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<128x64xf16, #s>>) {
     // expected-error@+1 {{TDM pads at least one dword: amount = 1 f16 elements is 2 bytes (at least 2 elements)}}
     "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!tile.tensor_desc<tensor<128x64xf16, #s>>, !tile.shared<tensor<128x64xf16, #s>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== A hint with a huge num_warps gets a short message (it was padded to 2^30 digits). ====
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 1073741824 : i32} {
+  func.func @huge_num_warps(%d: !desc, %b: !buf) {
+    // expected-error@+1 {{num_warps must be less than 32 when using warp_used_hint, got 1073741824 (hint 0xf = 0b00000000000000000000000000001111 selects warps {0..3}}}
+    "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
     return
   }
 }

@@ -233,7 +233,7 @@ module attributes {tile.num_warps = 8 : i32} {
 !b0 = !tile.shared<tensor<128x64xf16, #s>>
 module attributes {tile.num_warps = 8 : i32} {
   func.func @hint_singular(%d0: !d0, %d1: !d0, %b0: !b0, %b1: !b0) {
-    // expected-error@+1 {{unknown attribute 'warp_used_hint' on 'tile.async_tdm_fused_copy_global_to_local'; did you mean 'warp_used_hints'?}}
+    // expected-error@+1 {{unknown attribute 'warp_used_hint'; did you mean 'warp_used_hints'?}}
     "tile.async_tdm_fused_copy_global_to_local"(%d0, %d1, %b0, %b1) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 1, 0, 0, 0>, warp_used_hint = 15 : i32, warp_used_hints = array<i32: 15, 240>} : (!d0, !d0, !b0, !b0) -> ()
     return
   }
