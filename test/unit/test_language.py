@@ -421,7 +421,7 @@ def strided_kernel(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int6
     tl.async_wait(0)
 
 
-def test_lowering_errors_point_at_the_kernel_source():
+def test_lowering_rules_point_at_the_kernel_source():
     with pytest.raises(tl.CompilationError) as info:
         strided_kernel.compile(target="gfx1250", num_warps=8)
     assert_points_at(info.value, "strided")
@@ -430,7 +430,7 @@ def test_lowering_errors_point_at_the_kernel_source():
 
 def test_pipeline_errors_point_at_the_compile_call():
     with pytest.raises(tl.CompilationError) as info:
-        strided_kernel.compile(pipeline="no-such-pass")  # MARK: bad-pipeline
+        example.gemm.compile(pipeline="no-such-pass", num_warps=8)  # MARK: bad-pipeline
     assert_points_at(info.value, "bad-pipeline")
 
 
