@@ -235,10 +235,10 @@ def _module_attribute_problems(module_op: ir.Operation) -> Iterator[str]:
         targets = possible_targets(module_op)
     if NUM_WARPS in attrs:
         a = attrs[NUM_WARPS]
-        if cast(a, ir.IntegerAttr) is None or int_value(a, f"'{NUM_WARPS}'", None) < 1:
+        if cast(a, ir.IntegerAttr) is None or int_value(a, f"'{NUM_WARPS}'") < 1:
             yield f"'{NUM_WARPS}' must be a positive integer, got {a}"
             return
-        check_num_warps(int_value(a, f"'{NUM_WARPS}'", None), targets)
+        check_num_warps(int_value(a, f"'{NUM_WARPS}'"), targets)
     for i in range(len(attrs)):
         name = attrs[i].name
         if name.startswith("tile.") and name not in MODULE_ATTRS:
@@ -246,20 +246,25 @@ def _module_attribute_problems(module_op: ir.Operation) -> Iterator[str]:
 
 
 def verify_module_attributes(module_op: ir.Operation) -> list[str]:
-    """Return the problems of the module-level ``tile.*`` attributes, and of
-    region nesting too deep for the tools (checked without recursion)."""
+    """Return the problems of the module-level ``tile.*`` attributes, of
+    region nesting too deep for the tools, and of tile types that no tile op
+    checks (function arguments, results of other dialects' ops), walked
+    without recursion."""
     try:
         problems = list(_module_attribute_problems(module_op))
     except VerifyError as e:
         problems = [str(e)]
-    deep = _too_deep(module_op)
-    if deep is not None:
-        problems.append(deep)
+    if not problems:
+        walked = _walk_problem(module_op)
+        if walked is not None:
+            problems.append(walked)
     return problems
 
 
-def _too_deep(module_op: ir.Operation) -> str | None:
-    """A message for the first op whose regions nest deeper than MAX_REGION_DEPTH."""
+def _walk_problem(module_op: ir.Operation) -> str | None:
+    """The first op nested too deep, or the first value whose tile type breaks
+    a rule (each distinct type is checked once)."""
+    seen: set[str] = set()
     stack: list[tuple[Any, int]] = [(module_op, 0)]
     while stack:
         op, depth = stack.pop()
@@ -268,6 +273,17 @@ def _too_deep(module_op: ir.Operation) -> str | None:
                 f"a '{op.name}' opens a region {depth + 1} levels deep; at most "
                 f"{MAX_REGION_DEPTH} nested regions are supported"
             )
+        types = [r.type for r in op.results]
+        types += [a.type for region in op.regions for b in region.blocks for a in b.arguments]
+        for t in types:
+            key = str(t)
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                check_type(t)
+            except (VerifyError, LayoutError) as e:
+                return f"a value of type {t} in '{op.name}': {e}"
         children = [
             (inner.operation, depth + 1)
             for region in op.regions
@@ -276,6 +292,17 @@ def _too_deep(module_op: ir.Operation) -> str | None:
         ]
         stack.extend(reversed(children))
     return None
+
+
+def check_type(t: ir.Type) -> None:
+    """The rules of a tile type, wherever it occurs. (Register layouts of
+    tensors that no tile op touches are checked by the lowering, at the op.)"""
+    if isinstance(t, PtrType):
+        check_element_type(t.element_type, "a pointer")
+    elif isinstance(t, _BlockType):
+        what = "a TDM descriptor" if isinstance(t, TensorDescType) else "a shared buffer"
+        check_element_type(t.element_type, what)
+        t.shared_layout()
 
 
 def unknown_attribute(name: str, known: Sequence[str], owner: str = "") -> str:

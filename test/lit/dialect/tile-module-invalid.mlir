@@ -43,7 +43,7 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 64 : i32, t
 // -----
 
 // ==== An i128 warp count is an error, not a crash of the bindings. ====
-// expected-error@+1 {{'tile.num_warps' must be an integer, got 8 : i128}}
+// expected-error@+1 {{'tile.num_warps' must be an i32 integer, got 8 : i128}}
 module attributes {tile.num_warps = 8 : i128} {
 }
 
@@ -203,3 +203,15 @@ module attributes {tile.num_warps = 8 : i32} {
     return
   }
 }
+
+// -----
+
+// ==== Types no tile op checks (an unused argument) follow the same rules. ====
+#bad = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 0, 0>}>
+// expected-error@+1 {{in 'func.func': #tile.padded_shared<{amount = 8 : i64, interval = 64 : i64, order = array<i64: 0, 0>}>: order [0, 0] must be a permutation of 0..1}}
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @unused(%b: !tile.shared<tensor<128x64xf16, #bad>>) {
+    return
+  }
+}
+
