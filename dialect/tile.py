@@ -58,7 +58,12 @@ from gemm_opt.core.warp_hint import (
 
 
 class VerifyError(Exception):
-    """Raised inside an op verifier; reported at the op's location."""
+    """Raised inside an op verifier; reported at the op's location (or at
+    ``at``, another op of the same kind the rule is about)."""
+
+    def __init__(self, message: str, at: Any = None) -> None:
+        super().__init__(message)
+        self.at = at
 
 
 class Tile(ext.Dialect, name="tile"):
@@ -733,7 +738,9 @@ class TileOp(Tile.Operation):
             self.check_operand_segments()
             self.verify()
         except (VerifyError, WarpHintError, LayoutError) as e:
-            self.location.emit_error(f"'{self.OPERATION_NAME}' op {e}")
+            at = getattr(e, "at", None)
+            location = at.location if at is not None else self.location
+            location.emit_error(f"'{self.OPERATION_NAME}' op {e}")
             return False
         except Exception as e:  # a verifier bug must not crash the tool
             self.location.emit_error(
@@ -1155,11 +1162,12 @@ class LocalAllocOp(TileOp, name="local_alloc"):
         self.check_capacity(buf.allocation_bytes())
 
     def check_capacity(self, own: int) -> None:
-        """This buffer alone, and with the function's earlier buffers, must fit.
+        """This buffer alone, and the function's buffers together, must fit.
 
-        Reported at the buffer that crosses the limit, so each function gets
-        one error. Buffers are counted as live for the whole program (Triton
-        may reuse memory, never more than this).
+        The sum is checked by the function's first buffer and reported at the
+        buffer that crosses the limit, so each function gets one error and the
+        check stays linear in the function's size. Buffers are counted as live
+        for the whole program (Triton may reuse memory, never more than this).
         """
         targets = self.targets()
         if not targets:
@@ -1172,18 +1180,30 @@ class LocalAllocOp(TileOp, name="local_alloc"):
                 f"a {shape} buffer takes {own} bytes of shared memory, but {t.name} has "
                 f"{cap} per workgroup"
             )
-        before = sum(_earlier_allocs(self))
-        if before <= cap < before + own:
-            raise VerifyError(
-                f"the function's shared buffers take {before + own} bytes up to this "
-                f"{shape} buffer ({before} before it), but {t.name} has {cap} per "
-                "workgroup"
-            )
+        allocs = _function_allocs(self)
+        if next(allocs, None) != self.operation:
+            return  # the function's first buffer checks the sum, once
+        total = own
+        for op in allocs:
+            try:
+                size = _type_of(op.results[0], SharedType).allocation_bytes()
+            except VerifyError:
+                continue  # reported at that buffer
+            if total <= cap < total + size:
+                other = "x".join(map(str, _type_of(op.results[0], SharedType).shape))
+                raise VerifyError(
+                    f"the function's shared buffers take {total + size} bytes up to this "
+                    f"{other} buffer ({total} before it), but {t.name} has {cap} per "
+                    "workgroup",
+                    at=op,
+                )
+            total += size
 
 
-def _earlier_allocs(alloc: LocalAllocOp) -> Iterator[int]:
-    """Bytes of each ``tile.local_alloc`` before ``alloc`` in its function
-    (walked without recursion; allocations in nested regions count too)."""
+def _function_allocs(alloc: LocalAllocOp) -> Iterator[ir.Operation]:
+    """The ``tile.local_alloc`` ops of ``alloc``'s function in program order,
+    nested regions included (walked without recursion, lazily: the function's
+    first buffer walks it once; the others stop at that first buffer)."""
     fn = alloc.operation
     while _parent(fn) is not None and fn.name != "func.func":
         fn = _parent(fn)
@@ -1195,13 +1215,8 @@ def _earlier_allocs(alloc: LocalAllocOp) -> Iterator[int]:
             stack.pop()
             continue
         op = op.operation
-        if op == alloc.operation:
-            return
         if op.name == LocalAllocOp.OPERATION_NAME:
-            try:
-                yield _type_of(op.results[0], SharedType).allocation_bytes()
-            except VerifyError:
-                pass  # reported at that alloc
+            yield op
         inner = [iter(b.operations) for r in op.regions for b in r.blocks]
         stack.extend(reversed(inner))
 
