@@ -10,8 +10,27 @@ register layout, and the enclosing module carries
 * ``tile.threads_per_warp`` (i32): the target's warp size,
 * ``tile.target`` (string): a target of :data:`gemm_opt.core.targets.TARGETS`.
 
-Invariants kept by every op verifier:
+The verifier is the contract: a module it accepts lowers for every target
+the module may name (:func:`possible_targets`), or is refused by this verifier,
+at a tile op, when the lowering checks it for a target it did not name
+(:func:`verify_for_target`). So every rule Triton would otherwise assert on
+lives here, with the values in the user's terms:
 
+* module: ``tile.num_warps`` a power of two that the target launches
+  (``num_warps * warp size <= max threads per block``), ``tile.threads_per_warp``
+  the target's warp size, a known ``tile.target``; regions nest at most
+  :data:`MAX_REGION_DEPTH` deep;
+* ops: operand segments present and consistent; no unknown unprefixed or
+  ``tile.*`` attribute (with a did-you-mean); i32 integer attributes;
+* shared layouts (:func:`gemm_opt.core.layouts.check_shared_layout`): orders
+  are permutations of the laid-out rank, swizzle fields and padding are powers
+  of two, partitions split their dimension; TDM pads whole dwords;
+* register layouts: WMMA v3 16x16x32, power-of-two warps covering
+  ``tile.num_warps``, blocked threads covering the target's warp, k_width a
+  power of two up to K;
+* element types per op (:data:`MEMORY_ELEMENT_BITS`); a function's shared
+  buffers fit the target's LDS / shared memory; constant buffer indices in
+  range; TDM descriptors with a unit innermost stride;
 * a descriptor's block and the buffer it copies into agree on shape, element
   type and shared layout;
 * a ``warp_used_hint`` obeys :mod:`gemm_opt.core.warp_hint` (the one source of the
