@@ -322,7 +322,7 @@ def check_type(t: ir.Type) -> None:
     """The rules of a tile type, wherever it occurs. (Register layouts of
     tensors that no tile op touches are checked by the lowering, at the op.)"""
     if isinstance(t, PtrType):
-        check_element_type(t.element_type, "a pointer")
+        check_element_type(t.element_type, "a pointer", GLOBAL_ELEMENT_BITS)
     elif isinstance(t, _BlockType):
         what = "a TDM descriptor" if isinstance(t, TensorDescType) else "a shared buffer"
         check_element_type(t.element_type, what)
@@ -705,8 +705,9 @@ class MBarrierType(Tile.Type, name="mbarrier"):
 # ---- element types ----------------------------------------------------------------
 
 #: Element types a memory op moves, by their MLIR spelling, with their bits.
-#: The conversion to TritonGPU and Triton's TDM, ``tt.load`` and local-memory
-#: lowerings support exactly these for every target.
+#: The conversion to TritonGPU and Triton's TDM, ``tt.load``/``tt.store`` and
+#: local-memory lowerings support exactly these for every target (Triton's
+#: f8E4M3B11FNUZ, which it holds as i8, does not lower).
 MEMORY_ELEMENT_BITS: dict[str, int] = {
     "i8": 8,
     "i16": 16,
@@ -716,19 +717,28 @@ MEMORY_ELEMENT_BITS: dict[str, int] = {
     "bf16": 16,
     "f32": 32,
     "f64": 64,
+    "f8E4M3FN": 8,
+    "f8E5M2": 8,
+    "f8E4M3FNUZ": 8,
+    "f8E5M2FNUZ": 8,
 }
+
+#: Global loads and stores also move booleans (Triton stores i1 as bytes).
+GLOBAL_ELEMENT_BITS: dict[str, int] = {"i1": 1, **MEMORY_ELEMENT_BITS}
 
 
 def element_bits(t: ir.Type) -> int:
     """Bits of a memory element type (checked by :func:`check_element_type`)."""
-    return MEMORY_ELEMENT_BITS.get(str(t), 0)
+    return GLOBAL_ELEMENT_BITS.get(str(t), 0)
 
 
-def check_element_type(t: ir.Type, what: str) -> None:
-    """``t`` must be one of :data:`MEMORY_ELEMENT_BITS`."""
-    if str(t) not in MEMORY_ELEMENT_BITS:
-        allowed = ", ".join(MEMORY_ELEMENT_BITS)
-        raise VerifyError(f"{what} must have one of the element types {allowed}; got {t}")
+def check_element_type(
+    t: ir.Type, what: str, allowed: dict[str, int] = MEMORY_ELEMENT_BITS
+) -> None:
+    """``t`` must be one of ``allowed`` (by default :data:`MEMORY_ELEMENT_BITS`)."""
+    if str(t) not in allowed:
+        names = ", ".join(allowed)
+        raise VerifyError(f"{what} must have one of the element types {names}; got {t}")
 
 
 # ---- op base --------------------------------------------------------------------
@@ -1618,7 +1628,17 @@ class _BlockAccessOp(TileOp):
             raise VerifyError(
                 f"base points to {ptr.element_type} but the block holds {value_type.element_type}"
             )
-        check_element_type(value_type.element_type, f"the {value_name}")
+        check_element_type(value_type.element_type, f"the {value_name}", GLOBAL_ELEMENT_BITS)
+        targets = self.targets()
+        if (
+            str(value_type.element_type) == "i1"
+            and targets
+            and not any(t.i1_memory for t in targets)
+        ):
+            raise VerifyError(
+                f"{_target_names(targets)} cannot load or store i1 elements (Triton's "
+                "backend aborts on them): use i8"
+            )
         check_register_layout(self, value_type, value_name)
 
 

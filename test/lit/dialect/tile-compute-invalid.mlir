@@ -162,7 +162,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 #bl = #tile.blocked<{size_per_thread = array<i64: 1, 8>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   func.func @f(%p: !tile.ptr<index>, %m: i32, %s: i64, %o: i32) {
-    // expected-error@+1 {{the result must have one of the element types i8, i16, i32, i64, f16, bf16, f32, f64; got index}}
+    // expected-error@+1 {{the result must have one of the element types i1, i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ; got index}}
     %t = "tile.load_block"(%p, %m, %m, %s, %s, %o, %o) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<index>, i32, i32, i64, i64, i32, i32) -> tensor<64x64xindex, #bl>
     return
   }
@@ -177,6 +177,18 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
   func.func @f(%b: !tile.shared<tensor<128x64xf16, #s>>) {
     // expected-error@+1 {{#tile.dot_operand op_idx must be 0 (a) or 1 (b), got 2}}
     %a = "tile.local_load"(%b) : (!tile.shared<tensor<128x64xf16, #s>>) -> tensor<128x64xf16, #tile.dot_operand<{op_idx = 2, parent = #acc, k_width = 8}>>
+    return
+  }
+}
+
+// -----
+
+// ==== cuda:90 cannot load or store i1 (Triton's NVIDIA backend aborts). ====
+#bl = #tile.blocked<{size_per_thread = array<i64: 1, 8>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
+  func.func @f(%p: !tile.ptr<i1>, %m: i32, %s: i64, %o: i32) {
+    // expected-error@+1 {{cuda:90 cannot load or store i1 elements (Triton's backend aborts on them): use i8}}
+    %t = "tile.load_block"(%p, %m, %m, %s, %s, %o, %o) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<i1>, i32, i32, i64, i64, i32, i32) -> tensor<64x64xi1, #bl>
     return
   }
 }
