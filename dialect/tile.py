@@ -10,8 +10,27 @@ register layout, and the enclosing module carries
 * ``tile.threads_per_warp`` (i32): the target's warp size,
 * ``tile.target`` (string): a target of :data:`gemm_opt.core.targets.TARGETS`.
 
-Invariants kept by every op verifier:
+The verifier is the contract: a module it accepts lowers for every target
+the module may name (:func:`possible_targets`), or is refused by this verifier,
+at a tile op, when the lowering checks it for a target it did not name
+(:func:`verify_for_target`). So every rule Triton would otherwise assert on
+lives here, with the values in the user's terms:
 
+* module: ``tile.num_warps`` a power of two that the target launches
+  (``num_warps * warp size <= max threads per block``), ``tile.threads_per_warp``
+  the target's warp size, a known ``tile.target``; regions nest at most
+  :data:`MAX_REGION_DEPTH` deep;
+* ops: operand segments present and consistent; no unknown unprefixed or
+  ``tile.*`` attribute (with a did-you-mean); i32 integer attributes;
+* shared layouts (:func:`gemm_opt.core.layouts.check_shared_layout`): orders
+  are permutations of the laid-out rank, swizzle fields and padding are powers
+  of two, partitions split their dimension; TDM pads whole dwords;
+* register layouts: WMMA v3 16x16x32, power-of-two warps covering
+  ``tile.num_warps``, blocked threads covering the target's warp, k_width a
+  power of two up to K;
+* element types per op (:data:`MEMORY_ELEMENT_BITS`); a function's shared
+  buffers fit the target's LDS / shared memory; constant buffer indices in
+  range; TDM descriptors with a unit innermost stride;
 * a descriptor's block and the buffer it copies into agree on shape, element
   type and shared layout;
 * a ``warp_used_hint`` obeys :mod:`gemm_opt.core.warp_hint` (the one source of the
@@ -22,8 +41,10 @@ types and attributes print in their pretty form, e.g.
 ``!tile.tensor_desc<tensor<128x64xf16, #tile.swizzled_shared<{...}>>>``.
 """
 
-from collections.abc import Sequence
-from typing import Any
+import difflib
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
 
 from gemm_opt.core.contract import (
     NUM_WARPS,
@@ -31,17 +52,22 @@ from gemm_opt.core.contract import (
     THREADS_PER_WARP,
     WARP_LAYOUT,
     WARP_LAYOUTS,
+    WARP_PREDICATED,
     WARP_USED_HINT,
     WARP_USED_HINTS,
 )
 from gemm_opt.core.ext_compat import cast, ext, ir
 from gemm_opt.core.layouts import (
+    LayoutError,
     PaddedShared,
     PartitionedShared,
     SharedLayout,
     SwizzledShared,
+    allocation_bytes,
+    check_order,
+    check_shared_layout,
 )
-from gemm_opt.core.targets import TARGETS
+from gemm_opt.core.targets import TARGETS, Target
 from gemm_opt.core.tdm_layout import tdm_warp_layout
 from gemm_opt.core.warp_hint import (
     WarpHintError,
@@ -51,7 +77,12 @@ from gemm_opt.core.warp_hint import (
 
 
 class VerifyError(Exception):
-    """Raised inside an op verifier; reported at the op's location."""
+    """Raised inside an op verifier; reported at the op's location (or at
+    ``at``, another op of the same kind the rule is about)."""
+
+    def __init__(self, message: str, at: Any = None) -> None:
+        super().__init__(message)
+        self.at = at
 
 
 class Tile(ext.Dialect, name="tile"):
@@ -71,20 +102,31 @@ def _enclosing_attr(op: ir.Operation, name: str) -> ir.Attribute | None:
     return None
 
 
+def int_value(attr: ir.Attribute, what: str, width: int | None = 32) -> int:
+    """The value of an integer attribute of ``width`` bits (any width up to 64
+    when None), checked before it is read: the bindings cannot read wider ones."""
+    a = cast(attr, ir.IntegerAttr)
+    bits = ir.IntegerType(a.type).width if a is not None and cast(a.type, ir.IntegerType) else 0
+    if a is None or bits == 0 or (width is not None and bits != width) or bits > 64:
+        want = f"an i{width} integer" if width is not None else "an integer"
+        raise VerifyError(f"{what} must be {want}, got {attr}")
+    return a.value
+
+
 def enclosing_int_attr(op: ir.Operation, name: str) -> int | None:
     """The integer attribute ``name`` on the nearest enclosing op, if any."""
     attr = _enclosing_attr(op, name)
-    if attr is None:
-        return None
-    if cast(attr, ir.IntegerAttr) is None:
-        raise VerifyError(f"'{name}' must be an integer attribute, got {attr}")
-    return ir.IntegerAttr(attr).value
+    return None if attr is None else int_value(attr, f"'{name}'")
 
 
 def enclosing_target(op: ir.Operation) -> str | None:
     """The ``tile.target`` string of the nearest enclosing op, if any."""
     attr = _enclosing_attr(op, TARGET)
-    return None if attr is None else ir.StringAttr(attr).value
+    if attr is None:
+        return None
+    if cast(attr, ir.StringAttr) is None:
+        raise VerifyError(f"'{TARGET}' must be a string, got {attr}")
+    return ir.StringAttr(attr).value
 
 
 def _parent(op: Any) -> Any:
@@ -94,24 +136,208 @@ def _parent(op: Any) -> Any:
         return None
 
 
-def verify_module_attributes(module_op: ir.Operation) -> list[str]:
-    """Return the problems of the module-level ``tile.*`` attributes."""
-    problems = []
+def possible_targets(op: ir.Operation) -> tuple[Target, ...]:
+    """The targets ``op`` may be lowered for: the enclosing ``tile.target``;
+    without one, every target whose warp size is the enclosing
+    ``tile.threads_per_warp``; without either, every target.
+
+    Target-dependent rules (warp size, launchable threads, shared-memory
+    capacity) must hold for the named target. A module that names none is
+    accepted when some possible target takes it, and is checked again for the
+    target it is lowered for (:func:`verify_for_target`).
+    """
+    name = enclosing_target(op)
+    if name is not None:
+        return (TARGETS[name],) if name in TARGETS else ()
+    tpw = _enclosing_attr(op, THREADS_PER_WARP)
+    if tpw is not None:
+        size = int_value(tpw, f"'{THREADS_PER_WARP}'")
+        return tuple(t for t in TARGETS.values() if t.warp_size == size)
+    return tuple(TARGETS.values())
+
+
+def _target_names(targets: Sequence[Target]) -> str:
+    return ", ".join(t.name for t in targets)
+
+
+WARP_SIZES: tuple[int, ...] = tuple(sorted({t.warp_size for t in TARGETS.values()}))
+"""Every warp size of the target table."""
+
+MAX_REGION_DEPTH = 64
+"""Deepest region nesting the tools support (real kernels nest a few levels)."""
+
+#: The ``tile.*`` attributes a module (or any enclosing op) may carry.
+MODULE_ATTRS = (NUM_WARPS, THREADS_PER_WARP, TARGET)
+
+
+def check_num_warps(num_warps: int, targets: Sequence[Target]) -> None:
+    """``tile.num_warps`` is a power of two that one of ``targets`` launches."""
+    if num_warps < 1 or num_warps & (num_warps - 1):
+        raise VerifyError(f"'{NUM_WARPS}' must be a power of two >= 1, got {num_warps}")
+    if not targets:
+        return
+    t = max(targets, key=lambda t: t.max_threads_per_block // t.warp_size)
+    threads = num_warps * t.warp_size
+    if threads > t.max_threads_per_block:
+        raise VerifyError(
+            f"'{NUM_WARPS}' = {num_warps} needs {threads} threads per workgroup "
+            f"({num_warps} warps x {t.warp_size} threads), but {t.name} launches at "
+            f"most {t.max_threads_per_block} (at most "
+            f"{t.max_threads_per_block // t.warp_size} warps)"
+        )
+
+
+class TargetProblem(NamedTuple):
+    """The first error of :func:`verify_for_target`: where, and what."""
+
+    location: ir.Location
+    message: str
+
+
+def verify_for_target(module_op: ir.Operation, target: str) -> TargetProblem | None:
+    """Name ``target`` (and its warp size) on the module and verify it for that target.
+
+    A module that names no ``tile.target`` passed the target-dependent rules
+    for some target; the lowering calls this with the target it lowers for,
+    so a module that does not fit that target gets the verifier's located
+    error instead of Triton's. Returns None when it verifies, else the first
+    error, at its tile op (module-level rules: at the module).
+    """
+    if enclosing_target(module_op) == target:
+        return None  # verified for it when parsed, and after every pass
+    ctx = module_op.context
+    module_op.attributes[TARGET] = ir.StringAttr.get(target, context=ctx)
+    if THREADS_PER_WARP in module_op.attributes:
+        # A target given to the lowering overrides the module's, warp size included.
+        i32 = ir.IntegerType.get_signless(32, context=ctx)
+        module_op.attributes[THREADS_PER_WARP] = ir.IntegerAttr.get(i32, TARGETS[target].warp_size)
+    problems = verify_module_attributes(module_op)
+    if problems:
+        return TargetProblem(module_op.location, problems[0])
+    found: list[TargetProblem] = []
+
+    def handler(d: Any) -> bool:
+        found.append(TargetProblem(d.location, str(d.message)))
+        return True
+
+    handle = ctx.attach_diagnostic_handler(handler)
+    try:
+        ok = bool(module_op.verify())
+    except ir.MLIRError:
+        ok = False
+    finally:
+        handle.detach()
+    if ok:
+        return None
+    return found[0] if found else TargetProblem(module_op.location, f"does not verify for {target}")
+
+
+def _module_attribute_problems(module_op: ir.Operation) -> Iterator[str]:
     attrs = module_op.attributes
-    if NUM_WARPS in attrs:
-        a = attrs[NUM_WARPS]
-        if cast(a, ir.IntegerAttr) is None or ir.IntegerAttr(a).value < 1:
-            problems.append(f"'{NUM_WARPS}' must be a positive integer, got {a}")
-    if THREADS_PER_WARP in attrs:
-        a = attrs[THREADS_PER_WARP]
-        if cast(a, ir.IntegerAttr) is None or ir.IntegerAttr(a).value not in (32, 64):
-            problems.append(f"'{THREADS_PER_WARP}' must be 32 or 64, got {a}")
     if TARGET in attrs:
         a = attrs[TARGET]
         if cast(a, ir.StringAttr) is None or ir.StringAttr(a).value not in TARGETS:
             known = ", ".join(TARGETS)
-            problems.append(f"'{TARGET}' must be one of {known}, got {a}")
+            yield f"'{TARGET}' must be one of {known}, got {a}"
+            return
+    targets = possible_targets(module_op) if THREADS_PER_WARP not in attrs else ()
+    if THREADS_PER_WARP in attrs:
+        a = attrs[THREADS_PER_WARP]
+        a_int = cast(a, ir.IntegerAttr)
+        size = int_value(a, f"'{THREADS_PER_WARP}'") if a_int is not None else None
+        name = enclosing_target(module_op)
+        if name is not None and size != TARGETS[name].warp_size:
+            yield (
+                f"'{THREADS_PER_WARP}' = {a} does not match {TARGET} \"{name}\", whose "
+                f"warps have {TARGETS[name].warp_size} threads"
+            )
+            return
+        if size not in WARP_SIZES:
+            sizes = " or ".join(map(str, WARP_SIZES))
+            yield f"'{THREADS_PER_WARP}' must be {sizes}, got {a}"
+            return
+        targets = possible_targets(module_op)
+    if NUM_WARPS in attrs:
+        a = attrs[NUM_WARPS]
+        if cast(a, ir.IntegerAttr) is None or int_value(a, f"'{NUM_WARPS}'") < 1:
+            yield f"'{NUM_WARPS}' must be a positive integer, got {a}"
+            return
+        check_num_warps(int_value(a, f"'{NUM_WARPS}'"), targets)
+    for i in range(len(attrs)):
+        name = attrs[i].name
+        if name.startswith("tile.") and name not in MODULE_ATTRS:
+            yield unknown_attribute(name, MODULE_ATTRS, "the module")
+
+
+def verify_module_attributes(module_op: ir.Operation) -> list[str]:
+    """Return the problems of the module-level ``tile.*`` attributes, of
+    region nesting too deep for the tools, and of tile types that no tile op
+    checks (function arguments, results of other dialects' ops), walked
+    without recursion."""
+    try:
+        problems = list(_module_attribute_problems(module_op))
+    except VerifyError as e:
+        problems = [str(e)]
+    if not problems:
+        walked = _walk_problem(module_op)
+        if walked is not None:
+            problems.append(walked)
     return problems
+
+
+def _walk_problem(module_op: ir.Operation) -> str | None:
+    """The first op nested too deep, or the first value whose tile type breaks
+    a rule (each distinct type is checked once)."""
+    seen: set[str] = set()
+    stack: list[tuple[Any, int]] = [(module_op, 0)]
+    while stack:
+        op, depth = stack.pop()
+        if len(op.regions) and depth + 1 > MAX_REGION_DEPTH:
+            return (
+                f"a '{op.name}' opens a region {depth + 1} levels deep; at most "
+                f"{MAX_REGION_DEPTH} nested regions are supported"
+            )
+        types = [r.type for r in op.results]
+        types += [a.type for region in op.regions for b in region.blocks for a in b.arguments]
+        for t in types:
+            key = str(t)
+            if key in seen:
+                continue
+            seen.add(key)
+            try:
+                check_type(t)
+            except (VerifyError, LayoutError) as e:
+                return f"a value of type {t} in '{op.name}': {e}"
+        children = [
+            (inner.operation, depth + 1)
+            for region in op.regions
+            for block in region.blocks
+            for inner in block.operations
+        ]
+        stack.extend(reversed(children))
+    return None
+
+
+def check_type(t: ir.Type) -> None:
+    """The rules of a tile type, wherever it occurs. (Register layouts of
+    tensors that no tile op touches are checked by the lowering, at the op.)"""
+    if isinstance(t, PtrType):
+        check_element_type(t.element_type, "a pointer", GLOBAL_ELEMENT_BITS)
+    elif isinstance(t, _BlockType):
+        what = "a TDM descriptor" if isinstance(t, TensorDescType) else "a shared buffer"
+        check_element_type(t.element_type, what)
+        t.shared_layout()
+
+
+def unknown_attribute(name: str, known: Sequence[str], owner: str = "") -> str:
+    """The message for an attribute ``owner`` does not define, with a suggestion
+    (``owner`` is left out when the diagnostic already names the op)."""
+    on = f" on {owner}" if owner else ""
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if close:
+        return f"unknown attribute '{name}'{on}; did you mean '{close[0]}'?"
+    listed = ", ".join(f"'{k}'" for k in known) if known else "none"
+    return f"unknown attribute '{name}'{on} (it takes: {listed})"
 
 
 # ---- layout attributes ----------------------------------------------------------
@@ -313,6 +539,34 @@ class DotOperandAttr(RegisterLayoutAttr, name="dot_operand"):
 
     FIELDS = {"op_idx": "int", "parent": "layout", "k_width": "int"}  # noqa: RUF012
 
+    def parent_layout(self) -> "WmmaAttr":
+        """The accumulator layout the operand belongs to."""
+        parent = self.field_values().get("parent")
+        if not isinstance(parent, WmmaAttr):
+            raise VerifyError(f"#tile.dot_operand parent must be a #tile.wmma_layout, got {parent}")
+        return parent
+
+    def k_width(self) -> int:
+        """Consecutive K elements per thread (8 unless given)."""
+        return self.field_values().get("k_width", 8)
+
+    def check(self, rank: int) -> None:
+        """op_idx 0 or 1, a 2-D tensor, and a k_width the WMMA lowering takes:
+        a power of two up to the instruction's K."""
+        v = self.field_values()
+        if v.get("op_idx") not in (0, 1):
+            raise VerifyError(
+                f"#tile.dot_operand op_idx must be 0 (a) or 1 (b), got {v.get('op_idx')}"
+            )
+        if rank != 2:
+            raise VerifyError(f"a #tile.dot_operand tensor must be 2-D, got rank {rank}")
+        k, kmax = self.k_width(), WMMA_INSTR_SHAPE[2]
+        if k < 1 or k > kmax or k & (k - 1):
+            raise VerifyError(
+                f"#tile.dot_operand k_width = {k} must be a power of two from 1 to {kmax} "
+                f"(the K of the {'x'.join(map(str, WMMA_INSTR_SHAPE))} instruction)"
+            )
+
 
 class TdmWarpLayoutAttr(LayoutAttr, name="tdm_warp_layout"):
     """``#tile.tdm_warp_layout<{...}>``: which warp copies which tile of a TDM block.
@@ -417,15 +671,17 @@ class _BlockType(Tile.Type):
         return self.tensor().encoding  # type: ignore[return-value]
 
     def shared_layout(self) -> SharedLayout:
+        """The layout, checked against the block (see :func:`check_shared_layout`)."""
         layout = self.layout_attr.to_layout()
-        if isinstance(layout, PartitionedShared) and not (
-            0 <= layout.partition_dim < len(self.shape)
-        ):
-            raise VerifyError(
-                f"partition_dim {layout.partition_dim} is out of range for a "
-                f"rank-{len(self.shape)} block"
-            )
+        try:
+            check_shared_layout(layout, self.shape, multi_buffered=isinstance(self, SharedType))
+        except LayoutError as e:
+            raise VerifyError(f"{self.layout_attr}: {e}") from None
         return layout
+
+    def allocation_bytes(self) -> int:
+        """Bytes of shared memory the block takes, padding included."""
+        return allocation_bytes(self.shared_layout(), self.shape, element_bits(self.element_type))
 
 
 class TensorDescType(_BlockType, name="tensor_desc"):
@@ -446,6 +702,45 @@ class MBarrierType(Tile.Type, name="mbarrier"):
     width: Any
 
 
+# ---- element types ----------------------------------------------------------------
+
+#: Element types a memory op moves, by their MLIR spelling, with their bits.
+#: The conversion to TritonGPU and Triton's TDM, ``tt.load``/``tt.store`` and
+#: local-memory lowerings support exactly these for every target (Triton's
+#: f8E4M3B11FNUZ, which it holds as i8, does not lower).
+MEMORY_ELEMENT_BITS: dict[str, int] = {
+    "i8": 8,
+    "i16": 16,
+    "i32": 32,
+    "i64": 64,
+    "f16": 16,
+    "bf16": 16,
+    "f32": 32,
+    "f64": 64,
+    "f8E4M3FN": 8,
+    "f8E5M2": 8,
+    "f8E4M3FNUZ": 8,
+    "f8E5M2FNUZ": 8,
+}
+
+#: Global loads and stores also move booleans (Triton stores i1 as bytes).
+GLOBAL_ELEMENT_BITS: dict[str, int] = {"i1": 1, **MEMORY_ELEMENT_BITS}
+
+
+def element_bits(t: ir.Type) -> int:
+    """Bits of a memory element type (checked by :func:`check_element_type`)."""
+    return GLOBAL_ELEMENT_BITS.get(str(t), 0)
+
+
+def check_element_type(
+    t: ir.Type, what: str, allowed: dict[str, int] = MEMORY_ELEMENT_BITS
+) -> None:
+    """``t`` must be one of ``allowed`` (by default :data:`MEMORY_ELEMENT_BITS`)."""
+    if str(t) not in allowed:
+        names = ", ".join(allowed)
+        raise VerifyError(f"{what} must have one of the element types {names}; got {t}")
+
+
 # ---- op base --------------------------------------------------------------------
 
 
@@ -458,14 +753,23 @@ class TileOp(Tile.Operation):
     than escaping to the caller.
     """
 
+    # Attributes the op defines (inherent ones and contract ``tile.*`` ones);
+    # any other unprefixed or ``tile.*`` attribute is an error. (Unannotated:
+    # an annotation would make it an IRDL field.)
+    ATTRS = ()
+
     def verify(self) -> None:
         """Check the op; raise VerifyError on a violated rule."""
 
     def verify_invariants(self) -> bool:
         try:
+            self.check_attribute_names()
+            self.check_operand_segments()
             self.verify()
-        except (VerifyError, WarpHintError) as e:
-            self.location.emit_error(f"'{self.OPERATION_NAME}' op {e}")
+        except (VerifyError, WarpHintError, LayoutError) as e:
+            at = getattr(e, "at", None)
+            location = at.location if at is not None else self.location
+            location.emit_error(f"'{self.OPERATION_NAME}' op {e}")
             return False
         except Exception as e:  # a verifier bug must not crash the tool
             self.location.emit_error(
@@ -481,17 +785,81 @@ class TileOp(Tile.Operation):
         return attrs[name] if name in attrs else None
 
     def int_attr(self, name: str, required: bool = False) -> int | None:
+        """The i32 attribute ``name`` (every integer attribute of a tile op is i32)."""
         a = self.attr(name)
         if a is None:
             if required:
                 raise VerifyError(f"requires attribute '{name}'")
             return None
-        if cast(a, ir.IntegerAttr) is None:
-            raise VerifyError(f"attribute '{name}' must be an integer, got {a}")
-        return ir.IntegerAttr(a).value
+        return int_value(a, f"attribute '{name}'")
 
     def num_warps(self) -> int | None:
+        """The enclosing ``tile.num_warps`` (its own rules are the module's; the
+        warp-hint rule states those it needs in its own words)."""
         return enclosing_int_attr(self.operation, NUM_WARPS)
+
+    def targets(self) -> tuple[Target, ...]:
+        """The targets this op may be lowered for (see :func:`possible_targets`)."""
+        return possible_targets(self.operation)
+
+    def check_attribute_names(self) -> None:
+        """Unprefixed and ``tile.*`` attributes must be ones the op defines."""
+        attrs = self.operation.attributes
+        known = (*self.ATTRS, *_segment_attr(self))
+        for i in range(len(attrs)):
+            name = attrs[i].name
+            if name in known or ("." in name and not name.startswith("tile.")):
+                continue  # another dialect's discardable attribute
+            raise VerifyError(unknown_attribute(name, known))
+
+    def check_operand_segments(self) -> None:
+        """``operandSegmentSizes`` must be present and agree with the operands
+        before any operand accessor reads it."""
+        groups = _operand_groups(self)
+        if all(kind == "single" for _, kind in groups):
+            return
+        names = ", ".join(name for name, _ in groups)
+        a = self.attr(SEGMENTS)
+        if a is None:
+            raise VerifyError(
+                f"requires attribute '{SEGMENTS}' (array<i32: ...>, one operand count "
+                f"for each of {names})"
+            )
+        arr = cast(a, ir.DenseI32ArrayAttr)
+        if arr is None or len(arr) != len(groups):
+            raise VerifyError(
+                f"'{SEGMENTS}' must be array<i32: ...> with {len(groups)} entries "
+                f"(one for each of {names}), got {a}"
+            )
+        counts = list(arr)
+        for (name, kind), n in zip(groups, counts, strict=True):
+            allowed = {"single": (1,), "optional": (0, 1)}.get(kind)
+            if (allowed is not None and n not in allowed) or n < 0:
+                want = {"single": "1", "optional": "0 or 1"}.get(kind, ">= 0")
+                raise VerifyError(f"'{SEGMENTS}' gives {name} {n} operands; it takes {want}")
+        if sum(counts) != len(self.operation.operands):
+            raise VerifyError(
+                f"'{SEGMENTS}' {counts} adds up to {sum(counts)} operands, but the op has "
+                f"{len(self.operation.operands)}"
+            )
+
+    def warp_size(self) -> int | None:
+        """The warp size of every possible target, or None if they differ."""
+        sizes = {t.warp_size for t in self.targets()}
+        return sizes.pop() if len(sizes) == 1 else None
+
+
+SEGMENTS = "operandSegmentSizes"
+
+
+def _operand_groups(op: TileOp) -> list[tuple[str, str]]:
+    """(name, variadicity) of each operand group the op class declares."""
+    return [(f.name, f.variadicity.name) for f in type(op)._fields if isinstance(f, ext.OperandDef)]
+
+
+def _segment_attr(op: TileOp) -> tuple[str, ...]:
+    groups = _operand_groups(op)
+    return (SEGMENTS,) if any(kind != "single" for _, kind in groups) else ()
 
 
 def _type_of(value: ir.Value, cls: type) -> Any:
@@ -499,6 +867,99 @@ def _type_of(value: ir.Value, cls: type) -> Any:
     if not isinstance(t, cls):
         raise VerifyError(f"expected {cls.__name__}, got {t}")
     return t
+
+
+WMMA_VERSION = 3
+WMMA_INSTR_SHAPE = (16, 16, 32)
+"""The one WMMA instruction ``tile.wmma`` uses: gfx1250's v3 16x16x32 for
+16-bit inputs (MFMA and mma.sync targets pick their own instruction)."""
+
+
+def check_register_layout(op: TileOp, t: ir.RankedTensorType, what: str) -> None:
+    """A register tensor's layout must be one the lowering can place with the
+    enclosing ``tile.num_warps`` on every possible target."""
+    enc = t.encoding
+    if enc is None:
+        return  # layout-free IR is for passes and the model; the lowering asks for one
+    if isinstance(enc, DotOperandAttr):
+        enc.check(t.rank)
+        check_wmma_layout(op, enc.parent_layout())
+        return
+    if isinstance(enc, WmmaAttr):
+        if t.rank != 2:
+            raise VerifyError(f"{what} {t} has a #tile.wmma_layout but is not 2-D")
+        check_wmma_layout(op, enc)
+        return
+    if isinstance(enc, BlockedAttr):
+        check_blocked_layout(op, enc, t.rank)
+        return
+    raise VerifyError(f"{what} {t} has {enc}, which is not a register layout")
+
+
+def _pow2_entries(values: Sequence[int], what: str) -> None:
+    for v in values:
+        if v < 1 or v & (v - 1):
+            raise VerifyError(f"{what} {list(values)} must hold powers of two >= 1")
+
+
+def _check_warps_cover(op: TileOp, warps: Sequence[int], what: str) -> None:
+    nw = op.num_warps()
+    if nw is not None and math.prod(warps) != nw:
+        raise VerifyError(
+            f"{what} {list(warps)} covers {math.prod(warps)} warps, but '{NUM_WARPS}' = {nw}"
+        )
+
+
+def check_wmma_layout(op: TileOp, attr: WmmaAttr) -> None:
+    """Version 3, instruction 16x16x32, two power-of-two warp counts whose
+    product is ``tile.num_warps``."""
+    v = attr.field_values()
+    version = v.get("version", WMMA_VERSION)
+    if version != WMMA_VERSION:
+        raise VerifyError(f"#tile.wmma_layout version must be {WMMA_VERSION}, got {version}")
+    instr = attr.instr_shape()
+    if instr != WMMA_INSTR_SHAPE:
+        want = "x".join(map(str, WMMA_INSTR_SHAPE))
+        raise VerifyError(
+            f"#tile.wmma_layout instr_shape {list(instr)} is not the {want} WMMA v3 "
+            "instruction for 16-bit inputs"
+        )
+    warps = attr.warps_per_cta()
+    _pow2_entries(warps, "#tile.wmma_layout warps_per_cta")
+    _check_warps_cover(op, warps, "#tile.wmma_layout warps_per_cta")
+
+
+def check_blocked_layout(op: TileOp, attr: BlockedAttr, rank: int) -> None:
+    """Every field has one entry per dimension; threads cover a warp of every
+    possible target; warps cover ``tile.num_warps``; order is a permutation."""
+    v = attr.field_values()
+    for name in BlockedAttr.FIELDS:
+        if name not in v:
+            raise VerifyError(f"#tile.blocked needs field '{name}'")
+        if len(v[name]) != rank:
+            raise VerifyError(
+                f"#tile.blocked {name} {list(v[name])} has {len(v[name])} entries for a "
+                f"rank-{rank} tensor"
+            )
+    if any(n < 1 for n in v["size_per_thread"]):
+        raise VerifyError(
+            f"#tile.blocked size_per_thread {list(v['size_per_thread'])} must be >= 1"
+        )
+    _pow2_entries(v["threads_per_warp"], "#tile.blocked threads_per_warp")
+    _pow2_entries(v["warps_per_cta"], "#tile.blocked warps_per_cta")
+    try:
+        check_order(v["order"], "#tile.blocked order")
+    except LayoutError as e:
+        raise VerifyError(str(e)) from None
+    lanes = math.prod(v["threads_per_warp"])
+    targets = op.targets()
+    if targets and all(lanes != t.warp_size for t in targets):
+        sizes = " or ".join(sorted({str(t.warp_size) for t in targets}))
+        raise VerifyError(
+            f"#tile.blocked threads_per_warp {list(v['threads_per_warp'])} covers "
+            f"{lanes} threads, but warps of {_target_names(targets)} have {sizes}"
+        )
+    _check_warps_cover(op, v["warps_per_cta"], "#tile.blocked warps_per_cta")
 
 
 def _check_i1(value: ir.Value | None, what: str) -> None:
@@ -535,16 +996,40 @@ def _check_same_block(desc: TensorDescType, dest: SharedType, member: str = "") 
         )
 
 
-def check_tdm_layout(layout: SharedLayout, member: str = "") -> None:
-    """TDM writes rows linearly: it can pad but not XOR-swizzle (as in Triton 3.9.0)."""
+#: TDM padding limits (Triton 3.9.0's gfx1250 lowering), in 4-byte dwords.
+TDM_MIN_PAD_INTERVAL_DWORDS = 2
+TDM_MAX_PAD_INTERVAL_DWORDS = 256
+TDM_MIN_PAD_AMOUNT_DWORDS = 1
+
+
+def check_tdm_layout(layout: SharedLayout, element: ir.Type, member: str = "") -> None:
+    """TDM writes rows linearly: it can pad but not XOR-swizzle (as in Triton
+    3.9.0), and pads in whole dwords: the interval is 2 to 256 dwords and the
+    amount at least 1."""
+    where = f"member {member}: " if member else ""
+    check_element_type(element, f"{where}a TDM copy")
     inner = layout.inner if isinstance(layout, PartitionedShared) else layout
     if isinstance(inner, SwizzledShared) and (inner.vec > 1 or inner.max_phase > 1):
-        where = f"member {member}: " if member else ""
         raise VerifyError(
             f"{where}TDM does not support swizzled shared layouts (vec = {inner.vec}, "
             f"max_phase = {inner.max_phase}): use #tile.padded_shared to avoid bank "
             "conflicts, or vec = 1 and max_phase = 1"
         )
+    if isinstance(inner, PaddedShared):
+        bits = element_bits(element)
+        interval, amount = inner.interval * bits, inner.amount * bits
+        lo, hi = TDM_MIN_PAD_INTERVAL_DWORDS * 32, TDM_MAX_PAD_INTERVAL_DWORDS * 32
+        if not lo <= interval <= hi:
+            raise VerifyError(
+                f"{where}TDM pads every 2 to {TDM_MAX_PAD_INTERVAL_DWORDS} dwords: "
+                f"interval = {inner.interval} {element} elements is {interval // 8} bytes "
+                f"(allowed: {lo // bits} to {hi // bits} elements)"
+            )
+        if amount < TDM_MIN_PAD_AMOUNT_DWORDS * 32:
+            raise VerifyError(
+                f"{where}TDM pads at least one dword: amount = {inner.amount} {element} "
+                f"elements is {amount // 8} bytes (at least {32 // bits} elements)"
+            )
 
 
 CACHE_MODIFIERS = ("", ".ca", ".cg", ".cs", ".cv", ".wb", ".wt")
@@ -584,6 +1069,7 @@ class ProgramIdOp(TileOp, name="program_id", traits=[ext.Pure]):
     Rules: ``axis`` is required and is 0, 1 or 2.
     """
 
+    ATTRS = ("axis",)
     result: ext.Result[ir.IntegerType[32]] = ext.infer_result()
 
     def verify(self) -> None:
@@ -607,7 +1093,8 @@ class MakeTensorDescriptorOp(TileOp, name="make_tensor_descriptor", traits=[ext.
          : (!tile.ptr<f16>, i32, i32, i64, i64) -> !tile.tensor_desc<tensor<128x64xf16, #s>>
     ```
     Rules: one i32 shape and one i64 stride per block dimension; the pointee
-    type is the block's element type; rank 1 to 5.
+    type is the block's element type; rank 1 to 5; for TDM targets the last
+    stride is the constant 1.
     """
 
     base: ext.Operand[PtrType]
@@ -632,7 +1119,16 @@ class MakeTensorDescriptorOp(TileOp, name="make_tensor_descriptor", traits=[ext.
             raise VerifyError(
                 f"base points to {ptr.element_type} but the block holds {desc.element_type}"
             )
+        check_element_type(desc.element_type, "a TDM descriptor")
         desc.shared_layout()
+        targets = self.targets()
+        inner = constant_int(self.strides[-1])
+        if targets and all(t.tdm for t in targets) and inner != 1:
+            got = "a runtime value" if inner is None else f"the constant {inner}"
+            raise VerifyError(
+                f"TDM descriptors on {_target_names(targets)} need a unit innermost stride: "
+                f"the last stride must be the constant 1, got {got}"
+            )
 
 
 class UpdateTensorDescriptorOp(TileOp, name="update_tensor_descriptor", traits=[ext.Pure]):
@@ -681,13 +1177,77 @@ class LocalAllocOp(TileOp, name="local_alloc"):
     ```mlir
     %buf = "tile.local_alloc"() : () -> !tile.shared<tensor<2x128x64xf16, #s>>
     ```
-    Rules: the buffer type names a shared layout.
+    Rules: the buffer type names a valid shared layout and a memory element
+    type; the function's buffers (padding included) fit the shared memory of
+    every target the module may be lowered for.
     """
 
     result: ext.Result[SharedType]
 
     def verify(self) -> None:
-        _type_of(self.result, SharedType).shared_layout()
+        buf = _type_of(self.result, SharedType)
+        check_element_type(buf.element_type, "a shared buffer")
+        buf.shared_layout()
+        self.check_capacity(buf.allocation_bytes())
+
+    def check_capacity(self, own: int) -> None:
+        """This buffer alone, and the function's buffers together, must fit.
+
+        The sum is checked by the function's first buffer and reported at the
+        buffer that crosses the limit, so each function gets one error and the
+        check stays linear in the function's size. Buffers are counted as live
+        for the whole program (Triton may reuse memory, never more than this).
+        """
+        targets = self.targets()
+        if not targets:
+            return
+        t = max(targets, key=lambda t: t.shared_memory_bytes)
+        cap = t.shared_memory_bytes
+        shape = "x".join(map(str, _type_of(self.result, SharedType).shape))
+        if own > cap:
+            raise VerifyError(
+                f"a {shape} buffer takes {own} bytes of shared memory, but {t.name} has "
+                f"{cap} per workgroup"
+            )
+        allocs = _function_allocs(self)
+        if next(allocs, None) != self.operation:
+            return  # the function's first buffer checks the sum, once
+        total = own
+        for op in allocs:
+            try:
+                size = _type_of(op.results[0], SharedType).allocation_bytes()
+            except VerifyError:
+                continue  # reported at that buffer
+            if total <= cap < total + size:
+                other = "x".join(map(str, _type_of(op.results[0], SharedType).shape))
+                raise VerifyError(
+                    f"the function's shared buffers take {total + size} bytes up to this "
+                    f"{other} buffer ({total} before it), but {t.name} has {cap} per "
+                    "workgroup",
+                    at=op,
+                )
+            total += size
+
+
+def _function_allocs(alloc: LocalAllocOp) -> Iterator[ir.Operation]:
+    """The ``tile.local_alloc`` ops of ``alloc``'s function in program order,
+    nested regions included (walked without recursion, lazily: the function's
+    first buffer walks it once; the others stop at that first buffer)."""
+    fn = alloc.operation
+    while _parent(fn) is not None and fn.name != "func.func":
+        fn = _parent(fn)
+    stack = [iter(block.operations) for region in fn.regions for block in region.blocks]
+    stack.reverse()
+    while stack:
+        op = next(stack[-1], None)
+        if op is None:
+            stack.pop()
+            continue
+        op = op.operation
+        if op.name == LocalAllocOp.OPERATION_NAME:
+            yield op
+        inner = [iter(b.operations) for r in op.regions for b in r.blocks]
+        stack.extend(reversed(inner))
 
 
 class MemdescIndexOp(TileOp, name="memdesc_index", traits=[ext.Pure]):
@@ -716,6 +1276,25 @@ class MemdescIndexOp(TileOp, name="memdesc_index", traits=[ext.Pure]):
             )
         if src.element_type != res.element_type or src.layout_attr != res.layout_attr:
             raise VerifyError("result must keep the source's element type and layout")
+        index = constant_int(self.index)
+        if index is not None and not 0 <= index < src.shape[0]:
+            raise VerifyError(
+                f"index {index} is out of range for {src.shape[0]} buffers "
+                f"(0 to {src.shape[0] - 1})"
+            )
+
+
+def constant_int(value: ir.Value) -> int | None:
+    """The value of an ``arith.constant`` integer (up to 64 bits), else None."""
+    owner = value.owner
+    op = getattr(owner, "operation", None)
+    if op is None or op.name != "arith.constant" or "value" not in op.attributes:
+        return None
+    a = cast(op.attributes["value"], ir.IntegerAttr)
+    t = cast(a.type, ir.IntegerType) if a is not None else None
+    if t is None or ir.IntegerType(t).width > 64:
+        return None
+    return a.value
 
 
 class LocalLoadOp(TileOp, name="local_load"):
@@ -743,6 +1322,7 @@ class LocalLoadOp(TileOp, name="local_load"):
                 f"result {res} must match the buffer's shape {list(src.shape)} and "
                 f"element type {src.element_type}"
             )
+        check_register_layout(self, res, "result")
 
 
 # ---- TDM copies -------------------------------------------------------------------
@@ -772,6 +1352,7 @@ class AsyncTDMCopyGlobalToLocalOp(TileOp, name="async_tdm_copy_global_to_local")
       shape and the shared layout (which also rejects blocks too small for K).
     """
 
+    ATTRS = (WARP_USED_HINT, "cache", WARP_LAYOUT, WARP_PREDICATED)
     desc: ext.Operand[TensorDescType]
     dest: ext.Operand[SharedType]
     pred: ext.Operand[Any] | None = None
@@ -784,7 +1365,7 @@ class AsyncTDMCopyGlobalToLocalOp(TileOp, name="async_tdm_copy_global_to_local")
         _check_i1(self.pred, "pred")
         cache_modifier(self)
         layout = desc.shared_layout()
-        check_tdm_layout(layout)
+        check_tdm_layout(layout, desc.element_type)
         hint = self.int_attr(WARP_USED_HINT)
         if hint is not None:
             check_warp_used_hint(hint, self.num_warps(), desc.shape, layout)
@@ -818,6 +1399,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
     every hint is legal and the hints are pairwise disjoint; no mbarrier.
     """
 
+    ATTRS = (WARP_USED_HINTS, "cache", WARP_LAYOUTS, WARP_PREDICATED)
     # IRDL binds a variadic group's constraint to one type, so members of
     # different block types get one optional slot each (up to four).
     desc0: ext.Operand[TensorDescType] | None = None
@@ -864,7 +1446,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
         for i, (d, b) in enumerate(zip(descs, dests, strict=True)):
             _check_same_block(d, b, member=str(i))
             shared_layouts.append(d.shared_layout())
-            check_tdm_layout(shared_layouts[-1], member=str(i))
+            check_tdm_layout(shared_layouts[-1], d.element_type, member=str(i))
             if len(d.shape) != rank0:
                 raise VerifyError(
                     "requires all member descriptors to have the same rank: member "
@@ -914,8 +1496,10 @@ class AsyncTDMWaitOp(TileOp, name="async_tdm_wait"):
     ```mlir
     "tile.async_tdm_wait"() {num = 1 : i32} : () -> ()
     ```
-    Rules: ``num`` is required and non-negative.
+    Rules: ``num`` is a required i32, from 0 to 2^31 - 1 (Triton's wait count).
     """
+
+    ATTRS = ("num",)
 
     def verify(self) -> None:
         num = self.int_attr("num", required=True)
@@ -988,6 +1572,12 @@ class WmmaOp(TileOp, name="wmma", traits=[ext.Pure]):
                 raise VerifyError(f"{name}'s dot_operand layout must have op_idx = {idx}")
             if v.get("parent") != acc:
                 raise VerifyError(f"{name}'s dot_operand parent must be c's layout {acc}")
+        check_register_layout(self, c, "c")
+        for name, t in (("a", a), ("b", b)):
+            check_register_layout(self, t, name)
+        ka, kb = a.encoding.k_width(), b.encoding.k_width()
+        if ka != kb:
+            raise VerifyError(f"a and b must have the same k_width, got {ka} and {kb}")
         im, in_, ik = acc.instr_shape()
         if m % im or n % in_ or k % ik:
             raise VerifyError(
@@ -1011,6 +1601,8 @@ class ConvertLayoutOp(TileOp, name="convert_layout", traits=[ext.Pure]):
         s, r = _ranked(self.src, "src"), _ranked(self.result, "result")
         if tuple(s.shape) != tuple(r.shape) or s.element_type != r.element_type:
             raise VerifyError(f"result {r} must keep the shape and element type of {s}")
+        check_register_layout(self, s, "src")
+        check_register_layout(self, r, "result")
 
 
 class _BlockAccessOp(TileOp):
@@ -1021,7 +1613,7 @@ class _BlockAccessOp(TileOp):
     strides: Sequence[ext.Operand[Any]]
     offsets: Sequence[ext.Operand[Any]]
 
-    def check_access(self, value_type: ir.RankedTensorType) -> None:
+    def check_access(self, value_type: ir.RankedTensorType, value_name: str) -> None:
         rank = value_type.rank
         for what, vals, width in (
             ("shape", self.shape, 32),
@@ -1036,6 +1628,18 @@ class _BlockAccessOp(TileOp):
             raise VerifyError(
                 f"base points to {ptr.element_type} but the block holds {value_type.element_type}"
             )
+        check_element_type(value_type.element_type, f"the {value_name}", GLOBAL_ELEMENT_BITS)
+        targets = self.targets()
+        if (
+            str(value_type.element_type) == "i1"
+            and targets
+            and not any(t.i1_memory for t in targets)
+        ):
+            raise VerifyError(
+                f"{_target_names(targets)} cannot load or store i1 elements (Triton's "
+                "backend aborts on them): use i8"
+            )
+        check_register_layout(self, value_type, value_name)
 
 
 class LoadBlockOp(_BlockAccessOp, name="load_block"):
@@ -1056,7 +1660,7 @@ class LoadBlockOp(_BlockAccessOp, name="load_block"):
     result: ext.Result[Any]
 
     def verify(self) -> None:
-        self.check_access(_ranked(self.result, "result"))
+        self.check_access(_ranked(self.result, "result"), "result")
 
 
 class StoreBlockOp(_BlockAccessOp, name="store_block"):
@@ -1075,7 +1679,7 @@ class StoreBlockOp(_BlockAccessOp, name="store_block"):
     value: ext.Operand[Any]
 
     def verify(self) -> None:
-        self.check_access(_ranked(self.value, "value"))
+        self.check_access(_ranked(self.value, "value"), "value")
 
 
 OPS: tuple[type, ...] = (
@@ -1122,6 +1726,7 @@ __all__ = [
     "SharedType",
     "StoreBlockOp",
     "SwizzledSharedAttr",
+    "TargetProblem",
     "TdmWarpLayoutAttr",
     "TensorDescType",
     "Tile",
@@ -1133,5 +1738,7 @@ __all__ = [
     "cache_modifier",
     "enclosing_int_attr",
     "enclosing_target",
+    "possible_targets",
+    "verify_for_target",
     "verify_module_attributes",
 ]

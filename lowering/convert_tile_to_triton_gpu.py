@@ -115,6 +115,7 @@ from gemm_opt.dialect.tile import (
     Tile,
     WmmaAttr,
     cache_modifier,
+    verify_for_target,
     warp_layout_fields,
 )
 from gemm_opt.passes.common import COPY_OP, FUSED_OP, collect_ops
@@ -1596,6 +1597,9 @@ def check_hand_off(module: ir.Operation, target: str, lds_copies: str) -> tuple[
         )
     if target not in TARGETS:
         raise LoweringFailure(module, f"unknown target '{target}' (known: {', '.join(TARGETS)})")
+    problem = verify_for_target(module, target)
+    if problem is not None:  # the tile verifier's rules for this target, at the tile op
+        raise LoweringFailure(problem, problem.message)
     if NUM_WARPS not in module.attributes:
         raise LoweringFailure(module, f"needs '{NUM_WARPS}' on the module")
     if lds_copies not in LDS_COPIES:

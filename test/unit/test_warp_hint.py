@@ -650,6 +650,8 @@ def test_formatting():
     assert format_mask(0x201, 8) == "0b1000000001"
     assert format_mask(-1, 16) == "0b" + "1" * 32
     assert format_mask(0, 4) == "0b0000"
+    # A hint has 32 bits: a huge num_warps does not pad it to billions of digits.
+    assert format_mask(0x0F, 1 << 30) == "0b" + "0" * 28 + "1111"
     assert format_hex(-1) == "0xffffffff" and format_hex(0x69) == "0x69"
     assert format_warps([0, 3, 5, 6]) == "{0, 3, 5, 6}"
     assert format_warps(range(4)) == "{0..3}"

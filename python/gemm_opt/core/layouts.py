@@ -1,12 +1,18 @@
-"""Pure-Python shared-memory layouts of the ``tile`` dialect.
+"""Pure-Python shared-memory layouts of the ``tile`` dialect, and their rules.
 
 The dialect's ``#tile.*_shared`` attributes are converted to these frozen
 dataclasses so that the warp-hint rule, the TDM warp layout, the executable
 model and the Triton emitter reason about layouts without importing MLIR.
+:func:`check_shared_layout` holds the one set of rules a shared layout obeys
+(the dialect verifier reports them at the op; anything else that builds a
+layout can call it too), and :func:`allocation_bytes` the one size formula
+the shared-memory capacity checks use.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -51,4 +57,103 @@ class PartitionedShared:
 
 SharedLayout = SwizzledShared | PaddedShared | PartitionedShared
 
-__all__ = ["PaddedShared", "PartitionedShared", "SharedLayout", "SwizzledShared"]
+
+class LayoutError(ValueError):
+    """A shared layout that no lowering can place; the message says why."""
+
+
+def _is_pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def check_order(order: Sequence[int], what: str = "order") -> None:
+    """``order`` must be a permutation of ``0 .. len(order) - 1``."""
+    if sorted(order) != list(range(len(order))):
+        raise LayoutError(
+            f"{what} {list(order)} must be a permutation of 0..{len(order) - 1} "
+            "(each dimension exactly once)"
+        )
+
+
+def check_shared_layout(
+    layout: SharedLayout, shape: Sequence[int], *, multi_buffered: bool = False
+) -> None:
+    """Check ``layout`` as the layout of a block or buffer of ``shape``.
+
+    The layout's order names the dims it lays out: all of ``shape``, or, for a
+    multi-buffered allocation (``multi_buffered``), the trailing dims after the
+    buffer index. Raises :class:`LayoutError` naming the offending values.
+    """
+    rank = len(shape)
+    inner = layout.inner if isinstance(layout, PartitionedShared) else layout
+    if isinstance(inner, SwizzledShared):
+        for name, v in (
+            ("vec", inner.vec),
+            ("per_phase", inner.per_phase),
+            ("max_phase", inner.max_phase),
+        ):
+            if not _is_pow2(v):
+                raise LayoutError(f"swizzled layout {name} = {v} must be a power of two >= 1")
+    else:
+        if not _is_pow2(inner.interval) or not _is_pow2(inner.amount):
+            raise LayoutError(
+                "padded layout interval and amount must be powers of two, got "
+                f"{inner.interval} and {inner.amount}"
+            )
+        if inner.interval < 2:
+            raise LayoutError(
+                f"padded layout interval = {inner.interval} pads after every element; "
+                "it must be at least 2"
+            )
+    check_order(inner.order)
+    ranks = (rank, rank - 1) if multi_buffered and rank > 1 else (rank,)
+    if len(inner.order) not in ranks:
+        want = " or ".join(str(r) for r in ranks)
+        raise LayoutError(
+            f"order {list(inner.order)} has {len(inner.order)} entries but a "
+            f"{'x'.join(map(str, shape))} {'buffer' if multi_buffered else 'block'} "
+            f"needs {want}"
+        )
+    if isinstance(layout, PartitionedShared):
+        if not _is_pow2(layout.num_partitions) or not _is_pow2(layout.num_groups):
+            raise LayoutError(
+                "partitioned layout num_partitions and num_groups must be powers of two, "
+                f"got {layout.num_partitions} and {layout.num_groups}"
+            )
+        laid_out = list(shape)[-len(inner.order) :]
+        if not 0 <= layout.partition_dim < len(laid_out):
+            raise LayoutError(
+                f"partition_dim {layout.partition_dim} is out of range for a "
+                f"rank-{len(laid_out)} block"
+            )
+        extent = laid_out[layout.partition_dim]
+        if extent % layout.num_logical_pieces:
+            raise LayoutError(
+                f"dimension {layout.partition_dim} of size {extent} does not split into "
+                f"{layout.num_logical_pieces} pieces (num_partitions x num_groups)"
+            )
+
+
+def allocation_bytes(layout: SharedLayout, shape: Sequence[int], elem_bits: int) -> int:
+    """Bytes of shared memory a buffer of ``shape`` takes with ``layout``.
+
+    A padded layout adds ``amount`` elements after every ``interval`` elements
+    of the linearized allocation, except after the last one.
+    """
+    elements = math.prod(shape)
+    inner = layout.inner if isinstance(layout, PartitionedShared) else layout
+    if isinstance(inner, PaddedShared) and elements > 0:
+        elements += (elements - 1) // inner.interval * inner.amount
+    return (elements * elem_bits + 7) // 8
+
+
+__all__ = [
+    "LayoutError",
+    "PaddedShared",
+    "PartitionedShared",
+    "SharedLayout",
+    "SwizzledShared",
+    "allocation_bytes",
+    "check_order",
+    "check_shared_layout",
+]

@@ -36,6 +36,9 @@ class Target:
     max_threads_per_block: int
     #: Whether global -> shared copies can bypass registers (``cp.async`` style).
     direct_to_lds: bool = False
+    #: Whether global loads and stores of i1 elements lower (Triton 3.9.0's
+    #: NVIDIA backend aborts on them).
+    i1_memory: bool = True
     #: MFMA version, dot-operand kWidth, and the K of the 32x32 and 16x16
     #: 16-bit instructions (targets without TDM use MFMA instead of WMMA).
     mfma_version: int = 0
@@ -106,6 +109,7 @@ TARGETS: dict[str, Target] = {
             shared_memory_bytes=227 * 1024,
             max_threads_per_block=1024,
             direct_to_lds=True,
+            i1_memory=False,
         ),
     )
 }

@@ -253,7 +253,8 @@ def format_mask(hint: int, num_warps: int | None = None) -> str:
     ``0b1000000001``.
     """
     u = _as_u32(_as_int(hint, "warp_used_hint"))
-    width = max(num_warps or 1, u.bit_length(), 1)
+    # A hint has 32 bits: pad to at most that many, however large num_warps is.
+    width = max(min(num_warps or 1, 32), u.bit_length(), 1)
     return f"0b{u:0{width}b}"
 
 

@@ -109,3 +109,28 @@ module attributes {tile.num_warps = 8 : i32} {
     return
   }
 }
+
+// -----
+
+// ==== make_tensor_descriptor: TDM needs the constant 1 as the innermost stride. ====
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
+  func.func @inner_stride(%p: !tile.ptr<f16>, %m: i32, %s: i64) {
+    // expected-error@+1 {{TDM descriptors on gfx1250 need a unit innermost stride: the last stride must be the constant 1, got a runtime value}}
+    %d = "tile.make_tensor_descriptor"(%p, %m, %m, %s, %s) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !tile.tensor_desc<tensor<128x64xf16, #s>>
+    return
+  }
+}
+
+// -----
+
+// ==== make_tensor_descriptor: TDM moves memory element types (no index). ====
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @index_desc(%p: !tile.ptr<index>, %m: i32, %s: i64) {
+    %one = arith.constant 1 : i64
+    // expected-error@+1 {{a TDM descriptor must have one of the element types i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ; got index}}
+    %d = "tile.make_tensor_descriptor"(%p, %m, %m, %s, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<index>, i32, i32, i64, i64) -> !tile.tensor_desc<tensor<128x64xindex, #s>>
+    return
+  }
+}

@@ -62,3 +62,37 @@ module attributes {tile.threads_per_warp = 16 : i32} {
 // expected-error@+1 {{'tile.target' must be one of gfx1250, gfx950, gfx942, cuda:90, got "sm_90"}}
 module attributes {tile.target = "sm_90"} {
 }
+
+// -----
+
+// ==== async_tdm_wait: num is an i32 (2^63 - 1 used to become num = -1). ====
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @wait_i64() {
+    // expected-error@+1 {{attribute 'num' must be an i32 integer, got 9223372036854775807 : i64}}
+    "tile.async_tdm_wait"() {num = 9223372036854775807 : i64} : () -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== async_tdm_wait: an i128 num is an error, not std::bad_cast. ====
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @wait_i128() {
+    // expected-error@+1 {{attribute 'num' must be an i32 integer, got 1 : i128}}
+    "tile.async_tdm_wait"() {num = 1 : i128} : () -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== Unknown attributes name what the op takes. ====
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @wait_unknown() {
+    // expected-error@+1 {{unknown attribute 'count' (it takes: 'num')}}
+    "tile.async_tdm_wait"() {num = 1 : i32, count = 1 : i32} : () -> ()
+    return
+  }
+}
+

@@ -85,3 +85,32 @@ module attributes {tile.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+// At the limits: 32 warps of 32 threads launch on gfx1250 (1024 threads), a
+// 640x256 f16 buffer fills its 320 KiB of LDS exactly, another dialect's
+// attribute is kept, and cuda:90 is a target like the others.
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 32 : i32, tile.threads_per_warp = 32 : i32, tile.target = "gfx1250"} {
+  // CHECK-LABEL: func.func @at_the_limits
+  func.func @at_the_limits() {
+    // CHECK: "tile.local_alloc"() : () -> !tile.shared<tensor<640x256xf16
+    %b = "tile.local_alloc"() : () -> !tile.shared<tensor<640x256xf16, #s>>
+    // CHECK: "tile.program_id"() {axis = 0 : i32, mydialect.note = "kept"}
+    %p = "tile.program_id"() {axis = 0 : i32, mydialect.note = "kept"} : () -> i32
+    return
+  }
+}
+
+// -----
+
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:90"} {
+  // CHECK-LABEL: func.func @cuda_target
+  func.func @cuda_target() {
+    // CHECK: "tile.local_alloc"() : () -> !tile.shared<tensor<2x64x64xf16
+    %b = "tile.local_alloc"() : () -> !tile.shared<tensor<2x64x64xf16, #s>>
+    return
+  }
+}

@@ -182,13 +182,13 @@ module attributes {tile.num_warps = 8 : i32} {
 
 // -----
 
-// ==== The hint must be an integer. ====
+// ==== The hint must be an i32 integer. ====
 #s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
 !desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
 !buf = !tile.shared<tensor<128x64xf16, #s>>
 module attributes {tile.num_warps = 8 : i32} {
   func.func @hint_not_integer(%d: !desc, %b: !buf) {
-    // expected-error@+1 {{attribute 'warp_used_hint' must be an integer}}
+    // expected-error@+1 {{attribute 'warp_used_hint' must be an i32 integer, got "all"}}
     "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = "all"} : (!desc, !buf) -> ()
     return
   }
@@ -276,6 +276,126 @@ module attributes {tile.num_warps = 8 : i32} {
   func.func @swizzled(%d: !tile.tensor_desc<tensor<128x64xf16, #t>>, %b: !tile.shared<tensor<128x64xf16, #t>>) {
     // expected-error@+1 {{TDM does not support swizzled shared layouts (vec = 8, max_phase = 8): use #tile.padded_shared}}
     "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!tile.tensor_desc<tensor<128x64xf16, #t>>, !tile.shared<tensor<128x64xf16, #t>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== A misspelled hint is an error, not silently ignored (every warp would copy). ====
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @hint_misspelled(%d: !desc, %b: !buf) {
+    // expected-error@+1 {{unknown attribute 'warp_use_hint'; did you mean 'warp_used_hint'?}}
+    "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_use_hint = 15 : i32} : (!desc, !buf) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== The fused op's attribute name on a single copy is an error too. ====
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @hints_on_single(%d: !desc, %b: !buf) {
+    // expected-error@+1 {{unknown attribute 'warp_used_hints'; did you mean 'warp_used_hint'?}}
+    "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hints = array<i32: 15>} : (!desc, !buf) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== Misspelled contract attributes are errors too. ====
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @contract_misspelled(%d: !desc, %b: !buf) {
+    // expected-error@+1 {{unknown attribute 'tile.warp_predicate'; did you mean 'tile.warp_predicated'?}}
+    "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, tile.warp_predicate} : (!desc, !buf) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== A missing operandSegmentSizes is a located error (it was a KeyError). ====
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @no_segments(%d: !desc, %b: !buf) {
+    // expected-error@+1 {{requires attribute 'operandSegmentSizes' (array<i32: ...>, one operand count for each of desc, dest, pred, barrier)}}
+    "tile.async_tdm_copy_global_to_local"(%d, %b) {warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== operandSegmentSizes must agree with the operands. ====
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @bad_segments(%d: !desc, %b: !buf) {
+    // expected-error@+1 {{'operandSegmentSizes' gives pred 2 operands; it takes 0 or 1}}
+    "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 2, 0>} : (!desc, !buf) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== TDM moves 8- to 64-bit integers and floats (index elements aborted Triton). ====
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @index_elements(%d: !tile.tensor_desc<tensor<128x64xindex, #s>>, %b: !tile.shared<tensor<128x64xindex, #s>>) {
+    // expected-error@+1 {{a TDM copy must have one of the element types i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ; got index}}
+    "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!tile.tensor_desc<tensor<128x64xindex, #s>>, !tile.shared<tensor<128x64xindex, #s>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== TDM pads every 2 to 256 dwords: 2 f16 elements are 1 dword. ====
+#s = #tile.padded_shared<{interval = 2, amount = 8, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @pad_interval_small(%d: !tile.tensor_desc<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<128x64xf16, #s>>) {
+    // expected-error@+1 {{TDM pads every 2 to 256 dwords: interval = 2 f16 elements is 4 bytes (allowed: 4 to 512 elements)}}
+    "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!tile.tensor_desc<tensor<128x64xf16, #s>>, !tile.shared<tensor<128x64xf16, #s>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== TDM pads whole dwords: 1 f16 element of padding is half a dword. ====
+#s = #tile.padded_shared<{interval = 64, amount = 1, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @pad_amount_small(%d: !tile.tensor_desc<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<128x64xf16, #s>>) {
+    // expected-error@+1 {{TDM pads at least one dword: amount = 1 f16 elements is 2 bytes (at least 2 elements)}}
+    "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!tile.tensor_desc<tensor<128x64xf16, #s>>, !tile.shared<tensor<128x64xf16, #s>>) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== A hint with a huge num_warps gets a short message (it was padded to 2^30 digits). ====
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 1073741824 : i32} {
+  func.func @huge_num_warps(%d: !desc, %b: !buf) {
+    // expected-error@+1 {{num_warps must be less than 32 when using warp_used_hint, got 1073741824 (hint 0xf = 0b00000000000000000000000000001111 selects warps {0..3}}}
+    "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
     return
   }
 }

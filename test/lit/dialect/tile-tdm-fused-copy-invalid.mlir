@@ -224,3 +224,31 @@ module attributes {tile.num_warps = 8 : i32} {
     return
   }
 }
+
+// -----
+
+// ==== The single copy's attribute name on a fused copy is an error with a suggestion. ====
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+!d0 = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!b0 = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @hint_singular(%d0: !d0, %d1: !d0, %b0: !b0, %b1: !b0) {
+    // expected-error@+1 {{unknown attribute 'warp_used_hint'; did you mean 'warp_used_hints'?}}
+    "tile.async_tdm_fused_copy_global_to_local"(%d0, %d1, %b0, %b1) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 1, 0, 0, 0>, warp_used_hint = 15 : i32, warp_used_hints = array<i32: 15, 240>} : (!d0, !d0, !b0, !b0) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== operandSegmentSizes has one entry per operand group. ====
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+!d0 = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!b0 = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @segments_short(%d0: !d0, %d1: !d0, %b0: !b0, %b1: !b0) {
+    // expected-error@+1 {{'operandSegmentSizes' must be array<i32: ...> with 9 entries (one for each of desc0, desc1, desc2, desc3, dest0, dest1, dest2, dest3, barrier), got array<i32: 1, 1, 1, 1>}}
+    "tile.async_tdm_fused_copy_global_to_local"(%d0, %d1, %b0, %b1) {operandSegmentSizes = array<i32: 1, 1, 1, 1>, warp_used_hints = array<i32: 15, 240>} : (!d0, !d0, !b0, !b0) -> ()
+    return
+  }
+}

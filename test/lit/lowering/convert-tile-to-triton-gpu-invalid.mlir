@@ -67,7 +67,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
 !d = !tile.tensor_desc<tensor<128x64xf16, #s>>
 module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
   func.func @strided(%a: !tile.ptr<f16>, %m: i32, %s0: i64, %s1: i64) -> !d {
-    // expected-error@+1 {{TDM copies need a unit innermost stride}}
+    // expected-error@+1 {{need a unit innermost stride: the last stride must be the constant 1}}
     %d = "tile.make_tensor_descriptor"(%a, %m, %m, %s0, %s1) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !d
     return %d : !d
   }

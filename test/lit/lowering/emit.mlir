@@ -26,13 +26,13 @@
 // TILE: "tile.async_tdm_fused_copy_global_to_local"
 // TILE-NOT: tt.func
 
-// Triton's own diagnostics point at the tile op they are about: this blocked
-// layout has 2 warps in a 4-warp program, which only Triton checks.
+// A layout Triton would reject ("Result has an invalid layout") is rejected by
+// the tile verifier first, at the tile op: 2 warps in a 4-warp program.
 #acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 2, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
 #bl = #tile.blocked<{size_per_thread = array<i64: 1, 8>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 2, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   func.func @bad_layout(%c: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #bl> {
-    // ERR: emit.mlir:36:10: error: Triton rejected the lowered kernel: Result has an invalid layout
+    // ERR: emit.mlir:36:10: error: 'tile.convert_layout' op #tile.blocked warps_per_cta [2, 1] covers 2 warps, but 'tile.num_warps' = 4
     %d = "tile.convert_layout"(%c) : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #bl>
     return %d : tensor<64x64xf32, #bl>
   }

@@ -13,11 +13,12 @@ module {
 
 // -----
 
-// A warp count that is not a power of two has no warp-id bit layout.
+// A warp count that is not a power of two has no warp-id bit layout: the
+// module verifier rejects it before any pass runs.
 #s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+// expected-error@+1 {{'tile.num_warps' must be a power of two >= 1, got 6}}
 module attributes {tile.num_warps = 6 : i32} {
   func.func @num_warps_not_pow2(%d: !tile.tensor_desc<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<128x64xf16, #s>>) {
-    // expected-error@+1 {{cannot assign a TDM warp layout: num_warps must be a power of two}}
     "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!tile.tensor_desc<tensor<128x64xf16, #s>>, !tile.shared<tensor<128x64xf16, #s>>) -> ()
     return
   }
