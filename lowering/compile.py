@@ -154,6 +154,7 @@ class HandOff:
 
     target: str = ""
     lds_copies: str = "auto"
+    mma: str = "auto"
 
 
 @dataclass
@@ -202,7 +203,7 @@ def split_hand_off(steps: Sequence[Step]) -> tuple[list[Step], HandOff | None]:
         raise PipelineError(
             f"'{HAND_OFF}' hands the module to Triton, so it must end the pipeline", first.col
         )
-    from gemm_opt.lowering.convert_tile_to_triton_gpu import LDS_COPIES
+    from gemm_opt.lowering.convert_tile_to_triton_gpu import LDS_COPIES, MMA_KINDS
 
     opts = first.instance
     assert opts is not None
@@ -211,7 +212,10 @@ def split_hand_off(steps: Sequence[Step]) -> tuple[list[Step], HandOff | None]:
         raise PipelineError(
             f"lds-copies must be one of {', '.join(LDS_COPIES)}, got '{lds_copies}'", first.col
         )
-    return list(steps[:-1]), HandOff(opts.target, lds_copies)  # type: ignore[attr-defined]
+    mma = opts.mma  # type: ignore[attr-defined]
+    if mma not in MMA_KINDS:
+        raise PipelineError(f"mma must be one of {', '.join(MMA_KINDS)}, got '{mma}'", first.col)
+    return list(steps[:-1]), HandOff(opts.target, lds_copies, mma)  # type: ignore[attr-defined]
 
 
 def _position(location: Any) -> tuple[int, int]:
@@ -225,6 +229,7 @@ def hand_off(
     target: str | None = None,
     *,
     lds_copies: str = "auto",
+    mma: str = "auto",
     filename: str = "-",
     compile: bool = False,
     options: dict[str, Any] | None = None,
@@ -255,13 +260,13 @@ def hand_off(
         seconds: dict[str, float] = {}
         start = time.perf_counter()
         try:
-            resolved = check_hand_off(op, target, lds_copies)[0].name
+            resolved = check_hand_off(op, target, lds_copies, mma)[0].name
             triton = tb.triton_ir(resolved)
 
             def on_op(tile_op: Any) -> None:
                 report(("op", *_position(tile_op.location), tile_op.name))
 
-            built = convert(op, triton, target, lds_copies, filename, on_op)
+            built = convert(op, triton, target, lds_copies, filename, on_op, mma=mma)
             report(("stage", "verify"))
             text = tb.verified_text(built)
         except LoweringFailure as e:

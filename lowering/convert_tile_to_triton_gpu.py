@@ -128,6 +128,10 @@ CACHE_MODIFIERS = {".ca": "CA", ".cg": "CG", ".wb": "WB", ".cs": "CS", ".wt": "W
 
 #: ``lds-copies`` option values: how targets without TDM fill LDS.
 LDS_COPIES = ("auto", "direct", "registers")
+#: ``mma`` option values: which NVIDIA MMA a ``tile.wmma`` becomes on cuda:90.
+MMA_KINDS = ("auto", "mma_v2", "wgmma")
+#: wgmma's instruction N: a multiple of 8 up to 256.
+WGMMA_MAX_N = 256
 
 
 class LoweringFailure(Exception):
@@ -228,6 +232,49 @@ def mma_swizzle(order: Sequence[int], tile_shape: Sequence[int], elem_bits: int)
     per_phase = max(1, 128 // max(1, inner * elem_bytes))
     max_phase = max(1, (128 // 16) // per_phase)
     return vec, per_phase, max_phase
+
+
+def wgmma_shape(m: int, n: int, k: int, num_warps: int) -> tuple[list[int], list[int]]:
+    """``(warpsPerCTA, instrShape)`` of the ``nvidia_mma`` v3 layout of an MxNxK dot.
+
+    A warpgroup (4 consecutive warps) issues one wgmma over 64 rows, 16 per
+    warp, so warps go 4 at a time along M while M has rows for them, then
+    along N (Triton's own rule for mma v3). The instruction's N is the
+    largest multiple of 8 (at most 256) dividing a warpgroup's columns: the
+    fewest instructions per K step. Raises ValueError (why) when the dot
+    does not fit.
+    """
+    if num_warps % 4:
+        raise ValueError(f"{num_warps} warps are not whole warpgroups of 4")
+    wm, wn = 4, 1
+    while wm * wn < num_warps:
+        if m > 16 * wm:
+            wm *= 2
+        else:
+            wn *= 2
+    if m % (16 * wm):
+        raise ValueError(f"M = {m} is not a multiple of the {16 * wm} rows of {wm} warps")
+    if n % (8 * wn):
+        raise ValueError(f"N = {n} does not split into {wn} warpgroup tiles of multiples of 8")
+    if k % 16:
+        raise ValueError(f"K = {k} is not a multiple of 16")
+    per_group = n // wn
+    instr_n = max(d for d in range(8, min(WGMMA_MAX_N, per_group) + 1, 8) if per_group % d == 0)
+    return [wm, wn], [16, instr_n, 16]
+
+
+def nvmma_swizzle(shape: Sequence[int], elem_bits: int) -> int:
+    """Swizzle width in bytes of the NVMMA shared layout of a ``shape`` buffer.
+
+    The widest of 128, 64 and 32 bytes that divides a row: wgmma (and TMA)
+    then read and write whole swizzle atoms of 8 rows, with no bank
+    conflicts; rows narrower than 32 bytes, or fewer than 8 of them, are
+    left unswizzled.
+    """
+    row = int(shape[-1]) * elem_bits // 8
+    if len(shape) < 2 or int(shape[-2]) < 8:
+        return 0
+    return next((w for w in (128, 64, 32) if row % w == 0), 0)
 
 
 def shared_order(attr: SharedLayoutAttr, rank: int) -> list[int]:
@@ -408,6 +455,17 @@ class _Lowering:
     _linear_checked: set[tuple[Any, tuple[int, ...]]] = field(default_factory=set)
     #: gfx950: copies go straight to LDS (else through registers).
     direct_copies: bool = False
+    #: cuda:90: the ``mma`` option (see :data:`MMA_KINDS`).
+    mma: str = "auto"
+    #: cuda:90: str(#tile.wmma_layout) -> (warpsPerCTA, instrShape) of the
+    #: ``nvidia_mma`` v3 its dots use (absent: mma.sync).
+    wgmma_acc: dict[str, tuple[list[int], list[int]]] = field(default_factory=dict)
+    #: cuda:90: str(tile shared layout) of buffers wgmma reads: NVMMA shared.
+    wgmma_shared: set[str] = field(default_factory=set)
+    #: cuda:90: the ``tile.wmma`` ops lowered to wgmma and the operand
+    #: ``tile.local_load`` ops they absorb (wgmma reads the buffers itself).
+    wgmma_ops: set[ir.Operation] = field(default_factory=set)
+    wgmma_loads: set[ir.Operation] = field(default_factory=set)
     #: The tile op being lowered (diagnostics from builders name it).
     current: Any = None
 
@@ -507,6 +565,9 @@ class _Lowering:
             v = attr.field_values()
             warps = list(attr.warps_per_cta())
             if t.nvidia:
+                if str(attr) in self.wgmma_acc:
+                    warps, instr = self.wgmma_acc[str(attr)]
+                    return lay.NVMMADistributedLayout([3, 0], warps, instr)
                 return lay.NVMMADistributedLayout([2, 0], warps, [16, 8])
             if t.tdm:
                 return lay.AMDWMMALayout(
@@ -569,6 +630,10 @@ class _Lowering:
         """
         lay = self.tt.layouts
         attr = t.layout_attr
+        if self.target.nvidia and str(attr) in self.wgmma_shared:
+            bits = self.bits(t.element_type, op)
+            # Rank 2 for a buffer ring too: its leading dim counts buffers.
+            return lay.NVMMASharedLayout(nvmma_swizzle(t.shape, bits), bits, 2)
         if self.target.nvidia:
             order = shared_order(attr, len(t.shape))
             vec, per_phase, max_phase = mma_swizzle(order, t.shape, self.bits(t.element_type, op))
@@ -659,6 +724,8 @@ class _Lowering:
         for op in ops:
             if op.operation.name == "tile.wmma":
                 self.note_mma(op)
+        if self.target.nvidia:
+            self.choose_mma([op for op in ops if op.operation.name == "tile.wmma"])
         chain: set[ir.Operation] = set()
         for op in ops:
             if op.operation.name != "tile.wmma":
@@ -676,6 +743,84 @@ class _Lowering:
         self.mma_min_warp_tile[key] = min(
             self.mma_min_warp_tile.get(key, 1 << 30), m // wm, n // wn
         )
+
+    # -- cuda:90: mma.sync or wgmma --
+
+    def choose_mma(self, mmas: list[Any]) -> None:
+        """Pick wgmma or mma.sync for each accumulator layout (the one place).
+
+        A ``#tile.wmma_layout`` becomes ``nvidia_mma`` v3 (wgmma) when every
+        ``tile.wmma`` accumulating in it can take wgmma (:meth:`wgmma_refusal`)
+        and they agree on its shape; else v2 (mma.sync). ``mma=wgmma``
+        makes a refusal an error at the MMA, ``mma=mma_v2`` never picks wgmma.
+        """
+        if self.mma == "mma_v2":
+            return
+        by_layout: dict[str, list[Any]] = {}
+        for op in mmas:
+            by_layout.setdefault(str(ir.RankedTensorType(op.c.type).encoding), []).append(op)
+        for key, ops in by_layout.items():
+            shapes = set()
+            refusal = None
+            for op in ops:
+                refusal = self.wgmma_refusal(op)
+                if refusal is not None:
+                    break
+                shapes.add(self._wgmma_shape(op))
+            if refusal is None and len(shapes) > 1:
+                refusal = "the MMAs sharing its accumulator layout need different wgmma shapes"
+            if refusal is not None:
+                if self.mma == "wgmma":
+                    raise self.fail(op, f"mma=wgmma: this MMA cannot use wgmma: {refusal}")
+                continue
+            warps, instr = next(iter(shapes))
+            self.wgmma_acc[key] = (list(warps), list(instr))
+            for op in ops:
+                self.wgmma_ops.add(op.operation)
+                for operand in (op.a, op.b):
+                    load = _def(operand, "tile.local_load")
+                    self.wgmma_loads.add(load)
+                    self.wgmma_shared.add(str(load.opview.src.type.layout_attr))
+
+    def _wgmma_shape(self, op: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        m, n = ir.RankedTensorType(op.c.type).shape
+        k = ir.RankedTensorType(op.a.type).shape[1]
+        warps, instr = wgmma_shape(m, n, k, self.num_warps)
+        return tuple(warps), tuple(instr)
+
+    def wgmma_refusal(self, op: Any) -> str | None:
+        """Why a ``tile.wmma`` cannot be a wgmma (None: it can).
+
+        wgmma reads both operands from shared memory as they lie there, so
+        each must be a ``tile.local_load`` used by this MMA alone, of a
+        rank-2 row-major buffer (K-major A, N-major B: 16-bit elements take
+        either, and only the non-transposed form is emitted), of f16 or bf16
+        alike, accumulating in f32 or f16, with whole warpgroups and a shape
+        :func:`wgmma_shape` accepts.
+        """
+        elems = []
+        for name, operand in (("A", op.a), ("B", op.b)):
+            load = _def(operand, "tile.local_load")
+            if load is None:
+                return f"operand {name} is not a tile.local_load of a shared buffer"
+            if len(list(operand.uses)) != 1:
+                return f"operand {name} has other uses than this MMA"
+            src = load.opview.src.type
+            if len(src.shape) != 2:
+                return f"operand {name}'s buffer has rank {len(src.shape)}, not 2"
+            if shared_order(src.layout_attr, 2) != [1, 0]:
+                return f"operand {name}'s buffer is not row-major (transposed)"
+            elems.append(str(src.element_type))
+        if elems[0] != elems[1] or elems[0] not in ("f16", "bf16"):
+            return f"operands are {elems[0]} and {elems[1]}, not both f16 or both bf16"
+        acc = str(ir.RankedTensorType(op.c.type).element_type)
+        if acc not in ("f32", "f16"):
+            return f"the accumulator is {acc}, not f32 or f16"
+        try:
+            self._wgmma_shape(op)
+        except ValueError as e:
+            return str(e)
+        return None
 
     # -- hint cross-checks --
 
@@ -1148,6 +1293,8 @@ class _Lowering:
         )
 
     def lower_local_load(self, op: Any) -> Any:
+        if op.operation in self.wgmma_loads:
+            return self.v(op.src)  # the buffer itself: wgmma reads shared memory
         return self.b.create_local_load(self.must_type(op.result.type, op), self.v(op.src))
 
     def user_pred(self, op: Any) -> ir.Value | None:
@@ -1217,6 +1364,14 @@ class _Lowering:
         # gfx942 (and gfx950 register copies): copies are complete when issued.
 
     def lower_wmma(self, op: Any) -> Any:
+        if op.operation in self.wgmma_ops:
+            a, b = self.v(op.a), self.v(op.b)
+            d = self.b.create_warpgroup_mma(
+                a, b, self.v(op.c), self.b.get_int1(True), self.tt.ir.INPUT_PRECISION.IEEE, 0, True
+            )
+            # Synchronous for now: wait until none is in flight (the buffers
+            # are kept alive until then).
+            return self.b.create_warpgroup_mma_wait([d, a, b], 0)[0]
         return self.b.create_dot(
             self.v(op.a), self.v(op.b), self.v(op.c), self.tt.ir.INPUT_PRECISION.IEEE, 0
         )
@@ -1578,6 +1733,10 @@ class ConvertTileToTritonGPUPass(TilePass):
     """gfx950 and cuda:90 copies: ``direct`` to shared memory, through
     ``registers``, or ``auto`` (direct when the function states the alignment
     it needs)."""
+    mma: str = "auto"
+    """cuda:90 MMAs: ``wgmma`` (an error where an MMA cannot take it),
+    ``mma_v2`` (mma.sync), or ``auto`` (wgmma where every MMA of an
+    accumulator layout can take it, else mma.sync); ignored elsewhere."""
 
     def run(self, module: ir.Operation) -> None:
         self.fail(
@@ -1587,7 +1746,9 @@ class ConvertTileToTritonGPUPass(TilePass):
         )
 
 
-def check_hand_off(module: ir.Operation, target: str, lds_copies: str) -> tuple[Target, int]:
+def check_hand_off(
+    module: ir.Operation, target: str, lds_copies: str, mma: str = "auto"
+) -> tuple[Target, int]:
     """The checks made before anything reaches Triton; raises :class:`LoweringFailure`."""
     if not target and TARGET in module.attributes:
         target = ir.StringAttr(module.attributes[TARGET]).value
@@ -1606,6 +1767,8 @@ def check_hand_off(module: ir.Operation, target: str, lds_copies: str) -> tuple[
         raise LoweringFailure(
             module, f"lds-copies must be one of {', '.join(LDS_COPIES)}, got '{lds_copies}'"
         )
+    if mma not in MMA_KINDS:
+        raise LoweringFailure(module, f"mma must be one of {', '.join(MMA_KINDS)}, got '{mma}'")
     return TARGETS[target], ir.IntegerAttr(module.attributes[NUM_WARPS]).value
 
 
@@ -1616,13 +1779,14 @@ def convert(
     lds_copies: str = "auto",
     filename: str = "-",
     on_op: Callable[[ir.Operation], None] | None = None,
+    mma: str = "auto",
 ) -> Any:
     """Build the Triton module of a tile module (run it in a child process).
 
     Args:
         module: the tile module (after the tile passes); only read.
         triton: the Triton handle (:func:`gemm_opt.lowering.triton_bridge.triton_ir`).
-        target, lds_copies: as the options of :class:`ConvertTileToTritonGPUPass`.
+        target, lds_copies, mma: as the options of :class:`ConvertTileToTritonGPUPass`.
         filename: the file named in Triton's locations where the tile module's
             own say ``-`` (parsed from a string).
         on_op: called with each tile op before anything is built for it.
@@ -1630,8 +1794,8 @@ def convert(
     Raises:
         LoweringFailure: at the tile op that cannot be lowered.
     """
-    info, num_warps = check_hand_off(module, target, lds_copies)
-    lowering = _Lowering(module, info, num_warps, triton, filename, on_op)
+    info, num_warps = check_hand_off(module, target, lds_copies, mma)
+    lowering = _Lowering(module, info, num_warps, triton, filename, on_op, mma=mma)
     if info.direct_to_lds and lds_copies != "registers":
         lowering.direct_copies = lds_copies == "direct" or _direct_copies_ok(
             module, inner_only=info.nvidia
@@ -1701,9 +1865,12 @@ __all__ = [
     "TARGETS",
     "ConvertTileToTritonGPUPass",
     "LoweringFailure",
+    "MMA_KINDS",
     "Target",
     "check_hand_off",
     "convert",
+    "nvmma_swizzle",
     "shared_layout",
+    "wgmma_shape",
     "wmma_warp_bases",
 ]

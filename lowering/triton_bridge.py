@@ -195,6 +195,7 @@ def triton_ir(target: str) -> TritonIR:
         SliceLayout=generic.SliceLayout,
         DotOperandLayout=generic.DotOperandLayout,
         NVMMADistributedLayout=generic.NVMMADistributedLayout,
+        NVMMASharedLayout=generic.NVMMASharedLayout,
         SwizzledSharedLayout=generic.SwizzledSharedLayout,
         PaddedSharedLayout=generic.PaddedSharedLayout,
         PartitionedSharedLayout=cdna5.PartitionedSharedLayout,

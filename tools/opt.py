@@ -52,7 +52,12 @@ def _artifact(result: object, target: str, kind: str) -> str | bytes:
 
 
 def _hand_off(
-    module: object, target: str, kind: str, filename: str, lds_copies: str = "auto"
+    module: object,
+    target: str,
+    kind: str,
+    filename: str,
+    lds_copies: str = "auto",
+    mma: str = "auto",
 ) -> str | bytes:
     """The ``kind`` artifact of a module after the tile passes, through the one
     tile-to-binary path (:func:`gemm_opt.lowering.compile.hand_off`)."""
@@ -60,7 +65,12 @@ def _hand_off(
 
     try:
         result = hand_off(
-            module, target, lds_copies=lds_copies, filename=filename, compile=kind != "ttgir"
+            module,
+            target,
+            lds_copies=lds_copies,
+            mma=mma,
+            filename=filename,
+            compile=kind != "ttgir",
         )
     except TileCompileError as e:
         raise EmitError(e.message, e.line, e.col) from None
@@ -81,7 +91,7 @@ def _split_hand_off(steps: list[Step]) -> tuple[list[Step], HandOffRunner | None
         return rest, None
 
     def finish(module: object, filename: str, kind: str) -> str | bytes:
-        return _hand_off(module, handoff.target, kind, filename, handoff.lds_copies)
+        return _hand_off(module, handoff.target, kind, filename, handoff.lds_copies, handoff.mma)
 
     return rest, finish
 
