@@ -337,15 +337,16 @@ def lower_tile_module(
     derive_hints: bool = False,
     pipeline: str | None = None,
     filename: str = "-",
+    mma: str = "auto",
 ) -> LoweredModule:
     """Steps 1-3 of :func:`compile_tile_module` without compiling: the tile IR
     after the tile passes and Triton's TTGIR text. ``filename`` names the
     source in Triton's locations where the module's own say ``-``."""
-    return _lower(module_or_text, target, fuse, derive_hints, pipeline, None, filename)
+    return _lower(module_or_text, target, fuse, derive_hints, pipeline, None, filename, mma)
 
 
 def _lower(
-    module_or_text, target, fuse, derive_hints, pipeline, options, filename="-"
+    module_or_text, target, fuse, derive_hints, pipeline, options, filename="-", mma="auto"
 ) -> LoweredModule:
     from gemm_opt import dialect
     from gemm_opt.core.diagnostics import collect
@@ -388,6 +389,8 @@ def _lower(
         if pipeline is None:
             pipeline = ",".join(pipelines.tile_passes(target, fuse=fuse, derive_hints=derive_hints))
         handoff = _run_pipeline(module, pipeline, target, "tile_passes", diags) or HandOff(target)
+        if handoff.mma != "auto":  # the pipeline's own hand-off names the MMA
+            mma = handoff.mma
         tile = module.operation.get_asm()
         seconds["tile_passes"] = time.perf_counter() - start
 
@@ -395,12 +398,14 @@ def _lower(
             module,
             handoff.target or target,
             lds_copies=handoff.lds_copies,
+            mma=mma,
             filename=filename,
             compile=options is not None,
             options=options,
         )
     seconds.update(result.seconds)
-    full = ",".join(p for p in (pipeline, f"{HAND_OFF}{{target={target}}}") if p)
+    how = f"target={target}" + ("" if mma == "auto" else f" mma={mma}")
+    full = ",".join(p for p in (pipeline, f"{HAND_OFF}{{{how}}}") if p)
     low = LoweredModule(tile, result.ttgir, target, full, seconds)
     low.artifact = result.artifact
     return low
@@ -414,6 +419,7 @@ def compile_tile_module(
     derive_hints: bool = False,
     pipeline: str | None = None,
     options: dict[str, Any] | None = None,
+    mma: str = "auto",
 ) -> CompiledKernel:
     """Compile a tile module (an ``ir.Module`` or its text) for ``target``.
 
@@ -426,12 +432,14 @@ def compile_tile_module(
         pipeline: tile-level passes to run instead of the default ones
             (pass-pipeline text, without the hand-off, which always runs).
         options: Triton backend options (for example ``waves_per_eu``).
+        mma: cuda:90 MMAs: ``auto``, ``mma_v2`` or ``wgmma`` (the option of
+            ``convert-tile-to-triton-gpu``).
 
     Raises:
         TileCompileError: at the tile op a diagnostic is about.
     """
     total = time.perf_counter()
-    low = _lower(module_or_text, target, fuse, derive_hints, pipeline, dict(options or {}))
+    low = _lower(module_or_text, target, fuse, derive_hints, pipeline, dict(options or {}), mma=mma)
     art = low.artifact
     asm = {
         "tile": low.tile,

@@ -53,14 +53,39 @@ Target differences (all data semantics are the tile dialect's):
   ``ttg.async_commit_group`` per copy, so ``tile.async_tdm_wait {num}``
   becomes ``ttg.async_wait {num}`` (``cp.async.wait_group``) unchanged; as
   on gfx950 that needs the divisibility facts (``cp.async`` moves 4 to 16
-  bytes), else a copy goes through registers and ``ttg.local_store``. Every
-  shared layout becomes the ``#ttg.swizzled_shared`` that ``ldmatrix`` reads
-  without bank conflicts (16-byte vectors, phases over 128-byte rows),
-  ``#tile.wmma_layout`` becomes ``#ttg.nvidia_mma`` version 2 (``mma.sync``
-  ``m16n8k16``, ``instrShape = [16, 8]``, the same ``warpsPerCTA``), dot
-  operands take ``kWidth = 32 / element bits`` (2 for f16 and bf16, as
-  Triton picks for mma v2), and warps have 32 lanes. The forms emitted are
-  the ones Triton 3.6 and 3.9 both parse (default CTA layout left out).
+  bytes), else a copy goes through registers and ``ttg.local_store``. Warps
+  have 32 lanes. The MMA is one of two (option ``mma``), chosen per
+  accumulator layout in one place, :meth:`_Lowering.choose_mma`:
+
+  - wgmma (``mma=auto``, the default, where it fits; ``mma=wgmma`` makes
+    every misfit an error): when both operands of every ``tile.wmma`` of a
+    ``#tile.wmma_layout`` are ``tile.local_load`` s of row-major rank-2 shared
+    buffers, used by that MMA alone, of f16 or bf16 alike, the MMA becomes
+    ``ttng.warp_group_dot`` (``isAsync``) on the buffers themselves, then
+    ``ttng.warp_group_dot_wait {pendings = 0}`` (synchronous: correctness
+    first; deeper MMA pipelining is a later step), and the loads vanish.
+    The layout becomes ``#ttg.nvidia_mma`` version 3: warps 4 at a time
+    (warpgroups) along M while M has rows for them, then along N, and
+    ``instrShape = [16, N, 16]`` with N the largest multiple of 8 up to 256
+    dividing a warpgroup's columns (:func:`wgmma_shape`). The buffers those
+    loads read (every buffer of their tile shared layout) become
+    ``#ttg.nvmma_shared`` with the widest swizzle (128, 64 or 32 bytes)
+    dividing a row (:func:`nvmma_swizzle`); ``cp.async`` and register copies
+    write that layout, and Triton fences the generic-proxy writes before
+    wgmma reads them. The whole tile ``warpsPerCTA`` is replaced: the
+    accumulator's distribution is the lowering's choice, not the data's.
+  - mma.sync (``mma=mma_v2``, or where wgmma does not fit: an operand in
+    registers or also used elsewhere, a column-major (transposed) buffer,
+    other element types, warps not in whole warpgroups, M not filling the
+    warpgroups' 64-row tiles): every shared layout becomes the
+    ``#ttg.swizzled_shared`` that ``ldmatrix`` reads without bank conflicts
+    (16-byte vectors, phases over 128-byte rows), ``#tile.wmma_layout``
+    becomes ``#ttg.nvidia_mma`` version 2 (``m16n8k16``, ``instrShape =
+    [16, 8]``, the same ``warpsPerCTA``), and dot operands take ``kWidth =
+    32 / element bits`` (2 for f16 and bf16, as Triton picks for mma v2).
+
+  The mma.sync forms are ones Triton 3.6 and 3.9 both parse (default CTA
+  layout left out); the wgmma forms are checked with Triton 3.9 only.
 
 Divisibility: pointer arguments get ``tt.divisibility = 16`` (16-byte
 aligned base pointers). An integer argument gets it only when the tile
@@ -623,14 +648,16 @@ class _Lowering:
         only its inner layout (partitions are a TDM notion), and gfx950's
         direct-to-LDS copies, which write each warp's 1 KiB contiguously,
         cannot write padded rows: there a padded layout becomes the
-        unswizzled ``swizzled_shared`` of 16-byte vectors. On NVIDIA every
-        layout becomes the ``ldmatrix``-friendly swizzle of
-        :func:`mma_swizzle` (same dim order). The data a buffer holds is the
+        unswizzled ``swizzled_shared`` of 16-byte vectors. On NVIDIA a
+        layout wgmma reads becomes NVMMA shared (:func:`nvmma_swizzle`),
+        every other the ``ldmatrix``-friendly swizzle of :func:`mma_swizzle`
+        (same dim order). The data a buffer holds is the
         same either way; only the placement in shared memory differs.
         """
         lay = self.tt.layouts
         attr = t.layout_attr
         if self.target.nvidia and str(attr) in self.wgmma_shared:
+            # Read by wgmma: NVMMA shared (see the module docstring).
             bits = self.bits(t.element_type, op)
             # Rank 2 for a buffer ring too: its leading dim counts buffers.
             return lay.NVMMASharedLayout(nvmma_swizzle(t.shape, bits), bits, 2)
@@ -1723,6 +1750,25 @@ class ConvertTileToTritonGPUPass(TilePass):
     %t = amdg.async_tdm_copy_global_to_local %d1 into %buf warp_used_hint = 15 : ...
     %w = amdg.async_tdm_wait {num = 1 : i32}
     ```
+
+    An MMA of two shared buffers, before:
+
+    ```mlir
+    %at = "tile.local_load"(%ac) : (!ba) -> tensor<128x64xf16, #opa>
+    %bt = "tile.local_load"(%bc) : (!bb) -> tensor<64x128xf16, #opb>
+    %d = "tile.wmma"(%at, %bt, %acc) : (..., !acc) -> !acc
+    ```
+
+    After (``target=cuda:90``, 8 warps; ``#mma`` is ``nvidia_mma`` v3 with
+    ``warpsPerCTA = [8, 1]``, ``instrShape = [16, 128, 16]``, ``#shared``
+    the 128-byte ``nvmma_shared``):
+
+    ```mlir
+    %d = ttng.warp_group_dot %ac, %bc, %acc, %true {isAsync = true}
+        : !ttg.memdesc<128x64xf16, #shared, #smem, mutable>
+        * !ttg.memdesc<64x128xf16, #shared, #smem, mutable> -> tensor<128x128xf32, #mma>
+    %r:3 = ttng.warp_group_dot_wait %d, %ac, %bc {pendings = 0 : i32} : ...
+    ```
     """
 
     name: ClassVar[str] = "convert-tile-to-triton-gpu"
@@ -1862,10 +1908,10 @@ def _loc_filename(loc: ir.Location) -> str:
 
 
 __all__ = [
+    "MMA_KINDS",
     "TARGETS",
     "ConvertTileToTritonGPUPass",
     "LoweringFailure",
-    "MMA_KINDS",
     "Target",
     "check_hand_off",
     "convert",

@@ -24,6 +24,10 @@ constexprs and ``num_warps``; all ``aligned``) are added on request:
 * ``--triton``: the plain Triton ``tl.dot`` baseline of ``triton_gemm.py``
   in each of its standard configs, compiled by Triton 3.9.0 itself.
 
+The MMA is a wgmma (``--mma=auto``, the default: both operands are read from
+shared buffers) or, with ``--mma=mma_v2``, the mma.sync of the earlier
+lowering, for a side-by-side run of both bundles.
+
     python benchmarks/h100/build_bundle.py -o benchmarks/h100/gemm_cuda90.bundle
     python benchmarks/h100/build_bundle.py -o bench.bundle --candidates --triton
 """
@@ -128,7 +132,7 @@ def state_divisibility(module: Any, names: list[str], divisible: tuple[str, ...]
         )
 
 
-def gemm_variants(dtypes: list[str] | None = None) -> list[dict[str, Any]]:
+def gemm_variants(dtypes: list[str] | None = None, mma: str = "auto") -> list[dict[str, Any]]:
     """Every variant: its name, tile module, argument names, grid and metadata."""
     import gemm_opt.language as tl
 
@@ -158,6 +162,7 @@ def gemm_variants(dtypes: list[str] | None = None) -> list[dict[str, Any]]:
                         "config": OurConfig(block["M"], block["N"], block["K"], 8).tag,
                         "block": block,
                         "copies": "cp.async" if aligned else "registers",
+                        "mma": mma,
                         "layout": "row-major A (MxK, lda), B (KxN, ldb), C (MxN, ldc)",
                     },
                 }
@@ -165,7 +170,9 @@ def gemm_variants(dtypes: list[str] | None = None) -> list[dict[str, Any]]:
     return out
 
 
-def config_variants(configs: list[OurConfig], dtypes: list[str] | None = None) -> list[dict]:
+def config_variants(
+    configs: list[OurConfig], dtypes: list[str] | None = None, mma: str = "auto"
+) -> list[dict]:
     """The ``aligned`` variant of each config (the default one is in :func:`gemm_variants`)."""
     import gemm_opt.language as tl
 
@@ -200,6 +207,7 @@ def config_variants(configs: list[OurConfig], dtypes: list[str] | None = None) -
                         "config": cfg.tag,
                         "block": {"M": cfg.block_m, "N": cfg.block_n, "K": cfg.block_k},
                         "copies": "cp.async",
+                        "mma": mma,
                         "layout": "row-major A (MxK, lda), B (KxN, ldb), C (MxN, ldc)",
                     },
                 }
@@ -224,6 +232,7 @@ def build(
     configs: list[OurConfig] | None = None,
     triton: bool = False,
     quiet: bool = False,
+    mma: str = "auto",
 ) -> Any:
     """Compile every variant (and ``configs``, the Triton baseline) into a bundle."""
     from gemm_opt.runtime import Bundle
@@ -231,7 +240,7 @@ def build(
 
     kernels = []
     extra = list(dict.fromkeys(configs or []))
-    for v in gemm_variants(dtypes) + config_variants(extra, dtypes):
+    for v in gemm_variants(dtypes, mma) + config_variants(extra, dtypes, mma):
         start = time.perf_counter()
         k = build_kernel(
             v["module"],
@@ -240,6 +249,7 @@ def build(
             grid=v["grid"],
             target=TARGET,
             meta=v["meta"],
+            mma=mma,
         )
         kernels.append(k)
         if not quiet:
@@ -268,6 +278,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--triton", action="store_true", help="add the plain Triton baseline (triton_gemm.py)"
     )
+    parser.add_argument(
+        "--mma",
+        default="auto",
+        choices=("auto", "mma_v2", "wgmma"),
+        help="cuda:90 MMA: wgmma where the kernel allows (auto), mma.sync, or wgmma",
+    )
     args = parser.parse_args(argv)
     dtypes = [d for d in args.dtypes.split(",") if d]
     bad = [d for d in dtypes if d not in DTYPES]
@@ -276,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     configs = list(CANDIDATES) if args.candidates else []
     if args.tuned:
         configs += read_config_table(args.config_table)["configs"]
-    bundle = build(dtypes, configs=configs, triton=args.triton)
+    bundle = build(dtypes, configs=configs, triton=args.triton, mma=args.mma)
     bundle.write(args.output)
     print(f"wrote {args.output} ({args.output.stat().st_size} bytes, {len(bundle)} kernels)")
     return 0

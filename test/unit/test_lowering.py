@@ -115,6 +115,10 @@ def test_the_hand_off_is_split_off_the_end_of_a_pipeline():
         split("func.func(convert-tile-to-triton-gpu)")
     with pytest.raises(PipelineError, match="lds-copies"):
         split("convert-tile-to-triton-gpu{lds-copies=fast}")
+    _, handoff = split("convert-tile-to-triton-gpu{target=cuda:90 mma=mma_v2}")
+    assert handoff == HandOff("cuda:90", "auto", "mma_v2")
+    with pytest.raises(PipelineError, match="mma must be one of auto, mma_v2, wgmma, got 'v3'"):
+        split("convert-tile-to-triton-gpu{mma=v3}")
 
 
 def test_the_hand_off_is_not_a_pass_over_our_ir():

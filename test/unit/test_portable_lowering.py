@@ -1,9 +1,10 @@
 """The portable lowering: the gfx1250 tile GEMM lowered for NVIDIA Hopper (cuda:90).
 
 ``warp_used_hint`` is a performance hint, so dropping it keeps the data
-written unchanged and the same tile module lowers for ``cuda:90``: mma.sync
-(nvidia_mma v2), cp.async copies when the alignment is stated (else copies
-through registers), ldmatrix-friendly swizzled shared memory. The variants
+written unchanged and the same tile module lowers for ``cuda:90``: wgmma
+(nvidia_mma v3) on NVMMA-swizzled buffers, or with ``mma=mma_v2`` mma.sync
+(nvidia_mma v2) on ldmatrix-friendly swizzled shared memory; cp.async copies
+when the alignment is stated (else copies through registers). The variants
 checked here are the tile modules ``benchmarks/h100/build_bundle.py`` compiles
 into the bundle that ``benchmarks/h100/run_gemm.py`` runs on the H100.
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from gemm_opt.lowering.compile import compile_tile_module, lower_tile_module
-from gemm_opt.lowering.convert_tile_to_triton_gpu import mma_swizzle
+from gemm_opt.lowering.convert_tile_to_triton_gpu import mma_swizzle, nvmma_swizzle, wgmma_shape
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMM = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
@@ -38,13 +39,51 @@ def compiled():
 
 
 @pytest.fixture(scope="module")
+def compiled_v2():
+    return compile_tile_module(GEMM, "cuda:90", mma="mma_v2")
+
+
+@pytest.fixture(scope="module")
 def generated():
-    """The TTGIR of each benchmark variant, by variant name."""
+    """The TTGIR of each benchmark variant, by variant name (wgmma, then mma.sync)."""
     variants = _build_bundle().gemm_variants()
-    return {v["name"]: lower_tile_module(v["module"], "cuda:90").ttgir for v in variants}
+    out = {v["name"]: lower_tile_module(v["module"], "cuda:90").ttgir for v in variants}
+    for v in variants:
+        out[v["name"] + "_v2"] = lower_tile_module(v["module"], "cuda:90", mma="mma_v2").ttgir
+    return out
 
 
-def test_gemm_compiles_for_cuda90_with_mma_sync(compiled):
+def test_gemm_compiles_for_cuda90_with_wgmma(compiled):
+    ptx = compiled.asm["ptx"]
+    # Two warpgroups along M, each a 64x128 tile: four k16 steps per 64-wide K tile.
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16") == 4
+    assert "mma.sync" not in ptx
+    # Copies through registers are generic-proxy writes that wgmma reads
+    # through the async proxy: Triton fences them before the barrier.
+    assert re.search(r"fence\.proxy\.async\.shared::cta;\s+bar\.sync", ptx)
+    assert re.search(r"wgmma\.wait_group\.sync\.aligned 0;", ptx)
+    assert ".target sm_90a" in ptx
+    assert compiled.hsaco  # the cubin
+    assert compiled.metadata["shared"] == 2 * (128 * 64 + 64 * 128) * 2
+
+
+def test_gemm_ttgir_uses_warp_group_dot(compiled):
+    ttgir = compiled.asm["ttgir"]
+    assert (
+        "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], "
+        "instrShape = [16, 128, 16]}>" in ttgir
+    )
+    assert set(re.findall(r"#ttg\.\w+_shared<\{[^}]*\}>", ttgir)) == {
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
+    }
+    assert ttgir.count("ttng.warp_group_dot ") == 1
+    assert ttgir.count("ttng.warp_group_dot_wait ") == 1
+    assert "{pendings = 0 : i32}" in ttgir
+    assert "ttg.local_load" not in ttgir and "tt.dot " not in ttgir
+
+
+def test_gemm_compiles_for_cuda90_with_mma_sync(compiled_v2):
+    compiled = compiled_v2
     ptx = compiled.asm["ptx"]
     assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
     assert ".target sm_90" in ptx
@@ -53,8 +92,8 @@ def test_gemm_compiles_for_cuda90_with_mma_sync(compiled):
     assert compiled.metadata["shared"] == 2 * (128 * 64 + 64 * 128) * 2
 
 
-def test_gemm_ttgir_drops_hints_and_uses_nvidia_layouts(compiled):
-    ttgir = compiled.asm["ttgir"]
+def test_gemm_ttgir_drops_hints_and_uses_nvidia_layouts(compiled_v2):
+    ttgir = compiled_v2.asm["ttgir"]
     assert "warp_used_hint" not in ttgir
     assert "amdg." not in ttgir and "amd_wmma" not in ttgir and "padded_shared" not in ttgir
     assert 'ttg.target = "cuda:90"' in ttgir
@@ -76,12 +115,14 @@ def test_target_option_overrides_tile_target():
     assert 'tile.target = "gfx1250"' in low.tile
     assert "tile-assign-tdm-warp-layout" not in low.pipeline
     assert low.pipeline == "convert-tile-to-triton-gpu{target=cuda:90}"
+    v2 = lower_tile_module(GEMM, "cuda:90", mma="mma_v2")
+    assert v2.pipeline == "convert-tile-to-triton-gpu{target=cuda:90 mma=mma_v2}"
 
 
 def test_aligned_kernel_uses_cp_async_with_counted_waits(generated):
     from gemm_opt.lowering.triton_bridge import compile_ttgir
 
-    text = generated["gemm_fp16_aligned"]
+    text = generated["gemm_fp16_aligned_v2"]
     # One commit group per copy: the loop's "at most 2 copies in flight" wait
     # is cp.async.wait_group 2, the drain after the loop wait_group 0.
     assert text.count("= ttg.async_copy_global_to_local ") == 4
@@ -92,6 +133,35 @@ def test_aligned_kernel_uses_cp_async_with_counted_waits(generated):
     assert re.search(r"cp\.async\.wait_group\s+2;", ptx)
     assert "ldmatrix.sync.aligned" in ptx
     assert "mma.sync.aligned.m16n8k16" in ptx
+
+
+def test_aligned_kernel_feeds_wgmma_from_cp_async(generated):
+    from gemm_opt.lowering.triton_bridge import compile_ttgir
+
+    text = generated["gemm_fp16_aligned"]
+    assert text.count("= ttg.async_copy_global_to_local ") == 4
+    assert re.findall(r"ttg\.async_wait \{num = (\d+) : i32\}", text) == ["2", "0"]
+    assert "ttng.warp_group_dot " in text
+    ptx = compile_ttgir(text, "cuda:90").asm["ptx"]
+    assert re.search(r"cp\.async\.cg\.shared\.global \[[^]]*\], \[[^]]*\], 0x10", ptx)
+    # The wait, the barrier, the proxy fence, then the warpgroup MMAs.
+    assert re.search(
+        r"cp\.async\.wait_group\s+2;\s+bar\.sync\s+0;[^\n]*\n(?:[^\n]*\n)*?\s*"
+        r"fence\.proxy\.async\.shared::cta;(?:[^\n]*\n)*?\s*wgmma\.fence",
+        ptx,
+    )
+    # No operand goes through registers (ldmatrix serves only the epilogue's
+    # layout conversion, after the loop).
+    assert "mma.sync" not in ptx
+    assert "ldmatrix" not in ptx[: ptx.rindex("wgmma.wait_group")]
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+@pytest.mark.parametrize("variant", ["aligned", "any"])
+def test_every_bundle_variant_takes_wgmma(generated, dtype, variant):
+    assert "ttng.warp_group_dot " in generated[f"gemm_{dtype}_{variant}"]
+    assert "ttng.warp_group_dot" not in generated[f"gemm_{dtype}_{variant}_v2"]
+    assert "tt.dot " in generated[f"gemm_{dtype}_{variant}_v2"]
 
 
 def test_unaligned_kernel_copies_through_registers(generated):
@@ -109,3 +179,41 @@ def test_mma_swizzle_matches_tritons_choice_for_mma_v2():
     assert mma_swizzle([1, 0], [64, 32], 16) == (8, 2, 4)
     # Column-major buffers swizzle along their own contiguous dim (128 f16).
     assert mma_swizzle([0, 1], [64, 128], 16) == (8, 1, 8)
+
+
+def test_wgmma_shape_fills_warpgroups_along_m_first():
+    # (warpsPerCTA, instrShape): 8 warps on 128 rows are two warpgroups along
+    # M, each with the whole 128-column tile in one instruction.
+    assert wgmma_shape(128, 128, 64, 8) == ([8, 1], [16, 128, 16])
+    # 64 rows hold one warpgroup: the second goes along N.
+    assert wgmma_shape(64, 256, 32, 8) == ([4, 2], [16, 128, 16])
+    assert wgmma_shape(64, 64, 32, 4) == ([4, 1], [16, 64, 16])
+    # 512 columns per warpgroup: the largest instruction N dividing it is 256.
+    assert wgmma_shape(64, 512, 16, 4) == ([4, 1], [16, 256, 16])
+    # 24 columns: N = 24 (a multiple of 8, not a power of two).
+    assert wgmma_shape(64, 24, 16, 4) == ([4, 1], [16, 24, 16])
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "k", "warps", "why"),
+    [
+        (128, 128, 64, 2, "2 warps are not whole warpgroups of 4"),
+        (128, 128, 64, 6, "6 warps are not whole warpgroups of 4"),
+        (32, 64, 32, 4, "M = 32 is not a multiple of the 64 rows of 4 warps"),
+        (64, 12, 32, 4, "N = 12 does not split"),
+        (64, 64, 8, 4, "K = 8 is not a multiple of 16"),
+    ],
+)
+def test_wgmma_shape_refuses_what_does_not_fit(m, n, k, warps, why):
+    with pytest.raises(ValueError, match=re.escape(why)):
+        wgmma_shape(m, n, k, warps)
+
+
+def test_nvmma_swizzle_is_the_widest_that_divides_a_row():
+    assert nvmma_swizzle([128, 64], 16) == 128  # 128-byte rows
+    assert nvmma_swizzle([2, 64, 128], 16) == 128  # 256-byte rows, a ring of 2
+    assert nvmma_swizzle([64, 32], 16) == 64
+    assert nvmma_swizzle([64, 16], 16) == 32
+    assert nvmma_swizzle([64, 8], 16) == 0  # 16-byte rows
+    assert nvmma_swizzle([4, 64], 16) == 0  # fewer than 8 rows
+    assert nvmma_swizzle([64, 64], 8) == 64

@@ -108,12 +108,14 @@ def build_kernel(
     grid: Sequence[int | tuple[str, int]],
     target: str = "cuda:90",
     meta: Mapping[str, Any] | None = None,
+    mma: str = "auto",
 ) -> BundleKernel:
     """Compile a tile ``ir.Module`` for ``target`` and describe it for the launcher.
 
     ``grid`` has three entries, each a constant or ``(argument name, block)``
     for ``cdiv(argument, block)``. Raises the compiler's
     :class:`~gemm_opt.lowering.compile.TileCompileError` if compilation fails.
+    ``mma`` picks wgmma or mma.sync (the lowering's ``mma`` option).
     """
     from gemm_opt.core.targets import TARGETS
     from gemm_opt.lowering.compile import compile_tile_module
@@ -122,7 +124,7 @@ def build_kernel(
         cuda = ", ".join(name for name, t in TARGETS.items() if t.nvidia)
         raise BundleError(f"bundles hold CUDA kernels: target {target!r} is not one of {cuda}")
     args = tile_arguments(module, arg_names)
-    compiled = compile_tile_module(module, target)
+    compiled = compile_tile_module(module, target, mma=mma)
     return _describe(
         compiled.metadata,
         name=name,
