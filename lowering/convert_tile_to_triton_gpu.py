@@ -786,6 +786,7 @@ class _Lowering:
         by_layout: dict[str, list[Any]] = {}
         for op in mmas:
             by_layout.setdefault(str(ir.RankedTensorType(op.c.type).encoding), []).append(op)
+        in_registers = self._register_operand_parents()
         for key, ops in by_layout.items():
             shapes = set()
             refusal = None
@@ -796,6 +797,11 @@ class _Lowering:
                 shapes.add(self._wgmma_shape(op))
             if refusal is None and len(shapes) > 1:
                 refusal = "the MMAs sharing its accumulator layout need different wgmma shapes"
+            if refusal is None and key in in_registers:
+                refusal = (
+                    "a dot-operand tensor of its layout is held in registers elsewhere "
+                    "(only mma.sync has a register operand layout here)"
+                )
             if refusal is not None:
                 if self.mma == "wgmma":
                     raise self.fail(op, f"mma=wgmma: this MMA cannot use wgmma: {refusal}")
@@ -808,6 +814,39 @@ class _Lowering:
                     load = _def(operand, "tile.local_load")
                     self.wgmma_loads.add(load)
                     self.wgmma_shared.add(str(load.opview.src.type.layout_attr))
+
+    def _register_operand_parents(self) -> set[str]:
+        """str(#tile.wmma_layout) of every dot-operand tensor that is not the
+        single-use ``tile.local_load`` of an MMA operand (wgmma would leave
+        it in registers, in a layout only mma.sync gives it)."""
+        parents: set[str] = set()
+
+        def note(value: ir.Value, owner: Any) -> None:
+            rt = cast(value.type, ir.RankedTensorType)
+            enc = None if rt is None else ir.RankedTensorType(value.type).encoding
+            if not isinstance(enc, DotOperandAttr):
+                return
+            uses = list(value.uses)
+            absorbed = (
+                owner is not None
+                and owner.name == "tile.local_load"
+                and len(uses) == 1
+                and _user(uses[0]).name == "tile.wmma"
+            )
+            if not absorbed:
+                parents.add(str(enc.field_values().get("parent")))
+
+        def visit(op: ir.Operation) -> ir.WalkResult:
+            for r in op.results:
+                note(r, op)
+            for region in op.regions:
+                for block in region.blocks:
+                    for a in block.arguments:
+                        note(a, None)
+            return ir.WalkResult.ADVANCE
+
+        self.module.walk(visit, ir.WalkOrder.PRE_ORDER)
+        return parents
 
     def _wgmma_shape(self, op: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
         m, n = ir.RankedTensorType(op.c.type).shape
@@ -1656,6 +1695,12 @@ def _match_warp_test(pred: ir.Value, chain: set[ir.Operation]) -> tuple[int, int
                     chain |= ops | {xor, wid, _def(an, "arith.constant")}
                     return anchor, free_mask
     return None
+
+
+def _user(use: Any) -> ir.Operation:
+    """The operation of an operand use."""
+    owner = use.owner
+    return owner.operation if hasattr(owner, "operation") else owner
 
 
 def _dead_ops(candidates: set[ir.Operation], stripped: set[ir.Operation]) -> set[ir.Operation]:

@@ -108,3 +108,25 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     return %d : !acc
   }
 }
+
+// -----
+
+// Another tensor in B's operand layout stays in registers.
+#s = #tile.swizzled_shared<{vec = 8, per_phase = 1, max_phase = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 2, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+#opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
+#opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
+!ba = !tile.shared<tensor<64x32xf16, #s>>
+!bb = !tile.shared<tensor<32x64xf16, #s>>
+!acc = tensor<64x64xf32, #acc>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  func.func @register_operand(%c: !acc, %x: tensor<32x64xf16, #opb>) -> !acc {
+    %a = "tile.local_alloc"() : () -> !ba
+    %b = "tile.local_alloc"() : () -> !bb
+    %ta = "tile.local_load"(%a) : (!ba) -> tensor<64x32xf16, #opa>
+    %tb = "tile.local_load"(%b) : (!bb) -> tensor<32x64xf16, #opb>
+    // expected-error@+1 {{mma=wgmma: this MMA cannot use wgmma: a dot-operand tensor of its layout is held in registers elsewhere (only mma.sync has a register operand layout here)}}
+    %d = "tile.wmma"(%ta, %tb, %c) : (tensor<64x32xf16, #opa>, tensor<32x64xf16, #opb>, !acc) -> !acc
+    return %d : !acc
+  }
+}

@@ -196,3 +196,34 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     return %d : !acc
   }
 }
+
+// -----
+
+// mma=auto also keeps mma.sync when a dot-operand tensor of the accumulator's
+// layout stays in registers (here a second load of B, returned): wgmma has no
+// register B operand, and that tensor needs the mma.sync operand layout.
+#s = #tile.swizzled_shared<{vec = 8, per_phase = 1, max_phase = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 2, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+#opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
+#opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
+!ba = !tile.shared<tensor<64x32xf16, #s>>
+!bb = !tile.shared<tensor<32x64xf16, #s>>
+!acc = tensor<64x64xf32, #acc>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  // WG: #[[MMA:.*]] = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+  // WG-NOT: nvmma_shared
+  // WG-LABEL: tt.func public @cuda_register_operand_keeps_mma_sync(
+  // CHECK-LABEL: tt.func public @cuda_register_operand_keeps_mma_sync(
+  func.func @cuda_register_operand_keeps_mma_sync(%c: !acc) -> (!acc, tensor<32x64xf16, #opb>) {
+    %a = "tile.local_alloc"() : () -> !ba
+    %b = "tile.local_alloc"() : () -> !bb
+    %ta = "tile.local_load"(%a) : (!ba) -> tensor<64x32xf16, #opa>
+    %tb = "tile.local_load"(%b) : (!bb) -> tensor<32x64xf16, #opb>
+    %tb2 = "tile.local_load"(%b) : (!bb) -> tensor<32x64xf16, #opb>
+    // WG-NOT: warp_group_dot
+    // WG: tt.dot {{.*}} -> tensor<64x64xf32, #[[MMA]]>
+    // CHECK: tt.dot
+    %d = "tile.wmma"(%ta, %tb, %c) : (tensor<64x32xf16, #opa>, tensor<32x64xf16, #opb>, !acc) -> !acc
+    return %d, %tb2 : !acc, tensor<32x64xf16, #opb>
+  }
+}
