@@ -19,8 +19,8 @@ from gemm_opt.core.targets import TARGET_NAMES as TARGETS
 from gemm_opt.core.targets import TARGETS as _TARGETS
 
 # TARGETS: the targets the lowering supports, from the one target table
-# (``cuda:90``: the portable lowering for NVIDIA Hopper, with mma.sync and
-# cp.async; hints dropped).
+# (``cuda:90``: the portable lowering for NVIDIA Hopper, with wgmma (mma.sync
+# where it does not fit) and cp.async; hints dropped).
 
 #: The conversion out of the tile dialect (the last pass of every pipeline).
 CONVERT = "convert-tile-to-triton-gpu"
