@@ -17,6 +17,11 @@ import sys
 from pathlib import Path
 
 import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 import tomllib
 
 ROOT = Path(__file__).resolve().parents[2]

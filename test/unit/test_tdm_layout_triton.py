@@ -11,7 +11,8 @@ own 64 KiB LDS region). A configuration the
 model rejects (``WarpHintError``) must fail to compile in Triton, and vice
 versa.
 
-The default run compiles a fast subset; the full sweep is marked ``slow``.
+A fast subset runs first; the full sweep is marked ``slow`` and runs too
+(``-m "not slow"`` leaves it out of a quick local run).
 Compiled LLVM IR is cached under ``$GEMM_OPT_LLIR_CACHE`` or the temp dir.
 """
 

@@ -17,9 +17,10 @@ A second worker mode compiles TTGIR to LLVM IR to check the one rule that
 goes beyond Triton's verifier (``block-too-small``): Triton accepts such hints
 and then fails a lowering assertion.
 
-The default run covers every mask of 1, 2, 4 and 8 warps (and bits beyond
-them), samples of 16 warps, partitioned layouts and fused copies; the slow run
-adds all 65,536 masks of 16 warps and a full lowering sweep.
+The fast tests cover every mask of 1, 2, 4 and 8 warps (and bits beyond
+them), samples of 16 warps, partitioned layouts and fused copies; the tests
+marked ``slow`` (run by default, left out by ``-m "not slow"``) add all 65,536
+masks of 16 warps and a full lowering sweep.
 """
 
 from __future__ import annotations
