@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -245,7 +244,22 @@ def compile_template(num_warps: int, member: Member) -> str:
 # Reading Triton's diagnostics
 # --------------------------------------------------------------------------
 
-_ERROR = re.compile(r"error: '(amdg\.[a-z_]+)' op (.*)$", re.M)
+
+def verifier_errors(diag: str) -> list[tuple[str, str]]:
+    """(op, message) of each ``error: 'amdg.<op>' op <message>`` line Triton printed.
+
+    Triton's Python API hands out no diagnostic objects (its C++ code prints
+    them to file descriptor 2), so the printed lines are read by their fixed
+    delimiters.
+    """
+    found = []
+    for line in diag.splitlines():
+        _, error, rest = line.partition("error: '")
+        op, sep, message = rest.partition("' op ")
+        if error and sep and op.startswith("amdg."):
+            found.append((op, message))
+    return found
+
 
 #: Triton message substring -> our rule id.
 TRITON_RULES = [
@@ -268,7 +282,7 @@ _LOWERING_ASSERT = "popcount(*warpUsedHint)) == activeWarps"
 
 def triton_outcome(ok: bool, diag: str) -> tuple[str | None, str | None]:
     """(rule, Triton's message) for a rejection; (None, None) when accepted."""
-    errors = _ERROR.findall(diag)
+    errors = verifier_errors(diag)
     if ok:
         assert not errors, diag
         return None, None
