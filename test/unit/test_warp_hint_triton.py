@@ -30,6 +30,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 
 import pytest
@@ -115,21 +116,62 @@ json.dump(results, sys.stdout)
 """
 
 
+#: Values per worker below which one worker does it all: a worker's start
+#: costs about as much as a few thousand parses, or a few dozen compiles.
+SHARD_MIN = {"parse": 4096, "compile": 64}
+
+
+def _shards(jobs: list[dict], count: int) -> list[list[dict]]:
+    """``jobs`` cut into ``count`` runs of about equal numbers of values, in order."""
+    flat = [(j["template"], v) for j in jobs for v in j["values"]]
+    size = -(-len(flat) // count)
+    shards = []
+    for start in range(0, len(flat), size):
+        shard: list[dict] = []
+        for template, value in flat[start : start + size]:
+            if not shard or shard[-1]["template"] != template:
+                shard.append({"template": template, "values": []})
+            shard[-1]["values"].append(value)
+        shards.append(shard)
+    return shards
+
+
 def run_worker(mode: str, jobs: list[dict], timeout: int = 900) -> list:
-    """Run the worker; returns ``[ok, diagnostics]`` per value, in order."""
+    """Run the worker; returns ``[ok, diagnostics]`` per value, in order.
+
+    Large runs (the 65,536 masks of 16 warps, the full lowering sweep) are
+    split over up to one worker per CPU, run side by side.
+    """
     env = dict(os.environ)
     env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    proc = subprocess.run(
-        [sys.executable, "-c", WORKER],
-        input=json.dumps({"mode": mode, "jobs": jobs}),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    results = json.loads(proc.stdout)
-    assert len(results) == sum(len(j["values"]) for j in jobs)
+    total = sum(len(j["values"]) for j in jobs)
+    count = max(1, min(os.cpu_count() or 1, total // SHARD_MIN[mode]))
+    procs = []
+    for shard in _shards(jobs, count):
+        with tempfile.TemporaryFile("w+") as spec:
+            json.dump({"mode": mode, "jobs": shard}, spec)
+            spec.seek(0)
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", WORKER],
+                    stdin=spec,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    env=env,
+                )
+            )
+    results: list = []
+    try:
+        for proc in procs:
+            out, err = proc.communicate(timeout=timeout)
+            assert proc.returncode == 0, err[-4000:]
+            results += json.loads(out)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+    assert len(results) == total
     return results
 
 
