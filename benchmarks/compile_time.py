@@ -67,9 +67,9 @@ def our_kernel(dtype: str, hinted: bool) -> tuple[str, bool]:
     the text is printed once (plain, without location attributes, like the
     example), outside the timed compiles.
     """
+    from gemm_opt.core.contract import DIVISIBILITY, TRITON_DIVISIBILITY
     from gemm_opt.core.ext_compat import ir
     from gemm_opt.dialect.edit import drop_warp_hints, edited, has_argument_attr, retype_elements
-    from gemm_opt.lowering.convert_tile_to_triton_gpu import DIVISIBILITY_ATTRS
 
     facts: list[bool] = []
 
@@ -78,7 +78,8 @@ def our_kernel(dtype: str, hinted: bool) -> tuple[str, bool]:
             retype_elements(module, ir.F16Type.get(), ir.BF16Type.get())
         if not hinted:
             drop_warp_hints(module)
-        facts.append(any(has_argument_attr(module, name) for name in DIVISIBILITY_ATTRS))
+        names = (DIVISIBILITY, TRITON_DIVISIBILITY)
+        facts.append(any(has_argument_attr(module, name) for name in names))
 
     text = edited(EXAMPLE.read_text(), edit, locations=False)
     return text, facts[0]

@@ -25,14 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gemm_opt.core.contract import WARP_USED_HINT
 from gemm_opt.core.diagnostics import collect
 from gemm_opt.core.ext_compat import MLIRError, cast, func, ir
 from gemm_opt.dialect import make_context
 from gemm_opt.dialect.tile import AsyncTDMCopyGlobalToLocalOp, AsyncTDMFusedCopyGlobalToLocalOp
-
-#: The hint attribute of a single copy (the fused copy's ``warp_used_hints``
-#: is required by its verifier and cannot be dropped).
-WARP_USED_HINT = "warp_used_hint"
 
 
 class EditError(ValueError):
@@ -262,7 +259,6 @@ def without_hints(text: str) -> str:
 
 
 __all__ = [
-    "WARP_USED_HINT",
     "EditError",
     "annotate_arguments",
     "drop_warp_hints",

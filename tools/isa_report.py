@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from gemm_opt.core.contract import DIVISIBILITY
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.targets import TARGETS as _TARGETS
 from gemm_opt.dialect.edit import (
@@ -74,7 +75,7 @@ class Row:
 #: The report's element types, as the bindings build them.
 _ELEMENT_TYPES: dict[str, Callable[[], ir.Type]] = {"f16": ir.F16Type.get, "bf16": ir.BF16Type.get}
 #: What ``aligned`` states on the integer arguments (sizes and leading dimensions).
-DIVISIBILITY = ("tile.divisibility", 16)
+ALIGNMENT = 16
 
 
 def with_dtype(module: ir.Module, dtype: str) -> None:
@@ -85,9 +86,8 @@ def with_dtype(module: ir.Module, dtype: str) -> None:
 
 def aligned(module: ir.Module) -> None:
     """State ``tile.divisibility = 16`` on the kernel's i32 and i64 arguments."""
-    name, value = DIVISIBILITY
-    attr = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), value)
-    annotate_arguments(module, integer_of_width(32, 64), name, attr)
+    attr = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), ALIGNMENT)
+    annotate_arguments(module, integer_of_width(32, 64), DIVISIBILITY, attr)
 
 
 def variant_text(source: str, variant: str, dtype: str) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from gemm_opt.core.contract import DIVISIBILITY
 from gemm_opt.core.diagnostics import collect, position_of
 from gemm_opt.core.ext_compat import MLIRError, ir
 from gemm_opt.dialect import make_context
@@ -161,14 +162,14 @@ def test_retype_refuses_a_non_splat_constant(ctx):
 
 def test_annotate_integer_arguments(ctx):
     module = ir.Module.parse(GEMM)
-    assert not has_argument_attr(module, "tile.divisibility")
+    assert not has_argument_attr(module, DIVISIBILITY)
     sixteen = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 16)
-    n = annotate_arguments(module, integer_of_width(32, 64), "tile.divisibility", sixteen)
+    n = annotate_arguments(module, integer_of_width(32, 64), DIVISIBILITY, sixteen)
     assert n == 6  # M, N, K, lda, ldb, ldc; not the pointers
-    assert has_argument_attr(module, "tile.divisibility")
+    assert has_argument_attr(module, DIVISIBILITY)
     attrs = [ir.DictAttr(d) for d in functions(module)[0].arg_attrs]
-    assert ["tile.divisibility" in d for d in attrs] == [False] * 3 + [True] * 6
-    assert str(attrs[3]["tile.divisibility"]) == "16 : i32"
+    assert [DIVISIBILITY in d for d in attrs] == [False] * 3 + [True] * 6
+    assert str(attrs[3][DIVISIBILITY]) == "16 : i32"
 
 
 def test_set_argument_attr_keeps_the_others(ctx):
@@ -236,7 +237,7 @@ def test_isa_report_variants(variant, dtype):
         module = ir.Module.parse(isa_report.variant_text(GEMM, variant, dtype))
         hinted = variant not in ("unhinted", "derived")
         assert warp_hints(module) == ([0x0F, 0xF0, 0x0F, 0xF0] if hinted else [])
-        assert has_argument_attr(module, "tile.divisibility") == (variant == "aligned")
+        assert has_argument_attr(module, DIVISIBILITY) == (variant == "aligned")
         inputs = [str(t) for t in functions(module)[0].type.inputs[:3]]
         assert inputs == [f"!tile.ptr<{dtype}>"] * 3
 

@@ -44,6 +44,7 @@ from typing import Any
 import pytest
 import triton  # noqa: F401  (a pinned dependency: missing triton must fail, not skip)
 
+from gemm_opt.core.contract import DIVISIBILITY, TRITON_DIVISIBILITY
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect import make_context
 from gemm_opt.dialect.edit import (
@@ -54,7 +55,6 @@ from gemm_opt.dialect.edit import (
     warp_hints,
 )
 from gemm_opt.lowering.compile import compile_tile_module
-from gemm_opt.lowering.convert_tile_to_triton_gpu import DIVISIBILITY_ATTRS
 from gemm_opt.lowering.isa_analysis import innermost_loops, isa_metrics
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,7 +101,7 @@ def declares_divisibility(text: str) -> bool:
     """Whether our kernel states divisibility facts on its arguments."""
     with make_context():
         module = ir.Module.parse(text)
-        return any(has_argument_attr(module, name) for name in DIVISIBILITY_ATTRS)
+        return any(has_argument_attr(module, name) for name in (DIVISIBILITY, TRITON_DIVISIBILITY))
 
 
 def _load_gluon() -> Any:
