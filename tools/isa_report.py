@@ -6,7 +6,7 @@ row per (variant, dtype, target):
 
 * ``fused``: the kernel as written (hinted copies), fused (the default);
 * ``unfused``: the same hints, no fusion;
-* ``unhinted``: every ``warp_used_hint`` stripped, so all warps copy;
+* ``unhinted``: every ``warp_used_hint`` dropped, so all warps copy;
 * ``derived``: hints stripped, then re-derived by ``tile-derive-warp-hints``
   and fused;
 * ``aligned``: ``fused`` with ``tile.divisibility = 16`` on the integer
@@ -15,7 +15,8 @@ row per (variant, dtype, target):
 
 gfx950 and gfx942 have no TDM and drop hints, so only ``fused`` (their
 default pipeline) and ``aligned`` run there. ``bf16`` is the fp16 kernel with
-its element type substituted.
+its element type changed. Each variant is an edit of the parsed module
+(:mod:`gemm_opt.dialect.edit`), never of its text.
 
 Columns: TDM instructions and WMMA/MFMA instructions in the innermost loop
 (one K iteration), VGPRs, SGPRs, LDS bytes, spills, code bytes and compile
@@ -28,13 +29,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from gemm_opt.core.contract import DIVISIBILITY
+from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.targets import TARGETS as _TARGETS
+from gemm_opt.dialect.edit import (
+    EditError,
+    annotate_arguments,
+    drop_warp_hints,
+    edited,
+    integer_of_width,
+    retype_elements,
+)
 
 VARIANTS = ("fused", "unfused", "unhinted", "derived", "aligned")
 DTYPES = ("f16", "bf16")
@@ -62,29 +72,32 @@ class Row:
     error: str = ""
 
 
-def with_dtype(text: str, dtype: str) -> str:
-    """The kernel with its 16-bit input/output type replaced by ``dtype``."""
-    if dtype == "f16":
-        return text
-    text = re.sub(r"(?<=x)f16\b", dtype, text)  # tensor<128x64xf16, ...>
-    return re.sub(r"(?<=<)f16(?=>)", dtype, text)  # !tile.ptr<f16>
+#: The report's element types, as the bindings build them.
+_ELEMENT_TYPES: dict[str, Callable[[], ir.Type]] = {"f16": ir.F16Type.get, "bf16": ir.BF16Type.get}
+#: What ``aligned`` states on the integer arguments (sizes and leading dimensions).
+ALIGNMENT = 16
 
 
-def without_hints(text: str) -> str:
-    """The kernel with every ``warp_used_hint`` removed."""
-    return re.sub(r",\s*warp_used_hint\s*=\s*-?\d+\s*:\s*i32", "", text)
+def with_dtype(module: ir.Module, dtype: str) -> None:
+    """Make the fp16 kernel a ``dtype`` kernel (every f16 becomes ``dtype``)."""
+    if dtype != "f16":
+        retype_elements(module, ir.F16Type.get(), _ELEMENT_TYPES[dtype]())
 
 
-def aligned(text: str) -> str:
-    """The kernel with ``tile.divisibility = 16`` on its integer arguments."""
+def aligned(module: ir.Module) -> None:
+    """State ``tile.divisibility = 16`` on the kernel's i32 and i64 arguments."""
+    attr = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), ALIGNMENT)
+    annotate_arguments(module, integer_of_width(32, 64), DIVISIBILITY, attr)
 
-    def annotate(m: re.Match[str]) -> str:
-        args = re.sub(
-            r"(%\w+: i(?:32|64))(?=[,)])", r"\1 {tile.divisibility = 16 : i32}", m.group(2)
-        )
-        return m.group(1) + args
 
-    return re.sub(r"(func\.func @\w+)(\([^\n]*\))", annotate, text)
+def variant_text(source: str, variant: str, dtype: str) -> str:
+    """The tile text compiled for one row: ``source`` edited for the variant and dtype."""
+    edits: list[Callable[[ir.Module], object]] = [lambda m: with_dtype(m, dtype)]
+    if variant == "aligned":
+        edits.append(aligned)
+    elif variant in ("unhinted", "derived"):
+        edits.append(drop_warp_hints)
+    return edited(source, *edits)
 
 
 def plan(variants: Sequence[str], dtypes: Sequence[str], targets: Sequence[str]):
@@ -100,19 +113,13 @@ def plan(variants: Sequence[str], dtypes: Sequence[str], targets: Sequence[str])
 def compile_row(source: str, variant: str, dtype: str, target: str) -> Row:
     from gemm_opt.lowering.compile import TileCompileError, compile_tile_module
 
-    text = with_dtype(source, dtype)
-    fuse, derive = True, False
-    if variant == "unfused":
-        fuse = False
-    elif variant == "aligned":
-        text = aligned(text)
-    elif variant in ("unhinted", "derived"):
-        text = without_hints(text)
-        derive = variant == "derived"
     row = Row(variant, dtype, target)
     try:
-        k = compile_tile_module(text, target, fuse=fuse, derive_hints=derive)
-    except TileCompileError as e:
+        text = variant_text(source, variant, dtype)
+        k = compile_tile_module(
+            text, target, fuse=variant != "unfused", derive_hints=variant == "derived"
+        )
+    except (EditError, TileCompileError) as e:
         row.error = str(e)
         return row
     m = k.metrics
@@ -251,6 +258,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         source = args.input.read_text()
     except OSError as e:
         sys.stderr.write(f"gemm-opt-isa-report: error: cannot read {args.input}: {e.strerror}\n")
+        return 1
+    try:
+        edited(source)  # the input parses and verifies before any variant is made
+    except EditError as e:
+        where = f"{args.input}:{e.line}:{e.col}" if e.line else str(args.input)
+        sys.stderr.write(f"{where}: error: {e.message}\n")
         return 1
     rows = [compile_row(source, *t) for t in plan(args.variants, args.dtypes, args.targets)]
     if args.json:

@@ -1,8 +1,14 @@
 # ruff: noqa: F821  -- lit injects `config` and `lit_config`
 """lit configuration: finds gemm-opt, FileCheck (the PyPI filecheck) and Python
-next to the interpreter running lit, so a venv needs no PATH set-up."""
+next to the interpreter running lit, so a venv needs no PATH set-up.
 
-import importlib.util
+Triton is a pinned dependency, not an optional feature: without it (or with
+another version) the run fails here, as pytest fails, instead of reporting
+the lowering tests as unsupported. No test declares ``REQUIRES``.
+"""
+
+import importlib
+import importlib.metadata
 import os
 import shutil
 import sys
@@ -39,5 +45,15 @@ llvm_config.add_tool_substitutions(
     ],
     [bin_dir],
 )
-if importlib.util.find_spec("triton"):
-    config.available_features.add("triton")
+# The pin comes from gemm-opt's own metadata (pyproject's dependencies).
+pins = [
+    r.split("==", 1)[1] for r in importlib.metadata.requires("gemm-opt") if r.startswith("triton==")
+]
+pin = pins[0].split(";")[0].strip() if pins else "(unpinned)"
+try:
+    found = importlib.metadata.version("triton")
+    importlib.import_module("triton")
+except (importlib.metadata.PackageNotFoundError, ImportError) as e:
+    lit_config.fatal(f"Triton {pin} is required (pip install -e '.[test]'): {e}")
+if found != pin:
+    lit_config.fatal(f"Triton {pin} is required, found {found}")

@@ -14,7 +14,8 @@ Both are compiled for gfx1250 and must agree on what the schedule decides:
 * the ``s_wait_tensorcnt`` immediates in the K loop (the wait counts our
   fusion pass rewrites; a wrong count is a race, not just a slowdown).
 
-Pairs, for fp16 and bf16 (bf16 substitutes ``f16`` -> ``bf16`` in our text):
+Pairs, for fp16 and bf16 (bf16 retypes every ``f16`` of our module to ``bf16``;
+hints are dropped from the module, see :mod:`gemm_opt.dialect.edit`):
 
 ======================  =========================  ==================
 ours                    options                    Gluon variant
@@ -36,7 +37,6 @@ facts (``aligned``), so both store paths see the same facts. Each kernel is comp
 from __future__ import annotations
 
 import importlib.util
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,16 @@ from typing import Any
 import pytest
 import triton  # noqa: F401  (a pinned dependency: missing triton must fail, not skip)
 
+from gemm_opt.core.contract import DIVISIBILITY, TRITON_DIVISIBILITY
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.dialect import make_context
+from gemm_opt.dialect.edit import (
+    drop_warp_hints,
+    edited,
+    has_argument_attr,
+    retype_elements,
+    warp_hints,
+)
 from gemm_opt.lowering.compile import compile_tile_module
 from gemm_opt.lowering.isa_analysis import innermost_loops, isa_metrics
 
@@ -73,22 +83,25 @@ COMPARED = (
     "loop_tensorcnt_waits",
 )
 
-_HINT = re.compile(r",\s*warp_used_hints?\s*=\s*(?:\d+\s*:\s*i32|array<i32:[^>]*>)")
+
+def prepare(module: ir.Module, dtype: str, hints: str) -> None:
+    """Make our example the ``dtype`` kernel, with or without its warp hints."""
+    if dtype == "bf16":
+        retype_elements(module, ir.F16Type.get(), ir.BF16Type.get())
+    if hints == "unhinted":
+        drop_warp_hints(module)
 
 
 def our_text(dtype: str, hints: str) -> str:
     """Our example's text for ``dtype``, with or without its warp hints."""
-    text = EXAMPLE.read_text()
-    if dtype == "bf16":
-        text = text.replace("f16", "bf16")
-    if hints == "unhinted":
-        text = _HINT.sub("", text)
-    return text
+    return edited(EXAMPLE.read_text(), lambda m: prepare(m, dtype, hints))
 
 
 def declares_divisibility(text: str) -> bool:
-    """Whether our text states divisibility facts on its integer arguments."""
-    return "tile.divisibility" in text or "tt.divisibility" in text
+    """Whether our kernel states divisibility facts on its arguments."""
+    with make_context():
+        module = ir.Module.parse(text)
+        return any(has_argument_attr(module, name) for name in (DIVISIBILITY, TRITON_DIVISIBILITY))
 
 
 def _load_gluon() -> Any:
@@ -164,15 +177,35 @@ def _table(mine: dict[str, Any], theirs: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------
 
 
-def test_example_text_substitutions() -> None:
-    """The bf16 and unhinted texts change what they should and nothing else."""
-    hinted = our_text("fp16", "hinted")
-    assert hinted.count("warp_used_hint = 15 : i32") == 2
-    assert hinted.count("warp_used_hint = 240 : i32") == 2
-    assert "warp_used_hint" not in our_text("fp16", "unhinted")
-    bf16 = our_text("bf16", "hinted")
-    assert "f16" not in bf16.replace("bf16", "")
-    assert bf16.count("bf16") == hinted.count("f16")
+def _element_types(module: ir.Module) -> list[str]:
+    """The element type of every pointer, block and tensor value, in program order."""
+    found: list[str] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        values = [*op.results]
+        for region in op.regions:
+            for block in region.blocks:
+                values += [*block.arguments]
+        found.extend(str(v.type.element_type) for v in values if hasattr(v.type, "element_type"))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def test_example_variants_change_what_they_should() -> None:
+    """bf16 retypes every f16 value and nothing else; unhinted drops the 4 hints."""
+    with make_context():
+        fp16 = ir.Module.parse(our_text("fp16", "hinted"))
+        bf16 = ir.Module.parse(our_text("bf16", "hinted"))
+        unhinted = ir.Module.parse(our_text("fp16", "unhinted"))
+        assert warp_hints(fp16) == [0x0F, 0xF0, 0x0F, 0xF0]
+        assert warp_hints(bf16) == [0x0F, 0xF0, 0x0F, 0xF0]
+        assert warp_hints(unhinted) == []
+        before, after = _element_types(fp16), _element_types(bf16)
+        assert before[:3] == ["f16"] * 3 and "bf16" not in before  # a, b, c first
+        assert after == ["bf16" if t == "f16" else t for t in before]
+        assert _element_types(unhinted) == before
 
 
 @pytest.mark.parametrize("variant", list(PAIRS))

@@ -14,6 +14,7 @@ import pytest
 
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect import make_context
+from gemm_opt.dialect.edit import edited, retype_elements, without_hints
 from gemm_opt.model.interpreter import (
     ModelError,
     bf16_round,
@@ -21,7 +22,6 @@ from gemm_opt.model.interpreter import (
     run_function,
     run_gemm,
 )
-from gemm_opt.tools.isa_report import without_hints
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMM = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
@@ -107,7 +107,7 @@ def test_gemm_f16_random_inputs(m, n, k):
 
 @pytest.mark.parametrize("m,n,k", [(70, 50, 40), (130, 129, 200)])
 def test_gemm_bf16(m, n, k):
-    text = GEMM.replace("f16", "bf16")
+    text = edited(GEMM, lambda m: retype_elements(m, ir.F16Type.get(), ir.BF16Type.get()))
     rng = np.random.default_rng(11 + m)
     a = bf16_round(rng.standard_normal((m, k)))
     b = bf16_round(rng.standard_normal((k, n)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
-import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +15,7 @@ import pytest
 import gemm_opt.lowering.compile as compile_module
 from gemm_opt import lowering, passes
 from gemm_opt.core.pass_base import TilePass
+from gemm_opt.core.pipeline import Element, parse_pipeline
 from gemm_opt.lowering import REGISTRY
 from gemm_opt.passes import PASSES
 from gemm_opt.tools import opt
@@ -36,26 +37,61 @@ def test_registry_pass_is_documented_with_before_and_after_ir(name):
     doc = PASSES[name]().__doc__ or ""
     summary = doc.strip().split("\n", 1)[0]
     assert summary and summary.endswith("."), f"{name}: no one-line summary"
-    assert re.search(r"^\s*Before\b", doc, re.MULTILINE), f"{name}: no 'Before' section"
-    assert re.search(r"^\s*After\b", doc, re.MULTILINE), f"{name}: no 'After' section"
+    headings = [line.strip() for line in doc.splitlines()]
+    assert any(h.startswith("Before") for h in headings), f"{name}: no 'Before' section"
+    assert any(h.startswith("After") for h in headings), f"{name}: no 'After' section"
     assert doc.count("```mlir") >= 1, f"{name}: no MLIR example"
 
 
+def _pass_names(elements: list[Element]) -> set[str]:
+    """Every pass a parsed pipeline runs, at any nesting depth."""
+    names: set[str] = set()
+    for e in elements:
+        if e.nested is None:
+            names.add(e.name)
+        else:
+            names |= _pass_names(e.nested)
+    return names
+
+
+def _runs(lit: Path) -> list[tuple[set[str], list[str]]]:
+    """(passes run, command words) of each RUN line of a lit test."""
+    runs = []
+    for line in lit.read_text().splitlines():
+        if not line.startswith("// RUN:"):
+            continue
+        words = shlex.split(line.removeprefix("// RUN:"))
+        pipelines = [w.split("=", 1)[1] for w in words if w.startswith("--pass-pipeline=")]
+        runs.append((set().union(*(_pass_names(parse_pipeline(p)) for p in pipelines)), words))
+    return runs
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_registry_pass_has_a_lit_test(name):
+def test_registry_pass_has_a_lit_test_that_runs_and_checks_it(name):
     lit = LIT_PASSES / f"{name}.mlir"
     assert lit.is_file(), f"missing {lit.relative_to(ROOT)}"
-    runs = [ln for ln in lit.read_text().splitlines() if ln.startswith("// RUN:")]
-    assert any(f"({name}" in ln or f",{name}" in ln for ln in runs), f"no RUN line runs {name}"
+    checked = [
+        words
+        for passes, words in _runs(lit)
+        if name in passes and ("FileCheck" in words or "--verify-diagnostics" in words)
+    ]
+    assert checked, f"no RUN line of {lit.name} runs {name} and checks its output"
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_registry_options_have_defaults(name):
+def test_registry_options_are_kebab_case_with_defaults(name):
     cls = PASSES[name]()
-    cls()  # every option has a default
-    for f in dataclasses.fields(cls):  # CLI names are the fields in kebab-case
-        assert f.name == f.name.lower()
-    assert set(cls.options()) == {f.name.replace("_", "-") for f in dataclasses.fields(cls)}
+    default = cls()  # every option has a default
+    for option, field in cls.options().items():
+        assert field.name.isidentifier() and field.name == field.name.lower(), field.name
+        assert option == field.name.replace("_", "-")
+        assert field.default is not dataclasses.MISSING, f"{name}: {option} has no default"
+        value = getattr(default, field.name)
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        assert getattr(cls.from_options({option: text}), field.name) == value
+        if "_" in field.name:  # the Python spelling is not a CLI option
+            with pytest.raises(ValueError, match=f"has no option '{field.name}'"):
+                cls.from_options({field.name: text})
 
 
 def test_registry_passes_are_listed_by_the_tool():
@@ -69,6 +105,11 @@ def test_registry_passes_are_listed_by_the_tool():
         line = next((ln for ln in out.splitlines() if ln.split()[:1] == [name]), None)
         assert line is not None, f"{name} not listed"
         assert PASSES[name]().summary() in line
+    listed = out.split("Pipelines:")[0]
+    for name in NAMES:
+        for option, field in PASSES[name]().options().items():
+            shown = f"{option}=<{field.type}>"
+            assert shown in listed, f"{name}: option {option} not listed"
 
 
 def test_one_registry_serves_the_cli_and_the_compile_path():

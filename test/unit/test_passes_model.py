@@ -25,9 +25,9 @@ from gemm_opt.core.layouts import PaddedShared
 from gemm_opt.core.pipeline import Registry, build_pass_manager
 from gemm_opt.core.tdm_layout import tdm_warp_layout
 from gemm_opt.core.warp_hint import WarpHintError, check_warp_used_hint, legal_hints
+from gemm_opt.dialect.edit import without_hints
 from gemm_opt.model.copy import copy_writes, simulate_fused_copy, simulate_tdm_copy, write_counts
 from gemm_opt.passes import PASSES
-from gemm_opt.tools.isa_report import without_hints
 
 ROOT = Path(__file__).resolve().parents[2]
 COPY = "tile.async_tdm_copy_global_to_local"

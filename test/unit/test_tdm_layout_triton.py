@@ -11,14 +11,21 @@ own 64 KiB LDS region). A configuration the
 model rejects (``WarpHintError``) must fail to compile in Triton, and vice
 versa.
 
-The default run compiles a fast subset; the full sweep is marked ``slow``.
+A fast subset runs first; the full sweep is marked ``slow`` and runs too
+(``-m "not slow"`` leaves it out of a quick local run).
 Compiled LLVM IR is cached under ``$GEMM_OPT_LLIR_CACHE`` or the temp dir.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
+import tempfile
 import warnings
+from pathlib import Path
 
 import pytest
 import triton  # noqa: F401  (a pinned dependency: missing triton must fail, not skip)
@@ -295,12 +302,64 @@ def test_fast_subset_rejections_are_expected():
     assert len(rejected) == 2
 
 
+#: Compares every ``count``-th configuration of the full sweep from ``first`` on
+#: (interleaved, so the workers get alike mixes), in a process of its own.
+SWEEP_WORKER = r"""
+import importlib.util, json, sys
+path, first, count, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+spec = importlib.util.spec_from_file_location("tdm_layout_sweep", path)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+configs = module.sweep_configs()
+outcomes = [module.compare(configs[i]) for i in range(first, len(configs), count)]
+with open(out, "w") as f:
+    json.dump(outcomes, f)
+"""
+
+
+def _sweep_outcomes(configs: list[LoweringConfig], workers: int, tmp: Path) -> list:
+    """``compare`` of every configuration of the full sweep, split over ``workers``."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    me = str(Path(__file__).resolve())
+    results = [tmp / f"sweep-{k}.json" for k in range(workers)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SWEEP_WORKER, me, str(k), str(workers), str(results[k])],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for k in range(workers)
+    ]
+    outcomes: list = [None] * len(configs)
+    try:
+        for k, proc in enumerate(procs):
+            _, err = proc.communicate(timeout=3600)
+            assert proc.returncode == 0, err[-4000:]
+            outcomes[k::workers] = json.loads(results[k].read_text())
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+    return outcomes
+
+
 def run_sweep(configs=None) -> dict:
-    """Run the sweep; returns counts and mismatches (for reports)."""
-    configs = sweep_configs() if configs is None else configs
+    """Run the sweep; returns counts and mismatches (for reports).
+
+    The full sweep (``configs=None``) runs in one worker process per CPU (up
+    to 4), side by side.
+    """
+    if configs is None:
+        configs = sweep_configs()
+        workers = max(1, min(os.cpu_count() or 1, 4))
+        with tempfile.TemporaryDirectory() as scratch:
+            outcomes = _sweep_outcomes(configs, workers, Path(scratch))
+    else:
+        outcomes = [compare(c) for c in configs]
     stats = {"configs": len(configs), "match": 0, "both-reject": 0, "mismatch": []}
-    for config in configs:
-        outcome, problems = compare(config)
+    for config, (outcome, problems) in zip(configs, outcomes, strict=True):
         if outcome == "mismatch":
             stats["mismatch"].append((_id(config), problems))
         else:

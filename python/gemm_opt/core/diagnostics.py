@@ -1,8 +1,12 @@
 """Diagnostics for an mlir-opt style driver: collection, formatting, and
 ``--split-input-file`` / ``--verify-diagnostics`` as mlir-opt defines them.
 
-Kept free of MLIR imports except through the collector, so the matching
-logic is unit-testable on plain data.
+Positions are read from the bindings' typed locations (``FileLineColLoc``
+and the locations that wrap one), never from printed text. The two patterns
+below read the test-file annotations mlir-opt defines (the ``// -----``
+separator and ``expected-<severity>`` comments, which mlir-opt also matches
+with a regular expression); they never look at IR. The splitting and matching
+logic works on plain data, so it is unit-testable without MLIR.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+from gemm_opt.core.ext_compat import ir
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 
@@ -59,20 +65,25 @@ class Diagnostic:
         return "\n".join(lines)
 
 
-_LOC = re.compile(r'loc\("(?:[^"\\]|\\.)*":(\d+):(\d+)')
-
-
 def position_of(location: object) -> tuple[int, int]:
-    """(line, col) of an MLIR location, looking through fused/callsite locs."""
-    line = getattr(location, "start_line", None)
-    col = getattr(location, "start_col", None)
-    try:
-        if line is not None and col is not None and line > 0:
-            return int(line), int(col)
-    except (TypeError, ValueError):  # non-file locations raise on access
-        pass
-    m = _LOC.search(str(location))
-    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+    """(line, col) an MLIR location points at; (0, 0) when it has none.
+
+    Looks through wrapping locations the way MLIR's source-manager handler
+    picks the one to show: a name's child, a call site's callee, the first
+    member of a fused location that has a position.
+    """
+    if isinstance(location, ir.FileLineColLoc):
+        return location.start_line, location.start_col
+    if isinstance(location, ir.NameLoc):
+        return position_of(location.child_loc)
+    if isinstance(location, ir.CallSiteLoc):
+        return position_of(location.callee)
+    if isinstance(location, ir.FusedLoc):
+        for member in location.locations:
+            found = position_of(member)
+            if found != (0, 0):
+                return found
+    return 0, 0
 
 
 _SEVERITY = {"ERROR": "error", "WARNING": "warning", "NOTE": "note", "REMARK": "remark"}

@@ -1,0 +1,273 @@
+"""Edits of a tile module through the bindings, for tools, benchmarks and tests.
+
+The ISA report, the compile-time benchmark and the tests derive variants of
+one kernel: without its warp hints, in another element type, with facts on
+its arguments. Each edit here changes the ``ir.Module`` in place, op by op and
+type by type, and verifies the result, so a variant is either valid IR or an
+error that says why; no variant is made by rewriting the printed text.
+
+* :func:`drop_warp_hints`: every single TDM copy loses its ``warp_used_hint``
+  (all warps copy);
+* :func:`retype_elements`: one element type becomes another everywhere it
+  appears (``f16`` -> ``bf16``: pointers, descriptors, buffers, tensors,
+  constants, function signatures);
+* :func:`set_argument_attr` / :func:`annotate_arguments`: an attribute on
+  function arguments (``tile.divisibility = 16 : i32``), as ``func.func``
+  keeps it in ``arg_attrs``.
+
+:func:`edited` applies edits to module text: it parses the text in a fresh
+context, runs the edits and prints the module with its locations, so
+diagnostics on the variant still point at the lines of the original text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gemm_opt.core.contract import WARP_USED_HINT
+from gemm_opt.core.diagnostics import collect
+from gemm_opt.core.ext_compat import MLIRError, cast, func, ir
+from gemm_opt.dialect import make_context
+from gemm_opt.dialect.tile import AsyncTDMCopyGlobalToLocalOp, AsyncTDMFusedCopyGlobalToLocalOp
+
+
+class EditError(ValueError):
+    """Text that does not parse, or an edit that would not give valid IR.
+
+    ``line``/``col`` locate the problem in the edited text (0: no position).
+    """
+
+    def __init__(self, message: str, line: int = 0, col: int = 0) -> None:
+        super().__init__(f"{line}:{col}: {message}" if line else message)
+        self.message = message
+        self.line = line
+        self.col = col
+
+
+def _walk(module: ir.Module) -> list[ir.Operation]:
+    """Every op under ``module`` (pre-order), the module op first."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _verify(module: ir.Module, what: str) -> None:
+    try:
+        module.operation.verify()
+    except MLIRError as e:
+        raise EditError(f"{what} gives invalid IR: {e}") from None
+
+
+def functions(module: ir.Module) -> list[func.FuncOp]:
+    """The module's top-level ``func.func`` ops, in order."""
+    views = [op.operation.opview for op in module.body.operations]
+    return [v for v in views if isinstance(v, func.FuncOp)]
+
+
+def warp_hints(module: ir.Module) -> list[int]:
+    """The ``warp_used_hint`` of every hinted single copy, in program order."""
+    name = AsyncTDMCopyGlobalToLocalOp.OPERATION_NAME
+    return [
+        ir.IntegerAttr(op.attributes[WARP_USED_HINT]).value & 0xFFFFFFFF
+        for op in _walk(module)
+        if op.name == name and WARP_USED_HINT in op.attributes
+    ]
+
+
+def drop_warp_hints(module: ir.Module) -> int:
+    """Remove ``warp_used_hint`` from every single TDM copy; the number removed.
+
+    An unhinted copy is issued by all warps and writes the same data. A fused
+    copy has no unhinted form, so a module with one is an :class:`EditError`,
+    as is one whose copies carry facts derived from their hints (a
+    ``tile.warp_layout`` the verifier no longer accepts).
+    """
+    fused = AsyncTDMFusedCopyGlobalToLocalOp.OPERATION_NAME
+    single = AsyncTDMCopyGlobalToLocalOp.OPERATION_NAME
+    ops = _walk(module)
+    if any(op.name == fused for op in ops):
+        raise EditError(f"cannot drop the warp hints of '{fused}': its members need them")
+    dropped = 0
+    for op in ops:
+        if op.name == single and WARP_USED_HINT in op.attributes:
+            del op.attributes[WARP_USED_HINT]
+            dropped += 1
+    _verify(module, "dropping the warp hints")
+    return dropped
+
+
+def _map_type(t: ir.Type, old: ir.Type, new: ir.Type) -> ir.Type:
+    """``t`` with every occurrence of the element type ``old`` replaced by ``new``."""
+    if t == old:
+        return new
+    tensor = cast(t, ir.RankedTensorType)
+    if tensor is not None:
+        elem = _map_type(tensor.element_type, old, new)
+        if elem == tensor.element_type:
+            return t
+        loc = ir.Location.unknown(t.context)  # for the verifier's message, if any
+        return ir.RankedTensorType.get(list(tensor.shape), elem, tensor.encoding, loc=loc)
+    fn = cast(t, ir.FunctionType)
+    if fn is not None:
+        return ir.FunctionType.get(
+            [_map_type(x, old, new) for x in fn.inputs],
+            [_map_type(x, old, new) for x in fn.results],
+        )
+    params = getattr(t, "params", None)  # a tile type: rebuilt from its parameters
+    if params is not None:
+        mapped = [_map_attr(p, old, new) for p in params]
+        if any(m != p for m, p in zip(mapped, params, strict=True)):
+            return type(t).get(*mapped)
+    return t
+
+
+def _map_attr(a: ir.Attribute, old: ir.Type, new: ir.Type) -> ir.Attribute:
+    """``a`` with the element type ``old`` replaced by ``new`` in its types and values."""
+    type_attr = cast(a, ir.TypeAttr)
+    if type_attr is not None:
+        mapped = _map_type(type_attr.value, old, new)
+        return a if mapped == type_attr.value else ir.TypeAttr.get(mapped)
+    float_attr = cast(a, ir.FloatAttr)
+    if float_attr is not None:
+        if float_attr.type != old:
+            return a
+        return ir.FloatAttr.get(new, float_attr.value, loc=ir.Location.unknown(a.context))
+    dense = cast(a, ir.DenseElementsAttr)
+    if dense is not None:
+        mapped = _map_type(dense.type, old, new)
+        if mapped == dense.type:
+            return a
+        if not dense.is_splat:
+            raise EditError(f"cannot retype the non-splat constant {a} to {new}")
+        splat = _map_attr(dense.get_splat_value(), old, new)
+        return ir.DenseElementsAttr.get_splat(mapped, splat)
+    array = cast(a, ir.ArrayAttr)
+    if array is not None:
+        items = [_map_attr(x, old, new) for x in array]
+        if any(m != x for m, x in zip(items, array, strict=True)):
+            return ir.ArrayAttr.get(items)
+    return a
+
+
+def retype_elements(module: ir.Module, old: ir.Type, new: ir.Type) -> None:
+    """Replace the element type ``old`` by ``new`` throughout ``module``.
+
+    Every value (op results, block arguments) and every attribute holding a
+    type or a value of ``old`` (function types, ``arith.constant`` values,
+    ``dense<...>`` splats) changes; other types are untouched. ``f16`` ->
+    ``bf16`` turns the fp16 GEMM into the bf16 one. Values are converted
+    exactly as ``FloatAttr`` converts them; a non-splat dense constant of
+    ``old`` is an :class:`EditError`.
+    """
+    for op in _walk(module):
+        attrs = op.attributes
+        for name in list(attrs):
+            mapped = _map_attr(attrs[name], old, new)
+            if mapped != attrs[name]:
+                attrs[name] = mapped
+        for result in op.results:
+            result.set_type(_map_type(result.type, old, new))
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.arguments:
+                    arg.set_type(_map_type(arg.type, old, new))
+    _verify(module, f"retyping {old} to {new}")
+
+
+def set_argument_attr(fn: func.FuncOp, index: int, name: str, value: ir.Attribute) -> None:
+    """Set attribute ``name`` of argument ``index`` of ``fn`` (others are kept)."""
+    count = len(fn.arguments)
+    if not 0 <= index < count:
+        raise EditError(f"@{fn.sym_name.value} has {count} arguments, no argument {index}")
+    ctx = fn.context
+    current = fn.arg_attrs if "arg_attrs" in fn.attributes else None
+    dicts = (
+        [ir.DictAttr(d) for d in current]
+        if current is not None
+        else [ir.DictAttr.get({}, context=ctx) for _ in range(count)]
+    )
+    entries = {n.name: n.attr for n in dicts[index]}
+    entries[name] = value
+    dicts[index] = ir.DictAttr.get(entries, context=ctx)
+    fn.arg_attrs = ir.ArrayAttr.get(list(dicts), context=ctx)
+
+
+def annotate_arguments(
+    module: ir.Module, select: Callable[[ir.Type], bool], name: str, value: ir.Attribute
+) -> int:
+    """Set ``name = value`` on every argument whose type ``select`` accepts, in
+    every function of ``module``; the number of arguments annotated."""
+    count = 0
+    for fn in functions(module):
+        for i, arg in enumerate(fn.arguments):
+            if select(arg.type):
+                set_argument_attr(fn, i, name, value)
+                count += 1
+    _verify(module, f"setting {name} on arguments")
+    return count
+
+
+def integer_of_width(*widths: int) -> Callable[[Any], bool]:
+    """A type predicate for :func:`annotate_arguments`: signless integers of ``widths``."""
+
+    def select(t: Any) -> bool:
+        i = cast(t, ir.IntegerType)
+        return i is not None and i.is_signless and i.width in widths
+
+    return select
+
+
+def has_argument_attr(module: ir.Module, name: str) -> bool:
+    """Whether some argument of some function of ``module`` carries ``name``."""
+    for fn in functions(module):
+        if "arg_attrs" in fn.attributes and any(name in ir.DictAttr(d) for d in fn.arg_attrs):
+            return True
+    return False
+
+
+def edited(text: str, *edits: Callable[[ir.Module], object], locations: bool = True) -> str:
+    """``text`` parsed, changed by each of ``edits`` in turn, and printed again.
+
+    With ``locations`` the result keeps the original locations
+    (``loc("-":line:col)``), so a diagnostic on the variant names the line of
+    ``text`` it came from; without, it is the plain pretty form. Text that
+    does not parse is an :class:`EditError` at the first error.
+    """
+    ctx = make_context()
+    with ctx, collect(ctx) as diags:
+        try:
+            module = ir.Module.parse(text)
+        except MLIRError:
+            first = next((d for d in diags if d.severity == "error"), None)
+            if first is None:
+                raise EditError("the module does not parse") from None
+            raise EditError(first.message, first.line, first.col) from None
+        for edit in edits:
+            edit(module)
+        return module.operation.get_asm(enable_debug_info=locations)
+
+
+def without_hints(text: str) -> str:
+    """``text`` with every single copy's ``warp_used_hint`` dropped."""
+    return edited(text, drop_warp_hints)
+
+
+__all__ = [
+    "EditError",
+    "annotate_arguments",
+    "drop_warp_hints",
+    "edited",
+    "functions",
+    "has_argument_attr",
+    "integer_of_width",
+    "retype_elements",
+    "set_argument_attr",
+    "warp_hints",
+    "without_hints",
+]
