@@ -350,6 +350,8 @@ def _text_work(work: Callable[[Callable[[Any], None]], Any]) -> Any:
         lines = [f"{_SHOWN_NAME}: error: {reason}"]
     if run.died:
         lines = [*lines, *run.assertions(), f"{_SHOWN_NAME}: error: Triton {run.died}"]
+    else:  # MLIR's crash recovery caught an abort: its assertion still says why
+        lines = [*lines, *run.assertions()]
     raise TritonError("\n".join(dict.fromkeys(lines)), run.stderr, diags)
 
 
