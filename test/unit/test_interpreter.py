@@ -386,6 +386,113 @@ def test_fused_copy_selects_one_member_per_warp():
     assert members == {0: 0, 1: 0, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1}
 
 
+# ---- the race detector on small kernels ------------------------------------------------
+
+_COPY = (
+    '"tile.async_tdm_copy_global_to_local"({d}, {b}) {{operandSegmentSizes = '
+    "array<i32: 1, 1, 0, 0>{hint}}} : (!d, !b) -> ()"
+)
+_STORE = (
+    '"tile.store_block"(%y, %m, %n, %ld, %one, %c0, %c0, %t) {operandSegmentSizes = '
+    "array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<f32>, i32, i32, i64, i64, i32, i32, "
+    "tensor<32x16xf32>) -> ()"
+)
+_WAIT = '"tile.async_tdm_wait"() {{num = {num} : i32}} : () -> ()'
+
+
+def _race_kernel(*lines: str) -> str:
+    """``_copy_kernel`` with ``%d1`` (rows 32..63 of ``%x``), ``%buf``, ``%w``, ``%c4``."""
+    head = [
+        "%c4 = arith.constant 4 : i32",
+        "%c32 = arith.constant 32 : i32",
+        '%d1 = "tile.update_tensor_descriptor"(%d, %c32, %c0) {operandSegmentSizes = '
+        "array<i32: 1, 2, 0, 0>} : (!d, i32, i32) -> !d",
+        '%buf = "tile.local_alloc"() : () -> !b',
+        '%w = "tile.warp_id"() : () -> i32',
+        "%lo = arith.cmpi slt, %w, %c4 : i32",
+    ]
+    return _copy_kernel("".join(f"    {line}\n" for line in [*head, *lines]))
+
+
+def _copy(desc: str = "%d", hint: int | None = None) -> str:
+    return _COPY.format(
+        d=desc, b="%buf", hint="" if hint is None else f", warp_used_hint = {hint} : i32"
+    )
+
+
+_LOAD = '%t = "tile.local_load"(%buf) : (!b) -> tensor<32x16xf32>'
+
+
+def test_race_on_a_buffer_only_partly_in_flight():
+    # The buffer is complete; then warps 0-3 alone (a warp-dependent branch)
+    # rewrite their rows 0-15 of it: rows 16-31 are settled, 0-15 are not.
+    text = _race_kernel(
+        _copy(),
+        _WAIT.format(num=0),
+        "scf.if %lo {",
+        "  " + _copy("%d1"),
+        "}",
+        _LOAD,
+        _STORE,
+    )
+    with pytest.raises(ModelError, match=RACE) as info:
+        run_function(text, "k", _copy_args(64, 16))
+    assert "4 in-flight TDM instruction(s)" in str(info.value)
+    assert "issued by warp 0" in str(info.value) and "warp 4" not in str(info.value)
+
+
+def test_two_copies_in_flight_to_one_buffer_and_a_wait_that_retires_one():
+    lines = [_copy(), _copy("%d1"), _WAIT.format(num=1), _LOAD, _STORE]
+    with pytest.raises(ModelError, match=RACE) as info:
+        run_function(_race_kernel(*lines), "k", _copy_args(64, 16))
+    assert "8 in-flight TDM instruction(s)" in str(info.value)  # the second copy, per warp
+    # Waiting for both: the later copy's data lands last (FIFO completion).
+    args = _copy_args(64, 16)
+    run_function(_race_kernel(_copy(), _copy("%d1"), _WAIT.format(num=0), _LOAD, _STORE), "k", args)
+    np.testing.assert_array_equal(args["y"][:32], args["x"][32:])
+
+
+@pytest.mark.parametrize("hint", [None, 0xF0])
+def test_a_wait_under_a_warp_dependent_branch_retires_only_its_warps_copies(hint):
+    # Warps 4-7 skip the wait: their part of the copy is still in flight.
+    lines = [_copy(hint=hint), "scf.if %lo {", "  " + _WAIT.format(num=0), "}", _LOAD, _STORE]
+    with pytest.raises(ModelError, match=RACE) as info:
+        run_function(_race_kernel(*lines), "k", _copy_args())
+    assert "issued by warp 4" in str(info.value) and "warp 0 " not in str(info.value)
+    # The warps that skip the wait in the else branch wait there: no race.
+    lines[3] = "} else {\n      " + _WAIT.format(num=0) + "\n    }"
+    args = _copy_args()
+    run_function(_race_kernel(*lines), "k", args)
+    np.testing.assert_array_equal(args["y"], args["x"])
+
+
+def test_copies_of_different_warps_in_flight_to_one_buffer_race():
+    # Warps 0-3 then warps 4-7 write the whole buffer, other data: no order.
+    lines = [_copy(hint=0x0F), _copy("%d1", hint=0xF0), _WAIT.format(num=0), _LOAD, _STORE]
+    with pytest.raises(ModelError, match="another warp's in-flight TDM copy") as info:
+        run_function(_race_kernel(*lines), "k", _copy_args(64, 16))
+    assert "warp 4 writes" in str(info.value) and "warp(s) {0..3}" in str(info.value)
+    # A wait between them orders the writes.
+    lines.insert(1, _WAIT.format(num=0))
+    args = _copy_args(64, 16)
+    run_function(_race_kernel(*lines), "k", args)
+    np.testing.assert_array_equal(args["y"][:32], args["x"][32:])
+
+
+def test_a_wait_under_a_warp_uniform_branch_not_taken_leaves_the_copy_in_flight():
+    lines = [
+        _copy(),
+        "%never = arith.cmpi slt, %m, %c0 : i32",
+        "scf.if %never {",
+        "  " + _WAIT.format(num=0),
+        "}",
+        _LOAD,
+        _STORE,
+    ]
+    with pytest.raises(ModelError, match=RACE):
+        run_function(_race_kernel(*lines), "k", _copy_args())
+
+
 def test_descriptor_reaching_past_the_array_is_an_error():
     text = COPY_KERNEL.replace("HINT", ", warp_used_hint = 15 : i32")
     args = _copy_args()

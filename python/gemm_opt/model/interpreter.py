@@ -61,8 +61,12 @@ mirrors the barrier Triton inserts after the wait, so the model does not ask
 the IR for explicit barriers. ``tile.local_load`` raises :class:`ModelError`
 ("read of shared memory still being written by an in-flight TDM copy ...")
 when any warp's in-flight instruction still writes the region it reads: a
-race detector for missing or too weak waits. Reading shared memory that no
-copy has written raises too (disable with ``check_uninitialized=False``).
+race detector for missing or too weak waits. A warp's copy that writes
+elements another warp's in-flight copy writes with other values raises too
+("write of shared memory still being written by another warp's ..."): the
+model completes warps in id order at a wait, hardware in no defined order, so
+such a program has no single result. Reading shared memory that no copy has
+written raises too (disable with ``check_uninitialized=False``).
 Copies still in flight at ``func.return`` are dropped and counted in
 :attr:`Stats.in_flight_at_exit`.
 
@@ -98,7 +102,7 @@ from gemm_opt.core.tdm_layout import (
     tdm_dim_order,
     tdm_warp_layout,
 )
-from gemm_opt.core.warp_hint import WarpHintError, check_warp_used_hint
+from gemm_opt.core.warp_hint import WarpHintError, check_warp_used_hint, format_warps
 from gemm_opt.dialect.tile import (
     AsyncTDMCopyGlobalToLocalOp,
     AsyncTDMFusedCopyGlobalToLocalOp,
@@ -253,8 +257,9 @@ class Descriptor:
 class SharedBuffer:
     """One ``tile.local_alloc`` of one program.
 
-    ``pending`` counts the in-flight TDM writes covering each element,
-    ``written`` says whether a completed copy ever wrote it.
+    ``pending`` counts the in-flight TDM writes covering each element (and
+    ``pending_by_warp[w]`` those of warp w), ``written`` says whether a
+    completed copy ever wrote it.
     """
 
     def __init__(self, label: str, shape: tuple[int, ...], elem: _Elem) -> None:
@@ -265,7 +270,14 @@ class SharedBuffer:
         else:
             self.data = np.full(shape, np.nan, dtype=elem.storage)
         self.pending = np.zeros(shape, dtype=np.int32)
+        self.pending_by_warp: dict[int, np.ndarray] = {}
         self.written = np.zeros(shape, dtype=np.bool_)
+
+    def own_pending(self, warp: int) -> np.ndarray:
+        own = self.pending_by_warp.get(warp)
+        if own is None:
+            own = self.pending_by_warp[warp] = np.zeros(self.pending.shape, dtype=np.int32)
+        return own
 
 
 @dataclass
@@ -292,6 +304,7 @@ class _InFlight:
             return
         self.buffer.data[self.index] = self.data
         self.buffer.pending[self.index] -= 1
+        self.buffer.own_pending(self.warp)[self.index] -= 1
         self.buffer.written[self.index] = True
         self.data = None
 
@@ -1166,6 +1179,35 @@ def _race_message(p: _Program, buf: SharedBuffer, prefix: tuple, where: str) -> 
     )
 
 
+def _check_write_race(
+    p: _Program, buf: SharedBuffer, index: tuple, data: np.ndarray, warp: int, where: str
+) -> None:
+    """Raise when ``warp`` writes elements another warp's in-flight copy writes
+    with other values: which lands last is undefined. (Equal values, as warps
+    that repeat a tile write, leave one defined result.)"""
+    mine = np.full(buf.data.shape, np.nan)
+    mine[index] = data
+    others = set()
+    for q in p.queues:
+        for rec in q:
+            if rec.warp == warp or rec.buffer is not buf:
+                continue
+            theirs = np.full(buf.data.shape, np.nan)
+            theirs[rec.index] = rec.data
+            both = ~np.isnan(mine) & ~np.isnan(theirs)
+            if not np.array_equal(mine[both], theirs[both]):
+                others.add(rec.warp)
+    if not others:
+        return
+    raise ModelError(
+        "write of shared memory still being written by another warp's in-flight TDM copy: "
+        f"{where} in program {p.pid}: warp {warp} writes the {buf.label} where in-flight "
+        f"TDM instruction(s) of warp(s) {format_warps(sorted(others))} write other values; copies of "
+        "different warps complete in no defined order, so a tile.async_tdm_wait must "
+        "retire the earlier copy first"
+    )
+
+
 # ---------------------------------------------------------------------------
 # Builders: TDM copies and waits
 # ---------------------------------------------------------------------------
@@ -1375,7 +1417,12 @@ def _issue(
                 raise ModelError(f"{where}: '{d.base.name}' holds values that are not bf16")
             prefix = tuple(int(x) for x in view.prefix[w])
             index = prefix + m.dst[w]
-            view.buffer.pending[index] += 1
+            buf = view.buffer
+            own = buf.own_pending(w)
+            if (buf.pending[index] > own[index]).any():
+                _check_write_race(p, buf, index, data, w, where)
+            buf.pending[index] += 1
+            own[index] += 1
             rec.buffer, rec.index, rec.data = view.buffer, index, data
             elements = int(data.size)
         p.queues[w].append(rec)

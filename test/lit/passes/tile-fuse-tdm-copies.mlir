@@ -372,3 +372,244 @@ module attributes {tile.num_warps = 8 : i32} {
     return
   }
 }
+
+// -----
+
+// A load of the whole allocation reads every slot, the first member's too: it
+// ends the run although the views it is compared with are one level deeper.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+!bufs = !tile.shared<tensor<4x128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @load_of_the_allocation_ends_the_run
+  func.func @load_of_the_allocation_ends_the_run(%d0: !desc, %d1: !desc) {
+    // CHECK-NOT: tile.async_tdm_fused_copy_global_to_local
+    // CHECK: tile.async_tdm_copy_global_to_local
+    // CHECK-NEXT: tile.local_load
+    // CHECK-NEXT: tile.async_tdm_copy_global_to_local
+    %all = "tile.local_alloc"() : () -> !bufs
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %b0 = "tile.memdesc_index"(%all, %c0) : (!bufs, i32) -> !buf
+    %b1 = "tile.memdesc_index"(%all, %c1) : (!bufs, i32) -> !buf
+    "tile.async_tdm_copy_global_to_local"(%d0, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
+    %t = "tile.local_load"(%all) : (!bufs) -> tensor<4x128x64xf16>
+    "tile.async_tdm_copy_global_to_local"(%d1, %b1) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32} : (!desc, !buf) -> ()
+    return
+  }
+}
+
+// -----
+
+// An op with a region ends a run even when it issues no copy: fusing across it
+// would move the first copy past the wait inside it.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @region_op_ends_the_run
+  func.func @region_op_ends_the_run(%d0: !desc, %d1: !desc, %b0: !buf, %b1: !buf, %p: i1) {
+    // CHECK-NOT: tile.async_tdm_fused_copy_global_to_local
+    // CHECK: tile.async_tdm_copy_global_to_local
+    // CHECK-NEXT: scf.if
+    // CHECK: tile.async_tdm_copy_global_to_local
+    "tile.async_tdm_copy_global_to_local"(%d0, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
+    scf.if %p {
+      "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    }
+    "tile.async_tdm_copy_global_to_local"(%d1, %b1) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32} : (!desc, !buf) -> ()
+    return
+  }
+}
+
+// -----
+
+// The third copy writes the first one's buffer: the pair fuses, the third
+// stays apart (it aliases one member, not all of them).
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @third_copy_into_the_first_buffer
+  func.func @third_copy_into_the_first_buffer(%d0: !desc, %d1: !desc, %d2: !desc, %b0: !buf, %b1: !buf) {
+    // CHECK: "tile.async_tdm_fused_copy_global_to_local"(%arg0, %arg1, %arg3, %arg4) {{{.*}}warp_used_hints = array<i32: 3, 12>}
+    // CHECK-NEXT: "tile.async_tdm_copy_global_to_local"(%arg2, %arg3) {{{.*}}warp_used_hint = 48 : i32}
+    "tile.async_tdm_copy_global_to_local"(%d0, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 3 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d1, %b1) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 12 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d2, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 48 : i32} : (!desc, !buf) -> ()
+    return
+  }
+}
+
+// -----
+
+// A load of the first member's buffer after the second copy ends the run
+// there: the pair fuses before the load, the third copy stays after it.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @load_of_a_member_buffer_ends_a_longer_run
+  func.func @load_of_a_member_buffer_ends_a_longer_run(%d0: !desc, %d1: !desc, %d2: !desc, %b0: !buf, %b1: !buf, %b2: !buf) {
+    // CHECK: "tile.async_tdm_fused_copy_global_to_local"(%arg0, %arg1, %arg3, %arg4) {{{.*}}warp_used_hints = array<i32: 3, 12>}
+    // CHECK-NEXT: tile.local_load
+    // CHECK-NEXT: "tile.async_tdm_copy_global_to_local"(%arg2, %arg5)
+    "tile.async_tdm_copy_global_to_local"(%d0, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 3 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d1, %b1) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 12 : i32} : (!desc, !buf) -> ()
+    %t = "tile.local_load"(%b0) : (!buf) -> tensor<128x64xf16>
+    "tile.async_tdm_copy_global_to_local"(%d2, %b2) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 48 : i32} : (!desc, !buf) -> ()
+    return
+  }
+}
+
+// -----
+
+// Destinations indexed by dynamic values (%i, %j may be equal) or by one
+// constant twice may be one buffer: no fusion. Distinct constants fuse.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+!bufs = !tile.shared<tensor<4x128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @dynamic_and_equal_indices_do_not_fuse
+  func.func @dynamic_and_equal_indices_do_not_fuse(%d0: !desc, %d1: !desc, %i: i32, %j: i32) {
+    // CHECK-NOT: tile.async_tdm_fused_copy_global_to_local
+    // CHECK-COUNT-4: "tile.async_tdm_copy_global_to_local"
+    // CHECK: "tile.async_tdm_fused_copy_global_to_local"
+    // CHECK-SAME: warp_used_hints = array<i32: 15, 240>
+    // CHECK-NOT: tile.async_tdm_copy_global_to_local
+    %all = "tile.local_alloc"() : () -> !bufs
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %vi = "tile.memdesc_index"(%all, %i) : (!bufs, i32) -> !buf
+    %vj = "tile.memdesc_index"(%all, %j) : (!bufs, i32) -> !buf
+    "tile.async_tdm_copy_global_to_local"(%d0, %vi) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d1, %vj) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    %v1 = "tile.memdesc_index"(%all, %c1) : (!bufs, i32) -> !buf
+    %v1b = "tile.memdesc_index"(%all, %c1) : (!bufs, i32) -> !buf
+    "tile.async_tdm_copy_global_to_local"(%d0, %v1) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d1, %v1b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    %v2 = "tile.memdesc_index"(%all, %c2) : (!bufs, i32) -> !buf
+    "tile.async_tdm_copy_global_to_local"(%d0, %v1) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d1, %v2) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32} : (!desc, !buf) -> ()
+    return
+  }
+}
+
+// -----
+
+// A wait inside an scf.if branch (warp-uniform or on tile.warp_id) sees the
+// copies issued before the scf.if: A, B fuse into G, C is unhinted.
+// then: num = 3 (C, B, A) -> 2 (C, G); else: num = 2 (C, B) -> 1 (C, all of G).
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @wait_in_a_branch_sees_copies_before_it
+  func.func @wait_in_a_branch_sees_copies_before_it(%d0: !desc, %d1: !desc, %d2: !desc, %b0: !buf, %b1: !buf, %b2: !buf, %p: i1) {
+    %c4 = arith.constant 4 : i32
+    "tile.async_tdm_copy_global_to_local"(%d0, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d1, %b1) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d2, %b2) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!desc, !buf) -> ()
+    // CHECK: scf.if
+    // CHECK-NEXT: "tile.async_tdm_wait"() {num = 2 : i32}
+    // CHECK-NEXT: } else {
+    // CHECK-NEXT: "tile.async_tdm_wait"() {num = 1 : i32}
+    scf.if %p {
+      "tile.async_tdm_wait"() {num = 3 : i32} : () -> ()
+    } else {
+      "tile.async_tdm_wait"() {num = 2 : i32} : () -> ()
+    }
+    // CHECK: %[[W:.*]] = "tile.warp_id"
+    // CHECK: scf.if
+    // CHECK-NEXT: "tile.async_tdm_wait"() {num = 2 : i32}
+    %w = "tile.warp_id"() : () -> i32
+    %lo = arith.cmpi slt, %w, %c4 : i32
+    scf.if %lo {
+      "tile.async_tdm_wait"() {num = 3 : i32} : () -> ()
+    }
+    return
+  }
+}
+
+// -----
+
+// A wait after an scf.if that may issue copies cannot tell how many
+// instructions the branch added: it waits for everything (num = 0). The
+// branch's own pair fuses, and its wait counts the pair as one.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @wait_after_a_branch_with_copies
+  func.func @wait_after_a_branch_with_copies(%d0: !desc, %d1: !desc, %b0: !buf, %b1: !buf, %b2: !buf, %b3: !buf, %p: i1) {
+    // CHECK: "tile.async_tdm_fused_copy_global_to_local"(%arg0, %arg1, %arg2, %arg3)
+    "tile.async_tdm_copy_global_to_local"(%d0, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d1, %b1) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32} : (!desc, !buf) -> ()
+    // CHECK: scf.if
+    // CHECK-NEXT: "tile.async_tdm_fused_copy_global_to_local"(%arg0, %arg1, %arg4, %arg5)
+    // CHECK-NEXT: "tile.async_tdm_wait"() {num = 1 : i32}
+    // CHECK-NEXT: }
+    // CHECK-NEXT: "tile.async_tdm_wait"() {num = 0 : i32}
+    scf.if %p {
+      "tile.async_tdm_copy_global_to_local"(%d0, %b2) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
+      "tile.async_tdm_copy_global_to_local"(%d1, %b3) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32} : (!desc, !buf) -> ()
+      "tile.async_tdm_wait"() {num = 2 : i32} : () -> ()
+    }
+    "tile.async_tdm_wait"() {num = 2 : i32} : () -> ()
+    return
+  }
+}
+
+// -----
+
+// A fused copy already in the input is one instruction: new pair G after an
+// existing fused F. num = 3 (B, A, F) -> 2 (G, F); num = 2 (B, A) -> 1 (G).
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @fused_copy_in_the_input_counts_one
+  func.func @fused_copy_in_the_input_counts_one(%d0: !desc, %d1: !desc, %b0: !buf, %b1: !buf, %b2: !buf, %b3: !buf) {
+    // CHECK: "tile.async_tdm_fused_copy_global_to_local"(%arg0, %arg1, %arg2, %arg3)
+    // CHECK-NEXT: "tile.async_tdm_fused_copy_global_to_local"(%arg0, %arg1, %arg4, %arg5)
+    // CHECK-NEXT: "tile.async_tdm_wait"() {num = 2 : i32}
+    // CHECK-NEXT: "tile.async_tdm_wait"() {num = 1 : i32}
+    "tile.async_tdm_fused_copy_global_to_local"(%d0, %d1, %b0, %b1) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 1, 1, 0, 0, 0>, warp_used_hints = array<i32: 15, 240>} : (!desc, !desc, !buf, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d0, %b2) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d1, %b3) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_wait"() {num = 3 : i32} : () -> ()
+    "tile.async_tdm_wait"() {num = 2 : i32} : () -> ()
+    return
+  }
+}
+
+// -----
+
+// Nested regions: a wait at the top of a loop inside an scf.if reaches the
+// pair before the scf.if (the loop body issues nothing): num = 2 -> 1.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @wait_in_a_loop_in_a_branch
+  func.func @wait_in_a_loop_in_a_branch(%d0: !desc, %d1: !desc, %b0: !buf, %b1: !buf, %p: i1, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    // CHECK: "tile.async_tdm_fused_copy_global_to_local"
+    "tile.async_tdm_copy_global_to_local"(%d0, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d1, %b1) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32} : (!desc, !buf) -> ()
+    // CHECK: scf.if
+    // CHECK-NEXT: scf.for
+    // CHECK-NEXT: "tile.async_tdm_wait"() {num = 1 : i32}
+    scf.if %p {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        "tile.async_tdm_wait"() {num = 2 : i32} : () -> ()
+      }
+    }
+    return
+  }
+}

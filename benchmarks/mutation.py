@@ -1,0 +1,475 @@
+"""Mutation testing of the rule modules, the TDM passes and the interpreter's
+wait and race logic.
+
+A test suite that passes tells nothing about the rules it does not pin. This
+runner changes one operator, constant or condition at a time in the code under
+test (AST-based: ``+``/``-``, ``<``/``<=``, ``==``/``!=``, ``and``/``or``,
+``any``/``all``, ``min``/``max``, an integer ``n`` to ``n + 1``, ``True`` to
+``False``, an ``if``/``while`` condition negated, a ``not`` dropped), runs the
+tests that cover that module with a per-mutant timeout, and reports the
+mutants no test kills. Each module is mutated only inside the functions that
+hold its rules (error-message formatting is left out: a wrong word in a
+message is not a wrong answer), and is tested with its own pytest and lit
+subset, so a full run takes about half an hour on two cores.
+
+The file under test is rewritten in place and restored after every mutant
+(and on interrupt); bytecode writing is disabled so a stale ``.pyc`` can never
+stand in for a mutant. Run from the repository root, with the test extra
+installed::
+
+    python benchmarks/mutation.py                      # every module
+    python benchmarks/mutation.py --module interpreter --report mutation.md
+
+A survivor that no input can distinguish is marked ``equivalent`` in the
+report when its line (or the line above it) carries a comment starting with
+``# Equivalent mutant:`` that says why; the score is given with and without
+those.
+
+Not part of CI: one run is hundreds of test-suite runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EQUIVALENT_MARK = "# Equivalent mutant:"
+
+
+@dataclass(frozen=True)
+class Target:
+    """One module under test: where to mutate and which tests judge it."""
+
+    path: str
+    functions: tuple[str, ...]
+    """Qualified names (``f``, ``Class.method``) whose bodies are mutated."""
+    pytest: tuple[str, ...]
+    lit: tuple[str, ...]
+
+
+PASS_TESTS = ("test/unit/test_passes_model.py", "test/unit/test_pass_semantics.py")
+PASS_LIT = ("test/lit/passes",)
+
+TARGETS: dict[str, Target] = {
+    "warp_hint": Target(
+        "python/gemm_opt/core/warp_hint.py",
+        (
+            "_is_pow2",
+            "_check_block_shape",
+            "_check_partition_fits",
+            "warp_distribution",
+            "_check_layout",
+        ),
+        ("test/unit/test_warp_hint.py", "test/unit/test_tdm_layout.py"),
+        ("test/lit/dialect",),
+    ),
+    "tdm_layout": Target(
+        "python/gemm_opt/core/tdm_layout.py",
+        (
+            "_log2_exact",
+            "TdmWarpLayout.start",
+            "TdmWarpLayout.active",
+            "tdm_warp_layout",
+            "select_fused_member",
+        ),
+        ("test/unit/test_tdm_layout.py", "test/unit/test_model_copy.py", *PASS_TESTS),
+        (),
+    ),
+    "fuse_tdm_copies": Target(
+        "passes/fuse_tdm_copies.py",
+        (
+            "_const_int",
+            "buffer_root",
+            "may_alias",
+            "is_pure",
+            "fusable_with",
+            "scan_runs",
+            "all_blocks",
+            "module_runs",
+            "is_fusion_candidate",
+            "split_run",
+            "_contains_tdm",
+            "backward_paths",
+            "_fused_count",
+            "adjusted_wait",
+            "build_fused",
+            "FuseTdmCopiesPass.run",
+        ),
+        PASS_TESTS,
+        PASS_LIT,
+    ),
+    "derive_warp_hints": Target(
+        "passes/derive_warp_hints.py",
+        (
+            "contiguous_hints",
+            "is_derive_candidate",
+            "_group_fits",
+            "DeriveWarpHintsPass.run",
+            "DeriveWarpHintsPass._assign",
+            "_set_hint",
+        ),
+        PASS_TESTS,
+        PASS_LIT,
+    ),
+    "interpreter": Target(
+        "python/gemm_opt/model/interpreter.py",
+        (
+            "_InFlight.complete",
+            "_b_if",
+            "_b_local_load",
+            "_issue",
+            "_b_tdm_wait",
+        ),
+        ("test/unit/test_interpreter.py", *PASS_TESTS),
+        (),
+    ),
+}
+
+
+# ---- mutation points ----------------------------------------------------------------
+
+BINOP_SWAP: dict[type, type] = {
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.FloorDiv,
+    ast.FloorDiv: ast.Mult,
+    ast.Mod: ast.FloorDiv,
+    ast.LShift: ast.RShift,
+    ast.RShift: ast.LShift,
+    ast.BitAnd: ast.BitOr,
+    ast.BitOr: ast.BitAnd,
+    ast.BitXor: ast.BitOr,
+}
+CMP_SWAP: dict[type, type] = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+}
+CALL_SWAP = {"any": "all", "all": "any", "min": "max", "max": "min"}
+
+
+@dataclass(frozen=True)
+class Point:
+    """One mutation: the ``index``-th point of the module, at ``line``."""
+
+    index: int
+    line: int
+    kind: str
+
+
+def _scoped_functions(tree: ast.Module, names: tuple[str, ...]) -> list[ast.AST]:
+    found: dict[str, ast.AST] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                found.setdefault(prefix + child.name, child)
+            elif isinstance(child, ast.ClassDef):
+                visit(child, prefix + child.name + ".")
+
+    visit(tree, "")
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise SystemExit(f"mutation: no function {', '.join(missing)} in the module")
+    return [found[n] for n in names]
+
+
+def _skipped(node: ast.AST) -> bool:
+    """Subtrees never mutated: messages, annotations, nested docstrings."""
+    return isinstance(node, ast.JoinedStr | ast.arg) or (
+        isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+    )
+
+
+def _walk(node: ast.AST) -> Iterator[tuple[ast.AST, ast.AST | None]]:
+    """(node, parent) in a deterministic pre-order, skipping annotations."""
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(node, None)]
+    while stack:
+        cur, parent = stack.pop()
+        if _skipped(cur):
+            continue
+        yield cur, parent
+        children = []
+        for name, value in ast.iter_fields(cur):
+            if name in ("returns", "annotation", "decorator_list", "type_comment"):
+                continue
+            if isinstance(value, list):
+                children += [v for v in value if isinstance(v, ast.AST)]
+            elif isinstance(value, ast.AST):
+                children.append(value)
+        stack += [(c, cur) for c in reversed(children)]
+
+
+def _mutations(node: ast.AST, parent: ast.AST | None) -> list[str]:
+    """Names of the mutations that apply to ``node``."""
+    out: list[str] = []
+    if isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in BINOP_SWAP:
+        out.append(f"{type(node.op).__name__}->{BINOP_SWAP[type(node.op)].__name__}")
+    elif isinstance(node, ast.Compare):
+        for i, op in enumerate(node.ops):
+            if type(op) in CMP_SWAP:
+                out.append(f"cmp{i}:{type(op).__name__}->{CMP_SWAP[type(op)].__name__}")
+    elif isinstance(node, ast.BoolOp):
+        out.append("and->or" if isinstance(node.op, ast.And) else "or->and")
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        out.append("drop-not")
+    elif isinstance(node, ast.Constant) and type(node.value) is bool:
+        out.append(f"{node.value}->{not node.value}")
+    elif isinstance(node, ast.Constant) and type(node.value) is int:
+        out.append(f"{node.value}->{node.value + 1}")
+    elif isinstance(node, ast.Call):
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        name = node.func.id if isinstance(node.func, ast.Name) else name
+        if name in CALL_SWAP:
+            out.append(f"{name}->{CALL_SWAP[name]}")
+    if isinstance(node, ast.If | ast.While | ast.IfExp) or (
+        isinstance(node, ast.comprehension) and node.ifs
+    ):
+        out.append("negate-condition")
+    return out
+
+
+def points(tree: ast.Module, target: Target) -> list[tuple[ast.AST, ast.AST | None, str]]:
+    found = []
+    for fn in _scoped_functions(tree, target.functions):
+        body = fn.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # the docstring
+        for stmt in body:
+            for node, parent in _walk(stmt):
+                found += [(node, parent, m) for m in _mutations(node, parent)]
+    return found
+
+
+def _negate(expr: ast.expr) -> ast.expr:
+    return ast.UnaryOp(op=ast.Not(), operand=expr)
+
+
+def _replace_child(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
+    for name, value in ast.iter_fields(parent):
+        if value is old:
+            setattr(parent, name, new)
+            return
+        if isinstance(value, list):
+            for i, v in enumerate(value):
+                if v is old:
+                    value[i] = new
+                    return
+    raise AssertionError("child not found in its parent")
+
+
+def apply(node: ast.AST, parent: ast.AST | None, kind: str) -> None:
+    """Mutate ``node`` in place."""
+    if kind == "negate-condition":
+        if isinstance(node, ast.comprehension):
+            node.ifs = [_negate(ast.BoolOp(op=ast.And(), values=node.ifs))]
+        else:
+            node.test = _negate(node.test)  # type: ignore[attr-defined]
+    elif "->" in kind and isinstance(node, ast.BinOp | ast.AugAssign):
+        node.op = BINOP_SWAP[type(node.op)]()
+    elif kind.startswith("cmp") and isinstance(node, ast.Compare):
+        i = int(kind[3 : kind.index(":")])
+        node.ops[i] = CMP_SWAP[type(node.ops[i])]()
+    elif isinstance(node, ast.BoolOp):
+        node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+    elif kind == "drop-not" and isinstance(node, ast.UnaryOp):
+        assert parent is not None
+        _replace_child(parent, node, node.operand)
+    elif isinstance(node, ast.Constant):
+        node.value = (not node.value) if type(node.value) is bool else node.value + 1
+    elif isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute):
+            node.func.attr = CALL_SWAP[node.func.attr]
+        else:
+            node.func.id = CALL_SWAP[node.func.id]  # type: ignore[attr-defined]
+    else:
+        raise AssertionError(f"cannot apply {kind} to {ast.dump(node)[:80]}")
+
+
+def mutant_source(source: str, target: Target, index: int) -> tuple[str, Point]:
+    tree = ast.parse(source)
+    node, parent, kind = points(tree, target)[index]
+    line = getattr(node, "lineno", getattr(parent, "lineno", 0))
+    apply(node, parent, kind)
+    return ast.unparse(ast.fix_missing_locations(tree)), Point(index, line, kind)
+
+
+# ---- running ---------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    point: Point
+    status: str  # killed | survived | timeout
+    by: str = ""
+    seconds: float = 0.0
+    snippet: str = ""
+    equivalent: str = ""
+
+
+@dataclass
+class ModuleReport:
+    name: str
+    path: str
+    baseline_s: float
+    results: list[Result] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(r.status == status for r in self.results)
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONHASHSEED"] = "0"
+    return env
+
+
+def _commands(target: Target) -> list[tuple[str, list[str]]]:
+    py = sys.executable
+    cmds = []
+    tests = [t for t in target.pytest if (ROOT / t).exists()]
+    if tests:
+        cmds.append(
+            (
+                "pytest",
+                [py, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--hypothesis-seed=0"]
+                + tests,
+            )
+        )
+    if target.lit:
+        lit_main = "import sys, lit.main; sys.exit(lit.main.main())"
+        cmds.append(("lit", [py, "-c", lit_main, "-q", "--max-failures=1", *target.lit]))
+    return cmds
+
+
+def _run_tests(target: Target, timeout: float) -> tuple[str, str]:
+    """("passed" | "failed" | "timeout", which command decided)."""
+    for name, cmd in _commands(target):
+        try:
+            proc = subprocess.run(
+                cmd, cwd=ROOT, env=_env(), capture_output=True, timeout=timeout, check=False
+            )
+        except subprocess.TimeoutExpired:
+            return "timeout", name
+        if proc.returncode != 0:
+            return "failed", name
+    return "passed", ""
+
+
+def _equivalence_note(lines: list[str], line: int) -> str:
+    for i in (line - 1, line - 2):
+        if 0 <= i < len(lines) and EQUIVALENT_MARK in lines[i]:
+            return lines[i].split(EQUIVALENT_MARK, 1)[1].strip()
+    return ""
+
+
+def run_module(name: str, target: Target, limit: int | None) -> ModuleReport:
+    path = ROOT / target.path
+    original = path.read_text()
+    lines = original.splitlines()
+    start = time.monotonic()
+    status, by = _run_tests(target, timeout=1800)
+    baseline = time.monotonic() - start
+    if status != "passed":
+        raise SystemExit(f"mutation: the tests of {name} fail without a mutant ({by})")
+    timeout = max(60.0, 4 * baseline)
+    report = ModuleReport(name, target.path, round(baseline, 1))
+    count = len(points(ast.parse(original), target))
+    todo = range(count if limit is None else min(limit, count))
+    print(f"{name}: {count} mutants, baseline {baseline:.1f}s", flush=True)
+    try:
+        for i in todo:
+            source, point = mutant_source(original, target, i)
+            path.write_text(source)
+            t0 = time.monotonic()
+            status, by = _run_tests(target, timeout)
+            outcome = {"failed": "killed", "passed": "survived", "timeout": "timeout"}[status]
+            snippet = lines[point.line - 1].strip() if point.line else ""
+            result = Result(point, outcome, by, round(time.monotonic() - t0, 1), snippet)
+            if outcome == "survived":
+                result.equivalent = _equivalence_note(lines, point.line)
+            report.results.append(result)
+            print(
+                f"  [{i + 1}/{count}] {outcome:8} {target.path}:{point.line} {point.kind}",
+                flush=True,
+            )
+    finally:
+        path.write_text(original)
+    return report
+
+
+def markdown(reports: list[ModuleReport]) -> str:
+    out = [
+        "# Mutation report",
+        "",
+        "| module | mutants | killed | timeout | survived | equivalent | score | score w/o equivalent |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    tot = {"n": 0, "k": 0, "t": 0, "s": 0, "e": 0}
+    for r in reports:
+        n, k, t, s = len(r.results), r.count("killed"), r.count("timeout"), r.count("survived")
+        e = sum(x.status == "survived" and bool(x.equivalent) for x in r.results)
+        for key, v in zip("nktse", (n, k, t, s, e), strict=True):
+            tot[key] += v
+        out.append(
+            f"| {r.path} | {n} | {k} | {t} | {s} | {e} | {_pct(k + t, n)} | {_pct(k + t, n - e)} |"
+        )
+    out.append(
+        f"| **all** | {tot['n']} | {tot['k']} | {tot['t']} | {tot['s']} | {tot['e']} | "
+        f"{_pct(tot['k'] + tot['t'], tot['n'])} | {_pct(tot['k'] + tot['t'], tot['n'] - tot['e'])} |"
+    )
+    out += ["", "## Survivors", ""]
+    for r in reports:
+        for x in r.results:
+            if x.status == "survived":
+                why = f" — equivalent: {x.equivalent}" if x.equivalent else ""
+                out.append(f"- `{r.path}:{x.point.line}` `{x.point.kind}` in `{x.snippet}`{why}")
+    return "\n".join(out) + "\n"
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100 * a / b:.1f}%" if b else "-"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--module", action="append", choices=sorted(TARGETS), help="repeatable")
+    parser.add_argument("--limit", type=int, help="first N mutants per module (a smoke run)")
+    parser.add_argument("--list", action="store_true", help="count the mutants and exit")
+    parser.add_argument("--report", type=Path, default=Path("mutation-report.md"))
+    args = parser.parse_args(argv)
+    names = args.module or sorted(TARGETS)
+    if args.list:
+        for n in names:
+            t = TARGETS[n]
+            print(n, len(points(ast.parse((ROOT / t.path).read_text()), t)))
+        return 0
+    reports = [run_module(n, TARGETS[n], args.limit) for n in names]
+    text = markdown(reports)
+    args.report.write_text(text)
+    args.report.with_suffix(".json").write_text(
+        json.dumps([asdict(r) for r in reports], indent=1) + "\n"
+    )
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
