@@ -15,9 +15,11 @@ load is removed, and so on until none races.
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,6 +30,7 @@ from gemm_opt.core.pipeline import Registry, build_pass_manager
 from gemm_opt.model.interpreter import ModelError, run_function
 from gemm_opt.passes import PASSES
 
+ROOT = Path(__file__).resolve().parents[2]
 COPY = "tile.async_tdm_copy_global_to_local"
 FUSED = "tile.async_tdm_fused_copy_global_to_local"
 WAIT = "tile.async_tdm_wait"
@@ -321,3 +324,55 @@ def test_copies_into_distinct_constant_views_fuse(ctx):
     module = fuse(ctx, text)
     assert count_ops(module, FUSED) == 1
     assert _outputs(module, 2)[0].tolist() == _outputs(text, 2)[0].tolist()
+
+
+# ---- every order of the tile passes ------------------------------------------------
+
+TILE_PASSES = (
+    "tile-derive-warp-hints",
+    "tile-assign-tdm-warp-layout",
+    "tile-fuse-tdm-copies",
+    "tile-emit-warp-predicates",
+)
+ORDERS = [
+    order
+    for k in range(1, len(TILE_PASSES) + 1)
+    for order in itertools.permutations(TILE_PASSES, k)
+]
+
+
+@pytest.fixture(scope="module")
+def gemm_case():
+    from gemm_opt.model.interpreter import run_gemm
+    from gemm_opt.tools.isa_report import without_hints
+
+    source = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
+    rng = np.random.default_rng(1)
+    a = (rng.integers(-8, 9, size=(64, 128)) / 8).astype(np.float16)
+    b = (rng.integers(-8, 9, size=(128, 64)) / 8).astype(np.float16)
+    c = run_gemm(source, a, b)
+    return {"hinted": source, "unhinted": without_hints(source)}, a, b, c
+
+
+@pytest.mark.parametrize("source", ["hinted", "unhinted"])
+@pytest.mark.parametrize("order", ORDERS, ids=lambda o: "+".join(p[5:] for p in o))
+def test_every_pass_order_keeps_the_gemm_or_is_refused(gemm_case, source, order):
+    """Any order of the four tile passes either computes the same C without a
+    race, or is refused with a diagnostic (predicates before layouts: a no-op,
+    and accepted, when fusion left no single copy to predicate)."""
+    from gemm_opt.model.interpreter import run_gemm
+
+    texts, a, b, c = gemm_case
+    ctx = dialect.make_context()
+    with ctx:
+        module = ir.Module.parse(texts[source])
+        pm = build_pass_manager(f"builtin.module({','.join(order)})", Registry(passes=PASSES))
+        try:
+            pm.run(module.operation)
+        except ir.MLIRError as e:
+            # Only a predicate pass that meets a single copy before any layout.
+            assert "run tile-assign-tdm-warp-layout first" in str(e)
+            emit = order.index("tile-emit-warp-predicates")
+            assert "tile-assign-tdm-warp-layout" not in order[:emit]
+            return
+        np.testing.assert_array_equal(run_gemm(module, a, b), c)

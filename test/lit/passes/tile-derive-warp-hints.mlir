@@ -1,5 +1,9 @@
 // RUN: gemm-opt %s --split-input-file --pass-pipeline='builtin.module(tile-derive-warp-hints)' | FileCheck %s
 // RUN: gemm-opt %s --split-input-file --pass-pipeline='builtin.module(tile-derive-warp-hints,tile-fuse-tdm-copies)' | FileCheck %s --check-prefix=FUSE
+// Either order with tile-assign-tdm-warp-layout gives the same layouts: a
+// derived hint recomputes the layout the copy already had (for all warps).
+// RUN: gemm-opt %s --split-input-file --pass-pipeline='builtin.module(tile-assign-tdm-warp-layout,tile-derive-warp-hints)' | FileCheck %s --check-prefix=LAYOUT
+// RUN: gemm-opt %s --split-input-file --pass-pipeline='builtin.module(tile-derive-warp-hints,tile-assign-tdm-warp-layout)' | FileCheck %s --check-prefix=LAYOUT
 
 // Two copies issued together get the low and the high half of the warps.
 #s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
@@ -7,6 +11,11 @@
 !buf = !tile.shared<tensor<128x64xf16, #s>>
 module attributes {tile.num_warps = 8 : i32} {
   // CHECK-LABEL: func.func @pair_gets_halves
+  // LAYOUT-LABEL: func.func @pair_gets_halves
+  // LAYOUT-NOT: tile = array<i64: 16, 64>
+  // LAYOUT: "tile.async_tdm_copy_global_to_local"(%arg0, %arg2) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, tile.warp_layout = #tile.tdm_warp_layout<{anchor = 0 : i64, free_mask = 4 : i64, tile = array<i64: 32, 64>, warp_bases = array<i64: 32, 0, 64, 0, 0, 0>, warps_per_dim = array<i64: 4, 1>}>, warp_used_hint = 15 : i32}
+  // LAYOUT-NEXT: "tile.async_tdm_copy_global_to_local"(%arg1, %arg3) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, tile.warp_layout = #tile.tdm_warp_layout<{anchor = 4 : i64, free_mask = 4 : i64, tile = array<i64: 32, 64>, warp_bases = array<i64: 32, 0, 64, 0, 0, 0>, warps_per_dim = array<i64: 4, 1>}>, warp_used_hint = 240 : i32}
+  // LAYOUT-NEXT: return
   func.func @pair_gets_halves(%d0: !desc, %d1: !desc, %b0: !buf, %b1: !buf) {
     // CHECK: "tile.async_tdm_copy_global_to_local"(%arg0, %arg2) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32}
     // CHECK: "tile.async_tdm_copy_global_to_local"(%arg1, %arg3) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32}
