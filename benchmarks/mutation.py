@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -327,6 +329,7 @@ class Result:
 class ModuleReport:
     name: str
     path: str
+    sha256: str
     baseline_s: float
     results: list[Result] = field(default_factory=list)
 
@@ -349,8 +352,7 @@ def _commands(target: Target) -> list[tuple[str, list[str]]]:
         cmds.append(
             (
                 "pytest",
-                [py, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--hypothesis-seed=0"]
-                + tests,
+                [py, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
             )
         )
     if target.lit:
@@ -380,22 +382,52 @@ def _equivalence_note(lines: list[str], line: int) -> str:
     return ""
 
 
-def run_module(name: str, target: Target, limit: int | None) -> ModuleReport:
+def _previous(path: Path | None, name: str, sha: str) -> dict[int, Result] | None:
+    """Results of an earlier run of the same source (same mutants), by index."""
+    if path is None or not path.exists():
+        return None
+    for mod in json.loads(path.read_text()):
+        if mod["name"] == name and mod["sha256"] == sha:
+            return {
+                r["point"]["index"]: Result(**{**r, "point": Point(**r["point"])})
+                for r in mod["results"]
+            }
+    return None
+
+
+def run_module(
+    name: str,
+    target: Target,
+    limit: int | None,
+    sample: int,
+    previous: Path | None,
+    on_result,
+) -> ModuleReport:
+    """Mutate ``target`` one point at a time. With ``previous`` (a JSON report
+    of the same source), only its survivors run again: the tests only grow, so
+    a mutant killed then is killed now."""
     path = ROOT / target.path
     original = path.read_text()
+    sha = hashlib.sha256(original.encode()).hexdigest()
     lines = original.splitlines()
+    earlier = _previous(previous, name, sha)
     start = time.monotonic()
     status, by = _run_tests(target, timeout=1800)
     baseline = time.monotonic() - start
     if status != "passed":
         raise SystemExit(f"mutation: the tests of {name} fail without a mutant ({by})")
     timeout = max(60.0, 4 * baseline)
-    report = ModuleReport(name, target.path, round(baseline, 1))
+    report = ModuleReport(name, target.path, sha, round(baseline, 1))
     count = len(points(ast.parse(original), target))
-    todo = range(count if limit is None else min(limit, count))
-    print(f"{name}: {count} mutants, baseline {baseline:.1f}s", flush=True)
+    todo = [i for i in range(count if limit is None else min(limit, count)) if i % sample == 0]
+    if earlier is not None:
+        todo = [i for i in todo if i in earlier]
+    print(f"{name}: {count} mutants, {len(todo)} to run, baseline {baseline:.1f}s", flush=True)
     try:
         for i in todo:
+            if earlier is not None and earlier[i].status != "survived":
+                report.results.append(earlier[i])
+                continue
             source, point = mutant_source(original, target, i)
             path.write_text(source)
             t0 = time.monotonic()
@@ -406,10 +438,9 @@ def run_module(name: str, target: Target, limit: int | None) -> ModuleReport:
             if outcome == "survived":
                 result.equivalent = _equivalence_note(lines, point.line)
             report.results.append(result)
-            print(
-                f"  [{i + 1}/{count}] {outcome:8} {target.path}:{point.line} {point.kind}",
-                flush=True,
-            )
+            where = f"{target.path}:{point.line}"
+            print(f"  [{i + 1}/{count}] {outcome:8} {where} {point.kind}", flush=True)
+            on_result(report)
     finally:
         path.write_text(original)
     return report
@@ -419,7 +450,8 @@ def markdown(reports: list[ModuleReport]) -> str:
     out = [
         "# Mutation report",
         "",
-        "| module | mutants | killed | timeout | survived | equivalent | score | score w/o equivalent |",
+        "| module | mutants | killed | timeout | survived | equivalent | score "
+        "| score w/o equivalent |",
         "|---|---|---|---|---|---|---|---|",
     ]
     tot = {"n": 0, "k": 0, "t": 0, "s": 0, "e": 0}
@@ -431,9 +463,10 @@ def markdown(reports: list[ModuleReport]) -> str:
         out.append(
             f"| {r.path} | {n} | {k} | {t} | {s} | {e} | {_pct(k + t, n)} | {_pct(k + t, n - e)} |"
         )
+    caught = tot["k"] + tot["t"]
     out.append(
         f"| **all** | {tot['n']} | {tot['k']} | {tot['t']} | {tot['s']} | {tot['e']} | "
-        f"{_pct(tot['k'] + tot['t'], tot['n'])} | {_pct(tot['k'] + tot['t'], tot['n'] - tot['e'])} |"
+        f"{_pct(caught, tot['n'])} | {_pct(caught, tot['n'] - tot['e'])} |"
     )
     out += ["", "## Survivors", ""]
     for r in reports:
@@ -448,10 +481,21 @@ def _pct(a: int, b: int) -> str:
     return f"{100 * a / b:.1f}%" if b else "-"
 
 
+def _terminate(signum, frame):  # restore the file under test on kill, too
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--module", action="append", choices=sorted(TARGETS), help="repeatable")
     parser.add_argument("--limit", type=int, help="first N mutants per module (a smoke run)")
+    parser.add_argument("--sample", type=int, default=1, help="every Nth mutant only")
+    parser.add_argument(
+        "--rerun-survivors",
+        type=Path,
+        metavar="JSON",
+        help="an earlier report: rerun only its survivors (modules whose source is unchanged)",
+    )
     parser.add_argument("--list", action="store_true", help="count the mutants and exit")
     parser.add_argument("--report", type=Path, default=Path("mutation-report.md"))
     args = parser.parse_args(argv)
@@ -461,13 +505,22 @@ def main(argv: list[str] | None = None) -> int:
             t = TARGETS[n]
             print(n, len(points(ast.parse((ROOT / t.path).read_text()), t)))
         return 0
-    reports = [run_module(n, TARGETS[n], args.limit) for n in names]
-    text = markdown(reports)
-    args.report.write_text(text)
-    args.report.with_suffix(".json").write_text(
-        json.dumps([asdict(r) for r in reports], indent=1) + "\n"
-    )
-    print(text)
+    signal.signal(signal.SIGTERM, _terminate)
+    reports: list[ModuleReport] = []
+
+    def save(current: ModuleReport | None = None) -> None:
+        done = reports + ([current] if current is not None else [])
+        args.report.write_text(markdown(done))
+        args.report.with_suffix(".json").write_text(
+            json.dumps([asdict(r) for r in done], indent=1) + "\n"
+        )
+
+    for n in names:
+        reports.append(
+            run_module(n, TARGETS[n], args.limit, args.sample, args.rerun_survivors, save)
+        )
+        save()
+    print(markdown(reports))
     return 0
 
 

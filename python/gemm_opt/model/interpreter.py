@@ -1202,8 +1202,8 @@ def _check_write_race(
     raise ModelError(
         "write of shared memory still being written by another warp's in-flight TDM copy: "
         f"{where} in program {p.pid}: warp {warp} writes the {buf.label} where in-flight "
-        f"TDM instruction(s) of warp(s) {format_warps(sorted(others))} write other values; copies of "
-        "different warps complete in no defined order, so a tile.async_tdm_wait must "
+        f"TDM instruction(s) of warp(s) {format_warps(sorted(others))} write other values; "
+        "copies of different warps complete in no defined order, so a tile.async_tdm_wait must "
         "retire the earlier copy first"
     )
 
