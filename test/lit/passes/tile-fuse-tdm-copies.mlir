@@ -613,3 +613,34 @@ module attributes {tile.num_warps = 8 : i32} {
     return
   }
 }
+
+// -----
+
+// Regions that issue no copy add no instruction: a wait after them still
+// sees the pair before them (num = 2 -> 1), even through a branch that waits.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!buf = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  // CHECK-LABEL: func.func @regions_without_copies_are_transparent
+  func.func @regions_without_copies_are_transparent(%d0: !desc, %d1: !desc, %b0: !buf, %b1: !buf, %p: i1, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    // CHECK: "tile.async_tdm_fused_copy_global_to_local"
+    "tile.async_tdm_copy_global_to_local"(%d0, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 15 : i32} : (!desc, !buf) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d1, %b1) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 240 : i32} : (!desc, !buf) -> ()
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %x = arith.addi %i, %c1 : i32
+    }
+    scf.if %p {
+      "tile.async_tdm_wait"() {num = 1 : i32} : () -> ()
+    }
+    // (num = 1 in the branch would keep B without A: it waits for all of G.)
+    // CHECK: scf.if
+    // CHECK-NEXT: "tile.async_tdm_wait"() {num = 0 : i32}
+    // CHECK-NEXT: }
+    // CHECK-NEXT: "tile.async_tdm_wait"() {num = 1 : i32}
+    "tile.async_tdm_wait"() {num = 2 : i32} : () -> ()
+    return
+  }
+}
