@@ -398,3 +398,61 @@ def test_derived_fused_gemm_matches_and_halves_tdm_instructions(ctx):
     c1, r1 = interpreter.run_gemm(module, a, b, return_result=True)
     np.testing.assert_array_equal(c1, c0)
     assert (2 * r1.stats.instructions() == r0.stats.instructions()).all()
+
+
+# ---- the derived warp groups ------------------------------------------------------------
+
+
+def _warps(hint: int) -> set[int]:
+    return {w for w in range(32) if hint >> w & 1}
+
+
+@pytest.mark.parametrize("num_warps", [1, 2, 4, 8, 16])
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5])
+def test_contiguous_hints_split_the_warps_in_order(num_warps, size):
+    from gemm_opt.passes.derive_warp_hints import contiguous_hints
+
+    hints = contiguous_hints(num_warps, size)
+    needs = {2: 2, 3: 4, 4: 4}.get(size)
+    if needs is None or num_warps < needs:
+        assert hints is None
+        return
+    groups = [_warps(h) for h in hints]
+    # Consecutive, disjoint, ascending warp ranges covering all the warps ...
+    assert sorted(w for g in groups for w in g) == list(range(num_warps))
+    assert all(max(a) + 1 == min(b) for a, b in zip(groups, groups[1:]))
+    # ... of a half, then quarters (3: a half and two quarters).
+    sizes = [len(g) for g in groups]
+    h, q = num_warps // 2, num_warps // 4
+    assert sizes == {2: [h, h], 3: [h, q, q], 4: [q, q, q, q]}[size]
+
+
+@pytest.mark.parametrize(
+    ("options", "hints"),
+    [
+        ("", [0x03, 0x0C, 0x30, 0xC0]),
+        ("{min-group=3}", [0x03, 0x0C, 0x30, 0xC0]),
+        ("{max-group=2}", [0x0F, 0xF0, 0x0F, 0xF0]),
+        ("{max-group=3}", [0x0F, 0x30, 0xC0, None]),
+        ("{min-group=3 max-group=3}", [0x0F, 0x30, 0xC0, None]),
+    ],
+)
+def test_derive_group_sizes_follow_the_options(ctx, options, hints):
+    module = run_pipeline(
+        ctx, run_module([(128, 64)] * 4, 8, {}), "tile-derive-warp-hints" + options
+    )
+    assert [hint_of(op) for op in ops_named(module, COPY)] == hints
+
+
+@pytest.mark.parametrize("num_warps", [6, 12, 32])
+def test_derive_leaves_modules_it_cannot_split_evenly(ctx, num_warps):
+    module = run_pipeline(
+        ctx, run_module([(128, 64), (64, 128)], num_warps, {}), "tile-derive-warp-hints"
+    )
+    assert [hint_of(op) for op in ops_named(module, COPY)] == [None, None]
+
+
+@pytest.mark.parametrize("options", ["{min-group=1}", "{max-group=5}", "{min-group=4 max-group=3}"])
+def test_derive_rejects_bad_group_options(ctx, options):
+    with pytest.raises(ir.MLIRError, match="min-group and max-group must satisfy"):
+        run_pipeline(ctx, run_module([(128, 64)] * 2, 8, {}), "tile-derive-warp-hints" + options)
