@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from pathlib import Path
 
@@ -420,7 +421,7 @@ def test_contiguous_hints_split_the_warps_in_order(num_warps, size):
     groups = [_warps(h) for h in hints]
     # Consecutive, disjoint, ascending warp ranges covering all the warps ...
     assert sorted(w for g in groups for w in g) == list(range(num_warps))
-    assert all(max(a) + 1 == min(b) for a, b in zip(groups, groups[1:]))
+    assert all(max(a) + 1 == min(b) for a, b in itertools.pairwise(groups))
     # ... of a half, then quarters (3: a half and two quarters).
     sizes = [len(g) for g in groups]
     h, q = num_warps // 2, num_warps // 4
