@@ -129,6 +129,7 @@ TARGETS: dict[str, Target] = {
             "_b_if",
             "_b_local_load",
             "_issue",
+            "_check_write_race",
             "_b_tdm_wait",
         ),
         ("test/unit/test_interpreter.py", *PASS_TESTS),
