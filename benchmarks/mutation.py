@@ -405,8 +405,9 @@ def run_module(
     on_result,
 ) -> ModuleReport:
     """Mutate ``target`` one point at a time. With ``previous`` (a JSON report
-    of the same source), only its survivors run again: the tests only grow, so
-    a mutant killed then is killed now."""
+    of the same source), its killed mutants are taken as they are and only its
+    survivors and the mutants it lacks run: the tests only grow, so a mutant
+    killed then is killed now (this also resumes an interrupted run)."""
     path = ROOT / target.path
     original = path.read_text()
     sha = hashlib.sha256(original.encode()).hexdigest()
@@ -421,12 +422,10 @@ def run_module(
     report = ModuleReport(name, target.path, sha, round(baseline, 1))
     count = len(points(ast.parse(original), target))
     todo = [i for i in range(count if limit is None else min(limit, count)) if i % sample == 0]
-    if earlier is not None:
-        todo = [i for i in todo if i in earlier]
     print(f"{name}: {count} mutants, {len(todo)} to run, baseline {baseline:.1f}s", flush=True)
     try:
         for i in todo:
-            if earlier is not None and earlier[i].status != "survived":
+            if earlier is not None and i in earlier and earlier[i].status != "survived":
                 report.results.append(earlier[i])
                 continue
             source, point = mutant_source(original, target, i)
@@ -492,10 +491,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="first N mutants per module (a smoke run)")
     parser.add_argument("--sample", type=int, default=1, help="every Nth mutant only")
     parser.add_argument(
-        "--rerun-survivors",
+        "--reuse",
         type=Path,
         metavar="JSON",
-        help="an earlier report: rerun only its survivors (modules whose source is unchanged)",
+        help="an earlier report: keep its killed mutants of unchanged modules, run the rest",
     )
     parser.add_argument("--list", action="store_true", help="count the mutants and exit")
     parser.add_argument("--report", type=Path, default=Path("mutation-report.md"))
@@ -517,9 +516,7 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     for n in names:
-        reports.append(
-            run_module(n, TARGETS[n], args.limit, args.sample, args.rerun_survivors, save)
-        )
+        reports.append(run_module(n, TARGETS[n], args.limit, args.sample, args.reuse, save))
         save()
     print(markdown(reports))
     return 0

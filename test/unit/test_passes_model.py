@@ -457,3 +457,38 @@ def test_derive_leaves_modules_it_cannot_split_evenly(ctx, num_warps):
 def test_derive_rejects_bad_group_options(ctx, options):
     with pytest.raises(ir.MLIRError, match="min-group and max-group must satisfy"):
         run_pipeline(ctx, run_module([(128, 64)] * 2, 8, {}), "tile-derive-warp-hints" + options)
+
+
+def test_the_wait_analysis_gives_up_beyond_max_paths(ctx, monkeypatch):
+    """Past ``MAX_PATHS`` paths the analysis waits for everything (num = 0);
+    at the limit it still computes. A pair opens each of two nested loops and
+    the inner body ends with ``wait {num = 2}``: the walk finds 4 paths, 3 of
+    them before it enters its last block, so a limit of 3 still computes
+    (num = 1) and a limit of 2 gives up (num = 0)."""
+    from gemm_opt.passes import fuse_tdm_copies
+
+    block = f"tensor<128x64xf16, {LAYOUT_2D}>"
+    desc, buf = f"!tile.tensor_desc<{block}>", f"!tile.shared<{block}>"
+    pair = [copy_op("%d", f"%b{2 * k}", block, 0x0F) for k in range(3)]
+    pair2 = [copy_op("%d", f"%b{2 * k + 1}", block, 0xF0) for k in range(3)]
+    lines = [
+        pair[0],
+        pair2[0],
+        "%c0 = arith.constant 0 : i32",
+        "%c1 = arith.constant 1 : i32",
+        "scf.for %i = %c0 to %n step %c1 : i32 {",
+        pair[1],
+        pair2[1],
+        "scf.for %j = %c0 to %n step %c1 : i32 {",
+        pair[2],
+        pair2[2],
+        f'"{WAIT}"() {{num = 2 : i32}} : () -> ()',
+        "}",
+        "}",
+    ]
+    args = ", ".join([f"%d: {desc}", "%n: i32"] + [f"%b{i}: {buf}" for i in range(6)])
+    text = func_module(8, args, lines)
+    for limit, num in [(3, 1), (2, 0)]:
+        monkeypatch.setattr(fuse_tdm_copies, "MAX_PATHS", limit)
+        module = run_pipeline(ctx, text, "tile-fuse-tdm-copies")
+        assert [ir.IntegerAttr(w.attributes["num"]).value for w in ops_named(module, WAIT)] == [num]
