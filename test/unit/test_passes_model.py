@@ -462,9 +462,9 @@ def test_derive_rejects_bad_group_options(ctx, options):
 def test_the_wait_analysis_gives_up_beyond_max_paths(ctx, monkeypatch):
     """Past ``MAX_PATHS`` paths the analysis waits for everything (num = 0);
     at the limit it still computes. A pair opens each of two nested loops and
-    the inner body ends with ``wait {num = 2}``: the walk finds 4 paths, 3 of
-    them before it enters its last block, so a limit of 3 still computes
-    (num = 1) and a limit of 2 gives up (num = 0)."""
+    the inner body ends with ``wait {num = 2}``: the walk enters its last
+    block with 3 paths found, so a limit of 3 still computes (num = 1) and a
+    limit of 2 gives up (num = 0)."""
     from gemm_opt.passes import fuse_tdm_copies
 
     block = f"tensor<128x64xf16, {LAYOUT_2D}>"
