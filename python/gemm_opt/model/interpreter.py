@@ -300,8 +300,9 @@ class _InFlight:
     data: np.ndarray | None = None
 
     def complete(self) -> None:
-        if self.buffer is None or self.index is None:
+        if self.buffer is None:  # an inactive warp's instruction writes nothing
             return
+        assert self.index is not None  # set with the buffer
         self.buffer.data[self.index] = self.data
         self.buffer.pending[self.index] -= 1
         self.buffer.own_pending(self.warp)[self.index] -= 1
