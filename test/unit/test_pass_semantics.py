@@ -27,6 +27,7 @@ import pytest
 from gemm_opt import dialect
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.pipeline import Registry, build_pass_manager
+from gemm_opt.lowering.pipelines import tile_passes
 from gemm_opt.model.interpreter import ModelError, run_function
 from gemm_opt.passes import PASSES
 
@@ -334,10 +335,14 @@ TILE_PASSES = (
     "tile-fuse-tdm-copies",
     "tile-emit-warp-predicates",
 )
-ORDERS = [
-    order
-    for k in range(1, len(TILE_PASSES) + 1)
-    for order in itertools.permutations(TILE_PASSES, k)
+# The pipeline's own orders (derive and fuse optional), then every other order.
+PIPELINE_ORDERS = [
+    tuple(tile_passes("gfx1250", fuse=fuse, derive_hints=derive))
+    for fuse in (True, False)
+    for derive in (True, False)
+]
+ORDERS = PIPELINE_ORDERS + [
+    o for o in itertools.permutations(TILE_PASSES) if o not in PIPELINE_ORDERS
 ]
 
 
