@@ -480,6 +480,22 @@ def test_copies_of_different_warps_in_flight_to_one_buffer_race():
     np.testing.assert_array_equal(args["y"][:32], args["x"][32:])
 
 
+def test_a_write_that_overlaps_another_warps_copy_in_part_races():
+    # Warp 0 alone copies its 4 rows (0-3); then warp 4 copies rows 0-15.
+    lines = [
+        "%c1 = arith.constant 1 : i32",
+        "%first = arith.cmpi slt, %w, %c1 : i32",
+        "scf.if %first {",
+        "  " + _copy(),
+        "}",
+        _copy("%d1", hint=0x30),
+        _WAIT.format(num=0),
+    ]
+    with pytest.raises(ModelError, match="another warp's in-flight TDM copy") as info:
+        run_function(_race_kernel(*lines), "k", _copy_args(64, 16), check_uninitialized=False)
+    assert "warp 4 writes" in str(info.value) and "warp(s) {0} write" in str(info.value)
+
+
 def test_a_wait_under_a_warp_uniform_branch_not_taken_leaves_the_copy_in_flight():
     lines = [
         _copy(),

@@ -257,9 +257,8 @@ class Descriptor:
 class SharedBuffer:
     """One ``tile.local_alloc`` of one program.
 
-    ``pending`` counts the in-flight TDM writes covering each element (and
-    ``pending_by_warp[w]`` those of warp w), ``written`` says whether a
-    completed copy ever wrote it.
+    ``pending`` counts the in-flight TDM writes covering each element,
+    ``written`` says whether a completed copy ever wrote it.
     """
 
     def __init__(self, label: str, shape: tuple[int, ...], elem: _Elem) -> None:
@@ -270,14 +269,7 @@ class SharedBuffer:
         else:
             self.data = np.full(shape, np.nan, dtype=elem.storage)
         self.pending = np.zeros(shape, dtype=np.int32)
-        self.pending_by_warp: dict[int, np.ndarray] = {}
         self.written = np.zeros(shape, dtype=np.bool_)
-
-    def own_pending(self, warp: int) -> np.ndarray:
-        own = self.pending_by_warp.get(warp)
-        if own is None:
-            own = self.pending_by_warp[warp] = np.zeros(self.pending.shape, dtype=np.int32)
-        return own
 
 
 @dataclass
@@ -305,7 +297,6 @@ class _InFlight:
         assert self.index is not None  # set with the buffer
         self.buffer.data[self.index] = self.data
         self.buffer.pending[self.index] -= 1
-        self.buffer.own_pending(self.warp)[self.index] -= 1
         self.buffer.written[self.index] = True
         self.data = None
 
@@ -1419,11 +1410,9 @@ def _issue(
             prefix = tuple(int(x) for x in view.prefix[w])
             index = prefix + m.dst[w]
             buf = view.buffer
-            own = buf.own_pending(w)
-            if (buf.pending[index] > own[index]).any():
+            if buf.pending[index].any():
                 _check_write_race(p, buf, index, data, w, where)
             buf.pending[index] += 1
-            own[index] += 1
             rec.buffer, rec.index, rec.data = view.buffer, index, data
             elements = int(data.size)
         p.queues[w].append(rec)
