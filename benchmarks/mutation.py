@@ -86,8 +86,8 @@ TARGETS: dict[str, Target] = {
         ("test/unit/test_tdm_layout.py", "test/unit/test_model_copy.py", *PASS_TESTS),
         (),
     ),
-    "fuse_tdm_copies": Target(
-        "passes/fuse_tdm_copies.py",
+    "fusion_runs": Target(
+        "passes/common.py",
         (
             "_const_int",
             "buffer_root",
@@ -95,8 +95,14 @@ TARGETS: dict[str, Target] = {
             "is_pure",
             "fusable_with",
             "scan_runs",
-            "all_blocks",
             "module_runs",
+        ),
+        PASS_TESTS,
+        PASS_LIT,
+    ),
+    "fuse_tdm_copies": Target(
+        "passes/fuse_tdm_copies.py",
+        (
             "is_fusion_candidate",
             "split_run",
             "_contains_tdm",

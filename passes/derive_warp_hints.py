@@ -131,6 +131,7 @@ class DeriveWarpHintsPass(TilePass):
                 group = run[i : i + size]
                 if hints is None or len(group) < size or not _group_fits(group, hints, num_warps):
                     continue
+                # Equivalent mutant: strict=False (group and hints both have `size` items).
                 for m, hint in zip(group, hints, strict=True):
                     _set_hint(m.op, hint)
                 i += size

@@ -492,3 +492,25 @@ def test_the_wait_analysis_gives_up_beyond_max_paths(ctx, monkeypatch):
         monkeypatch.setattr(fuse_tdm_copies, "MAX_PATHS", limit)
         module = run_pipeline(ctx, text, "tile-fuse-tdm-copies")
         assert [ir.IntegerAttr(w.attributes["num"]).value for w in ops_named(module, WAIT)] == [num]
+
+
+def test_derive_skips_one_copy_that_fits_no_group(ctx):
+    """A 3-D copy cannot join 2-D ones: the pass moves past it alone, and the
+    two copies after it still form a pair."""
+    b3, b2 = f"tensor<2x4x64xf16, {LAYOUT_3D}>", f"tensor<128x64xf16, {LAYOUT_2D}>"
+    args = ", ".join(
+        [
+            f"%x: !tile.tensor_desc<{b3}>",
+            f"%bx: !tile.shared<{b3}>",
+            f"%d: !tile.tensor_desc<{b2}>",
+            f"%b0: !tile.shared<{b2}>",
+            f"%b1: !tile.shared<{b2}>",
+        ]
+    )
+    lines = [
+        copy_op("%x", "%bx", b3, None),
+        copy_op("%d", "%b0", b2, None),
+        copy_op("%d", "%b1", b2, None),
+    ]
+    module = run_pipeline(ctx, func_module(8, args, lines), "tile-derive-warp-hints")
+    assert [hint_of(op) for op in ops_named(module, COPY)] == [None, 0x0F, 0xF0]

@@ -99,6 +99,8 @@ class TdmWarpLayout:
         Defined for inactive warps too: the tile their masked index maps to.
         """
         self._check_warp(warp)
+        # Equivalent mutant: `warp | self.anchor` (the anchor has bits only where
+        # the bases are zero, so XOR and OR agree on every bit that moves the tile).
         x = warp ^ self.anchor
         out = [0] * self.rank
         for b, base in enumerate(self.warp_bases):
@@ -149,6 +151,7 @@ def tdm_warp_layout(
             )
     else:
         wpd = warp_distribution(block, k)
+    # Equivalent mutant: strict=False (the length test before it short-circuits).
     if len(wpd) != len(block) or any(b % w for b, w in zip(block, wpd, strict=True)):
         raise AssertionError(f"bad warp distribution {wpd} for block {block}")
     tile = tuple(b // w for b, w in zip(block, wpd, strict=True))
