@@ -514,3 +514,28 @@ def test_derive_skips_one_copy_that_fits_no_group(ctx):
     ]
     module = run_pipeline(ctx, func_module(8, args, lines), "tile-derive-warp-hints")
     assert [hint_of(op) for op in ops_named(module, COPY)] == [None, 0x0F, 0xF0]
+
+
+def test_a_path_that_reaches_its_budget_stops_there(ctx, monkeypatch):
+    """``wait {num = 2}`` reads at most 2 + 4 instructions back: a loop body of
+    three fused pairs fills that budget at the body's start, so the walk
+    neither goes round the loop nor leaves it (one path, even with a limit of
+    zero extra paths)."""
+    from gemm_opt.passes import fuse_tdm_copies
+
+    block = f"tensor<128x64xf16, {LAYOUT_2D}>"
+    desc, buf = f"!tile.tensor_desc<{block}>", f"!tile.shared<{block}>"
+    body = [copy_op("%d", f"%b{i}", block, 0x0F if i % 2 == 0 else 0xF0) for i in range(6)]
+    lines = [
+        "%c0 = arith.constant 0 : i32",
+        "%c1 = arith.constant 1 : i32",
+        "scf.for %i = %c0 to %n step %c1 : i32 {",
+        *body,
+        f'"{WAIT}"() {{num = 2 : i32}} : () -> ()',
+        "}",
+    ]
+    args = ", ".join([f"%d: {desc}", "%n: i32"] + [f"%b{i}: {buf}" for i in range(6)])
+    monkeypatch.setattr(fuse_tdm_copies, "MAX_PATHS", 0)
+    module = run_pipeline(ctx, func_module(8, args, lines), "tile-fuse-tdm-copies")
+    assert len(ops_named(module, FUSED)) == 3
+    assert [ir.IntegerAttr(w.attributes["num"]).value for w in ops_named(module, WAIT)] == [1]
