@@ -6,11 +6,20 @@ runner changes one operator, constant or condition at a time in the code under
 test (AST-based: ``+``/``-``, ``<``/``<=``, ``==``/``!=``, ``and``/``or``,
 ``any``/``all``, ``min``/``max``, an integer ``n`` to ``n + 1``, ``True`` to
 ``False``, an ``if``/``while`` condition negated, a ``not`` dropped), runs the
-tests that cover that module with a per-mutant timeout, and reports the
-mutants no test kills. Each module is mutated only inside the functions that
-hold its rules (error-message formatting is left out: a wrong word in a
-message is not a wrong answer), and is tested with its own pytest and lit
-subset, so a full run takes about half an hour on two cores.
+tests that cover that module with a per-mutant timeout (lit first: it is the
+quicker to fail), and reports the mutants no test kills. Each module is
+mutated only inside the functions that hold its rules (error-message
+formatting is left out: a wrong word in a message is not a wrong answer) and
+is judged by its own pytest and lit subset. A full run is about 480 mutants,
+each a few seconds (killed) to a minute (survived) of tests; ``--sample N``
+runs every Nth mutant, and ``--reuse`` takes the killed mutants of an earlier
+report of the same source (the tests only grow) and runs the rest.
+
+Why not mutmut or cosmic-ray: mutmut 3 runs the tests against a copy of the
+sources in ``mutants/``, which the tests never import (``gemm_opt.passes`` is
+mapped to ``passes/`` by the editable install) and which lit's ``gemm-opt``
+never sees; a mutation tool has to change the files the installed package and
+the command line actually load, one at a time, as this runner does.
 
 The file under test is rewritten in place and restored after every mutant
 (and on interrupt); bytecode writing is disabled so a stale ``.pyc`` can never
@@ -21,9 +30,9 @@ installed::
     python benchmarks/mutation.py --module interpreter --report mutation.md
 
 A survivor that no input can distinguish is marked ``equivalent`` in the
-report when its line (or the line above it) carries a comment starting with
-``# Equivalent mutant:`` that says why; the score is given with and without
-those.
+report when its line, or the comment block right above it, carries a comment
+starting with ``# Equivalent mutant:`` that says why; the score is given with
+and without those.
 
 Not part of CI: one run is hundreds of test-suite runs.
 """
@@ -354,6 +363,9 @@ def _env() -> dict[str, str]:
 def _commands(target: Target) -> list[tuple[str, list[str]]]:
     py = sys.executable
     cmds = []
+    if target.lit:
+        lit_main = "import sys, lit.main; sys.exit(lit.main.main())"
+        cmds.append(("lit", [py, "-c", lit_main, "-q", "--max-failures=1", *target.lit]))
     tests = [t for t in target.pytest if (ROOT / t).exists()]
     if tests:
         cmds.append(
@@ -362,9 +374,6 @@ def _commands(target: Target) -> list[tuple[str, list[str]]]:
                 [py, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
             )
         )
-    if target.lit:
-        lit_main = "import sys, lit.main; sys.exit(lit.main.main())"
-        cmds.append(("lit", [py, "-c", lit_main, "-q", "--max-failures=1", *target.lit]))
     return cmds
 
 
@@ -383,10 +392,18 @@ def _run_tests(target: Target, timeout: float) -> tuple[str, str]:
 
 
 def _equivalence_note(lines: list[str], line: int) -> str:
-    for i in (line - 1, line - 2):
-        if 0 <= i < len(lines) and EQUIVALENT_MARK in lines[i]:
-            return lines[i].split(EQUIVALENT_MARK, 1)[1].strip()
-    return ""
+    """The ``# Equivalent mutant:`` comment on ``line`` or in the comment
+    block right above it, joined into one line ('' if none)."""
+    if EQUIVALENT_MARK in lines[line - 1]:
+        return lines[line - 1].split(EQUIVALENT_MARK, 1)[1].strip()
+    block: list[str] = []
+    i = line - 2
+    while i >= 0 and lines[i].strip().startswith("#"):
+        block.insert(0, lines[i].strip().lstrip("#").strip())
+        i -= 1
+    text = " ".join(block)
+    marker = EQUIVALENT_MARK.lstrip("#").strip()
+    return text.split(marker, 1)[1].strip() if marker in text else ""
 
 
 def _previous(path: Path | None, name: str, sha: str) -> dict[int, Result] | None:
