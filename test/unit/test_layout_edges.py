@@ -87,3 +87,11 @@ def test_partitions_must_cut_whole_pieces(block, layout, message):
 def test_warp_distribution_of_non_power_of_two_dims(block, k, expected):
     """Greedy doubling: a dim takes warps while the doubled count still fits."""
     assert warp_distribution(block, k) == expected
+
+
+def test_one_piece_is_a_partition_and_zero_pieces_are_not():
+    """The dialect accepts ``num_partitions = num_groups = 1`` (one piece: the
+    whole block); zero pieces cut nothing."""
+    assert check_warp_used_hint(0x03, 8, (96, 64), PartitionedShared(1, 1, 0)).k == 2
+    with pytest.raises(ValueError, match="into 0 logical pieces"):
+        check_warp_used_hint(0x03, 8, (96, 64), PartitionedShared(0, 1, 0))
