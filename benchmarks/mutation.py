@@ -80,7 +80,11 @@ TARGETS: dict[str, Target] = {
             "warp_distribution",
             "_check_layout",
         ),
-        ("test/unit/test_warp_hint.py", "test/unit/test_tdm_layout.py"),
+        (
+            "test/unit/test_warp_hint.py",
+            "test/unit/test_tdm_layout.py",
+            "test/unit/test_layout_edges.py",
+        ),
         ("test/lit/dialect",),
     ),
     "tdm_layout": Target(
@@ -92,7 +96,12 @@ TARGETS: dict[str, Target] = {
             "tdm_warp_layout",
             "select_fused_member",
         ),
-        ("test/unit/test_tdm_layout.py", "test/unit/test_model_copy.py", *PASS_TESTS),
+        (
+            "test/unit/test_tdm_layout.py",
+            "test/unit/test_layout_edges.py",
+            "test/unit/test_model_copy.py",
+            *PASS_TESTS,
+        ),
         (),
     ),
     "fusion_runs": Target(
