@@ -95,3 +95,13 @@ def test_one_piece_is_a_partition_and_zero_pieces_are_not():
     assert check_warp_used_hint(0x03, 8, (96, 64), PartitionedShared(1, 1, 0)).k == 2
     with pytest.raises(ValueError, match="into 0 logical pieces"):
         check_warp_used_hint(0x03, 8, (96, 64), PartitionedShared(0, 1, 0))
+
+
+def test_more_pieces_than_warps_says_no_hint_can():
+    """8 pieces on 4 warps: no hint fits, and the message says so instead of
+    suggesting one; 4 pieces on 8 warps: it suggests hints of 4 warps."""
+    with pytest.raises(WarpHintError, match=r"no hint can: 8 pieces need more than num_warps = 4"):
+        check_warp_used_hint(0x3, 4, (128, 64), PartitionedShared(8, 1, 0))
+    with pytest.raises(WarpHintError, match="did you mean") as info:
+        check_warp_used_hint(0x3, 8, (128, 64), PartitionedShared(4, 1, 0))
+    assert "no hint can" not in str(info.value)
