@@ -105,3 +105,15 @@ def test_more_pieces_than_warps_says_no_hint_can():
     with pytest.raises(WarpHintError, match="did you mean") as info:
         check_warp_used_hint(0x3, 8, (128, 64), PartitionedShared(4, 1, 0))
     assert "no hint can" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("block", "layout", "innermost"),
+    [((2, 64), PartitionedShared(2, 1, 1), True), ((2, 2, 64), PartitionedShared(2, 1, 0), False)],
+)
+def test_block_too_small_names_an_innermost_partition(block, layout, innermost):
+    """8 warps, only 4 placeable: the message explains the innermost partition
+    dim (never split beyond the pieces) only when that is the partition dim."""
+    with pytest.raises(WarpHintError, match="can place only 4 of them") as info:
+        check_warp_used_hint(0xFF, 8, block, layout)
+    assert ("the innermost dim, which is never split" in str(info.value)) == innermost

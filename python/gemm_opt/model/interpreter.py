@@ -1400,6 +1400,7 @@ def _issue(
         elements = 0
         if active:
             extent = d.bounds[w] if d.bounds is not None else d.shape[w]
+            # Equivalent mutant: strict=False (origin and start both have the block's rank).
             origin = [int(o) + s for o, s in zip(d.origin[w], start, strict=True)]
             if any(o < 0 for o in origin):
                 raise ModelError(f"{where}: warp {w} copies from negative coordinates {origin}")
