@@ -496,6 +496,27 @@ def test_a_write_that_overlaps_another_warps_copy_in_part_races():
     assert "warp 4 writes" in str(info.value) and "warp(s) {0} write" in str(info.value)
 
 
+def test_an_else_branch_runs_only_for_the_warps_that_reach_it():
+    # Warps 0-3 reach the inner scf.if; its condition is false, so they (and
+    # only they) take the else branch and issue the copy.
+    lines = [
+        "scf.if %lo {",
+        "  %never = arith.cmpi slt, %m, %c0 : i32",
+        "  scf.if %never {",
+        "  } else {",
+        "    " + _copy(hint=0x0F),
+        "  }",
+        "}",
+        _WAIT.format(num=0),
+        _LOAD,
+        _STORE,
+    ]
+    args = _copy_args()
+    result = run_function(_race_kernel(*lines), "k", args)
+    np.testing.assert_array_equal(args["y"], args["x"])
+    np.testing.assert_array_equal(result.stats.instructions(), [1] * 4 + [0] * 4)
+
+
 def test_a_wait_under_a_warp_uniform_branch_not_taken_leaves_the_copy_in_flight():
     lines = [
         _copy(),
