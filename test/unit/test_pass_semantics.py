@@ -348,8 +348,8 @@ ORDERS = PIPELINE_ORDERS + [
 
 @pytest.fixture(scope="module")
 def gemm_case():
-    from gemm_opt.model.interpreter import run_gemm
     from gemm_opt.dialect.edit import without_hints
+    from gemm_opt.model.interpreter import run_gemm
 
     source = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
     rng = np.random.default_rng(1)
