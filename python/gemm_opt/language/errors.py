@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import linecache
-import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -79,19 +78,22 @@ class Pos:
         return CompilationError(message, self.filename, self.line, self.col)
 
 
-# Frames in this package are the front end's own; the user's call is the first
-# frame outside it.
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# Frames of this package are the front end's own; the user's call is the first
+# frame outside it. Judged by the frame's module, so that code the package has
+# generated (dataclass ``__init__``s, which run in the module's globals) counts
+# as the package's too.
+_PACKAGE = __name__.rpartition(".")[0]
 
 
-def _is_ours(filename: str) -> bool:
-    return os.path.abspath(filename).startswith(_PACKAGE_DIR)
+def _is_ours(frame: Any) -> bool:
+    module = frame.f_globals.get("__name__", "")
+    return module == _PACKAGE or module.startswith(_PACKAGE + ".")
 
 
 def user_pos() -> Pos:
     """The position of the innermost call made from outside this package."""
     frame = sys._getframe(1)
-    while frame is not None and _is_ours(frame.f_code.co_filename):
+    while frame is not None and _is_ours(frame):
         frame = frame.f_back
     if frame is None:
         return Pos("<unknown>", 0, 0)

@@ -124,7 +124,9 @@ class Value:
     def __contains__(self, item: Any) -> bool:
         raise fail(f"'in' on a {_kind(self)}")
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:
+        # Value-based equality builds IR, so a traced value cannot be a key.
+        raise fail(f"a {_kind(self)} is unhashable: it cannot be a dict key or set member")
 
 
 def _unsupported(name: str, reverse: bool = False) -> Any:
@@ -213,7 +215,7 @@ class Scalar(Value):
             return Scalar(arith.negf(self.handle, loc=current().loc()), self.dtype)
         return self._binary("sub", 0, True)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = Value.__hash__
 
 
 def _scalar_op(name: str, reverse: bool = False) -> Any:
