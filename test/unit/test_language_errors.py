@@ -157,13 +157,17 @@ def test_dot_operand_k_width_is_checked_before_triton_sees_it():
     assert_at(info.value, "k-width", "must be a positive power of two, got 6")
 
 
-def test_cuda90_compiles_from_the_front_end():
+def _example():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("gemm_example", ROOT / "examples/gemm_gfx1250.py")
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
-    compiled = example.gemm.compile(target="cuda:90", num_warps=8)
+    return example
+
+
+def test_cuda90_compiles_from_the_front_end():
+    compiled = _example().gemm.compile(target="cuda:90", num_warps=8)
     assert compiled.target == "cuda:90"
     assert compiled.metadata["target"] == ("cuda", 90, 32)
     assert ".target sm_90" in compiled.asm["ptx"]
@@ -171,6 +175,13 @@ def test_cuda90_compiles_from_the_front_end():
     assert compiled.hsaco  # the cubin
     assert '"ttg.threads-per-warp" = 32' in compiled.asm["ttgir"]
     assert "warp_used_hint" not in compiled.asm["ttgir"]
+
+
+def test_example_compiles_for_cuda90_from_its_command_line(capsys):
+    assert _example().main(["--target", "cuda:90", "--unhinted", "--num-warps", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "compiled for cuda:90" in out
+    assert "cubin: " in out
 
 
 def test_unknown_target_is_reported_at_the_call():
