@@ -393,14 +393,13 @@ def test_op_misuse_is_a_compilation_error_at_the_call(case, fragment):
 
 def test_every_misuse_case_is_tested():
     source = THIS_FILE.read_text()
-    marked = {
-        line.split('CASE == "', 1)[1].split('"', 1)[0]
-        for line in source.splitlines()
+    body = source[source.index("def misuse_kernel(") : source.index("MISUSES = [")]
+    cases = {
+        line.split('"')[1]
+        for line in body.splitlines()
         if line.strip().startswith(("if CASE ==", "elif CASE =="))
     }
-    protocol = {"int", "iter", "len", "index", "eq", "floordiv", "matmul", "pow", "hash"}
-    protocol |= {"list-mul", "ptr-add"}
-    assert marked - protocol == {c for c, _ in MISUSES}
+    assert cases == {c for c, _ in MISUSES}
 
 
 # ---- layouts and kernels ------------------------------------------------------------------
@@ -445,3 +444,34 @@ def test_constexpr_element_type_must_be_a_dtype():
     with pytest.raises(tl.CompilationError) as info:
         typed_ptr_kernel.build_ir(num_warps=8, DTYPE=16)  # MARK: ptr-dtype
     assert_at(info.value, "ptr-dtype", "constexpr 'DTYPE' (element type of 'a') must be a tl dtype")
+
+
+# ---- Python errors raised while tracing ----------------------------------------------------
+
+
+@tl.kernel
+def python_error_kernel(M: tl.int32, CASE: tl.constexpr):
+    if CASE == "missing-arg":
+        tl.zeros([64, 64], tl.float32)  # MARK: missing-arg
+    elif CASE == "bad-keyword":
+        tl.async_wait(count=1)  # MARK: bad-keyword
+    elif CASE == "zero-division":
+        64 // (CASE == "nope")  # MARK: zero-division
+    elif CASE == "recursion":
+        python_error_kernel(M, CASE)  # MARK: recursion
+
+
+PYTHON_ERRORS = [
+    ("missing-arg", "TypeError: zeros() missing 1 required positional argument: 'layout'"),
+    ("bad-keyword", "TypeError: async_wait() got an unexpected keyword argument 'count'"),
+    ("zero-division", "ZeroDivisionError: integer division or modulo by zero"),
+    ("recursion", "RecursionError: maximum recursion depth exceeded"),
+]
+
+
+@pytest.mark.parametrize(("case", "fragment"), PYTHON_ERRORS, ids=[c for c, _ in PYTHON_ERRORS])
+def test_python_errors_in_the_kernel_become_compilation_errors(case, fragment):
+    err = build_error(python_error_kernel, CASE=case)
+    assert_at(err, case, fragment)
+    assert "internal error" not in err.message
+    assert err.__cause__ is not None  # the original traceback stays reachable

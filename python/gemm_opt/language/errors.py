@@ -97,14 +97,45 @@ def user_pos() -> Pos:
         frame = frame.f_back
     if frame is None:
         return Pos("<unknown>", 0, 0)
-    line, col = frame.f_lineno, 0
+    return _frame_pos(frame, frame.f_lineno, frame.f_lasti)
+
+
+def _frame_pos(frame: Any, line: int, lasti: int) -> Pos:
+    col = 0
     positions = getattr(frame.f_code, "co_positions", None)
-    if positions is not None and frame.f_lasti >= 0:
-        pos = next(itertools.islice(positions(), frame.f_lasti // 2, None), None)
+    if positions is not None and lasti >= 0:
+        pos = next(itertools.islice(positions(), lasti // 2, None), None)
         if pos is not None and pos[0] is not None:
-            line = pos[0]
-            col = (pos[2] or 0) + 1
+            line, col = pos[0], (pos[2] or 0) + 1
     return Pos(frame.f_code.co_filename, line or 0, col)
+
+
+def located(err: BaseException, kernel_code: Any) -> CompilationError:
+    """A Python exception raised while tracing, as a CompilationError.
+
+    The position is the innermost frame of the user's code (from the kernel
+    function ``kernel_code`` inward) before the traceback enters this package:
+    the user's own line for a mistake in their code (a ``tl.*`` call with
+    wrong arguments, a ZeroDivisionError in a constexpr expression), the
+    ``tl.*`` call for a failure inside the front end (reported as internal).
+    """
+    tb = err.__traceback__
+    while tb is not None and tb.tb_frame.f_code is not kernel_code:
+        tb = tb.tb_next
+    where: Pos | None = None
+    internal = tb is None  # raised before the kernel's code ran
+    while tb is not None:
+        if _is_ours(tb.tb_frame):
+            internal = True
+            break
+        where = _frame_pos(tb.tb_frame, tb.tb_lineno, tb.tb_lasti)
+        tb = tb.tb_next
+    what = f"{type(err).__name__}: {err}"
+    if internal and not isinstance(err, RecursionError):  # recursion is the user's
+        what = f"internal error in the front end: {what}"
+    if where is None:
+        return fail(what)
+    return where.error(what)
 
 
 def def_pos(fn: Callable[..., Any]) -> Pos:
@@ -150,4 +181,4 @@ def file_line_col(location: Any) -> tuple[str, int, int]:
     return "", 0, 0
 
 
-__all__ = ["CompilationError", "Pos", "def_pos", "fail", "file_line_col", "user_pos"]
+__all__ = ["CompilationError", "Pos", "def_pos", "fail", "file_line_col", "located", "user_pos"]

@@ -24,6 +24,7 @@ from gemm_opt.language.errors import (
     def_pos,
     fail,
     file_line_col,
+    located,
     user_pos,
 )
 from gemm_opt.language.layouts import is_int
@@ -182,7 +183,12 @@ class Kernel:
         ctx.emit_error_diagnostics = True
         try:
             with ctx, ir.Location.unknown(), tracing(b):
-                module = self._trace(b, values)
+                try:
+                    module = self._trace(b, values)
+                except CompilationError:
+                    raise
+                except Exception as e:  # a Python error in the kernel's code
+                    raise located(e, self.fn.__code__) from e
                 b.verify(module.operation)
         finally:
             handle.detach()
