@@ -101,10 +101,10 @@ def gemm(
 
 def main(argv: list[str] | None = None) -> int:
     """Build the GEMM's tile IR and compile it for ``--target``."""
-    from gemm_opt.lowering.pipelines import TARGETS
+    from gemm_opt.core.targets import TARGET_NAMES
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--target", choices=TARGETS, default="gfx1250")
+    parser.add_argument("--target", choices=TARGET_NAMES, default="gfx1250")
     parser.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
     parser.add_argument("--num-warps", type=int, default=8)
     parser.add_argument("--unhinted", action="store_true", help="drop both warp_used_hints")

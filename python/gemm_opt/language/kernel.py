@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gemm_opt.core.ext_compat import func, ir
+from gemm_opt.core.targets import TARGETS, Target
 from gemm_opt.dialect import make_context, tile
 from gemm_opt.language.builder import Builder, active, tracing
 from gemm_opt.language.dtypes import as_dtype, constexpr, dtype, pointer_type
@@ -31,18 +32,11 @@ from gemm_opt.language.layouts import is_int
 from gemm_opt.language.values import Pointer, Scalar
 
 
-def _warp_size(target: Any) -> int:
-    """The warp (wave) size of a target the lowering supports; else an error."""
-    from gemm_opt.lowering.triton_bridge import TARGETS
-
-    if not isinstance(target, str) or target not in TARGETS:
-        raise fail(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
-    return TARGETS[target][2]
-
-
-# A workgroup launches at most this many threads on every supported target
-# (AMD's and NVIDIA's limit alike).
-MAX_THREADS = 1024
+def _target(name: Any) -> Target:
+    """The target called ``name`` in the one target table; else an error."""
+    if not isinstance(name, str) or name not in TARGETS:
+        raise fail(f"unknown target {name!r}; known: {', '.join(TARGETS)}")
+    return TARGETS[name]
 
 
 @dataclass(frozen=True)
@@ -166,19 +160,20 @@ class Kernel:
         self, *, num_warps: int | None = None, target: str = "gfx1250", **constexprs: Any
     ):
         """Trace the kernel into a verified tile ``ir.Module`` (its own context)."""
-        warp_size = _warp_size(target)
+        t = _target(target)
         if num_warps is None:
             raise fail(f"{self.__name__}: num_warps is required (the warps of one program)")
         if not is_int(num_warps) or num_warps < 1:
             raise fail(f"num_warps must be a positive int, got {num_warps!r}")
-        if num_warps * warp_size > MAX_THREADS:
+        if num_warps * t.warp_size > t.max_threads_per_block:
             raise fail(
-                f"num_warps = {num_warps} is {num_warps * warp_size} threads on {target} "
-                f"({warp_size} per warp); a program launches at most {MAX_THREADS}"
+                f"num_warps = {num_warps} is {num_warps * t.warp_size} threads on {target} "
+                f"({t.warp_size} per warp); a program launches at most "
+                f"{t.max_threads_per_block}"
             )
         values = self._bind(constexprs)
         ctx = make_context()
-        b = Builder(ctx, num_warps, target, warp_size)
+        b = Builder(ctx, num_warps, target, t.warp_size)
         handle = ctx.attach_diagnostic_handler(b.on_diagnostic)
         ctx.emit_error_diagnostics = True
         try:
@@ -201,10 +196,7 @@ class Kernel:
         i32 = ir.IntegerType.get_signless(32)
         attrs[tile.NUM_WARPS] = ir.IntegerAttr.get(i32, b.num_warps)
         attrs[tile.THREADS_PER_WARP] = ir.IntegerAttr.get(i32, b.threads_per_warp)
-        if b.target in tile.TARGETS:
-            # Targets the dialect models (AMD) are named in the module; the
-            # portable cuda:90 lowering takes its target from compile().
-            attrs[tile.TARGET] = ir.StringAttr.get(b.target)
+        attrs[tile.TARGET] = ir.StringAttr.get(b.target)
         b.module = module
         runtime = [p for p in self.params() if p.kind != "constexpr"]
         typed = [self._arg_type(p, values) for p in runtime]
