@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import re
 from collections import Counter
 from pathlib import Path
 
@@ -113,12 +112,25 @@ def test_gemm_bf16_and_unhinted_variants_verify():
 
 
 def test_gemm_ops_carry_the_example_source_locations():
-    text = example.gemm.build_ir(num_warps=8, debug_info=True)
     wmma_line = line_of("return tl.wmma(a_tile, b_tile, acc)", EXAMPLE_PY)
-    wmma = next(ln for ln in text.splitlines() if '"tile.wmma"' in ln)
-    loc_ref = re.search(r"loc\((#loc\d+)\)\s*$", wmma).group(1)
-    definition = next(ln for ln in text.splitlines() if ln.startswith(f"{loc_ref} = "))
-    assert f'"{EXAMPLE_PY}":{wmma_line}:' in definition
+    module = example.gemm.build_module(num_warps=8)
+    with module.context:
+        found = []
+
+        def walk(op):
+            if op.name == "tile.wmma":
+                loc = op.location
+                assert isinstance(loc, ir.FileLineColLoc)
+                found.append((loc.filename, loc.start_line))
+            for region in op.regions:
+                for block in region.blocks:
+                    for child in block.operations:
+                        walk(child.operation)
+
+        walk(module.operation)
+    assert found == [(str(EXAMPLE_PY), wmma_line)]
+    text = example.gemm.build_ir(num_warps=8, debug_info=True)
+    assert f'"{EXAMPLE_PY}":{wmma_line}:' in text
 
 
 def test_gemm_example_main_builds(capsys):
