@@ -482,3 +482,37 @@ def test_python_errors_in_the_kernel_become_compilation_errors(case, fragment):
     assert_at(err, case, fragment)
     assert "internal error" not in err.message
     assert err.__cause__ is not None  # the original traceback stays reachable
+
+
+LEAK_SCRIPT = """\
+import gemm_opt.language as tl
+
+stash = []
+
+
+@tl.kernel
+def k(M: tl.int32, FIRST: tl.constexpr):
+    if FIRST:
+        stash.append(M)
+    else:
+        stash[0] + 1
+
+
+k.build_ir(num_warps=8, FIRST=True)
+try:
+    k.build_ir(num_warps=8, FIRST=False)
+except tl.CompilationError as e:
+    print("ERR", e.lineno, e.message)
+"""
+
+
+def test_a_traced_value_kept_from_another_build_is_refused(tmp_path):
+    # Its IR lives in the other build's context: using it used to crash the
+    # process (SIGSEGV), so the case runs in a child.
+    script = tmp_path / "leak.py"
+    script.write_text(LEAK_SCRIPT)
+    out = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    assert out.stdout.startswith("ERR 11 this traced scalar belongs to another kernel build")

@@ -79,8 +79,20 @@ class Value:
     """Base of traced values: an MLIR value plus its element type."""
 
     def __init__(self, handle: ir.Value, dtype_: dtype) -> None:
-        self.handle = handle
+        self._handle = handle
+        self._trace = current()
         self.dtype = dtype_
+
+    @property
+    def handle(self) -> ir.Value:
+        """The MLIR value; only inside the build that made it (another build's
+        IR lives in another context, and mixing them would corrupt memory)."""
+        if current() is not self._trace:
+            raise fail(
+                f"this {_kind(self)} belongs to another kernel build; traced values exist "
+                "only inside the build that made them (was it kept in a global?)"
+            )
+        return self._handle
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.dtype!r})"
