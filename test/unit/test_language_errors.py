@@ -303,6 +303,8 @@ def misuse_kernel(
         tl.full([64, 64], 1.5, tl.int32, _BLOCKED)  # MARK: full-float-int
     elif CASE == "full-traced":
         tl.full([64, 64], M, tl.int32, _BLOCKED)  # MARK: full-traced
+    elif CASE == "zeros-huge":
+        tl.zeros([2048, 1024], tl.float32, _BLOCKED)  # MARK: zeros-huge
     elif CASE == "zeros-layout":
         tl.zeros([64, 64], tl.float32, "blocked")  # MARK: zeros-layout
     elif CASE == "layout-rank":
@@ -369,6 +371,7 @@ MISUSES = [
     ("swizzle-vec-0", "vec must be a positive power of two, got 0"),
     ("full-float-int", "cannot fill a tl.int32 tensor with the float 1.5"),
     ("full-traced", "full value must be a Python number"),
+    ("zeros-huge", "has 2097152 elements; a block holds at most 1048576"),
     ("zeros-layout", "full layout must be a register layout"),
     ("layout-rank", "has rank 2, the tensor has rank 1"),
     ("wmma-rank", "WmmaLayout needs a 2-D tensor"),

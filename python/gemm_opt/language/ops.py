@@ -9,6 +9,7 @@ same line (see :class:`gemm_opt.language.builder.Builder`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,9 +78,17 @@ def target() -> str:
 # ---- shapes ----------------------------------------------------------------------------------
 
 
+# Triton's own bound on a tensor's elements (``TRITON_MAX_TENSOR_NUMEL``): its
+# front end rejects larger blocks, and its backends were never meant to lower
+# them (a 64K x 64K register tensor would not finish compiling).
+MAX_TENSOR_NUMEL = 1 << 20
+
+
 def _block_shape(shape: Any, what: str, *, leading_any: bool = False) -> tuple[int, ...]:
-    """A constexpr block shape: positive ints, powers of two (Triton's tensors
-    are), except a multi-buffer's leading count when ``leading_any``."""
+    """A constexpr block shape: positive ints, powers of two and at most
+    :data:`MAX_TENSOR_NUMEL` elements (as Triton's tensors); a shared
+    allocation (``leading_any``) may have any count of buffers and is bounded
+    by the dialect's shared-memory capacity rule instead."""
     if isinstance(shape, Value):
         raise fail(f"{what} must be constexpr ints, got the {shape!r}")
     dims = ints(shape, what)
@@ -88,6 +97,11 @@ def _block_shape(shape: Any, what: str, *, leading_any: bool = False) -> tuple[i
     checked = dims[1:] if leading_any and len(dims) > 1 else dims
     if not all(is_pow2(d) for d in checked):
         raise fail(f"{what} {list(dims)}: block dims must be powers of two")
+    if not leading_any and math.prod(dims) > MAX_TENSOR_NUMEL:
+        raise fail(
+            f"{what} {list(dims)} has {math.prod(dims)} elements; a block holds at most "
+            f"{MAX_TENSOR_NUMEL}"
+        )
     return dims
 
 
