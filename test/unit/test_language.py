@@ -487,3 +487,25 @@ def test_module_verifier_errors_point_at_the_use_with_notes():
     assert_points_at(err, "escape-use")
     assert "does not dominate" in err.message
     assert f"{THIS_FILE}:{line_of('# MARK: escape-def')}:" in str(err)
+
+
+def test_shared_layouts_are_the_one_core_model():
+    from gemm_opt.core import layouts
+
+    assert tl.SwizzledShared is layouts.SwizzledShared
+    assert tl.PaddedShared is layouts.PaddedShared
+    assert tl.PartitionedShared is layouts.PartitionedShared
+
+    part = tl.PartitionedShared(2, 1, 0, inner=tl.PaddedShared(64, 8, order=(1, 0)))
+
+    @tl.kernel
+    def partitioned(a: tl.ptr(tl.float16), M: tl.int32, K: tl.int32, lda: tl.int64):
+        desc = tl.make_tensor_descriptor(a, [M, K], [lda, 1], [128, 64], part)
+        buf = tl.allocate_shared(tl.float16, [128, 64], part)
+        tl.async_copy(desc, buf, warp_used_hint=0b00001111)
+        tl.async_wait(0)
+        # The layout reaches the IR as the dialect's attribute and comes back equal.
+        assert desc.layout == buf.layout == part
+
+    text = partitioned.build_ir(num_warps=8)
+    assert "#tile.partitioned_shared<" in text and "#tile.padded_shared<" in text
