@@ -519,3 +519,46 @@ def test_a_traced_value_kept_from_another_build_is_refused(tmp_path):
     )
     assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
     assert out.stdout.startswith("ERR 11 this traced scalar belongs to another kernel build")
+
+
+# ---- constexpr values of the wrong type or value ------------------------------------------
+
+EXAMPLE_PY = ROOT / "examples" / "gemm_gfx1250.py"
+
+
+def _example_line(text: str) -> int:
+    lines = EXAMPLE_PY.read_text().splitlines()
+    hits = [i for i, line in enumerate(lines, 1) if line.strip() == text]
+    assert len(hits) == 1, (text, hits)
+    return hits[0]
+
+
+BAD_CONSTEXPRS = [
+    ({"DTYPE": tl.float32}, "return tl.wmma(a_tile, b_tile, acc)", "both float16 or both bfloat16"),
+    ({"DTYPE": "float8"}, None, "constexpr 'DTYPE' (element type of 'a') must be a tl dtype"),
+    ({"BLOCK_K": 48}, "a_desc = tl.make_tensor_descriptor(", "must be powers of two"),
+    ({"BLOCK_M": 128.0}, "off_m = tl.program_id(0) * BLOCK_M", "cannot mix the tl.int32 value"),
+    (
+        {"HINT_A": "0b1111"},
+        "tl.async_copy(a0, a_bufs.index(0), warp_used_hint=HINT_A)",
+        "warp_used_hint must be an int",
+    ),
+    (
+        {"NUM_BUFFERS": 3},
+        'tl.static_assert(NUM_BUFFERS == 2, "the schedule below double-buffers")',
+        "the schedule below double-buffers",
+    ),
+]
+
+
+@pytest.mark.parametrize(("constexprs", "line", "fragment"), BAD_CONSTEXPRS)
+def test_bad_constexprs_are_reported_where_the_kernel_uses_them(constexprs, line, fragment):
+    example = _example()
+    with pytest.raises(tl.CompilationError) as info:
+        example.gemm.build_ir(num_warps=8, **constexprs)  # MARK: bad-constexpr
+    err = info.value
+    assert fragment in err.message, err.message
+    if line is None:  # the parameter types are read at the build call
+        assert err.lineno == line_of("# MARK: bad-constexpr")
+    else:
+        assert (err.filename, err.lineno) == (str(EXAMPLE_PY), _example_line(line)), str(err)
