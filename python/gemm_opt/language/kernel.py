@@ -41,12 +41,16 @@ def _target(name: Any) -> Target:
 
 @dataclass(frozen=True)
 class Param:
+    """A kernel parameter, classified by its annotation."""
+
     name: str
     kind: str  # "constexpr" | "pointer" | "scalar"
     annotation: Any
     default: Any
 
 
+# Keyword arguments of build_ir/compile: a constexpr of the same name could
+# never receive a value.
 _COMPILE_OPTIONS = ("fuse", "derive_hints", "pipeline", "num_warps", "target", "debug_info")
 
 
