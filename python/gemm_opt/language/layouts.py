@@ -16,7 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SharedLayout, SwizzledShared
+from gemm_opt.core.layouts import (
+    LayoutError,
+    PaddedShared,
+    PartitionedShared,
+    SharedLayout,
+    SwizzledShared,
+    check_order,
+)
 from gemm_opt.dialect import tile
 from gemm_opt.language.errors import fail
 
@@ -43,48 +50,44 @@ def ints(values: Any, what: str) -> tuple[int, ...]:
     return out
 
 
-def _check_order(order: Sequence[int], rank: int | None, what: str) -> None:
-    if sorted(order) != list(range(len(order))):
-        raise fail(f"{what} order must be a permutation of 0..{len(order) - 1}, got {list(order)}")
-    if rank is not None and len(order) != rank:
-        raise fail(f"{what} order {list(order)} has {len(order)} entries for a rank-{rank} block")
+def _check_order(order: Sequence[int], what: str) -> None:
+    try:
+        check_order(order, f"{what} order")
+    except LayoutError as e:
+        raise fail(str(e)) from None
 
 
-def shared_layout(layout: Any, what: str, rank: int | None = None) -> SharedLayout:
-    """Check a shared layout where it is used; returns its canonical form.
+def shared_layout(layout: Any, what: str) -> SharedLayout:
+    """Check a shared layout's Python types where it is used; returns its
+    canonical form (tuples, as the dialect reads it back).
 
-    The dialect's attribute is the judge of the field rules: the layout is
-    converted to ``#tile.*_shared`` and back, and a rule it breaks is reported
-    at the user's call.
+    The rules a layout obeys for a shape
+    (:func:`gemm_opt.core.layouts.check_shared_layout`) are the dialect
+    verifier's: the op built with the layout reports them at the user's call.
     """
     if not isinstance(layout, SHARED_LAYOUTS):
         raise fail(
             f"{what} must be a shared layout (tl.SwizzledShared, tl.PaddedShared, "
             f"tl.PartitionedShared), got {layout!r}"
         )
-    name = type(layout).__name__
-    if isinstance(layout, SwizzledShared):
-        for f in ("vec", "per_phase", "max_phase"):
-            v = getattr(layout, f)
-            if not is_int(v) or not is_pow2(v):
-                raise fail(f"{name} {f} must be a positive power of two, got {v!r}")
-    elif isinstance(layout, PaddedShared):
-        for f in ("interval", "amount"):
-            v = getattr(layout, f)
-            if not is_int(v):
-                raise fail(f"{name} {f} must be an int, got {v!r}")
-    else:
+    inner = layout.inner if isinstance(layout, PartitionedShared) else layout
+    if isinstance(layout, PartitionedShared):
         for f in ("num_partitions", "num_groups", "partition_dim"):
-            v = getattr(layout, f)
-            if not is_int(v) or v < 0:
-                raise fail(f"{name} {f} must be a non-negative int, got {v!r}")
-        if not isinstance(layout.inner, SwizzledShared | PaddedShared):
+            if not is_int(getattr(layout, f)):
+                raise fail(f"PartitionedShared {f} must be an int, got {getattr(layout, f)!r}")
+        if not isinstance(inner, SwizzledShared | PaddedShared):
             raise fail(
-                f"{name} inner must be a SwizzledShared or PaddedShared, got {layout.inner!r}"
+                f"PartitionedShared inner must be a SwizzledShared or PaddedShared, got {inner!r}"
             )
-        shared_layout(layout.inner, what, rank)
-    if not isinstance(layout, PartitionedShared):
-        _check_order(ints(layout.order, f"{name} order"), rank, name)
+    fields = (
+        ("vec", "per_phase", "max_phase")
+        if isinstance(inner, SwizzledShared)
+        else ("interval", "amount")
+    )
+    for f in fields:
+        if not is_int(getattr(inner, f)):
+            raise fail(f"{type(inner).__name__} {f} must be an int, got {getattr(inner, f)!r}")
+    ints(inner.order, f"{type(inner).__name__} order")
     try:
         return tile.shared_layout_attr(layout).to_layout()
     except tile.VerifyError as e:
@@ -209,7 +212,7 @@ class Blocked(RegisterLayout):
         ranks |= {len(self.warps_per_cta), len(self.order)}
         if len(ranks) != 1:
             raise fail("Blocked fields must all have the same rank")
-        _check_order(self.order, None, "Blocked")
+        _check_order(self.order, "Blocked")
 
     def _attr(self) -> tile.LayoutAttr:
         return tile.BlockedAttr.build(

@@ -128,7 +128,7 @@ def make_tensor_descriptor(
     rank = len(block)
     if not 1 <= rank <= 5:
         raise fail(f"TDM blocks have rank 1 to 5, got block_shape {list(block)}")
-    layout = shared_layout(layout, "make_tensor_descriptor layout", rank)
+    layout = shared_layout(layout, "make_tensor_descriptor layout")
     shape = sequence(shape, "make_tensor_descriptor shape")
     strides = sequence(strides, "make_tensor_descriptor strides")
     if len(shape) != rank or len(strides) != rank:
