@@ -182,8 +182,8 @@ def test_cuda90_compiles_from_the_front_end():
     compiled = _example().gemm.compile(target="cuda:90", num_warps=8)
     assert compiled.target == "cuda:90"
     assert compiled.metadata["target"] == ("cuda", 90, 32)
-    assert ".target sm_90" in compiled.asm["ptx"]
-    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in compiled.asm["ptx"]
+    assert ".target sm_90a" in compiled.asm["ptx"]
+    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in compiled.asm["ptx"]
     assert compiled.hsaco  # the cubin
     assert '"ttg.threads-per-warp" = 32' in compiled.asm["ttgir"]
     assert "warp_used_hint" not in compiled.asm["ttgir"]
