@@ -479,6 +479,28 @@ class PartitionedSharedAttr(SharedLayoutAttr, name="partitioned_shared"):
         return PartitionedShared(v["num_partitions"], v["num_groups"], v["partition_dim"], inner)
 
 
+def shared_layout_attr(layout: SharedLayout) -> SharedLayoutAttr:
+    """The ``#tile.*_shared`` attribute of a :mod:`gemm_opt.core.layouts` layout
+    (the inverse of :meth:`SharedLayoutAttr.to_layout`; needs an active context)."""
+    if isinstance(layout, SwizzledShared):
+        return SwizzledSharedAttr.build(
+            vec=layout.vec,
+            per_phase=layout.per_phase,
+            max_phase=layout.max_phase,
+            order=layout.order,
+        )
+    if isinstance(layout, PaddedShared):
+        return PaddedSharedAttr.build(
+            interval=layout.interval, amount=layout.amount, order=layout.order
+        )
+    return PartitionedSharedAttr.build(
+        num_partitions=layout.num_partitions,
+        num_groups=layout.num_groups,
+        partition_dim=layout.partition_dim,
+        layout=shared_layout_attr(layout.inner),
+    )
+
+
 class RegisterLayoutAttr(LayoutAttr):
     """Base of register layouts: which thread of which warp holds which element."""
 
@@ -1739,6 +1761,7 @@ __all__ = [
     "enclosing_int_attr",
     "enclosing_target",
     "possible_targets",
+    "shared_layout_attr",
     "verify_for_target",
     "verify_module_attributes",
 ]

@@ -7,10 +7,11 @@ next K tile (A by warps 0-3, B by warps 4-7 with the default hints), then waits
 for the current tile and runs WMMA on it, so copies overlap compute. Ragged M,
 N and K are handled by TDM's zero fill (loads) and the masked store (C).
 
-Run it to print the tile IR and, where the Triton lowering is available, the
-compiled kernel's metrics::
+Run it to print the tile IR and the compiled kernel's metrics; ``--target``
+compiles the same kernel for another target of the lowering (``cuda:90``:
+PTX and a cubin, hints dropped)::
 
-    python examples/gemm_gfx1250.py [--dtype bf16] [--unhinted] [--print-ir]
+    python examples/gemm_gfx1250.py [--target cuda:90] [--dtype bf16] [--unhinted] [--print-ir]
 """
 
 from __future__ import annotations
@@ -99,8 +100,11 @@ def gemm(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Build the GEMM's tile IR and compile it for gfx1250."""
+    """Build the GEMM's tile IR and compile it for ``--target``."""
+    from gemm_opt.core.targets import TARGET_NAMES
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--target", choices=TARGET_NAMES, default="gfx1250")
     parser.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
     parser.add_argument("--num-warps", type=int, default=8)
     parser.add_argument("--unhinted", action="store_true", help="drop both warp_used_hints")
@@ -110,13 +114,17 @@ def main(argv: list[str] | None = None) -> int:
     constexprs = {"DTYPE": {"fp16": tl.float16, "bf16": tl.bfloat16}[args.dtype]}
     if args.unhinted:
         constexprs.update(HINT_A=None, HINT_B=None)
-    text = gemm.build_ir(num_warps=args.num_warps, **constexprs)
+    text = gemm.build_ir(num_warps=args.num_warps, target=args.target, **constexprs)
     if args.print_ir:
         print(text)
     print(f"tile IR: {len(text.splitlines())} lines, verified")
 
-    compiled = gemm.compile(target="gfx1250", num_warps=args.num_warps, **constexprs)
-    print(f"compiled in {compiled.compile_seconds:.2f} s")
+    compiled = gemm.compile(target=args.target, num_warps=args.num_warps, **constexprs)
+    print(f"compiled for {compiled.target} in {compiled.compile_seconds:.2f} s")
+    if "ptx" in compiled.asm:  # the ISA metrics read AMDGPU assembly
+        print(f"  ptx: {len(compiled.asm['ptx'].splitlines())} lines")
+        print(f"  cubin: {len(compiled.hsaco)} bytes")
+        return 0
     for name, value in dataclasses.asdict(compiled.metrics).items():
         print(f"  {name}: {value}")
     return 0

@@ -145,7 +145,10 @@ def gemm_variants(dtypes: list[str] | None = None, mma: str = "auto") -> list[di
     out = []
     for dtype in dtypes or list(DTYPES):
         for variant in ("aligned", "any"):
-            module = kernel.build_module(DTYPE={"fp16": tl.float16, "bf16": tl.bfloat16}[dtype])
+            module = kernel.build_module(
+                num_warps=DEFAULT_CONFIG.num_warps,
+                DTYPE={"fp16": tl.float16, "bf16": tl.bfloat16}[dtype],
+            )
             aligned = ALIGNED_ARGS if variant == "aligned" else ()
             state_divisibility(module, names, aligned)
             out.append(
