@@ -152,6 +152,8 @@ class Oracle:
         self.root = Path(self._dir.name)
         self._proc: subprocess.Popen[str] | None = None
         self.runs = 0
+        self.last: Outcome | None = None
+        """The outcome of the last :meth:`check` (not of its round trip)."""
 
     def __enter__(self) -> Oracle:
         return self
@@ -198,7 +200,7 @@ class Oracle:
 
     def check(self, text: str, command: Sequence[str]) -> Finding | None:
         """Run ``command`` on ``text``; a finding if the oracle rejects the run."""
-        o = self.run(text, command)
+        o = self.last = self.run(text, command)
         bad = classify(command, o.rc, o.stderr, o.output)
         if bad is None and o.rc == 0 and reparses(command):
             back = self.run(o.output.decode("utf-8", "replace"), ())  # type: ignore[union-attr]

@@ -1,0 +1,175 @@
+"""A fuzzing campaign: draw cases, run them through the oracle, shrink and keep findings.
+
+A case is an input text and a command line. Each case is first parsed alone
+(the printed module must parse back), then run with its command. A finding
+whose signature is new fails the hypothesis property, so hypothesis shrinks
+it before it is recorded; known signatures pass, so later rounds look for
+new kinds of failure rather than the same one again.
+
+:data:`CI_SPACE` and :data:`CI_COMMANDS` are what the test suite fuzzes: the
+full spaces without the values listed in :data:`CI_EXCLUDED`, each a class
+of bug that is still open; put a value back when its class is fixed.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+from .commands import ALL_COMMANDS, CommandSpace, commands
+from .generate import FULL, Space, tile_modules
+from .mutate import mutated_inputs
+from .oracle import Finding, Oracle
+
+#: Header lines of a saved finding: the command it ran and what it did.
+COMMAND_HEADER = "// fuzz-command:"
+FINDING_HEADER = "// fuzz-finding:"
+
+#: Values left out of the CI fuzzing, by Space / CommandSpace field.
+CI_EXCLUDED: dict[str, tuple[object, ...]] = {}
+
+CI_SPACE: Space = FULL.without(**{k: v for k, v in CI_EXCLUDED.items() if hasattr(FULL, k)})
+CI_COMMANDS: CommandSpace = ALL_COMMANDS.without(
+    **{k: v for k, v in CI_EXCLUDED.items() if hasattr(ALL_COMMANDS, k)}
+)
+
+
+class _Found(Exception):
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.signature)
+        self.finding = finding
+
+
+@dataclass
+class Stats:
+    """What a campaign did."""
+
+    cases: int = 0
+    runs: int = 0
+    outcomes: Counter[str] = field(default_factory=Counter)
+    findings: list[Finding] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def run_case(oracle: Oracle, text: str, command: tuple[str, ...], stats: Stats | None = None) -> Finding | None:
+    """Parse ``text`` alone, then run ``command`` on it; the first finding, if any."""
+    found = oracle.check(text, ())
+    parsed = oracle.last is not None and oracle.last.rc == 0
+    if found is None and parsed and command:
+        found = oracle.check(text, command)
+    if stats is not None:
+        stats.cases += 1
+        stats.outcomes["finding" if found else "ok"] += 1
+    return found
+
+
+def cases(
+    kind: str, space: Space = FULL, command_space: CommandSpace = ALL_COMMANDS
+) -> st.SearchStrategy[tuple[str, tuple[str, ...]]]:
+    """(input text, command) pairs from generated modules or mutated seeds."""
+    texts = tile_modules(space) if kind == "modules" else mutated_inputs()
+    return st.tuples(texts, commands(command_space))
+
+
+def campaign(
+    oracle: Oracle,
+    strategy: st.SearchStrategy[tuple[str, tuple[str, ...]]],
+    *,
+    examples: int,
+    rounds: int = 1,
+    deadline: float | None = None,
+    derandomize: bool = False,
+    first_seed: int = 0,
+    known: set[str] | None = None,
+    on_finding: Callable[[Finding], None] | None = None,
+    shrink: bool = True,
+) -> Stats:
+    """Run ``rounds`` rounds of ``examples`` cases (or until ``deadline``, a
+    ``time.monotonic()`` value); record each new finding, shrunk."""
+    stats = Stats()
+    known = set() if known is None else known
+    start = time.monotonic()
+    phases = [Phase.generate, *([Phase.shrink] if shrink else [])]
+    for r in range(rounds):
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+
+        @settings(
+            max_examples=examples,
+            deadline=None,
+            database=None,
+            derandomize=derandomize,
+            phases=phases,
+            report_multiple_bugs=False,
+            suppress_health_check=list(HealthCheck),
+            print_blob=False,
+        )
+        @given(case=strategy)
+        def prop(case: tuple[str, tuple[str, ...]]) -> None:
+            found = run_case(oracle, *case, stats=stats)
+            if found is not None and found.signature not in known:
+                raise _Found(found)
+
+        if not derandomize:
+            prop = seed(first_seed + r)(prop)
+        try:
+            prop()
+        except _Found as e:
+            known.add(e.finding.signature)
+            stats.findings.append(e.finding)
+            if on_finding is not None:
+                on_finding(e.finding)
+    stats.runs = oracle.runs
+    stats.seconds = time.monotonic() - start
+    return stats
+
+
+def save(finding: Finding, directory: Path, index: int) -> Path:
+    """Write a finding as a corpus file: command and signature in its header."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{index:03d}-{finding.kind}.mlir"
+    header = [f"{COMMAND_HEADER} {shlex.join(finding.command)}", f"{FINDING_HEADER} {finding.signature}"]
+    path.write_text("\n".join(header) + "\n" + finding.text)
+    return path
+
+
+def load(path: Path) -> tuple[str, tuple[str, ...]]:
+    """(text, command) of a corpus file written by :func:`save`."""
+    text = path.read_text()
+    command: tuple[str, ...] = ()
+    for line in text.splitlines():
+        if line.startswith(COMMAND_HEADER):
+            command = tuple(shlex.split(line[len(COMMAND_HEADER) :]))
+            break
+    return text, command
+
+
+def summarize(stats: Stats, findings: Iterable[Finding] | None = None) -> str:
+    findings = list(stats.findings if findings is None else findings)
+    lines = [
+        f"{stats.cases} cases ({stats.runs} gemm-opt runs) in {stats.seconds:.0f} s; "
+        f"{len(findings)} distinct findings"
+    ]
+    lines += [f"  {f.signature}    [{' '.join(f.command) or 'parse'}]" for f in findings]
+    return "\n".join(lines)
+
+
+__all__ = [
+    "CI_COMMANDS",
+    "CI_EXCLUDED",
+    "CI_SPACE",
+    "Stats",
+    "campaign",
+    "cases",
+    "load",
+    "run_case",
+    "save",
+    "summarize",
+]
