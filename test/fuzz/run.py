@@ -16,21 +16,23 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from support.fuzz.campaign import (  # noqa: E402
+from support.fuzz.campaign import (
     CI_COMMANDS,
     CI_SPACE,
     campaign,
     cases,
+    reduce_lines,
     save,
     summarize,
 )
-from support.fuzz.commands import ALL_COMMANDS  # noqa: E402
-from support.fuzz.generate import FULL  # noqa: E402
-from support.fuzz.oracle import Finding, Oracle, confirm  # noqa: E402
+from support.fuzz.commands import ALL_COMMANDS
+from support.fuzz.generate import FULL
+from support.fuzz.oracle import Finding, Oracle, confirm
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,19 +54,21 @@ def main(argv: list[str] | None = None) -> int:
     space, commands = (CI_SPACE, CI_COMMANDS) if args.ci_space else (FULL, ALL_COMMANDS)
     kinds = ["modules", "mutations"] if args.inputs == "both" else [args.inputs]
     deadline = time.monotonic() + args.minutes * 60
-    known: set[str] = set()
+    known: Counter[str] = Counter()
     found: list[Finding] = []
     tried: dict[str, int] = dict.fromkeys(kinds, 0)
     runs = 0
 
     def record(f: Finding) -> None:
+        f = reduce_lines(oracle, f)
         path = save(f, args.out, len(found))
         found.append(f)
         rc, _ = confirm(f)
         print(f"finding {len(found)}: {f.signature}\n  {path} (gemm-opt exit {rc})", flush=True)
 
     r = 0
-    with Oracle(timeout=args.timeout) as oracle:
+    oracle = Oracle(timeout=args.timeout)
+    with oracle:
         while time.monotonic() < deadline:
             kind = kinds[r % len(kinds)]
             stats = campaign(
@@ -78,9 +82,13 @@ def main(argv: list[str] | None = None) -> int:
             )
             tried[kind] += stats.cases
             r += 1
-            print(f"round {r} ({kind}): {stats.cases} cases, {len(found)} findings so far", flush=True)
+            print(
+                f"round {r} ({kind}): {stats.cases} cases, {len(found)} findings so far", flush=True
+            )
         runs = oracle.runs
-    print(f"\ntried {sum(tried.values())} modules ({', '.join(f'{n} {k}' for k, n in tried.items())}); {runs} gemm-opt runs")
+    print(
+        f"\ntried {sum(tried.values())} modules ({', '.join(f'{n} {k}' for k, n in tried.items())}); {runs} gemm-opt runs"
+    )
     print(summarize_findings(found))
     return 1 if found else 0
 

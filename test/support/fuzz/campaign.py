@@ -41,6 +41,12 @@ CI_COMMANDS: CommandSpace = ALL_COMMANDS.without(
 )
 
 
+#: How many findings of one signature a campaign keeps, by kind: a signal
+#: carries no message (Triton's abort text is lost with the process), so
+#: aborts of different causes share a signature; their shrunk inputs differ.
+REPEATS = {"signal": 4, "timeout": 2}
+
+
 class _Found(Exception):
     def __init__(self, finding: Finding) -> None:
         super().__init__(finding.signature)
@@ -58,7 +64,9 @@ class Stats:
     seconds: float = 0.0
 
 
-def run_case(oracle: Oracle, text: str, command: tuple[str, ...], stats: Stats | None = None) -> Finding | None:
+def run_case(
+    oracle: Oracle, text: str, command: tuple[str, ...], stats: Stats | None = None
+) -> Finding | None:
     """Parse ``text`` alone, then run ``command`` on it; the first finding, if any."""
     found = oracle.check(text, ())
     parsed = oracle.last is not None and oracle.last.rc == 0
@@ -87,14 +95,14 @@ def campaign(
     deadline: float | None = None,
     derandomize: bool = False,
     first_seed: int = 0,
-    known: set[str] | None = None,
+    known: Counter[str] | None = None,
     on_finding: Callable[[Finding], None] | None = None,
     shrink: bool = True,
 ) -> Stats:
     """Run ``rounds`` rounds of ``examples`` cases (or until ``deadline``, a
     ``time.monotonic()`` value); record each new finding, shrunk."""
     stats = Stats()
-    known = set() if known is None else known
+    known = Counter() if known is None else known
     start = time.monotonic()
     phases = [Phase.generate, *([Phase.shrink] if shrink else [])]
     for r in range(rounds):
@@ -114,7 +122,7 @@ def campaign(
         @given(case=strategy)
         def prop(case: tuple[str, tuple[str, ...]]) -> None:
             found = run_case(oracle, *case, stats=stats)
-            if found is not None and found.signature not in known:
+            if found is not None and known[found.signature] < REPEATS.get(found.kind, 1):
                 raise _Found(found)
 
         if not derandomize:
@@ -122,7 +130,7 @@ def campaign(
         try:
             prop()
         except _Found as e:
-            known.add(e.finding.signature)
+            known[e.finding.signature] += 1
             stats.findings.append(e.finding)
             if on_finding is not None:
                 on_finding(e.finding)
@@ -131,11 +139,37 @@ def campaign(
     return stats
 
 
+def reduce_lines(oracle: Oracle, finding: Finding, max_runs: int = 300) -> Finding:
+    """Drop chunks of lines, then single lines, while the finding keeps its signature.
+
+    Hypothesis shrinks the draws; this shrinks the text those draws became
+    (a module op per line), which makes the saved repro readable.
+    """
+    lines = finding.text.splitlines(keepends=True)
+    best = finding
+    runs = 0
+    chunk = max(1, len(lines) // 2)
+    while chunk >= 1 and runs < max_runs:
+        i = len(lines) - chunk
+        while i >= 0 and runs < max_runs:
+            trial = lines[:i] + lines[i + chunk :]
+            runs += 1
+            found = oracle.check("".join(trial), finding.command)
+            if found is not None and found.signature == finding.signature:
+                lines, best = trial, found
+            i -= chunk
+        chunk //= 2
+    return best
+
+
 def save(finding: Finding, directory: Path, index: int) -> Path:
     """Write a finding as a corpus file: command and signature in its header."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{index:03d}-{finding.kind}.mlir"
-    header = [f"{COMMAND_HEADER} {shlex.join(finding.command)}", f"{FINDING_HEADER} {finding.signature}"]
+    header = [
+        f"{COMMAND_HEADER} {shlex.join(finding.command)}",
+        f"{FINDING_HEADER} {finding.signature}",
+    ]
     path.write_text("\n".join(header) + "\n" + finding.text)
     return path
 
@@ -169,6 +203,7 @@ __all__ = [
     "campaign",
     "cases",
     "load",
+    "reduce_lines",
     "run_case",
     "save",
     "summarize",

@@ -55,7 +55,13 @@ class Space:
     orders: tuple[str, ...] = ("natural", "reversed", "repeated", "too-long", "short")
     wmma_shapes: tuple[int, ...] = (64, 128, 32, 16, 256)
     wmma_k: tuple[int, ...] = (32, 64, 128, 16)
-    instr_shapes: tuple[tuple[int, ...], ...] = ((16, 16, 32), (16, 16, 16), (32, 32, 16), (0, 16, 32), (16, 16))
+    instr_shapes: tuple[tuple[int, ...], ...] = (
+        (16, 16, 32),
+        (16, 16, 16),
+        (32, 32, 16),
+        (0, 16, 32),
+        (16, 16),
+    )
     wmma_warps: tuple[str, ...] = ("matching", "swapped", "all-m", "mismatched", "zero")
     k_widths: tuple[int, ...] = (8, 4, 16, 2, 1, 3, 0)
     wait_counts: tuple[int, ...] = (0, 1, 2, 3, (1 << 31) - 1, (1 << 63) - 1)
@@ -258,7 +264,9 @@ class _Builder:
         d = tile.MakeTensorDescriptorOp(self.ptr(elem), dims, strides, t, loc=self.loc).result
         if self.draw(st.booleans()):
             offsets = [self.int_value(scope, 32) for _ in range(rank)]
-            bounds = [self.int_value(scope, 32) for _ in range(rank)] if self.draw(st.booleans()) else []
+            bounds = (
+                [self.int_value(scope, 32) for _ in range(rank)] if self.draw(st.booleans()) else []
+            )
             pred = self.int_value(scope, 1) if self.draw(st.booleans()) else None
             d = tile.UpdateTensorDescriptorOp(d, offsets, bounds, t, pred=pred, loc=self.loc).result
         scope.descs.append(d)
@@ -381,7 +389,9 @@ class _Builder:
         k_width = self.pick(s.k_widths)
         operands = []
         for idx, shape in enumerate(([m, k], [k, n])):
-            layout = tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=self.order(2))
+            layout = tile.SwizzledSharedAttr.build(
+                vec=1, per_phase=1, max_phase=1, order=self.order(2)
+            )
             if self.draw(st.booleans()):
                 layout = self.shared_layout(2)
             block = ir.RankedTensorType.get(shape, elem, layout)

@@ -25,7 +25,9 @@ SEPARATOR = re.compile(r"^// -----\s*$", re.M)
 
 def seed_inputs(root: Path = ROOT) -> list[tuple[str, str]]:
     """(name, text) of every example and lit chunk that holds a module."""
-    files = sorted((root / "examples").glob("*.mlir")) + sorted((root / "test" / "lit").rglob("*.mlir"))
+    files = sorted((root / "examples").glob("*.mlir")) + sorted(
+        (root / "test" / "lit").rglob("*.mlir")
+    )
     seeds = []
     for path in files:
         if ".lit_out" in path.parts:
@@ -42,7 +44,21 @@ ARRAY = re.compile(r"array<i(?:32|64): ([-\d, ]+)>")
 ATTR_NAME = re.compile(r"\b([a-z_]+) = ")
 OPERAND_LIST = re.compile(r"\"\((%[\w#]+(?:, %[\w#]+)+)\)")
 
-EDGE_INTS = (0, 1, -1, 2, 3, (1 << 31) - 1, 1 << 31, (1 << 32) - 1, 1 << 32, (1 << 63) - 1, -(1 << 63), 1 << 64, 10**30)
+EDGE_INTS = (
+    0,
+    1,
+    -1,
+    2,
+    3,
+    (1 << 31) - 1,
+    1 << 31,
+    (1 << 32) - 1,
+    1 << 32,
+    (1 << 63) - 1,
+    -(1 << 63),
+    1 << 64,
+    10**30,
+)
 TYPES = ("index", "i128", "f64", "i1", "f16", "bf16", "f32", "i64", "i32", "f8E4M3FN", "i0")
 
 
@@ -54,7 +70,12 @@ class Mutation:
     apply: Callable[[Callable[[Any], Any], str], str]
 
 
-def _replace_match(draw: Callable[[Any], Any], text: str, pattern: re.Pattern[str], new: Callable[[re.Match[str]], str]) -> str:
+def _replace_match(
+    draw: Callable[[Any], Any],
+    text: str,
+    pattern: re.Pattern[str],
+    new: Callable[[re.Match[str]], str],
+) -> str:
     matches = list(pattern.finditer(text))
     if not matches:
         return text
@@ -98,7 +119,11 @@ def _attr_name(draw: Callable[[Any], Any], text: str) -> str:
 
     def edit(m: re.Match[str]) -> str:
         name = m.group(1)
-        new = {"plural": name + "s", "typo": name.replace("_", "", 1) or name + "x", "unknown": "fuzz_attr"}[how]
+        new = {
+            "plural": name + "s",
+            "typo": name.replace("_", "", 1) or name + "x",
+            "unknown": "fuzz_attr",
+        }[how]
         return f"{new} = "
 
     return _replace_match(draw, text, ATTR_NAME, edit)
@@ -145,7 +170,11 @@ MUTATIONS = (
 
 
 @st.composite
-def mutated_inputs(draw: Callable[[Any], Any], seeds: list[tuple[str, str]] | None = None, mutations: tuple[Mutation, ...] = MUTATIONS) -> str:
+def mutated_inputs(
+    draw: Callable[[Any], Any],
+    seeds: list[tuple[str, str]] | None = None,
+    mutations: tuple[Mutation, ...] = MUTATIONS,
+) -> str:
     """A seed chunk with 1 to 3 mutations applied."""
     seeds = seeds if seeds is not None else seed_inputs()
     _, text = draw(st.sampled_from(seeds))

@@ -89,13 +89,16 @@ def emit_kind(command: Sequence[str]) -> str | None:
     return None
 
 
-def classify(command: Sequence[str], rc: int, stderr: str, output: bytes | None) -> tuple[str, str] | None:
+def classify(
+    command: Sequence[str], rc: int, stderr: str, output: bytes | None
+) -> tuple[str, str] | None:
     """(kind, message) when the run is unacceptable, None when it is fine."""
     lines = [ln for ln in stderr.splitlines() if ln.strip()]
     if rc == -signal.SIGALRM:
         return "timeout", "no result within the time limit"
     if rc < 0:
-        return "signal", f"killed by {signal.Signals(-rc).name}"
+        where = _innermost_frame(stderr)
+        return "signal", f"killed by {signal.Signals(-rc).name}" + (f" in {where}" if where else "")
     if "Traceback (most recent call last)" in stderr:
         last = next((ln for ln in reversed(lines) if not ln.startswith(" ")), "")
         return "traceback", last.strip()
@@ -116,6 +119,16 @@ def classify(command: Sequence[str], rc: int, stderr: str, output: bytes | None)
     first = LOCATED_ERROR.match(errors[0])
     if first is None or int(first["line"]) < 1:
         return "unlocated-error", errors[0]
+    return None
+
+
+_FRAME = re.compile(r'^\s*File "(?P<path>[^"]+)", line \d+ in (?P<func>\S+)', re.M)
+
+
+def _innermost_frame(stderr: str) -> str | None:
+    """``module.function`` of the innermost Python frame a fatal-signal dump names."""
+    for m in _FRAME.finditer(stderr):
+        return f"{Path(m['path']).stem}.{m['func']}"
     return None
 
 

@@ -15,6 +15,7 @@ the child (``-14``, SIGALRM, is the timeout).
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import math
 import os
@@ -29,9 +30,9 @@ ESCAPED = 70
 
 def _preload() -> None:
     """Import everything a run may need, so each child starts warm."""
-    import gemm_opt.lowering.compile  # noqa: F401
-    import gemm_opt.lowering.convert_tile_to_triton_gpu  # noqa: F401
-    import gemm_opt.lowering.triton_bridge  # noqa: F401
+    import gemm_opt.lowering.compile
+    import gemm_opt.lowering.convert_tile_to_triton_gpu
+    import gemm_opt.lowering.triton_bridge
     import gemm_opt.tools.opt  # noqa: F401
     from gemm_opt import passes
 
@@ -45,6 +46,9 @@ def _child(argv: list[str], out: str, err: str, timeout: float) -> None:
     os.dup2(devnull, 0)
     os.dup2(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 1)
     os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
+    # A fatal signal dumps the Python stack to the stderr file even while the
+    # tool has fd 2 redirected (it captures Triton's messages that way).
+    faulthandler.enable(file=os.dup(2))
     rc = ESCAPED
     try:
         from gemm_opt.tools.opt import main
