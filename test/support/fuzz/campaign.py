@@ -13,6 +13,7 @@ of bug that is still open; put a value back when its class is fixed.
 
 from __future__ import annotations
 
+import re
 import shlex
 import time
 from collections import Counter
@@ -68,14 +69,38 @@ def run_case(
     oracle: Oracle, text: str, command: tuple[str, ...], stats: Stats | None = None
 ) -> Finding | None:
     """Parse ``text`` alone, then run ``command`` on it; the first finding, if any."""
-    found = oracle.check(text, ())
+    split = ("--split-input-file",) if "--split-input-file" in command else ()
+    found = oracle.check(text, split)
     parsed = oracle.last is not None and oracle.last.rc == 0
-    if found is None and parsed and command:
+    if found is None and parsed and command != split:
         found = oracle.check(text, command)
+        if found is None and command == ("--emit=tile",):
+            found = _check_module_target(oracle, text)
     if stats is not None:
         stats.cases += 1
         stats.outcomes["finding" if found else "ok"] += 1
     return found
+
+
+MODULE_TARGET = re.compile(r'tile\.target = "([^"]+)"')
+
+
+def _check_module_target(oracle: Oracle, text: str) -> Finding | None:
+    """``--emit=tile`` must do what ``--emit=tile --target=<the module's tile.target>`` does."""
+    implicit = oracle.last
+    m = MODULE_TARGET.search(text)
+    if implicit is None or implicit.rc != 0 or m is None:
+        return None
+    explicit = oracle.run(text, ("--emit=tile", f"--target={m.group(1)}"))
+    if explicit.rc != 0 or explicit.output == implicit.output:
+        return None
+    return Finding(
+        "ignored-target",
+        f"--emit=tile differs from --emit=tile --target={m.group(1)} (the module's tile.target)",
+        ("--emit=tile",),
+        text,
+        implicit.stderr,
+    )
 
 
 def cases(

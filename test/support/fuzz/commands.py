@@ -36,6 +36,8 @@ class CommandSpace:
     binary_emits: tuple[str, ...] = BINARY_EMITS
     nested: tuple[bool, ...] = (False, True)
     """Whether a pass may run nested, as ``func.func(pass)``."""
+    split: tuple[bool, ...] = (False, True)
+    """Whether ``--split-input-file`` may be given."""
 
     def without(self, **values: Any) -> CommandSpace:
         changes = {}
@@ -91,6 +93,14 @@ def _target(draw: Callable[[Any], Any], space: CommandSpace) -> list[str]:
 @st.composite
 def commands(draw: Callable[[Any], Any], space: CommandSpace = ALL_COMMANDS) -> tuple[str, ...]:
     """One command line (without the input file and ``-o``)."""
+    command = draw(_command(space))
+    if draw(st.sampled_from(space.split)):
+        command = ("--split-input-file", *command)
+    return command
+
+
+@st.composite
+def _command(draw: Callable[[Any], Any], space: CommandSpace) -> tuple[str, ...]:
     kind = draw(st.sampled_from(space.kinds))
     if kind == "emit-text":
         return (f"--emit={draw(st.sampled_from(TEXT_EMITS))}", *_target(draw, space))

@@ -45,7 +45,7 @@ class Space:
 
     num_warps: tuple[int, ...] = (8, 4, 2, 1, 16, 32, 3, 64, 1 << 30)
     threads_per_warp: tuple[int | None, ...] = ("target", 32, 64, None)  # type: ignore[assignment]
-    targets: tuple[str | None, ...] = (*tile.TARGETS, None)
+    targets: tuple[str | None, ...] = (*tile.TARGETS, None, "cuda:90", "gfx90a")
     element_types: tuple[str, ...] = ("f16", "bf16", "f32", "i8", "f64", "index", "i128")
     block_dims: tuple[int, ...] = (64, 32, 16, 128, 8, 256, 1, 2, 48, 3)
     ranks: tuple[int, ...] = (2, 1, 3)
@@ -537,6 +537,7 @@ NARROWED = (
     "blocked_lanes",
     "axes",
     "wmma_k",
+    "targets",
 )
 
 
@@ -589,6 +590,7 @@ def legal_space(space: Space = FULL) -> Space:
         fused_ranks=("same",),
         blocked_lanes=("matching",),
         axes=tuple(a for a in space.axes if a in (0, 1, 2)),
+        targets=tuple(t for t in space.targets if t is None or t in tile.TARGETS),
     )
 
 

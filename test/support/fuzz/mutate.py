@@ -178,6 +178,8 @@ def mutated_inputs(
     """A seed chunk with 1 to 3 mutations applied."""
     seeds = seeds if seeds is not None else seed_inputs()
     _, text = draw(st.sampled_from(seeds))
+    if draw(st.integers(0, 3)) == 3:  # two chunks, for --split-input-file
+        text += "\n// -----\n" + draw(st.sampled_from(seeds))[1]
     for _ in range(draw(st.integers(1, 3))):
         text = draw(st.sampled_from(mutations)).apply(draw, text)
     return text

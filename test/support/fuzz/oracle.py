@@ -59,7 +59,7 @@ class Finding:
 
     kind: str
     """traceback, internal-error, signal, timeout, unlocated-error, misuse-exit,
-    exit-code, error-on-success, bad-artifact or round-trip."""
+    exit-code, error-on-success, bad-artifact, round-trip or ignored-target."""
     message: str
     command: tuple[str, ...]
     text: str
@@ -139,6 +139,8 @@ def _check_artifact(command: Sequence[str], output: bytes | None) -> tuple[str, 
     if kind in BINARY:
         if not output.startswith(b"\x7fELF"):
             return "bad-artifact", f"--emit={kind} wrote {output[:8]!r}, not an ELF object"
+        if output.count(b"\x7fELF\x02\x01\x01") > 1:
+            return "bad-artifact", f"--emit={kind} wrote several ELF objects into one file"
         return None
     text = output.decode("utf-8", "replace")
     marker = ARTIFACT_MARKERS.get(kind or "")
@@ -216,7 +218,8 @@ class Oracle:
         o = self.last = self.run(text, command)
         bad = classify(command, o.rc, o.stderr, o.output)
         if bad is None and o.rc == 0 and reparses(command):
-            back = self.run(o.output.decode("utf-8", "replace"), ())  # type: ignore[union-attr]
+            split = tuple(a for a in command if a == "--split-input-file")
+            back = self.run(o.output.decode("utf-8", "replace"), split)  # type: ignore[union-attr]
             if back.rc != 0:
                 first = back.stderr.strip().splitlines()[:1]
                 bad = ("round-trip", f"the printed IR does not parse back: {first}")
