@@ -22,6 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from support.fuzz.campaign import (
+    ALL_CHECKS,
+    CI_CHECKS,
     CI_COMMANDS,
     CI_SPACE,
     campaign,
@@ -51,7 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per run (default 30)")
     args = p.parse_args(argv)
 
-    space, commands = (CI_SPACE, CI_COMMANDS) if args.ci_space else (FULL, ALL_COMMANDS)
+    space, commands, checks = (
+        (CI_SPACE, CI_COMMANDS, CI_CHECKS) if args.ci_space else (FULL, ALL_COMMANDS, ALL_CHECKS)
+    )
     kinds = ["modules", "mutations"] if args.inputs == "both" else [args.inputs]
     deadline = time.monotonic() + args.minutes * 60
     known: Counter[str] = Counter()
@@ -73,12 +77,13 @@ def main(argv: list[str] | None = None) -> int:
             kind = kinds[r % len(kinds)]
             stats = campaign(
                 oracle,
-                cases(kind, space, commands),
+                cases(kind, space, commands, checks),
                 examples=args.round,
                 deadline=deadline,
                 first_seed=args.seed + r,
                 known=known,
                 on_finding=record,
+                checks=checks,
             )
             tried[kind] += stats.cases
             r += 1

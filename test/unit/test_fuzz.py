@@ -16,7 +16,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.fuzz.campaign import CI_COMMANDS, CI_SPACE, campaign, cases, load, run_case
+from support.fuzz.campaign import (
+    CI_CHECKS,
+    CI_COMMANDS,
+    CI_SPACE,
+    campaign,
+    cases,
+    load,
+    run_case,
+)
 from support.fuzz.oracle import Oracle, classify
 
 CORPUS = sorted((Path(__file__).resolve().parents[1] / "fuzz" / "corpus").glob("*.mlir"))
@@ -30,9 +38,8 @@ def oracle() -> Iterator[Oracle]:
 
 @pytest.mark.parametrize(("kind", "examples"), [("modules", 120), ("mutations", 80)])
 def test_fuzz(oracle: Oracle, kind: str, examples: int) -> None:
-    stats = campaign(
-        oracle, cases(kind, CI_SPACE, CI_COMMANDS), examples=examples, derandomize=True
-    )
+    strategy = cases(kind, CI_SPACE, CI_COMMANDS, CI_CHECKS)
+    stats = campaign(oracle, strategy, examples=examples, derandomize=True, checks=CI_CHECKS)
     assert not stats.findings, "\n\n".join(f.report() for f in stats.findings)
     assert stats.cases >= examples
 

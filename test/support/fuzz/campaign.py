@@ -13,6 +13,7 @@ of bug that is still open; put a value back when its class is fixed.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 import time
@@ -20,26 +21,49 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from .commands import ALL_COMMANDS, CommandSpace, commands
 from .generate import FULL, Space, tile_modules
-from .mutate import mutated_inputs
+from .mutate import mutated_inputs, seed_inputs
 from .oracle import Finding, Oracle
 
 #: Header lines of a saved finding: the command it ran and what it did.
 COMMAND_HEADER = "// fuzz-command:"
 FINDING_HEADER = "// fuzz-finding:"
 
-#: Values left out of the CI fuzzing, by Space / CommandSpace field.
+#: Values left out of the CI fuzzing, by field of Space, CommandSpace or
+#: Checks. Empty: CI fuzzes everything the long run fuzzes.
 CI_EXCLUDED: dict[str, tuple[object, ...]] = {}
 
-CI_SPACE: Space = FULL.without(**{k: v for k, v in CI_EXCLUDED.items() if hasattr(FULL, k)})
-CI_COMMANDS: CommandSpace = ALL_COMMANDS.without(
-    **{k: v for k, v in CI_EXCLUDED.items() if hasattr(ALL_COMMANDS, k)}
-)
+
+@dataclass(frozen=True)
+class Checks:
+    """Oracle checks beyond exit status and diagnostics, and input filters."""
+
+    module_target: tuple[bool, ...] = (True,)
+    """``--emit=tile`` must equal ``--emit=tile --target=<the module's tile.target>``."""
+    implicit_module: tuple[bool, ...] = (True, False)
+    """Whether mutated seeds may lack an explicit ``module`` op (True: they may)."""
+
+    def without(self, **values: Any) -> Checks:
+        changes = {k: tuple(x for x in getattr(self, k) if x not in v) for k, v in values.items()}
+        return dataclasses.replace(self, **changes)
+
+
+ALL_CHECKS = Checks()
+
+
+def _restrict(obj: Any, excluded: dict[str, tuple[object, ...]]) -> Any:
+    return obj.without(**{k: v for k, v in excluded.items() if hasattr(obj, k)})
+
+
+CI_SPACE: Space = _restrict(FULL, CI_EXCLUDED)
+CI_COMMANDS: CommandSpace = _restrict(ALL_COMMANDS, CI_EXCLUDED)
+CI_CHECKS: Checks = _restrict(ALL_CHECKS, CI_EXCLUDED)
 
 
 #: How many findings of one signature a campaign keeps, by kind: a signal
@@ -66,7 +90,11 @@ class Stats:
 
 
 def run_case(
-    oracle: Oracle, text: str, command: tuple[str, ...], stats: Stats | None = None
+    oracle: Oracle,
+    text: str,
+    command: tuple[str, ...],
+    stats: Stats | None = None,
+    checks: Checks = ALL_CHECKS,
 ) -> Finding | None:
     """Parse ``text`` alone, then run ``command`` on it; the first finding, if any."""
     split = ("--split-input-file",) if "--split-input-file" in command else ()
@@ -74,7 +102,7 @@ def run_case(
     parsed = oracle.last is not None and oracle.last.rc == 0
     if found is None and parsed and command != split:
         found = oracle.check(text, command)
-        if found is None and command == ("--emit=tile",):
+        if found is None and command == ("--emit=tile",) and True in checks.module_target:
             found = _check_module_target(oracle, text)
     if stats is not None:
         stats.cases += 1
@@ -82,6 +110,7 @@ def run_case(
     return found
 
 
+EXPLICIT_MODULE = re.compile(r"^module\b", re.M)
 MODULE_TARGET = re.compile(r'tile\.target = "([^"]+)"')
 
 
@@ -104,10 +133,19 @@ def _check_module_target(oracle: Oracle, text: str) -> Finding | None:
 
 
 def cases(
-    kind: str, space: Space = FULL, command_space: CommandSpace = ALL_COMMANDS
+    kind: str,
+    space: Space = FULL,
+    command_space: CommandSpace = ALL_COMMANDS,
+    checks: Checks = ALL_CHECKS,
 ) -> st.SearchStrategy[tuple[str, tuple[str, ...]]]:
     """(input text, command) pairs from generated modules or mutated seeds."""
-    texts = tile_modules(space) if kind == "modules" else mutated_inputs()
+    if kind == "modules":
+        texts = tile_modules(space)
+    else:
+        seeds = seed_inputs()
+        if True not in checks.implicit_module:
+            seeds = [(n, t) for n, t in seeds if EXPLICIT_MODULE.search(t)]
+        texts = mutated_inputs(seeds)
     return st.tuples(texts, commands(command_space))
 
 
@@ -123,6 +161,7 @@ def campaign(
     known: Counter[str] | None = None,
     on_finding: Callable[[Finding], None] | None = None,
     shrink: bool = True,
+    checks: Checks = ALL_CHECKS,
 ) -> Stats:
     """Run ``rounds`` rounds of ``examples`` cases (or until ``deadline``, a
     ``time.monotonic()`` value); record each new finding, shrunk."""
@@ -146,7 +185,7 @@ def campaign(
         )
         @given(case=strategy)
         def prop(case: tuple[str, tuple[str, ...]]) -> None:
-            found = run_case(oracle, *case, stats=stats)
+            found = run_case(oracle, *case, stats=stats, checks=checks)
             if found is not None and known[found.signature] < REPEATS.get(found.kind, 1):
                 raise _Found(found)
 
@@ -179,7 +218,7 @@ def reduce_lines(oracle: Oracle, finding: Finding, max_runs: int = 300) -> Findi
         while i >= 0 and runs < max_runs:
             trial = lines[:i] + lines[i + chunk :]
             runs += 1
-            found = oracle.check("".join(trial), finding.command)
+            found = run_case(oracle, "".join(trial), finding.command)
             if found is not None and found.signature == finding.signature:
                 lines, best = trial, found
             i -= chunk
@@ -221,9 +260,12 @@ def summarize(stats: Stats, findings: Iterable[Finding] | None = None) -> str:
 
 
 __all__ = [
+    "ALL_CHECKS",
+    "CI_CHECKS",
     "CI_COMMANDS",
     "CI_EXCLUDED",
     "CI_SPACE",
+    "Checks",
     "Stats",
     "campaign",
     "cases",
