@@ -40,7 +40,8 @@ def oracle() -> Iterator[Oracle]:
 def test_fuzz(oracle: Oracle, kind: str, examples: int) -> None:
     strategy = cases(kind, CI_SPACE, CI_COMMANDS, CI_CHECKS)
     stats = campaign(oracle, strategy, examples=examples, derandomize=True, checks=CI_CHECKS)
-    assert not stats.findings, "\n\n".join(f.report() for f in stats.findings)
+    if stats.findings:
+        pytest.fail("\n\n".join(f.report() for f in stats.findings), pytrace=False)
     assert stats.cases >= examples
 
 
@@ -50,7 +51,8 @@ def test_corpus(oracle: Oracle, path: Path) -> None:
     text, command = load(path)
     assert command, f"{path.name} has no '// fuzz-command:' header"
     found = run_case(oracle, text, command)
-    assert found is None, found.report()
+    if found is not None:
+        pytest.fail(found.report(), pytrace=False)
 
 
 def test_corpus_is_not_empty() -> None:

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from .commands import ALL_COMMANDS, CommandSpace, commands
 from .generate import FULL, Space, tile_modules
-from .mutate import mutated_inputs, seed_inputs
+from .mutate import MUTATIONS, mutated_inputs, seed_inputs
 from .oracle import Finding, Oracle
 
 #: Header lines of a saved finding: the command it ran and what it did.
@@ -37,7 +37,26 @@ FINDING_HEADER = "// fuzz-finding:"
 
 #: Values left out of the CI fuzzing, by field of Space, CommandSpace or
 #: Checks. Empty: CI fuzzes everything the long run fuzzes.
-CI_EXCLUDED: dict[str, tuple[object, ...]] = {}
+CI_EXCLUDED: dict[str, tuple[object, ...]] = {
+    "module_target": (True,),
+    "implicit_module": (True,),
+    "nested": (True,),
+    "kinds": ("composed",),
+    "orders": ("repeated", "too-long", "short"),
+    "k_widths": (3, 0, 1, 2, 16),
+    "element_types": ("f64", "index", "i128"),
+    "num_warps": (3, 64, 1 << 30),
+    "wait_counts": ((1 << 63) - 1,),
+    "wait_widths": (128,),
+    "hint_names": ("warp_used_hints", "warp_use_hint"),
+    "instr_shapes": ((0, 16, 32), (16, 16)),
+    "wmma_warps": ("mismatched", "zero"),
+    "padded_intervals": (1, 2, 3),
+    "padded_amounts": (0,),
+    "swizzle": ((0, 1, 1), (1, 0, 1)),
+    "layouts": ("partitioned",),
+    "mutations": ("truncate",),
+}
 
 
 @dataclass(frozen=True)
@@ -48,6 +67,8 @@ class Checks:
     """``--emit=tile`` must equal ``--emit=tile --target=<the module's tile.target>``."""
     implicit_module: tuple[bool, ...] = (True, False)
     """Whether mutated seeds may lack an explicit ``module`` op (True: they may)."""
+    mutations: tuple[str, ...] = tuple(m.name for m in MUTATIONS)
+    """The mutations applied to seeds."""
 
     def without(self, **values: Any) -> Checks:
         changes = {k: tuple(x for x in getattr(self, k) if x not in v) for k, v in values.items()}
@@ -145,7 +166,7 @@ def cases(
         seeds = seed_inputs()
         if True not in checks.implicit_module:
             seeds = [(n, t) for n, t in seeds if EXPLICIT_MODULE.search(t)]
-        texts = mutated_inputs(seeds)
+        texts = mutated_inputs(seeds, tuple(m for m in MUTATIONS if m.name in checks.mutations))
     return st.tuples(texts, commands(command_space))
 
 
