@@ -30,7 +30,6 @@ from support.fuzz.campaign import (
     cases,
     reduce_lines,
     save,
-    summarize,
 )
 from support.fuzz.commands import ALL_COMMANDS
 from support.fuzz.generate import FULL
@@ -61,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     known: Counter[str] = Counter()
     found: list[Finding] = []
     tried: dict[str, int] = dict.fromkeys(kinds, 0)
+    outcomes: Counter[str] = Counter()
     runs = 0
 
     def record(f: Finding) -> None:
@@ -86,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
                 checks=checks,
             )
             tried[kind] += stats.cases
+            outcomes.update(stats.outcomes)
             r += 1
             print(
                 f"round {r} ({kind}): {stats.cases} cases, {len(found)} findings so far", flush=True
@@ -94,14 +95,16 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"\ntried {sum(tried.values())} modules ({', '.join(f'{n} {k}' for k, n in tried.items())}); {runs} gemm-opt runs"
     )
+    for what, n in outcomes.most_common():
+        print(f"  {n:6d} {what}")
     print(summarize_findings(found))
     return 1 if found else 0
 
 
 def summarize_findings(found: list[Finding]) -> str:
-    from support.fuzz.campaign import Stats
-
-    return summarize(Stats(), found).split("\n", 1)[-1] if found else "no findings"
+    if not found:
+        return "no findings"
+    return "\n".join(f"  {f.signature}    [{' '.join(f.command) or 'parse'}]" for f in found)
 
 
 if __name__ == "__main__":

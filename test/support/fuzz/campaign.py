@@ -123,17 +123,28 @@ def run_case(
     stats: Stats | None = None,
     checks: Checks = ALL_CHECKS,
 ) -> Finding | None:
-    """Parse ``text`` alone, then run ``command`` on it; the first finding, if any."""
+    """Parse ``text`` alone, then run ``command`` on it; the first finding, if any.
+
+    ``stats.outcomes`` counts how far cases get: a finding, rejected when
+    parsed, rejected by the command (by our diagnostics, or with a message
+    Triton wrote: a rule our verifiers miss), or accepted.
+    """
     split = ("--split-input-file",) if "--split-input-file" in command else ()
     found = oracle.check(text, split)
-    parsed = oracle.last is not None and oracle.last.rc == 0
-    if found is None and parsed and command != split:
-        found = oracle.check(text, command)
-        if found is None and command == ("--emit=tile",) and True in checks.module_target:
-            found = _check_module_target(oracle, text)
+    outcome = "rejected when parsed"
+    if found is None and oracle.last is not None and oracle.last.rc == 0:
+        outcome = "accepted"
+        if command != split:
+            found = oracle.check(text, command)
+            last = oracle.last
+            if found is None and last is not None and last.rc == 1:
+                triton = "Triton rejected" in last.stderr
+                outcome = "rejected by the command" + (" (in Triton's words)" if triton else "")
+            if found is None and command == ("--emit=tile",) and True in checks.module_target:
+                found = _check_module_target(oracle, text)
     if stats is not None:
         stats.cases += 1
-        stats.outcomes["finding" if found else "ok"] += 1
+        stats.outcomes["finding" if found else outcome] += 1
     return found
 
 

@@ -62,6 +62,7 @@ class Space:
         (0, 16, 32),
         (16, 16),
     )
+    wmma_versions: tuple[int, ...] = (3, 2, 1, 0, 4)
     wmma_warps: tuple[str, ...] = ("matching", "swapped", "all-m", "mismatched", "zero")
     k_widths: tuple[int, ...] = (8, 4, 16, 2, 1, 3, 0)
     wait_counts: tuple[int, ...] = (0, 1, 2, 3, (1 << 31) - 1, (1 << 63) - 1)
@@ -335,7 +336,8 @@ class _Builder:
     def op_fused(self, scope: _Scope, depth: int) -> None:
         n = self.draw(st.integers(2, 4))
         nw = max(1, min(self.num_warps, 1 << 5))
-        pinned = self.draw(st.integers(0, 2))
+        # Members pinned to distinct values of the low bits are disjoint.
+        pinned = max(self.draw(st.integers(0, 2)), (n - 1).bit_length())
         kwargs = {}
         hints = []
         same = self.block() if self.draw(st.booleans()) else None
@@ -374,7 +376,7 @@ class _Builder:
             "zero": (0, wn),
         }[kind]
         return tile.WmmaAttr.build(
-            version=self.pick((3, 2, 0)),
+            version=self.pick(s.wmma_versions),
             warps_per_cta=warps,
             instr_shape=self.pick(s.instr_shapes),
             transposed=self.draw(st.booleans()),
@@ -524,6 +526,8 @@ NARROWED = (
     "swizzle",
     "instr_shapes",
     "wmma_warps",
+    "wmma_versions",
+    "layouts",
     "k_widths",
     "wait_counts",
     "wait_widths",
@@ -572,11 +576,13 @@ def legal_space(space: Space = FULL) -> Space:
         element_types=tuple(e for e in space.element_types if e in ("f16", "bf16")),
         block_dims=tuple(d for d in space.block_dims if d >= 16 and math.log2(d).is_integer()),
         orders=("natural",),
-        padded_amounts=tuple(a for a in space.padded_amounts if a > 0),
         padded_intervals=tuple(i for i in space.padded_intervals if i >= 16),
         swizzle=((1, 1, 1),),
         instr_shapes=((16, 16, 32),),
         wmma_warps=("matching",),
+        wmma_versions=(3,),
+        layouts=tuple(x for x in space.layouts if x != "partitioned"),
+        padded_amounts=tuple(a for a in space.padded_amounts if a >= 4),
         wmma_k=tuple(k for k in space.wmma_k if k >= 32),
         k_widths=(8,),
         wait_counts=(0, 1, 2, 3),
