@@ -56,6 +56,7 @@ CI_EXCLUDED: dict[str, tuple[object, ...]] = {
     "swizzle": ((0, 1, 1), (1, 0, 1)),
     "layouts": ("partitioned",),
     "mutations": ("truncate",),
+    "nesting": (600,),
 }
 
 

@@ -89,7 +89,10 @@ class Space:
         "arith",
         "ids",
         "convert",
+        "nest",
     )
+    nesting: tuple[int, ...] = (4, 64, 600)
+    """Depths of ``op_nest``'s chains of ``scf.if``."""
     max_ops: int = 8
     max_depth: int = 2
 
@@ -504,6 +507,20 @@ class _Builder:
             scf.YieldOp(yields, loc=self.loc)
         scope.tensors += list(loop.results)
 
+    def op_nest(self, scope: _Scope, depth: int) -> None:
+        """A chain of nested ``scf.if`` with a wait at the bottom (deep regions)."""
+        cond = self.int_value(scope, 1)
+        ips = []
+        for _ in range(self.pick(self.space.nesting)):
+            op = scf.IfOp(cond, [], has_else=False, loc=self.loc)
+            ip = ir.InsertionPoint(op.then_block)
+            ip.__enter__()
+            ips.append(ip)
+        self.op_wait(scope, depth)
+        for ip in reversed(ips):
+            scf.YieldOp([], loc=self.loc)
+            ip.__exit__(None, None, None)
+
     def op_if(self, scope: _Scope, depth: int) -> None:
         cond = self.int_value(scope, 1)
         has_else = self.draw(st.booleans())
@@ -515,34 +532,48 @@ class _Builder:
                 scf.YieldOp([], loc=self.loc)
 
 
+#: Which values of a field every rule accepts (legal modules draw only these).
+LEGAL: dict[str, Callable[[Any], bool]] = {
+    "num_warps": lambda n: n in (1, 2, 4, 8),
+    "targets": lambda t: t is None or t in tile.TARGETS,
+    "element_types": lambda e: e in ("f16", "bf16"),
+    "block_dims": lambda d: d >= 16 and math.log2(d).is_integer(),
+    "orders": lambda o: o == "natural",
+    "padded_intervals": lambda i: i >= 16,
+    "padded_amounts": lambda a: a >= 4,
+    "swizzle": lambda s: s == (1, 1, 1),
+    "layouts": lambda x: x != "partitioned",
+    "partitions": lambda p: min(p) >= 1,
+    "partition_dims": lambda d: d == "in-range",
+    "strides": lambda x: x == "unit-last",
+    "fused_ranks": lambda x: x == "same",
+    "instr_shapes": lambda s: s == (16, 16, 32),
+    "wmma_versions": lambda v: v == 3,
+    "wmma_warps": lambda w: w == "matching",
+    "wmma_k": lambda k: k >= 32,
+    "k_widths": lambda k: k == 8,
+    "wait_counts": lambda n: n < 4,
+    "wait_widths": lambda w: w == 32,
+    "hints": lambda h: h in ("none", "legal"),
+    "hint_names": lambda n: n == "warp_used_hint",
+    "caches": lambda c: c == "",
+    "blocked_lanes": lambda x: x == "matching",
+    "axes": lambda a: a in (0, 1, 2),
+    "nesting": lambda d: d <= 64,
+}
+
 #: Fields of :class:`Space` that :func:`legal_space` narrows.
-NARROWED = (
-    "num_warps",
-    "element_types",
-    "block_dims",
-    "orders",
-    "padded_amounts",
-    "padded_intervals",
-    "swizzle",
-    "instr_shapes",
-    "wmma_warps",
-    "wmma_versions",
-    "layouts",
-    "k_widths",
-    "wait_counts",
-    "wait_widths",
-    "hint_names",
-    "caches",
-    "hints",
-    "partitions",
-    "partition_dims",
-    "strides",
-    "fused_ranks",
-    "blocked_lanes",
-    "axes",
-    "wmma_k",
-    "targets",
-)
+NARROWED = tuple(LEGAL)
+
+
+def legal_space(space: Space = FULL) -> Space:
+    """``space`` restricted to the values every rule accepts (mostly-valid modules);
+    a field with no legal value keeps its first."""
+    changes = {}
+    for name, ok in LEGAL.items():
+        values = getattr(space, name)
+        changes[name] = tuple(v for v in values if ok(v)) or values[:1]
+    return dataclasses.replace(space, **changes)
 
 
 @st.composite
@@ -566,38 +597,6 @@ def tile_modules(draw: Callable[[Any], Any], space: Space = FULL) -> str:
     with ctx, ir.Location.unknown():
         module = _Builder(draw, space).module()
         return module.operation.get_asm(assume_verified=True)
-
-
-def legal_space(space: Space = FULL) -> Space:
-    """``space`` restricted to the values every rule accepts (mostly-valid modules)."""
-    return dataclasses.replace(
-        space,
-        num_warps=tuple(n for n in space.num_warps if n in (1, 2, 4, 8)),
-        element_types=tuple(e for e in space.element_types if e in ("f16", "bf16")),
-        block_dims=tuple(d for d in space.block_dims if d >= 16 and math.log2(d).is_integer()),
-        orders=("natural",),
-        padded_intervals=tuple(i for i in space.padded_intervals if i >= 16),
-        swizzle=((1, 1, 1),),
-        instr_shapes=((16, 16, 32),),
-        wmma_warps=("matching",),
-        wmma_versions=(3,),
-        layouts=tuple(x for x in space.layouts if x != "partitioned"),
-        padded_amounts=tuple(a for a in space.padded_amounts if a >= 4),
-        wmma_k=tuple(k for k in space.wmma_k if k >= 32),
-        k_widths=(8,),
-        wait_counts=(0, 1, 2, 3),
-        wait_widths=(32,),
-        hint_names=("warp_used_hint",),
-        caches=("",),
-        hints=("none", "legal"),
-        partitions=tuple(p for p in space.partitions if min(p) >= 1),
-        partition_dims=("in-range",),
-        strides=("unit-last",),
-        fused_ranks=("same",),
-        blocked_lanes=("matching",),
-        axes=tuple(a for a in space.axes if a in (0, 1, 2)),
-        targets=tuple(t for t in space.targets if t is None or t in tile.TARGETS),
-    )
 
 
 __all__ = ["ELEMENT_TYPES", "FULL", "Space", "legal_space", "tile_modules"]
