@@ -55,7 +55,7 @@ CI_EXCLUDED: dict[str, tuple[object, ...]] = {
     "padded_amounts": (0,),
     "swizzle": ((0, 1, 1), (1, 0, 1)),
     "layouts": ("partitioned",),
-    "mutations": ("truncate",),
+    "mutations": ("truncate", "lines"),
     "nesting": (600,),
 }
 
