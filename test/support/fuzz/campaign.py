@@ -202,10 +202,12 @@ def campaign(
     known: Counter[str] | None = None,
     on_finding: Callable[[Finding], None] | None = None,
     shrink: bool = True,
+    shrink_seconds: float = 120.0,
     checks: Checks = ALL_CHECKS,
 ) -> Stats:
     """Run ``rounds`` rounds of ``examples`` cases (or until ``deadline``, a
-    ``time.monotonic()`` value); record each new finding, shrunk."""
+    ``time.monotonic()`` value); record each new finding, shrunk for at most
+    ``shrink_seconds``."""
     stats = Stats()
     known = Counter() if known is None else known
     start = time.monotonic()
@@ -213,8 +215,8 @@ def campaign(
     for r in range(rounds):
         if deadline is not None and time.monotonic() >= deadline:
             break
-
-        @settings(
+        prop = _property(oracle, strategy, stats, known, checks, shrink_seconds)
+        prop = settings(
             max_examples=examples,
             deadline=None,
             database=None,
@@ -223,13 +225,7 @@ def campaign(
             report_multiple_bugs=False,
             suppress_health_check=list(HealthCheck),
             print_blob=False,
-        )
-        @given(case=strategy)
-        def prop(case: tuple[str, tuple[str, ...]]) -> None:
-            found = run_case(oracle, *case, stats=stats, checks=checks)
-            if found is not None and known[found.signature] < REPEATS.get(found.kind, 1):
-                raise _Found(found)
-
+        )(prop)
         if not derandomize:
             prop = seed(first_seed + r)(prop)
         try:
@@ -242,6 +238,38 @@ def campaign(
     stats.runs = oracle.runs
     stats.seconds = time.monotonic() - start
     return stats
+
+
+def _property(
+    oracle: Oracle,
+    strategy: st.SearchStrategy[tuple[str, tuple[str, ...]]],
+    stats: Stats,
+    known: Counter[str],
+    checks: Checks,
+    shrink_seconds: float,
+) -> Callable[[], None]:
+    """The hypothesis property of one round: fail on a finding of a new signature.
+
+    Past ``shrink_seconds`` after the first failure, cases not seen failing
+    pass untried, so hypothesis ends the shrink with the smallest failing case
+    so far (and replays it from the record, not from a new run).
+    """
+    failed: dict[tuple[str, tuple[str, ...]], Finding] = {}
+    since: list[float] = []
+
+    @given(case=strategy)
+    def prop(case: tuple[str, tuple[str, ...]]) -> None:
+        if since and time.monotonic() - since[0] > shrink_seconds:
+            if case in failed:
+                raise _Found(failed[case])
+            return
+        found = run_case(oracle, *case, stats=stats, checks=checks)
+        if found is not None and known[found.signature] < REPEATS.get(found.kind, 1):
+            since[:] = since or [time.monotonic()]
+            failed[case] = found
+            raise _Found(found)
+
+    return prop
 
 
 def reduce_lines(oracle: Oracle, finding: Finding, max_runs: int = 300) -> Finding:
