@@ -30,6 +30,16 @@ WORKER = Path(__file__).with_name("worker.py")
 #: ``file:line:col: error: message`` with a real (1-based) line.
 LOCATED_ERROR = re.compile(r"^(?P<file>\S.*?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$")
 
+#: A command-line misuse diagnostic (exit 2).
+MISUSE = re.compile(r"^(<pass-pipeline>:\d+:\d+|gemm-opt): error: ")
+
+#: A Python exception's name in a diagnostic: a bug reported as if it were the user's.
+LEAKED_EXCEPTION = re.compile(
+    r"\b(IndexError|KeyError|TypeError|ValueError|AttributeError|ZeroDivisionError|"
+    r"RecursionError|AssertionError|NameError|UnboundLocalError|OverflowError|"
+    r"NotImplementedError|MLIRError|VerifyError)\b(?=:)"
+)
+
 #: Emit kinds whose artifact is binary (ELF / cubin).
 BINARY = ("hsaco", "cubin")
 
@@ -59,7 +69,8 @@ class Finding:
 
     kind: str
     """traceback, internal-error, signal, timeout, unlocated-error, misuse-exit,
-    exit-code, error-on-success, bad-artifact, round-trip or ignored-target."""
+    exit-code, error-on-success, bad-artifact, round-trip, ignored-target or
+    leaked-exception (a located error that quotes a Python exception)."""
     message: str
     command: tuple[str, ...]
     text: str
@@ -111,7 +122,13 @@ def classify(
             return "error-on-success", errors[0]
         return _check_artifact(command, output)
     if rc == 2:
-        return "misuse-exit", lines[0] if lines else "exit 2 with no message"
+        # The command lines are drawn from the registry: one may still be
+        # misuse (an option out of range, a pass after the conversion), but
+        # a registered pass is never unknown.
+        first = lines[0] if lines else "exit 2 with no message"
+        if not MISUSE.match(first) or "does not refer to a registered pass" in first:
+            return "misuse-exit", first
+        return None
     if rc != 1:
         return "exit-code", f"exit status {rc}"
     if not errors:
@@ -119,6 +136,9 @@ def classify(
     first = LOCATED_ERROR.match(errors[0])
     if first is None or int(first["line"]) < 1:
         return "unlocated-error", errors[0]
+    leaked = LEAKED_EXCEPTION.search(stderr)
+    if leaked is not None:
+        return "leaked-exception", f"a diagnostic quotes Python's {leaked.group(0)}"
     return None
 
 
