@@ -36,27 +36,29 @@ COMMAND_HEADER = "// fuzz-command:"
 FINDING_HEADER = "// fuzz-finding:"
 
 #: Values left out of the CI fuzzing, by field of Space, CommandSpace or
-#: Checks. Empty: CI fuzzes everything the long run fuzzes.
+#: Checks: each an open class of bug the long run still finds (see
+#: ``test/fuzz/run.py``); put a value back once its class is fixed.
 CI_EXCLUDED: dict[str, tuple[object, ...]] = {
+    # --emit=tile without --target runs no pass although the module names tile.target.
     "module_target": (True,),
-    "implicit_module": (True,),
+    # --pass-pipeline='builtin.module(func.func(tile-...))': "'func.func' does not
+    # refer to a registered pass" (exit 2).
     "nested": (True,),
+    # --pass-pipeline=... --emit=...: "'builtin.module' does not refer to a registered pass".
     "kinds": ("composed",),
-    "orders": ("repeated", "too-long", "short"),
-    "k_widths": (3, 0, 1, 2, 16),
-    "element_types": ("f64", "index", "i128"),
-    "num_warps": (3, 64, 1 << 30),
-    "wait_counts": ((1 << 63) - 1,),
-    "wait_widths": (128,),
-    "hint_names": ("warp_used_hints", "warp_use_hint"),
-    "instr_shapes": ((0, 16, 32), (16, 16)),
-    "wmma_warps": ("mismatched", "zero"),
-    "padded_intervals": (1, 2, 3),
-    "padded_amounts": (0,),
-    "swizzle": ((0, 1, 1), (1, 0, 1)),
-    "layouts": ("partitioned",),
+    # --emit=ptx --target=gfx1250 (an emit the backend lacks): an error with no location.
+    "foreign_emits": (True,),
+    # A file whose ops are not in one explicit module op (bare func.func, two
+    # modules, only comments): module-level errors have no location.
+    "implicit_module": (True,),
     "mutations": ("truncate", "lines"),
+    # A wrong or missing operandSegmentSizes: internal verifier error
+    # (IndexError, KeyError).
+    "segment_sizes": (True,),
+    # 600 nested regions: RecursionError. 2^30 warps: exit 0
+    # with an unlaunchable kernel (no hint) or a 1 GB diagnostic (with one).
     "nesting": (600,),
+    "num_warps": (1 << 30,),
 }
 
 
@@ -70,6 +72,8 @@ class Checks:
     """Whether mutated seeds may lack an explicit ``module`` op (True: they may)."""
     mutations: tuple[str, ...] = tuple(m.name for m in MUTATIONS)
     """The mutations applied to seeds."""
+    segment_sizes: tuple[bool, ...] = (True, False)
+    """Whether mutations may change ``operandSegmentSizes`` (True: they may)."""
     skip_seeds_with: tuple[str, ...] = ()
     """Seed chunks containing any of these strings are not mutated."""
 
@@ -186,7 +190,8 @@ def cases(
         ]
         if True not in checks.implicit_module:
             seeds = [(n, t) for n, t in seeds if EXPLICIT_MODULE.search(t)]
-        texts = mutated_inputs(seeds, tuple(m for m in MUTATIONS if m.name in checks.mutations))
+        chosen = tuple(m for m in MUTATIONS if m.name in checks.mutations)
+        texts = mutated_inputs(seeds, chosen, keep_segments=True not in checks.segment_sizes)
     return st.tuples(texts, commands(command_space))
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from gemm_opt import lowering, passes
+from gemm_opt.core.targets import TARGETS as TARGET_TABLE
 from gemm_opt.lowering.convert_tile_to_triton_gpu import LDS_COPIES
 from gemm_opt.tools.opt import EMIT_KINDS, TARGETS
 
@@ -25,6 +26,8 @@ PASSES: dict[str, Callable[[], Any]] = {**passes.PASSES, **lowering.PASSES}
 #: must say so with a diagnostic.
 TEXT_EMITS = ("tile", "ttgir")
 BINARY_EMITS = tuple(k for k in EMIT_KINDS if k not in TEXT_EMITS)
+#: Emit kinds a Triton backend does not produce.
+FOREIGN = {"hip": ("ptx", "cubin"), "cuda": ("amdgcn", "hsaco")}
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,9 @@ class CommandSpace:
     """Whether a pass may run nested, as ``func.func(pass)``."""
     split: tuple[bool, ...] = (False, True)
     """Whether ``--split-input-file`` may be given."""
+    foreign_emits: tuple[bool, ...] = (False, True)
+    """Whether a binary emit may be one the target's backend does not produce
+    (``--emit=ptx --target=gfx1250``), rather than only its own."""
 
     def without(self, **values: Any) -> CommandSpace:
         changes = {}
@@ -105,7 +111,12 @@ def _command(draw: Callable[[Any], Any], space: CommandSpace) -> tuple[str, ...]
     if kind == "emit-text":
         return (f"--emit={draw(st.sampled_from(TEXT_EMITS))}", *_target(draw, space))
     if kind == "emit-binary" and space.binary_emits:
-        return (f"--emit={draw(st.sampled_from(space.binary_emits))}", *_target(draw, space))
+        target = _target(draw, space)
+        emits = space.binary_emits
+        if not draw(st.sampled_from(space.foreign_emits)):
+            backend = TARGET_TABLE[target[0].split("=", 1)[1] if target else "gfx1250"].backend
+            emits = tuple(e for e in emits if e not in FOREIGN[backend]) or emits
+        return (f"--emit={draw(st.sampled_from(emits))}", *target)
     if kind == "pipeline":
         return (f"--pass-pipeline=builtin.module({_pipeline(draw, space)})",)
     n = draw(st.integers(1, 3))

@@ -22,6 +22,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from gemm_opt.core.ext_compat import arith, func, ir, scf
+from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect import load_all, tile
 
 # ---- the space of values ------------------------------------------------------------
@@ -45,7 +46,7 @@ class Space:
 
     num_warps: tuple[int, ...] = (8, 4, 2, 1, 16, 32, 3, 64, 1 << 30)
     threads_per_warp: tuple[int | None, ...] = ("target", 32, 64, None)  # type: ignore[assignment]
-    targets: tuple[str | None, ...] = (*tile.TARGETS, None, "cuda:90", "gfx90a")
+    targets: tuple[str | None, ...] = (*TARGETS, None, "gfx90a")
     element_types: tuple[str, ...] = ("f16", "bf16", "f32", "i8", "f64", "index", "i128")
     block_dims: tuple[int, ...] = (64, 32, 16, 128, 8, 256, 1, 2, 48, 3)
     ranks: tuple[int, ...] = (2, 1, 3)
@@ -157,7 +158,7 @@ class _Builder:
         self.target = self.pick(s.targets)
         tpw = self.pick(s.threads_per_warp)
         if tpw == "target":
-            tpw = tile.TARGETS.get(self.target or "gfx1250", 32)
+            tpw = TARGETS[self.target].warp_size if self.target in TARGETS else 32
         self.threads = tpw or 32
         attrs[tile.NUM_WARPS] = ir.IntegerAttr.get(i32, self.num_warps)
         if tpw is not None:
@@ -535,7 +536,7 @@ class _Builder:
 #: Which values of a field every rule accepts (legal modules draw only these).
 LEGAL: dict[str, Callable[[Any], bool]] = {
     "num_warps": lambda n: n in (1, 2, 4, 8),
-    "targets": lambda t: t is None or t in tile.TARGETS,
+    "targets": lambda t: t is None or t in TARGETS,
     "element_types": lambda e: e in ("f16", "bf16"),
     "block_dims": lambda d: d >= 16 and math.log2(d).is_integer(),
     "orders": lambda o: o == "natural",

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -42,6 +43,7 @@ INTEGER = re.compile(r"(?<![\w%#!@.])-?\d+(?![\w.])")
 TYPE = re.compile(r"\b(f16|bf16|f32|f64|i1|i8|i32|i64)\b")
 ARRAY = re.compile(r"array<i(?:32|64): ([-\d, ]+)>")
 ATTR_NAME = re.compile(r"\b([a-z_]+) = ")
+SEGMENTS = re.compile(r"operandSegmentSizes = array<[^>]*>")
 OPERAND_LIST = re.compile(r"\"\((%[\w#]+(?:, %[\w#]+)+)\)")
 
 EDGE_INTS = (
@@ -174,14 +176,18 @@ def mutated_inputs(
     draw: Callable[[Any], Any],
     seeds: list[tuple[str, str]] | None = None,
     mutations: tuple[Mutation, ...] = MUTATIONS,
+    keep_segments: bool = False,
 ) -> str:
-    """A seed chunk with 1 to 3 mutations applied."""
+    """A seed chunk with 1 to 3 mutations applied; with ``keep_segments``, none
+    that changes an ``operandSegmentSizes`` attribute."""
     seeds = seeds if seeds is not None else seed_inputs()
     _, text = draw(st.sampled_from(seeds))
+    segments = sorted(SEGMENTS.findall(text))
     if draw(st.integers(0, 3)) == 3:  # two chunks, for --split-input-file
         text += "\n// -----\n" + draw(st.sampled_from(seeds))[1]
     for _ in range(draw(st.integers(1, 3))):
         text = draw(st.sampled_from(mutations)).apply(draw, text)
+    assume(not keep_segments or sorted(SEGMENTS.findall(text)) == segments)
     return text
 
 

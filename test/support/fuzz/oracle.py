@@ -25,10 +25,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gemm_opt.core.targets import TARGETS
+
 WORKER = Path(__file__).with_name("worker.py")
 
 #: ``file:line:col: error: message`` with a real (1-based) line.
 LOCATED_ERROR = re.compile(r"^(?P<file>\S.*?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$")
+
+NUM_WARPS = re.compile(r'"ttg\.num-warps" = (\d+)')
+THREADS_PER_WARP = re.compile(r'"ttg\.threads-per-warp" = (\d+)')
+#: The most threads a workgroup of any target may launch.
+MAX_THREADS = max(t.max_threads_per_block for t in TARGETS.values())
 
 #: A command-line misuse diagnostic (exit 2).
 MISUSE = re.compile(r"^(<pass-pipeline>:\d+:\d+|gemm-opt): error: ")
@@ -166,6 +173,14 @@ def _check_artifact(command: Sequence[str], output: bytes | None) -> tuple[str, 
     marker = ARTIFACT_MARKERS.get(kind or "")
     if marker is not None and marker not in text:
         return "bad-artifact", f"--emit={kind} output lacks {marker!r}"
+    warps, lanes = NUM_WARPS.search(text), THREADS_PER_WARP.search(text)
+    if kind == "ttgir" and warps and lanes:
+        threads = int(warps.group(1)) * int(lanes.group(1))
+        if threads > MAX_THREADS:
+            return (
+                "bad-artifact",
+                f"--emit=ttgir wrote a kernel of {threads} threads (at most {MAX_THREADS} launch)",
+            )
     return None
 
 
