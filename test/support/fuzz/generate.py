@@ -77,8 +77,10 @@ class Space:
     strides: tuple[str, ...] = ("unit-last", "any")
     fused_ranks: tuple[str, ...] = ("same", "mixed")
     blocked_lanes: tuple[str, ...] = ("matching", "partial")
+    blocked_warps: tuple[str, ...] = ("matching", "one", "double")
     axes: tuple[int, ...] = (0, 1, 2, 3, -1)
     buffers: tuple[int, ...] = (0, 2, 3, 1)
+    buffer_index: tuple[str, ...] = ("in-range", "any")
     ops: tuple[str, ...] = (
         "copy",
         "fused",
@@ -288,7 +290,10 @@ class _Builder:
             mt = tile.SharedType.get(ir.TypeAttr.get(multi))
             whole = tile.LocalAllocOp(mt, loc=self.loc).result
             scope.buffers.append(whole)
-            idx = self.int_value(scope, 32)
+            if self.pick(self.space.buffer_index) == "in-range":
+                idx = self.const(self.draw(st.integers(0, n - 1)), 32)
+            else:
+                idx = self.int_value(scope, 32)
             buf = tile.MemdescIndexOp(whole, idx, t, loc=self.loc).result
         scope.buffers.append(buf)
         return buf
@@ -431,7 +436,8 @@ class _Builder:
         elif self.pick(self.space.blocked_lanes) == "matching":
             tpw[-1] = self.threads
         wpc = [1] * rank
-        wpc[0] = self.pick((self.num_warps, 1, 2 * self.num_warps))
+        warps = {"matching": self.num_warps, "one": 1, "double": 2 * self.num_warps}
+        wpc[0] = warps[self.pick(self.space.blocked_warps)]
         return tile.BlockedAttr.build(
             size_per_thread=[1] * (rank - 1) + [self.pick((1, 4, 8))],
             threads_per_warp=tpw,
@@ -538,7 +544,12 @@ LEGAL: dict[str, Callable[[Any], bool]] = {
     "num_warps": lambda n: n in (1, 2, 4, 8),
     "targets": lambda t: t is None or t in TARGETS,
     "element_types": lambda e: e in ("f16", "bf16"),
-    "block_dims": lambda d: d >= 16 and math.log2(d).is_integer(),
+    "threads_per_warp": lambda t: t == "target",
+    "ranks": lambda r: r <= 2,
+    "block_dims": lambda d: 16 <= d <= 64 and math.log2(d).is_integer(),
+    "buffers": lambda b: b <= 2,
+    "wmma_shapes": lambda s: s <= 64,
+    "blocked_warps": lambda w: w == "matching",
     "orders": lambda o: o == "natural",
     "padded_intervals": lambda i: i >= 16,
     "padded_amounts": lambda a: a >= 4,
@@ -551,7 +562,7 @@ LEGAL: dict[str, Callable[[Any], bool]] = {
     "instr_shapes": lambda s: s == (16, 16, 32),
     "wmma_versions": lambda v: v == 3,
     "wmma_warps": lambda w: w == "matching",
-    "wmma_k": lambda k: k >= 32,
+    "wmma_k": lambda k: 32 <= k <= 64,
     "k_widths": lambda k: k == 8,
     "wait_counts": lambda n: n < 4,
     "wait_widths": lambda w: w == 32,
@@ -560,7 +571,8 @@ LEGAL: dict[str, Callable[[Any], bool]] = {
     "caches": lambda c: c == "",
     "blocked_lanes": lambda x: x == "matching",
     "axes": lambda a: a in (0, 1, 2),
-    "nesting": lambda d: d <= 64,
+    "nesting": lambda d: d <= 8,
+    "buffer_index": lambda i: i == "in-range",
 }
 
 #: Fields of :class:`Space` that :func:`legal_space` narrows.
