@@ -47,10 +47,6 @@ CI_EXCLUDED: dict[str, tuple[object, ...]] = {
     # A wrong or missing operandSegmentSizes: internal verifier error
     # (IndexError, KeyError).
     "segment_sizes": (True,),
-    # 600 nested regions: RecursionError quoted in the diagnostic.
-    "nesting": (600,),
-    # 2^30 warps: a hinted copy prints a 1 GB diagnostic.
-    "num_warps": (1 << 30,),
 }
 
 
