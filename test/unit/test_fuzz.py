@@ -20,6 +20,7 @@ from support.fuzz.campaign import (
     CI_CHECKS,
     CI_COMMANDS,
     CI_SPACE,
+    COMMAND_HEADER,
     campaign,
     cases,
     load,
@@ -49,7 +50,7 @@ def test_fuzz(oracle: Oracle, kind: str, examples: int) -> None:
 def test_corpus(oracle: Oracle, path: Path) -> None:
     """Every input that once broke gemm-opt is now handled."""
     text, command = load(path)
-    assert command, f"{path.name} has no '// fuzz-command:' header"
+    assert text.startswith(COMMAND_HEADER), f"{path.name} has no '{COMMAND_HEADER}' header"
     found = run_case(oracle, text, command)
     if found is not None:
         pytest.fail(found.report(), pytrace=False)

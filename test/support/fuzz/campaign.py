@@ -327,6 +327,7 @@ __all__ = [
     "CI_COMMANDS",
     "CI_EXCLUDED",
     "CI_SPACE",
+    "COMMAND_HEADER",
     "Checks",
     "Stats",
     "campaign",
