@@ -361,9 +361,19 @@ class LayoutAttr(Tile.Attribute):
         for name, kind in self.FIELDS.items():
             if name not in d:
                 continue
-            values[name] = _field_value(self.attr_name, name, kind, d[name])
+            try:
+                value = d[name]
+            except TypeError:  # the bindings cannot represent it (array<i128: ...>)
+                raise VerifyError(
+                    f"#{self.attr_name} field '{name}' has a value of an unsupported kind"
+                    f" (expected {_FIELD_KINDS[kind]})"
+                ) from None
+            values[name] = _field_value(self.attr_name, name, kind, value)
         for i in range(len(d)):
-            named = d[i]
+            try:
+                named = d[i]
+            except TypeError:
+                raise VerifyError(f"#{self.attr_name} has a field of an unsupported kind") from None
             if named.name not in self.FIELDS:
                 known = ", ".join(self.FIELDS)
                 raise VerifyError(
@@ -388,6 +398,15 @@ class LayoutAttr(Tile.Attribute):
         return cls(cls.get(ir.DictAttr.get(entries)))
 
 
+#: What a layout field of each kind must be, in the user's terms.
+_FIELD_KINDS = {
+    "int": "an integer",
+    "ints": "array<i64: ...>",
+    "bool": "true or false",
+    "layout": "a #tile layout attribute",
+}
+
+
 def _field_value(owner: str, name: str, kind: str, attr: ir.Attribute) -> Any:
     if kind == "int" and cast(attr, ir.IntegerAttr) is not None:
         return ir.IntegerAttr(attr).value
@@ -397,12 +416,7 @@ def _field_value(owner: str, name: str, kind: str, attr: ir.Attribute) -> Any:
         return ir.BoolAttr(attr).value
     if kind == "layout" and isinstance(attr, LayoutAttr):
         return attr
-    expected = {
-        "int": "an integer",
-        "ints": "array<i64: ...>",
-        "bool": "true or false",
-        "layout": "a #tile layout attribute",
-    }[kind]
+    expected = _FIELD_KINDS[kind]
     raise VerifyError(f"#{owner} field '{name}' must be {expected}, got {attr}")
 
 

@@ -292,6 +292,11 @@ def hand_off(
     raise _triton_failure(run, op)
 
 
+#: Exceptions of the dialect and the rule modules: a child that raised one met
+#: a rule of ours while reading the tile op, not a failure of Triton's.
+_OUR_ERRORS = frozenset({"VerifyError", "WarpHintError", "LayoutError"})
+
+
 def _triton_failure(run: Any, op: Any) -> TileCompileError:
     """The error for a hand-off that Triton failed: located by Triton's own
     diagnostics, else at the tile op the child was building when it failed."""
@@ -319,6 +324,12 @@ def _triton_failure(run: Any, op: Any) -> TileCompileError:
     reason = run.exception or "; ".join(run.assertions()) or "no diagnostic"
     if stage == "convert" and building:
         _, line, col, name = building[-1]
+        ours = reason.split(": ", 1)
+        if not run.died and len(ours) == 2 and ours[0] in _OUR_ERRORS:
+            # Our own dialect rule, met while reading the op: not Triton's failure.
+            return TileCompileError(
+                f"'{name}': {ours[1]}", line, col, "convert", "\n".join(details)
+            )
         message = f"Triton {how} while building the TritonGPU IR of '{name}': {reason}"
         return TileCompileError(message, line, col, "convert", "\n".join(details))
     # Verifying or compiling: the module has no op to blame, so the function

@@ -99,7 +99,8 @@ copy marked ``tile.warp_predicated`` (by ``tile-emit-warp-predicates``) must
 carry the predicate ``((warp_id ^ anchor) & free_mask) == 0`` with the hint's
 anchor and free mask. That predicate is then stripped back to the user's,
 because Triton's lowering of the hint predicates the warps itself. Any
-disagreement is an internal error at the copy; nothing is emitted.
+disagreement (a hand-edited contract attribute) is an error at the copy;
+nothing is emitted.
 """
 
 from __future__ import annotations
@@ -896,7 +897,7 @@ class _Lowering:
             return tdm_warp_layout(t.shape, self.num_warps, hint, t.shared_layout())
         except (WarpHintError, ValueError) as e:
             raise self.fail(
-                op, f"internal error: cannot recompute the TDM warp layout: {e}"
+                op, f"cannot recompute the TDM warp layout: {e}"
             ) from None
 
     def check_layout_attr(self, op: Any, attr: Any, expected: TdmWarpLayout, what: str) -> None:
@@ -905,7 +906,7 @@ class _Lowering:
         if got is None or any(got.get(k) != w for k, w in want.items()):
             raise self.fail(
                 op,
-                f"internal error: {what} {attr} disagrees with the layout Triton uses for "
+                f"{what} {attr} disagrees with the layout Triton uses for "
                 f"this copy (warps_per_dim = {list(want['warps_per_dim'])}, tile = "
                 f"{list(want['tile'])}, warp_bases = {list(want['warp_bases'])}, anchor = "
                 f"{want['anchor']}, free_mask = {want['free_mask']}); refusing to emit it",
@@ -922,7 +923,7 @@ class _Lowering:
                 if len(layouts) != len(hints):
                     raise self.fail(
                         op,
-                        f"internal error: {WARP_LAYOUTS} has {len(layouts)} layouts for "
+                        f"{WARP_LAYOUTS} has {len(layouts)} layouts for "
                         f"{len(hints)} members",
                     )
                 for i, (desc, hint, lay) in enumerate(zip(op.descs, hints, layouts, strict=True)):
@@ -948,7 +949,7 @@ class _Lowering:
         pred = op.pred
         form = "((warp_id ^ anchor) & free_mask) == 0"
         if pred is None:
-            raise self.fail(op, f"internal error: marked {WARP_PREDICATED} but has no pred")
+            raise self.fail(op, f"marked {WARP_PREDICATED} but has no pred")
         chain: set[ir.Operation] = set()
         found = _match_warp_test(pred, chain)
         user: ir.Value | None = None
@@ -965,7 +966,7 @@ class _Lowering:
         if found is None:
             raise self.fail(
                 op,
-                f"internal error: marked {WARP_PREDICATED} but its pred is not "
+                f"marked {WARP_PREDICATED} but its pred is not "
                 f"'user_pred & ({form})'; refusing to emit it",
             )
         anchor, free_mask = found
@@ -974,7 +975,7 @@ class _Lowering:
             shown = "no hint" if hint is None else f"warp_used_hint = {hint:#x}"
             raise self.fail(
                 op,
-                f"internal error: the warp predicate ((warp_id ^ {anchor}) & {free_mask}) == 0 "
+                f"the warp predicate ((warp_id ^ {anchor}) & {free_mask}) == 0 "
                 f"disagrees with {shown}, for which Triton predicates "
                 f"((warp_id ^ {expected.anchor}) & {expected.free_mask}) == 0; refusing "
                 "to emit it",

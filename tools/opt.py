@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from gemm_opt import dialect
 from gemm_opt.core.contract import TARGET
+from gemm_opt.core.diagnostics import position_of, positioned_location
 from gemm_opt.core.pipeline import Step
 from gemm_opt.core.targets import TARGET_NAMES as TARGETS
 from gemm_opt.core.targets import TARGETS as TARGET_TABLE
@@ -73,7 +74,10 @@ def _hand_off(
             compile=kind != "ttgir",
         )
     except TileCompileError as e:
-        raise EmitError(e.message, e.line, e.col) from None
+        line, col = e.line, e.col
+        if not line:  # a module-level error: where the module (or its first op) is
+            line, col = position_of(positioned_location(module.operation)) or (1, 1)  # type: ignore[attr-defined]
+        raise EmitError(e.message, line or 1, col or 1) from None
     return _artifact(result, target, kind)
 
 

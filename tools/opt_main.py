@@ -375,7 +375,7 @@ def _run_chunk(
         diags.append(Diagnostic("error", 1, 1, f"internal error while parsing: {e}"))
         return None
     for problem in tool.verify_module(module.operation):
-        module.operation.location.emit_error(problem)
+        _module_location(module, filename).emit_error(problem)
     if any(d.severity == "error" for d in diags):
         return None
     target = plan.target or _module_target(tool, module)
@@ -387,13 +387,13 @@ def _run_chunk(
             # overrides the module's attribute; --target already agreed with it).
             target = next(iter(_final_targets(tool, steps) - {""}), target)
             if target is None:
-                module.operation.location.emit_error(
+                _module_location(module, filename).emit_error(
                     f"--emit needs a target: pass --target or set {tool.target_attr} on the module"
                 )
                 return None
             lacks = tool.emitter.lacks(target, plan.emit)
             if lacks is not None:
-                module.operation.location.emit_error(lacks)
+                _module_location(module, filename).emit_error(lacks)
                 return None
             steps += _completion(tool, plan, steps, target, defaults)
         finish: HandOffRunner | None = None
@@ -406,7 +406,7 @@ def _run_chunk(
             print_ir_after_all=args.mlir_print_ir_after_all,
         )
     except PipelineError as e:  # checked up front; only a target-specific value can fail
-        module.operation.location.emit_error(f"pipeline: {e}")
+        _module_location(module, filename).emit_error(f"pipeline: {e}")
         return None
     if steps:
         try:
@@ -430,6 +430,17 @@ def _run_chunk(
         print_generic_op_form=args.mlir_print_op_generic,
         enable_debug_info=args.mlir_print_debuginfo,
     )
+
+
+def _module_location(module: object, filename: str) -> object:
+    """Where module-level errors point: the module, or for a file without an
+    explicit ``module`` (whose implicit one names no position) its first op,
+    or the file's first character when it holds no op."""
+    from gemm_opt.core.diagnostics import position_of, positioned_location
+    from gemm_opt.core.ext_compat import ir
+
+    loc = positioned_location(module.operation)  # type: ignore[attr-defined]
+    return loc if position_of(loc) != (0, 0) else ir.Location.file(filename, 1, 1)
 
 
 def _completion(

@@ -86,6 +86,26 @@ def position_of(location: object) -> tuple[int, int]:
     return 0, 0
 
 
+def positioned_location(op: object) -> object:
+    """The location to report an error about ``op`` at: its own, or, when it
+    names no position (the implicit module of a file without ``module``), that
+    of the first op inside it that does; the op's own when none does."""
+    loc = op.location  # type: ignore[attr-defined]
+    if position_of(loc) != (0, 0):
+        return loc
+    found: list[object] = []
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        if position_of(inner.location) != (0, 0):
+            found.append(inner.location)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    operation = getattr(op, "operation", op)
+    operation.walk(visit, ir.WalkOrder.PRE_ORDER)  # type: ignore[attr-defined]
+    return found[0] if found else loc
+
+
 _SEVERITY = {"ERROR": "error", "WARNING": "warning", "NOTE": "note", "REMARK": "remark"}
 
 

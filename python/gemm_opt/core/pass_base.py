@@ -13,6 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, NoReturn
 
+from gemm_opt.core.diagnostics import positioned_location
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.warp_hint import WarpHintError
 
@@ -33,8 +34,7 @@ class TilePass:
 
     def fail(self, op: Any, message: str) -> NoReturn:
         """Emit ``message`` as an error at ``op`` and stop the pass."""
-        location = op.location if hasattr(op, "location") else op.operation.location
-        location.emit_error(message)
+        positioned_location(op if hasattr(op, "location") else op.operation).emit_error(message)
         raise PassFailure(message)
 
     def __call__(self, op: ir.Operation, pass_: Any) -> None:
@@ -43,10 +43,12 @@ class TilePass:
         except PassFailure:
             pass_.signal_pass_failure()
         except WarpHintError as e:
-            op.location.emit_error(str(e))
+            positioned_location(op).emit_error(str(e))
             pass_.signal_pass_failure()
         except Exception as e:  # a pass bug: report it, never crash the tool
-            op.location.emit_error(f"internal error in pass '{self.name}': {type(e).__name__}: {e}")
+            positioned_location(op).emit_error(
+                f"internal error in pass '{self.name}': {type(e).__name__}: {e}"
+            )
             pass_.signal_pass_failure()
 
     @classmethod

@@ -5,7 +5,7 @@
 // test/unit/test_lowering.py, where the attribute is changed after parsing.)
 
 // A warp predicate whose constant was tampered with (free mask 2, where the
-// hint 0xF0 gives 4) is an internal error.
+// hint 0xF0 gives 4) is an error at the copy.
 #s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
 !d = !tile.tensor_desc<tensor<128x64xf16, #s>>
 !b = !tile.shared<tensor<128x64xf16, #s>>
@@ -18,7 +18,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
     %m = arith.andi %x, %f : i32
     %z = arith.constant 0 : i32
     %on = arith.cmpi eq, %m, %z : i32
-    // expected-error@+1 {{internal error: the warp predicate ((warp_id ^ 4) & 2) == 0 disagrees with warp_used_hint = 0xf0, for which Triton predicates ((warp_id ^ 4) & 4) == 0}}
+    // expected-error@+1 {{the warp predicate ((warp_id ^ 4) & 2) == 0 disagrees with warp_used_hint = 0xf0, for which Triton predicates ((warp_id ^ 4) & 4) == 0}}
     "tile.async_tdm_copy_global_to_local"(%d, %b, %on) {operandSegmentSizes = array<i32: 1, 1, 1, 0>, tile.warp_predicated, warp_used_hint = 240 : i32} : (!d, !b, i1) -> ()
     return
   }
@@ -32,7 +32,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
 !b = !tile.shared<tensor<128x64xf16, #s>>
 module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
   func.func @not_a_predicate(%d: !d, %b: !b, %p: i1) {
-    // expected-error@+1 {{internal error: marked tile.warp_predicated but its pred is not}}
+    // expected-error@+1 {{marked tile.warp_predicated but its pred is not}}
     "tile.async_tdm_copy_global_to_local"(%d, %b, %p) {operandSegmentSizes = array<i32: 1, 1, 1, 0>, tile.warp_predicated, warp_used_hint = 15 : i32} : (!d, !b, i1) -> ()
     return
   }

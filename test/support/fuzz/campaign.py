@@ -38,16 +38,7 @@ FINDING_HEADER = "// fuzz-finding:"
 #: Values left out of the CI fuzzing, by field of Space, CommandSpace or
 #: Checks: each an open class of bug the long run still finds (see
 #: ``test/fuzz/run.py``); put a value back once its class is fixed.
-CI_EXCLUDED: dict[str, tuple[object, ...]] = {
-    # A file whose ops are not in one explicit module op (a bare func.func, two
-    # modules, only comments; what truncating or moving lines makes): errors
-    # at the implicit module have no location.
-    "implicit_module": (True,),
-    # "attr-name" misspells a field of a layout that only a non-tile op uses
-    # (#tile.blocked<{size_per_threads = ...}> on arith.constant): the lowering
-    # reports "Triton failed while building ...: VerifyError: ...".
-    "mutations": ("truncate", "lines", "attr-name"),
-}
+CI_EXCLUDED: dict[str, tuple[object, ...]] = {}
 
 
 @dataclass(frozen=True)
@@ -80,7 +71,7 @@ def _restrict(obj: Any, excluded: dict[str, tuple[object, ...]]) -> Any:
 CI_SPACE: Space = _restrict(FULL, CI_EXCLUDED)
 CI_COMMANDS: CommandSpace = _restrict(ALL_COMMANDS, CI_EXCLUDED)
 #: Seeds the CI does not mutate, by a string they contain.
-CI_SKIP_SEEDS_WITH: tuple[str, ...] = ("tile.warp_predicated",)
+CI_SKIP_SEEDS_WITH: tuple[str, ...] = ()
 CI_CHECKS: Checks = dataclasses.replace(
     _restrict(ALL_CHECKS, CI_EXCLUDED), skip_seeds_with=CI_SKIP_SEEDS_WITH
 )
