@@ -896,9 +896,7 @@ class _Lowering:
         try:
             return tdm_warp_layout(t.shape, self.num_warps, hint, t.shared_layout())
         except (WarpHintError, ValueError) as e:
-            raise self.fail(
-                op, f"cannot recompute the TDM warp layout: {e}"
-            ) from None
+            raise self.fail(op, f"cannot recompute the TDM warp layout: {e}") from None
 
     def check_layout_attr(self, op: Any, attr: Any, expected: TdmWarpLayout, what: str) -> None:
         got = attr.field_values() if hasattr(attr, "field_values") else None
@@ -923,8 +921,7 @@ class _Lowering:
                 if len(layouts) != len(hints):
                     raise self.fail(
                         op,
-                        f"{WARP_LAYOUTS} has {len(layouts)} layouts for "
-                        f"{len(hints)} members",
+                        f"{WARP_LAYOUTS} has {len(layouts)} layouts for {len(hints)} members",
                     )
                 for i, (desc, hint, lay) in enumerate(zip(op.descs, hints, layouts, strict=True)):
                     expected = self.expected_layout(op, desc, hint)
