@@ -49,7 +49,7 @@ def gemm(
     HINT_B: tl.constexpr = 0b11110000,
     DTYPE: tl.constexpr = tl.float16,
 ):
-    tl.static_assert(NUM_BUFFERS == 2, "the schedule below double-buffers")
+    tl.static_assert(NUM_BUFFERS >= 2, "the schedule needs one buffer to fill while one is read")
     shared_a = tl.PaddedShared(interval=BLOCK_K, amount=8, order=[1, 0])
     shared_b = tl.PaddedShared(interval=BLOCK_N, amount=16, order=[1, 0])
     acc_l = acc_layout(tl.num_warps())
@@ -69,16 +69,19 @@ def gemm(
     a_bufs = tl.allocate_shared(DTYPE, [NUM_BUFFERS, BLOCK_M, BLOCK_K], shared_a)
     b_bufs = tl.allocate_shared(DTYPE, [NUM_BUFFERS, BLOCK_K, BLOCK_N], shared_b)
 
-    # Prologue: K tile 0 into buffer 0.
-    has_first = num_k > 0
-    a0 = a_desc.update(offsets=[off_m, 0], pred=has_first)
-    b0 = b_desc.update(offsets=[0, off_n], pred=has_first)
-    tl.async_copy(a0, a_bufs.index(0), warp_used_hint=HINT_A)
-    tl.async_copy(b0, b_bufs.index(0), warp_used_hint=HINT_B)
+    # Prologue: K tiles 0 .. NUM_BUFFERS-2 into buffers 0 .. NUM_BUFFERS-2
+    # (predicated off past the end, so every tile is two copies in flight).
+    for i in range(NUM_BUFFERS - 1):
+        has_tile = num_k > i
+        a0 = a_desc.update(offsets=[off_m, i * BLOCK_K], pred=has_tile)
+        b0 = b_desc.update(offsets=[i * BLOCK_K, off_n], pred=has_tile)
+        tl.async_copy(a0, a_bufs.index(i), warp_used_hint=HINT_A)
+        tl.async_copy(b0, b_bufs.index(i), warp_used_hint=HINT_B)
 
     def step(k, acc):
-        # Issue K tile k+1 into the other buffer (predicated off past the end).
-        nxt = k + 1
+        # Issue K tile k+NUM_BUFFERS-1 into the buffer tile k-1 was read from
+        # (predicated off past the end).
+        nxt = k + (NUM_BUFFERS - 1)
         has_next = nxt < num_k
         slot_next = nxt % NUM_BUFFERS
         k_next = nxt * BLOCK_K
@@ -86,8 +89,9 @@ def gemm(
         b_next = b_desc.update(offsets=[k_next, off_n], pred=has_next)
         tl.async_copy(a_next, a_bufs.index(slot_next), warp_used_hint=HINT_A)
         tl.async_copy(b_next, b_bufs.index(slot_next), warp_used_hint=HINT_B)
-        # Tile k has landed once at most the two copies just issued are in flight.
-        tl.async_wait(2)
+        # Tile k has landed once at most the copies of the NUM_BUFFERS-1 tiles
+        # after it (two each) are in flight.
+        tl.async_wait(2 * (NUM_BUFFERS - 1))
         slot = k % NUM_BUFFERS
         a_tile = tl.local_load(a_bufs.index(slot), op_a)
         b_tile = tl.local_load(b_bufs.index(slot), op_b)

@@ -65,18 +65,22 @@ class OurConfig:
     block_n: int
     block_k: int
     num_warps: int
+    stages: int = 2
+    """Shared buffers per operand (the kernel's NUM_BUFFERS): tiles in flight."""
 
     @property
     def tag(self) -> str:
-        return f"{self.block_m}x{self.block_n}x{self.block_k}_w{self.num_warps}"
+        stages = f"_s{self.stages}" if self.stages != 2 else ""
+        return f"{self.block_m}x{self.block_n}x{self.block_k}_w{self.num_warps}{stages}"
 
     @classmethod
     def parse(cls, tag: str) -> OurConfig:
-        """The config of a tag like ``128x128x64_w8``."""
+        """The config of a tag like ``128x128x64_w8`` (``_s3``: three stages)."""
         try:
-            shape, warps = tag.split("_w")
+            shape, rest = tag.split("_w")
+            warps, _, stages = rest.partition("_s")
             m, n, k = (int(x) for x in shape.split("x"))
-            return cls(m, n, k, int(warps))
+            return cls(m, n, k, int(warps), int(stages) if stages else 2)
         except ValueError:
             raise ValueError(f"{tag!r} is not a config tag like '128x128x64_w8'") from None
 
@@ -91,8 +95,7 @@ class OurConfig:
 
 #: The kernel's own defaults (``examples/gemm_gfx1250.py``), built by default.
 DEFAULT_CONFIG = OurConfig(128, 128, 64, 8)
-#: What ``tune.py`` chooses among. NUM_BUFFERS stays 2: the kernel's schedule
-#: double-buffers (its static_assert), so stages are not a knob yet.
+#: What ``tune.py`` chooses among: block shapes, warps and pipeline depths.
 CANDIDATES = (
     DEFAULT_CONFIG,
     OurConfig(128, 256, 64, 8),
@@ -100,6 +103,11 @@ CANDIDATES = (
     OurConfig(128, 128, 32, 8),
     OurConfig(128, 128, 64, 4),
     OurConfig(64, 128, 64, 4),
+    OurConfig(128, 128, 64, 4, stages=3),
+    OurConfig(128, 128, 64, 8, stages=3),
+    OurConfig(128, 128, 64, 8, stages=4),
+    OurConfig(128, 256, 64, 8, stages=3),
+    OurConfig(64, 128, 64, 4, stages=4),
 )
 
 
@@ -193,6 +201,7 @@ def config_variants(
                 BLOCK_M=cfg.block_m,
                 BLOCK_N=cfg.block_n,
                 BLOCK_K=cfg.block_k,
+                NUM_BUFFERS=cfg.stages,
                 **cfg.hints(),
             )
             state_divisibility(module, names, ALIGNED_ARGS)

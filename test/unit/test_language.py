@@ -463,6 +463,32 @@ def test_gemm_runs_in_the_interpreter(m, n, k, hinted):
     np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-2)
 
 
+@pytest.mark.parametrize("stages", [3, 4])
+@pytest.mark.parametrize(("m", "n", "k"), [(64, 64, 320), (70, 50, 40), (130, 120, 200)])
+def test_deeper_pipelines_run_in_the_interpreter(stages, m, n, k):
+    """NUM_BUFFERS tiles in flight: the prologue fills NUM_BUFFERS-1 buffers and
+    each step waits for 2*(NUM_BUFFERS-1) copies; the model (race detector on)
+    equals numpy before and after the tile passes, also when K has fewer tiles
+    than the pipeline has stages."""
+    from gemm_opt.core.pipeline import build_pass_manager
+    from gemm_opt.lowering import REGISTRY
+    from gemm_opt.lowering.pipelines import tile_passes
+    from gemm_opt.model.interpreter import parse_module, run_gemm
+
+    text = example.gemm.build_ir(num_warps=8, NUM_BUFFERS=stages, BLOCK_M=64, BLOCK_N=64)
+    rng = np.random.default_rng(stages * 1000 + k)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    module = parse_module(text)
+    with module.context:
+        build_pass_manager(",".join(tile_passes("gfx1250")), REGISTRY).run(module.operation)
+    for kernel in (text, module):
+        c = run_gemm(kernel, a, b)
+        assert not np.isnan(c).any()
+        np.testing.assert_allclose(c.astype(np.float64), ref, rtol=2e-3, atol=2e-2)
+
+
 def test_bf16_gemm_runs_in_the_interpreter():
     from gemm_opt.model.interpreter import bf16_round, run_gemm
 
