@@ -32,9 +32,7 @@ from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
 import json
-import platform
 import sys
 import time
 from pathlib import Path
@@ -320,35 +318,12 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, OSError) as e:
             fail(str(e))
 
-    sys.modules["triton"] = None  # type: ignore[assignment]  # never the machine's Triton
-    try:
-        import torch
-    except ImportError as e:
-        fail(f"needs torch: {e}")
-    from gemm_opt import runtime
+    loaded, env = benchlib.open_bundle(args.bundle, fail)
+    import torch
 
-    try:
-        loaded = runtime.load_bundle(args.bundle)
-    except runtime.BundleError as e:
-        fail(str(e))
-    if not torch.cuda.is_available():
-        fail("no CUDA GPU visible to torch: this script runs kernels on a GPU")
-    cap = torch.cuda.get_device_capability()
-    for k in loaded:
-        if not k.spec.runs_on(cap):
-            fail(f"{k.name} is compiled for {k.spec.sm}; this GPU is sm_{cap[0]}{cap[1]}")
     kernels = {d: Kernels(loaded, d) for d in dtypes}
-    first = next(iter(loaded)).spec
     env = {
-        "gpu": torch.cuda.get_device_name(),
-        "capability": f"sm_{cap[0]}{cap[1]}",
-        "sms": torch.cuda.get_device_properties(0).multi_processor_count,
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "python": platform.python_version(),
-        "bundle": args.bundle.name,
-        "bundle_sha256": hashlib.sha256(args.bundle.read_bytes()).hexdigest(),
-        "compiled_with": f"triton {first.triton}, gemm-opt {first.gemm_opt}",
+        **env,
         "config_table": args.config_table.name if table else "none (default config)",
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     }

@@ -7,11 +7,15 @@ so the config-table logic is importable (and tested) anywhere.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import platform
 import statistics
+import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 HERE = Path(__file__).resolve().parent
 #: The config table ``tune.py`` writes.
@@ -141,6 +145,44 @@ class Flusher:
 
     def __call__(self) -> None:
         self.buf.zero_()
+
+
+def open_bundle(path: Path, fail: Callable[[str], NoReturn]) -> tuple[Any, dict[str, Any]]:
+    """The bundle's kernels loaded on this GPU, and the run's environment facts.
+
+    Blocks the machine's own Triton first (``import triton`` fails and torch's
+    ``find_spec`` probe answers None): these runs launch our cubins only.
+    """
+    sys.modules["triton"] = None  # type: ignore[assignment]
+    try:
+        import torch
+    except ImportError as e:
+        fail(f"needs torch: {e}")
+    from gemm_opt import runtime
+
+    try:
+        loaded = runtime.load_bundle(path)
+    except runtime.BundleError as e:
+        fail(str(e))
+    if not torch.cuda.is_available():
+        fail("no CUDA GPU visible to torch: this script runs kernels on a GPU")
+    cap = torch.cuda.get_device_capability()
+    for k in loaded:
+        if not k.spec.runs_on(cap):
+            fail(f"{k.name} is compiled for {k.spec.sm}; this GPU is sm_{cap[0]}{cap[1]}")
+    first = next(iter(loaded)).spec
+    env = {
+        "gpu": torch.cuda.get_device_name(),
+        "capability": f"sm_{cap[0]}{cap[1]}",
+        "sms": torch.cuda.get_device_properties(0).multi_processor_count,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "python": platform.python_version(),
+        "bundle": path.name,
+        "bundle_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "compiled_with": f"triton {first.triton}, gemm-opt {first.gemm_opt}",
+    }
+    return loaded, env
 
 
 def bench(fns: dict[str, Any], reps: int, warmup: int, flush: Flusher) -> dict[str, dict]:

@@ -26,14 +26,17 @@ from __future__ import annotations
 
 import argparse
 import csv
-import hashlib
 import json
-import platform
-import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import benchlib  # noqa: E402
 
 BENCH_SHAPES = [
     (1024, 1024, 1024),
@@ -174,34 +177,6 @@ def check_refusals(gemm: Gemm, dtype_name: str) -> list[str]:
 # ---- timing ------------------------------------------------------------------------
 
 
-def bench(fns: dict, reps: int, warmup: int) -> dict:
-    """Interleaved samples: each is one call between CUDA events, after an L2 flush."""
-    import torch
-
-    flush = torch.empty(256 * 1024 * 1024, dtype=torch.int8, device="cuda")
-    for _ in range(warmup):
-        for f in fns.values():
-            f()
-    torch.cuda.synchronize()
-    events: dict[str, list] = {name: [] for name in fns}
-    names = list(fns)
-    for r in range(reps):
-        for name in names if r % 2 == 0 else names[::-1]:
-            flush.zero_()
-            s = torch.cuda.Event(enable_timing=True)
-            e = torch.cuda.Event(enable_timing=True)
-            s.record()
-            fns[name]()
-            e.record()
-            events[name].append((s, e))
-    torch.cuda.synchronize()
-    out = {}
-    for name, evs in events.items():
-        ms = [s.elapsed_time(e) for s, e in evs]
-        out[name] = {"median_ms": statistics.median(ms), "min_ms": min(ms), "samples": len(ms)}
-    return out
-
-
 # ---- main --------------------------------------------------------------------------
 
 
@@ -228,37 +203,13 @@ def main(argv: list[str] | None = None) -> int:
         if any(len(s) != 3 or min(s) < 1 for s in shapes):
             fail(f"--shapes takes positive MxNxK,...; got {args.shapes!r}")
 
-    # This run must not use the machine's Triton: ``import triton`` fails and
-    # ``importlib.util.find_spec("triton")`` (torch's probe) answers None.
-    sys.modules["triton"] = None  # type: ignore[assignment]
-    try:
-        import torch
-    except ImportError as e:
-        fail(f"needs torch: {e}")
-    from gemm_opt import runtime
+    loaded, env = benchlib.open_bundle(args.bundle, fail)
+    import torch
 
-    try:
-        loaded = runtime.load_bundle(args.bundle)
-    except runtime.BundleError as e:
-        fail(str(e))
-    if not torch.cuda.is_available():
-        fail("no CUDA GPU visible to torch: this script runs kernels on a GPU (no dry mode)")
-    cap = torch.cuda.get_device_capability()
-    for k in loaded:
-        if not k.spec.runs_on(cap):
-            fail(f"{k.name} is compiled for {k.spec.sm}; this GPU is sm_{cap[0]}{cap[1]}")
     kernels = {d: Gemm(loaded, d) for d in dtypes}
     first = next(iter(loaded)).spec
     env = {
-        "gpu": torch.cuda.get_device_name(),
-        "capability": f"sm_{cap[0]}{cap[1]}",
-        "sms": torch.cuda.get_device_properties(0).multi_processor_count,
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "python": platform.python_version(),
-        "bundle": args.bundle.name,
-        "bundle_sha256": hashlib.sha256(args.bundle.read_bytes()).hexdigest(),
-        "compiled_with": f"triton {first.triton}, gemm-opt {first.gemm_opt}",
+        **env,
         "kernel_source": first.meta.get("source", ""),
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     }
@@ -303,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # 2. timing
     timings = []
+    flusher = benchlib.Flusher()
     for dtype in dtypes:
         gemm = kernels[dtype]
         tdtype = getattr(torch, dtype)
@@ -311,13 +263,14 @@ def main(argv: list[str] | None = None) -> int:
             c_lib = torch.empty(m, n, device="cuda", dtype=tdtype)
             dense = {"M": m, "N": n, "K": kk, "lda": kk, "ldb": n, "ldc": n}
             variant = "aligned" if gemm.eligible("aligned", **dense) else "any"
-            t = bench(
+            t = benchlib.bench(
                 {
                     "ours": lambda g=gemm, v=variant, a=a, b=b, c=c: g(v, a, b, c),
                     "cublas": lambda a=a, b=b, c_lib=c_lib: torch.matmul(a, b, out=c_lib),
                 },
                 args.reps,
                 args.warmup,
+                flusher,
             )
             flop = 2.0 * m * n * kk
             ours = flop / (t["ours"]["median_ms"] * 1e-3) / 1e12
