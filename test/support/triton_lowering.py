@@ -2,20 +2,26 @@
 
 This module is test support, not part of the compiler. It
 
-1. writes a TTGIR module holding one ``amdg.async_tdm_copy_global_to_local``
+1. builds a TTGIR module holding one ``amdg.async_tdm_copy_global_to_local``
    (or one ``amdg.async_tdm_fused_copy_global_to_local``) with constant
-   tensor shapes, strides and offsets;
-2. compiles it for ``hip:gfx1250`` through :mod:`gemm_opt.lowering.triton_bridge` and
-   keeps the optimized LLVM IR (cached on disk, keyed by the TTGIR text and
-   the Triton version);
-3. runs a small interpreter over the straight-line LLVM IR once per value of
-   ``llvm.amdgcn.wave.id`` and decodes the operands of every
+   tensor shapes, strides and offsets, with Triton's typed IR builder
+   (:mod:`support.tdm_ttgir`: Gluon's op builder and layout classes);
+2. verifies and compiles it for ``hip:gfx1250`` in a child process through
+   :mod:`gemm_opt.lowering.triton_bridge` and keeps Triton's printed TTGIR
+   and the optimized LLVM IR (cached on disk, keyed by the Triton version and
+   the configuration's canonical description, :func:`cache_key`);
+3. runs a small interpreter over that straight-line LLVM IR once per value
+   of ``llvm.amdgcn.wave.id`` and decodes the operands of every
    ``llvm.amdgcn.tensor.load.to.lds`` call (predicate, LDS address, global
    address, per-warp tensor dims and tile dims).
 
-Triton is imported lazily, only when a compile is needed, so importing this
-module is cheap. Nothing here depends on the model under test: the tests
-compare :class:`WarpDescriptor` records with ``gemm_opt.core.tdm_layout``.
+No MLIR text is written or edited here. The regular expressions and the
+tokenizer below read LLVM IR text, the output Triton's AMDGPU backend
+produced (``asm["llir"]``), which has no typed Python API to read it with.
+
+Triton is imported lazily, only when a compile is needed. Nothing here
+depends on the model under test: the tests compare :class:`WarpDescriptor`
+records with ``gemm_opt.core.tdm_layout``.
 """
 
 from __future__ import annotations
@@ -24,11 +30,13 @@ import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SwizzledShared
+from support.tdm_ttgir import CONSTANT, CopyKernel, Member, build
 
 # Address given to the global pointer argument of member ``i`` (in bytes).
 # The members are far apart so that a descriptor names its member uniquely;
@@ -38,7 +46,7 @@ GLOBAL_MEMBER_STRIDE = 1 << 40
 ELEMENT_BYTES = 2  # f16
 
 # ---------------------------------------------------------------------------
-# Configurations and TTGIR text
+# Configurations
 # ---------------------------------------------------------------------------
 
 
@@ -126,133 +134,28 @@ class LoweringConfig:
         return LoweringConfig(num_warps, tuple(out), fused=True)
 
 
-def _default_layout(rank: int) -> SwizzledShared:
-    return SwizzledShared(1, 1, 1, tuple(range(rank - 1, -1, -1)))
-
-
-def _order_text(order: Sequence[int]) -> str:
-    return "[" + ", ".join(str(o) for o in order) + "]"
-
-
-def _shape_text(shape: Sequence[int]) -> str:
-    return ", ".join(str(s) for s in shape)
-
-
-def _layout_attrs(layout, block_shape: Sequence[int]) -> list[str]:
-    """Attribute definitions for ``layout``; the last one is the layout itself."""
-    rank = len(block_shape)
-    if layout is None:
-        layout = _default_layout(rank)
-    if isinstance(layout, SwizzledShared):
-        order = layout.order if len(layout.order) == rank else range(rank - 1, -1, -1)
-        return [
-            f"#ttg.swizzled_shared<{{vec = {layout.vec}, perPhase = "
-            f"{layout.per_phase}, maxPhase = {layout.max_phase}, order = "
-            f"{_order_text(order)}}}>"
-        ]
-    if isinstance(layout, PaddedShared):
-        order = layout.order if len(layout.order) == rank else range(rank - 1, -1, -1)
-        return [
-            f"#ttg.padded_shared<[{layout.interval}:+{layout.amount}] {{order = "
-            f"{_order_text(order)}, shape = [{_shape_text(block_shape)}]}}>"
-        ]
-    if isinstance(layout, PartitionedShared):
-        piece = list(block_shape)
-        piece[layout.partition_dim] //= layout.num_logical_pieces
-        inner = _layout_attrs(layout.inner, piece)
-        return [
-            *inner,
-            f"#ttg.partitioned_shared<{{numPartitions = {layout.num_partitions}, "
-            f"numGroups = {layout.num_groups}, partitionDim = "
-            f"{layout.partition_dim}, partitionLayout = @INNER@}}>",
-        ]
-    raise TypeError(f"unsupported shared layout {layout!r}")
-
-
-def make_ttgir(config: LoweringConfig) -> str:
-    """TTGIR text of a kernel that performs ``config``'s copy once."""
-    attr_defs: list[str] = []
-    member_attr: list[str] = []
-    for m in config.members:
-        defs = _layout_attrs(m.shared_layout, m.block_shape)
-        names = []
-        for text in defs:
-            name = f"#shared{len(attr_defs)}"
-            if "@INNER@" in text:
-                text = text.replace("@INNER@", names[-1])
-            attr_defs.append(f"{name} = {text}")
-            names.append(name)
-        member_attr.append(names[-1])
-
-    lines = [*attr_defs, "#smem = #ttg.shared_memory"]
-    lines.append(
-        'module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = '
-        f'{config.num_warps} : i32, ttg.target = "hip:gfx1250", '
-        '"ttg.threads-per-warp" = 32 : i32} {'
+def copy_kernel(config: LoweringConfig) -> CopyKernel:
+    """The kernel that performs ``config``'s copy once, with constant operands."""
+    members = tuple(
+        Member(
+            m.block_shape, m.shared_layout, m.full_tensor_shape, m.strides, m.full_offsets, m.pred
+        )
+        for m in config.members
     )
-    args = ", ".join(f"%p{i}: !tt.ptr<f16>" for i in range(len(config.members)))
-    lines.append(f"  tt.func public @tdm_copy({args}) {{")
-    consts: dict[tuple[int, str], str] = {}
-
-    def const(value: int, ty: str) -> str:
-        key = (value, ty)
-        if key not in consts:
-            name = f"%c{value}_{ty}"
-            consts[key] = name
-            lines.append(f"    {name} = arith.constant {value} : {ty}")
-        return consts[key]
-
-    descs, bufs, dtypes, mtypes = [], [], [], []
-    for i, (m, attr) in enumerate(zip(config.members, member_attr, strict=True)):
-        shape = "x".join(str(s) for s in m.block_shape)
-        dtype = f"!tt.tensordesc<{shape}xf16, {attr}>"
-        mtype = f"!ttg.memdesc<{shape}xf16, {attr}, #smem, mutable>"
-        dims = ", ".join(const(s, "i32") for s in m.full_tensor_shape)
-        strides = ", ".join(const(s, "i64") for s in m.strides)
-        offs = ", ".join(const(o, "i32") for o in m.full_offsets)
-        pred = const(m.pred, "i32")
-        lines.append(
-            f"    %d{i} = tt.make_tensor_descriptor %p{i}, [{dims}], [{strides}] : "
-            f"<f16>, <{shape}xf16, {attr}>"
-        )
-        lines.append(f"    %b{i} = ttg.local_alloc : () -> {mtype}")
-        lines.append(
-            f"    %u{i} = amdg.update_tensor_descriptor %d{i} add_offsets = [{offs}] "
-            f"pred = {pred} {{clamp_bounds}} : {dtype}"
-        )
-        descs.append(f"%u{i}")
-        bufs.append(f"%b{i}")
-        dtypes.append(dtype)
-        mtypes.append(mtype)
-
     if config.fused:
-        hints = ", ".join(str(m.hint) for m in config.members)
-        lines.append(
-            f"    %t = amdg.async_tdm_fused_copy_global_to_local {', '.join(descs)} "
-            f"into {', '.join(bufs)} {{warp_used_hints = array<i32: {hints}>}} : "
-            f"{', '.join(dtypes)} -> {', '.join(mtypes)}"
-        )
+        hints: tuple[int, ...] | None = tuple(m.hint for m in config.members)
     else:
-        (m,) = config.members
-        attr = "" if m.hint is None else f" {{warp_used_hint = {m.hint} : i32}}"
-        lines.append(
-            f"    %t = amdg.async_tdm_copy_global_to_local {descs[0]} into "
-            f"{bufs[0]}{attr} : {dtypes[0]} -> {mtypes[0]}"
-        )
-    lines.append("    %w = amdg.async_tdm_wait {num = 0 : i32}")
-    lines.append("    tt.return")
-    lines.append("  }")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+        hints = None if config.members[0].hint is None else (config.members[0].hint,)
+    return CopyKernel(config.num_warps, members, hints, config.fused, CONSTANT, "tdm_copy")
 
 
 # ---------------------------------------------------------------------------
-# Compilation with an on-disk cache
+# Building and compiling, with an on-disk cache
 # ---------------------------------------------------------------------------
 
 
 class LoweringError(RuntimeError):
-    """Triton failed to compile the module (verifier error or lowering assert)."""
+    """Triton rejected the module (verifier error) or failed to lower it (assertion)."""
 
 
 def cache_dir() -> Path:
@@ -269,37 +172,76 @@ def _triton_version() -> str:
     return triton.__version__
 
 
-def compile_ttgir(ttgir: str, use_cache: bool = True) -> str:
-    """Compile TTGIR text for gfx1250 and return the LLVM IR.
+def cache_key(config: LoweringConfig) -> str:
+    """The cache key: Triton's version and the canonical description of ``config``
+    (its frozen dataclass ``repr``, fields in declaration order)."""
+    text = f"{_triton_version()}\n{copy_kernel(config)!r}"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
-    The compile itself is :func:`gemm_opt.lowering.triton_bridge.compile_ttgir`; its
-    clean diagnostics (errors, notes, lowering assertions) become the
-    :class:`LoweringError`, which is cached too.
+
+def _isolated(work: Callable[[Any], Any]) -> Any:
+    """Run ``work(tt)`` (``tt``: a fresh gfx1250 Triton handle) in a child;
+    Triton's diagnostics, exceptions and aborts become a :class:`LoweringError`."""
+    from gemm_opt.lowering import triton_bridge as tb
+
+    run = tb.run_isolated(lambda report: work(tb.triton_ir("gfx1250")))
+    if run.ok:
+        return run.result
+    lines = [str(d) for d in tb.parse_diagnostics(run.stderr)]
+    if run.exception:
+        lines.append(run.exception)
+    lines += run.assertions()
+    if run.died:
+        lines.append(f"Triton {run.died}")
+    raise LoweringError("\n".join(dict.fromkeys(lines)) or "Triton failed without a message")
+
+
+def make_ttgir(config: LoweringConfig) -> str:
+    """Triton's printed TTGIR of ``config``'s kernel (built, verified, printed by Triton)."""
+    from gemm_opt.lowering.triton_bridge import verified_text
+
+    kernel = copy_kernel(config)
+    return _isolated(lambda tt: verified_text(build(tt, kernel)))
+
+
+def compile_config(config: LoweringConfig, use_cache: bool = True) -> tuple[str, str]:
+    """``(ttgir, llir)`` of ``config``'s kernel, compiled for gfx1250.
+
+    Built with Triton's IR builder, verified, printed and compiled in one
+    child process. Results (and :class:`LoweringError` texts) are cached by
+    :func:`cache_key`.
     """
-    key = hashlib.sha256(f"{_triton_version()}\n{ttgir}".encode()).hexdigest()[:32]
+    key = cache_key(config)
     root = cache_dir()
-    ok_path = root / f"{key}.ll"
-    err_path = root / f"{key}.err"
+    ok_path, ir_path, err_path = (root / f"{key}{ext}" for ext in (".ll", ".ttgir", ".err"))
     if use_cache:
-        if ok_path.exists():
-            return ok_path.read_text()
+        if ok_path.exists() and ir_path.exists():
+            return ir_path.read_text(), ok_path.read_text()
         if err_path.exists():
             raise LoweringError(err_path.read_text())
 
-    from gemm_opt.lowering.triton_bridge import TritonError
-    from gemm_opt.lowering.triton_bridge import compile_ttgir as bridge_compile
+    from gemm_opt.lowering import triton_bridge as tb
 
+    kernel = copy_kernel(config)
+
+    def work(tt: Any) -> tuple[str, str]:
+        text = tb.verified_text(build(tt, kernel))
+        llir = tb.compile_module(text, "gfx1250", None).asm["llir"]
+        return text, str(llir)
+
+    tb.warm_for_compile()
     try:
-        llir = bridge_compile(ttgir, "gfx1250").asm["llir"]
-    except TritonError as exc:
+        ttgir, llir = _isolated(work)
+    except LoweringError as exc:
         if use_cache:
             root.mkdir(parents=True, exist_ok=True)
             _atomic_write(err_path, str(exc))
-        raise LoweringError(str(exc)) from exc
+        raise
     if use_cache:
         root.mkdir(parents=True, exist_ok=True)
+        _atomic_write(ir_path, ttgir)
         _atomic_write(ok_path, llir)
-    return llir
+    return ttgir, llir
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -310,7 +252,7 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 # ---------------------------------------------------------------------------
-# A tiny interpreter for straight-line LLVM IR
+# A tiny interpreter for straight-line LLVM IR (LLVM IR text, not MLIR)
 # ---------------------------------------------------------------------------
 
 _TOKEN = re.compile(
@@ -952,8 +894,7 @@ def lower(config: LoweringConfig, use_cache: bool = True) -> LoweringResult:
 
     Raises :class:`LoweringError` when Triton rejects the module.
     """
-    ttgir = make_ttgir(config)
-    llir = compile_ttgir(ttgir, use_cache=use_cache)
+    ttgir, llir = compile_config(config, use_cache=use_cache)
     fn = parse_function(llir)
     globals_ = {g: 0 for g in fn.globals}
     ptr_args = [GLOBAL_BASE + i * GLOBAL_MEMBER_STRIDE for i in range(len(config.members))]
@@ -976,7 +917,9 @@ __all__ = [
     "LoweringError",
     "LoweringResult",
     "WarpDescriptor",
-    "compile_ttgir",
+    "cache_key",
+    "compile_config",
+    "copy_kernel",
     "lower",
     "make_ttgir",
 ]
