@@ -67,7 +67,13 @@ class CopyKernel:
     name: str = "k"
 
 
+def _unsigned32(value: int) -> int:
+    """The 32-bit pattern of ``value``, unsigned (the single copy's builder takes ``uint32``)."""
+    return value & 0xFFFFFFFF
+
+
 def _signed32(value: int) -> int:
+    """The 32-bit pattern of ``value``, signed (the fused copy's builder takes ``int32``)."""
     value &= 0xFFFFFFFF
     return value - (1 << 32) if value >> 31 else value
 
@@ -96,9 +102,21 @@ def gluon_layout(layouts: Any, layout: SharedLayout | None, block_shape: Sequenc
 
 def build(tt: Any, kernel: CopyKernel) -> Any:
     """Build ``kernel`` with ``tt`` (a :class:`gemm_opt.lowering.triton_bridge.TritonIR`
-    for gfx1250); returns the Triton module, not verified."""
+    for gfx1250); returns the Triton module, not verified.
+
+    The builder's insertion point is restored afterwards (a fresh builder has
+    none), so one handle builds any number of separate modules.
+    """
     if kernel.descriptors not in DESCRIPTOR_SOURCES:
         raise ValueError(f"descriptors must be one of {DESCRIPTOR_SOURCES}")
+    saved = tt.builder.get_insertion_point()
+    try:
+        return _build(tt, kernel)
+    finally:
+        tt.builder.restore_insertion_point(saved)
+
+
+def _build(tt: Any, kernel: CopyKernel) -> Any:
     b, lay = tt.builder, tt.layouts
     b.set_loc(b.create_loc(kernel.name, 1, 1))
     module = b.create_module()
@@ -126,7 +144,7 @@ def build(tt: Any, kernel: CopyKernel) -> Any:
     else:
         inputs = [ptr] * len(kernel.members)
     fn = b.get_or_insert_function(
-        module, kernel.name, b.get_function_ty(inputs, []), "public", False
+        module, kernel.name, b.get_function_ty(inputs, []), "public", None
     )
     module.push_back(fn)
     entry = fn.add_entry_block()
@@ -140,7 +158,7 @@ def build(tt: Any, kernel: CopyKernel) -> Any:
         b.create_async_tdm_fused_copy_global_to_local(descs, bufs, hints, cache)
     else:
         (desc,), (buf,) = descs, bufs
-        hint = None if kernel.hints is None else _signed32(kernel.hints[0])
+        hint = None if kernel.hints is None else _unsigned32(kernel.hints[0])
         b.create_async_tdm_copy_global_to_local(desc, buf, tt.ir.value(), cache, hint)
     if kernel.descriptors != ARGUMENTS:
         b.create_async_tdm_wait(0)
@@ -154,7 +172,7 @@ def _descriptors(b: Any, ir: Any, kernel: CopyKernel, fn: Any, types: list[Any])
     pad = ir.PADDING_OPTION.PAD_ZERO
     if kernel.descriptors == RUNTIME:
         base, n = fn.args(0), fn.args(1)
-        n64 = b.create_sext(n, b.get_int64_ty())
+        n64 = b.create_int_cast(n, b.get_int64_ty(), True)
         out = []
         for m, t in zip(kernel.members, types, strict=True):
             rank = len(m.block_shape)

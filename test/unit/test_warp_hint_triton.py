@@ -1,21 +1,22 @@
 """Differential test: gemm_opt.core.warp_hint against Triton 3.9.0's own verifier.
 
-Each case is a TTGIR module with one ``amdg.async_tdm_copy_global_to_local``
+Each case is a Triton module with one ``amdg.async_tdm_copy_global_to_local``
 carrying ``warp_used_hint`` (or one ``amdg.async_tdm_fused_copy_global_to_local``
-carrying ``warp_used_hints``).  A worker subprocess loads the TTGIR and AMD
-dialects, parses every module with ``triton._C.libtriton.ir.parse_mlir_module``
-(which runs the op verifiers) and reports, per module, whether it parsed and
-which diagnostics Triton printed (captured from file descriptor 2, where
-Triton's C++ code writes them).  We then require, for every case:
+carrying ``warp_used_hints``), built with Triton's typed IR builder (Gluon's
+op builder and layout classes, :mod:`support.tdm_ttgir`). A worker
+subprocess builds every module in one Triton context, runs Triton's
+verifier on it and reports, per module, whether it verified and which
+diagnostics Triton printed (captured from file descriptor 2, where Triton's
+C++ code writes them). We then require, for every case:
 
 * Triton accepts iff ``check_warp_used_hint`` / ``check_fused_warp_hints``
   accepts;
 * on rejection, the rule matches (by message substring) and Triton's message
   text appears verbatim inside ours.
 
-A second worker mode compiles TTGIR to LLVM IR to check the one rule that
-goes beyond Triton's verifier (``block-too-small``): Triton accepts such hints
-and then fails a lowering assertion.
+A second worker mode compiles the modules to LLVM IR to check the one rule
+that goes beyond Triton's verifier (``block-too-small``): Triton accepts such
+hints and then fails a lowering assertion.
 
 The fast tests cover every mask of 1, 2, 4 and 8 warps (and bits beyond
 them), samples of 16 warps, partitioned layouts and fused copies; the tests
@@ -27,16 +28,19 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import random
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import triton  # a pinned dependency: a missing triton must fail, not skip
-from triton._C.libtriton import amd as _amd  # noqa: F401
-from triton._C.libtriton import ir as _ir  # noqa: F401
+from support.tdm_ttgir import ARGUMENTS, RUNTIME, CopyKernel
+from support.tdm_ttgir import Member as TdmMember
 
 from gemm_opt.core.layouts import PartitionedShared
 from gemm_opt.core.warp_hint import (
@@ -49,39 +53,31 @@ from gemm_opt.core.warp_hint import (
 TRITON_VERSION = "3.9.0"
 
 # --------------------------------------------------------------------------
-# The worker: parse (or compile) many TTGIR modules in one process
+# The worker: build (and verify, or compile) many modules in one process
 # --------------------------------------------------------------------------
 
 WORKER = r"""
-import json, os, shutil, sys, tempfile
+import json, os, pickle, shutil, sys, tempfile
 
-spec = json.load(sys.stdin)
-mode = spec["mode"]
+spec = pickle.load(sys.stdin.buffer)
 tmp = tempfile.mkdtemp()
-src = os.path.join(tmp, "case.ttgir")
 log = os.path.join(tmp, "stderr.txt")
 
-if mode == "parse":
-    from triton._C.libtriton import amd, ir
+from support.tdm_ttgir import build
+from gemm_opt.lowering import triton_bridge as tb
 
-    ctx = ir.context()
-    ir.load_dialects(ctx)
-    amd.load_dialects(ctx)
+tt = tb.triton_ir("gfx1250")
+if spec["mode"] == "compile":
+    tb.warm_for_compile()
 
-    def run(path):
-        module = ir.parse_mlir_module(path, ctx)
-        del module
-else:
-    os.environ["TRITON_CACHE_DIR"] = os.path.join(tmp, "cache")
-    os.environ["TRITON_ALWAYS_COMPILE"] = "1"
-    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    import triton
-    from triton.backends.compiler import GPUTarget
 
-    target = GPUTarget("hip", "gfx1250", 32)
+def run(kernel):
+    module = build(tt, kernel)
+    if not module.verify():
+        raise RuntimeError("Triton's verifier rejected the module")
+    if spec["mode"] == "compile":
+        tb.compile_module(tb.verified_text(module), "gfx1250", None)
 
-    def run(path):
-        triton.compile(path, target=target)
 
 # Triton's C++ diagnostics go to fd 2: send fd 2 to a file and read what each
 # case appended.
@@ -92,23 +88,20 @@ if spec.get("capture", True):
     os.dup2(write_fd, 2)
 results = []
 try:
-    for job in spec["jobs"]:
-        for value in job["values"]:
-            with open(src, "w") as f:
-                f.write(job["template"].replace("@HINT@", value))
-            try:
-                run(src)
-                ok = True
-            except Exception:
-                ok = False
-            sys.stderr.flush()
-            chunks = []
-            while True:
-                chunk = os.read(read_fd, 1 << 16)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            results.append([ok, b"".join(chunks).decode("utf-8", "replace")])
+    for kernel in spec["kernels"]:
+        try:
+            run(kernel)
+            ok = True
+        except Exception:
+            ok = False
+        sys.stderr.flush()
+        chunks = []
+        while True:
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        results.append([ok, b"".join(chunks).decode("utf-8", "replace")])
 finally:
     os.dup2(saved, 2)
     shutil.rmtree(tmp, ignore_errors=True)
@@ -116,40 +109,34 @@ json.dump(results, sys.stdout)
 """
 
 
-#: Values per worker below which one worker does it all: a worker's start
-#: costs about as much as a few thousand parses, or a few dozen compiles.
-SHARD_MIN = {"parse": 4096, "compile": 64}
+#: Modules per worker below which one worker does it all: a worker's start
+#: costs about as much as a few thousand builds, or a few dozen compiles.
+SHARD_MIN = {"verify": 4096, "compile": 64}
+
+#: The directory that holds ``support`` (the worker imports it).
+TEST_DIR = str(Path(__file__).resolve().parents[1])
 
 
-def _shards(jobs: list[dict], count: int) -> list[list[dict]]:
-    """``jobs`` cut into ``count`` runs of about equal numbers of values, in order."""
-    flat = [(j["template"], v) for j in jobs for v in j["values"]]
-    size = -(-len(flat) // count)
-    shards = []
-    for start in range(0, len(flat), size):
-        shard: list[dict] = []
-        for template, value in flat[start : start + size]:
-            if not shard or shard[-1]["template"] != template:
-                shard.append({"template": template, "values": []})
-            shard[-1]["values"].append(value)
-        shards.append(shard)
-    return shards
-
-
-def run_worker(mode: str, jobs: list[dict], timeout: int = 900) -> list:
-    """Run the worker; returns ``[ok, diagnostics]`` per value, in order.
+def run_worker(
+    mode: str, kernels: list[CopyKernel], timeout: int = 900, capture: bool = True
+) -> list:
+    """Run the worker; returns ``[ok, diagnostics]`` per kernel, in order.
 
     Large runs (the 65,536 masks of 16 warps, the full lowering sweep) are
     split over up to one worker per CPU, run side by side.
     """
     env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [TEST_DIR, env.get("PYTHONPATH")]))
     env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-    total = sum(len(j["values"]) for j in jobs)
-    count = max(1, min(os.cpu_count() or 1, total // SHARD_MIN[mode]))
+    count = max(1, min(os.cpu_count() or 1, len(kernels) // SHARD_MIN[mode]))
+    size = max(1, -(-len(kernels) // count))
     procs = []
-    for shard in _shards(jobs, count):
-        with tempfile.TemporaryFile("w+") as spec:
-            json.dump({"mode": mode, "jobs": shard}, spec)
+    for start in range(0, len(kernels), size):
+        with tempfile.TemporaryFile("w+b") as spec:
+            pickle.dump(
+                {"mode": mode, "capture": capture, "kernels": kernels[start : start + size]},
+                spec,
+            )
             spec.seek(0)
             procs.append(
                 subprocess.Popen(
@@ -171,12 +158,12 @@ def run_worker(mode: str, jobs: list[dict], timeout: int = 900) -> list:
         for proc in procs:
             if proc.poll() is None:
                 proc.kill()
-    assert len(results) == total
+    assert len(results) == len(kernels)
     return results
 
 
 # --------------------------------------------------------------------------
-# TTGIR text
+# The modules (built with Triton's IR builder in the worker)
 # --------------------------------------------------------------------------
 
 
@@ -186,100 +173,21 @@ class Member:
     layout: PartitionedShared | None = None
 
 
-def _layout_defs(members: list[Member]) -> tuple[list[str], list[str]]:
-    """Attribute aliases and the layout name per member."""
-    defs, names = [], []
-    for i, m in enumerate(members):
-        order = ", ".join(str(d) for d in reversed(range(len(m.shape))))
-        defs.append(
-            f"#s{i} = #ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, "
-            f"order = [{order}]}}>"
-        )
-        name = f"#s{i}"
-        if m.layout is not None:
-            p = m.layout
-            defs.append(
-                f"#p{i} = #ttg.partitioned_shared<{{numPartitions = "
-                f"{p.num_partitions}, numGroups = {p.num_groups}, partitionDim = "
-                f"{p.partition_dim}, partitionLayout = #s{i}}}>"
-            )
-            name = f"#p{i}"
-        names.append(name)
-    return defs, names
-
-
-def _module(num_warps: int | None, defs: list[str], body: list[str], args: str) -> str:
-    attrs = ['"ttg.num-ctas" = 1 : i32']
-    if num_warps is not None:
-        attrs.append(f'"ttg.num-warps" = {num_warps} : i32')
-    attrs += ['ttg.target = "hip:gfx1250"', '"ttg.threads-per-warp" = 32 : i32']
-    lines = [
-        *defs,
-        "#smem = #ttg.shared_memory",
-        f"module attributes {{{', '.join(attrs)}}} {{",
-        f"  tt.func public @k({args}) {{",
-        *[f"    {b}" for b in body],
-        "    tt.return",
-        "  }",
-        "}",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def _types(members, names):
-    blk = [f"{'x'.join(map(str, m.shape))}xf16, {n}" for m, n in zip(members, names, strict=True)]
-    desc = [f"!tt.tensordesc<{b}>" for b in blk]
-    mem = [f"!ttg.memdesc<{b}, #smem, mutable>" for b in blk]
-    return desc, mem
-
-
-def single_template(num_warps: int | None, member: Member = Member()) -> str:
-    """One hinted copy; ``@HINT@`` stands for the hint value."""
-    defs, names = _layout_defs([member])
-    (desc,), (mem,) = _types([member], names)
-    body = [
-        f"%b0 = ttg.local_alloc : () -> {mem}",
-        "%t = amdg.async_tdm_copy_global_to_local %d0 into %b0 "
-        f"{{warp_used_hint = @HINT@ : i32}} : {desc} -> {mem}",
-    ]
-    return _module(num_warps, defs, body, f"%d0: {desc}")
-
-
-def fused_template(num_warps: int, members: list[Member]) -> str:
-    """One fused copy; ``@HINT@`` stands for the hint list ``a, b, ...``."""
-    defs, names = _layout_defs(members)
-    desc, mem = _types(members, names)
-    n = len(members)
-    body = [f"%b{i} = ttg.local_alloc : () -> {mem[i]}" for i in range(n)]
-    ds = ", ".join(f"%d{i}" for i in range(n))
-    bs = ", ".join(f"%b{i}" for i in range(n))
-    body.append(
-        f"%t = amdg.async_tdm_fused_copy_global_to_local {ds} into {bs} "
-        f"{{warp_used_hints = array<i32: @HINT@>}} : {', '.join(desc)} -> "
-        f"{', '.join(mem)}"
+def single_kernel(
+    num_warps: int | None, member: Member, hint: int | None, descriptors: str = ARGUMENTS
+) -> CopyKernel:
+    """One copy (hinted unless ``hint`` is None) of a descriptor argument, or
+    of a descriptor built in the kernel (``RUNTIME``: for compiling)."""
+    hints = None if hint is None else (hint,)
+    return CopyKernel(
+        num_warps, (TdmMember(member.shape, member.layout),), hints, False, descriptors
     )
-    args = ", ".join(f"%d{i}: {desc[i]}" for i in range(n))
-    return _module(num_warps, defs, body, args)
 
 
-def compile_template(num_warps: int, member: Member) -> str:
-    """A complete kernel (descriptor built in-kernel) for lowering."""
-    defs, names = _layout_defs([member])
-    (desc,), (mem,) = _types([member], names)
-    rank = len(member.shape)
-    dims = ", ".join(["%n"] * rank)
-    strides = ", ".join(["%n64"] * (rank - 1) + ["%c1"])
-    body = [
-        "%c1 = arith.constant 1 : i64",
-        "%n64 = arith.extsi %n : i32 to i64",
-        f"%d0 = tt.make_tensor_descriptor %a, [{dims}], [{strides}] : <f16>, "
-        f"<{desc[len('!tt.tensordesc<') : -1]}>",
-        f"%b0 = ttg.local_alloc : () -> {mem}",
-        "%t = amdg.async_tdm_copy_global_to_local %d0 into %b0 "
-        f"{{warp_used_hint = @HINT@ : i32}} : {desc} -> {mem}",
-        "%w = amdg.async_tdm_wait {num = 0 : i32}",
-    ]
-    return _module(num_warps, defs, body, "%a: !tt.ptr<f16>, %n: i32")
+def fused_kernel(num_warps: int, members: list[Member], hints: Sequence[int]) -> CopyKernel:
+    """One fused copy of descriptor arguments."""
+    tdm_members = tuple(TdmMember(m.shape, m.layout) for m in members)
+    return CopyKernel(num_warps, tdm_members, tuple(hints), True, ARGUMENTS)
 
 
 # --------------------------------------------------------------------------
@@ -368,15 +276,9 @@ def compare(cases, results) -> dict[str, int]:
     return counts
 
 
-def hint_text(h: int) -> str:
-    # i32 attributes take [-2**31, 2**32): pass the value as given.
-    return str(h)
-
-
 def single_job(nw, hints, member=Member()):
     cases = [(f"nw={nw} hint={h:#x} {member}", model_single(h, nw, member)) for h in hints]
-    job = {"template": single_template(nw, member), "values": [hint_text(h) for h in hints]}
-    return cases, job
+    return cases, [single_kernel(nw, member, h) for h in hints]
 
 
 def fused_job(nw, hint_lists, members):
@@ -387,19 +289,15 @@ def fused_job(nw, hint_lists, members):
         )
         for hs in hint_lists
     ]
-    job = {
-        "template": fused_template(nw, members),
-        "values": [", ".join(map(str, hs)) for hs in hint_lists],
-    }
-    return cases, job
+    return cases, [fused_kernel(nw, members, hs) for hs in hint_lists]
 
 
 def run_and_compare(batches) -> dict[str, int]:
-    cases, jobs = [], []
-    for c, j in batches:
+    cases, kernels = [], []
+    for c, k in batches:
         cases += c
-        jobs.append(j)
-    return compare(cases, run_worker("parse", jobs))
+        kernels += k
+    return compare(cases, run_worker("verify", kernels))
 
 
 SPECIAL_HINTS = [-1, -(1 << 31), (1 << 31), (1 << 32) - 1, 0x201, 0xFFFF, 0x10000]
@@ -474,28 +372,23 @@ def test_partitioned_layouts(member):
 
 def test_missing_num_warps_aborts_in_triton():
     # Triton aborts the process (a fatal error); we report a clean diagnostic.
-    template = single_template(None)
+    env = {**os.environ, "PYTHONPATH": TEST_DIR}
+    spec = {"mode": "verify", "capture": False, "kernels": [single_kernel(None, Member(), 240)]}
     proc = subprocess.run(
         [sys.executable, "-c", WORKER],
-        input=json.dumps(
-            {
-                "mode": "parse",
-                "capture": False,
-                "jobs": [{"template": template, "values": ["240"]}],
-            }
-        ),
+        input=pickle.dumps(spec),
         capture_output=True,
-        text=True,
         timeout=300,
+        env=env,
     )
+    stderr = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode != 0
-    assert "is not contained within a context that specifies the number of warps" in proc.stderr
+    assert "is not contained within a context that specifies the number of warps" in stderr
     rule, message = model_single(240, None)
     assert rule == "num-warps-missing"
     assert "not contained within a context that specifies the number of warps" in message
-    # Without a hint the same module parses.
-    ok_template = template.replace(" {warp_used_hint = @HINT@ : i32}", "")
-    ((ok, diag),) = run_worker("parse", [{"template": ok_template, "values": [""]}])
+    # Without a hint the same module verifies.
+    ((ok, diag),) = run_worker("verify", [single_kernel(None, Member(), None)])
     assert ok, diag
     assert check_warp_used_hint(None, None) is None
 
@@ -586,7 +479,7 @@ LOWERING_MEMBERS = [
 
 
 def _lowering_cases(nws, per_k: int):
-    cases, jobs = [], []
+    cases, kernels = [], []
     for member in LOWERING_MEMBERS:
         for nw in nws:
             pieces = member.layout.num_logical_pieces if member.layout else 1
@@ -605,17 +498,12 @@ def _lowering_cases(nws, per_k: int):
                     rule = e.rule
                 assert rule in (None, "block-too-small")
                 cases.append((f"nw={nw} hint={h:#x} {member}", rule))
-            jobs.append(
-                {
-                    "template": compile_template(nw, member),
-                    "values": [str(h) for h in chosen],
-                }
-            )
-    return cases, jobs
+            kernels += [single_kernel(nw, member, h, RUNTIME) for h in chosen]
+    return cases, kernels
 
 
-def _compare_lowering(cases, jobs):
-    results = run_worker("compile", jobs)
+def _compare_lowering(cases, kernels):
+    results = run_worker("compile", kernels)
     mismatches = []
     failures = 0
     for (label, rule), (ok, diag) in zip(cases, results, strict=True):
@@ -629,14 +517,14 @@ def _compare_lowering(cases, jobs):
 
 
 def test_block_too_small_matches_lowering():
-    cases, jobs = _lowering_cases((2, 8), per_k=1)
-    assert _compare_lowering(cases, jobs) > 10
+    cases, kernels = _lowering_cases((2, 8), per_k=1)
+    assert _compare_lowering(cases, kernels) > 10
 
 
 @pytest.mark.slow
 def test_block_too_small_matches_lowering_full():
-    cases, jobs = _lowering_cases((1, 2, 4, 8, 16), per_k=3)
-    assert _compare_lowering(cases, jobs) > 30
+    cases, kernels = _lowering_cases((1, 2, 4, 8, 16), per_k=3)
+    assert _compare_lowering(cases, kernels) > 30
 
 
 # --------------------------------------------------------------------------
