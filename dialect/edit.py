@@ -13,7 +13,16 @@ error that says why; no variant is made by rewriting the printed text.
   constants, function signatures);
 * :func:`set_argument_attr` / :func:`annotate_arguments`: an attribute on
   function arguments (``tile.divisibility = 16 : i32``), as ``func.func``
-  keeps it in ``arg_attrs``.
+  keeps it in ``arg_attrs``;
+* :func:`set_warp_hints`, :func:`set_wait_counts`: a copy's hint, a wait's
+  count; :func:`predicate_copy`: a pred operand on a copy;
+* :func:`set_constant`: the value of an ``arith.constant``;
+  :func:`with_fields`: a tile layout attribute with some fields changed;
+* :func:`replace_op`, :func:`erase_ops`: an op swapped for another kind
+  (same results) or removed.
+
+Edits that test invalid input may leave a module the verifier refuses: those
+take ``verify=False`` and the module is printed with :func:`unverified_text`.
 
 :func:`edited` applies edits to module text: it parses the text in a fresh
 context, runs the edits and prints the module with its locations, so
@@ -25,9 +34,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gemm_opt.core.contract import WARP_USED_HINT
+from gemm_opt.core.contract import WARP_PREDICATED, WARP_USED_HINT
 from gemm_opt.core.diagnostics import collect
-from gemm_opt.core.ext_compat import MLIRError, cast, func, ir
+from gemm_opt.core.ext_compat import MLIRError, arith, cast, func, ir
 from gemm_opt.dialect import make_context
 from gemm_opt.dialect.tile import AsyncTDMCopyGlobalToLocalOp, AsyncTDMFusedCopyGlobalToLocalOp
 
@@ -231,6 +240,145 @@ def has_argument_attr(module: ir.Module, name: str) -> bool:
     return False
 
 
+def ops_named(module: ir.Module, name: str) -> list[ir.Operation]:
+    """Every op called ``name`` in ``module``, in program order."""
+    return [op for op in _walk(module) if op.name == name]
+
+
+def _i32(value: int, ctx: ir.Context) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32, ctx), value)
+
+
+def _set_int(
+    module: ir.Module, op_name: str, attr: str, new: int, old: int | None, verify: bool
+) -> int:
+    changed = 0
+    for op in ops_named(module, op_name):
+        if attr not in op.attributes:
+            continue
+        if old is not None and ir.IntegerAttr(op.attributes[attr]).value & 0xFFFFFFFF != old:
+            continue
+        op.attributes[attr] = _i32(new, op.context)
+        changed += 1
+    if verify:
+        _verify(module, f"setting {attr} = {new}")
+    return changed
+
+
+def set_warp_hints(
+    module: ir.Module, new: int, *, old: int | None = None, verify: bool = True
+) -> int:
+    """Set ``warp_used_hint = new`` on every hinted single copy (with ``old``:
+    only those whose hint is ``old``); the number changed."""
+    name = AsyncTDMCopyGlobalToLocalOp.OPERATION_NAME
+    return _set_int(module, name, WARP_USED_HINT, new, old, verify)
+
+
+def set_warp_hint(copy: ir.Operation, hint: int) -> None:
+    """Give one single copy ``warp_used_hint = hint`` (not verified here)."""
+    copy.attributes[WARP_USED_HINT] = _i32(hint, copy.context)
+
+
+def set_wait_counts(
+    module: ir.Module, new: int, *, old: int | None = None, verify: bool = True
+) -> int:
+    """Set ``num = new`` on every ``tile.async_tdm_wait`` (with ``old``: only
+    those waiting for ``num = old``); the number changed."""
+    return _set_int(module, "tile.async_tdm_wait", "num", new, old, verify)
+
+
+def erase_ops(
+    module: ir.Module, name: str, where: Callable[[ir.Operation], bool] = lambda op: True
+) -> int:
+    """Erase every op called ``name`` that ``where`` accepts (they must have no
+    used results); the number erased. Not verified: removing a wait, say,
+    gives a valid module that races."""
+    doomed = [op for op in ops_named(module, name) if where(op)]
+    for op in doomed:
+        if any(len(list(r.uses)) for r in op.results):
+            raise EditError(f"cannot erase '{name}': its results are used")
+        op.erase()
+    return len(doomed)
+
+
+def replace_op(
+    op: ir.Operation,
+    name: str,
+    operands: list[ir.Value] | None = None,
+    attributes: dict[str, ir.Attribute] | None = None,
+) -> ir.Operation:
+    """Put a ``name`` op with the same result types and location in place of
+    ``op`` (uses follow), and erase ``op``; the new op (not verified)."""
+    new = ir.Operation.create(
+        name,
+        results=[r.type for r in op.results],
+        operands=operands or [],
+        attributes=attributes or {},
+        loc=op.location,
+        ip=ir.InsertionPoint(op),
+    )
+    for old, repl in zip(op.results, new.results, strict=True):
+        old.replace_all_uses_with(repl)
+    op.erase()
+    return new
+
+
+def predicate_copy(
+    copy: ir.Operation, value: bool, *, warp_predicated: bool = False
+) -> ir.Operation:
+    """Give a single copy the pred operand ``arith.constant value`` (built just
+    before it), optionally marked ``tile.warp_predicated``; the new copy."""
+    name = AsyncTDMCopyGlobalToLocalOp.OPERATION_NAME
+    if copy.name != name or len(copy.operands) != 2:
+        raise EditError(f"predicate_copy takes a '{name}' without pred or barrier")
+    ctx = copy.context
+    with copy.location:
+        i1 = ir.IntegerType.get_signless(1, ctx)
+        pred = arith.ConstantOp(i1, ir.IntegerAttr.get(i1, int(value)), ip=ir.InsertionPoint(copy))
+    attrs = {n: copy.attributes[n] for n in copy.attributes}
+    attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get([1, 1, 1, 0], context=ctx)
+    if warp_predicated:
+        attrs[WARP_PREDICATED] = ir.UnitAttr.get(ctx)
+    return replace_op(copy, name, [*copy.operands, pred.result], attrs)
+
+
+def set_constant(op: ir.Operation, values: Any) -> None:
+    """Set an ``arith.constant``'s value: a Python scalar (a splat) or a flat
+    list, in the element type of its result (not verified here)."""
+    if op.name != "arith.constant":
+        raise EditError(f"set_constant takes an 'arith.constant', not '{op.name}'")
+    result = op.results[0].type
+    shaped = cast(result, ir.RankedTensorType)
+    elem = shaped.element_type if shaped is not None else result
+
+    def scalar(v: Any) -> ir.Attribute:
+        if cast(elem, ir.IntegerType) is not None:
+            return ir.IntegerAttr.get(elem, int(v))
+        return ir.FloatAttr.get(elem, float(v), loc=ir.Location.unknown(op.context))
+
+    if shaped is None:
+        op.attributes["value"] = scalar(values)
+    elif isinstance(values, (list, tuple)):
+        op.attributes["value"] = ir.DenseElementsAttr.get([scalar(v) for v in values], shaped)
+    else:
+        op.attributes["value"] = ir.DenseElementsAttr.get_splat(shaped, scalar(values))
+
+
+def with_fields(attr: ir.Attribute, **fields: Any) -> ir.Attribute:
+    """A tile layout attribute (``#tile.tdm_warp_layout``, ``#tile.dot_operand``,
+    ...) with ``fields`` changed, the others kept. Built unchecked: the
+    result may break the layout's rules, for tests of their diagnostics."""
+    view = attr.maybe_downcast() if hasattr(attr, "maybe_downcast") else attr
+    if not hasattr(view, "field_values"):
+        raise EditError(f"{attr} is not a tile layout attribute")
+    return type(view).build(**{**view.field_values(), **fields})
+
+
+def unverified_text(module: ir.Module, locations: bool = True) -> str:
+    """Print ``module`` without verifying it (for invalid inputs made on purpose)."""
+    return module.operation.get_asm(enable_debug_info=locations, assume_verified=True)
+
+
 def edited(text: str, *edits: Callable[[ir.Module], object], locations: bool = True) -> str:
     """``text`` parsed, changed by each of ``edits`` in turn, and printed again.
 
@@ -263,11 +411,21 @@ __all__ = [
     "annotate_arguments",
     "drop_warp_hints",
     "edited",
+    "erase_ops",
     "functions",
     "has_argument_attr",
     "integer_of_width",
+    "ops_named",
+    "predicate_copy",
+    "replace_op",
     "retype_elements",
     "set_argument_attr",
+    "set_constant",
+    "set_wait_counts",
+    "set_warp_hint",
+    "set_warp_hints",
+    "unverified_text",
     "warp_hints",
+    "with_fields",
     "without_hints",
 ]

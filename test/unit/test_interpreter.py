@@ -14,8 +14,19 @@ import pytest
 
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect import make_context
-from gemm_opt.dialect.edit import edited, retype_elements, without_hints
+from gemm_opt.dialect.edit import (
+    edited,
+    erase_ops,
+    ops_named,
+    predicate_copy,
+    retype_elements,
+    set_wait_counts,
+    set_warp_hint,
+    set_warp_hints,
+    without_hints,
+)
 from gemm_opt.model.interpreter import (
+    Interpreter,
     ModelError,
     bf16_round,
     parse_module,
@@ -38,10 +49,11 @@ def _no_hints(text: str) -> str:
     return out
 
 
-def _set_wait(text: str, old: int, new: int) -> str:
-    before = f'"tile.async_tdm_wait"() {{num = {old} : i32}}'
-    assert text.count(before) == 1
-    return text.replace(before, f'"tile.async_tdm_wait"() {{num = {new} : i32}}')
+def _set_wait(source: str | ir.Module, old: int, new: int) -> ir.Module:
+    """``source`` (parsed if text) with its one ``num = old`` wait waiting for ``new``."""
+    module = parse_module(source) if isinstance(source, str) else source
+    assert set_wait_counts(module, new, old=old) == 1
+    return module
 
 
 def _dyadic(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
@@ -171,8 +183,9 @@ def test_gemm_without_hints_is_copied_by_all_warps(operands):
 
 def test_gemm_with_both_copies_on_warps_0_to_3(operands):
     a, b, c = operands
-    text = GEMM.replace("warp_used_hint = 240 : i32", "warp_used_hint = 15 : i32")
-    c2, result = run_gemm(text, a, b, return_result=True)
+    module = parse_module(GEMM)
+    assert set_warp_hints(module, 15, old=240) == 2
+    c2, result = run_gemm(module, a, b, return_result=True)
     np.testing.assert_array_equal(c2, c)
     assert result.stats.writers("a") == (0, 1, 2, 3)
     assert result.stats.writers("b") == (0, 1, 2, 3)
@@ -204,10 +217,12 @@ def test_the_example_waits_exactly_enough(operands):
 
 
 def test_race_detector_without_any_wait():
-    text = GEMM.replace('"tile.async_tdm_wait"() {num = 2 : i32} : () -> ()', "")
+    module = parse_module(GEMM)
+    num = lambda op: ir.IntegerAttr(op.attributes["num"]).value  # noqa: E731
+    assert erase_ops(module, "tile.async_tdm_wait", lambda op: num(op) == 2) == 1
     a = np.ones((64, 64), np.float16)
     with pytest.raises(ModelError, match=RACE):
-        run_gemm(text, a, a)
+        run_gemm(module, a, a)
 
 
 # ---------------------------------------------------------------------------
@@ -269,10 +284,9 @@ def test_tdm_passes_keep_the_gemm_result(operands, source, pipeline):
 def test_fused_gemm_with_a_too_weak_wait_races(operands):
     a, b, _ = operands
     module = _run_pipeline(GEMM, "tile-fuse-tdm-copies")
-    text = str(module)
-    assert '"tile.async_tdm_wait"() {num = 1 : i32}' in text
+    assert '"tile.async_tdm_wait"() {num = 1 : i32}' in str(module)
     with pytest.raises(ModelError, match=RACE):
-        run_gemm(_set_wait(text, 1, 2), a, b)
+        run_gemm(_set_wait(module, 1, 2), a, b)
 
 
 # ---------------------------------------------------------------------------
@@ -309,13 +323,29 @@ COPY_KERNEL = _copy_kernel(
     %w = "tile.warp_id"() : () -> i32
     %lo = arith.cmpi slt, %w, %c4 : i32
     scf.if %lo {
-      "tile.async_tdm_copy_global_to_local"(%d, %buf) {operandSegmentSizes = array<i32: 1, 1, 0, 0>HINT} : (!d, !b) -> ()
+      "tile.async_tdm_copy_global_to_local"(%d, %buf) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!d, !b) -> ()
     }
     "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
     %t = "tile.local_load"(%buf) : (!b) -> tensor<32x16xf32>
     "tile.store_block"(%y, %m, %n, %ld, %one, %c0, %c0, %t) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<f32>, i32, i32, i64, i64, i32, i32, tensor<32x16xf32>) -> ()
 """
 )
+
+
+#: The arguments of ``@k`` (a module built or edited through the bindings has
+#: no source names; they are given to the interpreter).
+COPY_ARGS = ("x", "y", "m", "n", "ld")
+COPY_OP = "tile.async_tdm_copy_global_to_local"
+
+
+def _copy_module(hint: int | None = None) -> ir.Module:
+    """``COPY_KERNEL`` parsed, its copy given ``warp_used_hint = hint`` (if any)."""
+    module = parse_module(COPY_KERNEL)
+    if hint is not None:
+        (copy,) = ops_named(module, COPY_OP)
+        set_warp_hint(copy, hint)
+        module.operation.verify()
+    return module
 
 
 def _copy_args(rows: int = 32, cols: int = 16):
@@ -325,9 +355,9 @@ def _copy_args(rows: int = 32, cols: int = 16):
 
 
 def test_copy_under_a_warp_divergent_branch():
-    text = COPY_KERNEL.replace("HINT", ", warp_used_hint = 15 : i32")
+    module = _copy_module(hint=15)
     args = _copy_args(20, 16)  # 20 rows: rows 20..31 of the block are zero filled
-    result = run_function(text, "k", args)
+    result = run_function(module, "k", args, arg_names=COPY_ARGS)
     np.testing.assert_array_equal(args["y"], args["x"])
     st = result.stats
     np.testing.assert_array_equal(st.instructions(), [1] * 4 + [0] * 4)
@@ -335,7 +365,7 @@ def test_copy_under_a_warp_divergent_branch():
 
 
 def test_divergent_branch_missing_warps_leaves_memory_unwritten():
-    text = COPY_KERNEL.replace("HINT", "")  # all 8 warps' tiles, only 4 issue
+    text = COPY_KERNEL  # no hint: all 8 warps' tiles, only 4 issue
     with pytest.raises(ModelError, match="uninitialized shared memory"):
         run_function(text, "k", _copy_args())
     result = run_function(text, "k", _copy_args(), check_uninitialized=False)
@@ -345,14 +375,12 @@ def test_divergent_branch_missing_warps_leaves_memory_unwritten():
 def test_warp_predicated_copy_trusts_its_predicate():
     # The unit attribute says the pred operand already holds the warp mask; with
     # a plain `true` predicate every warp copies its (masked) tile again.
-    text = COPY_KERNEL.replace("HINT", ", warp_used_hint = 3 : i32, tile.warp_predicated")
-    text = text.replace("scf.if %lo {", "scf.if %lo {\n      %t1 = arith.constant true")
-    text = text.replace(
-        "(%d, %buf) {operandSegmentSizes = array<i32: 1, 1, 0, 0>",
-        "(%d, %buf, %t1) {operandSegmentSizes = array<i32: 1, 1, 1, 0>",
-    ).replace(": (!d, !b) -> ()", ": (!d, !b, i1) -> ()")
+    module = _copy_module(hint=3)
+    (copy,) = ops_named(module, COPY_OP)
+    predicate_copy(copy, True, warp_predicated=True)
+    module.operation.verify()
     args = _copy_args()
-    result = run_function(text, "k", args)
+    result = run_function(module, "k", args, arg_names=COPY_ARGS)
     np.testing.assert_array_equal(args["y"], args["x"])
     # hint 0x3: warps 0, 1 own 16 rows each; warps 2, 3 (inside the branch) repeat them
     np.testing.assert_array_equal(result.stats.elements_written("x"), [256] * 4 + [0] * 4)
@@ -532,11 +560,11 @@ def test_a_wait_under_a_warp_uniform_branch_not_taken_leaves_the_copy_in_flight(
 
 
 def test_descriptor_reaching_past_the_array_is_an_error():
-    text = COPY_KERNEL.replace("HINT", ", warp_used_hint = 15 : i32")
+    module = _copy_module(hint=15)
     args = _copy_args()
     args["m"] = 40  # the descriptor claims 40 rows of a 32-row array
     with pytest.raises(ModelError, match="reaches element"):
-        run_function(text, "k", args)
+        run_function(module, "k", args, arg_names=COPY_ARGS)
 
 
 def test_run_function_on_the_tdm_copies_example():
@@ -691,3 +719,15 @@ def test_parse_module_and_argument_errors():
         run_function(module, "gemm", [a, a, a, 8, 8, 8, 8, 8, 8])
     with pytest.raises(ModelError, match="takes 9 arguments"):
         run_function(module, "gemm", [a])
+
+
+def test_argument_names_are_read_where_the_parser_located_them():
+    assert Interpreter(COPY_KERNEL, "k").arg_names == list(COPY_ARGS)
+    # A module holds no source names: positions, unless names are given.
+    assert Interpreter(parse_module(COPY_KERNEL), "k").arg_names == [f"arg{i}" for i in range(5)]
+    named = Interpreter(parse_module(COPY_KERNEL), "k", arg_names=COPY_ARGS)
+    assert named.arg_names == list(COPY_ARGS)
+    # Printed text names its arguments %arg0...; its locations point at the
+    # original text, where a name is read only if one starts there.
+    printed = edited(COPY_KERNEL, lambda m: None)
+    assert Interpreter(printed, "k").arg_names == [f"arg{i}" for i in range(5)]

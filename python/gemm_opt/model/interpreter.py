@@ -86,7 +86,6 @@ otherwise.
 from __future__ import annotations
 
 import itertools
-import re
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -95,6 +94,7 @@ from typing import Any
 import numpy as np
 
 from gemm_opt.core.contract import NUM_WARPS, WARP_LAYOUT, WARP_LAYOUTS, WARP_PREDICATED
+from gemm_opt.core.diagnostics import position_of
 from gemm_opt.core.ext_compat import cast, ir
 from gemm_opt.core.tdm_layout import (
     TdmWarpLayout,
@@ -1583,17 +1583,32 @@ def _find_function(module: ir.Module, name: str | None) -> Any:
     raise ModelError(f"no function @{name} in the module")
 
 
-def _arg_names_from_text(text: str, name: str, count: int) -> list[str] | None:
-    """Argument names of ``func.func @name`` in the source text, if readable."""
-    m = re.search(r"func\.func\s+(?:\w+\s+)?@" + re.escape(name) + r"\s*\(", text)
-    if m is None:
-        return None
-    depth, i = 1, m.end()
-    while i < len(text) and depth:
-        depth += {"(": 1, ")": -1}.get(text[i], 0)
-        i += 1
-    names = re.findall(r"%([\w$.\-]+)\s*:", text[m.end() : i - 1])
-    return names if len(names) == count else None
+#: The characters of an SSA name after its ``%`` (LangRef's ``suffix-id``).
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789$._-")
+
+
+def _arg_names_from_locations(text: str, args: Sequence[Any]) -> list[str] | None:
+    """The source names of a function's arguments, if the text still has them.
+
+    The parser keeps no SSA names, but it gives each block argument the
+    location of its ``%name`` in the text it parsed: read the name there.
+    ``None`` when an argument has no such location (built, not parsed) or the
+    text there is no ``%name:`` (text printed from another).
+    """
+    lines = text.splitlines()
+    names = []
+    for arg in args:
+        line, col = position_of(arg.location)
+        source = lines[line - 1] if 0 < line <= len(lines) else ""
+        if source[col - 1 : col] != "%":
+            return None
+        end = col
+        while end < len(source) and source[end] in _NAME_CHARS:
+            end += 1
+        if end == col or not source[end:].lstrip().startswith(":"):
+            return None  # not an argument declaration: the text is not the parsed one
+        names.append(source[col:end])
+    return names
 
 
 _STORAGE_OK = {
@@ -1662,7 +1677,7 @@ class Interpreter:
         n = len(self.arg_types)
         names = list(arg_names) if arg_names is not None else None
         if names is None and text is not None:
-            names = _arg_names_from_text(text, self.name, n)
+            names = _arg_names_from_locations(text, list(body.arguments))
         if names is None or len(names) != n:
             names = [f"arg{i}" for i in range(n)]
         self.arg_names = names
