@@ -17,7 +17,8 @@ error that says why; no variant is made by rewriting the printed text.
 * :func:`set_warp_hints`, :func:`set_wait_counts`: a copy's hint, a wait's
   count; :func:`predicate_copy`: a pred operand on a copy;
 * :func:`set_constant`: the value of an ``arith.constant``;
-  :func:`with_fields`: a tile layout attribute with some fields changed;
+  :func:`with_fields`: a tile layout attribute with some fields changed,
+  :func:`substitute_attr`: one attribute replaced everywhere (types included);
 * :func:`replace_op`, :func:`erase_ops`: an op swapped for another kind
   (same results) or removed.
 
@@ -111,17 +112,20 @@ def drop_warp_hints(module: ir.Module) -> int:
     return dropped
 
 
-def _map_type(t: ir.Type, old: ir.Type, new: ir.Type) -> ir.Type:
-    """``t`` with every occurrence of the element type ``old`` replaced by ``new``."""
+def _map_type(t: ir.Type, old: Any, new: Any) -> ir.Type:
+    """``t`` with every occurrence of ``old`` replaced by ``new``: an element
+    type, or an attribute (a tensor's encoding, a tile type's layout)."""
     if t == old:
         return new
     tensor = cast(t, ir.RankedTensorType)
     if tensor is not None:
         elem = _map_type(tensor.element_type, old, new)
-        if elem == tensor.element_type:
+        enc = tensor.encoding
+        enc = enc if enc is None else _map_attr(enc, old, new)
+        if elem == tensor.element_type and enc == tensor.encoding:
             return t
         loc = ir.Location.unknown(t.context)  # for the verifier's message, if any
-        return ir.RankedTensorType.get(list(tensor.shape), elem, tensor.encoding, loc=loc)
+        return ir.RankedTensorType.get(list(tensor.shape), elem, enc, loc=loc)
     fn = cast(t, ir.FunctionType)
     if fn is not None:
         return ir.FunctionType.get(
@@ -136,8 +140,11 @@ def _map_type(t: ir.Type, old: ir.Type, new: ir.Type) -> ir.Type:
     return t
 
 
-def _map_attr(a: ir.Attribute, old: ir.Type, new: ir.Type) -> ir.Attribute:
-    """``a`` with the element type ``old`` replaced by ``new`` in its types and values."""
+def _map_attr(a: ir.Attribute, old: Any, new: Any) -> ir.Attribute:
+    """``a`` with ``old`` (an element type, or an attribute) replaced by ``new``
+    in its types and values."""
+    if isinstance(old, ir.Attribute) and a == old:
+        return new
     type_attr = cast(a, ir.TypeAttr)
     if type_attr is not None:
         mapped = _map_type(type_attr.value, old, new)
@@ -164,16 +171,7 @@ def _map_attr(a: ir.Attribute, old: ir.Type, new: ir.Type) -> ir.Attribute:
     return a
 
 
-def retype_elements(module: ir.Module, old: ir.Type, new: ir.Type) -> None:
-    """Replace the element type ``old`` by ``new`` throughout ``module``.
-
-    Every value (op results, block arguments) and every attribute holding a
-    type or a value of ``old`` (function types, ``arith.constant`` values,
-    ``dense<...>`` splats) changes; other types are untouched. ``f16`` ->
-    ``bf16`` turns the fp16 GEMM into the bf16 one. Values are converted
-    exactly as ``FloatAttr`` converts them; a non-splat dense constant of
-    ``old`` is an :class:`EditError`.
-    """
+def _substitute(module: ir.Module, old: Any, new: Any) -> None:
     for op in _walk(module):
         attrs = op.attributes
         for name in list(attrs):
@@ -186,7 +184,32 @@ def retype_elements(module: ir.Module, old: ir.Type, new: ir.Type) -> None:
             for block in region.blocks:
                 for arg in block.arguments:
                     arg.set_type(_map_type(arg.type, old, new))
-    _verify(module, f"retyping {old} to {new}")
+
+
+def substitute_attr(
+    module: ir.Module, old: ir.Attribute, new: ir.Attribute, *, verify: bool = True
+) -> None:
+    """Replace the attribute ``old`` by ``new`` everywhere in ``module``: op
+    attributes, tensor encodings, the layouts inside tile types (a layout
+    changed through :func:`with_fields`, say)."""
+    _substitute(module, old, new)
+    if verify:
+        _verify(module, f"replacing {old}")
+
+
+def retype_elements(module: ir.Module, old: ir.Type, new: ir.Type, *, verify: bool = True) -> None:
+    """Replace the element type ``old`` by ``new`` throughout ``module``.
+
+    Every value (op results, block arguments) and every attribute holding a
+    type or a value of ``old`` (function types, ``arith.constant`` values,
+    ``dense<...>`` splats) changes; other types are untouched. ``f16`` ->
+    ``bf16`` turns the fp16 GEMM into the bf16 one. Values are converted
+    exactly as ``FloatAttr`` converts them; a non-splat dense constant of
+    ``old`` is an :class:`EditError`.
+    """
+    _substitute(module, old, new)
+    if verify:
+        _verify(module, f"retyping {old} to {new}")
 
 
 def set_argument_attr(fn: func.FuncOp, index: int, name: str, value: ir.Attribute) -> None:
@@ -342,17 +365,27 @@ def predicate_copy(
     return replace_op(copy, name, [*copy.operands, pred.result], attrs)
 
 
-def set_constant(op: ir.Operation, values: Any) -> None:
+def set_constant(op: ir.Operation, values: Any, element_type: ir.Type | None = None) -> None:
     """Set an ``arith.constant``'s value: a Python scalar (a splat) or a flat
-    list, in the element type of its result (not verified here)."""
+    list, in the element type of its result, or in ``element_type``, which
+    the result then takes (its users are not retyped; not verified here)."""
     if op.name != "arith.constant":
         raise EditError(f"set_constant takes an 'arith.constant', not '{op.name}'")
     result = op.results[0].type
     shaped = cast(result, ir.RankedTensorType)
+    if element_type is not None:
+        if shaped is None:
+            result = element_type
+        else:
+            shaped = ir.RankedTensorType.get(
+                list(shaped.shape), element_type, shaped.encoding, loc=op.location
+            )
+            result = shaped
+        op.results[0].set_type(result)
     elem = shaped.element_type if shaped is not None else result
 
     def scalar(v: Any) -> ir.Attribute:
-        if cast(elem, ir.IntegerType) is not None:
+        if cast(elem, ir.IntegerType) is not None or cast(elem, ir.IndexType) is not None:
             return ir.IntegerAttr.get(elem, int(v))
         return ir.FloatAttr.get(elem, float(v), loc=ir.Location.unknown(op.context))
 
@@ -379,13 +412,20 @@ def unverified_text(module: ir.Module, locations: bool = True) -> str:
     return module.operation.get_asm(enable_debug_info=locations, assume_verified=True)
 
 
-def edited(text: str, *edits: Callable[[ir.Module], object], locations: bool = True) -> str:
+def edited(
+    text: str,
+    *edits: Callable[[ir.Module], object],
+    locations: bool = True,
+    verify: bool = True,
+) -> str:
     """``text`` parsed, changed by each of ``edits`` in turn, and printed again.
 
     With ``locations`` the result keeps the original locations
     (``loc("-":line:col)``), so a diagnostic on the variant names the line of
     ``text`` it came from; without, it is the plain pretty form. Text that
-    does not parse is an :class:`EditError` at the first error.
+    does not parse is an :class:`EditError` at the first error. ``verify``
+    ``False`` prints the result as it is, valid or not (invalid inputs made
+    on purpose, for the verifier's tests).
     """
     ctx = make_context()
     with ctx, collect(ctx) as diags:
@@ -398,6 +438,9 @@ def edited(text: str, *edits: Callable[[ir.Module], object], locations: bool = T
             raise EditError(first.message, first.line, first.col) from None
         for edit in edits:
             edit(module)
+        if not verify:
+            return unverified_text(module, locations)
+        _verify(module, "the edits")
         return module.operation.get_asm(enable_debug_info=locations)
 
 
@@ -424,6 +467,7 @@ __all__ = [
     "set_wait_counts",
     "set_warp_hint",
     "set_warp_hints",
+    "substitute_attr",
     "unverified_text",
     "warp_hints",
     "with_fields",

@@ -13,9 +13,21 @@ from pathlib import Path
 import pytest
 
 from gemm_opt import dialect
+from gemm_opt.core.contract import DIVISIBILITY
 from gemm_opt.core.ext_compat import PassManager, ir
 from gemm_opt.core.pass_base import TilePass
 from gemm_opt.core.pipeline import PipelineError, resolve
+from gemm_opt.dialect.edit import (
+    annotate_arguments,
+    edited,
+    integer_of_width,
+    ops_named,
+    replace_op,
+    retype_elements,
+    set_constant,
+    substitute_attr,
+    with_fields,
+)
 from gemm_opt.lowering import PASSES, PIPELINE_DOCS, PIPELINES, REGISTRY
 from gemm_opt.lowering import convert_tile_to_triton_gpu as convert_module
 from gemm_opt.lowering.compile import (
@@ -212,10 +224,9 @@ def test_layout_changed_after_verification_is_an_error_at_the_copy():
         pm.add(AssignTdmWarpLayoutPass(), AssignTdmWarpLayoutPass.name)
         pm.run(module.operation)
         copy = _first_copy(module)
-        good = str(copy.attributes["tile.warp_layout"])
-        copy.attributes["tile.warp_layout"] = ir.Attribute.parse(
-            good.replace("anchor = 0 : i64", "anchor = 4 : i64")
-        )
+        good = copy.attributes["tile.warp_layout"]
+        assert good.maybe_downcast().field_values()["anchor"] == 0
+        copy.attributes["tile.warp_layout"] = with_fields(good, anchor=4)
         err = _hand_off_error(module, "gfx1250")
     assert err.message.startswith("tile.warp_layout #tile.tdm_warp_layout")
     assert "refusing to emit it" in err.message
@@ -289,12 +300,12 @@ def test_cdna_targets_compile_the_same_kernel(target, mfma):
 
 
 def test_gfx950_uses_direct_to_lds_copies_when_aligned():
-    text = re.sub(
-        r"(%(?:M|N|K|lda|ldb|ldc): i(?:32|64))",
-        r"\1 {tile.divisibility = 16 : i32}",
-        GEMM,
-    )
-    low = lower_tile_module(text, "gfx950")
+    def aligned(module: ir.Module) -> None:
+        sixteen = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 16)
+        # M, N, K (i32) and lda, ldb, ldc (i64)
+        assert annotate_arguments(module, integer_of_width(32, 64), DIVISIBILITY, sixteen) == 6
+
+    low = lower_tile_module(edited(GEMM, aligned), "gfx950")
     assert "= ttg.async_copy_global_to_local " in low.ttgir
     assert "ttg.async_wait {num = 2 : i32}" in low.ttgir
     low = lower_tile_module(GEMM, "gfx950")  # no alignment facts: through registers
@@ -321,12 +332,17 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 
 
 def test_our_diagnostics_point_at_the_tile_op():
-    bad = GEMM.replace('"tile.program_id"() {axis = 0 : i32}', '"tile.warp_id"()', 1)
+    def warp_id_for_program_id(module: ir.Module) -> None:
+        first = ops_named(module, "tile.program_id")[0]
+        assert ir.IntegerAttr(first.attributes["axis"]).value == 0
+        replace_op(first, "tile.warp_id")
+
+    bad = edited(GEMM, warp_id_for_program_id)
     with pytest.raises(TileCompileError) as info:
         lower_tile_module(bad, "gfx1250")
     err = info.value
     assert err.stage == "convert"
-    assert err.line == _line_of(bad, '"tile.warp_id"()')
+    assert err.line == _line_of(GEMM, '"tile.program_id"() {axis = 0 : i32}')
     assert "no TritonGPU equivalent" in err.message
 
 
@@ -379,30 +395,46 @@ def test_a_layout_triton_cannot_convert_aborts_at_the_op_whose_type_it_is(monkey
     assert err.line == _line_of(GEMM, '"tile.local_load"')
 
 
+#: A table of 8 i16 values stored through a pointer; the tests below give the
+#: table other element types and values (:func:`_non_splat`).
 NON_SPLAT = """
 #bl = #tile.blocked<{size_per_thread = array<i64: 1>, threads_per_warp = array<i64: 32>, warps_per_cta = array<i64: 4>, order = array<i64: 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  func.func @table(%p: !tile.ptr<ELEM>, %n: i32) {
+  func.func @table(%p: !tile.ptr<i16>, %n: i32) {
     %c0 = arith.constant 0 : i32
     %one = arith.constant 1 : i64
-    %t = arith.constant dense<[VALUES]> : tensor<8xELEM, #bl>
-    "tile.store_block"(%p, %n, %one, %c0, %t) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>} : (!tile.ptr<ELEM>, i32, i64, i32, tensor<8xELEM, #bl>) -> ()
+    %t = arith.constant dense<0> : tensor<8xi16, #bl>
+    "tile.store_block"(%p, %n, %one, %c0, %t) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>} : (!tile.ptr<i16>, i32, i64, i32, tensor<8xi16, #bl>) -> ()
     return
   }
 }
 """
 
 
+def _non_splat(elem: str, values: list | float) -> str:
+    """``NON_SPLAT`` with the table in ``elem`` holding ``values`` (a list, or
+    a splat), printed with the original locations and not verified (some
+    element types are there to be refused)."""
+
+    def edit(module: ir.Module) -> None:
+        new = ir.Type.parse(elem)
+        table = ops_named(module, "arith.constant")[2]
+        set_constant(table, values, element_type=new)
+        retype_elements(module, ir.IntegerType.get_signless(16), new, verify=False)
+
+    return edited(NON_SPLAT, edit, verify=False)
+
+
 @pytest.mark.parametrize(
     ("elem", "values"),
     [
-        ("i32", "3, 3, 7, 7, 7, -1, 0, 0"),
-        ("f16", "1.5, 1.5, 2.0, 2.0, 2.0, -4.0, 0.0, 0.0"),
-        ("i1", "true, true, false, false, false, true, false, false"),
+        ("i32", [3, 3, 7, 7, 7, -1, 0, 0]),
+        ("f16", [1.5, 1.5, 2.0, 2.0, 2.0, -4.0, 0.0, 0.0]),
+        ("i1", [True, True, False, False, False, True, False, False]),
     ],
 )
 def test_a_non_splat_constant_lowers_as_selects_over_runs(elem, values):
-    text = NON_SPLAT.replace("ELEM", elem).replace("VALUES", values)
+    text = _non_splat(elem, values)
     ttgir = compile_tile_module(text).asm["ttgir"]
     # Four runs: a splat of the first value, one select for each other run.
     assert ttgir.count("arith.select ") == 3
@@ -411,12 +443,10 @@ def test_a_non_splat_constant_lowers_as_selects_over_runs(elem, values):
 
 
 def test_a_non_splat_constant_whose_elements_cannot_be_read_is_a_located_error():
-    text = NON_SPLAT.replace("ELEM", "bf16").replace(
-        "VALUES", "1.0, 1.0, 2.0, 2.0, 0.0, 0.0, 0.0, 0.0"
-    )
+    text = _non_splat("bf16", [1.0, 1.0, 2.0, 2.0, 0.0, 0.0, 0.0, 0.0])
     with pytest.raises(TileCompileError, match="non-splat constant of bf16") as info:
         lower_tile_module(text)
-    assert info.value.line == _line_of(text, "arith.constant dense")
+    assert info.value.line == _line_of(NON_SPLAT, "arith.constant dense")
 
 
 @pytest.mark.parametrize(
@@ -432,9 +462,7 @@ def test_a_non_splat_constant_whose_elements_cannot_be_read_is_a_located_error()
     ],
 )
 def test_element_types_lower_with_their_own_width(elem, bits):
-    text = NON_SPLAT.replace("ELEM", elem).replace(
-        "dense<[VALUES]>", "dense<0>" if elem[0] == "i" else "dense<0.0>"
-    )
+    text = _non_splat(elem, 0)
     ttgir = lower_tile_module(text).ttgir
     assert f"!tt.ptr<{elem}>" in ttgir
     assert convert_module.element_bits(ir.Type.parse(elem, dialect.make_context())) == bits
@@ -442,15 +470,13 @@ def test_element_types_lower_with_their_own_width(elem, bits):
 
 @pytest.mark.parametrize("elem", ["index", "tf32"])
 def test_element_types_triton_lacks_are_located_errors(elem):
-    text = NON_SPLAT.replace("ELEM", elem).replace(
-        "dense<[VALUES]>", "dense<0>" if elem != "tf32" else "dense<0.0>"
-    )
+    text = _non_splat(elem, 0)
     with pytest.raises(TileCompileError) as info:
         lower_tile_module(text)
     err = info.value  # the tile verifier's rule, at the op moving them
     assert "must have one of the element types i1, i8, i16, i32, i64, f16, bf16" in err.message
     assert err.message.endswith(f"got {elem}")
-    assert err.line == _line_of(text, '"tile.store_block"')
+    assert err.line == _line_of(NON_SPLAT, '"tile.store_block"')
 
 
 # ---- Triton never takes the process down ---------------------------------------------
@@ -470,11 +496,30 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
 }
 """
 
+
+def _gemm_with_layouts(kind: str, **fields: object) -> str:
+    """The example GEMM with ``fields`` changed in every layout of the kind
+    ``kind`` (the operands' ``#tile.dot_operand``, the buffers'
+    ``#tile.padded_shared``), printed unverified with its locations."""
+
+    def edit(module: ir.Module) -> None:
+        if kind == "dot_operand":
+            found = [op.results[0].type.encoding for op in ops_named(module, "tile.local_load")]
+        else:
+            found = [op.results[0].type.layout_attr for op in ops_named(module, "tile.local_alloc")]
+        olds = list(dict.fromkeys(found))
+        assert len(olds) == 2  # A's and B's
+        for old in olds:
+            substitute_attr(module, old, with_fields(old, **fields), verify=False)
+
+    return edited(GEMM, edit, verify=False)
+
+
 #: Inputs Triton 3.9 aborts on (issue 7), made from the example GEMM.
 ABORTING = {
-    "k_width_3": GEMM.replace("k_width = 8", "k_width = 3"),
-    "padded_order_0_0": GEMM.replace("order = array<i64: 1, 0>}>", "order = array<i64: 0, 0>}>"),
-    "index_copy": INDEX_COPY,
+    "k_width_3": lambda: _gemm_with_layouts("dot_operand", k_width=3),
+    "padded_order_0_0": lambda: _gemm_with_layouts("padded_shared", order=(0, 0)),
+    "index_copy": lambda: INDEX_COPY,
 }
 
 
@@ -487,7 +532,7 @@ def test_inputs_triton_aborts_on_end_as_located_errors(tmp_path, case, emit):
     import sys
 
     src = tmp_path / f"{case}.mlir"
-    src.write_text(ABORTING[case])
+    src.write_text(ABORTING[case]())
     proc = subprocess.run(
         [sys.executable, "-m", "gemm_opt.tools.opt", str(src), f"--emit={emit}", "-o", "-"],
         capture_output=True,
@@ -503,5 +548,5 @@ def test_inputs_triton_aborts_on_end_as_located_errors(tmp_path, case, emit):
 @pytest.mark.parametrize("case", sorted(ABORTING))
 def test_kernel_compile_survives_inputs_triton_aborts_on(case):
     with pytest.raises(TileCompileError) as info:
-        compile_tile_module(ABORTING[case])
+        compile_tile_module(ABORTING[case]())
     assert info.value.line > 0
