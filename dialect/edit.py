@@ -112,78 +112,96 @@ def drop_warp_hints(module: ir.Module) -> int:
     return dropped
 
 
-def _map_type(t: ir.Type, old: Any, new: Any) -> ir.Type:
-    """``t`` with every occurrence of ``old`` replaced by ``new``: an element
-    type, or an attribute (a tensor's encoding, a tile type's layout)."""
-    if t == old:
-        return new
-    tensor = cast(t, ir.RankedTensorType)
-    if tensor is not None:
-        elem = _map_type(tensor.element_type, old, new)
-        enc = tensor.encoding
-        enc = enc if enc is None else _map_attr(enc, old, new)
-        if elem == tensor.element_type and enc == tensor.encoding:
-            return t
-        loc = ir.Location.unknown(t.context)  # for the verifier's message, if any
-        return ir.RankedTensorType.get(list(tensor.shape), elem, enc, loc=loc)
-    fn = cast(t, ir.FunctionType)
-    if fn is not None:
-        return ir.FunctionType.get(
-            [_map_type(x, old, new) for x in fn.inputs],
-            [_map_type(x, old, new) for x in fn.results],
-        )
-    params = getattr(t, "params", None)  # a tile type: rebuilt from its parameters
-    if params is not None:
-        mapped = [_map_attr(p, old, new) for p in params]
-        if any(m != p for m, p in zip(mapped, params, strict=True)):
-            return type(t).get(*mapped)
-    return t
+def _same(x: Any) -> Any:
+    return x
 
 
-def _map_attr(a: ir.Attribute, old: Any, new: Any) -> ir.Attribute:
-    """``a`` with ``old`` (an element type, or an attribute) replaced by ``new``
-    in its types and values."""
-    if isinstance(old, ir.Attribute) and a == old:
-        return new
-    type_attr = cast(a, ir.TypeAttr)
-    if type_attr is not None:
-        mapped = _map_type(type_attr.value, old, new)
-        return a if mapped == type_attr.value else ir.TypeAttr.get(mapped)
-    float_attr = cast(a, ir.FloatAttr)
-    if float_attr is not None:
-        if float_attr.type != old:
-            return a
-        return ir.FloatAttr.get(new, float_attr.value, loc=ir.Location.unknown(a.context))
-    dense = cast(a, ir.DenseElementsAttr)
-    if dense is not None:
-        mapped = _map_type(dense.type, old, new)
-        if mapped == dense.type:
-            return a
-        if not dense.is_splat:
-            raise EditError(f"cannot retype the non-splat constant {a} to {new}")
-        splat = _map_attr(dense.get_splat_value(), old, new)
-        return ir.DenseElementsAttr.get_splat(mapped, splat)
-    array = cast(a, ir.ArrayAttr)
-    if array is not None:
-        items = [_map_attr(x, old, new) for x in array]
-        if any(m != x for m, x in zip(items, array, strict=True)):
-            return ir.ArrayAttr.get(items)
-    return a
+class _Mapper:
+    """Rebuilds types and attributes bottom-up: children first (a tensor's
+    element type and encoding, a function type's inputs and results, a tile
+    type's parameters, the items of arrays, a dense constant's type and
+    splat), then ``leaf_type`` / ``leaf_attr`` on the rebuilt value."""
+
+    def __init__(
+        self,
+        leaf_type: Callable[[ir.Type], ir.Type] = _same,
+        leaf_attr: Callable[[ir.Attribute], ir.Attribute] = _same,
+    ) -> None:
+        self.leaf_type = leaf_type
+        self.leaf_attr = leaf_attr
+
+    def type(self, t: ir.Type) -> ir.Type:
+        tensor = cast(t, ir.RankedTensorType)
+        fn = cast(t, ir.FunctionType)
+        params = getattr(t, "params", None)  # a tile type: rebuilt from its parameters
+        if tensor is not None:
+            elem = self.type(tensor.element_type)
+            enc = tensor.encoding
+            enc = enc if enc is None else self.attr(enc)
+            if elem != tensor.element_type or enc != tensor.encoding:
+                loc = ir.Location.unknown(t.context)  # for the verifier's message, if any
+                t = ir.RankedTensorType.get(list(tensor.shape), elem, enc, loc=loc)
+        elif fn is not None:
+            t = ir.FunctionType.get(
+                [self.type(x) for x in fn.inputs], [self.type(x) for x in fn.results]
+            )
+        elif params is not None:
+            mapped = [self.attr(p) for p in params]
+            if any(m != p for m, p in zip(mapped, params, strict=True)):
+                t = type(t).get(*mapped)
+        return self.leaf_type(t)
+
+    def attr(self, a: ir.Attribute) -> ir.Attribute:
+        type_attr = cast(a, ir.TypeAttr)
+        dense = cast(a, ir.DenseElementsAttr)
+        array = cast(a, ir.ArrayAttr)
+        if type_attr is not None:
+            mapped = self.type(type_attr.value)
+            if mapped != type_attr.value:
+                a = ir.TypeAttr.get(mapped)
+        elif dense is not None:
+            mapped = self.type(dense.type)
+            if mapped != dense.type:
+                if not dense.is_splat:
+                    raise EditError(f"cannot change the type of the non-splat constant {a}")
+                a = ir.DenseElementsAttr.get_splat(mapped, self.attr(dense.get_splat_value()))
+        elif array is not None:
+            items = [self.attr(x) for x in array]
+            if any(m != x for m, x in zip(items, array, strict=True)):
+                a = ir.ArrayAttr.get(items)
+        return self.leaf_attr(a)
+
+    def module(self, module: ir.Module) -> None:
+        """Apply to every op attribute, result type and block argument type."""
+        for op in _walk(module):
+            attrs = op.attributes
+            for name in list(attrs):
+                mapped = self.attr(attrs[name])
+                if mapped != attrs[name]:
+                    attrs[name] = mapped
+            for result in op.results:
+                result.set_type(self.type(result.type))
+            for region in op.regions:
+                for block in region.blocks:
+                    for arg in block.arguments:
+                        arg.set_type(self.type(arg.type))
 
 
-def _substitute(module: ir.Module, old: Any, new: Any) -> None:
-    for op in _walk(module):
-        attrs = op.attributes
-        for name in list(attrs):
-            mapped = _map_attr(attrs[name], old, new)
-            if mapped != attrs[name]:
-                attrs[name] = mapped
-        for result in op.results:
-            result.set_type(_map_type(result.type, old, new))
-        for region in op.regions:
-            for block in region.blocks:
-                for arg in block.arguments:
-                    arg.set_type(_map_type(arg.type, old, new))
+def map_types(
+    module: ir.Module,
+    leaf_type: Callable[[ir.Type], ir.Type] = _same,
+    leaf_attr: Callable[[ir.Attribute], ir.Attribute] = _same,
+    *,
+    verify: bool = True,
+    what: str = "the type change",
+) -> None:
+    """Rebuild every type and attribute of ``module`` bottom-up, each through
+    ``leaf_type`` / ``leaf_attr`` (which return their argument, or its
+    replacement): tensor shapes and encodings, the layouts inside tile
+    types, function signatures, constants' types."""
+    _Mapper(leaf_type, leaf_attr).module(module)
+    if verify:
+        _verify(module, what)
 
 
 def substitute_attr(
@@ -192,9 +210,9 @@ def substitute_attr(
     """Replace the attribute ``old`` by ``new`` everywhere in ``module``: op
     attributes, tensor encodings, the layouts inside tile types (a layout
     changed through :func:`with_fields`, say)."""
-    _substitute(module, old, new)
-    if verify:
-        _verify(module, f"replacing {old}")
+    map_types(
+        module, leaf_attr=lambda a: new if a == old else a, verify=verify, what=f"replacing {old}"
+    )
 
 
 def retype_elements(module: ir.Module, old: ir.Type, new: ir.Type, *, verify: bool = True) -> None:
@@ -207,9 +225,20 @@ def retype_elements(module: ir.Module, old: ir.Type, new: ir.Type, *, verify: bo
     exactly as ``FloatAttr`` converts them; a non-splat dense constant of
     ``old`` is an :class:`EditError`.
     """
-    _substitute(module, old, new)
-    if verify:
-        _verify(module, f"retyping {old} to {new}")
+
+    def value(a: ir.Attribute) -> ir.Attribute:
+        f = cast(a, ir.FloatAttr)
+        if f is None or f.type != old:
+            return a
+        return ir.FloatAttr.get(new, f.value, loc=ir.Location.unknown(a.context))
+
+    map_types(
+        module,
+        lambda t: new if t == old else t,
+        value,
+        verify=verify,
+        what=f"retyping {old} to {new}",
+    )
 
 
 def set_argument_attr(fn: func.FuncOp, index: int, name: str, value: ir.Attribute) -> None:
@@ -458,6 +487,7 @@ __all__ = [
     "functions",
     "has_argument_attr",
     "integer_of_width",
+    "map_types",
     "ops_named",
     "predicate_copy",
     "replace_op",

@@ -18,6 +18,12 @@ default pipeline) and ``aligned`` run there. ``bf16`` is the fp16 kernel with
 its element type changed. Each variant is an edit of the parsed module
 (:mod:`gemm_opt.dialect.edit`), never of its text.
 
+A target whose shared memory cannot hold the kernel's buffers (gfx942: 64 KiB
+against the example's 73,680 bytes) compiles it with the K block halved until
+they fit (:func:`with_block_k`: every K-block dimension, the padding interval
+of a row of K, and the K-step constants); its rows say so (``fused
+(BLOCK_K=32)``) and carry ``block_k`` in ``--json``.
+
 Columns: TDM instructions and WMMA/MFMA instructions in the innermost loop
 (one K iteration), VGPRs, SGPRs, LDS bytes, spills, code bytes and compile
 seconds. ``--check`` exits 1 unless the goals hold: no spills anywhere,
@@ -35,7 +41,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from gemm_opt.core.contract import DIVISIBILITY
-from gemm_opt.core.ext_compat import ir
+from gemm_opt.core.ext_compat import cast, ir
 from gemm_opt.core.targets import TARGETS as _TARGETS
 from gemm_opt.dialect.edit import (
     EditError,
@@ -43,8 +49,12 @@ from gemm_opt.dialect.edit import (
     drop_warp_hints,
     edited,
     integer_of_width,
+    map_types,
+    ops_named,
     retype_elements,
+    with_fields,
 )
+from gemm_opt.dialect.tile import PaddedSharedAttr, SharedType
 
 VARIANTS = ("fused", "unfused", "unhinted", "derived", "aligned")
 DTYPES = ("f16", "bf16")
@@ -70,6 +80,14 @@ class Row:
     code_bytes: int = 0
     compile_seconds: float = 0.0
     error: str = ""
+    #: The K block the row was compiled with, when not the kernel's own (the
+    #: kernel's buffers do not fit the target's shared memory).
+    block_k: int | None = None
+
+    @property
+    def label(self) -> str:
+        """The variant as the table shows it."""
+        return self.variant if self.block_k is None else f"{self.variant} (BLOCK_K={self.block_k})"
 
 
 #: The report's element types, as the bindings build them.
@@ -90,9 +108,99 @@ def aligned(module: ir.Module) -> None:
     annotate_arguments(module, integer_of_width(32, 64), DIVISIBILITY, attr)
 
 
-def variant_text(source: str, variant: str, dtype: str) -> str:
-    """The tile text compiled for one row: ``source`` edited for the variant and dtype."""
+def shared_bytes(module: ir.Module | ir.Operation) -> int:
+    """Bytes of shared memory the kernel's buffers take (padding included)."""
+    return sum(
+        cast(op.results[0].type, SharedType).allocation_bytes()
+        for op in ops_named(module, "tile.local_alloc")
+    )
+
+
+def block_shape(module: ir.Module | ir.Operation) -> tuple[int, int, int]:
+    """``(BLOCK_M, BLOCK_N, BLOCK_K)`` of the GEMM: the shapes of its one ``tile.wmma``."""
+    mmas = ops_named(module, "tile.wmma")
+    if len(mmas) != 1:
+        raise EditError(f"expected one tile.wmma, found {len(mmas)}")
+    bm, bk = ir.RankedTensorType(mmas[0].operands[0].type).shape
+    _, bn = ir.RankedTensorType(mmas[0].operands[1].type).shape
+    return bm, bn, bk
+
+
+def with_block_k(module: ir.Module | ir.Operation, block_k: int) -> None:
+    """The GEMM with K blocks of ``block_k`` elements instead of its own.
+
+    Every tensor dimension equal to the kernel's K block becomes ``block_k``
+    (operand tiles, descriptors, buffers), a padded layout whose interval is
+    one row of K pads rows of ``block_k``, and the ``i32`` constants of the K
+    loop (the block, and the block minus one that rounds the tile count up)
+    follow. The K block must differ from BLOCK_M and BLOCK_N, so that each
+    dimension is known by its size; the result is verified.
+    """
+    bm, bn, bk = block_shape(module)
+    if bk in (bm, bn) or block_k in (bm, bn):
+        raise EditError(f"the K block ({bk} -> {block_k}) must differ from {bm} and {bn}")
+
+    def shape(t: ir.Type) -> ir.Type:
+        tensor = cast(t, ir.RankedTensorType)
+        if tensor is None or bk not in tensor.shape:
+            return t
+        dims = [block_k if d == bk else d for d in tensor.shape]
+        return ir.RankedTensorType.get(
+            dims, tensor.element_type, tensor.encoding, loc=ir.Location.unknown()
+        )
+
+    def layout(a: ir.Attribute) -> ir.Attribute:
+        padded = a.maybe_downcast()
+        if not isinstance(padded, PaddedSharedAttr) or padded.field_values()["interval"] != bk:
+            return a
+        return with_fields(padded, interval=block_k)
+
+    map_types(module, shape, layout, verify=False)
+    i32 = ir.IntegerType.get_signless(32)
+    for op in ops_named(module, "arith.constant"):
+        value = op.attributes["value"]
+        if value.type != i32:
+            continue
+        n = ir.IntegerAttr(value).value
+        if n in (bk, bk - 1):
+            op.attributes["value"] = ir.IntegerAttr.get(i32, n - bk + block_k)
+    module.operation.verify()
+
+
+def fitting_block_k(source: str, target: str) -> int | None:
+    """The K block to compile ``source`` with on ``target``: ``None`` when its
+    buffers fit the target's shared memory, else the kernel's own K block
+    halved until they do (``EditError`` if even one WMMA/MFMA K step cannot)."""
+    chosen: list[int | None] = [None]
+    cap = _TARGETS[target].shared_memory_bytes
+
+    def choose(module: ir.Module) -> None:
+        if shared_bytes(module) <= cap:
+            return
+        block_k = block_shape(module)[2]
+        while block_k > 16:
+            block_k //= 2
+            trial = module.operation.clone()
+            try:
+                with_block_k(trial, block_k)
+                fits = shared_bytes(trial) <= cap
+            finally:
+                trial.erase()
+            if fits:
+                chosen[0] = block_k
+                return
+        raise EditError(f"the GEMM's buffers do not fit the {cap} bytes of {target}")
+
+    edited(source, choose)
+    return chosen[0]
+
+
+def variant_text(source: str, variant: str, dtype: str, block_k: int | None = None) -> str:
+    """The tile text compiled for one row: ``source`` edited for the variant,
+    the dtype and (if given) the K block."""
     edits: list[Callable[[ir.Module], object]] = [lambda m: with_dtype(m, dtype)]
+    if block_k is not None:
+        edits.append(lambda m: with_block_k(m, block_k))
     if variant == "aligned":
         edits.append(aligned)
     elif variant in ("unhinted", "derived"):
@@ -115,7 +223,8 @@ def compile_row(source: str, variant: str, dtype: str, target: str) -> Row:
 
     row = Row(variant, dtype, target)
     try:
-        text = variant_text(source, variant, dtype)
+        row.block_k = fitting_block_k(source, target)
+        text = variant_text(source, variant, dtype, row.block_k)
         k = compile_tile_module(
             text, target, fuse=variant != "unfused", derive_hints=variant == "derived"
         )
@@ -152,11 +261,11 @@ def format_table(rows: Sequence[Row]) -> str:
     body = []
     for r in rows:
         if r.error:
-            body.append((r.variant, r.dtype, r.target, "error: " + r.error.splitlines()[0]))
+            body.append((r.label, r.dtype, r.target, "error: " + r.error.splitlines()[0]))
             continue
         body.append(
             (
-                r.variant,
+                r.label,
                 r.dtype,
                 r.target,
                 str(r.tdm_per_iter),
@@ -192,7 +301,7 @@ def check(rows: Sequence[Row]) -> list[str]:
     problems = []
     by = {(r.variant, r.dtype, r.target): r for r in rows}
     for r in rows:
-        tag = f"{r.variant}/{r.dtype}/{r.target}"
+        tag = f"{r.label}/{r.dtype}/{r.target}"
         if r.error:
             problems.append(f"{tag}: did not compile")
             continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gemm_opt.core.contract import DIVISIBILITY
@@ -247,3 +248,40 @@ def test_isa_report_rejects_bad_input_at_its_position(tmp_path, capsys):
     bad.write_text("module {\n  func.func @f( {\n}\n")
     assert isa_report.main(["--input", str(bad)]) == 1
     assert capsys.readouterr().err == f"{bad}:2:16: error: expected non-function type\n"
+
+
+def test_isa_report_halves_the_k_block_only_where_the_buffers_do_not_fit():
+    assert isa_report.fitting_block_k(GEMM, "gfx1250") is None
+    assert isa_report.fitting_block_k(GEMM, "gfx950") is None
+    assert isa_report.fitting_block_k(GEMM, "gfx942") == 32  # 73,680 B > 64 KiB
+
+
+def test_the_k_block_edit_keeps_the_gemm_exact():
+    """The BLOCK_K=32 kernel the report compiles for gfx942 computes A @ B
+    (checked by the model) in half the shared memory of the original."""
+    from gemm_opt.model.interpreter import run_gemm
+
+    with make_context():
+        module = ir.Module.parse(GEMM)
+        before = isa_report.shared_bytes(module)
+        isa_report.with_block_k(module, 32)
+        assert isa_report.block_shape(module) == (128, 128, 32)
+        assert isa_report.shared_bytes(module) <= 64 * 1024 < before
+        text = str(module)
+    assert "interval = 32" in text and "x64x" not in text
+    rng = np.random.default_rng(7)
+    a = (rng.integers(-8, 9, size=(70, 100)) / 8).astype(np.float16)
+    b = (rng.integers(-8, 9, size=(100, 50)) / 8).astype(np.float16)
+    c, result = run_gemm(text, a, b, return_result=True)
+    want = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
+    np.testing.assert_array_equal(c, want)
+    # Each warp issues the prologue's two copies and two per K tile:
+    # ceil(100 / 32) = 4 tiles (with the original 64: 2).
+    np.testing.assert_array_equal(result.stats.instructions(), [2 + 2 * 4] * 8)
+
+
+def test_the_k_block_edit_needs_a_k_block_it_can_tell_apart():
+    with make_context():
+        module = ir.Module.parse(GEMM)
+        with pytest.raises(EditError, match="must differ from 128 and 128"):
+            isa_report.with_block_k(module, 128)
