@@ -7,16 +7,19 @@ passes) check the interpreter's warp and synchronization semantics.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
-from gemm_opt.core.ext_compat import ir
-from gemm_opt.dialect import make_context
+from gemm_opt.core.ext_compat import arith, ir, scf
+from gemm_opt.dialect import make_context, tile
 from gemm_opt.dialect.edit import (
     edited,
     erase_ops,
+    functions,
     ops_named,
     predicate_copy,
     retype_elements,
@@ -294,11 +297,10 @@ def test_fused_gemm_with_a_too_weak_wait_races(operands):
 # ---------------------------------------------------------------------------
 
 
-def _copy_kernel(body: str) -> str:
-    """``@k(%x, %y, %m, %n, %ld)`` of 8 warps: ``%d`` describes the m x n f32 tensor
-    at ``%x`` in 32x16 blocks; ``body`` follows (``%c0``, ``%one`` are defined)."""
-    return (
-        """
+#: ``@k(%x, %y, %m, %n, %ld)`` of 8 warps: ``%d`` describes the m x n f32 tensor
+#: at ``%x`` in 32x16 blocks; warps 0-3 copy a block (unhinted: each its 4 rows
+#: of the 8-warp split) and every warp stores it to ``%y``.
+COPY_KERNEL = """
 #s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
 !d = !tile.tensor_desc<tensor<32x16xf32, #s>>
 !b = !tile.shared<tensor<32x16xf32, #s>>
@@ -308,17 +310,7 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32, t
     %c0 = arith.constant 0 : i32
     %one = arith.constant 1 : i64
     %d = "tile.make_tensor_descriptor"(%x, %m, %n, %ld, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f32>, i32, i32, i64, i64) -> !d
-"""
-        + body
-        + """    return
-  }
-}
-"""
-    )
-
-
-COPY_KERNEL = _copy_kernel(
-    """    %c4 = arith.constant 4 : i32
+    %c4 = arith.constant 4 : i32
     %buf = "tile.local_alloc"() : () -> !b
     %w = "tile.warp_id"() : () -> i32
     %lo = arith.cmpi slt, %w, %c4 : i32
@@ -328,8 +320,10 @@ COPY_KERNEL = _copy_kernel(
     "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
     %t = "tile.local_load"(%buf) : (!b) -> tensor<32x16xf32>
     "tile.store_block"(%y, %m, %n, %ld, %one, %c0, %c0, %t) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<f32>, i32, i32, i64, i64, i32, i32, tensor<32x16xf32>) -> ()
+    return
+  }
+}
 """
-)
 
 
 #: The arguments of ``@k`` (a module built or edited through the bindings has
@@ -386,8 +380,17 @@ def test_warp_predicated_copy_trusts_its_predicate():
     np.testing.assert_array_equal(result.stats.elements_written("x"), [256] * 4 + [0] * 4)
 
 
-FUSED_KERNEL = _copy_kernel(
-    """    %c32 = arith.constant 32 : i32
+FUSED_KERNEL = """
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+!d = !tile.tensor_desc<tensor<32x16xf32, #s>>
+!b = !tile.shared<tensor<32x16xf32, #s>>
+
+module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32, tile.target = "gfx1250"} {
+  func.func @k(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %m: i32, %n: i32, %ld: i64) {
+    %c0 = arith.constant 0 : i32
+    %one = arith.constant 1 : i64
+    %d = "tile.make_tensor_descriptor"(%x, %m, %n, %ld, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f32>, i32, i32, i64, i64) -> !d
+    %c32 = arith.constant 32 : i32
     %d1 = "tile.update_tensor_descriptor"(%d, %c32, %c0) {operandSegmentSizes = array<i32: 1, 2, 0, 0>} : (!d, i32, i32) -> !d
     %b0 = "tile.local_alloc"() : () -> !b
     %b1 = "tile.local_alloc"() : () -> !b
@@ -397,8 +400,10 @@ FUSED_KERNEL = _copy_kernel(
     %t1 = "tile.local_load"(%b1) : (!b) -> tensor<32x16xf32>
     "tile.store_block"(%y, %m, %n, %ld, %one, %c0, %c0, %t0) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<f32>, i32, i32, i64, i64, i32, i32, tensor<32x16xf32>) -> ()
     "tile.store_block"(%y, %m, %n, %ld, %one, %c32, %c0, %t1) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<f32>, i32, i32, i64, i64, i32, i32, tensor<32x16xf32>) -> ()
+    return
+  }
+}
 """
-)
 
 
 def test_fused_copy_selects_one_member_per_warp():
@@ -416,147 +421,227 @@ def test_fused_copy_selects_one_member_per_warp():
 
 # ---- the race detector on small kernels ------------------------------------------------
 
-_COPY = (
-    '"tile.async_tdm_copy_global_to_local"({d}, {b}) {{operandSegmentSizes = '
-    "array<i32: 1, 1, 0, 0>{hint}}} : (!d, !b) -> ()"
-)
-_STORE = (
-    '"tile.store_block"(%y, %m, %n, %ld, %one, %c0, %c0, %t) {operandSegmentSizes = '
-    "array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<f32>, i32, i32, i64, i64, i32, i32, "
-    "tensor<32x16xf32>) -> ()"
-)
-_WAIT = '"tile.async_tdm_wait"() {{num = {num} : i32}} : () -> ()'
+#: ``@k`` with ``%d1`` (rows 32..63 of ``%x``), ``%buf``, ``%w`` and ``%lo``
+#: (``%w < 4``); :class:`_Race` adds ops before its return.
+RACE_BASE = """
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+!d = !tile.tensor_desc<tensor<32x16xf32, #s>>
+!b = !tile.shared<tensor<32x16xf32, #s>>
+
+module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32, tile.target = "gfx1250"} {
+  func.func @k(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %m: i32, %n: i32, %ld: i64) {
+    %c0 = arith.constant 0 : i32
+    %one = arith.constant 1 : i64
+    %d = "tile.make_tensor_descriptor"(%x, %m, %n, %ld, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f32>, i32, i32, i64, i64) -> !d
+    %c4 = arith.constant 4 : i32
+    %c32 = arith.constant 32 : i32
+    %d1 = "tile.update_tensor_descriptor"(%d, %c32, %c0) {operandSegmentSizes = array<i32: 1, 2, 0, 0>} : (!d, i32, i32) -> !d
+    %buf = "tile.local_alloc"() : () -> !b
+    %w = "tile.warp_id"() : () -> i32
+    %lo = arith.cmpi slt, %w, %c4 : i32
+    return
+  }
+}
+"""
 
 
-def _race_kernel(*lines: str) -> str:
-    """``_copy_kernel`` with ``%d1`` (rows 32..63 of ``%x``), ``%buf``, ``%w``, ``%c4``."""
-    head = [
-        "%c4 = arith.constant 4 : i32",
-        "%c32 = arith.constant 32 : i32",
-        '%d1 = "tile.update_tensor_descriptor"(%d, %c32, %c0) {operandSegmentSizes = '
-        "array<i32: 1, 2, 0, 0>} : (!d, i32, i32) -> !d",
-        '%buf = "tile.local_alloc"() : () -> !b',
-        '%w = "tile.warp_id"() : () -> i32',
-        "%lo = arith.cmpi slt, %w, %c4 : i32",
-    ]
-    return _copy_kernel("".join(f"    {line}\n" for line in [*head, *lines]))
+class _Race:
+    """``RACE_BASE`` with ops added through the dialect's op builders, in
+    order, before its return (or into the branch being built)."""
 
+    def __init__(self) -> None:
+        self.module = parse_module(RACE_BASE)
+        self.context = self.module.context
+        (fn,) = functions(self.module)
+        self.x, self.y, self.m, self.n, self.ld = fn.arguments
+        entry = fn.regions[0].blocks[0]
+        ops = list(entry.operations)
+        self.c0, self.one = ops[0].result, ops[1].result
+        self.d, self.d1 = ops[2].result, ops[5].result
+        self.buf, self.w, self.lo = ops[6].result, ops[7].result, ops[8].result
+        self.loc = ir.Location.name("race", context=self.context)
+        self.points = [ir.InsertionPoint(ops[-1])]
 
-def _copy(desc: str = "%d", hint: int | None = None) -> str:
-    return _COPY.format(
-        d=desc, b="%buf", hint="" if hint is None else f", warp_used_hint = {hint} : i32"
-    )
+    def _at(self):
+        return self.points[-1]
 
+    def copy(self, desc: str = "d", hint: int | None = None) -> None:
+        with self.loc, self._at():
+            op = tile.AsyncTDMCopyGlobalToLocalOp(getattr(self, desc), self.buf, loc=self.loc)
+            if hint is not None:
+                set_warp_hint(op.operation, hint)
 
-_LOAD = '%t = "tile.local_load"(%buf) : (!b) -> tensor<32x16xf32>'
+    def wait(self, num: int) -> None:
+        with self.loc, self._at():
+            op = tile.AsyncTDMWaitOp(loc=self.loc)
+            op.operation.attributes["num"] = ir.IntegerAttr.get(
+                ir.IntegerType.get_signless(32), num
+            )
+
+    def below(self, value: ir.Value, bound: int) -> ir.Value:
+        """``value < bound`` (i32, signed)."""
+        with self.loc, self._at():
+            i32 = ir.IntegerType.get_signless(32)
+            c = arith.ConstantOp(i32, ir.IntegerAttr.get(i32, bound), loc=self.loc).result
+            return arith.CmpIOp(arith.CmpIPredicate.slt, value, c, loc=self.loc).result
+
+    @contextmanager
+    def branch(self, cond: ir.Value, has_else: bool = False):
+        """Build an ``scf.if``; ops added inside the block go to its then
+        region; ``yield``s the op (its else region: :meth:`otherwise`)."""
+        with self.loc, self._at():
+            op = scf.IfOp(cond, [], has_else=has_else, loc=self.loc)
+        with self.loc, ir.InsertionPoint(op.then_block):
+            scf.YieldOp([], loc=self.loc)
+        if has_else:
+            with self.loc, ir.InsertionPoint(op.else_block):
+                scf.YieldOp([], loc=self.loc)
+        self.points.append(ir.InsertionPoint(op.then_block.operations[0]))
+        try:
+            yield op
+        finally:
+            self.points.pop()
+
+    @contextmanager
+    def otherwise(self, op: Any):
+        self.points.append(ir.InsertionPoint(op.else_block.operations[0]))
+        try:
+            yield
+        finally:
+            self.points.pop()
+
+    def load_store(self) -> None:
+        """Load ``%buf`` and store it to rows 0..31 of ``%y``."""
+        with self.loc, self._at():
+            t = ir.RankedTensorType.get([32, 16], ir.F32Type.get())
+            v = tile.LocalLoadOp(self.buf, t, loc=self.loc).result
+            tile.StoreBlockOp(
+                self.y, [self.m, self.n], [self.ld, self.one], [self.c0, self.c0], v, loc=self.loc
+            )
+
+    def run(self, args: dict, **kw: Any):
+        self.module.operation.verify()
+        return run_function(self.module, "k", args, arg_names=COPY_ARGS, **kw)
 
 
 def test_race_on_a_buffer_only_partly_in_flight():
     # The buffer is complete; then warps 0-3 alone (a warp-dependent branch)
     # rewrite their rows 0-15 of it: rows 16-31 are settled, 0-15 are not.
-    text = _race_kernel(
-        _copy(),
-        _WAIT.format(num=0),
-        "scf.if %lo {",
-        "  " + _copy("%d1"),
-        "}",
-        _LOAD,
-        _STORE,
-    )
+    k = _Race()
+    k.copy()
+    k.wait(0)
+    with k.branch(k.lo):
+        k.copy("d1")
+    k.load_store()
     with pytest.raises(ModelError, match=RACE) as info:
-        run_function(text, "k", _copy_args(64, 16))
+        k.run(_copy_args(64, 16))
     assert "4 in-flight TDM instruction(s)" in str(info.value)
     assert "issued by warp 0" in str(info.value) and "warp 4" not in str(info.value)
 
 
+def _two_copies(num: int) -> _Race:
+    k = _Race()
+    k.copy()
+    k.copy("d1")
+    k.wait(num)
+    k.load_store()
+    return k
+
+
 def test_two_copies_in_flight_to_one_buffer_and_a_wait_that_retires_one():
-    lines = [_copy(), _copy("%d1"), _WAIT.format(num=1), _LOAD, _STORE]
     with pytest.raises(ModelError, match=RACE) as info:
-        run_function(_race_kernel(*lines), "k", _copy_args(64, 16))
+        _two_copies(1).run(_copy_args(64, 16))
     assert "8 in-flight TDM instruction(s)" in str(info.value)  # the second copy, per warp
     # Waiting for both: the later copy's data lands last (FIFO completion).
     args = _copy_args(64, 16)
-    run_function(_race_kernel(_copy(), _copy("%d1"), _WAIT.format(num=0), _LOAD, _STORE), "k", args)
+    _two_copies(0).run(args)
     np.testing.assert_array_equal(args["y"][:32], args["x"][32:])
+
+
+def _wait_in_branch(hint: int | None, wait_in_else: bool) -> _Race:
+    k = _Race()
+    k.copy(hint=hint)
+    with k.branch(k.lo, has_else=wait_in_else) as op:
+        k.wait(0)
+    if wait_in_else:
+        with k.otherwise(op):
+            k.wait(0)
+    k.load_store()
+    return k
 
 
 @pytest.mark.parametrize("hint", [None, 0xF0])
 def test_a_wait_under_a_warp_dependent_branch_retires_only_its_warps_copies(hint):
     # Warps 4-7 skip the wait: their part of the copy is still in flight.
-    lines = [_copy(hint=hint), "scf.if %lo {", "  " + _WAIT.format(num=0), "}", _LOAD, _STORE]
     with pytest.raises(ModelError, match=RACE) as info:
-        run_function(_race_kernel(*lines), "k", _copy_args())
+        _wait_in_branch(hint, wait_in_else=False).run(_copy_args())
     assert "issued by warp 4" in str(info.value) and "warp 0 " not in str(info.value)
     # The warps that skip the wait in the else branch wait there: no race.
-    lines[3] = "} else {\n      " + _WAIT.format(num=0) + "\n    }"
     args = _copy_args()
-    run_function(_race_kernel(*lines), "k", args)
+    _wait_in_branch(hint, wait_in_else=True).run(args)
     np.testing.assert_array_equal(args["y"], args["x"])
+
+
+def _two_warp_groups(wait_between: bool) -> _Race:
+    k = _Race()
+    k.copy(hint=0x0F)
+    if wait_between:
+        k.wait(0)
+    k.copy("d1", hint=0xF0)
+    k.wait(0)
+    k.load_store()
+    return k
 
 
 def test_copies_of_different_warps_in_flight_to_one_buffer_race():
     # Warps 0-3 then warps 4-7 write the whole buffer, other data: no order.
-    lines = [_copy(hint=0x0F), _copy("%d1", hint=0xF0), _WAIT.format(num=0), _LOAD, _STORE]
     with pytest.raises(ModelError, match="another warp's in-flight TDM copy") as info:
-        run_function(_race_kernel(*lines), "k", _copy_args(64, 16))
+        _two_warp_groups(wait_between=False).run(_copy_args(64, 16))
     # warp 4 takes rows 0-7, which warp 0 of the first copy writes
     assert "warp 4 writes" in str(info.value) and "warp(s) {0} write" in str(info.value)
     # A wait between them orders the writes.
-    lines.insert(1, _WAIT.format(num=0))
     args = _copy_args(64, 16)
-    run_function(_race_kernel(*lines), "k", args)
+    _two_warp_groups(wait_between=True).run(args)
     np.testing.assert_array_equal(args["y"][:32], args["x"][32:])
 
 
 def test_a_write_that_overlaps_another_warps_copy_in_part_races():
     # Warp 0 alone copies its 4 rows (0-3); then warp 4 copies rows 0-15.
-    lines = [
-        "%c1 = arith.constant 1 : i32",
-        "%first = arith.cmpi slt, %w, %c1 : i32",
-        "scf.if %first {",
-        "  " + _copy(),
-        "}",
-        _copy("%d1", hint=0x30),
-        _WAIT.format(num=0),
-    ]
+    k = _Race()
+    with k.branch(k.below(k.w, 1)):
+        k.copy()
+    k.copy("d1", hint=0x30)
+    k.wait(0)
     with pytest.raises(ModelError, match="another warp's in-flight TDM copy") as info:
-        run_function(_race_kernel(*lines), "k", _copy_args(64, 16), check_uninitialized=False)
+        k.run(_copy_args(64, 16), check_uninitialized=False)
     assert "warp 4 writes" in str(info.value) and "warp(s) {0} write" in str(info.value)
 
 
 def test_an_else_branch_runs_only_for_the_warps_that_reach_it():
     # Warps 0-3 reach the inner scf.if; its condition is false, so they (and
     # only they) take the else branch and issue the copy.
-    lines = [
-        "scf.if %lo {",
-        "  %never = arith.cmpi slt, %m, %c0 : i32",
-        "  scf.if %never {",
-        "  } else {",
-        "    " + _copy(hint=0x0F),
-        "  }",
-        "}",
-        _WAIT.format(num=0),
-        _LOAD,
-        _STORE,
-    ]
+    k = _Race()
+    with k.branch(k.lo):
+        with k.branch(k.below(k.m, 0), has_else=True) as never:
+            pass
+        with k.otherwise(never):
+            k.copy(hint=0x0F)
+    k.wait(0)
+    k.load_store()
     args = _copy_args()
-    result = run_function(_race_kernel(*lines), "k", args)
+    result = k.run(args)
     np.testing.assert_array_equal(args["y"], args["x"])
     np.testing.assert_array_equal(result.stats.instructions(), [1] * 4 + [0] * 4)
 
 
 def test_a_wait_under_a_warp_uniform_branch_not_taken_leaves_the_copy_in_flight():
-    lines = [
-        _copy(),
-        "%never = arith.cmpi slt, %m, %c0 : i32",
-        "scf.if %never {",
-        "  " + _WAIT.format(num=0),
-        "}",
-        _LOAD,
-        _STORE,
-    ]
+    k = _Race()
+    k.copy()
+    with k.branch(k.below(k.m, 0)):
+        k.wait(0)
+    k.load_store()
     with pytest.raises(ModelError, match=RACE):
-        run_function(_race_kernel(*lines), "k", _copy_args())
+        k.run(_copy_args())
 
 
 def test_descriptor_reaching_past_the_array_is_an_error():
