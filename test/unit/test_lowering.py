@@ -428,9 +428,17 @@ def _non_splat(elem: str, values: list | float) -> str:
 @pytest.mark.parametrize(
     ("elem", "values"),
     [
-        ("i32", [3, 3, 7, 7, 7, -1, 0, 0]),
-        ("f16", [1.5, 1.5, 2.0, 2.0, 2.0, -4.0, 0.0, 0.0]),
-        ("i1", [True, True, False, False, False, True, False, False]),
+        pytest.param("i32", [3, 3, 7, 7, 7, -1, 0, 0], id="i32-3, 3, 7, 7, 7, -1, 0, 0"),
+        pytest.param(
+            "f16",
+            [1.5, 1.5, 2.0, 2.0, 2.0, -4.0, 0.0, 0.0],
+            id="f16-1.5, 1.5, 2.0, 2.0, 2.0, -4.0, 0.0, 0.0",
+        ),
+        pytest.param(
+            "i1",
+            [True, True, False, False, False, True, False, False],
+            id="i1-true, true, false, false, false, true, false, false",
+        ),
     ],
 )
 def test_a_non_splat_constant_lowers_as_selects_over_runs(elem, values):
