@@ -20,7 +20,10 @@ error that says why; no variant is made by rewriting the printed text.
   :func:`with_fields`: a tile layout attribute with some fields changed,
   :func:`substitute_attr`: one attribute replaced everywhere (types included);
 * :func:`replace_op`, :func:`erase_ops`: an op swapped for another kind
-  (same results) or removed.
+  (same results) or removed;
+* :func:`map_types`: every type and attribute rebuilt bottom-up through
+  given leaf functions (what the retyping and the substitution use; the ISA
+  report's K-block change too).
 
 Edits that test invalid input may leave a module the verifier refuses: those
 take ``verify=False`` and the module is printed with :func:`unverified_text`.

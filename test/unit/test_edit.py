@@ -8,6 +8,7 @@ refuses.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -22,12 +23,19 @@ from gemm_opt.dialect.edit import (
     annotate_arguments,
     drop_warp_hints,
     edited,
+    erase_ops,
     functions,
     has_argument_attr,
     integer_of_width,
+    ops_named,
+    predicate_copy,
     retype_elements,
     set_argument_attr,
+    set_constant,
+    set_wait_counts,
+    set_warp_hints,
     warp_hints,
+    with_fields,
     without_hints,
 )
 from gemm_opt.tools import isa_report
@@ -285,3 +293,25 @@ def test_the_k_block_edit_needs_a_k_block_it_can_tell_apart():
         module = ir.Module.parse(GEMM)
         with pytest.raises(EditError, match="must differ from 128 and 128"):
             isa_report.with_block_k(module, 128)
+
+
+def test_typed_edits_refuse_what_they_cannot_do():
+    with make_context():
+        module = ir.Module.parse(GEMM)
+        wait = ops_named(module, "tile.async_tdm_wait")[0]
+        with pytest.raises(
+            EditError, match=re.escape("takes a 'tile.async_tdm_copy_global_to_local'")
+        ):
+            predicate_copy(wait, True)
+        with pytest.raises(
+            EditError, match=re.escape("takes an 'arith.constant', not 'tile.async_tdm_wait'")
+        ):
+            set_constant(wait, 1)
+        with pytest.raises(EditError, match="its results are used"):
+            erase_ops(module, "tile.program_id")
+        with pytest.raises(EditError, match="is not a tile layout attribute"):
+            with_fields(wait.attributes["num"], num=3)
+        # Edits verify: a wait count is fine, a hint that is not axis-aligned is not.
+        assert set_wait_counts(module, 1, old=2) == 1
+        with pytest.raises(EditError, match="not axis-aligned"):
+            set_warp_hints(module, 0x69)
