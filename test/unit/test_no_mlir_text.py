@@ -149,7 +149,7 @@ def test_no_mlir_text_is_built_or_edited_as_text():
 
 def test_the_patterns_catch_what_they_are_for():
     built = [
-        'f"#ttg.swizzled_shared<{{vec = {v}}}>"',
+        "f" + '"#ttg.swizzled_shared<{{vec = {v}}}>"',  # split: not itself a hit
         "f'%d = \"tile.local_alloc\"() : () -> {t}'",
         'f"    %c = arith.constant {v} : i32"',
         'f"module attributes {{\\"ttg.num-warps\\" = {n} : i32}}"',
