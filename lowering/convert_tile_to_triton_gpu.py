@@ -62,8 +62,15 @@ Target differences (all data semantics are the tile dialect's):
     ``#tile.wmma_layout`` are ``tile.local_load`` s of row-major rank-2 shared
     buffers, used by that MMA alone, of f16 or bf16 alike, the MMA becomes
     ``ttng.warp_group_dot`` (``isAsync``) on the buffers themselves, then
-    ``ttng.warp_group_dot_wait {pendings = 0}`` (synchronous: correctness
-    first; deeper MMA pipelining is a later step), and the loads vanish.
+    ``ttng.warp_group_dot_wait {pendings = 0}`` (``tile.wmma`` is
+    synchronous), and the loads vanish. The asynchronous MMA of
+    :mod:`gemm_opt.dialect.async_ops` (which ``tile-pipeline-mma`` makes of
+    a K loop's ``tile.wmma``) reads its buffers itself: ``tile.async_wmma``
+    becomes the ``warp_group_dot`` alone and ``tile.async_wmma_wait {num}``
+    the ``warp_group_dot_wait {pendings = num}`` of its accumulator, so one
+    MMA stays in flight while the next copy is issued. Where wgmma does not
+    fit (or with ``mma=mma_v2``), and on the AMD targets, an async MMA is
+    synchronous (loads and a dot) and its wait emits nothing.
     The layout becomes ``#ttg.nvidia_mma`` version 3: warps 4 at a time
     (warpgroups) along M while M has rows for them, then along N, and
     ``instrShape = [16, N, 16]`` with N the largest multiple of 8 up to 256
