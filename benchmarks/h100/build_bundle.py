@@ -26,7 +26,14 @@ constexprs and ``num_warps``; all ``aligned``) are added on request:
 
 The MMA is a wgmma (``--mma=auto``, the default: both operands are read from
 shared buffers) or, with ``--mma=mma_v2``, the mma.sync of the earlier
-lowering, for a side-by-side run of both bundles.
+lowering, for a side-by-side run of both bundles. cuda:90's pipeline runs
+``tile-pipeline-mma`` (one wgmma in flight in the K loop); ``--sync-mma``
+builds the default variants without it, and a config tag ending in ``_sync``
+says the same of a config (see :class:`OurConfig` for the tag: block, warps,
+stages, GROUP_M tile order). Every variant is built with the kernel's
+``PROLOGUE_PRED=False`` (no branch before the K loop, which would make ptxas
+serialize the wgmmas); each compiled kernel's registers, spills and wgmma
+waits (from its SASS) are printed.
 
     python benchmarks/h100/build_bundle.py -o benchmarks/h100/gemm_cuda90.bundle
     python benchmarks/h100/build_bundle.py -o bench.bundle --candidates --triton
