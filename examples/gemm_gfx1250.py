@@ -2,7 +2,8 @@
 
 The same kernel as ``examples/gemm_gfx1250.mlir``: C (MxN) = A (MxK) @ B (KxN)
 with fp32 accumulation, BLOCK_M x BLOCK_N x BLOCK_K blocks and NUM_BUFFERS
-shared buffers per operand. Each iteration first issues the TDM copies of the
+shared buffers per operand, output tiles in the order GROUP_M picks
+(:func:`tile_order`). Each iteration first issues the TDM copies of the
 next K tile (A by warps 0-3, B by warps 4-7 with the default hints), then waits
 for the current tile and runs WMMA on it, so copies overlap compute. Ragged M,
 N and K are handled by TDM's zero fill (loads) and the masked store (C).
@@ -30,6 +31,30 @@ def acc_layout(num_warps: int) -> tl.WmmaLayout:
     )
 
 
+def tile_order(M, N, BLOCK_M: int, BLOCK_N: int, GROUP_M: int):
+    """(pid_m, pid_n): which output tile this program computes.
+
+    ``GROUP_M = 0``: program (x, y) of the (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N))
+    grid computes tile (x, y). ``GROUP_M > 0``: grouped order for L2 reuse.
+    Programs are numbered x fastest (the order the grid is dispatched in), and
+    consecutive programs walk GROUP_M rows of tiles down each column before
+    moving right, so a wave of programs reads GROUP_M row panels of A and a
+    few column panels of B instead of every row panel of A.
+    """
+    if not GROUP_M:
+        return tl.program_id(0), tl.program_id(1)
+    num_pid_m = (M + (BLOCK_M - 1)) // BLOCK_M
+    num_pid_n = (N + (BLOCK_N - 1)) // BLOCK_N
+    pid = tl.program_id(1) * num_pid_m + tl.program_id(0)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    rows_left = num_pid_m - first_pid_m
+    group_size_m = tl.where(rows_left < GROUP_M, rows_left, GROUP_M)
+    in_group = pid % num_pid_in_group
+    return first_pid_m + in_group % group_size_m, in_group // group_size_m
+
+
 @tl.kernel
 def gemm(
     a: tl.ptr("DTYPE"),
@@ -48,6 +73,8 @@ def gemm(
     HINT_A: tl.constexpr = 0b00001111,
     HINT_B: tl.constexpr = 0b11110000,
     DTYPE: tl.constexpr = tl.float16,
+    GROUP_M: tl.constexpr = 0,
+    PROLOGUE_PRED: tl.constexpr = True,
 ):
     tl.static_assert(NUM_BUFFERS >= 2, "the schedule needs one buffer to fill while one is read")
     shared_a = tl.PaddedShared(interval=BLOCK_K, amount=8, order=[1, 0])
@@ -56,8 +83,9 @@ def gemm(
     op_a = tl.DotOperand(op_idx=0, parent=acc_l, k_width=8)
     op_b = tl.DotOperand(op_idx=1, parent=acc_l, k_width=8)
 
-    off_m = tl.program_id(0) * BLOCK_M
-    off_n = tl.program_id(1) * BLOCK_N
+    pid_m, pid_n = tile_order(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    off_m = pid_m * BLOCK_M
+    off_n = pid_n * BLOCK_N
     num_k = (K + (BLOCK_K - 1)) // BLOCK_K
 
     a_desc = tl.make_tensor_descriptor(
@@ -69,10 +97,13 @@ def gemm(
     a_bufs = tl.allocate_shared(DTYPE, [NUM_BUFFERS, BLOCK_M, BLOCK_K], shared_a)
     b_bufs = tl.allocate_shared(DTYPE, [NUM_BUFFERS, BLOCK_K, BLOCK_N], shared_b)
 
-    # Prologue: K tiles 0 .. NUM_BUFFERS-2 into buffers 0 .. NUM_BUFFERS-2
-    # (predicated off past the end, so every tile is two copies in flight).
+    # Prologue: K tiles 0 .. NUM_BUFFERS-2 into buffers 0 .. NUM_BUFFERS-2, so
+    # every tile is two copies in flight. Past the end of K they are predicated
+    # off (PROLOGUE_PRED) or left to their bounds, which zero-fill them into
+    # buffers no MMA reads: no branch before the K loop. (On cuda:90 that branch
+    # makes ptxas serialize the wgmmas of the pipelined loop: warning C7515.)
     for i in range(NUM_BUFFERS - 1):
-        has_tile = num_k > i
+        has_tile = (num_k > i) if PROLOGUE_PRED else None
         a0 = a_desc.update(offsets=[off_m, i * BLOCK_K], pred=has_tile)
         b0 = b_desc.update(offsets=[i * BLOCK_K, off_n], pred=has_tile)
         tl.async_copy(a0, a_bufs.index(i), warp_used_hint=HINT_A)
@@ -112,10 +143,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
     parser.add_argument("--num-warps", type=int, default=8)
     parser.add_argument("--unhinted", action="store_true", help="drop both warp_used_hints")
+    parser.add_argument("--group-m", type=int, default=0, help="grouped tile order (0: none)")
     parser.add_argument("--print-ir", action="store_true", help="print the tile IR")
     args = parser.parse_args(argv)
 
-    constexprs = {"DTYPE": {"fp16": tl.float16, "bf16": tl.bfloat16}[args.dtype]}
+    constexprs = {
+        "DTYPE": {"fp16": tl.float16, "bf16": tl.bfloat16}[args.dtype],
+        "GROUP_M": args.group_m,
+    }
     if args.unhinted:
         constexprs.update(HINT_A=None, HINT_B=None)
     text = gemm.build_ir(num_warps=args.num_warps, target=args.target, **constexprs)

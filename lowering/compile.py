@@ -398,7 +398,11 @@ def _lower(
 
         start = time.perf_counter()
         if pipeline is None:
-            pipeline = ",".join(pipelines.tile_passes(target, fuse=fuse, derive_hints=derive_hints))
+            # mma.sync reads registers: keeping an MMA in flight gains nothing there.
+            passes = pipelines.tile_passes(
+                target, fuse=fuse, derive_hints=derive_hints, pipeline_mma=mma != "mma_v2"
+            )
+            pipeline = ",".join(passes)
         handoff = _run_pipeline(module, pipeline, target, "tile_passes", diags) or HandOff(target)
         if handoff.mma != "auto":  # the pipeline's own hand-off names the MMA
             mma = handoff.mma

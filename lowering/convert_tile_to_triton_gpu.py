@@ -62,8 +62,15 @@ Target differences (all data semantics are the tile dialect's):
     ``#tile.wmma_layout`` are ``tile.local_load`` s of row-major rank-2 shared
     buffers, used by that MMA alone, of f16 or bf16 alike, the MMA becomes
     ``ttng.warp_group_dot`` (``isAsync``) on the buffers themselves, then
-    ``ttng.warp_group_dot_wait {pendings = 0}`` (synchronous: correctness
-    first; deeper MMA pipelining is a later step), and the loads vanish.
+    ``ttng.warp_group_dot_wait {pendings = 0}`` (``tile.wmma`` is
+    synchronous), and the loads vanish. The asynchronous MMA of
+    :mod:`gemm_opt.dialect.async_ops` (which ``tile-pipeline-mma`` makes of
+    a K loop's ``tile.wmma``) reads its buffers itself: ``tile.async_wmma``
+    becomes the ``warp_group_dot`` alone and ``tile.async_wmma_wait {num}``
+    the ``warp_group_dot_wait {pendings = num}`` of its accumulator, so one
+    MMA stays in flight while the next copy is issued. Where wgmma does not
+    fit (or with ``mma=mma_v2``), and on the AMD targets, an async MMA is
+    synchronous (loads and a dot) and its wait emits nothing.
     The layout becomes ``#ttg.nvidia_mma`` version 3: warps 4 at a time
     (warpgroups) along M while M has rows for them, then along N, and
     ``instrShape = [16, N, 16]`` with N the largest multiple of 8 up to 256
@@ -126,6 +133,7 @@ from gemm_opt.core.pass_base import TilePass
 from gemm_opt.core.targets import TARGETS, Target
 from gemm_opt.core.tdm_layout import TdmWarpLayout, tdm_warp_layout
 from gemm_opt.core.warp_hint import WarpHintError
+from gemm_opt.dialect.async_ops import AsyncWmmaOp, AsyncWmmaWaitOp
 from gemm_opt.dialect.tile import (
     BlockedAttr,
     DotOperandAttr,
@@ -145,6 +153,9 @@ from gemm_opt.dialect.tile import (
     warp_layout_fields,
 )
 from gemm_opt.passes.common import COPY_OP, FUSED_OP, collect_ops
+
+#: The ops of :mod:`gemm_opt.dialect.async_ops` the prescan sizes and chooses MMAs for.
+ASYNC_MMA_OPS = (AsyncWmmaOp.OPERATION_NAME,)
 
 #: Argument attributes that state a divisibility fact (tile's and Triton's).
 DIVISIBILITY_ATTRS = (DIVISIBILITY, TRITON_DIVISIBILITY)
@@ -492,6 +503,8 @@ class _Lowering:
     #: ``tile.local_load`` ops they absorb (wgmma reads the buffers itself).
     wgmma_ops: set[ir.Operation] = field(default_factory=set)
     wgmma_loads: set[ir.Operation] = field(default_factory=set)
+    #: cuda:90: the ``tile.async_wmma`` ops lowered to an asynchronous wgmma.
+    wgmma_async: set[ir.Operation] = field(default_factory=set)
     #: The tile op being lowered (diagnostics from builders name it).
     current: Any = None
 
@@ -748,15 +761,16 @@ class _Lowering:
 
     def prescan(self) -> None:
         """Check hints and predicates, find dead predicate chains, size MMA tiles."""
-        ops = collect_ops(self.module, (COPY_OP, FUSED_OP, "tile.wmma"))
+        ops = collect_ops(self.module, (COPY_OP, FUSED_OP, "tile.wmma", *ASYNC_MMA_OPS))
         for op in ops:
-            if op.operation.name == "tile.wmma":
+            if op.operation.name in ("tile.wmma", AsyncWmmaOp.OPERATION_NAME):
                 self.note_mma(op)
         if self.target.nvidia:
             self.choose_mma([op for op in ops if op.operation.name == "tile.wmma"])
+            self.choose_async_mma([op for op in ops if isinstance(op, AsyncWmmaOp)])
         chain: set[ir.Operation] = set()
         for op in ops:
-            if op.operation.name != "tile.wmma":
+            if op.operation.name in (COPY_OP, FUSED_OP):
                 chain |= self.check_copy(op)
         self.dead = _dead_ops(chain, set(self.stripped))
 
@@ -1440,6 +1454,79 @@ class _Lowering:
             self.v(op.a), self.v(op.b), self.v(op.c), self.tt.ir.INPUT_PRECISION.IEEE, 0
         )
 
+    # -- asynchronous MMA (dialect/async_ops.py) --
+
+    def choose_async_mma(self, mmas: list[Any]) -> None:
+        """cuda:90: make each ``tile.async_wmma`` an asynchronous wgmma.
+
+        It reads its row-major buffers as they lie (no loads to absorb) and
+        shares its accumulator layout's ``nvidia_mma`` v3 with the
+        ``tile.wmma`` s of that layout. Where wgmma does not fit (``mma=mma_v2``,
+        a transposed buffer, a layout that ``tile.wmma`` s keep on mma.sync,
+        a shape :func:`wgmma_shape` refuses) the MMA is lowered synchronously
+        as on the AMD targets; ``mma=wgmma`` makes that an error instead.
+        """
+        sync_layouts = {
+            str(ir.RankedTensorType(op.c.type).encoding)
+            for op in collect_ops(self.module, ("tile.wmma",))
+        }
+        for op in mmas:
+            refusal = self.async_wgmma_refusal(op, sync_layouts)
+            if refusal is not None:
+                if self.mma == "wgmma":
+                    raise self.fail(op, f"mma=wgmma: this MMA cannot use wgmma: {refusal}")
+                continue
+            m, n = ir.RankedTensorType(op.c.type).shape
+            warps, instr = wgmma_shape(m, n, op.a.type.shape[1], self.num_warps)
+            self.wgmma_acc[str(ir.RankedTensorType(op.c.type).encoding)] = (warps, instr)
+            self.wgmma_async.add(op.operation)
+            for buf in (op.a, op.b):
+                self.wgmma_shared.add(str(buf.type.layout_attr))
+
+    def async_wgmma_refusal(self, op: Any, sync_layouts: set[str]) -> str | None:
+        """Why a ``tile.async_wmma`` cannot be a wgmma (None: it can)."""
+        if self.mma == "mma_v2":
+            return "mma=mma_v2 asks for mma.sync"
+        key = str(ir.RankedTensorType(op.c.type).encoding)
+        if key in sync_layouts and key not in self.wgmma_acc:
+            return "tile.wmma ops of its accumulator layout use mma.sync"
+        for name, buf in (("A", op.a), ("B", op.b)):
+            if shared_order(buf.type.layout_attr, 2) != [1, 0]:
+                return f"operand {name}'s buffer is not row-major (transposed)"
+        m, n = ir.RankedTensorType(op.c.type).shape
+        try:
+            shape = wgmma_shape(m, n, op.a.type.shape[1], self.num_warps)
+        except ValueError as e:
+            return str(e)
+        if self.wgmma_acc.get(key, shape) != shape:
+            return "the MMAs sharing its accumulator layout need different wgmma shapes"
+        return None
+
+    def lower_async_wmma(self, op: Any) -> Any:
+        a, b, c = self.v(op.a), self.v(op.b), self.v(op.c)
+        if op.operation in self.wgmma_async:
+            return self.b.create_warpgroup_mma(
+                a, b, c, self.b.get_int1(True), self.tt.ir.INPUT_PRECISION.IEEE, 0, True
+            )
+        # Synchronous: load both operands in the MMA's register layout, then a dot.
+        acc = ir.RankedTensorType(op.c.type).encoding
+        operands = []
+        for idx, (buf, value) in enumerate(((op.a, a), (op.b, b))):
+            t = buf.type
+            layout = DotOperandAttr.build(op_idx=idx, parent=acc, k_width=op.k_width())
+            elem_bits = self.bits(t.element_type, op)
+            enc = self.convert_encoding(layout, op, elem_bits)
+            ty = self.tensor(t.shape, self.elem(t.element_type, op), enc)
+            operands.append(self.b.create_local_load(ty, value))
+        return self.b.create_dot(*operands, c, self.tt.ir.INPUT_PRECISION.IEEE, 0)
+
+    def lower_async_wmma_wait(self, op: Any) -> Any:
+        value = self.v(op.value)
+        if str(ir.RankedTensorType(op.value.type).encoding) not in self.wgmma_acc:
+            return value  # its MMAs were synchronous: nothing is in flight
+        num = ir.IntegerAttr(op.operation.attributes["num"]).value
+        return self.b.create_warpgroup_mma_wait([value], num)[0]
+
     def lower_convert_layout(self, op: Any) -> Any:
         src = self.v(op.src)
         ty = self.must_type(op.result.type, op)
@@ -1738,6 +1825,8 @@ _HANDLERS: dict[str, Callable[[_Lowering, Any], Any]] = {
     "tile.convert_layout": _Lowering.lower_convert_layout,
     "tile.load_block": _Lowering.lower_load_block,
     "tile.store_block": _Lowering.lower_store_block,
+    AsyncWmmaOp.OPERATION_NAME: _Lowering.lower_async_wmma,
+    AsyncWmmaWaitOp.OPERATION_NAME: _Lowering.lower_async_wmma_wait,
 }
 
 

@@ -26,19 +26,25 @@ from gemm_opt.core.targets import TARGETS as _TARGETS
 CONVERT = "convert-tile-to-triton-gpu"
 
 
-def tile_passes(target: str, fuse: bool = True, derive_hints: bool = False) -> list[str]:
+def tile_passes(
+    target: str, fuse: bool = True, derive_hints: bool = False, pipeline_mma: bool = True
+) -> list[str]:
     """The tile-level passes run before the conversion to TritonGPU.
 
-    They only concern TDM (gfx1250): on gfx950, gfx942 and cuda:90 the
+    The warp passes only concern TDM (gfx1250): on gfx950, gfx942 and cuda:90 the
     conversion drops the hints, so their warp layouts and predicates would describe
     nothing that is emitted. Fusion runs before the warp predicates because
     it only fuses copies without a ``pred`` operand; the copies it leaves
     single are then predicated (and the conversion checks those predicates
-    against the hints before stripping them again).
+    against the hints before stripping them again). On cuda:90, whose wgmma
+    reads shared memory while it runs, ``tile-pipeline-mma`` keeps one MMA in
+    flight (on the AMD targets the MMA reads registers: nothing to gain).
     """
     check_target(target)
     tdm = _TARGETS[target].tdm
     passes: list[str] = []
+    if pipeline_mma and _TARGETS[target].nvidia:
+        passes.append("tile-pipeline-mma")
     if derive_hints and tdm:
         passes.append("tile-derive-warp-hints")
     if tdm:
@@ -50,9 +56,11 @@ def tile_passes(target: str, fuse: bool = True, derive_hints: bool = False) -> l
     return passes
 
 
-def tile_to_ttgir(target: str, fuse: bool = True, derive_hints: bool = False) -> list[str]:
+def tile_to_ttgir(
+    target: str, fuse: bool = True, derive_hints: bool = False, pipeline_mma: bool = True
+) -> list[str]:
     """Every pass from a tile module to TTGIR for ``target``."""
-    passes = tile_passes(target, fuse=fuse, derive_hints=derive_hints)
+    passes = tile_passes(target, fuse=fuse, derive_hints=derive_hints, pipeline_mma=pipeline_mma)
     passes.append(convert_pass(target))
     return passes
 
@@ -65,7 +73,7 @@ def convert_pass(target: str) -> str:
 
 def required_passes(target: str) -> list[str]:
     """The tile passes ``target``'s pipeline runs whatever its options."""
-    return tile_passes(target, fuse=False, derive_hints=False)
+    return tile_passes(target, fuse=False, derive_hints=False, pipeline_mma=False)
 
 
 def completion(target: str, ran: Collection[str], convert: bool = True) -> list[str]:
@@ -92,6 +100,9 @@ PIPELINE_OPTIONS = (
     ),
     Option("fuse", "bool", "true", "Fuse disjoint hinted TDM copies (gfx1250)."),
     Option("derive-hints", "bool", "false", "Give runs of unhinted copies warp hints (gfx1250)."),
+    Option(
+        "pipeline-mma", "bool", "true", "Keep one asynchronous MMA in flight in K loops (cuda:90)."
+    ),
 )
 
 
@@ -112,9 +123,10 @@ def expand(kind: str, options: dict[str, str]) -> str:
     target = options["target"]
     fuse = _flag(options["fuse"])
     derive = _flag(options["derive-hints"])
+    mma = _flag(options["pipeline-mma"])
     if kind == "tile-optimize":
-        return ",".join(tile_passes(target, fuse=fuse, derive_hints=derive))
-    return ",".join(tile_to_ttgir(target, fuse=fuse, derive_hints=derive))
+        return ",".join(tile_passes(target, fuse=fuse, derive_hints=derive, pipeline_mma=mma))
+    return ",".join(tile_to_ttgir(target, fuse=fuse, derive_hints=derive, pipeline_mma=mma))
 
 
 def _flag(text: str) -> bool:

@@ -43,12 +43,19 @@ def _annotate_warp_plan() -> type[TilePass]:
     return AnnotateWarpPlanPass
 
 
+def _pipeline_mma() -> type[TilePass]:
+    from gemm_opt.passes.pipeline_mma import PipelineMmaPass
+
+    return PipelineMmaPass
+
+
 PASSES: dict[str, Callable[[], type[TilePass]]] = {
     "tile-annotate-warp-plan": _annotate_warp_plan,
     "tile-assign-tdm-warp-layout": _assign_tdm_warp_layout,
     "tile-derive-warp-hints": _derive_warp_hints,
     "tile-emit-warp-predicates": _emit_warp_predicates,
     "tile-fuse-tdm-copies": _fuse_tdm_copies,
+    "tile-pipeline-mma": _pipeline_mma,
 }
 
 __all__ = ["PASSES"]

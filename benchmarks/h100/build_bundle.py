@@ -26,7 +26,14 @@ constexprs and ``num_warps``; all ``aligned``) are added on request:
 
 The MMA is a wgmma (``--mma=auto``, the default: both operands are read from
 shared buffers) or, with ``--mma=mma_v2``, the mma.sync of the earlier
-lowering, for a side-by-side run of both bundles.
+lowering, for a side-by-side run of both bundles. cuda:90's pipeline runs
+``tile-pipeline-mma`` (one wgmma in flight in the K loop); ``--sync-mma``
+builds the default variants without it, and a config tag ending in ``_sync``
+says the same of a config (see :class:`OurConfig` for the tag: block, warps,
+stages, GROUP_M tile order). Every variant is built with the kernel's
+``PROLOGUE_PRED=False`` (no branch before the K loop, which would make ptxas
+serialize the wgmmas); each compiled kernel's registers, spills and wgmma
+waits (from its SASS) are printed.
 
     python benchmarks/h100/build_bundle.py -o benchmarks/h100/gemm_cuda90.bundle
     python benchmarks/h100/build_bundle.py -o bench.bundle --candidates --triton
@@ -35,6 +42,7 @@ lowering, for a side-by-side run of both bundles.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import sys
@@ -59,7 +67,7 @@ CONFIG_TABLE = HERE / "configs" / "cuda90.json"
 
 @dataclass(frozen=True)
 class OurConfig:
-    """A configuration of the tile GEMM: block shape (constexprs) and warps."""
+    """A configuration of the tile GEMM: block shape, warps, stages, tile order, MMA."""
 
     block_m: int
     block_n: int
@@ -67,22 +75,62 @@ class OurConfig:
     num_warps: int
     stages: int = 2
     """Shared buffers per operand (the kernel's NUM_BUFFERS): tiles in flight."""
+    group_m: int = 0
+    """The kernel's GROUP_M: grouped tile order (0: program (x, y) computes tile (x, y))."""
+    async_mma: bool = True
+    """Compile with ``tile-pipeline-mma`` (one wgmma in flight), as cuda:90 does by
+    default; False: each MMA is waited for at once (tag suffix ``_sync``)."""
 
     @property
     def tag(self) -> str:
         stages = f"_s{self.stages}" if self.stages != 2 else ""
-        return f"{self.block_m}x{self.block_n}x{self.block_k}_w{self.num_warps}{stages}"
+        group = f"_g{self.group_m}" if self.group_m else ""
+        sync = "" if self.async_mma else "_sync"
+        shape = f"{self.block_m}x{self.block_n}x{self.block_k}"
+        return f"{shape}_w{self.num_warps}{stages}{group}{sync}"
 
     @classmethod
     def parse(cls, tag: str) -> OurConfig:
-        """The config of a tag like ``128x128x64_w8`` (``_s3``: three stages)."""
+        """The config of a tag like ``128x128x64_w8`` (``_s3``: three stages,
+        ``_g8``: GROUP_M 8, ``_sync``: the MMA waited for at once)."""
         try:
-            shape, rest = tag.split("_w")
-            warps, _, stages = rest.partition("_s")
+            shape, *parts = tag.split("_")
             m, n, k = (int(x) for x in shape.split("x"))
-            return cls(m, n, k, int(warps), int(stages) if stages else 2)
-        except ValueError:
+            fields: dict[str, Any] = {}
+            for part in parts:
+                if part == "sync" and "async_mma" not in fields:
+                    fields["async_mma"] = False
+                elif part[:1] in "wsg" and part[1:].isdigit():
+                    key = {"w": "num_warps", "s": "stages", "g": "group_m"}[part[0]]
+                    if key in fields:
+                        raise ValueError(part)
+                    fields[key] = int(part[1:])
+                else:
+                    raise ValueError(part)
+            warps = fields.pop("num_warps")
+            cfg = cls(m, n, k, warps, **fields)
+        except (ValueError, KeyError):
             raise ValueError(f"{tag!r} is not a config tag like '128x128x64_w8'") from None
+        if cfg.tag != tag:  # one spelling per config
+            raise ValueError(f"{tag!r} is not a config tag like '128x128x64_w8' (say {cfg.tag!r})")
+        return cfg
+
+    @property
+    def pipeline(self) -> str | None:
+        """The tile passes to compile with (None: cuda:90's default pipeline)."""
+        return None if self.async_mma else ""
+
+    def constexprs(self) -> dict[str, int]:
+        """The kernel's constexprs for this config (the element type aside)."""
+        return {
+            "BLOCK_M": self.block_m,
+            "BLOCK_N": self.block_n,
+            "BLOCK_K": self.block_k,
+            "NUM_BUFFERS": self.stages,
+            "GROUP_M": self.group_m,
+            "PROLOGUE_PRED": False,
+            **self.hints(),
+        }
 
     def hints(self) -> dict[str, int]:
         """The kernel's warp hints for this warp count: A by the first half, B by the second.
@@ -95,7 +143,8 @@ class OurConfig:
 
 #: The kernel's own defaults (``examples/gemm_gfx1250.py``), built by default.
 DEFAULT_CONFIG = OurConfig(128, 128, 64, 8)
-#: What ``tune.py`` chooses among: block shapes, warps and pipeline depths.
+#: What ``tune.py`` chooses among: block shapes, warps, pipeline depths,
+#: grouped tile order, and (for comparison) the MMA waited for at once.
 CANDIDATES = (
     DEFAULT_CONFIG,
     OurConfig(128, 256, 64, 8),
@@ -107,7 +156,16 @@ CANDIDATES = (
     OurConfig(128, 128, 64, 8, stages=3),
     OurConfig(128, 128, 64, 8, stages=4),
     OurConfig(128, 256, 64, 8, stages=3),
+    OurConfig(128, 256, 64, 8, stages=4),
     OurConfig(64, 128, 64, 4, stages=4),
+    OurConfig(128, 128, 64, 4, stages=4, group_m=8),
+    OurConfig(128, 128, 64, 8, stages=4, group_m=8),
+    OurConfig(128, 256, 64, 8, stages=3, group_m=8),
+    OurConfig(128, 256, 64, 8, stages=4, group_m=8),
+    OurConfig(256, 128, 64, 8, stages=3, group_m=8),
+    OurConfig(128, 128, 64, 8, async_mma=False),
+    OurConfig(128, 128, 64, 4, async_mma=False),
+    OurConfig(128, 256, 64, 8, stages=3, group_m=8, async_mma=False),
 )
 
 
@@ -140,7 +198,9 @@ def state_divisibility(module: Any, names: list[str], divisible: tuple[str, ...]
         )
 
 
-def gemm_variants(dtypes: list[str] | None = None, mma: str = "auto") -> list[dict[str, Any]]:
+def gemm_variants(
+    dtypes: list[str] | None = None, mma: str = "auto", async_mma: bool = True
+) -> list[dict[str, Any]]:
     """Every variant: its name, tile module, argument names, grid and metadata."""
     import gemm_opt.language as tl
 
@@ -150,12 +210,14 @@ def gemm_variants(dtypes: list[str] | None = None, mma: str = "auto") -> list[di
     block = {
         p.name[len("BLOCK_") :]: p.default for p in kernel.params() if p.name.startswith("BLOCK_")
     }
+    default = OurConfig(block["M"], block["N"], block["K"], 8, async_mma=async_mma)
     out = []
     for dtype in dtypes or list(DTYPES):
         for variant in ("aligned", "any"):
             module = kernel.build_module(
                 num_warps=DEFAULT_CONFIG.num_warps,
                 DTYPE={"fp16": tl.float16, "bf16": tl.bfloat16}[dtype],
+                PROLOGUE_PRED=False,
             )
             aligned = ALIGNED_ARGS if variant == "aligned" else ()
             state_divisibility(module, names, aligned)
@@ -165,15 +227,19 @@ def gemm_variants(dtypes: list[str] | None = None, mma: str = "auto") -> list[di
                     "module": module,
                     "arg_names": names,
                     "grid": [("M", block["M"]), ("N", block["N"]), 1],
+                    "pipeline": default.pipeline,
                     "meta": {
                         "kind": "ours",
                         "source": SOURCE,
                         "dtype": DTYPES[dtype],
                         "variant": variant,
-                        "config": OurConfig(block["M"], block["N"], block["K"], 8).tag,
+                        "config": default.tag,
                         "block": block,
                         "copies": "cp.async" if aligned else "registers",
                         "mma": mma,
+                        "mma_in_flight": int(async_mma),
+                        "group_m": 0,
+                        "prologue_pred": False,
                         "layout": "row-major A (MxK, lda), B (KxN, ldb), C (MxN, ldc)",
                     },
                 }
@@ -193,16 +259,10 @@ def config_variants(
     out = []
     for dtype in dtypes or list(DTYPES):
         for cfg in configs:
-            if cfg == DEFAULT_CONFIG:
-                continue
             module = kernel.build_module(
                 num_warps=cfg.num_warps,
                 DTYPE={"fp16": tl.float16, "bf16": tl.bfloat16}[dtype],
-                BLOCK_M=cfg.block_m,
-                BLOCK_N=cfg.block_n,
-                BLOCK_K=cfg.block_k,
-                NUM_BUFFERS=cfg.stages,
-                **cfg.hints(),
+                **cfg.constexprs(),
             )
             state_divisibility(module, names, ALIGNED_ARGS)
             out.append(
@@ -211,6 +271,7 @@ def config_variants(
                     "module": module,
                     "arg_names": names,
                     "grid": [("M", cfg.block_m), ("N", cfg.block_n), 1],
+                    "pipeline": cfg.pipeline,
                     "meta": {
                         "kind": "ours",
                         "source": SOURCE,
@@ -220,6 +281,9 @@ def config_variants(
                         "block": {"M": cfg.block_m, "N": cfg.block_n, "K": cfg.block_k},
                         "copies": "cp.async",
                         "mma": mma,
+                        "mma_in_flight": int(cfg.async_mma),
+                        "group_m": cfg.group_m,
+                        "prologue_pred": False,
                         "layout": "row-major A (MxK, lda), B (KxN, ldb), C (MxN, ldc)",
                     },
                 }
@@ -245,14 +309,19 @@ def build(
     triton: bool = False,
     quiet: bool = False,
     mma: str = "auto",
+    async_mma: bool = True,
 ) -> Any:
-    """Compile every variant (and ``configs``, the Triton baseline) into a bundle."""
+    """Compile every variant (and ``configs``, the Triton baseline) into a bundle.
+
+    ``async_mma=False`` builds the default variants without ``tile-pipeline-mma``
+    (each MMA waited for at once); ``configs`` say it themselves."""
     from gemm_opt.runtime import Bundle
     from gemm_opt.runtime.build import build_kernel
 
     kernels = []
-    extra = list(dict.fromkeys(configs or []))
-    for v in gemm_variants(dtypes, mma) + config_variants(extra, dtypes, mma):
+    default = dataclasses.replace(DEFAULT_CONFIG, async_mma=async_mma)  # gemm_variants builds it
+    extra = [c for c in dict.fromkeys(configs or []) if c != default]
+    for v in gemm_variants(dtypes, mma, async_mma) + config_variants(extra, dtypes, mma):
         start = time.perf_counter()
         k = build_kernel(
             v["module"],
@@ -262,18 +331,71 @@ def build(
             target=TARGET,
             meta=v["meta"],
             mma=mma,
+            pipeline=v["pipeline"],
         )
         kernels.append(k)
         if not quiet:
             print(
                 f"compiled {k.name}: {k.sm}, {k.num_warps} warps, {k.shared_bytes} B shared, "
-                f"{len(k.binary)} B cubin, triton {k.triton} ({time.perf_counter() - start:.1f} s)"
+                f"{len(k.binary)} B cubin, {resource_usage(k.binary)}, "
+                f"{wgmma_waits(k.binary)}, triton {k.triton} "
+                f"({time.perf_counter() - start:.1f} s)"
             )
     if triton:
         import triton_gemm
 
         kernels += triton_gemm.bundle_kernels(dtypes, quiet=quiet)
     return Bundle(tuple(kernels))
+
+
+def resource_usage(cubin: bytes) -> str:
+    """``REG:n STACK:n SHARED:n LOCAL:n`` of a cubin (``cuobjdump -res-usage``):
+    registers per thread, and stack/local bytes (nonzero: spills)."""
+    import subprocess
+    import tempfile
+
+    from sass_mix import cuobjdump
+
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        out = subprocess.run(
+            [cuobjdump(), "-res-usage", f.name], capture_output=True, text=True, check=True
+        ).stdout
+    for line in out.splitlines():
+        if "REG:" in line:
+            return " ".join(w for w in line.split() if w.split(":")[0] in RESOURCES)
+    raise SystemExit(f"build_bundle.py: error: cuobjdump -res-usage printed no usage:\n{out}")
+
+
+def wgmma_waits(cubin: bytes) -> str:
+    """How the cubin's wgmmas are waited for (``cuobjdump -sass``): the
+    ``WARPGROUP.DEPBAR.LE gsb0, N`` waits, e.g. ``wgmma waits 0x1 0x0`` for one
+    MMA group in flight in the loop. ptxas serializes a wgmma pipeline it
+    cannot prove well formed (warning C7515): then every HGMMA is followed by
+    a wait for 0, which shows as ``serialized``."""
+    import re
+    import subprocess
+    import tempfile
+
+    from sass_mix import cuobjdump
+
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        sass = subprocess.run(
+            [cuobjdump(), "-sass", f.name], capture_output=True, text=True, check=True
+        ).stdout
+    hgmma = len(re.findall(r"\bHGMMA\.", sass))
+    waits = re.findall(r"WARPGROUP\.DEPBAR\.LE gsb0, (0x[0-9a-f]+)", sass)
+    if not hgmma:
+        return "no wgmma"
+    serialized = hgmma > 1 and waits.count("0x0") >= hgmma
+    return f"{hgmma} HGMMA, wgmma waits {' '.join(waits)}" + (" (serialized)" if serialized else "")
+
+
+#: The fields of ``cuobjdump -res-usage`` reported per kernel.
+RESOURCES = ("REG", "STACK", "SHARED", "LOCAL")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -296,6 +418,11 @@ def main(argv: list[str] | None = None) -> int:
         choices=("auto", "mma_v2", "wgmma"),
         help="cuda:90 MMA: wgmma where the kernel allows (auto), mma.sync, or wgmma",
     )
+    parser.add_argument(
+        "--sync-mma",
+        action="store_true",
+        help="build the default variants without tile-pipeline-mma (each MMA waited for at once)",
+    )
     args = parser.parse_args(argv)
     dtypes = [d for d in args.dtypes.split(",") if d]
     bad = [d for d in dtypes if d not in DTYPES]
@@ -304,7 +431,9 @@ def main(argv: list[str] | None = None) -> int:
     configs = list(CANDIDATES) if args.candidates else []
     if args.tuned:
         configs += read_config_table(args.config_table)["configs"]
-    bundle = build(dtypes, configs=configs, triton=args.triton, mma=args.mma)
+    bundle = build(
+        dtypes, configs=configs, triton=args.triton, mma=args.mma, async_mma=not args.sync_mma
+    )
     bundle.write(args.output)
     print(f"wrote {args.output} ({args.output.stat().st_size} bytes, {len(bundle)} kernels)")
     return 0

@@ -542,7 +542,7 @@ BAD_CONSTEXPRS = [
     ({"DTYPE": tl.float32}, "return tl.wmma(a_tile, b_tile, acc)", "both float16 or both bfloat16"),
     ({"DTYPE": "float8"}, None, "constexpr 'DTYPE' (element type of 'a') must be a tl dtype"),
     ({"BLOCK_K": 48}, "a_desc = tl.make_tensor_descriptor(", "must be powers of two"),
-    ({"BLOCK_M": 128.0}, "off_m = tl.program_id(0) * BLOCK_M", "cannot mix the tl.int32 value"),
+    ({"BLOCK_M": 128.0}, "off_m = pid_m * BLOCK_M", "cannot mix the tl.int32 value"),
     (
         {"HINT_A": "0b1111"},
         "tl.async_copy(a0, a_bufs.index(i), warp_used_hint=HINT_A)",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ def _build_bundle():
     spec = importlib.util.spec_from_file_location("build_bundle", H100 / "build_bundle.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules["build_bundle"] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -61,6 +63,8 @@ def test_gemm_compiles_for_cuda90_with_wgmma(compiled):
     # Copies through registers are generic-proxy writes that wgmma reads
     # through the async proxy: Triton fences them before the barrier.
     assert re.search(r"fence\.proxy\.async\.shared::cta;\s+bar\.sync", ptx)
+    # tile-pipeline-mma: one wgmma group stays in flight in the loop.
+    assert re.search(r"wgmma\.wait_group\.sync\.aligned 1;", ptx)
     assert re.search(r"wgmma\.wait_group\.sync\.aligned 0;", ptx)
     assert ".target sm_90a" in ptx
     assert compiled.hsaco  # the cubin
@@ -77,8 +81,11 @@ def test_gemm_ttgir_uses_warp_group_dot(compiled):
         "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
     }
     assert ttgir.count("ttng.warp_group_dot ") == 1
-    assert ttgir.count("ttng.warp_group_dot_wait ") == 1
-    assert "{pendings = 0 : i32}" in ttgir
+    # One wait in the loop (one MMA in flight), one after it.
+    assert re.findall(r"ttng\.warp_group_dot_wait [^\n]*\{pendings = (\d+) : i32\}", ttgir) == [
+        "1",
+        "0",
+    ]
     assert "ttg.local_load" not in ttgir and "tt.dot " not in ttgir
 
 
@@ -114,7 +121,7 @@ def test_target_option_overrides_tile_target():
     # The tile module is left a gfx1250 module; only the conversion targets cuda:90.
     assert 'tile.target = "gfx1250"' in low.tile
     assert "tile-assign-tdm-warp-layout" not in low.pipeline
-    assert low.pipeline == "convert-tile-to-triton-gpu{target=cuda:90}"
+    assert low.pipeline == "tile-pipeline-mma,convert-tile-to-triton-gpu{target=cuda:90}"
     v2 = lower_tile_module(GEMM, "cuda:90", mma="mma_v2")
     assert v2.pipeline == "convert-tile-to-triton-gpu{target=cuda:90 mma=mma_v2}"
 
@@ -140,13 +147,15 @@ def test_aligned_kernel_feeds_wgmma_from_cp_async(generated):
 
     text = generated["gemm_fp16_aligned"]
     assert text.count("= ttg.async_copy_global_to_local ") == 4
-    assert re.findall(r"ttg\.async_wait \{num = (\d+) : i32\}", text) == ["2", "0"]
+    # tile-pipeline-mma issues the loop's copies after the MMA, so the wait
+    # before the MMA has none of this iteration's copies to leave in flight.
+    assert re.findall(r"ttg\.async_wait \{num = (\d+) : i32\}", text) == ["0", "0"]
     assert "ttng.warp_group_dot " in text
     ptx = compile_ttgir(text, "cuda:90").asm["ptx"]
     assert re.search(r"cp\.async\.cg\.shared\.global \[[^]]*\], \[[^]]*\], 0x10", ptx)
     # The wait, the barrier, the proxy fence, then the warpgroup MMAs.
     assert re.search(
-        r"cp\.async\.wait_group\s+2;\s+bar\.sync\s+0;[^\n]*\n(?:[^\n]*\n)*?\s*"
+        r"cp\.async\.wait_group\s+0;\s+bar\.sync\s+0;[^\n]*\n(?:[^\n]*\n)*?\s*"
         r"fence\.proxy\.async\.shared::cta;(?:[^\n]*\n)*?\s*wgmma\.fence",
         ptx,
     )

@@ -9,6 +9,7 @@ shared memory and SM have to be the compiled kernel's.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ def _build_bundle_script():
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules["build_bundle"] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 

@@ -270,6 +270,8 @@ class SharedBuffer:
             self.data = np.full(shape, np.nan, dtype=elem.storage)
         self.pending = np.zeros(shape, dtype=np.int32)
         self.written = np.zeros(shape, dtype=np.bool_)
+        #: In-flight ``tile.async_wmma`` reads covering each element.
+        self.mma_reading = np.zeros(shape, dtype=np.int32)
 
 
 @dataclass
@@ -470,6 +472,7 @@ class _Program:
         self.pid = pid
         self.run = run
         self.queues: list[deque[_InFlight]] = [deque() for _ in range(num_warps)]
+        self.mmas: deque[_AsyncMma] = deque()  # in-flight tile.async_wmma, oldest first
 
     def exec_block(self, block: _Block, mask: np.ndarray) -> list[Any]:
         for fn in block.instrs:
@@ -1413,6 +1416,8 @@ def _issue(
             buf = view.buffer
             if buf.pending[index].any():
                 _check_write_race(p, buf, index, data, w, where)
+            if buf.mma_reading[index].any():
+                raise ModelError(_mma_race_message(p, buf, index, where))
             buf.pending[index] += 1
             rec.buffer, rec.index, rec.data = view.buffer, index, data
             elements = int(data.size)
@@ -1544,6 +1549,123 @@ def _b_store_block(c: _Compiler, op: Any) -> Exec:
         ptr, inside, idx = _block_indices(p, mask, block, slots, where)
         data = _to_storage(p.env[value], elem)
         ptr.array[idx] = data[inside]
+
+    return run
+
+
+# ---------------------------------------------------------------------------
+# Builders: asynchronous MMA (tile.async_wmma, tile.async_wmma_wait)
+# ---------------------------------------------------------------------------
+#
+# An async MMA reads its shared buffers for as long as it is in flight. The
+# model computes its result when it is issued (exact, because a copy that
+# writes a region an in-flight MMA reads is an error: see the copy's check of
+# ``SharedBuffer.mma_reading``) and hands out the result wrapped in
+# :class:`_PendingResult` until a wait retires the MMA: any op but another
+# async MMA (its accumulator), a wait or a loop carry that reads it raises.
+
+
+@dataclass
+class _AsyncMma:
+    """One in-flight ``tile.async_wmma`` of a program."""
+
+    where: str
+    reads: list[tuple[SharedBuffer, tuple]]
+    retired: bool = False
+
+    def retire(self) -> None:
+        for buf, prefix in self.reads:
+            buf.mma_reading[prefix] -= 1
+        self.retired = True
+
+
+class _PendingResult:
+    """The result of an async MMA that has not retired: not a readable tensor."""
+
+    __slots__ = ("mma", "value")
+
+    def __init__(self, value: np.ndarray, mma: _AsyncMma) -> None:
+        self.value = value
+        self.mma = mma
+
+    def _fail(self) -> ModelError:
+        return ModelError(
+            f"read of the result of {self.mma.where} while the MMA is still in flight; a "
+            "tile.async_wmma_wait with a small enough num must retire it first"
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        raise self._fail()
+
+    def __array__(self, *args: Any, **kwargs: Any) -> np.ndarray:
+        raise self._fail()
+
+
+def _mma_race_message(p: _Program, buf: SharedBuffer, index: tuple, where: str) -> str:
+    region = np.zeros(buf.data.shape, dtype=np.bool_)
+    region[index] = True
+    readers = [m.where for m in p.mmas for b, pre in m.reads if b is buf and region[pre].any()]
+    return (
+        "write of shared memory an in-flight MMA reads: "
+        f"{where} in program {p.pid} writes the {buf.label} while {len(readers)} in-flight "
+        f"async MMA(s) read it ({', '.join(dict.fromkeys(readers))}); a tile.async_wmma_wait "
+        "must retire that MMA before the copy is issued"
+    )
+
+
+def _settled(value: Any) -> np.ndarray:
+    """An accumulator operand: a tensor, or a pending MMA result (accumulating
+    into it is ordered after that MMA, as the hardware orders them)."""
+    return value.value if isinstance(value, _PendingResult) else value
+
+
+@_builder("tile.async_wmma")
+def _b_async_wmma(c: _Compiler, op: Any) -> Exec:
+    a, b, acc = _opnds(c, op)
+    r = _res(c, op)
+    where = _where(op)
+    elems = [_value_elem(v.type.element_type)[0] for v in (op.a, op.b)]
+
+    def read(p: _Program, slot: int, mask: np.ndarray, elem: _Elem, name: str):
+        v: SharedView = p.env[slot]
+        prefix = _uniform_rows(v.prefix, mask, f"the index of buffer {name}", where)
+        buf = v.buffer
+        if buf.pending[prefix].any():
+            raise ModelError(_race_message(p, buf, prefix, where))
+        if p.run.check_uninitialized and not buf.written[prefix].all():
+            missing = int((~buf.written[prefix]).sum())
+            raise ModelError(
+                f"{where}: read of uninitialized shared memory: {missing} elements of "
+                f"slot {list(prefix)} of the {buf.label} were never written by a completed TDM copy"
+            )
+        return buf, prefix, _from_storage(buf.data[prefix], elem).astype(np.float64)
+
+    def run(p: _Program, mask: np.ndarray) -> None:
+        ba, pa, x = read(p, a, mask, elems[0], "a")
+        bb, pb, y = read(p, b, mask, elems[1], "b")
+        z = _settled(p.env[acc]).astype(np.float64)
+        mma = _AsyncMma(where, [(ba, pa), (bb, pb)])
+        for buf, prefix in mma.reads:
+            buf.mma_reading[prefix] += 1
+        p.mmas.append(mma)
+        p.env[r] = _PendingResult((x @ y + z).astype(np.float32), mma)
+
+    return run
+
+
+@_builder("tile.async_wmma_wait")
+def _b_async_wmma_wait(c: _Compiler, op: Any) -> Exec:
+    num = ir.IntegerAttr(op.operation.attributes["num"]).value
+    (v,) = _opnds(c, op)
+    r = _res(c, op)
+
+    def run(p: _Program, mask: np.ndarray) -> None:
+        while len(p.mmas) > num:
+            p.mmas.popleft().retire()
+        value = p.env[v]
+        if isinstance(value, _PendingResult) and value.mma.retired:
+            value = value.value
+        p.env[r] = value
 
     return run
 

@@ -109,13 +109,15 @@ def build_kernel(
     target: str = "cuda:90",
     meta: Mapping[str, Any] | None = None,
     mma: str = "auto",
+    pipeline: str | None = None,
 ) -> BundleKernel:
     """Compile a tile ``ir.Module`` for ``target`` and describe it for the launcher.
 
     ``grid`` has three entries, each a constant or ``(argument name, block)``
     for ``cdiv(argument, block)``. Raises the compiler's
     :class:`~gemm_opt.lowering.compile.TileCompileError` if compilation fails.
-    ``mma`` picks wgmma or mma.sync (the lowering's ``mma`` option).
+    ``mma`` picks wgmma or mma.sync (the lowering's ``mma`` option);
+    ``pipeline`` replaces the target's tile passes (``""``: none).
     """
     from gemm_opt.core.targets import TARGETS
     from gemm_opt.lowering.compile import compile_tile_module
@@ -124,7 +126,7 @@ def build_kernel(
         cuda = ", ".join(name for name, t in TARGETS.items() if t.nvidia)
         raise BundleError(f"bundles hold CUDA kernels: target {target!r} is not one of {cuda}")
     args = tile_arguments(module, arg_names)
-    compiled = compile_tile_module(module, target, mma=mma)
+    compiled = compile_tile_module(module, target, mma=mma, pipeline=pipeline)
     return _describe(
         compiled.metadata,
         name=name,

@@ -15,6 +15,6 @@
 // SPLIT: gemm-opt: error: --emit=cubin writes one binary object per file; it cannot be combined with --split-input-file
 // TILE: gemm-opt: error: --emit=tile prints tile IR, but the pipeline runs 'convert-tile-to-triton-gpu'
 // OPTION: <pass-pipeline>:1:16: error: pass 'tile-fuse-tdm-copies' option 'max-members' expects int, got 'x'
-// PIPELINE: <pass-pipeline>:1:16: error: pipeline 'tile-to-ttgir' has no option 'colour' (options: derive-hints, fuse, target)
+// PIPELINE: <pass-pipeline>:1:16: error: pipeline 'tile-to-ttgir' has no option 'colour' (options: derive-hints, fuse, pipeline-mma, target)
 // CONTRA: gemm-opt: error: --target=gfx950 contradicts 'convert-tile-to-triton-gpu{target=gfx942}'
 // KIND: gemm-opt: error: --emit=ptx does not exist for target gfx942 (it has: tile, ttgir, llir, amdgcn, hsaco)
