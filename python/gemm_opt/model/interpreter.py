@@ -70,6 +70,16 @@ written raises too (disable with ``check_uninitialized=False``).
 Copies still in flight at ``func.return`` are dropped and counted in
 :attr:`Stats.in_flight_at_exit`.
 
+Programs
+--------
+The programs of a grid share global memory. A function with atomics
+(``tile.atomic_rmw``, ``tile.atomic_add_block``) runs ``num_resident``
+programs at once, interleaved at atomics and global block accesses, in program
+order (``seed=None``) or a seeded random order; a flag wait that can never end
+is reported as a deadlock. Every run with more than one program checks that a
+program reads or overwrites another's global data only after a release ->
+acquire chain orders the accesses. See :mod:`gemm_opt.model.concurrency`.
+
 An op the model does not know raises :class:`ModelError` naming the op and
 its location when the function is compiled, before anything runs.
 
@@ -113,12 +123,15 @@ from gemm_opt.dialect.tile import (
     VerifyError,
     enclosing_int_attr,
 )
+from gemm_opt.model.concurrency import (
+    Grid,
+    Inline,
+    ProgramClock,
+    SyncStats,
+    Threaded,
+)
 from gemm_opt.model.copy import execute_tile
-
-
-class ModelError(Exception):
-    """The IR cannot be executed: an unsupported op, a race, a bad access, ..."""
-
+from gemm_opt.model.errors import ModelError
 
 # ---------------------------------------------------------------------------
 # Element types
@@ -389,6 +402,12 @@ class RunResult:
     stats: Stats
     returns: dict[tuple[int, int, int], list[Any]]
     grid: tuple[int, int, int]
+    sync: SyncStats | None = None
+
+    @property
+    def seed(self) -> int | None:
+        """The interleaving seed of the run (None: program order)."""
+        return None if self.sync is None else self.sync.seed
 
     def __getitem__(self, name: str) -> Any:
         return self.args[name]
@@ -420,6 +439,9 @@ class _Compiler:
     def __init__(self, num_warps: int) -> None:
         self.num_warps = num_warps
         self.slots: dict[Any, int] = {}
+        # Set by the builders of ops through which programs can wait on each
+        # other (atomics): the function then needs the concurrent scheduler.
+        self.concurrent = False
 
     def slot(self, value: ir.Value) -> int:
         s = self.slots.get(value)
@@ -433,7 +455,7 @@ class _Compiler:
         term: list[int] = []
         for op in block.operations:
             name = op.operation.name
-            if name in ("scf.yield", "func.return"):
+            if name in ("scf.yield", "scf.condition", "func.return"):
                 term = [self.slot(v) for v in op.operation.operands]
                 continue
             builder = _BUILDERS.get(name)
@@ -465,7 +487,12 @@ def _opnds(c: _Compiler, op: Any) -> list[int]:
 
 class _Program:
     def __init__(
-        self, num_slots: int, num_warps: int, pid: tuple[int, int, int], run: _Run
+        self,
+        num_slots: int,
+        num_warps: int,
+        pid: tuple[int, int, int],
+        run: _Run,
+        clock: ProgramClock | None = None,
     ) -> None:
         self.env: list[Any] = [None] * num_slots
         self.W = num_warps
@@ -473,6 +500,8 @@ class _Program:
         self.run = run
         self.queues: list[deque[_InFlight]] = [deque() for _ in range(num_warps)]
         self.mmas: deque[_AsyncMma] = deque()  # in-flight tile.async_wmma, oldest first
+        # The program's place in the grid's happens-before order (see concurrency).
+        self.clock = clock if clock is not None else ProgramClock(0, pid)
 
     def exec_block(self, block: _Block, mask: np.ndarray) -> list[Any]:
         for fn in block.instrs:
@@ -484,6 +513,8 @@ class _Program:
 class _Run:
     stats: Stats
     check_uninitialized: bool
+    grid: tuple[int, int, int] = (1, 1, 1)
+    sync: Grid | None = None
 
 
 def _active_warps(mask: np.ndarray) -> list[int]:
@@ -982,6 +1013,52 @@ def _b_for(c: _Compiler, op: Any) -> Exec:
     return run
 
 
+@_builder("scf.while")
+def _b_while(c: _Compiler, op: Any) -> Exec:
+    """``scf.while`` per warp: a warp leaves when its condition is false.
+
+    A flag wait is such a loop around an acquire atomic; the values a warp
+    passes to ``scf.condition`` when it leaves are its results.
+    """
+    inits = _opnds(c, op)
+    results = [c.slot(v) for v in op.operation.results]
+    before = c.block(op.operation.regions[0].blocks[0])
+    after = c.block(op.operation.regions[1].blocks[0])
+    arg_tensors = [_is_tensor_type(v.type) for v in op.operation.operands]
+    res_tensors = [_is_tensor_type(v.type) for v in op.operation.results]
+    where = _where(op)
+
+    def run(p: _Program, mask: np.ndarray) -> None:
+        vals = [p.env[s] for s in inits]
+        out: list[Any] = [None] * len(results)
+        active = mask
+        while True:
+            for s, v in zip(before.arg_slots, vals, strict=True):
+                p.env[s] = v
+            cond_v, *forwarded = p.exec_block(before, active)
+            cond = cond_v != 0
+            leaving = active & ~cond
+            if leaving.any():
+                out = [
+                    _merge(leaving, mask, new, old, tensor, where)
+                    for new, old, tensor in zip(forwarded, out, res_tensors, strict=True)
+                ]
+            active = active & cond
+            if not active.any():
+                break
+            for s, v in zip(after.arg_slots, forwarded, strict=True):
+                p.env[s] = v
+            yielded = p.exec_block(after, active)
+            vals = [
+                _merge(active, mask, new, old, tensor, where)
+                for new, old, tensor in zip(yielded, vals, arg_tensors, strict=True)
+            ]
+        for s, v in zip(results, out, strict=True):
+            p.env[s] = v
+
+    return run
+
+
 @_builder("scf.if")
 def _b_if(c: _Compiler, op: Any) -> Exec:
     (cond_s,) = _opnds(c, op)
@@ -1471,6 +1548,22 @@ def _b_wmma(c: _Compiler, op: Any) -> Exec:
     return run
 
 
+@_builder("tensor.splat")
+def _b_splat(c: _Compiler, op: Any) -> Exec:
+    (a,) = _opnds(c, op)[:1]
+    r = _res(c, op)
+    elem, shape = _value_elem(op.operation.results[0].type)
+    if elem is None or shape is None or len(op.operation.operands) != 1:
+        raise ModelError(f"{_where(op)}: only static splats of a scalar are modelled")
+    where = _where(op)
+
+    def run(p: _Program, mask: np.ndarray) -> None:
+        v = _uniform(p.env[a], mask, "the splat value", where)
+        p.env[r] = np.full(shape, v, dtype=elem.dtype)
+
+    return run
+
+
 @_builder("tile.convert_layout")
 def _b_convert_layout(c: _Compiler, op: Any) -> Exec:
     (a,) = _opnds(c, op)
@@ -1526,7 +1619,12 @@ def _b_load_block(c: _Compiler, op: Any) -> Exec:
     r = _res(c, op)
 
     def run(p: _Program, mask: np.ndarray) -> None:
+        sync = p.run.sync
+        if sync is not None:
+            sync.scheduler.point(p.clock)
         ptr, inside, idx = _block_indices(p, mask, block, slots, where)
+        if sync is not None and sync.memory is not None:
+            sync.memory.read(p.clock, ptr.array, ptr.name, idx, where)
         out = np.zeros(block, dtype=elem.storage)
         out[inside] = ptr.array[idx]
         p.env[r] = _from_storage(out, elem)
@@ -1546,9 +1644,153 @@ def _b_store_block(c: _Compiler, op: Any) -> Exec:
                 f"{where}: store_block under warp-divergent control flow is not modelled "
                 "(which warp stores which element depends on the register layout)"
             )
+        sync = p.run.sync
+        if sync is not None:
+            sync.scheduler.point(p.clock)
         ptr, inside, idx = _block_indices(p, mask, block, slots, where)
+        if sync is not None and sync.memory is not None:
+            sync.memory.write(p.clock, ptr.array, ptr.name, idx, where)
         data = _to_storage(p.env[value], elem)
         ptr.array[idx] = data[inside]
+        if sync is not None:
+            sync.scheduler.changed(ptr.array)
+
+    return run
+
+
+# ---------------------------------------------------------------------------
+# Builders: grid size and atomics (programs that talk to each other)
+# ---------------------------------------------------------------------------
+
+
+def _str_attr(op: Any, name: str, allowed: tuple[str, ...], default: str | None) -> str:
+    """A string attribute of ``op`` checked against ``allowed``."""
+    attrs = op.operation.attributes
+    if name not in attrs:
+        if default is None:
+            raise ModelError(f"{_where(op)}: requires the attribute '{name}'")
+        return default
+    a = cast(attrs[name], ir.StringAttr)
+    value = None if a is None else ir.StringAttr(a).value
+    if value not in allowed:
+        raise ModelError(f"{_where(op)}: '{name}' must be one of {', '.join(allowed)}")
+    return value
+
+
+def _segments(op: Any, sizes_if_absent: Sequence[int]) -> list[list[ir.Value]]:
+    """The operand groups of ``op`` (``operandSegmentSizes``, else the given sizes)."""
+    operands = list(op.operation.operands)
+    attrs = op.operation.attributes
+    if "operandSegmentSizes" in attrs:
+        sizes = [int(x) for x in ir.DenseI32ArrayAttr(attrs["operandSegmentSizes"])]
+    else:
+        sizes = list(sizes_if_absent)
+    if sum(sizes) != len(operands):
+        raise ModelError(f"{_where(op)}: malformed operand segments {sizes}")
+    out, i = [], 0
+    for n in sizes:
+        out.append(operands[i : i + n])
+        i += n
+    return out
+
+
+_RMW_KINDS = ("add", "xchg", "max", "min")
+_SEMS = ("relaxed", "acquire", "release", "acq_rel")
+_SCOPES = ("cta", "gpu", "sys")
+
+
+@_builder("tile.num_programs")
+def _b_num_programs(c: _Compiler, op: Any) -> Exec:
+    r = _res(c, op)
+    axis = ir.IntegerAttr(op.operation.attributes["axis"]).value
+    if axis not in (0, 1, 2):
+        raise ModelError(f"{_where(op)}: axis must be 0, 1 or 2, got {axis}")
+
+    def run(p: _Program, mask: np.ndarray) -> None:
+        p.env[r] = np.full(p.W, p.run.grid[axis], dtype=np.int64)
+
+    return run
+
+
+@_builder("tile.atomic_rmw")
+def _b_atomic_rmw(c: _Compiler, op: Any) -> Exec:
+    where = _where(op)
+    operands = _opnds(c, op)
+    if len(operands) != 3 or len(op.operation.results) != 1:
+        raise ModelError(f"{where}: expected (base, index, value) -> old value")
+    base, index, value = operands
+    r = _res(c, op)
+    kind = _str_attr(op, "kind", _RMW_KINDS, None)
+    sem = _str_attr(op, "sem", _SEMS, None)
+    scope = _str_attr(op, "scope", _SCOPES, None)
+    elem, shape = _value_elem(op.operation.results[0].type)
+    if elem is None or not elem.is_int or shape is not None:
+        raise ModelError(f"{where}: only scalar integer atomics are modelled")
+    width = elem.width
+
+    def wrap(v: int) -> int:
+        return _wrap_int(v, width)
+
+    c.concurrent = True
+
+    def run(p: _Program, mask: np.ndarray) -> None:
+        ptr: Pointer = p.env[base]
+        off = int(_uniform(ptr.offset, mask, "the base pointer", where))
+        i = int(_uniform(p.env[index], mask, "the atomic's index", where))
+        v = int(_uniform(p.env[value], mask, "the atomic's value", where))
+        loc = off + i
+        if not 0 <= loc < ptr.array.size:
+            raise ModelError(
+                f"{where}: atomic on '{ptr.name}'[{loc}] outside its {ptr.array.size}-element array"
+            )
+        sync = p.run.sync
+        assert sync is not None  # every run has one
+        old = sync.atomic_rmw(p.clock, ptr.array, ptr.name, loc, kind, v, wrap, sem, scope, where)
+        p.env[r] = np.full(p.W, old, dtype=np.int64)
+
+    return run
+
+
+@_builder("tile.atomic_add_block")
+def _b_atomic_add_block(c: _Compiler, op: Any) -> Exec:
+    where = _where(op)
+    base_v, shape_v, stride_v, off_v, value_v = _segments(op, ())
+    if len(base_v) != 1 or len(value_v) != 1:
+        raise ModelError(f"{where}: expected one base and one value")
+    elem, block = _value_elem(value_v[0].type)
+    if elem is None or block is None or elem.name not in ("f32", "f16", "bf16"):
+        raise ModelError(f"{where}: atomic add takes f32, f16 or bf16 blocks")
+    slots = (
+        c.slot(base_v[0]),
+        [c.slot(v) for v in shape_v],
+        [c.slot(v) for v in stride_v],
+        [c.slot(v) for v in off_v],
+    )
+    value = c.slot(value_v[0])
+    sem = _str_attr(op, "sem", _SEMS, "relaxed")
+    scope = _str_attr(op, "scope", _SCOPES, "gpu")
+    c.concurrent = True
+
+    def run(p: _Program, mask: np.ndarray) -> None:
+        if not mask.all():
+            raise ModelError(
+                f"{where}: atomic_add_block under warp-divergent control flow is not modelled"
+            )
+        sync = p.run.sync
+        assert sync is not None  # every run has one
+        sync.scheduler.point(p.clock)
+        ptr, inside, idx = _block_indices(p, mask, block, slots, where)
+        add = np.asarray(p.env[value], dtype=np.float32)[inside]
+        arr = ptr.array
+        # Element-wise atomics: an fp32 add, then one rounding to the element
+        # type; an element the block covers twice (stride 0) is added twice.
+        if np.unique(idx).size == idx.size:
+            arr[idx] = _to_storage(_round_to(arr[idx].astype(np.float32) + add, elem), elem)
+        else:
+            for k, a in zip(idx.tolist(), add.tolist(), strict=True):
+                total = np.float32(arr[k]) + np.float32(a)
+                arr[k] = _to_storage(_round_to(np.asarray(total), elem), elem)
+        sync.atomic_block(p.clock, arr, ptr.name, idx, sem, scope, where)
 
     return run
 
@@ -1833,11 +2075,19 @@ class Interpreter:
         grid: Sequence[int] = (1, 1, 1),
         *,
         check_uninitialized: bool = True,
+        num_resident: int = 4,
+        seed: int | None = None,
     ) -> RunResult:
         values = self._bind(args)
         grid3 = (*(int(g) for g in grid), 1, 1, 1)[:3]
         if any(g < 1 for g in grid3):
             raise ModelError(f"the grid must be positive, got {list(grid3)}")
+        if isinstance(num_resident, bool) or not isinstance(num_resident, int):
+            raise ModelError(f"num_resident must be an int, got {num_resident!r}")
+        if num_resident < 1:
+            raise ModelError(f"num_resident must be at least 1, got {num_resident}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise ModelError(f"seed must be an int or None, got {seed!r}")
         nw = self.num_warps
         bound: list[Any] = []
         for value, t, name in zip(values, self.arg_types, self.arg_names, strict=True):
@@ -1848,20 +2098,42 @@ class Interpreter:
                 bound.append(_pointer(value, elem, name, nw))
             else:
                 bound.append(_scalar_arg(value, t, name, nw))
+        pids = [(x, y, z) for z, y, x in itertools.product(*(range(g) for g in reversed(grid3)))]
         stats = Stats(nw)
-        state = _Run(stats, check_uninitialized)
-        returns: dict[tuple[int, int, int], list[Any]] = {}
+        sync_stats = SyncStats(seed, num_resident)
+        many = len(pids) > 1
+        concurrent = many and self._compiler.concurrent
+        sync = Grid(pids, sync_stats, None, check_memory=many)
+        state = _Run(stats, check_uninitialized, grid3, sync)
         full = np.ones(nw, dtype=np.bool_)
-        with np.errstate(all="ignore"):
-            for z, y, x in itertools.product(*(range(g) for g in reversed(grid3))):
-                pid = (x, y, z)
-                prog = _Program(self.num_slots, nw, pid, state)
-                for s, v in zip(self.body.arg_slots, bound, strict=True):
-                    prog.env[s] = v
-                returns[pid] = prog.exec_block(self.body, full)
-                stats.in_flight_at_exit += sum(len(q) for q in prog.queues)
+        clocks = [ProgramClock(i, pid) for i, pid in enumerate(pids)]
+
+        def execute(clock: ProgramClock) -> list[Any]:
+            prog = _Program(self.num_slots, nw, clock.pid, state, clock)
+            for s, v in zip(self.body.arg_slots, bound, strict=True):
+                prog.env[s] = v
+            out = prog.exec_block(self.body, full)
+            stats.in_flight_at_exit += sum(len(q) for q in prog.queues)
+            return out
+
+        if concurrent:
+            sync_stats.concurrent = True
+            sched = Threaded(clocks, execute, num_resident, seed, sync_stats)
+            sync.scheduler = sched
+            results = sched.run()
+        else:
+            # No program can wait on another: run them in order in this thread.
+            results: list[Any] = []
+            sync.scheduler = Inline(sync_stats, lambda: len(results))
+            with np.errstate(all="ignore"):
+                sync_stats.max_resident = 1
+                for clock in clocks:
+                    sync_stats.start_order.append(clock.pid)
+                    results.append(execute(clock))
+                    sync_stats.finish_order.append(clock.pid)
+        returns = dict(zip(pids, results, strict=True))
         named = dict(zip(self.arg_names, values, strict=True))
-        return RunResult(named, stats, returns, grid3)
+        return RunResult(named, stats, returns, grid3, sync_stats)
 
 
 def run_function(
@@ -1873,16 +2145,27 @@ def run_function(
     num_warps: int | None = None,
     arg_names: Sequence[str] | None = None,
     check_uninitialized: bool = True,
+    num_resident: int = 4,
+    seed: int | None = None,
 ) -> RunResult:
     """Interpret ``func_name`` of ``module`` for every program of ``grid``.
 
     ``module`` is a parsed module or its text (argument names are then read
     from the text, so ``args`` may be a dict keyed by them; otherwise keys are
     positions or ``"argN"``). Pointer arguments are numpy arrays, updated in
-    place; scalars are Python numbers.
+    place; scalars are Python numbers. ``num_resident`` programs run at once,
+    interleaved at atomics and global block accesses; ``seed=None`` runs each
+    until it waits or finishes, an int picks a seeded random interleaving
+    (see :mod:`gemm_opt.model.concurrency`).
     """
     interp = Interpreter(module, func_name, num_warps=num_warps, arg_names=arg_names)
-    return interp.run(args, grid, check_uninitialized=check_uninitialized)
+    return interp.run(
+        args,
+        grid,
+        check_uninitialized=check_uninitialized,
+        num_resident=num_resident,
+        seed=seed,
+    )
 
 
 GEMM_ARGS = ("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc")
@@ -1947,6 +2230,8 @@ def run_gemm(
     num_warps: int | None = None,
     check_uninitialized: bool = True,
     return_result: bool = False,
+    num_resident: int = 4,
+    seed: int | None = None,
 ) -> np.ndarray | tuple[np.ndarray, RunResult]:
     """C = A @ B through the GEMM kernel of ``module``.
 
@@ -1956,7 +2241,8 @@ def run_gemm(
     elements the kernel does not store stand out. The grid is
     ``(cdiv(M, BM), cdiv(N, BN), 1)`` with ``BM x BN`` the block stored into C
     (program_id axis 0 walks M, axis 1 walks N), unless ``grid`` is given.
-    With ``return_result`` the :class:`RunResult` (statistics) comes too.
+    With ``return_result`` the :class:`RunResult` (statistics) comes too;
+    ``num_resident`` and ``seed`` are :func:`run_function`'s.
     """
     mod = parse_module(module) if isinstance(module, str) else module
     func = _gemm_function(mod, func_name)
@@ -1984,7 +2270,9 @@ def run_gemm(
         grid = (-(-m // bm), -(-n // bn), 1)
     interp = Interpreter(mod, _func_name(func), num_warps=num_warps, arg_names=GEMM_ARGS)
     args = [a_mem, b_mem, c_mem, m, n, k, k, n, n]
-    result = interp.run(args, grid, check_uninitialized=check_uninitialized)
+    result = interp.run(
+        args, grid, check_uninitialized=check_uninitialized, num_resident=num_resident, seed=seed
+    )
     return (c_mem, result) if return_result else c_mem
 
 
@@ -1999,6 +2287,7 @@ __all__ = [
     "SharedBuffer",
     "SharedView",
     "Stats",
+    "SyncStats",
     "bf16_round",
     "parse_module",
     "run_function",
