@@ -31,6 +31,8 @@ ARGS = {
     "atomic_sum_f32": ("x", "out"),
     "atomic_sum_f16": ("x", "out"),
     "unsynchronized": ("x", "out", "res", "stride", "read"),
+    "plain_spin": ("flag", "who"),
+    "plain_spin_concurrent": ("flag", "who"),
 }
 SLOT = 64  # i32 elements between two flags or counters
 SEEDS = list(range(50))
@@ -42,9 +44,14 @@ def _load() -> ir.Module:
         return ir.Module.parseFile(str(DATA))
 
 
+def _lines(fragment: str) -> list[int]:
+    """The 1-based lines of the kernel file that hold ``fragment``."""
+    return [i + 1 for i, text in enumerate(LINES) if fragment in text]
+
+
 def _line(fragment: str) -> int:
     """The 1-based line of the kernel file that holds ``fragment`` (once)."""
-    hits = [i + 1 for i, text in enumerate(LINES) if fragment in text]
+    hits = _lines(fragment)
     assert len(hits) == 1, (fragment, hits)
     return hits[0]
 
@@ -389,3 +396,56 @@ def test_bad_scheduling_arguments(kw, match):
     args, _, _ = _fixup_args(2)
     with pytest.raises(ModelError, match=match):
         _run(_load(), "linear_fixup", args, 2, **kw)
+
+
+def test_a_spin_on_a_plain_load_is_a_race_once_the_flag_is_stored():
+    """Without atomics programs run in order: program 0 stores the flag with a
+    plain store, program 1's plain load of it is not ordered after that."""
+    flag = np.zeros(16, dtype=np.int32)
+    load = _lines('%f = "tile.load_block"(%flag')[0]
+    with pytest.raises(ModelError) as e:
+        _run(_load(), "plain_spin", [flag, 0], 2)
+    msg = str(e.value)
+    assert msg.startswith(f"'tile.load_block' at {DATA}:{load}:")
+    assert "partial read before its release: program (1, 0, 0) reads 'flag'[0]" in msg
+
+
+@pytest.mark.parametrize("grid", [1, 2])
+def test_a_spin_that_cannot_end_is_reported_not_hung(grid):
+    flag = np.zeros(16, dtype=np.int32)
+    loop = _lines("%done = scf.while (%s = %c0)")[0]
+    with pytest.raises(ModelError) as e:
+        _run(_load(), "plain_spin", [flag, grid], grid)  # nobody sets the flag
+    msg = str(e.value)
+    assert msg.startswith("deadlock:")
+    assert f"program (0, 0, 0) at 'scf.while' at {DATA}:{loop}:" in msg
+    assert "repeats a loop iteration with the same values and no atomic or global write" in msg
+
+
+@pytest.mark.parametrize("seed", [None, 0, 1, 2, 3])
+def test_a_concurrent_spin_on_a_plain_load_waits_for_a_write_then_races(seed):
+    """Program 1 (or 0) may spin before the flag is stored: it waits for any
+    write of another program instead of hanging; its read then races."""
+    flag = np.zeros(128, dtype=np.int32)
+    load = _lines('%f = "tile.load_block"(%flag')[1]
+    with pytest.raises(ModelError) as e:
+        _run(_load(), "plain_spin_concurrent", [flag, 1], 2, seed=seed)
+    msg = str(e.value)
+    # Which access comes second decides which one is reported.
+    read_second = "partial read before its release: program (0, 0, 0) reads 'flag'[0]"
+    write_second = "write racing a read of another program: program (1, 0, 0) writes 'flag'[0]"
+    if msg.startswith(f"'tile.load_block' at {DATA}:{load}:"):
+        assert read_second in msg
+    else:
+        assert write_second in msg
+        assert f"program (0, 0, 0) read at 'tile.load_block' at {DATA}:{load}:" in msg
+    if seed is None:  # program order: 0 spins first, so 1's store comes second
+        assert write_second in msg
+
+
+def test_a_concurrent_spin_nobody_ends_is_a_deadlock():
+    flag = np.zeros(128, dtype=np.int32)
+    with pytest.raises(ModelError, match=r"^deadlock:") as e:
+        _run(_load(), "plain_spin_concurrent", [flag, 7], 2, seed=0)
+    assert "program (0, 0, 0) at 'scf.while'" in str(e.value)
+    assert "program (1, 0, 0) at 'scf.while'" in str(e.value)

@@ -39,7 +39,11 @@ the program stops being runnable until another program changes that element.
 When every resident program waits, no program can make progress:
 :class:`ModelError` names the waiting programs, the flags (argument and
 element index) and the values they keep reading. (A bounded spin, one that
-gives up after a number of reads, is taken for a wait too.)
+gives up after a number of reads, is taken for a wait too.) A ``scf.while``
+iteration that starts with the same values as the previous one, with no
+atomic or global write of the program in between, is a spin on plain memory
+(or an endless loop): the program waits for any write of another program,
+and a run where nobody can write is reported the same way instead of hanging.
 
 Happens-before
 --------------
@@ -122,12 +126,15 @@ class SyncStats:
 class ProgramClock:
     """The synchronization state of one program: its vector clock and its polls."""
 
-    __slots__ = ("index", "pid", "polls", "task", "vc")
+    __slots__ = ("effects", "index", "pid", "polls", "task", "vc")
 
     def __init__(self, index: int, pid: Pid) -> None:
         self.index = index
         self.pid = pid
         self.vc: dict[int, int] = {index: 0}
+        # Atomics and global writes so far: a loop iteration that does
+        # neither cannot change what the next one sees, unless others write.
+        self.effects = 0
         # (array id, element) -> value this program last read there without
         # modifying it (spin detection).
         self.polls: dict[tuple[int, int], int] = {}
@@ -298,24 +305,36 @@ class GlobalMemory:
 
 @dataclass
 class Waiting:
-    """A program stopped at a flag: it waits for ``array[elem]`` to leave ``value``."""
+    """A program stopped at a flag: it waits for ``array[elem]`` to leave ``value``.
+
+    ``array=None``: a loop that repeats itself without atomics or writes; it
+    waits for any write of another program (a wait on a plain load).
+    """
 
     pid: Pid
-    array: np.ndarray
+    array: np.ndarray | None
     name: str
     elem: int
     value: Any
     where: str
 
+    def describe(self) -> str:
+        if self.array is None:
+            return (
+                f"program {self.pid} at {self.where} repeats a loop iteration with the same "
+                "values and no atomic or global write (a wait on a plain load never sees "
+                "another program's write in order: wait with an acquire atomic)"
+            )
+        return (
+            f"program {self.pid} at {self.where} waits for '{self.name}'[{self.elem}] "
+            f"(argument '{self.name}', element {self.elem}) to change from {self.value}"
+        )
+
 
 def deadlock_message(
     waiting: list[Waiting], not_started: int, finished: int, num_resident: int
 ) -> str:
-    parts = [
-        f"program {w.pid} at {w.where} waits for '{w.name}'[{w.elem}] (argument '{w.name}', "
-        f"element {w.elem}) to change from {w.value}"
-        for w in waiting
-    ]
+    parts = [w.describe() for w in waiting]
     msg = (
         "deadlock: every resident program waits on a flag that no running program can "
         "change: " + "; ".join(parts) + f"; {finished} program(s) finished"
@@ -508,10 +527,15 @@ class Threaded:
         self._switch(cur, nxt)
 
     def changed(self, array: np.ndarray) -> None:
-        """``array`` was modified: wake the programs whose flag left its value."""
+        """``array`` was modified: wake the programs whose flag left its value
+        (and those waiting for any write)."""
         for t in self.resident:
             w = t.waiting
-            if w is not None and w.array is array and array[w.elem] != w.value:
+            if w is None:
+                continue
+            if w.array is None:
+                t.waiting = None  # the writer runs, so it is not t
+            elif w.array is array and array[w.elem] != w.value:
                 t.waiting = None
 
 
@@ -579,6 +603,7 @@ class Grid:
                 p.polls[key] = old
                 break
             sched.wait_change(p, Waiting(p.pid, array, name, elem, old, where))
+        p.effects += 1
         self.stats.atomic_rmw[kind] += 1
         self.stats.atomic_rmw_sem[sem] += 1
         self._order(p, array, name, np.array([elem], dtype=np.int64), sem, scope, where)
@@ -596,6 +621,7 @@ class Grid:
     ) -> None:
         """Bookkeeping of an atomic block add (the caller updated ``array[idx]``)."""
         self.stats.atomic_add_block += 1
+        p.effects += 1
         p.polls.clear()
         self._order(p, array, name, idx, sem, scope, where)
         self.scheduler.changed(array)

@@ -85,10 +85,10 @@ its location when the function is compiled, before anything runs.
 
 Control flow
 ------------
-``scf.for`` and ``scf.if`` are executed under a per-warp activity mask, so a
-branch or trip count that depends on ``tile.warp_id`` works: only the warps
-whose condition holds execute the region (and issue copies or waits), and the
-scalar results are merged per warp. Program-level ops (tensor values,
+``scf.for``, ``scf.while`` and ``scf.if`` are executed under a per-warp
+activity mask, so a branch or trip count that depends on ``tile.warp_id``
+works: only the warps whose condition holds execute the region (and issue
+copies or waits), and the scalar results are merged per warp. Program-level ops (tensor values,
 ``store_block``) need warp-uniform operands and raise :class:`ModelError`
 otherwise.
 """
@@ -129,6 +129,7 @@ from gemm_opt.model.concurrency import (
     ProgramClock,
     SyncStats,
     Threaded,
+    Waiting,
 )
 from gemm_opt.model.copy import execute_tile
 from gemm_opt.model.errors import ModelError
@@ -1013,6 +1014,18 @@ def _b_for(c: _Compiler, op: Any) -> Exec:
     return run
 
 
+def _same(xs: list[Any], ys: list[Any]) -> bool:
+    """Whether two lists of runtime values are equal (arrays by value)."""
+    for x, y in zip(xs, ys, strict=True):
+        if x is y:
+            continue
+        if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)):
+            return False
+        if x.shape != y.shape or not np.array_equal(x, y, equal_nan=x.dtype.kind == "f"):
+            return False
+    return True
+
+
 @_builder("scf.while")
 def _b_while(c: _Compiler, op: Any) -> Exec:
     """``scf.while`` per warp: a warp leaves when its condition is false.
@@ -1032,7 +1045,17 @@ def _b_while(c: _Compiler, op: Any) -> Exec:
         vals = [p.env[s] for s in inits]
         out: list[Any] = [None] * len(results)
         active = mask
+        prev: list[Any] | None = None
+        prev_effects = -1
         while True:
+            # An iteration that starts as the last one did, with no atomic or
+            # global write in between, can only differ if another program
+            # writes: wait for that (a plain-load spin), or report it.
+            if prev is not None and p.clock.effects == prev_effects and _same(vals, prev):
+                sync = p.run.sync
+                assert sync is not None  # every run has one
+                sync.scheduler.wait_change(p.clock, Waiting(p.pid, None, "", 0, None, where))
+            prev, prev_effects = vals, p.clock.effects
             for s, v in zip(before.arg_slots, vals, strict=True):
                 p.env[s] = v
             cond_v, *forwarded = p.exec_block(before, active)
@@ -1564,6 +1587,22 @@ def _b_splat(c: _Compiler, op: Any) -> Exec:
     return run
 
 
+@_builder("tensor.extract")
+def _b_extract(c: _Compiler, op: Any) -> Exec:
+    src, *indices = _opnds(c, op)
+    r = _res(c, op)
+    where = _where(op)
+
+    def run(p: _Program, mask: np.ndarray) -> None:
+        t = p.env[src]
+        at = tuple(int(_uniform(p.env[i], mask, "the index", where)) for i in indices)
+        if any(not 0 <= i < n for i, n in zip(at, t.shape, strict=True)):
+            raise ModelError(f"{where}: index {list(at)} outside a {list(t.shape)} tensor")
+        p.env[r] = np.full(p.W, t[at], dtype=t.dtype)
+
+    return run
+
+
 @_builder("tile.convert_layout")
 def _b_convert_layout(c: _Compiler, op: Any) -> Exec:
     (a,) = _opnds(c, op)
@@ -1653,6 +1692,7 @@ def _b_store_block(c: _Compiler, op: Any) -> Exec:
         data = _to_storage(p.env[value], elem)
         ptr.array[idx] = data[inside]
         if sync is not None:
+            p.clock.effects += 1
             sync.scheduler.changed(ptr.array)
 
     return run

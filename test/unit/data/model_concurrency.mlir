@@ -169,4 +169,62 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     }
     return
   }
+
+  // A wrong flag wait: every program but %who spins on a plain load of the
+  // flag row, which program %who sets with a plain store (no atomics at all).
+  func.func @plain_spin(%flag: !tile.ptr<i32>, %who: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c16 = arith.constant 16 : i32
+    %one = arith.constant 1 : i64
+    %ld = arith.constant 16 : i64
+    %pid = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %setter = arith.cmpi eq, %pid, %who : i32
+    scf.if %setter {
+      %ones = tensor.splat %c1 : !row
+      "tile.store_block"(%flag, %c1, %c16, %ld, %one, %c0, %c0, %ones) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<i32>, i32, i32, i64, i64, i32, i32, !row) -> ()
+    } else {
+      %done = scf.while (%s = %c0) : (i32) -> i32 {
+        %f = "tile.load_block"(%flag, %c1, %c16, %ld, %one, %c0, %c0) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<i32>, i32, i32, i64, i64, i32, i32) -> !row
+        %i0 = arith.constant 0 : index
+        %v = tensor.extract %f[%i0, %i0] : !row
+        %unset = arith.cmpi eq, %v, %c0 : i32
+        scf.condition(%unset) %s : i32
+      } do {
+      ^bb0(%o: i32):
+        scf.yield %o : i32
+      }
+    }
+    return
+  }
+
+  // The same wait after a relaxed atomic: the programs now run concurrently,
+  // and the spinning program waits until another one writes anything.
+  func.func @plain_spin_concurrent(%flag: !tile.ptr<i32>, %who: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c16 = arith.constant 16 : i32
+    %c64 = arith.constant 64 : i32
+    %one = arith.constant 1 : i64
+    %ld = arith.constant 16 : i64
+    %pid = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %ticket = "tile.atomic_rmw"(%flag, %c64, %c1) {kind = "add", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    %setter = arith.cmpi eq, %pid, %who : i32
+    scf.if %setter {
+      %ones = tensor.splat %c1 : !row
+      "tile.store_block"(%flag, %c1, %c16, %ld, %one, %c0, %c0, %ones) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<i32>, i32, i32, i64, i64, i32, i32, !row) -> ()
+    } else {
+      %done = scf.while (%s = %c0) : (i32) -> i32 {
+        %f = "tile.load_block"(%flag, %c1, %c16, %ld, %one, %c0, %c0) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<i32>, i32, i32, i64, i64, i32, i32) -> !row
+        %i0 = arith.constant 0 : index
+        %v = tensor.extract %f[%i0, %i0] : !row
+        %unset = arith.cmpi eq, %v, %c0 : i32
+        scf.condition(%unset) %s : i32
+      } do {
+      ^bb0(%o: i32):
+        scf.yield %o : i32
+      }
+    }
+    return
+  }
 }
