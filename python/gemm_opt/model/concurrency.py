@@ -156,27 +156,34 @@ def _join(into: dict[int, int], other: dict[int, int]) -> None:
 # ---------------------------------------------------------------------------
 
 
-class _Shadow:
-    """Last writer and last reader of every element of one global array."""
+# One int64 tag per element and access kind (last write, last read) packs
+# who accessed it, at which epoch, with which op and whether atomically, so a
+# check is one gather and an update one scatter. 0 = never accessed.
+_EPOCH_BITS = 24
+_ATOMIC_SHIFT = _EPOCH_BITS
+_OP_SHIFT, _OP_BITS = _EPOCH_BITS + 1, 15
+_PROG_SHIFT, _PROG_BITS = _OP_SHIFT + _OP_BITS, 23
+_EPOCH_MASK = (1 << _EPOCH_BITS) - 1
+_OP_MASK = (1 << _OP_BITS) - 1
 
-    __slots__ = ("array", "reader", "repoch", "rop", "watomic", "wepoch", "wop", "writer")
+
+class _Shadow:
+    """Tags of the last write and the last plain read of every element of one array."""
+
+    __slots__ = ("array", "rtag", "wtag")
 
     def __init__(self, array: np.ndarray) -> None:
-        n = array.size
         self.array = array  # keeps id(array) unique while the shadow lives
-        self.writer = np.full(n, -1, dtype=np.int32)
-        self.wepoch = np.zeros(n, dtype=np.int64)
-        self.wop = np.zeros(n, dtype=np.int32)
-        self.watomic = np.zeros(n, dtype=np.bool_)
-        self.reader = np.full(n, -1, dtype=np.int32)
-        self.repoch = np.zeros(n, dtype=np.int64)
-        self.rop = np.zeros(n, dtype=np.int32)
+        self.wtag = np.zeros(array.size, dtype=np.int64)
+        self.rtag = np.zeros(array.size, dtype=np.int64)
 
 
 class GlobalMemory:
     """Happens-before checking of global accesses between the programs of a grid."""
 
     def __init__(self, pids: list[Pid]) -> None:
+        if len(pids) >= (1 << _PROG_BITS) - 1:
+            raise ModelError(f"the memory model tracks at most {(1 << _PROG_BITS) - 2} programs")
         self.pids = pids
         self._shadows: dict[int, _Shadow] = {}
         self._ops: list[str] = []
@@ -189,58 +196,66 @@ class GlobalMemory:
             sh = self._shadows[id(array)] = _Shadow(array)
         return sh
 
-    def _op(self, where: str) -> int:
-        i = self._op_ids.get(where)
-        if i is None:
-            i = self._op_ids[where] = len(self._ops)
+    def _tag(self, p: ProgramClock, where: str, atomic: bool) -> int:
+        op = self._op_ids.get(where)
+        if op is None:
+            op = self._op_ids[where] = len(self._ops)
             self._ops.append(where)
-        return i
-
-    @staticmethod
-    def _unordered(p: ProgramClock, progs: np.ndarray, epochs: np.ndarray) -> np.ndarray:
-        """Which accesses (program, epoch) are not ordered before ``p``'s now."""
-        uniq, inv = np.unique(progs, return_inverse=True)
-        seen = np.array([p.vc.get(int(q), -1) for q in uniq], dtype=np.int64)
-        return epochs > seen[inv]
+            if op > _OP_MASK:
+                raise ModelError(f"the memory model tracks at most {_OP_MASK + 1} ops")
+        epoch = p.clock
+        if epoch > _EPOCH_MASK:
+            raise ModelError(f"program {p.pid} released more than {_EPOCH_MASK} times")
+        return (
+            ((p.index + 1) << _PROG_SHIFT)
+            | (op << _OP_SHIFT)
+            | (int(atomic) << _ATOMIC_SHIFT)
+            | epoch
+        )
 
     def _conflict(
-        self,
-        p: ProgramClock,
-        idx: np.ndarray,
-        progs: np.ndarray,
-        epochs: np.ndarray,
-        candidates: np.ndarray,
+        self, p: ProgramClock, tags: np.ndarray, skip_atomic: bool
     ) -> tuple[int, int] | None:
-        """(element, other program) of the first unordered candidate access, if any."""
-        if not candidates.any():
+        """(position, tag) of the first access in ``tags`` by another program
+        that is not ordered before ``p``'s now (atomics skipped if asked)."""
+        progs = (tags >> _PROG_SHIFT) - 1
+        cand = (progs >= 0) & (progs != p.index)
+        if skip_atomic:
+            cand &= ((tags >> _ATOMIC_SHIFT) & 1) == 0
+        if not cand.any():
             return None
-        bad = self._unordered(p, progs[candidates], epochs[candidates])
+        pos = np.flatnonzero(cand)
+        others = progs[pos]
+        uniq, inv = np.unique(others, return_inverse=True)
+        seen = np.array([p.vc.get(int(q), -1) for q in uniq], dtype=np.int64)
+        bad = (tags[pos] & _EPOCH_MASK) > seen[inv]
         if not bad.any():
             return None
-        first = int(np.flatnonzero(candidates)[np.flatnonzero(bad)[0]])
-        return int(idx[first]), first
+        k = int(pos[np.flatnonzero(bad)[0]])
+        return k, int(tags[k])
+
+    def _describe(self, tag: int) -> tuple[Pid, str, str]:
+        """(program, op location, 'atomic' or 'write') of an access tag."""
+        prog = (tag >> _PROG_SHIFT) - 1
+        op = self._ops[(tag >> _OP_SHIFT) & _OP_MASK]
+        kind = "atomic" if (tag >> _ATOMIC_SHIFT) & 1 else "write"
+        return self.pids[prog], op, kind
 
     def read(self, p: ProgramClock, array: np.ndarray, name: str, idx: np.ndarray, where: str):
         """A plain read of ``array[idx]`` by ``p``."""
         sh = self._shadow(array)
-        me = p.index
-        w = sh.writer[idx]
-        hit = self._conflict(p, idx, w, sh.wepoch[idx], (w >= 0) & (w != me))
+        hit = self._conflict(p, sh.wtag[idx], skip_atomic=False)
         if hit is not None:
-            elem, k = hit
-            q = int(w[k])
-            kind = "atomic" if sh.watomic[elem] else "write"
+            k, tag = hit
+            other, at, kind = self._describe(tag)
             raise ModelError(
                 f"{where}: partial read before its release: program {p.pid} reads "
-                f"'{name}'[{elem}] that program {self.pids[q]} wrote ({kind} at "
-                f"{self._ops[sh.wop[elem]]}) with no release->acquire chain ordering that "
-                "write before this read (the writer needs a release atomic after the write, "
-                "the reader an acquire atomic that reads it before the read; relaxed atomics "
-                "order nothing)"
+                f"'{name}'[{int(idx[k])}] that program {other} wrote ({kind} at {at}) with no "
+                "release->acquire chain ordering that write before this read (the writer "
+                "needs a release atomic after the write, the reader an acquire atomic that "
+                "reads it before the read; relaxed atomics order nothing)"
             )
-        sh.reader[idx] = me
-        sh.repoch[idx] = p.clock
-        sh.rop[idx] = self._op(where)
+        sh.rtag[idx] = self._tag(p, where, False)
 
     def write(
         self,
@@ -253,35 +268,26 @@ class GlobalMemory:
     ) -> None:
         """A write of ``array[idx]`` by ``p`` (``atomic``: an atomic read-modify-write)."""
         sh = self._shadow(array)
-        me = p.index
         what = "atomic" if atomic else "write"
-        w = sh.writer[idx]
-        cand = (w >= 0) & (w != me)
-        if atomic:
-            cand &= ~sh.watomic[idx]
-        hit = self._conflict(p, idx, w, sh.wepoch[idx], cand)
+        hit = self._conflict(p, sh.wtag[idx], skip_atomic=atomic)
         if hit is not None:
-            elem, k = hit
-            other = "atomic" if sh.watomic[elem] else "write"
+            k, tag = hit
+            other, at, kind = self._describe(tag)
             raise ModelError(
-                f"{where}: {what} racing a {other} of another program: program {p.pid} "
-                f"writes '{name}'[{elem}] that program {self.pids[int(w[k])]} wrote at "
-                f"{self._ops[sh.wop[elem]]}, and no release->acquire chain orders the two"
+                f"{where}: {what} racing a {kind} of another program: program {p.pid} "
+                f"writes '{name}'[{int(idx[k])}] that program {other} wrote at {at}, and no "
+                "release->acquire chain orders the two"
             )
-        r = sh.reader[idx]
-        hit = self._conflict(p, idx, r, sh.repoch[idx], (r >= 0) & (r != me))
+        hit = self._conflict(p, sh.rtag[idx], skip_atomic=False)
         if hit is not None:
-            elem, k = hit
+            k, tag = hit
+            other, at, _ = self._describe(tag)
             raise ModelError(
                 f"{where}: {what} racing a read of another program: program {p.pid} writes "
-                f"'{name}'[{elem}] that program {self.pids[int(r[k])]} read at "
-                f"{self._ops[sh.rop[elem]]}, and no release->acquire chain orders the read "
-                "before this write"
+                f"'{name}'[{int(idx[k])}] that program {other} read at {at}, and no "
+                "release->acquire chain orders the read before this write"
             )
-        sh.writer[idx] = me
-        sh.wepoch[idx] = p.clock
-        sh.wop[idx] = self._op(where)
-        sh.watomic[idx] = atomic
+        sh.wtag[idx] = self._tag(p, where, atomic)
 
     def acquire(self, p: ProgramClock, array: np.ndarray, elems: np.ndarray) -> None:
         """``p`` joins the clocks released at ``array[elems]``."""
