@@ -170,12 +170,16 @@ _OP_MASK = (1 << _OP_BITS) - 1
 class _Shadow:
     """Tags of the last write and the last plain read of every element of one array."""
 
-    __slots__ = ("array", "rtag", "wtag")
+    __slots__ = ("array", "read", "rtag", "written", "wtag")
 
     def __init__(self, array: np.ndarray) -> None:
         self.array = array  # keeps id(array) unique while the shadow lives
         self.wtag = np.zeros(array.size, dtype=np.int64)
         self.rtag = np.zeros(array.size, dtype=np.int64)
+        # Whether any program wrote / plainly read the array yet: most arrays
+        # are only written (C) or only read (A, B), so one check is skipped.
+        self.written = False
+        self.read = False
 
 
 class GlobalMemory:
@@ -218,6 +222,8 @@ class GlobalMemory:
     ) -> tuple[int, int] | None:
         """(position, tag) of the first access in ``tags`` by another program
         that is not ordered before ``p``'s now (atomics skipped if asked)."""
+        if not tags.any():  # never accessed: the common case of a first write
+            return None
         progs = (tags >> _PROG_SHIFT) - 1
         cand = (progs >= 0) & (progs != p.index)
         if skip_atomic:
@@ -244,7 +250,7 @@ class GlobalMemory:
     def read(self, p: ProgramClock, array: np.ndarray, name: str, idx: np.ndarray, where: str):
         """A plain read of ``array[idx]`` by ``p``."""
         sh = self._shadow(array)
-        hit = self._conflict(p, sh.wtag[idx], skip_atomic=False)
+        hit = self._conflict(p, sh.wtag[idx], skip_atomic=False) if sh.written else None
         if hit is not None:
             k, tag = hit
             other, at, kind = self._describe(tag)
@@ -256,6 +262,7 @@ class GlobalMemory:
                 "reads it before the read; relaxed atomics order nothing)"
             )
         sh.rtag[idx] = self._tag(p, where, False)
+        sh.read = True
 
     def write(
         self,
@@ -269,7 +276,7 @@ class GlobalMemory:
         """A write of ``array[idx]`` by ``p`` (``atomic``: an atomic read-modify-write)."""
         sh = self._shadow(array)
         what = "atomic" if atomic else "write"
-        hit = self._conflict(p, sh.wtag[idx], skip_atomic=atomic)
+        hit = self._conflict(p, sh.wtag[idx], skip_atomic=atomic) if sh.written else None
         if hit is not None:
             k, tag = hit
             other, at, kind = self._describe(tag)
@@ -278,7 +285,7 @@ class GlobalMemory:
                 f"writes '{name}'[{int(idx[k])}] that program {other} wrote at {at}, and no "
                 "release->acquire chain orders the two"
             )
-        hit = self._conflict(p, sh.rtag[idx], skip_atomic=False)
+        hit = self._conflict(p, sh.rtag[idx], skip_atomic=False) if sh.read else None
         if hit is not None:
             k, tag = hit
             other, at, _ = self._describe(tag)
@@ -288,6 +295,7 @@ class GlobalMemory:
                 "release->acquire chain orders the read before this write"
             )
         sh.wtag[idx] = self._tag(p, where, atomic)
+        sh.written = True
 
     def acquire(self, p: ProgramClock, array: np.ndarray, elems: np.ndarray) -> None:
         """``p`` joins the clocks released at ``array[elems]``."""
