@@ -2,5 +2,9 @@
 
 It lowers nothing: it is the oracle the passes and the lowering are tested against.
 ``copy`` executes one TDM copy per warp (pure Python and numpy); ``interpreter`` runs
-whole tile functions with all warps in lock-step and detects races on shared memory.
+whole tile functions with all warps in lock-step and detects races on shared memory;
+``concurrency`` runs the programs of a grid concurrently (a fixed number resident,
+interleaved at atomics and global block accesses, in program order or by a seed),
+reports flag waits that can never end, and checks that programs read each other's
+global data only after a release -> acquire chain.
 """
