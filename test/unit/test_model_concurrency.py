@@ -33,6 +33,7 @@ ARGS = {
     "unsynchronized": ("x", "out", "res", "stride", "read"),
     "plain_spin": ("flag", "who"),
     "plain_spin_concurrent": ("flag", "who"),
+    "wait_any": ("flags",),
 }
 SLOT = 64  # i32 elements between two flags or counters
 SEEDS = list(range(50))
@@ -184,6 +185,17 @@ def test_a_flag_nobody_sets_is_a_deadlock_naming_program_and_flag(seed):
     assert f"program (0, 0, 0) at 'tile.atomic_rmw' at {DATA}:{wait}:" in msg
     assert f"waits for 'flags'[{SLOT}] (argument 'flags', element {SLOT}) to change from 0" in msg
     assert "2 program(s) finished" in msg
+
+
+@pytest.mark.parametrize("seed", [None, *range(10)])
+def test_a_wait_for_either_of_two_flags_ends_when_one_is_set(seed):
+    """Program 0 polls flag 1 and flag 2 in turn; only flag 2 is ever set.
+    Its wait on flag 1 must end when flag 2 changes (not a deadlock)."""
+    flags = np.zeros(3 * SLOT, dtype=np.int32)
+    r = _run(_load(), "wait_any", [flags], 3, seed=seed)
+    assert r.returns and flags[2 * SLOT] == 1 and flags[SLOT] == 0
+    if seed is None:
+        assert r.sync.waits == 1 and r.sync.finish_order[-1] == (0, 0, 0)
 
 
 # ---------------------------------------------------------------------------

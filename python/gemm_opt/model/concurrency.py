@@ -135,9 +135,10 @@ class ProgramClock:
         # Atomics and global writes so far: a loop iteration that does
         # neither cannot change what the next one sees, unless others write.
         self.effects = 0
-        # (array id, element) -> value this program last read there without
-        # modifying it (spin detection).
-        self.polls: dict[tuple[int, int], int] = {}
+        # (array id, element) -> (array, element, value) this program last
+        # read there without modifying it, since its last modifying atomic
+        # (spin detection).
+        self.polls: dict[tuple[int, int], tuple[np.ndarray, int, int]] = {}
         self.task: _Task | None = None
 
     @property
@@ -323,6 +324,9 @@ class Waiting:
 
     ``array=None``: a loop that repeats itself without atomics or writes; it
     waits for any write of another program (a wait on a plain load).
+    ``also``: the other elements (array, element, value) the program polled
+    since its last modifying atomic; a change of any of them wakes it too (a
+    loop may wait for one of several flags).
     """
 
     pid: Pid
@@ -331,6 +335,15 @@ class Waiting:
     elem: int
     value: Any
     where: str
+    also: list[tuple[np.ndarray, int, Any]] = field(default_factory=list)
+
+    def woken_by(self, array: np.ndarray) -> bool:
+        """Whether a write to ``array`` ends this wait."""
+        if self.array is None:
+            return True
+        if self.array is array and array[self.elem] != self.value:
+            return True
+        return any(a is array and a[e] != v for a, e, v in self.also)
 
     def describe(self) -> str:
         if self.array is None:
@@ -545,11 +558,7 @@ class Threaded:
         (and those waiting for any write)."""
         for t in self.resident:
             w = t.waiting
-            if w is None:
-                continue
-            if w.array is None:
-                t.waiting = None  # the writer runs, so it is not t
-            elif w.array is array and array[w.elem] != w.value:
+            if w is not None and w.woken_by(array):  # the writer runs, so it is not t
                 t.waiting = None
 
 
@@ -613,10 +622,14 @@ class Grid:
                 p.polls.clear()
                 sched.changed(array)
                 break
-            if p.polls.get(key) != old:
-                p.polls[key] = old
+            seen = p.polls.get(key)
+            if seen is None or seen[2] != old:
+                p.polls[key] = (array, elem, old)
                 break
-            sched.wait_change(p, Waiting(p.pid, array, name, elem, old, where))
+            also = [v for k, v in p.polls.items() if k != key]
+            if any(a[e] != v for a, e, v in also):
+                break  # another polled flag moved: the loop will see it
+            sched.wait_change(p, Waiting(p.pid, array, name, elem, old, where, also))
         p.effects += 1
         self.stats.atomic_rmw[kind] += 1
         self.stats.atomic_rmw_sem[sem] += 1

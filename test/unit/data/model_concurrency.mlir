@@ -227,4 +227,34 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     }
     return
   }
+
+  // Program 0 waits until either flag 1 or flag 2 is set; only program 2
+  // sets its flag (release), program 1 never does.
+  func.func @wait_any(%flags: !tile.ptr<i32>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c64 = arith.constant 64 : i32
+    %c128 = arith.constant 128 : i32
+    %pid = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %waiter = arith.cmpi eq, %pid, %c0 : i32
+    scf.if %waiter {
+      %which = scf.while (%s = %c0) : (i32) -> i32 {
+        %f1 = "tile.atomic_rmw"(%flags, %c64, %c0) {kind = "add", sem = "acquire", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+        %f2 = "tile.atomic_rmw"(%flags, %c128, %c0) {kind = "add", sem = "acquire", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+        %any = arith.ori %f1, %f2 : i32
+        %none = arith.cmpi eq, %any, %c0 : i32
+        scf.condition(%none) %f2 : i32
+      } do {
+      ^bb0(%o: i32):
+        scf.yield %o : i32
+      }
+    } else {
+      %signals = arith.cmpi eq, %pid, %c2 : i32
+      scf.if %signals {
+        %prev = "tile.atomic_rmw"(%flags, %c128, %c1) {kind = "xchg", sem = "release", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+      }
+    }
+    return
+  }
 }
