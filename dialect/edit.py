@@ -15,7 +15,8 @@ error that says why; no variant is made by rewriting the printed text.
   function arguments (``tile.divisibility = 16 : i32``), as ``func.func``
   keeps it in ``arg_attrs``;
 * :func:`set_warp_hints`, :func:`set_wait_counts`: a copy's hint, a wait's
-  count; :func:`predicate_copy`: a pred operand on a copy;
+  count; :func:`set_num_warps`: the module's warp count;
+  :func:`predicate_copy`: a pred operand on a copy;
 * :func:`set_constant`: the value of an ``arith.constant``;
   :func:`with_fields`: a tile layout attribute with some fields changed,
   :func:`substitute_attr`: one attribute replaced everywhere (types included);
@@ -38,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gemm_opt.core.contract import WARP_PREDICATED, WARP_USED_HINT
+from gemm_opt.core.contract import NUM_WARPS, WARP_PREDICATED, WARP_USED_HINT
 from gemm_opt.core.diagnostics import collect
 from gemm_opt.core.ext_compat import MLIRError, arith, cast, func, ir
 from gemm_opt.dialect import make_context
@@ -329,6 +330,14 @@ def set_warp_hints(
     return _set_int(module, name, WARP_USED_HINT, new, old, verify)
 
 
+def set_num_warps(module: ir.Module, num_warps: int, *, verify: bool = True) -> None:
+    """Set the module's ``tile.num_warps`` (every hint and layout is checked
+    against it, so a changed count may leave invalid IR: ``verify=False``)."""
+    module.operation.attributes[NUM_WARPS] = _i32(num_warps, module.context)
+    if verify:
+        _verify(module, f"setting {NUM_WARPS} = {num_warps}")
+
+
 def set_warp_hint(copy: ir.Operation, hint: int) -> None:
     """Give one single copy ``warp_used_hint = hint`` (not verified here)."""
     copy.attributes[WARP_USED_HINT] = _i32(hint, copy.context)
@@ -497,6 +506,7 @@ __all__ = [
     "retype_elements",
     "set_argument_attr",
     "set_constant",
+    "set_num_warps",
     "set_wait_counts",
     "set_warp_hint",
     "set_warp_hints",

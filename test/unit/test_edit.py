@@ -32,6 +32,7 @@ from gemm_opt.dialect.edit import (
     retype_elements,
     set_argument_attr,
     set_constant,
+    set_num_warps,
     set_wait_counts,
     set_warp_hints,
     warp_hints,
@@ -315,3 +316,8 @@ def test_typed_edits_refuse_what_they_cannot_do():
         assert set_wait_counts(module, 1, old=2) == 1
         with pytest.raises(EditError, match="not axis-aligned"):
             set_warp_hints(module, 0x69)
+        # Hints 15 and 240 of 8 warps name warps a 4-warp module does not have.
+        with pytest.raises(EditError, match=r"setting tile\.num_warps = 4 gives invalid IR"):
+            set_num_warps(module, 4)
+        set_num_warps(module, 16, verify=False)  # unverified: the WMMA layout has 8 warps
+        assert ir.IntegerAttr(module.operation.attributes["tile.num_warps"]).value == 16

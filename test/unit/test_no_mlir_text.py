@@ -80,10 +80,6 @@ PENDING = {
         "random programs for the model property tests are printed from f-strings; to build "
         "with the dialect's op builders"
     ),
-    "test/unit/test_tool_robustness.py": (
-        "hint and warp-count variants by str.replace; to use dialect.edit.set_warp_hints "
-        "and unverified_text"
-    ),
     "test/unit/test_triton_bridge.py": (
         "drops a tt.divisibility from reference TTGIR by str.replace; to edit the built module"
     ),

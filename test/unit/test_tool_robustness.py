@@ -17,6 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.dialect.edit import edited, set_num_warps, set_warp_hints
 from gemm_opt.tools.opt import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,8 +102,12 @@ def test_any_hint_in_the_gemm(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], hint: int, nw: int
 ) -> None:
     """Any i32 hint and warp count: the GEMM verifies or is rejected cleanly."""
-    text = GEMM.decode().replace("warp_used_hint = 15 : i32", f"warp_used_hint = {hint} : i32")
-    text = text.replace("tile.num_warps = 8 : i32", f"tile.num_warps = {nw} : i32")
+
+    def variant(module: ir.Module) -> None:
+        assert set_warp_hints(module, hint, old=15, verify=False) == 2  # the A copies
+        set_num_warps(module, nw, verify=False)
+
+    text = edited(GEMM.decode(), variant, locations=False, verify=False)
     code, err = run_tool(tmp_path, text.encode(), capsys, PIPELINES[1][0])
     assert_clean(code, err)
 
