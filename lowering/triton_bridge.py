@@ -15,8 +15,10 @@ lazily inside functions, so ``import gemm_opt.lowering.triton_bridge`` stays che
   progress reports (which op it was building) let the caller name the op.
   The child's file descriptor 2, where MLIR prints diagnostics from C++,
   goes to a file the parent reads.
-* :func:`validate` and :func:`compile_ttgir` do the same for TTGIR *text*
-  (tests write TTGIR by hand); diagnostics against the text name ``<ttgir>``.
+* :func:`validate` and :func:`compile_ttgir` do the same for TTGIR *text*:
+  the hand-written reference kernels of ``examples/reference`` and TTGIR
+  printed earlier (by the lowering, or by Triton's bindings after a typed
+  edit); diagnostics against the text name ``<ttgir>``.
 
 Triton's diagnostics come back as :class:`TritonError`: one
 ``where:line:col: severity: message`` line each, where ``where`` is the file

@@ -80,9 +80,6 @@ PENDING = {
         "random programs for the model property tests are printed from f-strings; to build "
         "with the dialect's op builders"
     ),
-    "test/unit/test_triton_bridge.py": (
-        "drops a tt.divisibility from reference TTGIR by str.replace; to edit the built module"
-    ),
 }
 
 #: Files whose hits of the text-building patterns are not MLIR being built:

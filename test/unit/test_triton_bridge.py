@@ -8,6 +8,7 @@ Each compile takes about a second; the compiles are shared per module.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -174,14 +175,48 @@ def test_compile_cdna_min_gemm(compiled: dict[str, tb.CompiledArtifact], target:
     assert m.spills == 0
 
 
+#: ``%K`` in ``@min_gemm_gfx950(%A, %B, %C, %M, %N, %K, ...)``.
+K_ARG = 5
+
+
+def _k_divisible_by_one(target: str) -> str:
+    """The reference GEMM with ``%K`` known divisible by 1 only, through Triton's
+    bindings: parsed, ``tt.divisibility`` of ``%K`` set, printed.
+
+    The bindings set an argument attribute but cannot remove one (no removal
+    call, no dictionary attribute to rebuild ``arg_attrs`` with); 1 is what
+    Triton's axis analysis assumes for an argument without the attribute, so
+    the module means the same as one without it.
+    """
+
+    def work(report: object) -> str:
+        tir = tb.triton_ir(target)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "min_gemm.ttgir"
+            path.write_text(_text(target))
+            module = tir.ir.parse_mlir_module(str(path), tir.context)
+        fn = module.get_function(module.get_entry_func_name())
+        fn.set_arg_attr(K_ARG, "tt.divisibility", 1)
+        module.verify()
+        return module.str_nodebug()
+
+    run = tb.run_isolated(work)
+    assert run.ok, (run.exception, run.stderr)
+    return run.result
+
+
 def test_compile_error_is_clean() -> None:
     # Without divisibility on K the direct-to-LDS mask cannot be vectorised:
     # the copy parses and verifies, but fails in the LLVM lowering.
-    text = _text("gfx950").replace("%K: i32 {tt.divisibility = 16 : i32}", "%K: i32")
+    text = _k_divisible_by_one("gfx950")
+    code = [line for line in _text("gfx950").splitlines() if not line.lstrip().startswith("//")]
+    assert text.count("tt.divisibility = 16") == "\n".join(code).count("tt.divisibility = 16") - 1
+    assert text.count("tt.divisibility = 1 : i32") == 1
     tb.validate(text, "gfx950")
+    tb.compile_ttgir(_text("gfx950"), "gfx950")  # the reference itself compiles
     with pytest.raises(tb.TritonError) as info:
         tb.compile_ttgir(text, "gfx950")
-    row = _line_of(text, "%ta = amdg.buffer_load_to_local")
+    row = _line_of(text, "amdg.buffer_load_to_local")
     assert info.value.locations and info.value.locations[0][0] == row
     assert "cannot lower 'amdg.buffer_load_to_local'" in str(info.value)
     assert "PassManager" not in str(info.value)
