@@ -23,10 +23,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support import tile_build as tb
 
 from gemm_opt import dialect
-from gemm_opt.core.ext_compat import ir
+from gemm_opt.core.ext_compat import arith, ir, scf
 from gemm_opt.core.pipeline import Registry, build_pass_manager
+from gemm_opt.dialect import tile
+from gemm_opt.dialect.edit import ops_named
 from gemm_opt.lowering.pipelines import tile_passes
 from gemm_opt.model.interpreter import ModelError, run_function
 from gemm_opt.passes import PASSES
@@ -43,109 +46,113 @@ FUSED_HINTS = [(0x0F, 0xF0), (0xF0, 0x0F), (0x03, 0xC0), (0x55, 0xAA)]
 # (trip count, uniform flag, index 0, index 1): equal and distinct dynamic indices.
 CONFIGS = [(0, 0, 0, 1), (1, 1, 0, 0), (2, 0, 1, 1), (3, 1, 1, 0)]
 
-HEADER = """
-#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
-!d = !tile.tensor_desc<tensor<32x16xf32, #s>>
-!b = !tile.shared<tensor<32x16xf32, #s>>
-!bb = !tile.shared<tensor<2x32x16xf32, #s>>
-module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32, tile.target = "gfx1250"} {
-  func.func @k(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %xm: i32, %ym: i32, %ld: i64, %n: i32, %u: i32, %i0: i32, %i1: i32) {
-    %c0 = arith.constant 0 : i32
-    %c1 = arith.constant 1 : i32
-    %c16 = arith.constant 16 : i32
-    %one = arith.constant 1 : i64
-    %w = "tile.warp_id"() : () -> i32
-    %d = "tile.make_tensor_descriptor"(%x, %xm, %c16, %ld, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f32>, i32, i32, i64, i64) -> !d
-"""
-
-
 # ---- programs ----------------------------------------------------------------------
 
 
 @dataclass
 class Program:
     """A random kernel as nested statements; ``dropped`` ops (loads and copies,
-    by id) are not emitted. Load ``k`` stores to rows ``32 k`` of ``y``."""
+    by id) are not built. Load ``k`` stores to rows ``32 k`` of ``y``; a load or
+    copy with id ``k`` is located at ``loc("op<k>")``, which race reports name.
+
+    ``@k(%x, %y, %xm, %ym, %ld, %n, %u, %i0, %i1)`` of 8 warps: ``%d<i>`` are
+    the 32x16 f32 blocks at rows ``32 i`` of ``%x``, ``%b<i>`` plain buffers,
+    ``%v<i>`` the views ``%bb[%i<i>]`` of one double buffer (``[i]`` with
+    ``constant_views``), ``%n`` the trip count, ``%u`` a uniform flag.
+    """
 
     body: list[tuple]
     loads: int
     dropped: set[int] = field(default_factory=set)
+    constant_views: bool = False
+
+    def module(self) -> ir.Module:
+        """The program built through the dialect's op builders (in the current context)."""
+        with ir.Location.unknown():
+            layout = tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=[1, 0])
+            f32, i32, i64 = (
+                ir.F32Type.get(),
+                ir.IntegerType.get_signless(32),
+                ir.IntegerType.get_signless(64),
+            )
+            block = tb.block_type([ROWS, 16], f32, layout)
+            desc_t, buf_t = tb.desc_type(block), tb.shared_type(block)
+            double_t = tb.shared_type(tb.block_type([2, ROWS, 16], f32, layout))
+            ptr = tb.ptr_type(f32)
+            k = tb.kernel(
+                [ptr, ptr, i32, i32, i64, i32, i32, i32, i32],
+                num_warps=8,
+                threads_per_warp=32,
+                target="gfx1250",
+            )
+            x, y, xm, ym, ld, n, u, i0, i1 = k.args
+            with k.ip:
+                c0, c1, c16, one = tb.const(0), tb.const(1), tb.const(16), tb.const(1, 64)
+                w = tile.WarpIdOp().result
+                d = tile.MakeTensorDescriptorOp(x, [xm, c16], [ld, one], desc_t).result
+                v: dict[str, ir.Value] = {"c0": c0, "c1": c1, "n": n, "u": u, "w": w, "y": y}
+                v.update(ym=ym, ld=ld, one=one, c16=c16)
+                for i in range(NUM_DESCS):
+                    row = tb.const(ROWS * i)
+                    v[f"d{i}"] = tile.UpdateTensorDescriptorOp(d, [row, c0], [], desc_t).result
+                for i in range(NUM_BUFS):
+                    v[f"b{i}"] = tile.LocalAllocOp(buf_t).result
+                bb = tile.LocalAllocOp(double_t).result
+                for i, index in enumerate((c0, c1) if self.constant_views else (i0, i1)):
+                    v[f"v{i}"] = tile.MemdescIndexOp(bb, index, buf_t).result
+                self._build(self.body, v)
+            return k.module
 
     def text(self) -> str:
-        lines = [HEADER.rstrip("\n")]
-        for i in range(NUM_DESCS):
-            lines.append(f"    %r{i} = arith.constant {ROWS * i} : i32")
-            lines.append(
-                f'    %d{i} = "tile.update_tensor_descriptor"(%d, %r{i}, %c0) '
-                "{operandSegmentSizes = array<i32: 1, 2, 0, 0>} : (!d, i32, i32) -> !d"
-            )
-        for i in range(NUM_BUFS):
-            lines.append(f'    %b{i} = "tile.local_alloc"() : () -> !b')
-        lines.append('    %bb = "tile.local_alloc"() : () -> !bb')
-        for i in range(2):
-            lines.append(f'    %v{i} = "tile.memdesc_index"(%bb, %i{i}) : (!bb, i32) -> !b')
-        counter = iter(range(10**6))
-        self._emit(self.body, "    ", lines, counter)
-        lines += ["    return", "  }", "}", ""]
-        return "\n".join(lines)
+        """The program, printed (for failure messages)."""
+        return str(self.module())
 
-    def _emit(self, stmts: list[tuple], indent: str, out: list[str], counter) -> None:
+    def _build(self, stmts: list[tuple], v: dict[str, ir.Value]) -> None:
+        f32 = ir.F32Type.get()
         for st in stmts:
             kind = st[0]
             if kind in ("copy", "fused") and st[-1] in self.dropped:
                 continue
             if kind == "copy":
                 _, desc, dest, hint, k = st
-                attr = "" if hint is None else f", warp_used_hint = {hint} : i32"
-                out.append(
-                    f'{indent}"{COPY}"(%d{desc}, %{dest}) {{operandSegmentSizes = '
-                    f'array<i32: 1, 1, 0, 0>{attr}}} : (!d, !b) -> () loc("op{k}")'
-                )
+                tb.copy(v[f"d{desc}"], v[dest], hint=hint, loc=_op_loc(k))
             elif kind == "fused":
-                _, (da, db), (ba, bb), (ha, hb), k = st
-                out.append(
-                    f'{indent}"{FUSED}"(%d{da}, %d{db}, %{ba}, %{bb}) {{operandSegmentSizes = '
-                    "array<i32: 1, 1, 0, 0, 1, 1, 0, 0, 0>, "
-                    f"warp_used_hints = array<i32: {ha}, {hb}>}} : (!d, !d, !b, !b) -> () "
-                    f'loc("op{k}")'
-                )
+                _, (da, db), (ba, bb), hints, k = st
+                tb.fused_copy([v[f"d{da}"], v[f"d{db}"]], [v[ba], v[bb]], hints, loc=_op_loc(k))
             elif kind == "wait":
-                out.append(f'{indent}"{WAIT}"() {{num = {st[1]} : i32}} : () -> ()')
+                tb.wait(st[1])
             elif kind == "load":
                 _, k, src = st
                 if k in self.dropped:
                     continue
-                out.append(
-                    f'{indent}%t{k} = "tile.local_load"(%{src}) : (!b) -> tensor<32x16xf32> '
-                    f'loc("op{k}")'
-                )
-                out.append(f"{indent}%row{k} = arith.constant {ROWS * k} : i32")
-                out.append(
-                    f'{indent}"tile.store_block"(%y, %ym, %c16, %ld, %one, %row{k}, %c0, %t{k}) '
-                    "{operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<f32>, "
-                    "i32, i32, i64, i64, i32, i32, tensor<32x16xf32>) -> ()"
+                t = ir.RankedTensorType.get([ROWS, 16], f32)
+                value = tile.LocalLoadOp(v[src], t, loc=_op_loc(k)).result
+                row = tb.const(ROWS * k)
+                tile.StoreBlockOp(
+                    v["y"], [v["ym"], v["c16"]], [v["ld"], v["one"]], [row, v["c0"]], value
                 )
             elif kind == "pure":
-                out.append(f"{indent}%p{next(counter)} = arith.addi %n, %c1 : i32")
+                arith.AddIOp(v["n"], v["c1"])
             elif kind == "for":
-                j = next(counter)
-                out.append(f"{indent}scf.for %iv{j} = %c0 to %n step %c1 : i32 {{")
-                self._emit(st[1], indent + "  ", out, counter)
-                out.append(f"{indent}}}")
+                with tb.for_loop(v["c0"], v["n"], v["c1"]):
+                    self._build(st[1], v)
             elif kind in ("if_uniform", "if_warp"):
                 _, then, other, bound = st
-                j = next(counter)
+                slt = arith.CmpIPredicate.slt
                 if kind == "if_uniform":
-                    out.append(f"{indent}%cond{j} = arith.cmpi slt, %c0, %u : i32")
+                    cond = arith.CmpIOp(slt, v["c0"], v["u"]).result
                 else:
-                    out.append(f"{indent}%bound{j} = arith.constant {bound} : i32")
-                    out.append(f"{indent}%cond{j} = arith.cmpi slt, %w, %bound{j} : i32")
-                out.append(f"{indent}scf.if %cond{j} {{")
-                self._emit(then, indent + "  ", out, counter)
+                    cond = arith.CmpIOp(slt, v["w"], tb.const(bound)).result
+                op = scf.IfOp(cond, [], has_else=other is not None)
+                with tb.region(op.then_block):
+                    self._build(then, v)
                 if other is not None:
-                    out.append(f"{indent}}} else {{")
-                    self._emit(other, indent + "  ", out, counter)
-                out.append(f"{indent}}}")
+                    with tb.region(op.else_block):
+                        self._build(other, v)
+
+
+def _op_loc(k: int) -> ir.Location:
+    return ir.Location.name(f"op{k}")
 
 
 def random_program(rng: random.Random) -> Program:
@@ -208,7 +215,7 @@ def _args(cfg: tuple[int, int, int, int], loads: int) -> list:
 RACING_OP = re.compile(r'loc\("op(\d+)"\)')
 
 
-def _outputs(module: ir.Module | str, loads: int) -> list[np.ndarray]:
+def _outputs(module: ir.Module, loads: int) -> list[np.ndarray]:
     """``y`` after each configuration; raises ModelError on a race."""
     out = []
     for cfg in CONFIGS:
@@ -223,15 +230,15 @@ def race_free(program: Program) -> list[np.ndarray]:
     its outputs."""
     while True:
         try:
-            return _outputs(program.text(), program.loads)
+            return _outputs(program.module(), program.loads)
         except ModelError as e:
             m = RACING_OP.search(str(e))
             assert m and "in-flight TDM copy" in str(e), str(e)
             program.dropped.add(int(m.group(1)))
 
 
-def fuse(ctx: ir.Context, text: str, options: str = "") -> ir.Module:
-    module = ir.Module.parse(text, context=ctx)
+def fuse(module: ir.Module, options: str = "") -> ir.Module:
+    """``module`` after ``tile-fuse-tdm-copies`` (changed in place)."""
     pm = build_pass_manager(
         f"builtin.module(tile-fuse-tdm-copies{options})", Registry(passes=PASSES)
     )
@@ -251,6 +258,11 @@ def count_ops(module: ir.Module, name: str) -> int:
     return found
 
 
+def wait_counts(module: ir.Module) -> list[int]:
+    """The ``num`` of every wait, in program order."""
+    return [ir.IntegerAttr(op.attributes["num"]).value for op in ops_named(module, WAIT)]
+
+
 @pytest.fixture
 def ctx():
     c = dialect.make_context()
@@ -267,7 +279,7 @@ def test_fusion_keeps_every_race_free_load_race_free_and_its_data(ctx, seed, max
     program = random_program(random.Random(seed))
     before = race_free(program)
     text = program.text()
-    module = fuse(ctx, text, f"{{max-members={max_members}}}")
+    module = fuse(program.module(), f"{{max-members={max_members}}}")
     try:
         after = _outputs(module, program.loads)
     except ModelError as e:  # a rewritten wait lets a copy still run into a load
@@ -283,13 +295,14 @@ def test_the_random_programs_exercise_the_rewrite(ctx):
     for seed in SEEDS:
         program = random_program(random.Random(seed))
         race_free(program)
-        text = program.text()
-        module = fuse(ctx, text)
-        fused += count_ops(module, FUSED) - text.count(FUSED)
-        before = [int(m) for m in re.findall(r"num = (\d+) : i32", text)]
-        after = [int(m) for m in re.findall(r"num = (\d+) : i32", str(module))]
-        changed += sum(b != a for b, a in zip(before, after, strict=True))
-        in_regions += "scf." in text and count_ops(module, FUSED) > text.count(FUSED)
+        original = program.module()
+        module = fuse(program.module())
+        fused += count_ops(module, FUSED) - count_ops(original, FUSED)
+        changed += sum(
+            b != a for b, a in zip(wait_counts(original), wait_counts(module), strict=True)
+        )
+        regions = count_ops(original, "scf.for") + count_ops(original, "scf.if")
+        in_regions += regions > 0 and count_ops(module, FUSED) > count_ops(original, FUSED)
     assert fused >= 20 and changed >= 20 and in_regions >= 8, (fused, changed, in_regions)
 
 
@@ -313,18 +326,18 @@ def test_copies_into_possibly_one_buffer_are_not_fused(ctx, dest0, dest1):
     """One instruction writing one buffer twice has no order between its members
     (and hides the race the model reports between the two copies)."""
     program = _two_copies(dest0, dest1)
-    module = fuse(ctx, program.text())
+    module = fuse(program.module())
     assert count_ops(module, FUSED) == 0 and count_ops(module, COPY) == 2
     with pytest.raises(ModelError, match="another warp's in-flight TDM copy"):
-        _outputs(program.text(), 2)  # CONFIGS[1] has %i0 == %i1
+        _outputs(program.module(), 2)  # CONFIGS[1] has %i0 == %i1
 
 
 def test_copies_into_distinct_constant_views_fuse(ctx):
-    text = _two_copies("v0", "v1").text()
-    text = text.replace("%bb, %i0)", "%bb, %c0)").replace("%bb, %i1)", "%bb, %c1)")
-    module = fuse(ctx, text)
+    program = _two_copies("v0", "v1")
+    program.constant_views = True  # %bb[0] and %bb[1]
+    module = fuse(program.module())
     assert count_ops(module, FUSED) == 1
-    assert _outputs(module, 2)[0].tolist() == _outputs(text, 2)[0].tolist()
+    assert _outputs(module, 2)[0].tolist() == _outputs(program.module(), 2)[0].tolist()
 
 
 # ---- every order of the tile passes ------------------------------------------------

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from gemm_opt.core.ext_compat import arith, func, ir, scf
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect import load_all, tile
+from support.tile_build import i32_attr
 
 # ---- the space of values ------------------------------------------------------------
 
@@ -113,13 +114,6 @@ FULL = Space()
 
 
 # ---- building --------------------------------------------------------------------------
-
-
-def _i32(value: int) -> ir.Attribute:
-    value &= 0xFFFFFFFF
-    if value >= 1 << 31:
-        value -= 1 << 32
-    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), value)
 
 
 @dataclass
@@ -338,9 +332,9 @@ class _Builder:
         h = self.hint()
         name = self.pick(self.space.hint_names)
         if name == "warp_used_hints" and h is not None:
-            self.set_attrs(op, name, ir.DenseI32ArrayAttr.get([ir.IntegerAttr(_i32(h)).value]))
+            self.set_attrs(op, name, ir.DenseI32ArrayAttr.get([ir.IntegerAttr(i32_attr(h)).value]))
         else:
-            self.set_attrs(op, name, None if h is None else _i32(h))
+            self.set_attrs(op, name, None if h is None else i32_attr(h))
 
     def op_fused(self, scope: _Scope, depth: int) -> None:
         n = self.draw(st.integers(2, 4))
@@ -361,7 +355,7 @@ class _Builder:
             else:
                 hints.append(self.hint() or 0)
         op = tile.AsyncTDMFusedCopyGlobalToLocalOp(**kwargs, loc=self.loc)
-        signed = [ir.IntegerAttr(_i32(h)).value for h in hints]
+        signed = [ir.IntegerAttr(i32_attr(h)).value for h in hints]
         self.set_attrs(op, "warp_used_hints", ir.DenseI32ArrayAttr.get(signed))
 
     def op_wait(self, scope: _Scope, depth: int) -> None:
@@ -495,7 +489,7 @@ class _Builder:
             scope.ints[32].append(tile.WarpIdOp(loc=self.loc).result)
             return
         op = tile.ProgramIdOp(loc=self.loc)
-        op.operation.attributes["axis"] = _i32(self.pick(self.space.axes))
+        op.operation.attributes["axis"] = i32_attr(self.pick(self.space.axes))
         scope.ints[32].append(op.result)
 
     def op_for(self, scope: _Scope, depth: int) -> None:
