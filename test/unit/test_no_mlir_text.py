@@ -69,15 +69,6 @@ REGEX_ALLOWED = {
     "test/unit/test_no_mlir_text.py": "this scan",
 }
 
-#: Files that still build or edit MLIR text, with what replaces it. This list
-#: may only shrink.
-PENDING = {
-    "test/unit/test_passes_model.py": (
-        "random programs for the model property tests are printed from f-strings; to build "
-        "with the dialect's op builders"
-    ),
-}
-
 #: Files whose hits of the text-building patterns are not MLIR being built:
 #: assertions comparing printed types, and this scan's own patterns.
 BUILD_ALLOWED = {
@@ -126,7 +117,7 @@ def test_regular_expressions_read_only_non_mlir_text():
 
 def test_no_mlir_text_is_built_or_edited_as_text():
     hits = _hits((MLIR_IN_FSTRING, MLIR_REPLACE, TEMPLATE))
-    known = set(PENDING) | set(BUILD_ALLOWED)
+    known = set(BUILD_ALLOWED)
     unexpected = [line for rel, lines in hits.items() if rel not in known for line in lines]
     assert not unexpected, (
         "MLIR text built with f-strings, str.replace or templates (build it with the op "

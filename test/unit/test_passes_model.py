@@ -15,17 +15,20 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support import tile_build as tb
 
 from gemm_opt import dialect
-from gemm_opt.core.ext_compat import ir
+from gemm_opt.core.ext_compat import arith, ir
 from gemm_opt.core.layouts import PaddedShared
 from gemm_opt.core.pipeline import Registry, build_pass_manager
 from gemm_opt.core.tdm_layout import tdm_warp_layout
 from gemm_opt.core.warp_hint import WarpHintError, check_warp_used_hint, legal_hints
+from gemm_opt.dialect import tile
 from gemm_opt.dialect.edit import without_hints
 from gemm_opt.model.copy import copy_writes, simulate_fused_copy, simulate_tdm_copy, write_counts
 from gemm_opt.passes import PASSES
@@ -36,8 +39,6 @@ FUSED = "tile.async_tdm_fused_copy_global_to_local"
 WAIT = "tile.async_tdm_wait"
 
 # Row-major padded layouts of any rank (TDM writes rows linearly).
-LAYOUT_2D = "#tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>"
-LAYOUT_3D = "#tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 2, 1, 0>}>"
 PY_LAYOUT_2D = PaddedShared(64, 8, (1, 0))
 PY_LAYOUT_3D = PaddedShared(64, 8, (2, 1, 0))
 
@@ -45,12 +46,14 @@ PY_LAYOUT_3D = PaddedShared(64, 8, (2, 1, 0))
 @pytest.fixture
 def ctx():
     c = dialect.make_context()
-    with c:
+    with c, ir.Location.unknown():
         yield c
 
 
-def run_pipeline(ctx: ir.Context, text: str, passes: str) -> ir.Module:
-    module = ir.Module.parse(text, context=ctx)
+def run_pipeline(ctx: ir.Context, module: ir.Module | str, passes: str) -> ir.Module:
+    """``module`` (built, or the text of an example) after ``passes``."""
+    if isinstance(module, str):
+        module = ir.Module.parse(module, context=ctx)
     pm = build_pass_manager(f"builtin.module({passes})", Registry(passes=PASSES))
     pm.run(module.operation)  # verifies the module after each pass
     return module
@@ -68,44 +71,32 @@ def ops_named(module: ir.Module, name: str) -> list[ir.Operation]:
     return found
 
 
-def shape_text(shape: tuple[int, ...]) -> str:
-    return "x".join(map(str, shape))
-
-
-def copy_op(desc: str, buf: str, block: str, hint: int | None, pred: str | None = None) -> str:
-    """A generic-form copy of ``desc`` into ``buf`` (``block`` types), optionally predicated."""
-    operands, segments = f"{desc}, {buf}", "1, 1, 0, 0"
-    types = f"!tile.tensor_desc<{block}>, !tile.shared<{block}>"
-    if pred is not None:
-        operands, segments, types = f"{operands}, {pred}", "1, 1, 1, 0", f"{types}, i1"
-    attr = "" if hint is None else f", warp_used_hint = {hint} : i32"
-    return (
-        f'"{COPY}"({operands}) {{operandSegmentSizes = array<i32: {segments}>{attr}}}'
-        f" : ({types}) -> ()"
+def block(shape: tuple[int, ...], layout: PaddedShared = PY_LAYOUT_2D) -> ir.RankedTensorType:
+    """An f16 block of ``shape`` in ``layout`` (the model's layout, as the dialect's attribute)."""
+    attr = tile.PaddedSharedAttr.build(
+        interval=layout.interval, amount=layout.amount, order=list(layout.order)
     )
-
-
-def func_module(num_warps: int, args: str, lines: list[str]) -> str:
-    """A module of ``num_warps`` with one function ``@f(args)``; ``lines`` are indented."""
-    body = "\n".join(lines)
-    return f"""
-module attributes {{tile.num_warps = {num_warps} : i32}} {{
-  func.func @f({args}) {{
-{body}
-    return
-  }}
-}}
-"""
+    return tb.block_type(shape, ir.F16Type.get(), attr)
 
 
 def copy_module(
-    num_warps: int, shape: tuple[int, ...], layout: str, copies: list[tuple[int | None, bool]]
-) -> str:
-    """One function with one copy per (hint, has-pred) pair, all into one buffer."""
-    block = f"tensor<{shape_text(shape)}xf16, {layout}>"
-    args = f"%d: !tile.tensor_desc<{block}>, %b: !tile.shared<{block}>, %p: i1"
-    lines = [f"    {copy_op('%d', '%b', block, h, '%p' if p else None)}" for h, p in copies]
-    return func_module(num_warps, args, lines)
+    num_warps: int,
+    shape: tuple[int, ...],
+    layout: PaddedShared,
+    copies: list[tuple[int | None, bool]],
+) -> ir.Module:
+    """``@f(%d, %b, %p: i1)`` with one copy of ``%d`` into ``%b`` per (hint, has-pred) pair."""
+    b = block(shape, layout)
+    k = tb.kernel(
+        [tb.desc_type(b), tb.shared_type(b), ir.IntegerType.get_signless(1)],
+        num_warps=num_warps,
+        name="f",
+    )
+    desc, buf, pred = k.args
+    with k.ip:
+        for hint, with_pred in copies:
+            tb.copy(desc, buf, hint=hint, pred=pred if with_pred else None)
+    return k.module
 
 
 # ---- a tiny evaluator for the predicate chain ------------------------------------
@@ -141,15 +132,15 @@ def selected_warps(copy: ir.Operation, num_warps: int, pred_arg: bool) -> set[in
 
 
 SWEEP = [
-    ((128, 64), LAYOUT_2D, PY_LAYOUT_2D),
-    ((2, 4, 64), LAYOUT_3D, PY_LAYOUT_3D),
-    ((4, 4), LAYOUT_2D, PY_LAYOUT_2D),
+    ((128, 64), PY_LAYOUT_2D),
+    ((2, 4, 64), PY_LAYOUT_3D),
+    ((4, 4), PY_LAYOUT_2D),
 ]
 
 
 @pytest.mark.parametrize("num_warps", [1, 2, 4, 8, 16])
-@pytest.mark.parametrize(("shape", "layout", "py_layout"), SWEEP)
-def test_emit_predicates_select_the_model_warps(ctx, num_warps, shape, layout, py_layout):
+@pytest.mark.parametrize(("shape", "py_layout"), SWEEP)
+def test_emit_predicates_select_the_model_warps(ctx, num_warps, shape, py_layout):
     hints: list[int | None] = [None]
     for h in legal_hints(num_warps):
         try:
@@ -159,8 +150,8 @@ def test_emit_predicates_select_the_model_warps(ctx, num_warps, shape, layout, p
         hints.append(h)
     # Every hint bare; every third one also with a user predicate.
     copies = [(h, False) for h in hints] + [(h, True) for h in hints[::3]]
-    text = copy_module(num_warps, shape, layout, copies)
-    module = run_pipeline(ctx, text, "tile-assign-tdm-warp-layout,tile-emit-warp-predicates")
+    module = copy_module(num_warps, shape, py_layout, copies)
+    module = run_pipeline(ctx, module, "tile-assign-tdm-warp-layout,tile-emit-warp-predicates")
     ops = ops_named(module, COPY)
     assert len(ops) == len(copies)
     for op, (hint, with_pred) in zip(ops, copies, strict=True):
@@ -177,14 +168,18 @@ def test_emit_predicates_select_the_model_warps(ctx, num_warps, shape, layout, p
 # ---- derived hints keep the data -------------------------------------------------
 
 
-def run_module(shapes: list[tuple[int, int]], num_warps: int, hinted: dict[int, int]) -> str:
-    descs = []
-    lines = []
-    for i, s in enumerate(shapes):
-        block = f"tensor<{shape_text(s)}xf16, {LAYOUT_2D}>"
-        descs.append(f"%d{i}: !tile.tensor_desc<{block}>, %b{i}: !tile.shared<{block}>")
-        lines.append(f"    {copy_op(f'%d{i}', f'%b{i}', block, hinted.get(i))}")
-    return func_module(num_warps, ", ".join(descs), lines)
+def run_module(shapes: list[tuple[int, int]], num_warps: int, hinted: dict[int, int]) -> ir.Module:
+    """``@f(%d0, %b0, %d1, %b1, ...)``: copy i of ``%d<i>`` into ``%b<i>``, with
+    ``hinted[i]`` if given."""
+    types = []
+    for shape in shapes:
+        b = block(shape)
+        types += [tb.desc_type(b), tb.shared_type(b)]
+    k = tb.kernel(types, num_warps=num_warps, name="f")
+    with k.ip:
+        for i in range(len(shapes)):
+            tb.copy(k.args[2 * i], k.args[2 * i + 1], hint=hinted.get(i))
+    return k.module
 
 
 def hint_of(op: ir.Operation) -> int | None:
@@ -221,8 +216,7 @@ def test_derived_hints_keep_the_data(ctx, num_warps, shapes):
 
 
 def test_derive_leaves_user_hints(ctx):
-    text = run_module([(128, 64)] * 3, 8, {1: 0x55})
-    module = run_pipeline(ctx, text, "tile-derive-warp-hints")
+    module = run_pipeline(ctx, run_module([(128, 64)] * 3, 8, {1: 0x55}), "tile-derive-warp-hints")
     assert [hint_of(op) for op in ops_named(module, COPY)] == [None, 0x55, None]
 
 
@@ -239,8 +233,8 @@ def test_derive_leaves_user_hints(ctx):
     ],
 )
 def test_fused_members_write_what_their_copies_wrote(ctx, shapes, hints):
-    text = run_module(shapes, 8, dict(enumerate(hints)))
-    module = run_pipeline(ctx, text, "tile-assign-tdm-warp-layout,tile-fuse-tdm-copies")
+    module = run_module(shapes, 8, dict(enumerate(hints)))
+    module = run_pipeline(ctx, module, "tile-assign-tdm-warp-layout,tile-fuse-tdm-copies")
     assert not ops_named(module, COPY)
     (fused,) = ops_named(module, FUSED)
     view = fused.opview
@@ -284,32 +278,29 @@ def random_ops(rng: random.Random, n: int, first_buf: int) -> tuple[list[tuple],
     return ops, buf
 
 
-def program_text(prologue: list[tuple], body: list[tuple] | None, nbufs: int) -> str:
-    block = f"tensor<128x64xf16, {LAYOUT_2D}>"
-    desc, buf = f"!tile.tensor_desc<{block}>", f"!tile.shared<{block}>"
+def program_module(prologue: list[tuple], body: list[tuple] | None, nbufs: int) -> ir.Module:
+    """``@f(%d, %n, %b0, ...)``: ``prologue``'s ops, then ``body``'s in an ``scf.for``
+    of ``%n`` trips; copy ``("copy", i, hint)`` copies ``%d`` into ``%b<i>``."""
+    b = block((128, 64))
+    i32 = ir.IntegerType.get_signless(32)
+    k = tb.kernel([tb.desc_type(b), i32] + [tb.shared_type(b)] * nbufs, num_warps=8, name="f")
+    desc, n, *bufs = k.args
 
-    counter = iter(range(10**6))
-
-    def emit(ops: list[tuple], indent: str) -> list[str]:
-        out = []
+    def build(ops: list[tuple]) -> None:
         for op in ops:
             if op[0] == "copy":
-                out.append(indent + copy_op("%d", f"%b{op[1]}", block, op[2]))
+                tb.copy(desc, bufs[op[1]], hint=op[2])
             elif op[0] == "wait":
-                out.append(f'{indent}"{WAIT}"() {{num = {op[1]} : i32}} : () -> ()')
+                tb.wait(op[1])
             else:
-                out.append(f"{indent}%x{next(counter)} = arith.addi %n, %n : i32")
-        return out
+                arith.AddIOp(n, n)
 
-    lines = emit(prologue, "    ")
-    if body is not None:
-        lines.append("    %c0 = arith.constant 0 : i32")
-        lines.append("    %c1 = arith.constant 1 : i32")
-        lines.append("    scf.for %i = %c0 to %n step %c1 : i32 {")
-        lines += emit(body, "      ")
-        lines.append("    }")
-    args = ", ".join([f"%d: {desc}", "%n: i32"] + [f"%b{i}: {buf}" for i in range(nbufs)])
-    return func_module(8, args, lines)
+    with k.ip:
+        build(prologue)
+        if body is not None:
+            with tb.for_loop(tb.const(0), n, tb.const(1)):
+                build(body)
+    return k.module
 
 
 def read_ops(block: ir.Block) -> list[tuple]:
@@ -356,23 +347,22 @@ def test_fused_waits_still_wait_for_every_awaited_copy(ctx, seed, with_loop):
     body = None
     if with_loop:
         body, nbufs = random_ops(rng, rng.randint(2, 7), nbufs)
-    text = program_text(prologue, body, nbufs)
-    original = ir.Module.parse(text, context=ctx)
+    original = program_module(prologue, body, nbufs)
     before = read_ops(original.body.operations[0].operation.regions[0].blocks[0])
-    module = run_pipeline(ctx, text, "tile-fuse-tdm-copies")
+    module = run_pipeline(ctx, program_module(prologue, body, nbufs), "tile-fuse-tdm-copies")
     after = read_ops(module.body.operations[0].operation.regions[0].blocks[0])
     for iterations in (0, 1, 3):
         old = completed_at_waits(before, iterations)
         new = completed_at_waits(after, iterations)
         assert len(old) == len(new)
         for o, n in zip(old, new, strict=True):
-            assert o <= n, (text, iterations)
+            assert o <= n, (str(original), iterations)
 
 
 def test_fused_wait_counts_are_not_needlessly_low(ctx):
     # A, B fused; C single: wait 3 -> 2 (C, G), wait 1 -> 1 (C).
     prologue = [("copy", 0, 0x0F), ("copy", 1, 0xF0), ("copy", 2, None), ("wait", 3), ("wait", 1)]
-    module = run_pipeline(ctx, program_text(prologue, None, 3), "tile-fuse-tdm-copies")
+    module = run_pipeline(ctx, program_module(prologue, None, 3), "tile-fuse-tdm-copies")
     waits = [ir.IntegerAttr(w.attributes["num"]).value for w in ops_named(module, WAIT)]
     assert waits == [2, 1]
 
@@ -459,6 +449,18 @@ def test_derive_rejects_bad_group_options(ctx, options):
         run_pipeline(ctx, run_module([(128, 64)] * 2, 8, {}), "tile-derive-warp-hints" + options)
 
 
+def _pairs_module(build: Callable[[ir.Value, ir.Value, list[ir.Value]], None]) -> ir.Module:
+    """``@f(%d, %n, %b0, ..., %b5)`` of 8 warps (128x64 blocks), its body made
+    by ``build(%d, %n, buffers)``."""
+    b = block((128, 64))
+    i32 = ir.IntegerType.get_signless(32)
+    k = tb.kernel([tb.desc_type(b), i32] + [tb.shared_type(b)] * 6, num_warps=8, name="f")
+    desc, n, *bufs = k.args
+    with k.ip:
+        build(desc, n, bufs)
+    return k.module
+
+
 def test_the_wait_analysis_gives_up_beyond_max_paths(ctx, monkeypatch):
     """Past ``MAX_PATHS`` paths the analysis waits for everything (num = 0);
     at the limit it still computes. A pair opens each of two nested loops and
@@ -467,52 +469,37 @@ def test_the_wait_analysis_gives_up_beyond_max_paths(ctx, monkeypatch):
     limit of 2 gives up (num = 0)."""
     from gemm_opt.passes import fuse_tdm_copies
 
-    block = f"tensor<128x64xf16, {LAYOUT_2D}>"
-    desc, buf = f"!tile.tensor_desc<{block}>", f"!tile.shared<{block}>"
-    pair = [copy_op("%d", f"%b{2 * k}", block, 0x0F) for k in range(3)]
-    pair2 = [copy_op("%d", f"%b{2 * k + 1}", block, 0xF0) for k in range(3)]
-    lines = [
-        pair[0],
-        pair2[0],
-        "%c0 = arith.constant 0 : i32",
-        "%c1 = arith.constant 1 : i32",
-        "scf.for %i = %c0 to %n step %c1 : i32 {",
-        pair[1],
-        pair2[1],
-        "scf.for %j = %c0 to %n step %c1 : i32 {",
-        pair[2],
-        pair2[2],
-        f'"{WAIT}"() {{num = 2 : i32}} : () -> ()',
-        "}",
-        "}",
-    ]
-    args = ", ".join([f"%d: {desc}", "%n: i32"] + [f"%b{i}: {buf}" for i in range(6)])
-    text = func_module(8, args, lines)
+    def build(desc: ir.Value, n: ir.Value, bufs: list[ir.Value]) -> None:
+        def pair(k: int) -> None:
+            tb.copy(desc, bufs[2 * k], hint=0x0F)
+            tb.copy(desc, bufs[2 * k + 1], hint=0xF0)
+
+        pair(0)
+        c0, c1 = tb.const(0), tb.const(1)
+        with tb.for_loop(c0, n, c1):
+            pair(1)
+            with tb.for_loop(c0, n, c1):
+                pair(2)
+                tb.wait(2)
+
     for limit, num in [(3, 1), (2, 0)]:
         monkeypatch.setattr(fuse_tdm_copies, "MAX_PATHS", limit)
-        module = run_pipeline(ctx, text, "tile-fuse-tdm-copies")
+        module = run_pipeline(ctx, _pairs_module(build), "tile-fuse-tdm-copies")
         assert [ir.IntegerAttr(w.attributes["num"]).value for w in ops_named(module, WAIT)] == [num]
 
 
 def test_derive_skips_one_copy_that_fits_no_group(ctx):
     """A 3-D copy cannot join 2-D ones: the pass moves past it alone, and the
     two copies after it still form a pair."""
-    b3, b2 = f"tensor<2x4x64xf16, {LAYOUT_3D}>", f"tensor<128x64xf16, {LAYOUT_2D}>"
-    args = ", ".join(
-        [
-            f"%x: !tile.tensor_desc<{b3}>",
-            f"%bx: !tile.shared<{b3}>",
-            f"%d: !tile.tensor_desc<{b2}>",
-            f"%b0: !tile.shared<{b2}>",
-            f"%b1: !tile.shared<{b2}>",
-        ]
-    )
-    lines = [
-        copy_op("%x", "%bx", b3, None),
-        copy_op("%d", "%b0", b2, None),
-        copy_op("%d", "%b1", b2, None),
-    ]
-    module = run_pipeline(ctx, func_module(8, args, lines), "tile-derive-warp-hints")
+    b3, b2 = block((2, 4, 64), PY_LAYOUT_3D), block((128, 64))
+    types = [tb.desc_type(b3), tb.shared_type(b3), tb.desc_type(b2)] + [tb.shared_type(b2)] * 2
+    k = tb.kernel(types, num_warps=8, name="f")
+    x, bx, d, b0, b1 = k.args
+    with k.ip:
+        tb.copy(x, bx)
+        tb.copy(d, b0)
+        tb.copy(d, b1)
+    module = run_pipeline(ctx, k.module, "tile-derive-warp-hints")
     assert [hint_of(op) for op in ops_named(module, COPY)] == [None, 0x0F, 0xF0]
 
 
@@ -523,19 +510,13 @@ def test_a_path_that_reaches_its_budget_stops_there(ctx, monkeypatch):
     zero extra paths)."""
     from gemm_opt.passes import fuse_tdm_copies
 
-    block = f"tensor<128x64xf16, {LAYOUT_2D}>"
-    desc, buf = f"!tile.tensor_desc<{block}>", f"!tile.shared<{block}>"
-    body = [copy_op("%d", f"%b{i}", block, 0x0F if i % 2 == 0 else 0xF0) for i in range(6)]
-    lines = [
-        "%c0 = arith.constant 0 : i32",
-        "%c1 = arith.constant 1 : i32",
-        "scf.for %i = %c0 to %n step %c1 : i32 {",
-        *body,
-        f'"{WAIT}"() {{num = 2 : i32}} : () -> ()',
-        "}",
-    ]
-    args = ", ".join([f"%d: {desc}", "%n: i32"] + [f"%b{i}: {buf}" for i in range(6)])
+    def build(desc: ir.Value, n: ir.Value, bufs: list[ir.Value]) -> None:
+        with tb.for_loop(tb.const(0), n, tb.const(1)):
+            for i, buf in enumerate(bufs):
+                tb.copy(desc, buf, hint=0x0F if i % 2 == 0 else 0xF0)
+            tb.wait(2)
+
     monkeypatch.setattr(fuse_tdm_copies, "MAX_PATHS", 0)
-    module = run_pipeline(ctx, func_module(8, args, lines), "tile-fuse-tdm-copies")
+    module = run_pipeline(ctx, _pairs_module(build), "tile-fuse-tdm-copies")
     assert len(ops_named(module, FUSED)) == 3
     assert [ir.IntegerAttr(w.attributes["num"]).value for w in ops_named(module, WAIT)] == [1]
