@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import triton  # noqa: F401  (a pinned dependency: missing triton must fail, not skip)
+from support.tdm_ttgir import RUNTIME, CopyKernel, Member, build
 
 from gemm_opt.lowering import triton_bridge as tb
 
@@ -51,10 +52,26 @@ def test_validate_accepts_gluon_reference() -> None:
     tb.validate((REFERENCE / "gluon_gemm_gfx1250_fused.ttgir").read_text())
 
 
-def test_validate_rejects_overlapping_fused_hints() -> None:
-    text = _text("gfx1250").replace(
-        "warp_used_hints = array<i32: 15, 240>", "warp_used_hints = array<i32: 15, 15>"
-    )
+def _printed(kernel: CopyKernel) -> str:
+    """``kernel`` built with Gluon's op builder (in a child) and printed by Triton,
+    unverified (so in the generic form when the verifier would refuse it)."""
+
+    def work(report: object) -> str:
+        tir = tb.triton_ir("gfx1250")  # holds the context the module lives in
+        return build(tir, kernel).str_nodebug()
+
+    run = tb.run_isolated(work)
+    assert run.ok, (run.exception, run.stderr)
+    return run.result
+
+
+@pytest.mark.parametrize(("hints", "accepted"), [((15, 240), True), ((15, 15), False)])
+def test_validate_rejects_overlapping_fused_hints(hints: tuple[int, int], accepted: bool) -> None:
+    members = (Member((128, 64)), Member((128, 64)))
+    text = _printed(CopyKernel(8, members, hints=hints, fused=True, descriptors=RUNTIME))
+    if accepted:  # the same kernel with disjoint hints passes
+        tb.validate(text)
+        return
     with pytest.raises(tb.TritonError) as info:
         tb.validate(text)
     row = _line_of(text, "amdg.async_tdm_fused_copy_global_to_local")
