@@ -786,9 +786,7 @@ class _Lowering:
                 chain |= self.check_copy(op)
         self.dead = _dead_ops(chain, set(self.stripped))
         if self.target.nvidia and self.lds_copies == "tma":
-            self.plan_tma(forced=True)
-        elif self.target.nvidia and self.lds_copies == "auto" and _tma_aligned(self.module):
-            self.plan_tma(forced=False)
+            self.plan_tma()
 
     def note_mma(self, op: Any) -> None:
         c = ir.RankedTensorType(op.c.type)
@@ -1500,16 +1498,15 @@ class _Lowering:
 
     # -- cuda:90 TMA copies with barriers (see lowering/tma_plan.py) --
 
-    def plan_tma(self, forced: bool) -> None:
-        """Make every copy a TMA copy when all can be (``forced``: or fail at the first that cannot)."""
+    def plan_tma(self) -> None:
+        """``lds-copies=tma``: every copy becomes a TMA copy, or the first that
+        cannot is an error (nothing falls back silently)."""
         try:
             plan = plan_tma(self.module)
             for copy in plan.copies:
                 self.tma_refusal(copy.opview)
         except TmaRefusal as e:
-            if forced:
-                raise self.fail(e.op, f"lds-copies=tma: {e}") from None
-            return
+            raise self.fail(e.op, f"lds-copies=tma: {e}") from None
         self.tma = plan
 
     def tma_refusal(self, op: Any) -> None:
@@ -2155,18 +2152,6 @@ def _direct_copies_ok(module: ir.Operation, inner_only: bool = False) -> bool:
         divisible = [_divisible(v) for v in (*shape, *strides[:-1])]
         ok = ok and all(divisible) and _const_int(strides[-1]) == 1
     return ok
-
-
-def _tma_aligned(module: ir.Operation) -> bool:
-    """Whether every descriptor is provably TMA-aligned: a constant unit inner
-    stride and outer strides of multiples of 16 elements (16-byte aligned for
-    every element type; pointer arguments are 16-byte aligned). Tensor shapes
-    need no fact: TMA zero-fills out of bounds."""
-    for view in collect_ops(module, (MakeTensorDescriptorOp.OPERATION_NAME,)):
-        strides = list(view.strides)
-        if _const_int(strides[-1]) != 1 or not all(_divisible(v) for v in strides[:-1]):
-            return False
-    return True
 
 
 def _divisible(value: ir.Value) -> bool:
