@@ -1528,7 +1528,8 @@ class _Lowering:
         if _const_int(owner.opview.strides[-1]) != 1:
             raise TmaRefusal(op.operation, "TMA needs a unit innermost stride (the constant 1)")
         if len(desc.shape) != 2:
-            raise TmaRefusal(op.operation, f"TMA copies here are rank 2, got rank {len(desc.shape)}")
+            rank = len(desc.shape)
+            raise TmaRefusal(op.operation, f"TMA copies here are rank 2, got rank {rank}")
         if str(desc.layout_attr) not in self.wgmma_shared:
             raise TmaRefusal(
                 op.operation,
@@ -1572,8 +1573,9 @@ class _Lowering:
         bar = self.barrier(self.b.create_srem(g, self.const(self.tma_fn.ring)))
         self.b.create_mbarrier_expect(bar, nbytes, true if cond is None else cond)
         coords = info.origin or [self.const(0)] * len(shape)
+        on = true if cond is None else cond
         self.b.create_async_tma_copy_global_to_local(
-            info.tma, list(coords), bar, self.v(op.dest), true if cond is None else cond, False, None
+            info.tma, list(coords), bar, self.v(op.dest), on, False, None
         )
         if cond is not None:
             self.b.create_mbarrier_arrive(bar, 1, self.b.create_xor(cond, true))
@@ -1588,7 +1590,8 @@ class _Lowering:
             issued = self.b.create_icmpSGE(g, self.const(0))
             g = self.b.create_maxsi(g, self.const(0))
             phase = self.b.create_and(self.b.create_sdiv(g, ring), self.const(1))
-            self.b.create_mbarrier_wait(self.barrier(self.b.create_srem(g, ring)), phase, issued, [])
+            bar = self.barrier(self.b.create_srem(g, ring))
+            self.b.create_mbarrier_wait(bar, phase, issued, [])
 
     def lower_wmma(self, op: Any) -> Any:
         if op.operation in self.wgmma_ops:
