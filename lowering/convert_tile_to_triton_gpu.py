@@ -94,6 +94,27 @@ Target differences (all data semantics are the tile dialect's):
   The mma.sync forms are ones Triton 3.6 and 3.9 both parse (default CTA
   layout left out); the wgmma forms are checked with Triton 3.9 only.
 
+  TMA (``lds-copies=tma``; opt-in, like ``direct``, because a device-side
+  TMA descriptor needs 16-byte aligned outer strides, which the caller
+  asserts): every copy becomes ``ttng.async_tma_copy_global_to_local`` of
+  the block at its origin, tracked by an mbarrier, the hint dropped; each
+  ``tile.make_tensor_descriptor`` becomes ``tt.make_tensor_descriptor`` (its
+  NVMMA shared layout is the destination buffers'), which Triton's
+  ``tma-lowering`` turns into a 128-byte tensormap in per-program global
+  scratch before the text is printed. The counted waits stay exact: a
+  function's copies share a ring of single-arrival barriers, copy ``g``
+  expects its bytes on barrier ``g % R``, and ``tile.async_tdm_wait {num}``
+  waits, with phase parity ``(g / R) % 2``, for the copies it completes
+  (:mod:`gemm_opt.lowering.tma_plan` has the argument, and sizes ``R``).
+  Mapping the existing waits directly, rather than through barrier ops in
+  the tile IR, keeps every pass and the model unchanged; its price is
+  that copies and waits must sit at a function's top level or in a
+  top-level ``scf.for`` that waits. A predicated-off copy arrives without
+  bytes, out-of-bounds rows are TMA's zero fill, and a ``func.return``
+  waits for every copy (no TMA may outlive its barrier). Copies TMA cannot
+  take (fused copies, descriptors with bounds, buffers not read by wgmma,
+  which keep the ``ldmatrix`` swizzle) are errors at the copy.
+
 Divisibility: pointer arguments get ``tt.divisibility = 16`` (16-byte
 aligned base pointers). An integer argument gets it only when the tile
 function says so with ``tile.divisibility`` (or ``tt.divisibility``) in its
@@ -2010,7 +2031,8 @@ class ConvertTileToTritonGPUPass(TilePass):
     On gfx1250 copies keep their ``warp_used_hint`` (fused copies their
     ``warp_used_hints``); on gfx950, gfx942 and cuda:90, which have no TDM,
     copies become masked loads of the block (direct to shared memory on
-    gfx950 and, as ``cp.async``, on cuda:90) and the hint is dropped.
+    gfx950 and, as ``cp.async``, on cuda:90; with ``lds-copies=tma`` on
+    cuda:90, barrier-tracked TMA copies) and the hint is dropped.
     Before emitting, each copy's ``tile.warp_layout`` and warp predicate are
     checked against the layout Triton derives from the hint.
 
@@ -2061,8 +2083,9 @@ class ConvertTileToTritonGPUPass(TilePass):
     (a target given here overrides it; the module's attribute is not read)."""
     lds_copies: str = "auto"
     """gfx950 and cuda:90 copies: ``direct`` to shared memory, through
-    ``registers``, or ``auto`` (direct when the function states the alignment
-    it needs)."""
+    ``registers``, ``auto`` (direct when the function states the alignment
+    it needs), or on cuda:90 ``tma`` (barrier-tracked TMA copies; outer
+    strides must be 16-byte aligned)."""
     mma: str = "auto"
     """cuda:90 MMAs: ``wgmma`` (an error where an MMA cannot take it),
     ``mma_v2`` (mma.sync), or ``auto`` (wgmma where every MMA of an
