@@ -210,10 +210,10 @@ def triton_ir(target: str) -> TritonIR:
 def verified_text(module: Any, target: str = "", context: Any = None) -> str:
     """Verify a built Triton module; return its pretty text, with locations.
 
-    On NVIDIA targets, device-side tensor descriptors (``tt.make_tensor_descriptor``,
-    TMA) are first lowered by Triton's own ``tma-lowering`` pass, as Triton
-    does for Gluon kernels before the TTGIR stage (our text enters there):
-    each becomes a 128-byte TMA descriptor written into per-program global
+    On cuda:90, device-side TMA descriptors (``tt.make_tensor_descriptor``)
+    are first lowered by Triton's own ``tma-lowering`` pass, as Triton does
+    for Gluon kernels before the TTGIR stage (our text enters there): each
+    becomes a 128-byte TMA descriptor written into per-program global
     scratch memory (``ttng.tensormap_create``), which the kernel's metadata
     sizes and the launcher allocates.
 
@@ -223,7 +223,11 @@ def verified_text(module: Any, target: str = "", context: Any = None) -> str:
     """
     if not module.verify():
         raise TritonError("Triton's verifier rejected the lowered module")
-    if context is not None and TARGETS[target][0] == "cuda":
+    names: set[str] = set()
+    if context is not None and target and TARGETS[target][0] == "cuda":
+        module.walk(lambda op: names.add(op.get_name()))
+    # Only modules with descriptors: the pass also folds and reorders constants.
+    if "tt.make_tensor_descriptor" in names:
         from triton._C.libtriton import ir, nvidia
 
         pm = ir.pass_manager(context)
