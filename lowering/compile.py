@@ -268,7 +268,7 @@ def hand_off(
 
             built = convert(op, triton, target, lds_copies, filename, on_op, mma=mma)
             report(("stage", "verify"))
-            text = tb.verified_text(built)
+            text = tb.verified_text(built, resolved, triton.context)
         except LoweringFailure as e:
             return ("failed", *_position(e.op.location), str(e))
         seconds["convert"] = time.perf_counter() - start

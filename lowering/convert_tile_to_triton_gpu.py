@@ -94,6 +94,27 @@ Target differences (all data semantics are the tile dialect's):
   The mma.sync forms are ones Triton 3.6 and 3.9 both parse (default CTA
   layout left out); the wgmma forms are checked with Triton 3.9 only.
 
+  TMA (``lds-copies=tma``; opt-in, like ``direct``, because a device-side
+  TMA descriptor needs 16-byte aligned outer strides, which the caller
+  asserts): every copy becomes ``ttng.async_tma_copy_global_to_local`` of
+  the block at its origin, tracked by an mbarrier, the hint dropped; each
+  ``tile.make_tensor_descriptor`` becomes ``tt.make_tensor_descriptor`` (its
+  NVMMA shared layout is the destination buffers'), which Triton's
+  ``tma-lowering`` turns into a 128-byte tensormap in per-program global
+  scratch before the text is printed. The counted waits stay exact: a
+  function's copies share a ring of single-arrival barriers, copy ``g``
+  expects its bytes on barrier ``g % R``, and ``tile.async_tdm_wait {num}``
+  waits, with phase parity ``(g / R) % 2``, for the copies it completes
+  (:mod:`gemm_opt.lowering.tma_plan` has the argument, and sizes ``R``).
+  Mapping the existing waits directly, rather than through barrier ops in
+  the tile IR, keeps every pass and the model unchanged; its price is
+  that copies and waits must sit at a function's top level or in a
+  top-level ``scf.for`` that waits. A predicated-off copy arrives without
+  bytes, out-of-bounds rows are TMA's zero fill, and a ``func.return``
+  waits for every copy (no TMA may outlive its barrier). Copies TMA cannot
+  take (fused copies, descriptors with bounds, buffers not read by wgmma,
+  which keep the ``ldmatrix`` swizzle) are errors at the copy.
+
 Divisibility: pointer arguments get ``tt.divisibility = 16`` (16-byte
 aligned base pointers). An integer argument gets it only when the tile
 function says so with ``tile.divisibility`` (or ``tt.divisibility``) in its
@@ -152,6 +173,7 @@ from gemm_opt.dialect.tile import (
     verify_for_target,
     warp_layout_fields,
 )
+from gemm_opt.lowering.tma_plan import FunctionPlan, TmaPlan, TmaRefusal, plan_tma
 from gemm_opt.passes.common import COPY_OP, FUSED_OP, collect_ops
 
 #: The ops of :mod:`gemm_opt.dialect.async_ops` the prescan sizes and chooses MMAs for.
@@ -163,8 +185,8 @@ DIVISIBILITY_ATTRS = (DIVISIBILITY, TRITON_DIVISIBILITY)
 CACHE_MODIFIERS = {".ca": "CA", ".cg": "CG", ".wb": "WB", ".cs": "CS", ".wt": "WT", ".cv": "CV"}
 
 
-#: ``lds-copies`` option values: how targets without TDM fill LDS.
-LDS_COPIES = ("auto", "direct", "registers")
+#: ``lds-copies`` option values: how targets without TDM fill LDS (``tma``: cuda:90 only).
+LDS_COPIES = ("auto", "direct", "registers", "tma")
 #: ``mma`` option values: which NVIDIA MMA a ``tile.wmma`` becomes on cuda:90.
 MMA_KINDS = ("auto", "mma_v2", "wgmma")
 #: wgmma's instruction N: a multiple of 8 up to 256.
@@ -401,6 +423,8 @@ class _Desc:
     origin: list[Any] | None = None
     bounds: list[Any] | None = None
     pred: Any = None
+    #: cuda:90 TMA: the ``tt.make_tensor_descriptor`` of the tensor (None: no TMA).
+    tma: Any = None
 
 
 #: ``arith.cmpi`` / ``arith.cmpf`` predicate codes -> Triton builder suffix.
@@ -505,6 +529,15 @@ class _Lowering:
     wgmma_loads: set[ir.Operation] = field(default_factory=set)
     #: cuda:90: the ``tile.async_wmma`` ops lowered to an asynchronous wgmma.
     wgmma_async: set[ir.Operation] = field(default_factory=set)
+    #: The ``lds-copies`` option (see :data:`LDS_COPIES`).
+    lds_copies: str = "auto"
+    #: cuda:90: the barrier plan of TMA copies (None: copies are not TMA).
+    tma: TmaPlan | None = None
+    #: cuda:90 TMA, in the function being lowered: its barrier ring (Triton
+    #: value), its plan, and the copies issued so far (Triton i32 value).
+    tma_bars: Any = None
+    tma_fn: FunctionPlan | None = None
+    tma_count: Any = None
     #: The tile op being lowered (diagnostics from builders name it).
     current: Any = None
 
@@ -694,7 +727,7 @@ class _Lowering:
         if isinstance(t, PtrType):
             return self.b.get_ptr_ty(self.elem(t.element_type, op), "global")
         if isinstance(t, TensorDescType):
-            if not self.target.tdm:
+            if not self.target.tdm and self.tma is None:
                 return None
             block = self.b.get_block_ty(self.elem(t.element_type, op), list(t.shape))
             return self.b.get_tensor_descriptor_layout_type(
@@ -773,6 +806,8 @@ class _Lowering:
             if op.operation.name in (COPY_OP, FUSED_OP):
                 chain |= self.check_copy(op)
         self.dead = _dead_ops(chain, set(self.stripped))
+        if self.target.nvidia and self.lds_copies == "tma":
+            self.plan_tma()
 
     def note_mma(self, op: Any) -> None:
         c = ir.RankedTensorType(op.c.type)
@@ -1032,6 +1067,9 @@ class _Lowering:
         for i, a in enumerate(blocks[0].arguments):
             self.values[a] = new.args(i)
         self.b.set_insertion_point_to_start(entry)
+        self.tma_fn = None if self.tma is None else self.tma.functions.get(fn)
+        if self.tma_fn is not None:
+            self.init_barriers(self.tma_fn.ring)
         self.lower_block(blocks[0])
 
     def lower_block(self, block: ir.Block) -> None:
@@ -1209,8 +1247,30 @@ class _Lowering:
         lb, ub, step, *inits = (self.v(o) for o in op.operands)
         for_op = self.b.create_for_op(lb, ub, step, list(inits))
         body = for_op.get_body(0)
-        args = [for_op.get_induction_var()] + [body.arg(i + 1) for i in range(len(inits))]
-        self._body(self._region_block(op.regions[0], op), body, args)
+        iv = for_op.get_induction_var()
+        args = [iv] + [body.arg(i + 1) for i in range(len(inits))]
+        per_iter = None if self.tma_fn is None else self.tma_fn.loops.get(op)
+        if per_iter is None:
+            self._body(self._region_block(op.regions[0], op), body, args)
+            return [for_op.get_result(i) for i in range(len(op.results))]
+        # TMA copies: the count at an iteration's start is the count before the
+        # loop plus the iterations run times the copies of one (tma_plan.py).
+        before = self.tma_count
+        saved = self.b.get_insertion_point()
+        self.b.set_insertion_point_to_start(body)
+        done = self.b.create_sdiv(self.b.create_sub(iv, lb), step)
+        self.tma_count = self.b.create_add(before, self.b.create_mul(done, self.const(per_iter)))
+        old = self._region_block(op.regions[0], op)
+        for a, b in zip(old.arguments, args, strict=True):
+            self.values[a] = b
+        self.lower_block(old)
+        self.b.restore_insertion_point(saved)
+        trips = self.b.create_sdiv(
+            self.b.create_add(self.b.create_sub(ub, lb), self.b.create_sub(step, self.const(1))),
+            step,
+        )
+        trips = self.b.create_maxsi(trips, self.const(0))
+        self.tma_count = self.b.create_add(before, self.b.create_mul(trips, self.const(per_iter)))
         return [for_op.get_result(i) for i in range(len(op.results))]
 
     def lower_if(self, op: ir.Operation) -> list[Any]:
@@ -1252,6 +1312,8 @@ class _Lowering:
     # -- tile ops --
 
     def lower_return(self, op: Any) -> None:
+        if self.tma_fn is not None:  # no TMA copy may outlive its barriers
+            self.wait_copies(self.tma_fn.windows.get(op.operation, 0), 0)
         self.b.ret([self.v(o) for o in op.operation.operands])
 
     def lower_call(self, op: Any) -> list[Any]:
@@ -1279,6 +1341,14 @@ class _Lowering:
             [self.v(x) for x in op.strides],
             [_const_int(x) == 1 for x in op.strides],
         )
+        if self.tma is not None:
+            info.tma = self.b.create_make_tensor_descriptor(
+                self.must_type(op.result.type, op),
+                info.base,
+                info.shape,
+                info.strides,
+                self.tt.ir.PADDING_OPTION.PAD_ZERO,
+            )
         if not self.target.tdm:
             self.descs[op.result] = info
             return None
@@ -1314,6 +1384,7 @@ class _Lowering:
                 origin,
                 bounds or src.bounds,
                 pred if pred is not None else src.pred,
+                src.tma,
             )
         if not self.target.tdm:
             if info is None:
@@ -1389,6 +1460,9 @@ class _Lowering:
         if op.barrier is not None:
             raise self.fail(op, "copies that arrive on an mbarrier have no lowering yet")
         pred = self.user_pred(op)
+        if self.tma is not None:
+            self.tma_copy(op, pred)
+            return
         if not self.target.tdm:
             self.copy_without_tdm(op, [(op.desc, op.dest)], pred)
             return
@@ -1435,11 +1509,110 @@ class _Lowering:
 
     def lower_wait(self, op: Any) -> None:
         num = ir.IntegerAttr(op.operation.attributes["num"]).value
-        if self.target.tdm:
+        if self.tma_fn is not None:
+            self.wait_copies(self.tma_fn.windows[op.operation], num)
+        elif self.target.tdm:
             self.b.create_async_tdm_wait(num)
         elif self.direct_copies:
             self.b.create_async_wait_group(num)
         # gfx942 (and gfx950 register copies): copies are complete when issued.
+
+    # -- cuda:90 TMA copies with barriers (see lowering/tma_plan.py) --
+
+    def plan_tma(self) -> None:
+        """``lds-copies=tma``: every copy becomes a TMA copy, or the first that
+        cannot is an error (nothing falls back silently)."""
+        try:
+            plan = plan_tma(self.module)
+            for copy in plan.copies:
+                self.tma_refusal(copy.opview)
+        except TmaRefusal as e:
+            raise self.fail(e.op, f"lds-copies=tma: {e}") from None
+        self.tma = plan
+
+    def tma_refusal(self, op: Any) -> None:
+        """Raise :class:`TmaRefusal` where ``op`` cannot be a TMA copy."""
+        desc = op.desc.type
+        owner = op.desc.owner
+        while isinstance(owner, ir.OpView | ir.Operation) and (
+            owner.operation.name == "tile.update_tensor_descriptor"
+        ):
+            if len(owner.opview.bounds):
+                raise TmaRefusal(
+                    op.operation, "a descriptor with bounds has no TMA form (TMA bounds by shape)"
+                )
+            owner = owner.opview.desc.owner
+        if not isinstance(owner, ir.OpView | ir.Operation) or (
+            owner.operation.name != MakeTensorDescriptorOp.OPERATION_NAME
+        ):
+            raise TmaRefusal(op.operation, self._untracked())
+        if _const_int(owner.opview.strides[-1]) != 1:
+            raise TmaRefusal(op.operation, "TMA needs a unit innermost stride (the constant 1)")
+        if len(desc.shape) != 2:
+            rank = len(desc.shape)
+            raise TmaRefusal(op.operation, f"TMA copies here are rank 2, got rank {rank}")
+        if str(desc.layout_attr) not in self.wgmma_shared:
+            raise TmaRefusal(
+                op.operation,
+                "TMA writes NVMMA shared layouts, which this lowering gives only to buffers "
+                "that wgmma reads",
+            )
+        inner = int(desc.shape[-1]) * self.bits(desc.element_type, op) // 8
+        if inner < 16:
+            raise TmaRefusal(op.operation, f"a TMA block row needs 16 bytes or more, got {inner}")
+
+    def barrier_type(self, shape: list[int]) -> Any:
+        layout = self.layout(self.tt.layouts.MBarrierLayout())
+        return self.b.get_shared_mem_desc_ty(self.i64(), shape, layout, shape)
+
+    def barrier(self, index: Any) -> Any:
+        return self.b.create_memdesc_index(self.barrier_type([1]), self.tma_bars, index)
+
+    def init_barriers(self, ring: int) -> None:
+        """The function's ring of single-arrival barriers, initialised and fenced
+        (the async proxy, TMA, must see the initialisation)."""
+        self.tma_bars = self.b.create_local_alloc(self.barrier_type([ring, 1]))
+        for i in range(ring):
+            self.b.create_mbarrier_init(self.barrier(self.const(i)), 1)
+        self.b.create_fence_async_shared(False)
+        self.tma_count = self.const(0)
+
+    def tma_copy(self, op: Any, pred: ir.Value | None) -> None:
+        """Copy number ``g``: expect its bytes on barrier ``g % R`` and issue the
+        TMA copy there; a predicated-off copy arrives without bytes."""
+        info = self.descs.get(op.desc)
+        if info is None or info.tma is None:
+            raise self.fail(op, self._untracked())
+        shape = list(op.desc.type.shape)
+        nbytes = int(numpy.prod(shape)) * self.bits(op.desc.type.element_type, op) // 8
+        preds = [p for p in (info.pred, None if pred is None else self.v(pred)) if p is not None]
+        cond = preds[0] if preds else None
+        if len(preds) == 2:
+            cond = self.b.create_and(*preds)
+        true = self.b.get_int1(True)
+        g = self.tma_count
+        bar = self.barrier(self.b.create_srem(g, self.const(self.tma_fn.ring)))
+        self.b.create_mbarrier_expect(bar, nbytes, true if cond is None else cond)
+        coords = info.origin or [self.const(0)] * len(shape)
+        on = true if cond is None else cond
+        self.b.create_async_tma_copy_global_to_local(
+            info.tma, list(coords), bar, self.v(op.dest), on, False, None
+        )
+        if cond is not None:
+            self.b.create_mbarrier_arrive(bar, 1, self.b.create_xor(cond, true))
+        self.tma_count = self.b.create_add(g, self.const(1))
+
+    def wait_copies(self, window: int, num: int) -> None:
+        """Wait for copies ``issued - window .. issued - num - 1`` (those >= 0):
+        barrier ``g % R``, phase parity ``(g // R) % 2``."""
+        ring = self.const(self.tma_fn.ring)
+        for j in range(num, window):
+            g = self.b.create_sub(self.tma_count, self.const(j + 1))
+            issued = self.b.create_icmpSGE(g, self.const(0))
+            g = self.b.create_maxsi(g, self.const(0))
+            phase = self.b.create_and(self.b.create_sdiv(g, ring), self.const(1))
+            bar = self.barrier(self.b.create_srem(g, ring))
+            self.b.create_mbarrier_wait(bar, phase, issued, [])
 
     def lower_wmma(self, op: Any) -> Any:
         if op.operation in self.wgmma_ops:
@@ -1858,7 +2031,8 @@ class ConvertTileToTritonGPUPass(TilePass):
     On gfx1250 copies keep their ``warp_used_hint`` (fused copies their
     ``warp_used_hints``); on gfx950, gfx942 and cuda:90, which have no TDM,
     copies become masked loads of the block (direct to shared memory on
-    gfx950 and, as ``cp.async``, on cuda:90) and the hint is dropped.
+    gfx950 and, as ``cp.async``, on cuda:90; with ``lds-copies=tma`` on
+    cuda:90, barrier-tracked TMA copies) and the hint is dropped.
     Before emitting, each copy's ``tile.warp_layout`` and warp predicate are
     checked against the layout Triton derives from the hint.
 
@@ -1909,8 +2083,9 @@ class ConvertTileToTritonGPUPass(TilePass):
     (a target given here overrides it; the module's attribute is not read)."""
     lds_copies: str = "auto"
     """gfx950 and cuda:90 copies: ``direct`` to shared memory, through
-    ``registers``, or ``auto`` (direct when the function states the alignment
-    it needs)."""
+    ``registers``, ``auto`` (direct when the function states the alignment
+    it needs), or on cuda:90 ``tma`` (barrier-tracked TMA copies; outer
+    strides must be 16-byte aligned)."""
     mma: str = "auto"
     """cuda:90 MMAs: ``wgmma`` (an error where an MMA cannot take it),
     ``mma_v2`` (mma.sync), or ``auto`` (wgmma where every MMA of an
@@ -1947,6 +2122,8 @@ def check_hand_off(
         )
     if mma not in MMA_KINDS:
         raise LoweringFailure(module, f"mma must be one of {', '.join(MMA_KINDS)}, got '{mma}'")
+    if lds_copies == "tma" and not TARGETS[target].nvidia:
+        raise LoweringFailure(module, f"lds-copies=tma needs cuda:90 (TMA), not {target}")
     return TARGETS[target], ir.IntegerAttr(module.attributes[NUM_WARPS]).value
 
 
@@ -1973,7 +2150,9 @@ def convert(
         LoweringFailure: at the tile op that cannot be lowered.
     """
     info, num_warps = check_hand_off(module, target, lds_copies, mma)
-    lowering = _Lowering(module, info, num_warps, triton, filename, on_op, mma=mma)
+    lowering = _Lowering(
+        module, info, num_warps, triton, filename, on_op, mma=mma, lds_copies=lds_copies
+    )
     if info.direct_to_lds and lds_copies != "registers":
         lowering.direct_copies = lds_copies == "direct" or _direct_copies_ok(
             module, inner_only=info.nvidia

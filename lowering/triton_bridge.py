@@ -188,6 +188,7 @@ def triton_ir(target: str) -> TritonIR:
     from triton.experimental.gluon.language import _layouts as generic
     from triton.experimental.gluon.language.amd import _layouts as amd
     from triton.experimental.gluon.language.amd.cdna5 import _layouts as cdna5
+    from triton.experimental.gluon.language.nvidia.ampere.mbarrier import MBarrierLayout
 
     context = _triton_context(target)
     _, arch, _ = _target_entry(target)
@@ -203,12 +204,20 @@ def triton_ir(target: str) -> TritonIR:
         PartitionedSharedLayout=cdna5.PartitionedSharedLayout,
         AMDMFMALayout=amd.AMDMFMALayout,
         AMDWMMALayout=amd.AMDWMMALayout,
+        MBarrierLayout=MBarrierLayout,
     )
     return TritonIR(ir, context, builder, layouts)
 
 
-def verified_text(module: Any) -> str:
+def verified_text(module: Any, target: str = "", context: Any = None) -> str:
     """Verify a built Triton module; return its pretty text, with locations.
+
+    On cuda:90, device-side TMA descriptors (``tt.make_tensor_descriptor``)
+    are first lowered by Triton's own ``tma-lowering`` pass, as Triton does
+    for Gluon kernels before the TTGIR stage (our text enters there): each
+    becomes a 128-byte TMA descriptor written into per-program global
+    scratch memory (``ttng.tensormap_create``), which the kernel's metadata
+    sizes and the launcher allocates.
 
     Raises:
         TritonError: the verifier's diagnostics (they print to fd 2, which the
@@ -216,6 +225,16 @@ def verified_text(module: Any) -> str:
     """
     if not module.verify():
         raise TritonError("Triton's verifier rejected the lowered module")
+    names: set[str] = set()
+    if context is not None and target and TARGETS[target][0] == "cuda":
+        module.walk(lambda op: names.add(op.get_name()))
+    # Only modules with descriptors: the pass also folds and reorders constants.
+    if "tt.make_tensor_descriptor" in names:
+        from triton._C.libtriton import ir, nvidia
+
+        pm = ir.pass_manager(context)
+        nvidia.passes.ttnvgpuir.add_tma_lowering(pm)
+        pm.run(module, "tma_lowering")
     return str(module.str())
 
 

@@ -15,6 +15,11 @@ into one bundle:
   arguments that are not multiples of 16;
 * ``any``: no facts, so copies go through registers; valid for every shape.
 
+With ``--tma`` (or a config tag ending in ``_tma``) the aligned variants copy
+with TMA instead of ``cp.async``: device-side TMA descriptors (128 bytes of
+global scratch per descriptor and program, which the launcher allocates)
+and one mbarrier per copy in flight (``lds-copies=tma`` of the lowering).
+
 Other configurations of the same kernel (block shape and warps through its
 constexprs and ``num_warps``; all ``aligned``) are added on request:
 
@@ -63,6 +68,8 @@ ALIGNED_ARGS = ("N", "K", "lda", "ldb", "ldc")
 DIVISIBILITY = 16
 #: The config table ``tune.py`` writes and ``--tuned`` / ``bench_gemm.py`` read.
 CONFIG_TABLE = HERE / "configs" / "cuda90.json"
+#: The hand-off of a TMA config: every copy a barrier-tracked TMA copy.
+TMA_HAND_OFF = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
 
 
 @dataclass(frozen=True)
@@ -80,19 +87,23 @@ class OurConfig:
     async_mma: bool = True
     """Compile with ``tile-pipeline-mma`` (one wgmma in flight), as cuda:90 does by
     default; False: each MMA is waited for at once (tag suffix ``_sync``)."""
+    tma: bool = False
+    """Copies are barrier-tracked TMA copies (``lds-copies=tma``, tag suffix
+    ``_tma``); False: ``cp.async``."""
 
     @property
     def tag(self) -> str:
         stages = f"_s{self.stages}" if self.stages != 2 else ""
         group = f"_g{self.group_m}" if self.group_m else ""
+        tma = "_tma" if self.tma else ""
         sync = "" if self.async_mma else "_sync"
         shape = f"{self.block_m}x{self.block_n}x{self.block_k}"
-        return f"{shape}_w{self.num_warps}{stages}{group}{sync}"
+        return f"{shape}_w{self.num_warps}{stages}{group}{tma}{sync}"
 
     @classmethod
     def parse(cls, tag: str) -> OurConfig:
         """The config of a tag like ``128x128x64_w8`` (``_s3``: three stages,
-        ``_g8``: GROUP_M 8, ``_sync``: the MMA waited for at once)."""
+        ``_g8``: GROUP_M 8, ``_tma``: TMA copies, ``_sync``: the MMA waited for at once)."""
         try:
             shape, *parts = tag.split("_")
             m, n, k = (int(x) for x in shape.split("x"))
@@ -100,6 +111,8 @@ class OurConfig:
             for part in parts:
                 if part == "sync" and "async_mma" not in fields:
                     fields["async_mma"] = False
+                elif part == "tma" and "tma" not in fields:
+                    fields["tma"] = True
                 elif part[:1] in "wsg" and part[1:].isdigit():
                     key = {"w": "num_warps", "s": "stages", "g": "group_m"}[part[0]]
                     if key in fields:
@@ -117,8 +130,16 @@ class OurConfig:
 
     @property
     def pipeline(self) -> str | None:
-        """The tile passes to compile with (None: cuda:90's default pipeline)."""
-        return None if self.async_mma else ""
+        """The tile passes to compile with (None: cuda:90's default pipeline);
+        with TMA, the hand-off and its option too."""
+        if not self.tma:
+            return None if self.async_mma else ""
+        return ",".join([*(["tile-pipeline-mma"] if self.async_mma else []), TMA_HAND_OFF])
+
+    @property
+    def copies(self) -> str:
+        """How the aligned variant fills shared memory (bundle metadata)."""
+        return "tma" if self.tma else "cp.async"
 
     def constexprs(self) -> dict[str, int]:
         """The kernel's constexprs for this config (the element type aside)."""
@@ -166,6 +187,12 @@ CANDIDATES = (
     OurConfig(128, 128, 64, 8, async_mma=False),
     OurConfig(128, 128, 64, 4, async_mma=False),
     OurConfig(128, 256, 64, 8, stages=3, group_m=8, async_mma=False),
+    OurConfig(128, 128, 64, 8, tma=True),
+    OurConfig(128, 128, 64, 8, stages=4, group_m=8, tma=True),
+    OurConfig(128, 128, 64, 4, stages=4, group_m=8, tma=True),
+    OurConfig(128, 256, 64, 8, stages=3, group_m=8, tma=True),
+    OurConfig(128, 256, 64, 8, stages=4, group_m=8, tma=True),
+    OurConfig(256, 128, 64, 8, stages=3, group_m=8, tma=True),
 )
 
 
@@ -199,9 +226,11 @@ def state_divisibility(module: Any, names: list[str], divisible: tuple[str, ...]
 
 
 def gemm_variants(
-    dtypes: list[str] | None = None, mma: str = "auto", async_mma: bool = True
+    dtypes: list[str] | None = None, mma: str = "auto", async_mma: bool = True, tma: bool = False
 ) -> list[dict[str, Any]]:
-    """Every variant: its name, tile module, argument names, grid and metadata."""
+    """Every variant: its name, tile module, argument names, grid and metadata
+    (``tma``: the aligned ones with TMA copies; ``any`` keeps register copies,
+    as TMA needs 16-byte aligned strides)."""
     import gemm_opt.language as tl
 
     example = _example()
@@ -210,7 +239,8 @@ def gemm_variants(
     block = {
         p.name[len("BLOCK_") :]: p.default for p in kernel.params() if p.name.startswith("BLOCK_")
     }
-    default = OurConfig(block["M"], block["N"], block["K"], 8, async_mma=async_mma)
+    default = OurConfig(block["M"], block["N"], block["K"], 8, async_mma=async_mma, tma=tma)
+    untracked = dataclasses.replace(default, tma=False)
     out = []
     for dtype in dtypes or list(DTYPES):
         for variant in ("aligned", "any"):
@@ -227,15 +257,15 @@ def gemm_variants(
                     "module": module,
                     "arg_names": names,
                     "grid": [("M", block["M"]), ("N", block["N"]), 1],
-                    "pipeline": default.pipeline,
+                    "pipeline": (default if aligned else untracked).pipeline,
                     "meta": {
                         "kind": "ours",
                         "source": SOURCE,
                         "dtype": DTYPES[dtype],
                         "variant": variant,
-                        "config": default.tag,
+                        "config": (default if aligned else untracked).tag,
                         "block": block,
-                        "copies": "cp.async" if aligned else "registers",
+                        "copies": default.copies if aligned else "registers",
                         "mma": mma,
                         "mma_in_flight": int(async_mma),
                         "group_m": 0,
@@ -279,7 +309,7 @@ def config_variants(
                         "variant": "aligned",
                         "config": cfg.tag,
                         "block": {"M": cfg.block_m, "N": cfg.block_n, "K": cfg.block_k},
-                        "copies": "cp.async",
+                        "copies": cfg.copies,
                         "mma": mma,
                         "mma_in_flight": int(cfg.async_mma),
                         "group_m": cfg.group_m,
@@ -310,6 +340,7 @@ def build(
     quiet: bool = False,
     mma: str = "auto",
     async_mma: bool = True,
+    tma: bool = False,
 ) -> Any:
     """Compile every variant (and ``configs``, the Triton baseline) into a bundle.
 
@@ -319,9 +350,10 @@ def build(
     from gemm_opt.runtime.build import build_kernel
 
     kernels = []
-    default = dataclasses.replace(DEFAULT_CONFIG, async_mma=async_mma)  # gemm_variants builds it
+    # gemm_variants builds the default config
+    default = dataclasses.replace(DEFAULT_CONFIG, async_mma=async_mma, tma=tma)
     extra = [c for c in dict.fromkeys(configs or []) if c != default]
-    for v in gemm_variants(dtypes, mma, async_mma) + config_variants(extra, dtypes, mma):
+    for v in gemm_variants(dtypes, mma, async_mma, tma) + config_variants(extra, dtypes, mma):
         start = time.perf_counter()
         k = build_kernel(
             v["module"],
@@ -423,6 +455,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="build the default variants without tile-pipeline-mma (each MMA waited for at once)",
     )
+    parser.add_argument(
+        "--tma",
+        action="store_true",
+        help="build the default aligned variants with TMA copies (configs: tag suffix _tma)",
+    )
     args = parser.parse_args(argv)
     dtypes = [d for d in args.dtypes.split(",") if d]
     bad = [d for d in dtypes if d not in DTYPES]
@@ -432,7 +469,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.tuned:
         configs += read_config_table(args.config_table)["configs"]
     bundle = build(
-        dtypes, configs=configs, triton=args.triton, mma=args.mma, async_mma=not args.sync_mma
+        dtypes,
+        configs=configs,
+        triton=args.triton,
+        mma=args.mma,
+        async_mma=not args.sync_mma,
+        tma=args.tma,
     )
     bundle.write(args.output)
     print(f"wrote {args.output} ({args.output.stat().st_size} bytes, {len(bundle)} kernels)")

@@ -1,0 +1,159 @@
+"""Barrier bookkeeping for cuda:90's TMA copies (an analysis of tile IR, no IR changes).
+
+The tile dialect waits for copies by *count*: ``tile.async_tdm_wait {num}``
+returns once at most ``num`` of the copies issued so far are in flight
+(``cp.async.wait_group`` and TDM's counter work this way). A TMA copy instead
+signals an mbarrier when its bytes have landed, and a wait names a barrier
+and a phase parity. The lowering keeps the tile semantics exactly by giving
+the copies of a function a ring of ``R`` single-arrival barriers: copy number
+``g`` (issue order, counted at run time) arrives on barrier ``g % R`` in
+phase ``g // R``, and a wait with ``num`` waits for the barriers of copies
+``issued - W .. issued - num - 1`` (those with ``g >= 0``), where ``W`` bounds
+the copies not yet waited for when the wait is reached.
+
+Why this is exact: at a wait, every copy below ``issued - W`` has been
+waited for already, so waiting for the rest makes every copy below
+``issued - num`` complete, which is the tile rule. Re-waiting a completed
+copy is free, and its barrier is never reused before the wait (copy
+``g + R`` issues only once ``g`` is waited for, as ``R`` bounds the copies in
+flight), so the parity test cannot confuse two phases. A predicated-off copy
+still arrives (without bytes), so every copy completes one phase.
+
+This module computes, per function, the static part: ``W`` for every wait,
+``R``, and the copies per iteration of each loop (the run-time count is
+``copies before the loop + iteration * per-iteration``). It accepts copies at
+the top level of a function or directly in the body of a top-level
+``scf.for`` whose body also waits (otherwise the copies in flight are not
+bounded); anything else is refused with the op to blame, and the lowering
+then keeps ``cp.async`` (or reports the refusal when TMA was asked for).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gemm_opt.core.ext_compat import cast, ir
+from gemm_opt.dialect.tile import AsyncTDMWaitOp
+from gemm_opt.passes.common import COPY_OP, FUSED_OP
+
+WAIT_OP = AsyncTDMWaitOp.OPERATION_NAME
+
+
+class TmaRefusal(Exception):
+    """The module's copies cannot become barrier-tracked TMA copies (why, at ``op``)."""
+
+    def __init__(self, op: ir.Operation, message: str) -> None:
+        super().__init__(message)
+        self.op = op
+
+
+@dataclass
+class FunctionPlan:
+    """The barrier ring of one function."""
+
+    ring: int = 0
+    """``R``: barriers in the ring (the most copies ever in flight)."""
+    windows: dict[ir.Operation, int] = field(default_factory=dict)
+    """Wait (or ``func.return``, which waits for all) -> ``W`` before it."""
+    loops: dict[ir.Operation, int] = field(default_factory=dict)
+    """``scf.for`` -> copies per iteration."""
+
+
+@dataclass
+class TmaPlan:
+    functions: dict[ir.Operation, FunctionPlan] = field(default_factory=dict)
+    copies: list[ir.Operation] = field(default_factory=list)
+
+
+def _has_copy_ops(op: ir.Operation) -> bool:
+    found = False
+
+    def visit(inner: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        if inner.name in (COPY_OP, FUSED_OP, WAIT_OP):
+            found = True
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return found
+
+
+class _Walk:
+    def __init__(self, plan: FunctionPlan, copies: list[ir.Operation]) -> None:
+        self.plan = plan
+        self.copies = copies
+
+    def ops(self, block: ir.Block, bound: int, in_loop: bool) -> int:
+        """Simulate ``block`` from ``bound`` copies not waited for; the bound after it."""
+        for view in block.operations:
+            op = view.operation
+            name = op.name
+            if name == COPY_OP:
+                if view.barrier is not None:
+                    raise TmaRefusal(op, "copies that arrive on an mbarrier have no TMA form yet")
+                bound += 1
+                self.plan.ring = max(self.plan.ring, bound)
+                if op not in self.copies:
+                    self.copies.append(op)
+            elif name == FUSED_OP:
+                raise TmaRefusal(
+                    op, "a fused copy has no TMA form (a TMA copy moves one descriptor's block)"
+                )
+            elif name == WAIT_OP:
+                self.plan.windows[op] = max(self.plan.windows.get(op, 0), bound)
+                bound = min(bound, ir.IntegerAttr(op.attributes["num"]).value)
+            elif name == "func.return":
+                self.plan.windows[op] = max(self.plan.windows.get(op, 0), bound)
+                bound = 0
+            elif name == "func.call":
+                raise TmaRefusal(op, "calls in a function with TMA copies are not supported")
+            elif name == "scf.for" and not in_loop and _has_copy_ops(op):
+                bound = self.loop(op, bound)
+            elif op.regions and _has_copy_ops(op):
+                where = "a nested loop" if in_loop else f"'{name}'"
+                raise TmaRefusal(
+                    op,
+                    f"TMA copies and waits must be at the top level of the function or of a "
+                    f"top-level scf.for, not inside {where} (their count would not be static)",
+                )
+        return bound
+
+    def loop(self, op: ir.Operation, bound: int) -> int:
+        body = op.regions[0].blocks[0]
+        if cast(body.arguments[0].type, ir.IntegerType) is None or (
+            ir.IntegerType(body.arguments[0].type).width != 32
+        ):
+            raise TmaRefusal(op, "a loop issuing TMA copies must count with i32")
+        views = list(body.operations)
+        per_iter = sum(1 for v in views if v.operation.name == COPY_OP)
+        if per_iter and not any(v.operation.name == WAIT_OP for v in views):
+            raise TmaRefusal(
+                op, "a loop issuing copies must also wait in its body (else copies in flight grow)"
+            )
+        self.plan.loops[op] = per_iter
+        entry = bound
+        for _ in range(64):  # grows monotonically up to a fixpoint (the body waits)
+            end = self.ops(body, entry, in_loop=True)
+            if max(bound, end) == entry:
+                return entry  # also the bound after the loop, which may run zero times
+            entry = max(bound, end)
+        raise TmaRefusal(op, "the copies in flight across iterations of this loop are not bounded")
+
+
+def plan_tma(module: ir.Operation) -> TmaPlan:
+    """The TMA plan of every function of ``module`` with copies; raises :class:`TmaRefusal`."""
+    plan = TmaPlan()
+    for view in module.regions[0].blocks[0].operations:
+        fn = view.operation
+        if fn.name != "func.func" or not _has_copy_ops(fn):
+            continue
+        blocks = list(fn.regions[0].blocks)
+        fplan = FunctionPlan()
+        _Walk(fplan, plan.copies).ops(blocks[0], 0, in_loop=False)
+        fplan.ring = max(fplan.ring, 1)
+        plan.functions[fn] = fplan
+    return plan
+
+
+__all__ = ["FunctionPlan", "TmaPlan", "TmaRefusal", "plan_tma"]

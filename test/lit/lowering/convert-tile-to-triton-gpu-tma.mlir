@@ -1,0 +1,126 @@
+// RUN: gemm-opt %s --split-input-file --pass-pipeline='builtin.module(convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma})' | FileCheck %s
+
+// lds-copies=tma on cuda:90: tile copies become barrier-tracked TMA copies.
+// Each function gets a ring of single-arrival mbarriers, one per copy that
+// can be in flight; copy g arrives on barrier g % R (its bytes expected
+// there first) and a tile.async_tdm_wait {num} waits, with the phase
+// parity (g / R) % 2, for the copies that it completes. Descriptors
+// become device-side TMA descriptors (tt.make_tensor_descriptor, which
+// Triton's tma-lowering, run before the text is printed, turns into a
+// 128-byte tensormap in per-program global scratch); hints are dropped.
+
+// A copy issued and waited for at once: a ring of one barrier. A pred on
+// the copy predicates the expect and the TMA copy; when it is false the
+// barrier is arrived on without bytes, so the wait still completes.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 1>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+#opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
+#opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
+!da = !tile.tensor_desc<tensor<64x64xf16, #s>>
+!ba = !tile.shared<tensor<64x64xf16, #s>>
+!acc = tensor<64x64xf32, #acc>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  // CHECK-LABEL: tt.func public @one_copy
+  func.func @one_copy(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %p: i1, %c: !acc) -> !acc {
+    %one = arith.constant 1 : i64
+    %c0 = arith.constant 0 : i32
+    // CHECK: %[[BARS:.*]] = ttg.local_alloc : () -> !ttg.memdesc<1x1xi64
+    // CHECK: ttng.init_barrier %{{.*}}, 1
+    // CHECK: ttng.fence_async_shared
+    // CHECK: %[[SCRATCH:.*]] = ttg.global_scratch_alloc {alignment = 128 : i32, nbytes = 128 : i32}
+    // CHECK: ttng.tensormap_create %[[SCRATCH]], %arg0, [%c64_i32, %c64_i32], [%arg1, %arg1]
+    // CHECK-SAME: swizzle_mode = 3
+    // CHECK: ttng.tensormap_fenceproxy_acquire %[[SCRATCH]]
+    // CHECK: %[[DESC:.*]] = ttng.reinterpret_tensor_descriptor %[[SCRATCH]] : !tt.ptr<i8> to !tt.tensordesc<64x64xf16, #[[NVMMA:.*]]>
+    %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
+    %d1 = "tile.update_tensor_descriptor"(%d, %m, %c0, %p) {operandSegmentSizes = array<i32: 1, 2, 0, 1>} : (!da, i32, i32, i1) -> !da
+    %buf = "tile.local_alloc"() : () -> !ba
+    // CHECK: ttng.barrier_expect %{{.*}}, 8192, %arg3
+    // CHECK: ttng.async_tma_copy_global_to_local %[[DESC]][%arg1, %{{.*}}] %{{.*}}, %{{.*}}, %arg3
+    // CHECK: %[[NOT:.*]] = arith.xori %arg3, %true
+    // CHECK: ttng.arrive_barrier %{{.*}}, 1, %[[NOT]]
+    "tile.async_tdm_copy_global_to_local"(%d1, %buf) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 3 : i32} : (!da, !ba) -> ()
+    // CHECK: ttng.wait_barrier
+    // CHECK-NOT: ttng.wait_barrier
+    // CHECK: ttng.warp_group_dot
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    %ta = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opa>
+    %tb = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opb>
+    %r = "tile.wmma"(%ta, %tb, %c) : (tensor<64x64xf16, #opa>, tensor<64x64xf16, #opb>, !acc) -> !acc
+    return %r : !acc
+  }
+}
+
+// -----
+
+// A K loop with two buffers: one copy before the loop, one per iteration,
+// and a wait that leaves the iteration's copy in flight. At most two copies
+// are in flight: a ring of two barriers. The copy count at an iteration's
+// start is 1 + (k - 0) / 1 * 1 (folded to k + 1), so the iteration's copy is
+// copy k + 1, and the wait (num = 1, at most two copies not waited for)
+// waits for copy k: barrier k % 2, parity (k / 2) % 2.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 1>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+#opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
+#opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
+!da = !tile.tensor_desc<tensor<64x64xf16, #s>>
+!ba = !tile.shared<tensor<64x64xf16, #s>>
+!bufa = !tile.shared<tensor<2x64x64xf16, #s>>
+!acc = tensor<64x64xf32, #acc>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  // CHECK-LABEL: tt.func public @k_loop
+  func.func @k_loop(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %nk: i32, %c: !acc) -> !acc {
+    %one = arith.constant 1 : i64
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c64 = arith.constant 64 : i32
+    // CHECK: ttg.local_alloc : () -> !ttg.memdesc<2x1xi64
+    // CHECK-COUNT-2: ttng.init_barrier
+    %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
+    %bufs = "tile.local_alloc"() : () -> !bufa
+    %b0 = "tile.memdesc_index"(%bufs, %c0) : (!bufa, i32) -> !ba
+    // CHECK: ttng.async_tma_copy_global_to_local
+    "tile.async_tdm_copy_global_to_local"(%d, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
+    // CHECK: scf.for %[[K:.*]] = %{{.*}} to %arg3 step %{{.*}} iter_args
+    // CHECK: %[[G:.*]] = arith.addi %[[K]], %c1_i32
+    // CHECK: %[[SLOT:.*]] = arith.remsi %[[G]], %c2_i32
+    // CHECK: %[[BAR:.*]] = ttg.memdesc_index %{{.*}}[%[[SLOT]]]
+    // CHECK: ttng.barrier_expect %[[BAR]], 8192, %true
+    // CHECK: ttng.async_tma_copy_global_to_local %{{.*}} %{{.*}}, %[[BAR]], %true
+    // CHECK-NOT: ttng.arrive_barrier
+    // CHECK: %[[NEXT:.*]] = arith.addi %[[G]], %c1_i32
+    // CHECK: %[[W:.*]] = arith.subi %[[NEXT]], %c2_i32
+    // CHECK: %[[ISSUED:.*]] = arith.cmpi sge, %[[W]], %c0_i32
+    // CHECK: %[[WG:.*]] = arith.maxsi %[[W]], %c0_i32
+    // CHECK: %[[ROUND:.*]] = arith.divsi %[[WG]], %c2_i32
+    // CHECK: %[[PHASE:.*]] = arith.andi %[[ROUND]], %c1_i32
+    // CHECK: %[[WSLOT:.*]] = arith.remsi %[[WG]], %c2_i32
+    // CHECK: %[[WBAR:.*]] = ttg.memdesc_index %{{.*}}[%[[WSLOT]]]
+    // CHECK: ttng.wait_barrier %[[WBAR]], %[[PHASE]], %[[ISSUED]]
+    // CHECK-NOT: ttng.wait_barrier
+    // CHECK: scf.yield
+    %r = scf.for %k = %c0 to %nk step %c1 iter_args(%acc = %c) -> (!acc) : i32 {
+      %k1 = arith.addi %k, %c1 : i32
+      %s1 = arith.remsi %k1, %c2 : i32
+      %off = arith.muli %k1, %c64 : i32
+      %dn = "tile.update_tensor_descriptor"(%d, %c0, %off) {operandSegmentSizes = array<i32: 1, 2, 0, 0>} : (!da, i32, i32) -> !da
+      %bn = "tile.memdesc_index"(%bufs, %s1) : (!bufa, i32) -> !ba
+      "tile.async_tdm_copy_global_to_local"(%dn, %bn) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
+      "tile.async_tdm_wait"() {num = 1 : i32} : () -> ()
+      %s = arith.remsi %k, %c2 : i32
+      %bk = "tile.memdesc_index"(%bufs, %s) : (!bufa, i32) -> !ba
+      %ta = "tile.local_load"(%bk) : (!ba) -> tensor<64x64xf16, #opa>
+      %tb = "tile.local_load"(%bk) : (!ba) -> tensor<64x64xf16, #opb>
+      %d2 = "tile.wmma"(%ta, %tb, %acc) : (tensor<64x64xf16, #opa>, tensor<64x64xf16, #opb>, !acc) -> !acc
+      scf.yield %d2 : !acc
+    }
+    // After the loop the count is 1 + max((nk - 0 + 1 - 1) / 1, 0) copies and
+    // at most one is not waited for: the return waits for it.
+    // CHECK: arith.maxsi %arg3, %c0_i32
+    // CHECK: ttng.wait_barrier
+    // CHECK-NOT: ttng.wait_barrier
+    // CHECK: tt.return
+    return %r : !acc
+  }
+}
