@@ -173,6 +173,7 @@ from gemm_opt.dialect.tile import (
     verify_for_target,
     warp_layout_fields,
 )
+from gemm_opt.lowering.convert_sync_ops import HANDLERS as SYNC_HANDLERS
 from gemm_opt.lowering.tma_plan import FunctionPlan, TmaPlan, TmaRefusal, plan_tma
 from gemm_opt.passes.common import COPY_OP, FUSED_OP, collect_ops
 
@@ -1292,10 +1293,13 @@ class _Lowering:
         after_types = [self.must_type(a.type, op) for a in after_old.arguments]
         result_types = [self.must_type(r.type, op) for r in op.results]
         while_op = self.b.create_while_op(result_types, inits)
+        # Creating a block moves the builder into it: come back after the loop.
+        saved = self.b.get_insertion_point()
         before = self.b.create_block_with_parent(while_op.get_before(), before_types)
         self._body(before_old, before, [before.arg(i) for i in range(len(before_types))])
         after = self.b.create_block_with_parent(while_op.get_after(), after_types)
         self._body(after_old, after, [after.arg(i) for i in range(len(after_types))])
+        self.b.restore_insertion_point(saved)
         return [while_op.get_result(i) for i in range(len(op.results))]
 
     def lower_yield(self, op: ir.Operation) -> None:
@@ -2001,6 +2005,7 @@ _HANDLERS: dict[str, Callable[[_Lowering, Any], Any]] = {
     AsyncWmmaOp.OPERATION_NAME: _Lowering.lower_async_wmma,
     AsyncWmmaWaitOp.OPERATION_NAME: _Lowering.lower_async_wmma_wait,
 }
+_HANDLERS.update(SYNC_HANDLERS)  # tile.num_programs, tile.atomic_rmw, tile.atomic_add_block
 
 
 _KEPT: dict[str, Callable[[_Lowering, ir.Operation], Any]] = {

@@ -22,6 +22,9 @@ from gemm_opt.core.targets import TARGETS as _TARGETS
 # (``cuda:90``: the portable lowering for NVIDIA Hopper, with wgmma (mma.sync
 # where it does not fit) and cp.async; hints dropped).
 
+#: Lowers ``tile.gemm_schedule`` (the first pass of every pipeline).
+LOWER_SCHEDULE = "tile-lower-gemm-schedule"
+
 #: The conversion out of the tile dialect (the last pass of every pipeline).
 CONVERT = "convert-tile-to-triton-gpu"
 
@@ -31,7 +34,10 @@ def tile_passes(
 ) -> list[str]:
     """The tile-level passes run before the conversion to TritonGPU.
 
-    The warp passes only concern TDM (gfx1250): on gfx950, gfx942 and cuda:90 the
+    ``tile-lower-gemm-schedule`` runs first on every target (a no-op without
+    a ``tile.gemm_schedule``): the schedule becomes loops and atomics around
+    its body, which the other passes then see like any other code. The warp
+    passes only concern TDM (gfx1250): on gfx950, gfx942 and cuda:90 the
     conversion drops the hints, so their warp layouts and predicates would describe
     nothing that is emitted. Fusion runs before the warp predicates because
     it only fuses copies without a ``pred`` operand; the copies it leaves
@@ -42,7 +48,7 @@ def tile_passes(
     """
     check_target(target)
     tdm = _TARGETS[target].tdm
-    passes: list[str] = []
+    passes: list[str] = [LOWER_SCHEDULE]
     if pipeline_mma and _TARGETS[target].nvidia:
         passes.append("tile-pipeline-mma")
     if derive_hints and tdm:

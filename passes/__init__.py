@@ -49,6 +49,12 @@ def _pipeline_mma() -> type[TilePass]:
     return PipelineMmaPass
 
 
+def _lower_gemm_schedule() -> type[TilePass]:
+    from gemm_opt.passes.lower_gemm_schedule import LowerGemmSchedulePass
+
+    return LowerGemmSchedulePass
+
+
 PASSES: dict[str, Callable[[], type[TilePass]]] = {
     "tile-annotate-warp-plan": _annotate_warp_plan,
     "tile-assign-tdm-warp-layout": _assign_tdm_warp_layout,
@@ -56,6 +62,7 @@ PASSES: dict[str, Callable[[], type[TilePass]]] = {
     "tile-emit-warp-predicates": _emit_warp_predicates,
     "tile-fuse-tdm-copies": _fuse_tdm_copies,
     "tile-pipeline-mma": _pipeline_mma,
+    "tile-lower-gemm-schedule": _lower_gemm_schedule,
 }
 
 __all__ = ["PASSES"]

@@ -116,7 +116,7 @@ def test_pipeline_syntax_errors_have_columns(text: str, col: int) -> None:
 
 def test_resolve_expands_named_pipelines_with_the_module_target() -> None:
     steps = resolve("builtin.module(tile-to-ttgir{fuse=false})", REGISTRY, {"target": "gfx950"})
-    assert list(pass_names(steps)) == ["convert-tile-to-triton-gpu"]
+    assert list(pass_names(steps)) == ["tile-lower-gemm-schedule", "convert-tile-to-triton-gpu"]
     conversion = next(find_pass(steps, "convert-tile-to-triton-gpu"))
     assert conversion.target == "gfx950"  # type: ignore[attr-defined]
     # An explicit option wins over the default.
@@ -165,15 +165,20 @@ def test_upstream_elements_are_checked_before_running(text: str, col: int, messa
 
 def test_completion_appends_only_what_the_target_requires() -> None:
     assert completion("gfx1250", {"tile-fuse-tdm-copies"}) == [
+        "tile-lower-gemm-schedule",
         "tile-assign-tdm-warp-layout",
         "tile-emit-warp-predicates",
         "convert-tile-to-triton-gpu{target=gfx1250}",
     ]
     assert completion("gfx1250", set(), convert=False) == [
+        "tile-lower-gemm-schedule",
         "tile-assign-tdm-warp-layout",
         "tile-emit-warp-predicates",
     ]
-    assert completion("gfx950", set()) == ["convert-tile-to-triton-gpu{target=gfx950}"]
+    assert completion("gfx950", set()) == [
+        "tile-lower-gemm-schedule",
+        "convert-tile-to-triton-gpu{target=gfx950}",
+    ]
     assert completion("gfx1250", {"convert-tile-to-triton-gpu"}) == []
     # Fusion and hint derivation are choices: never appended.
     assert "tile-fuse-tdm-copies" not in completion("gfx1250", set())

@@ -83,20 +83,25 @@ def test_pipelines_are_documented():
 
 def test_tile_to_ttgir_pass_order():
     assert tile_to_ttgir("gfx1250") == [
+        "tile-lower-gemm-schedule",
         "tile-assign-tdm-warp-layout",
         "tile-fuse-tdm-copies",
         "tile-emit-warp-predicates",
         "convert-tile-to-triton-gpu{target=gfx1250}",
     ]
     assert tile_to_ttgir("gfx1250", fuse=False, derive_hints=True) == [
+        "tile-lower-gemm-schedule",
         "tile-derive-warp-hints",
         "tile-assign-tdm-warp-layout",
         "tile-emit-warp-predicates",
         "convert-tile-to-triton-gpu{target=gfx1250}",
     ]
-    # Without TDM only the conversion runs: hints are dropped there.
-    assert tile_passes("gfx950", derive_hints=True) == []
-    assert tile_to_ttgir("gfx942") == ["convert-tile-to-triton-gpu{target=gfx942}"]
+    # Without TDM only the schedule lowering and the conversion run: hints are dropped there.
+    assert tile_passes("gfx950", derive_hints=True) == ["tile-lower-gemm-schedule"]
+    assert tile_to_ttgir("gfx942") == [
+        "tile-lower-gemm-schedule",
+        "convert-tile-to-triton-gpu{target=gfx942}",
+    ]
     with pytest.raises(ValueError, match="unknown target"):
         tile_passes("gfx90a")
 
@@ -113,9 +118,16 @@ def test_the_hand_off_is_split_off_the_end_of_a_pipeline():
 
     assert split("tile-fuse-tdm-copies") == (["tile-fuse-tdm-copies"], None)
     names, handoff = split("builtin.module(tile-to-ttgir{target=gfx1250 fuse=false})")
-    assert names == ["tile-assign-tdm-warp-layout", "tile-emit-warp-predicates"]
+    assert names == [
+        "tile-lower-gemm-schedule",
+        "tile-assign-tdm-warp-layout",
+        "tile-emit-warp-predicates",
+    ]
     assert handoff == HandOff("gfx1250", "auto")
-    assert split("builtin.module(tile-to-ttgir{target=gfx942})") == ([], HandOff("gfx942", "auto"))
+    assert split("builtin.module(tile-to-ttgir{target=gfx942})") == (
+        ["tile-lower-gemm-schedule"],
+        HandOff("gfx942", "auto"),
+    )
     names, handoff = split(
         "tile-fuse-tdm-copies,convert-tile-to-triton-gpu{target=cuda:90 lds-copies=registers}"
     )

@@ -121,9 +121,14 @@ def test_target_option_overrides_tile_target():
     # The tile module is left a gfx1250 module; only the conversion targets cuda:90.
     assert 'tile.target = "gfx1250"' in low.tile
     assert "tile-assign-tdm-warp-layout" not in low.pipeline
-    assert low.pipeline == "tile-pipeline-mma,convert-tile-to-triton-gpu{target=cuda:90}"
+    assert low.pipeline == (
+        "tile-lower-gemm-schedule,tile-pipeline-mma,convert-tile-to-triton-gpu{target=cuda:90}"
+    )
     v2 = lower_tile_module(GEMM, "cuda:90", mma="mma_v2")
-    assert v2.pipeline == "convert-tile-to-triton-gpu{target=cuda:90 mma=mma_v2}"
+    assert (
+        v2.pipeline
+        == "tile-lower-gemm-schedule,convert-tile-to-triton-gpu{target=cuda:90 mma=mma_v2}"
+    )
 
 
 def test_aligned_kernel_uses_cp_async_with_counted_waits(generated):

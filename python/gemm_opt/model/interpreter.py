@@ -1791,6 +1791,31 @@ def _b_atomic_rmw(c: _Compiler, op: Any) -> Exec:
     return run
 
 
+@_builder("tile.load_scalar")
+def _b_load_scalar(c: _Compiler, op: Any) -> Exec:
+    """``base[index]`` (i32), once per program: device-side sizes (group_lens)."""
+    where = _where(op)
+    base, index = _opnds(c, op)
+    r = _res(c, op)
+
+    def run(p: _Program, mask: np.ndarray) -> None:
+        sync = p.run.sync
+        if sync is not None:
+            sync.scheduler.point(p.clock)
+        ptr: Pointer = p.env[base]
+        loc = int(_uniform(ptr.offset, mask, "the base pointer", where))
+        loc += int(_uniform(p.env[index], mask, "the index", where))
+        if not 0 <= loc < ptr.array.size:
+            raise ModelError(
+                f"{where}: load of '{ptr.name}'[{loc}] outside its {ptr.array.size}-element array"
+            )
+        if sync is not None and sync.memory is not None:
+            sync.memory.read(p.clock, ptr.array, ptr.name, np.array([loc]), where)
+        p.env[r] = np.full(p.W, int(ptr.array[loc]), dtype=np.int64)
+
+    return run
+
+
 @_builder("tile.atomic_add_block")
 def _b_atomic_add_block(c: _Compiler, op: Any) -> Exec:
     where = _where(op)

@@ -1,0 +1,236 @@
+"""The GEMM schedule op of the ``tile`` dialect: which program computes which
+output tile and which K range, as IR.
+
+``tile.gemm_schedule`` holds the per-tile computation in its body region and
+states the schedule in attributes; ``tile-lower-gemm-schedule`` turns it into
+the tile loop, the tile order, the K split, the reduction of split-K partials
+and the epilogue. The body is written once, whatever the schedule.
+
+```mlir
+"tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+^bb0(%group: i32, %m_off: i32, %m_end: i32, %n_off: i32, %k_off: i32, %k_end: i32):
+  ...  // the fp32 partial of rows [m_off, m_off+BM) (rows >= m_end are ignored),
+       // cols [n_off, n_off+BN), summed over k in [k_off, k_end)
+  "tile.schedule_yield"(%acc) : (tensor<64x64xf32, #acc>) -> ()
+}) {kind = "persistent", grouped = "none", block_m = 64 : i32, block_n = 64 : i32,
+    block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32,
+    operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>}
+  : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+```
+
+Operands: M, N, K (i32), C (``!tile.ptr`` of f16, bf16 or f32, row-major)
+and its leading dimension (i64); ``group_lens`` (``!tile.ptr<i32>``) and
+``num_groups`` (i32) when ``grouped`` is not "none"; ``sync``
+(``!tile.ptr<i32>``) for work stealing and for stream-K with linear or tree
+reduction; ``partials`` (``!tile.ptr<f32>``) for stream-K linear or tree.
+
+Grouped forms. ``grouped = "m"``: group g owns rows ``[start_g, start_g +
+len_g)`` of A and C (``start_g`` the prefix sum of ``group_lens``), M is the
+total row count, the body gets ``m_off`` and ``m_end`` as absolute rows
+(``m_end = start_g + len_g``) and indexes B by ``%group``.
+``grouped = "k"`` (wgrad): C is ``(G*M, N)``, group g sums over K rows
+``[start_g, start_g + len_g)``: the body gets ``m_off``/``m_end`` as rows of
+the group's ``M x N`` output and ``k_off``/``k_end`` as absolute K rows; the
+epilogue writes rows ``g*M + m``. An empty group yields no tile ("m") or a
+zero tile ("k").
+"""
+
+from typing import Any
+
+from gemm_opt.core.ext_compat import cast, ext, ir
+from gemm_opt.core.schedules import GROUPED, KINDS, REDUCTIONS
+from gemm_opt.dialect.tile import (
+    BlockedAttr,
+    PtrType,
+    TileOp,
+    VerifyError,
+    WmmaAttr,
+    _check_ints,
+    _type_of,
+    check_register_layout,
+)
+
+#: The body's block arguments, in order (all i32).
+BODY_ARGS = ("group", "m_off", "m_end", "n_off", "k_off", "k_end")
+#: Element types of C.
+C_ELEMENTS = ("f16", "bf16", "f32")
+#: Reductions that need flags and fp32 partials in a workspace.
+FIXUP_REDUCTIONS = ("linear", "tree")
+#: Kinds a grouped schedule may have (all groups over one persistent loop).
+GROUPED_KINDS = ("persistent",)
+
+
+def _string(op: TileOp, name: str, allowed: tuple[str, ...], default: str | None) -> str | None:
+    a = op.attr(name)
+    if a is None:
+        return default
+    if cast(a, ir.StringAttr) is None or ir.StringAttr(a).value not in allowed:
+        raise VerifyError(f"'{name}' must be one of {', '.join(allowed)}, got {a}")
+    return ir.StringAttr(a).value
+
+
+class GemmScheduleOp(TileOp, name="gemm_schedule"):
+    """Map a GEMM's output tiles and K ranges onto programs (see the module doc).
+
+    Rules: kind one of data-parallel, persistent, work-stealing, stream-k;
+    ``reduction`` (atomic, linear, tree) given exactly for stream-k;
+    ``grouped`` none, m or k (default none), grouped only with kind
+    persistent; block sizes powers of two; group_m and num_xcds positive;
+    M, N, K, num_groups i32, ldc i64; C of f16, bf16 or f32; group_lens and
+    num_groups present iff grouped; sync present iff the kind needs it, of
+    i32; partials present iff the reduction needs them, of f32; one body
+    block with six i32 arguments ending in ``tile.schedule_yield`` of an f32
+    ``block_m x block_n`` tensor with a register layout.
+    """
+
+    ATTRS = ("kind", "reduction", "grouped", "block_m", "block_n", "block_k", "group_m", "num_xcds")
+    m: ext.Operand[Any]
+    n: ext.Operand[Any]
+    k: ext.Operand[Any]
+    c: ext.Operand[PtrType]
+    ldc: ext.Operand[Any]
+    group_lens: ext.Operand[PtrType] | None = None
+    num_groups: ext.Operand[Any] | None = None
+    sync: ext.Operand[PtrType] | None = None
+    partials: ext.Operand[PtrType] | None = None
+    body: ir.Region
+
+    def verify(self) -> None:
+        kind = self.kind
+        reduction = self.reduction
+        grouped = self.grouped
+        if kind == "stream-k" and reduction is None:
+            raise VerifyError("kind \"stream-k\" requires a 'reduction' (atomic, linear or tree)")
+        if kind != "stream-k" and reduction is not None:
+            raise VerifyError(f'\'reduction\' is only for kind "stream-k", not "{kind}"')
+        if grouped != "none" and kind not in GROUPED_KINDS:
+            raise VerifyError(
+                f'grouped = "{grouped}" needs kind {" or ".join(GROUPED_KINDS)}, got "{kind}"'
+            )
+        for name in ("block_m", "block_n", "block_k"):
+            v = self.int_attr(name, required=True)
+            if v is None or v < 1 or v & (v - 1):
+                raise VerifyError(f"'{name}' must be a power of two, got {v}")
+        for name in ("group_m", "num_xcds"):
+            v = self.int_attr(name, required=True)
+            if v is None or v < 1:
+                raise VerifyError(f"'{name}' must be positive, got {v}")
+        _check_ints([self.m, self.n, self.k], 32, "M, N and K")
+        _check_ints([self.ldc], 64, "ldc")
+        c_elem = str(_type_of(self.c, PtrType).element_type)
+        if c_elem not in C_ELEMENTS:
+            raise VerifyError(f"C must point to {', '.join(C_ELEMENTS)}, got {c_elem}")
+        self._check_optional(
+            "group_lens", self.group_lens, grouped != "none", "i32", f'grouped = "{grouped}"'
+        )
+        if (self.num_groups is not None) != (grouped != "none"):
+            need = "needs" if grouped != "none" else "takes no"
+            raise VerifyError(f'grouped = "{grouped}" {need} a num_groups operand')
+        if self.num_groups is not None:
+            _check_ints([self.num_groups], 32, "num_groups")
+        self._check_optional("sync", self.sync, self.needs_sync, "i32", self._what())
+        self._check_optional("partials", self.partials, self.needs_partials, "f32", self._what())
+        self._check_body()
+
+    def _what(self) -> str:
+        r = self.reduction
+        return f'kind "{self.kind}"' + (f' with reduction "{r}"' if r else "")
+
+    def _check_optional(self, name: str, value: Any, needed: bool, elem: str, why: str) -> None:
+        if needed and value is None:
+            raise VerifyError(f"{why} needs a '{name}' operand (!tile.ptr<{elem}>)")
+        if not needed and value is not None:
+            raise VerifyError(f"{why} takes no '{name}' operand")
+        if value is not None:
+            got = str(_type_of(value, PtrType).element_type)
+            if got != elem:
+                raise VerifyError(f"'{name}' must point to {elem}, got {got}")
+
+    def _check_body(self) -> None:
+        blocks = list(self.operation.regions[0].blocks)
+        if len(blocks) != 1:
+            raise VerifyError(f"the body must have one block, got {len(blocks)}")
+        args = list(blocks[0].arguments)
+        if len(args) != len(BODY_ARGS) or any(str(a.type) != "i32" for a in args):
+            got = ", ".join(str(a.type) for a in args) or "none"
+            raise VerifyError(
+                f"the body takes {len(BODY_ARGS)} i32 arguments ({', '.join(BODY_ARGS)}), "
+                f"got ({got})"
+            )
+        ops = list(blocks[0].operations)
+        if not ops or ops[-1].operation.name != ScheduleYieldOp.OPERATION_NAME:
+            raise VerifyError("the body must end with 'tile.schedule_yield'")
+        y = ops[-1].operation
+        if len(y.operands) != 1:
+            raise VerifyError("'tile.schedule_yield' yields one accumulator")
+        t = cast(y.operands[0].type, ir.RankedTensorType)
+        bm, bn = self.int_attr("block_m"), self.int_attr("block_n")
+        want = f"tensor<{bm}x{bn}xf32, #layout>"
+        if t is None or tuple(t.shape) != (bm, bn) or str(t.element_type) != "f32":
+            raise VerifyError(f"the body must yield {want}, got {y.operands[0].type}")
+        if not isinstance(t.encoding, BlockedAttr | WmmaAttr):
+            raise VerifyError(
+                f"the body must yield {want} with a register layout (#tile.blocked or "
+                f"#tile.wmma_layout), got {t.encoding}"
+            )
+        check_register_layout(self, t, "the yielded accumulator")
+
+    # -- accessors (checked) --
+
+    @property
+    def kind(self) -> str:
+        a = self.attr("kind")
+        if a is None:
+            raise VerifyError(f"requires attribute 'kind' (one of {', '.join(KINDS)})")
+        return _string(self, "kind", KINDS, None)  # type: ignore[return-value]
+
+    @property
+    def reduction(self) -> str | None:
+        return _string(self, "reduction", REDUCTIONS, None)
+
+    @property
+    def grouped(self) -> str:
+        return _string(self, "grouped", GROUPED, "none")  # type: ignore[return-value]
+
+    @property
+    def needs_sync(self) -> bool:
+        return self.kind == "work-stealing" or self.needs_partials
+
+    @property
+    def needs_partials(self) -> bool:
+        return self.kind == "stream-k" and self.reduction in FIXUP_REDUCTIONS
+
+    def block(self) -> tuple[int, int, int]:
+        """(block_m, block_n, block_k)."""
+        return (self.int_attr("block_m"), self.int_attr("block_n"), self.int_attr("block_k"))  # type: ignore[return-value]
+
+
+class ScheduleYieldOp(TileOp, name="schedule_yield", traits=[ir.IsTerminatorTrait]):
+    """End a ``tile.gemm_schedule`` body with the tile's fp32 partial accumulator.
+
+    ```mlir
+    "tile.schedule_yield"(%acc) : (tensor<64x64xf32, #acc>) -> ()
+    ```
+    Rules: inside a ``tile.gemm_schedule`` (its type is checked there).
+    """
+
+    acc: ext.Operand[Any]
+
+    def verify(self) -> None:
+        parent = self.operation.parent
+        if parent is None or parent.name != GemmScheduleOp.OPERATION_NAME:
+            where = "nothing" if parent is None else f"'{parent.name}'"
+            raise VerifyError(f"must be inside a 'tile.gemm_schedule', not {where}")
+
+
+OPS: tuple[type, ...] = (GemmScheduleOp, ScheduleYieldOp)
+
+__all__ = [
+    "BODY_ARGS",
+    "C_ELEMENTS",
+    "FIXUP_REDUCTIONS",
+    "GROUPED_KINDS",
+    "OPS",
+    "GemmScheduleOp",
+    "ScheduleYieldOp",
+]

@@ -1,0 +1,465 @@
+"""``tile-lower-gemm-schedule``: lower ``tile.gemm_schedule`` to loops, atomics and stores.
+
+The body region (one output tile's fp32 partial over a K range) is inlined
+exactly once, inside the loop the schedule needs; one call site keeps code
+size flat and avoids the duplicated-body miscompiles seen upstream. All
+index arithmetic is i32 ``arith``; the tile order is the GROUP_M swizzle
+(``group_m`` tile-rows per band, column-major inside a band); the workspace
+offsets come from :func:`gemm_opt.core.schedules.workspace_layout`.
+"""
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from gemm_opt.core.ext_compat import arith, ir, scf
+from gemm_opt.core.pass_base import TilePass
+from gemm_opt.core.schedules import workspace_layout
+from gemm_opt.dialect.schedule import GemmScheduleOp
+from gemm_opt.dialect.tile import VerifyError
+from gemm_opt.passes.common import collect_ops
+from gemm_opt.passes.schedule_ir import Emitter, Value
+
+
+@dataclass(frozen=True)
+class LowerGemmSchedulePass(TilePass):
+    """Lower tile.gemm_schedule to scf loops, arith, tile atomics and block stores.
+
+    Host contract (every kind): C is written only through the stores and
+    atomics below; the host zeroes ``sync`` (counters and flags) on the
+    launch stream before every launch, and C as well for stream-K with
+    atomic reduction; a workspace is never shared by launches that may
+    overlap. Grid: ``tiles`` programs for data-parallel
+    (``cdiv(M, BM) * cdiv(N, BN)``), any ``P >= 1`` for the others (one per
+    compute unit); stream-K linear/tree programs wait only on lower-numbered
+    programs, so they finish under in-order dispatch whatever P is.
+
+    Kinds (``t`` a tile id, swizzled to ``(pid_m, pid_n)`` by GROUP_M):
+
+    * data-parallel: ``t = program_id``; ``if t < tiles``: body, store.
+    * persistent: ``scf.for t = pid to tiles step num_programs``: body, store.
+    * work-stealing: chiplet ``x = pid % X`` with ``X = min(num_xcds, P)``
+      (so every chiplet's tiles have claimants); chiplet x owns tiles
+      ``[x*cdiv(T, X), ...)``; ``raw = atomic_rmw add 1 relaxed`` on
+      ``sync[counter_offset + x*COUNTER_STRIDE]``; ``scf.while raw < bound``:
+      body, then the next claim, then the store (the claim's latency hides
+      behind the store); the loop stops at the first claim past the chiplet's
+      tiles.
+    * stream-k: the partition of :func:`gemm_opt.core.schedules.stream_k_partition`
+      computed on the device; one ``scf.for`` over the program's work units
+      (its whole tiles ``pid, pid + P, ...`` below ``dp_tiles``, then one
+      unit per tile its iteration range ``[pid*q + min(pid, r), +q + (pid < r))``
+      touches). A unit covering its whole tile is stored. Otherwise:
+      atomic: ``tile.atomic_add_block`` of the partial in C's type into C;
+      linear: the tile's last contributor (whose range ends the tile) is its
+      owner: the others store their fp32 partial in ``partials[pid]`` and
+      signal ``flag[pid]`` (xchg 1 release); the owner adds the partials of
+      ``pid-1, pid-2, ..., first`` in that order, each after waiting for its
+      flag (add 0 acquire), then stores; tree: contributors counted from
+      the last, ``j = last - pid``; for stride 1, 2, 4, ...: if ``j`` is a
+      multiple of ``2*stride`` it waits for and adds ``pid - stride``'s
+      partial (if that program contributes), else it publishes its sum and
+      leaves; ``j = 0`` stores. Both reductions add in a fixed order:
+      bitwise deterministic for a given P.
+
+    Before:
+
+    ```mlir
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+    ^bb0(%g: i32, %m_off: i32, %m_end: i32, %n_off: i32, %k_off: i32, %k_end: i32):
+      %acc = ... : tensor<64x64xf32, #acc>
+      "tile.schedule_yield"(%acc) : (tensor<64x64xf32, #acc>) -> ()
+    }) {kind = "persistent", block_m = 64 : i32, ...} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    ```
+
+    After (persistent):
+
+    ```mlir
+    %pid = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %np = "tile.num_programs"() {axis = 0 : i32} : () -> i32
+    scf.for %t = %pid to %tiles step %np : i32 {
+      ... GROUP_M swizzle of %t to %m_off, %n_off ...
+      %acc = ... (the body, inlined)
+      %o = arith.truncf %acc : tensor<64x64xf32, #acc> to tensor<64x64xf16, #acc>
+      "tile.store_block"(%c, %M, %N, %ldc, %one, %m_off, %n_off, %o) ...
+    }
+    ```
+
+    Grouped (kind persistent): ``grouped = "m"``: the tiles of all groups
+    over one strided loop; the total and each tile's group come from scans of
+    ``group_lens`` (``tile.load_scalar``, O(G) per tile, no host sync); group
+    g's tiles cover rows ``[start_g, start_g + len_g)`` with the GROUP_M
+    order inside the group; empty groups own no tile and shift nothing (the
+    body indexes B by the group id). ``grouped = "k"`` (wgrad): ``G`` grids
+    of ``M x N`` tiles, tile ``t`` of group ``t / tiles``, K range
+    ``[start_g, start_g + len_g)`` (empty: a zero tile), stored at rows
+    ``g*M + m``.
+
+    Diagnostics (at the op): a schedule the verifier refuses.
+    """
+
+    name: ClassVar[str] = "tile-lower-gemm-schedule"
+
+    def run(self, module: ir.Operation) -> None:
+        for op in collect_ops(module, (GemmScheduleOp.OPERATION_NAME,)):
+            try:
+                with module.context:
+                    _Schedule(op).lower()
+            except VerifyError as e:
+                self.fail(op, f"cannot lower the schedule: {e}")
+
+
+class _Schedule:
+    def __init__(self, op: GemmScheduleOp) -> None:
+        self.op = op
+        self.kind = op.kind
+        self.reduction = op.reduction
+        self.grouped = op.grouped
+        self.bm, self.bn, self.bk = op.block()
+        self.group_m = op.int_attr("group_m")
+        self.num_xcds = op.int_attr("num_xcds")
+        self.block = op.operation.regions[0].blocks[0]
+        ops = list(self.block.operations)
+        self.yield_op = ops[-1].operation
+        self.acc_type = ir.RankedTensorType(self.yield_op.operands[0].type)
+        self.ws = workspace_layout(self.kind, self.reduction, 1, self.num_xcds, self.bm, self.bn)
+        self.e = Emitter()
+
+    # -- driver --
+
+    def lower(self) -> None:
+        op = self.op.operation
+        with op.location, ir.InsertionPoint(op):
+            e = self.e
+            self.M, self.N, self.K = self.op.m, self.op.n, self.op.k
+            self.pid = e.program_id()
+            self.num_pid_m = e.cdiv(self.M, e.c(self.bm))
+            self.num_pid_n = e.cdiv(self.N, e.c(self.bn))
+            self.tiles = e.mul(self.num_pid_m, self.num_pid_n)
+            if self.grouped == "m":
+                self._grouped_m()
+            elif self.grouped == "k":
+                self._grouped_k()
+            else:
+                getattr(self, "_" + self.kind.replace("-", "_"))()
+        op.erase()
+
+    # -- pieces --
+
+    def coords(self, t: Value, num_pid_m: Value | None = None) -> tuple[Value, Value]:
+        """(m_off, n_off) of tile ``t`` in GROUP_M order (of ``num_pid_m`` tile-rows)."""
+        e = self.e
+        gm = e.c(self.group_m)
+        in_group = e.mul(gm, self.num_pid_n)
+        first_m = e.mul(e.div(t, in_group), gm)
+        size_m = e.min(e.sub(num_pid_m or self.num_pid_m, first_m), gm)
+        local = e.rem(t, in_group)
+        pid_m = e.add(first_m, e.rem(local, size_m))
+        pid_n = e.div(local, size_m)
+        return e.mul(pid_m, e.c(self.bm)), e.mul(pid_n, e.c(self.bn))
+
+    def body(
+        self,
+        m_off: Value,
+        n_off: Value,
+        k_off: Value,
+        k_end: Value,
+        group: Value | None = None,
+        m_end: Value | None = None,
+    ) -> Value:
+        """Inline the body at the end of the current block; return its accumulator."""
+        e = self.e
+        anchor = arith.ConstantOp(e.i32, 0)
+        args = [group or e.c(0), m_off, m_end or self.M, n_off, k_off, k_end]
+        for old, new in zip(self.block.arguments, args, strict=True):
+            old.replace_all_uses_with(new)
+        for inner in list(self.block.operations):
+            if inner.operation == self.yield_op:
+                break
+            inner.operation.move_before(anchor.operation)
+        acc = self.yield_op.operands[0]
+        anchor.operation.erase()
+        return acc
+
+    def out(self, acc: Value) -> Value:
+        """The accumulator in C's element type."""
+        from gemm_opt.dialect.tile import PtrType
+
+        elem = PtrType(self.op.c.type).element_type
+        if str(elem) == "f32":
+            return acc
+        t = ir.RankedTensorType.get(list(self.acc_type.shape), elem, self.acc_type.encoding)
+        return arith.TruncFOp(t, acc).result
+
+    def store_c(self, acc: Value, m_off: Value, n_off: Value, rows: Value | None = None) -> None:
+        """Store the tile at (m_off, n_off) of C, rows below ``rows`` (M)."""
+        e = self.e
+        e.store(self.op.c, rows or self.M, self.N, self.op.ldc, m_off, n_off, self.out(acc))
+
+    def tile(self, t: Value, k_off: Value, k_end: Value) -> tuple[Value, Value, Value]:
+        m_off, n_off = self.coords(t)
+        return self.body(m_off, n_off, k_off, k_end), m_off, n_off
+
+    # -- kinds --
+
+    def _data_parallel(self) -> None:
+        e = self.e
+        guard = e.if_(e.cmp("slt", self.pid, self.tiles))
+        with ir.InsertionPoint(guard.then_block):
+            acc, m_off, n_off = self.tile(self.pid, e.c(0), self.K)
+            self.store_c(acc, m_off, n_off)
+            scf.YieldOp([])
+
+    def _persistent(self) -> None:
+        e = self.e
+        loop = e.for_(self.pid, self.tiles, e.num_programs())
+        with ir.InsertionPoint(loop.body):
+            acc, m_off, n_off = self.tile(loop.induction_variable, e.c(0), self.K)
+            self.store_c(acc, m_off, n_off)
+            scf.YieldOp([])
+
+    def _work_stealing(self) -> None:
+        e = self.e
+        sync = self.op.sync
+        chiplets = e.min(e.num_programs(), e.c(self.num_xcds))
+        xcd = e.rem(self.pid, chiplets)
+        per = e.cdiv(self.tiles, chiplets)
+        base = e.mul(xcd, per)
+        bound = e.max(e.min(per, e.sub(self.tiles, base)), e.c(0))
+        slot = e.add(e.c(self.ws.counter_offset), e.mul(xcd, e.c(self.ws.counter_stride)))
+        first = e.atomic(sync, slot, e.c(1), "add", "relaxed")
+        loop = scf.WhileOp([e.i32], [first])
+        before = loop.before.blocks.append(e.i32)
+        after = loop.after.blocks.append(e.i32)
+        with ir.InsertionPoint(before):
+            raw = before.arguments[0]
+            scf.ConditionOp(e.cmp("slt", raw, bound), [raw])
+        with ir.InsertionPoint(after):
+            t = e.add(base, after.arguments[0])
+            acc, m_off, n_off = self.tile(t, e.c(0), self.K)
+            nxt = e.atomic(sync, slot, e.c(1), "add", "relaxed")
+            self.store_c(acc, m_off, n_off)
+            scf.YieldOp([nxt])
+
+    def _stream_k(self) -> None:
+        e = self.e
+        P = e.num_programs()
+        ipt = e.cdiv(self.K, e.c(self.bk))
+        ipt1 = e.max(ipt, e.c(1))
+        # The partition (core.schedules.stream_k_partition, on the device).
+        rem_tiles = e.rem(self.tiles, P)
+        sk0 = e.select(
+            e.cmp("eq", rem_tiles, e.c(0)),
+            e.c(0),
+            e.select(e.cmp("sgt", self.tiles, P), e.add(P, rem_tiles), self.tiles),
+        )
+        sk = e.select(e.cmp("slt", e.mul(sk0, ipt), P), e.c(0), sk0)
+        dp = e.sub(self.tiles, sk)
+        total = e.mul(sk, ipt)
+        q, r = e.div(total, P), e.rem(total, P)
+        self.q1 = e.max(q, e.c(1))
+        self.r = r
+        it_begin = e.add(e.mul(self.pid, q), e.min(self.pid, r))
+        extra = e.select(e.cmp("slt", self.pid, r), e.c(1), e.c(0))
+        it_end = e.add(it_begin, e.add(q, extra))
+        has_dp = e.cmp("slt", self.pid, dp)
+        n_dp = e.select(has_dp, e.cdiv(e.max(e.sub(dp, self.pid), e.c(0)), P), e.c(0))
+        first = e.div(it_begin, ipt1)
+        last = e.div(e.sub(it_end, e.c(1)), ipt1)
+        n_seg = e.select(e.cmp("sgt", it_end, it_begin), e.add(e.sub(last, first), e.c(1)), e.c(0))
+        loop = e.for_(e.c(0), e.add(n_dp, n_seg), e.c(1))
+        with ir.InsertionPoint(loop.body):
+            u = loop.induction_variable
+            is_dp = e.cmp("slt", u, n_dp)
+            tl = e.add(first, e.sub(u, n_dp))
+            t = e.select(is_dp, e.add(self.pid, e.mul(u, P)), e.add(dp, tl))
+            tile_begin = e.mul(tl, ipt)
+            tile_end = e.add(tile_begin, ipt)
+            sb = e.select(is_dp, e.c(0), e.sub(e.max(it_begin, tile_begin), tile_begin))
+            se = e.select(is_dp, ipt, e.sub(e.min(it_end, tile_end), tile_begin))
+            k_off = e.mul(sb, e.c(self.bk))
+            k_end = e.min(e.mul(se, e.c(self.bk)), self.K)
+            acc, m_off, n_off = self.tile(t, k_off, k_end)
+            whole = e.and_(e.cmp("eq", sb, e.c(0)), e.cmp("eq", se, ipt))
+            place = (acc, m_off, n_off)
+            if self.reduction == "atomic":
+                self._atomic(whole, *place)
+            elif self.reduction == "linear":
+                self._linear(whole, se, ipt, tile_begin, *place)
+            else:
+                self._tree(whole, tile_begin, tile_end, *place)
+            scf.YieldOp([])
+
+    # -- grouped (persistent) --
+
+    def group_tiles(self, length: Value) -> Value:
+        e = self.e
+        return e.mul(e.cdiv(length, e.c(self.bm)), self.num_pid_n)
+
+    def _grouped_m(self) -> None:
+        """All groups' tiles over one persistent loop; a tile finds its group by
+        a scan of ``group_lens`` (O(G), on the device: no host sync). Empty
+        groups own no tile and shift neither rows nor weights (B is indexed by
+        the group id)."""
+        e = self.e
+        lens, groups = self.op.group_lens, self.op.num_groups
+        total = e.for_(e.c(0), groups, e.c(1), [e.c(0)])
+        with ir.InsertionPoint(total.body):
+            n = self.group_tiles(e.load_scalar(lens, total.induction_variable))
+            scf.YieldOp([e.add(total.inner_iter_args[0], n)])
+        loop = e.for_(self.pid, total.results[0], e.num_programs())
+        with ir.InsertionPoint(loop.body):
+            t = loop.induction_variable
+            zero = e.c(0)
+            scan = e.for_(zero, groups, e.c(1), [zero, zero, zero, zero, zero])
+            with ir.InsertionPoint(scan.body):
+                g = scan.induction_variable
+                fg, frow, ftile, row, tile = scan.inner_iter_args
+                length = e.load_scalar(lens, g)
+                n = self.group_tiles(length)
+                hit = e.and_(e.cmp("sge", t, tile), e.cmp("slt", t, e.add(tile, n)))
+                scf.YieldOp(
+                    [
+                        e.select(hit, g, fg),
+                        e.select(hit, row, frow),
+                        e.select(hit, tile, ftile),
+                        e.add(row, length),
+                        e.add(tile, n),
+                    ]
+                )
+            g, row0, tile0 = scan.results[0], scan.results[1], scan.results[2]
+            length = e.load_scalar(lens, g)
+            num_pid_m = e.cdiv(length, e.c(self.bm))
+            m_loc, n_off = self.coords(e.sub(t, tile0), num_pid_m)
+            m_off = e.add(row0, m_loc)
+            m_end = e.add(row0, length)
+            acc = self.body(m_off, n_off, e.c(0), self.K, group=g, m_end=m_end)
+            self.store_c(acc, m_off, n_off, rows=m_end)
+            scf.YieldOp([])
+
+    def _grouped_k(self) -> None:
+        """wgrad: G output tiles grids of M x N; group g sums over its own K rows
+        ``[start_g, start_g + len_g)`` (an empty group stores zeros); C is
+        ``(G*M, N)``."""
+        e = self.e
+        lens, groups = self.op.group_lens, self.op.num_groups
+        per_group = self.tiles
+        loop = e.for_(self.pid, e.mul(groups, per_group), e.num_programs())
+        with ir.InsertionPoint(loop.body):
+            t = loop.induction_variable
+            g = e.div(t, per_group)
+            start = e.for_(e.c(0), g, e.c(1), [e.c(0)])
+            with ir.InsertionPoint(start.body):
+                prev = e.load_scalar(lens, start.induction_variable)
+                scf.YieldOp([e.add(start.inner_iter_args[0], prev)])
+            k_off = start.results[0]
+            k_end = e.add(k_off, e.load_scalar(lens, g))
+            m_off, n_off = self.coords(e.rem(t, per_group))
+            acc = self.body(m_off, n_off, k_off, k_end, group=g)
+            shift = e.mul(g, self.M)
+            self.store_c(acc, e.add(shift, m_off), n_off, rows=e.add(shift, self.M))
+            scf.YieldOp([])
+
+    def cta_of(self, it: Value) -> Value:
+        """The program whose stream-K range holds iteration ``it``."""
+        e = self.e
+        q1 = self.q1
+        big = e.add(q1, e.c(1))
+        edge = e.mul(self.r, big)
+        low = e.div(it, big)
+        high = e.add(self.r, e.div(e.sub(it, edge), q1))
+        return e.select(e.cmp("slt", it, edge), low, high)
+
+    def _atomic(self, whole: Value, acc: Value, m_off: Value, n_off: Value) -> None:
+        e = self.e
+        br = e.if_(whole, has_else=True)
+        with ir.InsertionPoint(br.then_block):
+            self.store_c(acc, m_off, n_off)
+            scf.YieldOp([])
+        with ir.InsertionPoint(br.else_block):
+            out = self.out(acc)
+            e.atomic_add(self.op.c, self.M, self.N, self.op.ldc, m_off, n_off, out)
+            scf.YieldOp([])
+
+    def partial_at(self, program: Value) -> tuple[Value, Value, Value]:
+        """(rows bound, row offset, ld) of ``program``'s fp32 partial tile."""
+        e = self.e
+        row = e.mul(program, e.c(self.bm))
+        return e.add(row, e.c(self.bm)), row, e.c64(self.bn)
+
+    def publish(self, acc: Value) -> None:
+        e = self.e
+        rows, row, ld = self.partial_at(self.pid)
+        e.store(self.op.partials, rows, e.c(self.bn), ld, row, e.c(0), acc)
+        e.signal_flag(self.op.sync, self.flag(self.pid))
+
+    def take(self, program: Value, acc: Value) -> Value:
+        """Wait for ``program``'s flag, then add its partial to ``acc``."""
+        e = self.e
+        e.wait_flag(self.op.sync, self.flag(program))
+        rows, row, ld = self.partial_at(program)
+        part = e.load(self.op.partials, rows, e.c(self.bn), ld, row, e.c(0), self.acc_type)
+        return arith.AddFOp(acc, part).result
+
+    def flag(self, program: Value) -> Value:
+        e = self.e
+        return e.add(e.c(self.ws.flag_offset), e.mul(program, e.c(self.ws.flag_stride)))
+
+    def _linear(
+        self, whole: Value, se: Value, ipt: Value, tile_begin: Value, acc: Value, m_off, n_off
+    ) -> None:
+        e = self.e
+        owner = e.cmp("eq", se, ipt)
+        br = e.if_(owner, has_else=True)
+        with ir.InsertionPoint(br.then_block):
+            # The owner adds pid-1, pid-2, ..., first: a fixed order.
+            first = e.select(whole, self.pid, self.cta_of(tile_begin))
+            fix = e.for_(e.c(0), e.sub(self.pid, first), e.c(1), [acc])
+            with ir.InsertionPoint(fix.body):
+                other = e.sub(e.sub(self.pid, e.c(1)), fix.induction_variable)
+                scf.YieldOp([self.take(other, fix.inner_iter_args[0])])
+            self.store_c(fix.results[0], m_off, n_off)
+            scf.YieldOp([])
+        with ir.InsertionPoint(br.else_block):
+            self.publish(acc)
+            scf.YieldOp([])
+
+    def _tree(
+        self, whole: Value, tile_begin: Value, tile_end: Value, acc: Value, m_off, n_off
+    ) -> None:
+        e = self.e
+        first = e.select(whole, self.pid, self.cta_of(tile_begin))
+        last = e.select(whole, self.pid, self.cta_of(e.sub(tile_end, e.c(1))))
+        n = e.add(e.sub(last, first), e.c(1))
+        j = e.sub(last, self.pid)
+        true = arith.ConstantOp(e.i1, 1).result
+        loop = scf.WhileOp([e.i32, self.acc_type, e.i1], [e.c(1), acc, true])
+        before = loop.before.blocks.append(e.i32, self.acc_type, e.i1)
+        after = loop.after.blocks.append(e.i32, self.acc_type, e.i1)
+        with ir.InsertionPoint(before):
+            stride, cur, active = before.arguments
+            go = e.and_(active, e.cmp("slt", stride, n))
+            scf.ConditionOp(go, [stride, cur, active])
+        with ir.InsertionPoint(after):
+            stride, cur, active = after.arguments
+            twice = e.add(stride, stride)
+            receiver = e.cmp("eq", e.rem(j, twice), e.c(0))
+            br = e.if_(receiver, [self.acc_type, e.i1], has_else=True)
+            with ir.InsertionPoint(br.then_block):
+                has_partner = e.cmp("slt", e.add(j, stride), n)
+                inner = e.if_(has_partner, [self.acc_type], has_else=True)
+                with ir.InsertionPoint(inner.then_block):
+                    scf.YieldOp([self.take(e.sub(self.pid, stride), cur)])
+                with ir.InsertionPoint(inner.else_block):
+                    scf.YieldOp([cur])
+                scf.YieldOp([inner.results[0], true])
+            with ir.InsertionPoint(br.else_block):
+                self.publish(cur)
+                scf.YieldOp([cur, arith.ConstantOp(e.i1, 0).result])
+            scf.YieldOp([twice, br.results[0], br.results[1]])
+        done = e.if_(e.cmp("eq", j, e.c(0)))
+        with ir.InsertionPoint(done.then_block):
+            self.store_c(loop.results[1], m_off, n_off)
+            scf.YieldOp([])
+
+
+__all__ = ["LowerGemmSchedulePass"]

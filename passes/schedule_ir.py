@@ -1,0 +1,139 @@
+"""IR building for GEMM schedules; not a pass.
+
+A small typed builder over the bindings (``arith``, ``scf`` and the tile
+ops) that ``tile-lower-gemm-schedule`` uses to emit index arithmetic, loops,
+atomics and the epilogue, so the pass reads as the schedule it emits. Every
+method builds at the current insertion point and location.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from gemm_opt.core.ext_compat import arith, ir, scf
+from gemm_opt.dialect.sync import AtomicAddBlockOp, AtomicRmwOp, LoadScalarOp, NumProgramsOp
+from gemm_opt.dialect.tile import LoadBlockOp, ProgramIdOp, StoreBlockOp
+
+Value = ir.Value
+
+
+class Emitter:
+    """Emit i32 index arithmetic and the schedule's memory ops."""
+
+    def __init__(self) -> None:
+        self.i32 = ir.IntegerType.get_signless(32)
+        self.i64 = ir.IntegerType.get_signless(64)
+        self.i1 = ir.IntegerType.get_signless(1)
+
+    # -- scalars --
+
+    def c(self, v: int) -> Value:
+        return arith.ConstantOp(self.i32, v).result
+
+    def c64(self, v: int) -> Value:
+        return arith.ConstantOp(self.i64, v).result
+
+    def add(self, a: Value, b: Value) -> Value:
+        return arith.AddIOp(a, b).result
+
+    def sub(self, a: Value, b: Value) -> Value:
+        return arith.SubIOp(a, b).result
+
+    def mul(self, a: Value, b: Value) -> Value:
+        return arith.MulIOp(a, b).result
+
+    def div(self, a: Value, b: Value) -> Value:
+        return arith.DivSIOp(a, b).result
+
+    def rem(self, a: Value, b: Value) -> Value:
+        return arith.RemSIOp(a, b).result
+
+    def min(self, a: Value, b: Value) -> Value:
+        return arith.MinSIOp(a, b).result
+
+    def max(self, a: Value, b: Value) -> Value:
+        return arith.MaxSIOp(a, b).result
+
+    def cdiv(self, a: Value, b: Value) -> Value:
+        """Ceiling division of a non-negative ``a`` by a positive ``b``."""
+        return self.div(self.add(a, self.sub(b, self.c(1))), b)
+
+    def cmp(self, pred: str, a: Value, b: Value) -> Value:
+        return arith.CmpIOp(getattr(arith.CmpIPredicate, pred), a, b).result
+
+    def select(self, cond: Value, a: Value, b: Value) -> Value:
+        return arith.SelectOp(cond, a, b).result
+
+    def and_(self, a: Value, b: Value) -> Value:
+        return arith.AndIOp(a, b).result
+
+    def or_(self, a: Value, b: Value) -> Value:
+        return arith.OrIOp(a, b).result
+
+    def not_(self, a: Value) -> Value:
+        return arith.XOrIOp(a, arith.ConstantOp(self.i1, 1).result).result
+
+    # -- grid and atomics --
+
+    def program_id(self) -> Value:
+        op = ProgramIdOp()
+        op.operation.attributes["axis"] = ir.IntegerAttr.get(self.i32, 0)
+        return op.result
+
+    def num_programs(self) -> Value:
+        op = NumProgramsOp()
+        op.operation.attributes["axis"] = ir.IntegerAttr.get(self.i32, 0)
+        return op.result
+
+    def atomic(self, base: Value, index: Value, value: Value, kind: str, sem: str) -> Value:
+        op = AtomicRmwOp(base, index, value, self.i32)
+        attrs = op.operation.attributes
+        attrs["kind"] = ir.StringAttr.get(kind)
+        attrs["sem"] = ir.StringAttr.get(sem)
+        attrs["scope"] = ir.StringAttr.get("gpu")
+        return op.result
+
+    def wait_flag(self, sync: Value, index: Value) -> None:
+        """Spin until ``sync[index]`` is non-zero (acquire reads)."""
+        w = scf.WhileOp([], [])
+        before = w.before.blocks.append()
+        after = w.after.blocks.append()
+        with ir.InsertionPoint(before):
+            old = self.atomic(sync, index, self.c(0), "add", "acquire")
+            scf.ConditionOp(self.cmp("eq", old, self.c(0)), [])
+        with ir.InsertionPoint(after):
+            scf.YieldOp([])
+
+    def signal_flag(self, sync: Value, index: Value) -> None:
+        """Publish: ``sync[index] = 1`` with release (orders the earlier writes)."""
+        self.atomic(sync, index, self.c(1), "xchg", "release")
+
+    def load_scalar(self, base: Value, index: Value) -> Value:
+        return LoadScalarOp(base, index, self.i32).result
+
+    # -- blocks --
+
+    def store(self, base: Value, rows: Value, cols: Value, ld: Value, m: Value, n: Value, v: Value):
+        StoreBlockOp(base, [rows, cols], [ld, self.c64(1)], [m, n], v)
+
+    def atomic_add(
+        self, base: Value, rows: Value, cols: Value, ld: Value, m: Value, n: Value, v: Value
+    ) -> None:
+        op = AtomicAddBlockOp(base, [rows, cols], [ld, self.c64(1)], [m, n], v)
+        op.operation.attributes["sem"] = ir.StringAttr.get("relaxed")
+        op.operation.attributes["scope"] = ir.StringAttr.get("gpu")
+
+    def load(
+        self, base: Value, rows: Value, cols: Value, ld: Value, m: Value, n: Value, t: ir.Type
+    ) -> Value:
+        return LoadBlockOp(base, [rows, cols], [ld, self.c64(1)], [m, n], t).result
+
+    # -- control flow --
+
+    def for_(self, lb: Value, ub: Value, step: Value, inits: Sequence[Value] = ()) -> Any:
+        return scf.ForOp(lb, ub, step, list(inits))
+
+    def if_(self, cond: Value, results: Sequence[ir.Type] = (), has_else: bool = False) -> Any:
+        return scf.IfOp(cond, list(results), has_else=has_else)
+
+
+__all__ = ["Emitter"]

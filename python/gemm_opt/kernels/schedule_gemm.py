@@ -1,0 +1,371 @@
+"""Build the tile module of a scheduled GEMM: ``C = A @ B`` under a ``tile.gemm_schedule``.
+
+Built with the dialect's op builders (no IR text). The kernel is one
+function ``@gemm``; its arguments, in order (optional ones only when the
+schedule has them, see :func:`kernel_args`):
+
+==========  ===================  ===============================================
+name        type                 meaning
+==========  ===================  ===============================================
+a           ``!tile.ptr<T>``     A, row-major ``M x K`` (grouped k: ``S x M``)
+b           ``!tile.ptr<T>``     B, row-major ``K x N``; grouped m: ``(G, K, N)``,
+                                 or ``(G, N, K)`` with ``trans_b``; grouped k: ``S x N``
+c           ``!tile.ptr<T>``     C, row-major ``M x N`` (grouped k: ``(G*M) x N``)
+M, N, K     ``i32``              grouped m: M = sum(group_lens); grouped k: K = S
+lda         ``i64``              leading dimensions, in elements
+ldb, ldc    ``i64``
+group_lens  ``!tile.ptr<i32>``   grouped only: G group sizes (zeros allowed)
+num_groups  ``i32``              grouped only: G
+sync        ``!tile.ptr<i32>``   work-stealing, stream-k linear/tree: counters/flags
+partials    ``!tile.ptr<f32>``   stream-k linear/tree: fp32 partial tiles
+==========  ===================  ===============================================
+
+``T`` is f16 or bf16 (fp32 accumulation, C in T). Grid: ``(tiles, 1, 1)``
+for data-parallel (``tiles = cdiv(M, block_m) * cdiv(N, block_n)``), else
+``(P, 1, 1)`` for any number of programs P (one per compute unit). Sizes
+of ``sync`` and ``partials`` for P programs:
+:func:`gemm_opt.core.schedules.workspace_layout`; the host zeroes ``sync``
+before every launch (and C for stream-K with atomic reduction).
+
+Two bodies (one tile, one K range), both for every target: ``blocks``
+(``tile.load_block`` of A and B straight into the MMA operand layouts,
+masked by the K range and the edges, then ``tile.wmma``; any layout of A
+and B) and ``pipelined`` (hinted ``tile.async_tdm_copy_global_to_local`` s
+into double buffers, the next K block in flight while the current one
+multiplies; the descriptors' bounds mask the tile and the K range; TDM on
+gfx1250, ``ttg.async_copy`` or register copies and wgmma on cuda:90).
+"""
+
+from typing import Any
+
+from gemm_opt.core.contract import NUM_WARPS, TARGET, THREADS_PER_WARP
+from gemm_opt.core.ext_compat import arith, func, ir, scf
+from gemm_opt.core.schedules import GROUPED, KINDS, REDUCTIONS
+from gemm_opt.core.targets import TARGETS
+from gemm_opt.dialect import make_context
+from gemm_opt.dialect.schedule import FIXUP_REDUCTIONS, GemmScheduleOp, ScheduleYieldOp
+from gemm_opt.dialect.tile import (
+    AsyncTDMCopyGlobalToLocalOp,
+    AsyncTDMWaitOp,
+    DotOperandAttr,
+    LoadBlockOp,
+    LocalAllocOp,
+    LocalLoadOp,
+    MakeTensorDescriptorOp,
+    MemdescIndexOp,
+    PaddedSharedAttr,
+    PtrType,
+    SharedType,
+    TensorDescType,
+    UpdateTensorDescriptorOp,
+    WmmaAttr,
+    WmmaOp,
+)
+
+DTYPES = ("f16", "bf16")
+MMA_K = 32
+"""K of the MMA instruction: block_k must be a multiple of it."""
+
+#: Argument names, in order, of every kernel (optional ones only when present).
+ARG_NAMES = (
+    *("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc"),
+    *("group_lens", "num_groups", "sync", "partials"),
+)
+
+
+def kernel_args(kind: str, reduction: str | None, grouped: str = "none") -> tuple[str, ...]:
+    """The argument names of the kernel for ``kind``, ``reduction`` and ``grouped``."""
+    names = list(ARG_NAMES[:9])
+    if grouped != "none":
+        names += ["group_lens", "num_groups"]
+    fixup = kind == "stream-k" and reduction in FIXUP_REDUCTIONS
+    if kind == "work-stealing" or fixup:
+        names.append("sync")
+    if fixup:
+        names.append("partials")
+    return tuple(names)
+
+
+def _warps(num_warps: int) -> tuple[int, int]:
+    wm = 1
+    while wm * wm < num_warps:
+        wm *= 2
+    return wm, num_warps // wm
+
+
+def build_gemm_module(
+    *,
+    kind: str = "data-parallel",
+    reduction: str | None = None,
+    grouped: str = "none",
+    dtype: str = "f16",
+    block_m: int = 64,
+    block_n: int = 64,
+    block_k: int = 32,
+    group_m: int = 8,
+    num_xcds: int = 1,
+    num_warps: int = 4,
+    num_stages: int | None = None,
+    target: str = "gfx1250",
+    trans_b: bool = False,
+    body: str = "auto",
+    context: ir.Context | None = None,
+) -> ir.Module:
+    """The tile module (before ``tile-lower-gemm-schedule``) of one scheduled GEMM.
+
+    ``body``: ``"blocks"`` (each K block loaded into registers when it is
+    used; ``num_stages`` 1), ``"pipelined"`` (copies of A by the first half
+    of the warps and of B by the second, with ``warp_used_hint`` s, into two
+    shared buffers per operand, the next K block in flight while the current
+    one multiplies; ``num_stages`` 2: TDM on gfx1250, wgmma from shared
+    memory on cuda:90) or ``"auto"`` (pipelined where A and B are row-major,
+    else blocks). ``num_stages`` None: the body's own. ValueError on a bad
+    combination (the op verifier's message for schedule rules).
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    if reduction is not None and reduction not in REDUCTIONS:
+        raise ValueError(f"reduction must be one of {', '.join(REDUCTIONS)}, got {reduction!r}")
+    if grouped not in GROUPED:
+        raise ValueError(f"grouped must be one of {', '.join(GROUPED)}, got {grouped!r}")
+    if trans_b and grouped != "m":
+        raise ValueError("trans_b is for grouped = 'm' (dgrad-style B of shape (G, N, K))")
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+    if block_k % MMA_K:
+        raise ValueError(f"block_k must be a multiple of {MMA_K}, got {block_k}")
+    pipelined_ok = grouped != "k" and not trans_b and num_warps >= 2
+    if body == "auto":
+        body = "pipelined" if pipelined_ok else "blocks"
+    if body not in ("pipelined", "blocks"):
+        raise ValueError(f"body must be 'pipelined', 'blocks' or 'auto', got {body!r}")
+    if body == "pipelined" and not pipelined_ok:
+        raise ValueError(
+            "body 'pipelined' needs row-major A and B (not grouped = 'k', not trans_b) "
+            "and at least 2 warps"
+        )
+    stages = 2 if body == "pipelined" else 1
+    if num_stages is not None and num_stages != stages:
+        raise ValueError(f"the {body} body has {stages} stage(s), got num_stages={num_stages}")
+    wm, wn = _warps(num_warps)
+    if block_m % (16 * wm) or block_n % (16 * wn):
+        raise ValueError(
+            f"a {block_m}x{block_n} tile does not split over {wm}x{wn} warps of 16x16 MMAs"
+        )
+    ctx = context or make_context()
+    with ctx, ir.Location.unknown():
+        module = ir.Module.create()
+        i32 = ir.IntegerType.get_signless(32)
+        i64 = ir.IntegerType.get_signless(64)
+        attrs = module.operation.attributes
+        attrs[NUM_WARPS] = ir.IntegerAttr.get(i32, num_warps)
+        attrs[THREADS_PER_WARP] = ir.IntegerAttr.get(i32, TARGETS[target].warp_size)
+        attrs[TARGET] = ir.StringAttr.get(target)
+        elem = ir.F16Type.get() if dtype == "f16" else ir.BF16Type.get()
+        f32 = ir.F32Type.get()
+        ptr = PtrType.get(ir.TypeAttr.get(elem))
+        names = kernel_args(kind, reduction, grouped)
+        types: list[Any] = [ptr, ptr, ptr, i32, i32, i32, i64, i64, i64]
+        if "group_lens" in names:
+            types += [PtrType.get(ir.TypeAttr.get(i32)), i32]
+        if "sync" in names:
+            types.append(PtrType.get(ir.TypeAttr.get(i32)))
+        if "partials" in names:
+            types.append(PtrType.get(ir.TypeAttr.get(f32)))
+        acc_layout = WmmaAttr.build(
+            version=3, warps_per_cta=(wm, wn), instr_shape=(16, 16, 32), transposed=True
+        )
+        opa = DotOperandAttr.build(op_idx=0, parent=acc_layout, k_width=8)
+        opb = DotOperandAttr.build(op_idx=1, parent=acc_layout, k_width=8)
+        acc_t = ir.RankedTensorType.get([block_m, block_n], f32, acc_layout)
+        a_t = ir.RankedTensorType.get([block_m, block_k], elem, opa)
+        b_t = ir.RankedTensorType.get([block_k, block_n], elem, opb)
+        with ir.InsertionPoint(module.body):
+            fn = func.FuncOp("gemm", (types, []))
+        entry = fn.add_entry_block()
+        args = dict(zip(names, entry.arguments, strict=True))
+        with ir.InsertionPoint(entry):
+            tdm = None
+            if body == "pipelined":
+                tdm = _tdm_setup(args, elem, block_m, block_n, block_k, num_warps, grouped)
+            sched = GemmScheduleOp(
+                args["M"],
+                args["N"],
+                args["K"],
+                args["c"],
+                args["ldc"],
+                group_lens=args.get("group_lens"),
+                num_groups=args.get("num_groups"),
+                sync=args.get("sync"),
+                partials=args.get("partials"),
+            )
+            a = sched.operation.attributes
+            a["kind"] = ir.StringAttr.get(kind)
+            if reduction is not None:
+                a["reduction"] = ir.StringAttr.get(reduction)
+            a["grouped"] = ir.StringAttr.get(grouped)
+            for name, value in (
+                ("block_m", block_m),
+                ("block_n", block_n),
+                ("block_k", block_k),
+                ("group_m", group_m),
+                ("num_xcds", num_xcds),
+            ):
+                a[name] = ir.IntegerAttr.get(i32, value)
+            region = sched.operation.regions[0].blocks.append(*([i32] * 6))
+            with ir.InsertionPoint(region):
+                if tdm is not None:
+                    _pipelined_body(region.arguments, args, tdm, acc_t, a_t, b_t, block_k, grouped)
+                else:
+                    _body(region.arguments, args, acc_t, a_t, b_t, block_k, grouped, trans_b)
+            func.ReturnOp([])
+        try:
+            module.operation.verify()
+        except ir.MLIRError as e:
+            why = "; ".join(d.message for d in e.error_diagnostics) or str(e)
+            raise ValueError(f"the schedule does not verify: {why}") from None
+    return module
+
+
+def _body(
+    bargs: Any,
+    args: dict[str, ir.Value],
+    acc_t,
+    a_t,
+    b_t,
+    block_k: int,
+    grouped: str,
+    trans_b: bool,
+) -> None:
+    """acc = sum over K blocks of A[m_off:, k:k+BK] @ B[k:k+BK, n_off:], masked.
+
+    Grouped "m": B is (G, K, N), seen as (G*K, N) rows ``g*K + k``, or with
+    ``trans_b`` (G, N, K), seen transposed as (K, G*N) columns ``g*N + n``.
+    Grouped "k": A is (S, M) and read transposed (column m of A is row m of
+    the block), B is (S, N).
+    """
+    i32 = ir.IntegerType.get_signless(32)
+    i64 = ir.IntegerType.get_signless(64)
+    group, m_off, m_end, n_off, k_off, k_end = bargs
+    zero = arith.ConstantOp(acc_t, ir.DenseElementsAttr.get_splat(acc_t, ir.FloatAttr.get_f32(0.0)))
+    one = arith.ConstantOp(i64, 1).result
+    bk = arith.ConstantOp(i32, block_k).result
+    bk1 = arith.ConstantOp(i32, block_k - 1).result
+    c0 = arith.ConstantOp(i32, 0).result
+    span = arith.MaxSIOp(arith.SubIOp(k_end, k_off).result, c0)
+    nk = arith.DivSIOp(arith.AddIOp(span.result, bk1).result, bk).result
+    n, lda, ldb = args["N"], args["lda"], args["ldb"]
+    loop = scf.ForOp(c0, nk, arith.ConstantOp(i32, 1).result, [zero.result])
+    with ir.InsertionPoint(loop.body):
+        k = arith.AddIOp(k_off, arith.MulIOp(loop.induction_variable, bk).result).result
+        if grouped == "k":
+            a = LoadBlockOp(args["a"], [m_end, k_end], [one, lda], [m_off, k], a_t).result
+        else:
+            a = LoadBlockOp(args["a"], [m_end, k_end], [lda, one], [m_off, k], a_t).result
+        if grouped == "m" and trans_b:
+            col = arith.MulIOp(group, n).result
+            cols = [arith.AddIOp(col, n).result, arith.AddIOp(col, n_off).result]
+            b = LoadBlockOp(args["b"], [k_end, cols[0]], [one, ldb], [k, cols[1]], b_t).result
+        elif grouped == "m":
+            row = arith.MulIOp(group, args["K"]).result
+            rows = [arith.AddIOp(row, k_end).result, arith.AddIOp(row, k).result]
+            b = LoadBlockOp(args["b"], [rows[0], n], [ldb, one], [rows[1], n_off], b_t).result
+        else:
+            b = LoadBlockOp(args["b"], [k_end, n], [ldb, one], [k, n_off], b_t).result
+        acc = WmmaOp(a, b, loop.inner_iter_args[0], acc_t).result
+        scf.YieldOp([acc])
+    ScheduleYieldOp(loop.results[0])
+
+
+def _tdm_setup(args, elem, bm: int, bn: int, bk: int, num_warps: int, grouped: str) -> dict:
+    """Descriptors of A and B (the whole tensors; the body moves and bounds
+    them per tile) and the double buffers, made once per program."""
+    i32 = ir.IntegerType.get_signless(32)
+    i64 = ir.IntegerType.get_signless(64)
+    one = arith.ConstantOp(i64, 1).result
+
+    def padded(inner: int) -> Any:
+        # A pad of 8 elements every row breaks LDS bank conflicts (TDM pads, never swizzles).
+        return PaddedSharedAttr.build(interval=inner, amount=8, order=(1, 0))
+
+    sa, sb = padded(bk), padded(bn)
+    blk_a = ir.RankedTensorType.get([bm, bk], elem, sa)
+    blk_b = ir.RankedTensorType.get([bk, bn], elem, sb)
+    da_t = TensorDescType.get(ir.TypeAttr.get(blk_a))
+    db_t = TensorDescType.get(ir.TypeAttr.get(blk_b))
+    ba_t = SharedType.get(ir.TypeAttr.get(blk_a))
+    bb_t = SharedType.get(ir.TypeAttr.get(blk_b))
+    bufa_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([2, bm, bk], elem, sa)))
+    bufb_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([2, bk, bn], elem, sb)))
+    m, n, k = args["M"], args["N"], args["K"]
+    b_rows = k
+    if grouped == "m":  # B is (G, K, N): G*K rows
+        b_rows = arith.MulIOp(args["num_groups"], k).result
+    da = MakeTensorDescriptorOp(args["a"], [m, k], [args["lda"], one], da_t).result
+    db = MakeTensorDescriptorOp(args["b"], [b_rows, n], [args["ldb"], one], db_t).result
+    half = num_warps // 2
+    hints = ((1 << half) - 1, ((1 << num_warps) - 1) ^ ((1 << half) - 1))
+    return {
+        "da": da, "db": db, "ba_t": ba_t, "bb_t": bb_t,
+        "abuf": LocalAllocOp(bufa_t).result, "bbuf": LocalAllocOp(bufb_t).result,
+        "hints": hints, "i32": i32,
+    }  # fmt: skip
+
+
+def _pipelined_body(bargs: Any, args, tdm: dict, acc_t, a_t, b_t, bk: int, grouped: str) -> None:
+    """The pipelined body: K block i+1 is copied while block i multiplies.
+
+    The descriptors' bounds are the tile's row end and the range's K end, so
+    TDM's zero fill masks ragged edges and the K split alike.
+    """
+    i32 = tdm["i32"]
+    group, m_off, m_end, n_off, k_off, k_end = bargs
+    c = {v: arith.ConstantOp(i32, v).result for v in (0, 1, 2, bk, bk - 1)}
+    zero = arith.ConstantOp(acc_t, ir.DenseElementsAttr.get_splat(acc_t, ir.FloatAttr.get_f32(0.0)))
+    span = arith.MaxSIOp(arith.SubIOp(k_end, k_off).result, c[0]).result
+    nk = arith.DivSIOp(arith.AddIOp(span, c[bk - 1]).result, c[bk]).result
+    n = args["N"]
+    b_shift = c[0]
+    if grouped == "m":
+        b_shift = arith.MulIOp(group, args["K"]).result
+    b_end = arith.AddIOp(b_shift, k_end).result
+    ha, hb = tdm["hints"]
+
+    def issue(k: ir.Value, slot: ir.Value, pred: ir.Value) -> None:
+        da = UpdateTensorDescriptorOp(
+            tdm["da"], [m_off, k], [m_end, k_end], tdm["da"].type, pred=pred
+        ).result
+        kb = arith.AddIOp(b_shift, k).result
+        db = UpdateTensorDescriptorOp(
+            tdm["db"], [kb, n_off], [b_end, n], tdm["db"].type, pred=pred
+        ).result
+        for desc, buf, t, hint in ((da, "abuf", "ba_t", ha), (db, "bbuf", "bb_t", hb)):
+            dest = MemdescIndexOp(tdm[buf], slot, tdm[t]).result
+            copy = AsyncTDMCopyGlobalToLocalOp(desc, dest)
+            copy.operation.attributes["warp_used_hint"] = ir.IntegerAttr.get(i32, hint)
+
+    def wait(num: int) -> None:
+        w = AsyncTDMWaitOp()
+        w.operation.attributes["num"] = ir.IntegerAttr.get(i32, num)
+
+    has0 = arith.CmpIOp(arith.CmpIPredicate.sgt, nk, c[0]).result
+    issue(k_off, c[0], has0)
+    loop = scf.ForOp(c[0], nk, c[1], [zero.result])
+    with ir.InsertionPoint(loop.body):
+        i = loop.induction_variable
+        nxt = arith.AddIOp(i, c[1]).result
+        more = arith.CmpIOp(arith.CmpIPredicate.slt, nxt, nk).result
+        kn = arith.AddIOp(k_off, arith.MulIOp(nxt, c[bk]).result).result
+        issue(kn, arith.RemSIOp(nxt, c[2]).result, more)
+        wait(2)  # block i has landed once at most the two copies just issued are in flight
+        slot = arith.RemSIOp(i, c[2]).result
+        at = LocalLoadOp(MemdescIndexOp(tdm["abuf"], slot, tdm["ba_t"]).result, a_t).result
+        bt = LocalLoadOp(MemdescIndexOp(tdm["bbuf"], slot, tdm["bb_t"]).result, b_t).result
+        scf.YieldOp([WmmaOp(at, bt, loop.inner_iter_args[0], acc_t).result])
+    wait(0)
+    ScheduleYieldOp(loop.results[0])
+
+
+__all__ = ["ARG_NAMES", "DTYPES", "build_gemm_module", "kernel_args"]

@@ -1,0 +1,197 @@
+// RUN: gemm-opt %s --split-input-file --pass-pipeline='builtin.module(tile-lower-gemm-schedule)' | FileCheck %s
+// RUN: gemm-opt %s --split-input-file --pass-pipeline='builtin.module(tile-lower-gemm-schedule)' | gemm-opt --split-input-file > /dev/null
+
+// Data-parallel: one tile per program, guarded; the body inlined once, then the store.
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @data_parallel
+  func.func @data_parallel(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64) {
+    // CHECK-NOT: tile.gemm_schedule
+    // CHECK: %[[PID:.*]] = "tile.program_id"() {axis = 0 : i32}
+    // CHECK: %[[OK:.*]] = arith.cmpi slt, %[[PID]], %{{.*}} : i32
+    // CHECK: scf.if %[[OK]] {
+    // CHECK: %[[ACC:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32
+    // CHECK: %[[OUT:.*]] = arith.truncf %[[ACC]] : tensor<32x32xf32, {{.*}}> to tensor<32x32xf16
+    // CHECK: "tile.store_block"(%arg3, %arg0, %arg1, %arg4, %{{.*}}, %{{.*}}, %{{.*}}, %[[OUT]])
+    // CHECK-NOT: tile.schedule_yield
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "data-parallel", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    return
+  }
+}
+
+// -----
+
+// Persistent: a strided tile loop over the grid, GROUP_M order (divsi/remsi by group_m * tiles_n).
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @persistent
+  func.func @persistent(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64) {
+    // CHECK: %[[PID:.*]] = "tile.program_id"() {axis = 0 : i32}
+    // CHECK: %[[NP:.*]] = "tile.num_programs"() {axis = 0 : i32}
+    // CHECK: scf.for %[[T:.*]] = %[[PID]] to %{{.*}} step %[[NP]] : i32 {
+    // CHECK: arith.divsi %[[T]], %{{.*}} : i32
+    // CHECK: arith.minsi
+    // CHECK: "tile.store_block"
+    // CHECK-NOT: tile.atomic
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "persistent", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    return
+  }
+}
+
+// -----
+
+// Work stealing: a claim per chiplet counter (padded slots), a while loop that stops at the chiplet's last tile, and the next claim before the store.
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @work_stealing
+  func.func @work_stealing(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %s: !tile.ptr<i32>) {
+    // CHECK: %[[NP:.*]] = "tile.num_programs"
+    // CHECK: %[[X:.*]] = arith.minsi %[[NP]], %c8_i32 : i32
+    // CHECK: %[[XCD:.*]] = arith.remsi %{{.*}}, %[[X]] : i32
+    // CHECK: %[[SLOT0:.*]] = arith.muli %[[XCD]], %c64_i32 : i32
+    // CHECK: %[[SLOT:.*]] = arith.addi %c0_i32{{.*}}, %[[SLOT0]] : i32
+    // CHECK: %[[FIRST:.*]] = "tile.atomic_rmw"(%arg5, %[[SLOT]], %{{.*}}) {kind = "add", scope = "gpu", sem = "relaxed"}
+    // CHECK: scf.while (%[[RAW:.*]] = %[[FIRST]]) : (i32) -> i32 {
+    // CHECK: arith.cmpi slt, %[[RAW]], %{{.*}} : i32
+    // CHECK: } do {
+    // CHECK: %[[NEXT:.*]] = "tile.atomic_rmw"(%arg5, %[[SLOT]], %{{.*}}) {kind = "add", scope = "gpu", sem = "relaxed"}
+    // CHECK: "tile.store_block"
+    // CHECK: scf.yield %[[NEXT]] : i32
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %s) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "work-stealing", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Stream-K, atomic: whole tiles are stored, split ones added atomically into C (zeroed by the host).
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @stream_k_atomic
+  func.func @stream_k_atomic(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64) {
+    // CHECK: "tile.num_programs"
+    // CHECK: scf.for %{{.*}} = %c0_i32{{.*}} to %{{.*}} step %c1_i32{{.*}} : i32 {
+    // CHECK: scf.if %{{.*}} {
+    // CHECK: "tile.store_block"
+    // CHECK: } else {
+    // CHECK: %[[P:.*]] = arith.truncf
+    // CHECK: "tile.atomic_add_block"(%arg3, %arg0, %arg1, %arg4, %{{.*}}, %{{.*}}, %{{.*}}, %[[P]]) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>, scope = "gpu", sem = "relaxed"}
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "stream-k", reduction = "atomic", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    return
+  }
+}
+
+// -----
+
+// Stream-K, linear: the owner waits (acquire) and adds lower programs' fp32 partials in a fixed order; others publish (store, then release).
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @stream_k_linear
+  func.func @stream_k_linear(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %s: !tile.ptr<i32>, %p: !tile.ptr<f32>) {
+    // CHECK: scf.if %{{.*}} {
+    // CHECK: %[[FIX:.*]] = scf.for %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}) -> (tensor<32x32xf32
+    // CHECK: scf.while : () -> () {
+    // CHECK: "tile.atomic_rmw"(%arg5, %{{.*}}, %c0_i32{{.*}}) {kind = "add", scope = "gpu", sem = "acquire"}
+    // CHECK: %[[PART:.*]] = "tile.load_block"(%arg6
+    // CHECK: arith.addf %[[SUM]], %[[PART]]
+    // CHECK: "tile.store_block"(%arg3
+    // CHECK: } else {
+    // CHECK: "tile.store_block"(%arg6
+    // CHECK: "tile.atomic_rmw"(%arg5, %{{.*}}, %c1_i32{{.*}}) {kind = "xchg", scope = "gpu", sem = "release"}
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %s, %p) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "stream-k", reduction = "linear", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Stream-K, tree: pairs at strides 1, 2, 4, ...; receivers wait and add, senders publish and leave; the last contributor stores.
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @stream_k_tree
+  func.func @stream_k_tree(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %s: !tile.ptr<i32>, %p: !tile.ptr<f32>) {
+    // CHECK: scf.while (%[[STRIDE:.*]] = %c1_i32{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %true{{.*}}) : (i32, tensor<32x32xf32
+    // CHECK: %[[TWICE:.*]] = arith.addi %[[STRIDE]], %[[STRIDE]] : i32
+    // CHECK: sem = "acquire"
+    // CHECK: "tile.load_block"(%arg6
+    // CHECK: } else {
+    // CHECK: "tile.store_block"(%arg6
+    // CHECK: sem = "release"
+    // CHECK: scf.yield %[[TWICE]]
+    // CHECK: "tile.store_block"(%arg3
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %s, %p) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "stream-k", reduction = "tree", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// Grouped by M: the tile total and each tile's group from scans of group_lens on the device; rows bounded by the group's end.
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @grouped_m
+  func.func @grouped_m(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %gl: !tile.ptr<i32>, %G: i32) {
+    // CHECK: %[[TOTAL:.*]] = scf.for %[[G0:.*]] = %c0_i32{{.*}} to %arg6 step %c1_i32{{.*}} iter_args(%{{.*}} = %c0_i32{{.*}}) -> (i32) : i32 {
+    // CHECK: "tile.load_scalar"(%arg5, %[[G0]]) : (!tile.ptr<i32>, i32) -> i32
+    // CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[TOTAL]] step %{{.*}} : i32 {
+    // CHECK: %[[SCAN:.*]]:5 = scf.for %[[G:.*]] = %c0_i32{{.*}} to %arg6 step
+    // CHECK: arith.select %{{.*}}, %[[G]], %{{.*}} : i32
+    // CHECK: %[[LEN:.*]] = "tile.load_scalar"(%arg5, %[[SCAN]]#0)
+    // CHECK: %[[END:.*]] = arith.addi %[[SCAN]]#1, %[[LEN]] : i32
+    // CHECK: "tile.store_block"(%arg3, %[[END]], %arg1,
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %gl, %G) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "persistent", grouped = "m", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, i32) -> ()
+    return
+  }
+}
+
+// -----
+
+// Grouped by K (wgrad): group t / tiles, its K range from a prefix sum, stored at rows g*M + m.
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @grouped_k
+  func.func @grouped_k(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %gl: !tile.ptr<i32>, %G: i32) {
+    // CHECK: %[[NT:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+    // CHECK: %[[ALL:.*]] = arith.muli %arg6, %[[NT]] : i32
+    // CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[ALL]] step %{{.*}} : i32 {
+    // CHECK: %[[G:.*]] = arith.divsi %[[T]], %[[NT]] : i32
+    // CHECK: %[[START:.*]] = scf.for %{{.*}} = %c0_i32{{.*}} to %[[G]] step
+    // CHECK: %[[SHIFT:.*]] = arith.muli %[[G]], %arg0 : i32
+    // CHECK: %[[ROWS:.*]] = arith.addi %[[SHIFT]], %arg0 : i32
+    // CHECK: "tile.store_block"(%arg3, %[[ROWS]], %arg1,
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %gl, %G) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "persistent", grouped = "k", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, i32) -> ()
+    return
+  }
+}
