@@ -138,7 +138,7 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
 
     def _check_optional(self, name: str, value: Any, needed: bool, elem: str, why: str) -> None:
         if needed and value is None:
-            raise VerifyError(f"{why} needs a '{name}' operand (!tile.ptr<{elem}>)")
+            raise VerifyError(f"{why} needs a '{name}' operand (a pointer to {elem})")
         if not needed and value is not None:
             raise VerifyError(f"{why} takes no '{name}' operand")
         if value is not None:

@@ -112,13 +112,15 @@ class DeriveWarpHintsPass(TilePass):
     max_group: int = 4
     """Largest group of copies to split the warps over (2 to 4)."""
 
-    def run(self, module: ir.Operation) -> None:
+    def __post_init__(self) -> None:
+        # A bad option is misuse, refused with the pipeline before any input is read.
         if not 2 <= self.min_group <= self.max_group <= 4:
-            self.fail(
-                module,
-                "min-group and max-group must satisfy 2 <= min-group <= max-group <= 4, "
-                f"got {self.min_group} and {self.max_group}",
+            raise ValueError(
+                f"pass '{self.name}': min-group and max-group must satisfy "
+                f"2 <= min-group <= max-group <= 4, got {self.min_group} and {self.max_group}"
             )
+
+    def run(self, module: ir.Operation) -> None:
         for run, nw in module_runs(module, is_derive_candidate):
             if nw <= MAX_NUM_WARPS and nw & (nw - 1) == 0:
                 self._assign(run, nw)

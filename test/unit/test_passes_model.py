@@ -445,7 +445,10 @@ def test_derive_leaves_modules_it_cannot_split_evenly(ctx, num_warps):
 
 @pytest.mark.parametrize("options", ["{min-group=1}", "{max-group=5}", "{min-group=4 max-group=3}"])
 def test_derive_rejects_bad_group_options(ctx, options):
-    with pytest.raises(ir.MLIRError, match="min-group and max-group must satisfy"):
+    """A bad option is refused with the pipeline, before any input is read."""
+    from gemm_opt.core.pipeline import PipelineError
+
+    with pytest.raises(PipelineError, match="min-group and max-group must satisfy"):
         run_pipeline(ctx, run_module([(128, 64)] * 2, 8, {}), "tile-derive-warp-hints" + options)
 
 
