@@ -534,14 +534,89 @@ def workspace_bytes(
     return workspace_layout(kind, reduction, num_programs, num_xcds, block_m, block_n).total_bytes
 
 
+# ---- compiled kernels ------------------------------------------------------------------
+
+#: Element types of the schedule kernels (A, B and C).
+DTYPES = ("fp16", "bf16")
+
+#: The arguments of a schedule kernel by name, for each ``grouped`` form. The API
+#: binds values by name (so the builder may order them as it likes):
+#: ``a``, ``b``, ``c`` row-major operands with leading dimensions ``lda``,
+#: ``ldb``, ``ldc``; ``sync`` (i32) and ``partials`` (f32) the workspace of
+#: :func:`workspace_layout`; ``group_lens`` (i32, ``num_groups`` entries).
+#: Dense: C (M x N) = A (M x K) @ B (K x N), or B given as (N x K) with trans_b.
+#: ``m``: A (M x K) with M = sum(group_lens), B (G x K x N) (or G x N x K), C (M x N).
+#: ``k``: A (K x M) and B (K x N) with K = sum(group_lens), C (G*M x N).
+ARG_NAMES: dict[str, tuple[str, ...]] = {
+    "none": ("a", "b", "c", "sync", "partials", "M", "N", "K", "lda", "ldb", "ldc"),
+    "m": (
+        "a", "b", "c", "group_lens", "sync", "partials",
+        "M", "N", "K", "num_groups", "lda", "ldb", "ldc",
+    ),
+    "k": (
+        "a", "b", "c", "group_lens", "sync", "partials",
+        "M", "N", "K", "num_groups", "lda", "ldb", "ldc",
+    ),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """Everything that changes a schedule kernel's binary; ``name`` is its bundle name."""
+
+    kind: str
+    reduction: str | None
+    grouped: str
+    dtype: str
+    block_m: int
+    block_n: int
+    block_k: int
+    group_m: int
+    num_warps: int
+    num_stages: int
+    num_xcds: int = 1
+    trans_b: bool = False
+
+    def __post_init__(self) -> None:
+        resolve_reduction(self.kind, self.reduction)
+        if self.kind == "stream-k" and self.reduction is None:
+            raise ValueError("a stream-K kernel names its reduction")
+        if self.grouped not in GROUPED:
+            raise ValueError(f"grouped must be one of {GROUPED}, got {self.grouped!r}")
+        if self.dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {DTYPES}, got {self.dtype!r}")
+        for name in ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"):
+            _positive(name, getattr(self, name))
+        _positive("num_xcds", self.num_xcds)
+
+    @property
+    def name(self) -> str:
+        red = f"_{self.reduction}" if self.reduction else ""
+        grp = "" if self.grouped == "none" else f"_grouped{self.grouped}"
+        tb = "_tb" if self.trans_b else ""
+        xcd = f"_x{self.num_xcds}" if self.num_xcds != 1 else ""
+        return (
+            f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}_"
+            f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"
+            f"_w{self.num_warps}_s{self.num_stages}{xcd}"
+        )
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        return ARG_NAMES[self.grouped]
+
+
 __all__ = [
+    "ARG_NAMES",
     "COUNTER_STRIDE",
     "DEFAULT_REDUCTION",
+    "DTYPES",
     "GROUPED",
     "KINDS",
     "REDUCTIONS",
     "GroupTile",
     "GroupedTiles",
+    "KernelSpec",
     "Segment",
     "StreamKPartition",
     "WorkspaceLayout",
