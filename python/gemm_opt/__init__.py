@@ -41,6 +41,7 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted([*globals(), *_LAZY])
 
+
 __all__ = [  # noqa: RUF022 (the lazy names last)
     "TdmWarpLayout",
     "WarpHint",

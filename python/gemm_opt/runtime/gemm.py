@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from gemm_opt.core import schedules as S
-from gemm_opt.runtime.bundle import BundleError, read_bundle
+from gemm_opt.runtime.bundle import BundleError, BundleKernel, read_bundle
 from gemm_opt.runtime.launch import Kernel
 
 #: Environment variable naming the bundle directory (it holds one folder per target).
@@ -119,6 +119,36 @@ def sm_count(torch: Any, device: Any) -> int:
     return int(torch.cuda.get_device_properties(device).multi_processor_count)
 
 
+def bind_arguments(bundled: BundleKernel, name: str, values: Mapping[str, Any]) -> list[Any]:
+    """The bundle kernel's arguments in its order, from ``values`` by name."""
+    args = []
+    for arg in bundled.args:
+        if arg.name in values:
+            args.append(values[arg.name])
+        elif arg.constexpr is not None:
+            args.append(arg.constexpr)
+        else:
+            raise KernelMissing(
+                f"{name}: the bundle's kernel takes argument {arg.name!r}, "
+                "which the API does not provide (rebuild the bundles)"
+            )
+    return args
+
+
+def launch_grid(
+    bundled: BundleKernel,
+    spec: S.KernelSpec,
+    values: Mapping[str, Any],
+    num_programs: int,
+    total_tiles: int,
+) -> tuple[int, int, int]:
+    """The launch grid: 1-D over programs, or (tiles along M, along N) for ``"mn"`` kernels."""
+    if bundled.meta.get("grid", "tiles") == "mn":
+        pm, pn = S.tile_grid(values["M"], values["N"], spec.block_m, spec.block_n)
+        return (pm, pn, 1)
+    return (S.grid_size(spec.kind, total_tiles, num_programs), 1, 1)
+
+
 def launch(
     spec: S.KernelSpec,
     values: Mapping[str, Any],
@@ -143,34 +173,19 @@ def launch(
     layout = S.workspace_layout(
         spec.kind, spec.reduction, num_programs, spec.num_xcds, spec.block_m, spec.block_n
     )
-    # Per call, on the current stream: never shared by launches that may overlap.
-    workspace = torch.empty(max(layout.total_bytes, 16), dtype=torch.uint8, device=device)
-    if layout.sync_bytes:
-        workspace[: layout.sync_bytes].zero_()
-    if layout.zero_output:
-        c.zero_()
-    base = workspace.data_ptr()
-    bound = dict(values)
-    bound["sync"] = base
-    bound["partials"] = base + (layout.partials_byte_offset if layout.partials_size else 0)
-    convention = kernel.spec.meta.get("grid", "tiles")
-    if convention == "mn":
-        pm, pn = S.tile_grid(values["M"], values["N"], spec.block_m, spec.block_n)
-        grid = (pm, pn, 1)
-    else:
-        grid = (S.grid_size(spec.kind, total_tiles, num_programs), 1, 1)
-    args = []
-    for arg in kernel.spec.args:
-        if arg.name in bound:
-            args.append(bound[arg.name])
-        elif arg.constexpr is not None:
-            args.append(arg.constexpr)
-        else:
-            raise KernelMissing(
-                f"{spec.name}: the bundle's kernel takes argument {arg.name!r}, "
-                "which the API does not provide (rebuild the bundles)"
-            )
-    with torch.cuda.device(device):
+    with torch.cuda.device(device):  # its current stream: where the launch goes
+        # Per call, on the launch stream: never shared by launches that may overlap.
+        workspace = torch.empty(max(layout.total_bytes, 16), dtype=torch.uint8, device=device)
+        if layout.sync_bytes:
+            workspace[: layout.sync_bytes].zero_()
+        if layout.zero_output:
+            c.zero_()
+        base = workspace.data_ptr()
+        bound = dict(values)
+        bound["sync"] = base
+        bound["partials"] = base + (layout.partials_byte_offset if layout.partials_size else 0)
+        args = bind_arguments(kernel.spec, spec.name, bound)
+        grid = launch_grid(kernel.spec, spec, values, num_programs, total_tiles)
         kernel(*args, grid=grid)
     # The caching allocator reuses `workspace` only after the launch on this stream.
     del workspace
