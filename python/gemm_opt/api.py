@@ -41,22 +41,13 @@ _DTYPES = {"float16": "fp16", "bfloat16": "bf16"}
 ALIGN = 16
 
 
-@dataclass(frozen=True)
-class GemmConfig:
-    """A kernel configuration: block shape, GROUP_M, warps and pipeline stages."""
-
-    block_m: int = 128
-    block_n: int = 128
-    block_k: int = 64
-    group_m: int = 8
-    num_warps: int = 4
-    num_stages: int = 2
-
-
+GemmConfig = S.GemmConfig
 #: The configuration the model runs by default (small blocks: quick to interpret).
-MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4, 2)
+MODEL_CONFIG = S.MODEL_CONFIG
 #: The configuration the GPU runs by default (the tuned large-shape config on H100).
-GPU_CONFIG = GemmConfig(128, 128, 64, 8, 4, 2)
+GPU_CONFIG = S.GPU_CONFIG
+#: The configurations bundled for the GPU, by name.
+GPU_CONFIGS = S.GPU_CONFIGS
 #: Resident programs on the model when ``num_programs`` is None.
 MODEL_PROGRAMS = 4
 
@@ -615,6 +606,7 @@ def _grouped_autograd(a: Any, b: Any, group_lens: Any, trans_b: bool, kw: dict) 
 
 __all__ = [
     "GPU_CONFIG",
+    "GPU_CONFIGS",
     "MODEL_CONFIG",
     "SCHEDULES",
     "GemmConfig",

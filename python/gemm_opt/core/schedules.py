@@ -561,6 +561,27 @@ ARG_NAMES: dict[str, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True)
+class GemmConfig:
+    """A kernel configuration: block shape, GROUP_M, warps and pipeline stages."""
+
+    block_m: int = 128
+    block_n: int = 128
+    block_k: int = 64
+    group_m: int = 8
+    num_warps: int = 4
+    num_stages: int = 2
+
+
+#: The configuration the model runs by default (small blocks: quick to interpret).
+MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4, 2)
+#: The configuration the GPU runs by default (the tuned large-shape config on H100).
+GPU_CONFIG = GemmConfig(128, 128, 64, 8, 4, 2)
+#: The configurations bundled for the GPU, by name: the default and a narrow
+#: one for few-row (decode) shapes, where 64-row tiles waste less of M.
+GPU_CONFIGS = {"default": GPU_CONFIG, "narrow": GemmConfig(64, 128, 64, 8, 4, 3)}
+
+
+@dataclass(frozen=True)
 class KernelSpec:
     """Everything that changes a schedule kernel's binary; ``name`` is its bundle name."""
 
@@ -611,9 +632,13 @@ __all__ = [
     "COUNTER_STRIDE",
     "DEFAULT_REDUCTION",
     "DTYPES",
+    "GPU_CONFIG",
+    "GPU_CONFIGS",
     "GROUPED",
     "KINDS",
+    "MODEL_CONFIG",
     "REDUCTIONS",
+    "GemmConfig",
     "GroupTile",
     "GroupedTiles",
     "KernelSpec",

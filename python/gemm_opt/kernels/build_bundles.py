@@ -19,13 +19,10 @@ import time
 from pathlib import Path
 
 from gemm_opt.core import schedules as S
+from gemm_opt.core.schedules import GPU_CONFIGS
 
-#: The GPU configurations bundled: the default (large shapes) and a narrow one
-#: for few-row / decode shapes (64-row tiles waste less of a 16-row M).
-CONFIGS = {
-    "default": dict(block_m=128, block_n=128, block_k=64, group_m=8, num_warps=4, num_stages=2),
-    "narrow": dict(block_m=64, block_n=128, block_k=64, group_m=8, num_warps=4, num_stages=3),
-}
+#: The GPU configurations bundled (the API's, by name).
+CONFIGS = {name: cfg.__dict__ for name, cfg in GPU_CONFIGS.items()}
 TARGETS = ("cuda:90",)
 
 
