@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from gemm_opt.core import schedules as S
@@ -109,6 +109,14 @@ def _check_cuda_layout(x: Any, name: str) -> None:
             f"{name}: data at {x.data_ptr():#x} is not {ALIGN}-byte aligned, which the kernel "
             f"assumes (pass {name}.clone())"
         )
+
+
+def _ld(x: Any, backend: str, dense: int) -> int:
+    """A row-major operand's leading dimension: its row stride on CUDA (views keep theirs),
+    the dense row length on the model (which copies operands to contiguous storage)."""
+    if backend == "cuda" and x.dim() >= 2 and x.shape[-2] > 1:
+        return int(x.stride(-2))
+    return dense
 
 
 def _config(config: Any, default: GemmConfig) -> GemmConfig:
@@ -328,7 +336,14 @@ def matmul(
         b=b,
         out=out,
         out_shape=(m, n),
-        scalars={"M": m, "N": n, "K": k, "lda": k, "ldb": n, "ldc": n},
+        scalars={
+            "M": m,
+            "N": n,
+            "K": k,
+            "lda": _ld(a, backend, k),
+            "ldb": _ld(b, backend, n),
+            "ldc": n,
+        },
         lens=None,
         group_lens=None,
         num_programs=P,
@@ -366,7 +381,15 @@ def _grouped_checks(
         b=b,
         out=kw["out"],
         out_shape=(s, n),
-        scalars=dict(M=s, N=n, K=k, num_groups=g, lda=k, ldb=k if trans_b else n, ldc=n),
+        scalars={
+            "M": s,
+            "N": n,
+            "K": k,
+            "num_groups": g,
+            "lda": _ld(a, backend, k),
+            "ldb": _ld(b, backend, k if trans_b else n),
+            "ldc": n,
+        },
         lens=lens,
         group_lens=group_lens,
         num_programs=P,
@@ -404,7 +427,10 @@ def grouped_matmul(
     }  # fmt: skip
     call, _ = _grouped_checks(a, b, group_lens, trans_b, **kw)
     if call.backend != "numpy" and out is None and (a.requires_grad or b.requires_grad):
-        return _grouped_autograd(a, b, group_lens, trans_b, kw)
+        import torch
+
+        if torch.is_grad_enabled():
+            return _grouped_autograd(a, b, group_lens, trans_b, kw)
     return _run(call)
 
 
@@ -448,7 +474,15 @@ def grouped_matmul_variable_k(
         b=b,
         out=out,
         out_shape=(g, m, n),
-        scalars={"M": m, "N": n, "K": s, "num_groups": g, "lda": m, "ldb": n, "ldc": n},
+        scalars={
+            "M": m,
+            "N": n,
+            "K": s,
+            "num_groups": g,
+            "lda": _ld(a, backend, m),
+            "ldb": _ld(b, backend, n),
+            "ldc": n,
+        },
         lens=lens,
         group_lens=group_lens,
         num_programs=P,
@@ -486,7 +520,7 @@ def _run_model(call: _Call) -> Any:
     a, b = storage(call.a), storage(call.b)
     if spec.trans_b and not cache.builder_accepts("trans_b"):
         b = np.ascontiguousarray(b.transpose(0, 2, 1))  # until the kernel reads B transposed
-        spec = S.KernelSpec(**{**spec.__dict__, "trans_b": False})
+        spec = replace(spec, trans_b=False)
         call.scalars["ldb"] = call.scalars["N"]
     P = call.num_programs or MODEL_PROGRAMS
     if spec.kind == "work-stealing":
@@ -538,7 +572,7 @@ def _run_cuda(call: _Call) -> Any:
     b = call.b
     store = rt.store()
     if spec.trans_b and not store.has(spec.name):
-        untransposed = S.KernelSpec(**{**spec.__dict__, "trans_b": False})
+        untransposed = replace(spec, trans_b=False)
         if store.has(untransposed.name):  # bundles without a B-transposed kernel
             b = b.transpose(-1, -2).contiguous()
             spec = untransposed

@@ -297,3 +297,36 @@ def test_import_gemm_opt_stays_cheap_and_the_api_loads_on_use() -> None:
 def test_unknown_attributes_still_fail() -> None:
     with pytest.raises(AttributeError, match="no attribute 'matmull'"):
         gemm_opt.matmull  # noqa: B018
+
+
+def test_numpy_bf16_through_ml_dtypes() -> None:
+    import ml_dtypes
+
+    rng = _rng(8)
+    a = rng.standard_normal((33, 70)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((70, 45)).astype(ml_dtypes.bfloat16)
+    c = gemm_opt.matmul(a, b)
+    assert c.dtype == ml_dtypes.bfloat16 and c.shape == (33, 45)
+    _check(c.astype(np.float64), a.astype(np.float64), b.astype(np.float64), "bf16")
+
+
+def test_grouped_autograd_matches_float64_or_says_it_is_missing() -> None:
+    g = torch.Generator().manual_seed(2)
+    lens = torch.tensor([5, 0, 11])
+    a = torch.randn(16, 24, generator=g).half().requires_grad_()
+    w = torch.randn(3, 24, 8, generator=g).half().requires_grad_()
+    if not HAVE_SCHEDULES:
+        with pytest.raises(KernelUnavailable, match="grouped='m'"):
+            gemm_opt.grouped_matmul(a, w, lens)
+        return
+    y = gemm_opt.grouped_matmul(a, w, lens)
+    dy = torch.randn(16, 8, generator=g).half()
+    y.backward(dy)
+    starts = [0, 5, 5, 16]
+    for i in range(3):
+        r = slice(starts[i], starts[i + 1])
+        da = dy[r].double() @ w[i].double().T
+        dw = a[r].double().T @ dy[r].double()
+        _check(a.grad[r].double().numpy(), dy[r].double().numpy(), w[i].double().T.numpy(), "fp16")
+        _check(w.grad[i].double().numpy(), a[r].double().T.numpy(), dy[r].double().numpy(), "fp16")
+        assert da.shape == a.grad[r].shape and dw.shape == w.grad[i].shape

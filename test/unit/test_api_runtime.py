@@ -154,3 +154,23 @@ def test_launch_grids_follow_the_schedule() -> None:
     pers = S.KernelSpec("persistent", None, "none", "fp16", 128, 64, 64, 8, 4, 2)
     assert rt.launch_grid(tiles, pers, {}, 132, 9) == (9, 1, 1)
     assert rt.launch_grid(tiles, pers, {}, 132, 900) == (132, 1, 1)
+
+
+def test_each_launch_gets_its_own_workspace_with_zeroed_counters_and_flags() -> None:
+    import torch
+
+    from gemm_opt.runtime import gemm as rt
+
+    layout = S.workspace_layout("stream-k", "linear", 132, 1, 128, 64)
+    first, sync, partials = rt.allocate_workspace(torch, layout, "cpu")
+    first.fill_(0xAB)  # a previous launch's flags and partials
+    second, sync2, partials2 = rt.allocate_workspace(torch, layout, "cpu")
+    assert first.data_ptr() != second.data_ptr(), "never shared by launches that may overlap"
+    assert second.numel() == layout.total_bytes
+    assert bool((second[: layout.sync_bytes] == 0).all()), "counters and flags start at 0"
+    assert partials2 - sync2 == layout.partials_byte_offset == 768  # 256-byte multiple
+    ws = S.workspace_layout("work-stealing", None, 132, 8, 128, 128)
+    buf, sync, partials = rt.allocate_workspace(torch, ws, "cpu")
+    counters = buf[: ws.sync_bytes].view(torch.int32)
+    assert counters.numel() == 8 * S.COUNTER_STRIDE and bool((counters == 0).all())
+    assert partials == sync  # no partials: the pointer is unused

@@ -149,6 +149,23 @@ def launch_grid(
     return (S.grid_size(spec.kind, total_tiles, num_programs), 1, 1)
 
 
+def allocate_workspace(torch: Any, layout: S.WorkspaceLayout, device: Any) -> tuple[Any, int, int]:
+    """A fresh workspace for one launch: (buffer, sync address, partials address).
+
+    Allocated from the caching allocator on the current stream (so no other
+    launch that may overlap this one gets it) with its ``sync`` part (counters
+    and flags) zeroed by a memset on that stream, ordered before the launch.
+    Partials are left as they are: every partial is written before a flag
+    releases it. Keep the buffer alive until the launch is enqueued.
+    """
+    workspace = torch.empty(max(layout.total_bytes, 16), dtype=torch.uint8, device=device)
+    if layout.sync_bytes:
+        workspace[: layout.sync_bytes].zero_()
+    base = workspace.data_ptr()
+    partials = base + (layout.partials_byte_offset if layout.partials_size else 0)
+    return workspace, base, partials
+
+
 def launch(
     spec: S.KernelSpec,
     values: Mapping[str, Any],
@@ -174,16 +191,10 @@ def launch(
         spec.kind, spec.reduction, num_programs, spec.num_xcds, spec.block_m, spec.block_n
     )
     with torch.cuda.device(device):  # its current stream: where the launch goes
-        # Per call, on the launch stream: never shared by launches that may overlap.
-        workspace = torch.empty(max(layout.total_bytes, 16), dtype=torch.uint8, device=device)
-        if layout.sync_bytes:
-            workspace[: layout.sync_bytes].zero_()
+        workspace, sync, partials = allocate_workspace(torch, layout, device)
         if layout.zero_output:
             c.zero_()
-        base = workspace.data_ptr()
-        bound = dict(values)
-        bound["sync"] = base
-        bound["partials"] = base + (layout.partials_byte_offset if layout.partials_size else 0)
+        bound = {**values, "sync": sync, "partials": partials}
         args = bind_arguments(kernel.spec, spec.name, bound)
         grid = launch_grid(kernel.spec, spec, values, num_programs, total_tiles)
         kernel(*args, grid=grid)
