@@ -534,8 +534,8 @@ def _run_model(call: _Call) -> Any:
         "a": a,
         "b": b,
         "c": c.reshape(-1, call.out_shape[-1]),
-        "sync": np.zeros(max(layout.sync_size, 1), dtype=np.int32),
-        "partials": np.full(max(layout.partials_size, 1), np.nan, dtype=np.float32),
+        "sync": np.zeros(max(layout.sync_elements, 1), dtype=np.int32),
+        "partials": np.full(max(layout.partial_elements, 1), np.nan, dtype=np.float32),
         **call.scalars,
     }
     if call.lens is not None:

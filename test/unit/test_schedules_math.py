@@ -127,12 +127,14 @@ def test_stream_k_matches_the_reference_formulas() -> None:
     part = S.stream_k_partition(16, 128, 132)
     assert (part.dp_tiles, part.sk_tiles, part.q, part.r) == (0, 16, 15, 68)
     assert part.sk_range(0) == (0, 16) and part.sk_range(68) == (16 * 68, 16 * 68 + 15)
-    # whole tiles first: 300 tiles on 132 programs -> 264 data-parallel, 36 stream-K
+    # whole waves first, the last full wave joins the ragged one: 300 tiles on 132
+    # programs -> 132 data-parallel, 132 + 36 stream-K
     part = S.stream_k_partition(300, 10, 132)
-    assert (part.dp_tiles, part.sk_tiles, part.fallback) == (264, 36, False)
-    # fallback: too little K work (3 leftover tiles of 2 iterations < 8 programs)
-    part = S.stream_k_partition(11, 2, 8)
-    assert part.fallback and part.dp_tiles == 11
+    assert (part.dp_tiles, part.sk_tiles, part.fallback) == (132, 168, False)
+    assert S.stream_k_partition(264, 10, 132).fallback  # whole waves: nothing to split
+    # fallback: too little K work (3 tiles of 1 iteration < 4 programs)
+    part = S.stream_k_partition(3, 1, 4)
+    assert part.fallback and part.dp_tiles == 3
 
 
 # ---- persistent and work stealing ------------------------------------------------------
@@ -251,7 +253,7 @@ def test_workspace_layouts() -> None:
     dp = S.workspace_layout("data-parallel", None, 132, 1, 128, 128)
     assert dp.total_bytes == 0 and not dp.zero_output
     ws = S.workspace_layout("work-stealing", None, 304, 8, 128, 128)
-    assert ws.num_counters == 8 and ws.sync_size == 8 * S.COUNTER_STRIDE
+    assert ws.num_counters == 8 and ws.sync_elements == 8 * S.COUNTER_STRIDE
     assert [ws.counter_index(x) for x in range(8)] == [64 * x for x in range(8)]
     assert ws.total_bytes == 8 * 256
     lin = S.workspace_layout("stream-k", "linear", 132, 1, 128, 64)
@@ -261,7 +263,7 @@ def test_workspace_layouts() -> None:
     assert S.workspace_bytes("stream-k", "tree", 132, 1, 128, 64) == lin.total_bytes
     atomic = S.workspace_layout("stream-k", "atomic", 132, 1, 128, 64)
     assert atomic.total_bytes == 0 and atomic.zero_output
-    assert S.workspace_layout("stream-k", None, 4, 1, 16, 16).reduction == "linear"
+    assert S.workspace_layout("stream-k", None, 4, 1, 16, 16).num_flags == 4  # linear
 
 
 @pytest.mark.parametrize(

@@ -174,16 +174,19 @@ class Segment:
 class StreamKPartition:
     """How a stream-K grid splits ``total_tiles`` tiles of ``iters_per_tile`` iterations.
 
-    Tiles ``[0, dp_tiles)`` are whole tiles done data-parallel (program ``p``
-    takes ``p, p+P, ...``). The rest, ``sk_tiles = total_tiles % P``, form
-    ``total_sk_iters`` iterations numbered from 0 at tile ``dp_tiles``; with
-    ``q, r = divmod(total_sk_iters, P)`` program ``p`` owns iterations
+    ck_tile's "DP + 2-tile SK": tiles ``[0, dp_tiles)`` are whole tiles done
+    data-parallel (program ``p`` takes ``p, p+P, ...``); the last ``sk_tiles``
+    are split by K iterations, ``sk_tiles = 0`` when ``T % P == 0`` (whole
+    waves), else ``P + T % P`` when ``T > P`` (the last full wave joins the
+    ragged one, so no program idles for a whole tile), else ``T``. Their
+    ``total_sk_iters`` iterations are numbered from 0 at tile ``dp_tiles``;
+    with ``q, r = divmod(total_sk_iters, P)`` program ``p`` owns iterations
     ``[p*q + min(p, r), (p+1)*q + min(p+1, r))``. Fallback: when
-    ``total_sk_iters < P`` (some program would get no iteration: too little K
-    work to split) the schedule is plain data-parallel over ``P`` programs
-    (``fallback`` is True, ``dp_tiles = total_tiles``). Each program has at
-    most one non-owner segment (its first), so one partial slot and one flag
-    per program suffice.
+    ``total_sk_iters < P`` (some program would get no iteration: too little
+    K work to split) ``sk_tiles = 0``, plain data-parallel over ``P``
+    programs. Each program has at most one non-owner segment (its first), so
+    one partial slot and one flag per program suffice. The lowering emits the
+    same arithmetic on the device.
     """
 
     total_tiles: int
@@ -191,9 +194,21 @@ class StreamKPartition:
     num_programs: int
     dp_tiles: int
     sk_tiles: int
-    q: int
-    r: int
-    fallback: bool
+    iters_per_program: int  #: q
+    extra_iters: int  #: r: programs below r take one more iteration
+
+    @property
+    def q(self) -> int:
+        return self.iters_per_program
+
+    @property
+    def r(self) -> int:
+        return self.extra_iters
+
+    @property
+    def fallback(self) -> bool:
+        """No stream-K phase: whole waves, or too little K work to split."""
+        return self.sk_tiles == 0
 
     @property
     def total_sk_iters(self) -> int:
@@ -202,7 +217,7 @@ class StreamKPartition:
     def sk_range(self, program: int) -> tuple[int, int]:
         """Stream-K iterations ``[begin, end)`` of ``program`` (empty in fallback)."""
         p = program
-        if self.fallback or self.sk_tiles == 0:
+        if self.fallback:
             return 0, 0
         return p * self.q + min(p, self.r), (p + 1) * self.q + min(p + 1, self.r)
 
@@ -265,23 +280,15 @@ def stream_k_partition(
     _non_negative("total_tiles", total_tiles)
     _non_negative("iters_per_tile", iters_per_tile)
     _positive("num_programs", num_programs)
-    sk_tiles = total_tiles % num_programs
-    total_sk_iters = sk_tiles * iters_per_tile
-    if total_sk_iters < num_programs:
-        return StreamKPartition(
-            total_tiles, iters_per_tile, num_programs, total_tiles, 0, 0, 0, True
-        )
-    q, r = divmod(total_sk_iters, num_programs)
-    return StreamKPartition(
-        total_tiles,
-        iters_per_tile,
-        num_programs,
-        total_tiles - sk_tiles,
-        sk_tiles,
-        q,
-        r,
-        False,
-    )
+    t, i, p = total_tiles, iters_per_tile, num_programs
+    if t % p == 0:
+        sk = 0
+    else:
+        sk = p + t % p if t > p else t
+    if sk * i < p:
+        sk = 0
+    q, r = divmod(sk * i, p)
+    return StreamKPartition(t, i, p, t - sk, sk, q, r)
 
 
 # ---- grouped GEMM ---------------------------------------------------------------------
@@ -399,64 +406,65 @@ def grouped_tiles(
 class WorkspaceLayout:
     """Where a launch's counters, flags and partials live.
 
-    Two buffers, as the kernel takes them: ``sync`` (i32) holds the counters
-    (one per chiplet, ``COUNTER_STRIDE`` slots apart) then the flags (one per
-    program); ``partials`` (f32) holds one ``block_m x block_n`` tile per
-    program. Offsets and sizes are in elements of the buffer's type. The host
-    zeroes ``sync`` on the launch stream before every launch; partials are
-    always written before they are read (release/acquire on the flags), so
-    they are never zeroed. ``zero_output``: C itself must be zero before the
-    launch (atomic stream-K adds every contribution into it).
+    Two buffers, as the kernel takes them. ``sync`` (i32): ``num_counters``
+    counters (one per chiplet) from ``counter_offset``, ``counter_stride``
+    apart, then ``num_flags`` flags (one per program) from ``flag_offset``,
+    ``flag_stride`` apart; ``sync_elements`` in all. ``partials`` (f32): one
+    ``block_m x block_n`` row-major tile per program, ``partial_stride``
+    apart; ``partial_elements`` in all. Offsets and strides do not depend on
+    the program count (the kernel reads that at run time). The host zeroes
+    ``sync`` on the launch stream before every launch; partials are always
+    written before they are read (release/acquire on the flags), so they are
+    never zeroed. ``zero_output``: C itself must be zero before the launch
+    (atomic stream-K adds every contribution into it).
     """
 
-    kind: str
-    reduction: str | None
-    num_programs: int
-    num_xcds: int
-    counters_offset: int
+    counter_offset: int
+    counter_stride: int
     num_counters: int
-    flags_offset: int
+    flag_offset: int
+    flag_stride: int
     num_flags: int
-    sync_size: int
-    partials_offset: int
-    partial_size: int
-    partials_size: int
-    zero_output: bool
+    sync_elements: int
+    partial_stride: int
+    partial_elements: int
+    zero_output: bool = False
 
     def counter_index(self, xcd: int) -> int:
         """Index (in i32) of chiplet ``xcd``'s counter in ``sync``."""
         if not 0 <= xcd < self.num_counters:
             raise ValueError(f"xcd must be in [0, {self.num_counters}), got {xcd}")
-        return self.counters_offset + xcd * COUNTER_STRIDE
+        return self.counter_offset + xcd * self.counter_stride
 
     def flag_index(self, program: int) -> int:
         """Index (in i32) of ``program``'s flag in ``sync``."""
         if not 0 <= program < self.num_flags:
             raise ValueError(f"program must be in [0, {self.num_flags}), got {program}")
-        return self.flags_offset + program
+        return self.flag_offset + program * self.flag_stride
 
     def partial_index(self, program: int) -> int:
         """Index (in f32) of the first element of ``program``'s partial tile."""
         if not 0 <= program < self.num_flags:
             raise ValueError(f"program must be in [0, {self.num_flags}), got {program}")
-        return self.partials_offset + program * self.partial_size
+        return program * self.partial_stride
 
     @property
     def sync_bytes(self) -> int:
-        return self.sync_size * ELEMENT_BYTES
+        return self.sync_elements * ELEMENT_BYTES
 
     @property
     def partials_bytes(self) -> int:
-        return self.partials_size * ELEMENT_BYTES
+        return self.partial_elements * ELEMENT_BYTES
 
     @property
     def partials_byte_offset(self) -> int:
-        """Where partials start when both buffers share one allocation."""
+        """Where partials start when both buffers share one allocation (256-byte multiple)."""
         return cdiv(self.sync_bytes, PARTIALS_ALIGN) * PARTIALS_ALIGN
 
     @property
     def total_bytes(self) -> int:
-        if not self.partials_size:
+        """Bytes of one allocation holding both (partials at :attr:`partials_byte_offset`)."""
+        if not self.partial_elements:
             return self.sync_bytes
         return self.partials_byte_offset + self.partials_bytes
 
@@ -503,21 +511,17 @@ def workspace_layout(
     counters = num_xcds if kind == "work-stealing" else 0
     fixup = kind == "stream-k" and reduction in ("linear", "tree")
     flags = num_programs if fixup else 0
-    flags_offset = counters * COUNTER_STRIDE
-    partial = block_m * block_n if fixup else 0
+    counter_words = counters * COUNTER_STRIDE
     return WorkspaceLayout(
-        kind=kind,
-        reduction=reduction,
-        num_programs=num_programs,
-        num_xcds=num_xcds,
-        counters_offset=0,
+        counter_offset=0,
+        counter_stride=COUNTER_STRIDE,
         num_counters=counters,
-        flags_offset=flags_offset,
+        flag_offset=counter_words,
+        flag_stride=1,
         num_flags=flags,
-        sync_size=flags_offset + flags,
-        partials_offset=0,
-        partial_size=partial,
-        partials_size=partial * flags,
+        sync_elements=counter_words + flags,
+        partial_stride=block_m * block_n,
+        partial_elements=num_programs * block_m * block_n if fixup else 0,
         zero_output=kind == "stream-k" and reduction == "atomic",
     )
 
@@ -569,16 +573,18 @@ class GemmConfig:
     block_k: int = 64
     group_m: int = 8
     num_warps: int = 4
-    num_stages: int = 2
+    #: Pipeline depth (the schedule kernels' portable body loads each K block
+    #: when it uses it: 1).
+    num_stages: int = 1
 
 
 #: The configuration the model runs by default (small blocks: quick to interpret).
-MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4, 2)
+MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4, 1)
 #: The configuration the GPU runs by default (the tuned large-shape config on H100).
-GPU_CONFIG = GemmConfig(128, 128, 64, 8, 4, 2)
+GPU_CONFIG = GemmConfig(128, 128, 64, 8, 4, 1)
 #: The configurations bundled for the GPU, by name: the default and a narrow
 #: one for few-row (decode) shapes, where 64-row tiles waste less of M.
-GPU_CONFIGS = {"default": GPU_CONFIG, "narrow": GemmConfig(64, 128, 64, 8, 4, 3)}
+GPU_CONFIGS = {"default": GPU_CONFIG, "narrow": GemmConfig(64, 128, 64, 8, 4, 1)}
 
 
 @dataclass(frozen=True)

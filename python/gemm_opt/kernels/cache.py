@@ -74,11 +74,14 @@ def _build(spec: S.KernelSpec, target: str) -> tuple[Any, tuple[str, ...], str]:
     """(module, argument names in order, grid convention: ``"tiles"`` or ``"mn"``)."""
     mod = _builder()
     if mod is not None:
+        # The builder spells fp16 "f16" (MLIR's name); bind by its own table.
+        dtypes = getattr(mod, "DTYPES", S.DTYPES)
+        dtype = spec.dtype if spec.dtype in dtypes else {"fp16": "f16"}.get(spec.dtype, spec.dtype)
         kwargs: dict[str, Any] = {
             "kind": spec.kind,
             "reduction": spec.reduction,
             "grouped": spec.grouped,
-            "dtype": spec.dtype,
+            "dtype": dtype,
             "block_m": spec.block_m,
             "block_n": spec.block_n,
             "block_k": spec.block_k,
@@ -91,10 +94,16 @@ def _build(spec: S.KernelSpec, target: str) -> tuple[Any, tuple[str, ...], str]:
         for extra in ("trans_b", "num_xcds"):
             if extra in params:
                 kwargs[extra] = getattr(spec, extra)
-        module = mod.build_gemm_module(**kwargs)
-        names = getattr(mod, "ARG_NAMES", S.ARG_NAMES)
-        names = names[spec.grouped] if isinstance(names, Mapping) else tuple(names)
-        return module, tuple(names), "tiles"
+        try:
+            module = mod.build_gemm_module(**kwargs)
+        except ValueError as e:  # a combination the builder does not make (yet)
+            raise KernelUnavailable(f"{spec.name}: {e}") from None
+        if hasattr(mod, "kernel_args"):  # names depend on the kind (optional workspace)
+            names = tuple(mod.kernel_args(spec.kind, spec.reduction))
+        else:
+            table = getattr(mod, "ARG_NAMES", S.ARG_NAMES)
+            names = tuple(table[spec.grouped] if isinstance(table, Mapping) else table)
+        return module, names, "tiles"
     if spec.kind != "data-parallel" or spec.grouped != "none" or spec.trans_b:
         raise KernelUnavailable(
             f"schedule={spec.kind!r}"

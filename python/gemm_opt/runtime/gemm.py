@@ -162,7 +162,7 @@ def allocate_workspace(torch: Any, layout: S.WorkspaceLayout, device: Any) -> tu
     if layout.sync_bytes:
         workspace[: layout.sync_bytes].zero_()
     base = workspace.data_ptr()
-    partials = base + (layout.partials_byte_offset if layout.partials_size else 0)
+    partials = base + (layout.partials_byte_offset if layout.partial_elements else 0)
     return workspace, base, partials
 
 
