@@ -9,11 +9,12 @@ and run through ``gemm_opt.matmul`` / ``grouped_matmul`` /
 
 1. Correctness, every schedule and reduction, fp16 and bf16, against a
    float64 reference. Allowed error, element-wise, from the accumulation:
-   ``|c - ref| <= (r + 1) u |ref| + (K + 2) 2^-23 (|A| |B|)`` with u the output
-   type's unit roundoff, ``r = 1`` rounding for every schedule but atomic
-   stream-K, where ``r`` = the most programs adding into one tile (each
-   atomic add into fp16/bf16 C rounds once). C starts as NaN (every element
-   must be written; atomic stream-K zeroes it itself). Shapes: ragged, K
+   ``|c - ref| <= 2 u |ref| + (K + 2) 2^-23 (|A| |B|)`` with u the output
+   type's unit roundoff (fp32 sums, one final rounding); atomic stream-K adds
+   ``r u (|A| |B|)``, ``r`` the most programs adding into one tile (each
+   atomic add into fp16/bf16 C rounds a running sum no larger than |A||B|).
+   C starts as NaN (every element must be written; atomic stream-K zeroes
+   it itself). Shapes: ragged, K
    smaller than one block, fewer tiles than programs, more programs than K
    iterations, grouped with empty and very unequal groups (forward, dgrad,
    wgrad; an empty group's wgrad must be exactly 0). Linear and tree
@@ -214,7 +215,8 @@ def error_bound(a: Any, b: Any, ref: Any, dtype: str, contributors: int) -> Any:
     k = a.shape[-1]
     mag = a.abs() @ b.abs()
     u = UNIT_ROUNDOFF[dtype]
-    return (contributors + 1) * u * ref.abs() + (k + 2) * 2.0**-23 * mag
+    atomic = contributors * u * mag if contributors > 1 else 0.0
+    return 2 * u * ref.abs() + (k + 2) * 2.0**-23 * mag + atomic
 
 
 def atomic_contributors(m: int, n: int, k: int, programs: int, cfg: dict) -> int:

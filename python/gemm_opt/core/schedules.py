@@ -471,7 +471,9 @@ class WorkspaceLayout:
 
 def check_kind(kind: str) -> None:
     if kind not in KINDS:
-        raise ValueError(f"schedule must be one of {', '.join(map(repr, KINDS))}; got {kind!r}")
+        raise ValueError(
+            f"unknown schedule kind {kind!r}: schedule must be one of {', '.join(map(repr, KINDS))}"
+        )
 
 
 def resolve_reduction(kind: str, reduction: str | None) -> str | None:

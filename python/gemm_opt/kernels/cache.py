@@ -128,13 +128,35 @@ def _build(spec: S.KernelSpec, target: str) -> tuple[Any, tuple[str, ...], str]:
     return module, ("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc"), "mn"
 
 
-def module_for(spec: S.KernelSpec, target: str = MODEL_TARGET) -> tuple[Any, tuple[str, ...], str]:
-    """The built module of ``spec`` (cached per process), its argument names, grid kind."""
-    key = (spec, target)
+#: The pass that lowers ``tile.gemm_schedule`` (the model interprets its result).
+SCHEDULE_PASS = "tile-lower-gemm-schedule"
+
+
+def _lower_schedule(module: Any) -> None:
+    """Run the schedule lowering in place (compilation runs it in its pipeline)."""
+    from gemm_opt.core.pipeline import build_pass_manager
+    from gemm_opt.lowering import REGISTRY
+
+    with module.context:
+        build_pass_manager(f"builtin.module({SCHEDULE_PASS})", REGISTRY).run(module.operation)
+
+
+def module_for(
+    spec: S.KernelSpec, target: str = MODEL_TARGET, *, lowered: bool = False
+) -> tuple[Any, tuple[str, ...], str]:
+    """The built module of ``spec`` (cached per process), its argument names, grid kind.
+
+    ``lowered``: with ``tile.gemm_schedule`` lowered to loops and atomics, as
+    the model runs it (a separate module: the pass rewrites in place).
+    """
+    key = (spec, target, lowered)
     with _lock:
         hit = _modules.get(key)  # type: ignore[call-overload]
         if hit is None:
-            hit = _modules[key] = _build(spec, target)  # type: ignore[index]
+            hit = _build(spec, target)
+            if lowered and hit[2] == "tiles":
+                _lower_schedule(hit[0])
+            _modules[key] = hit  # type: ignore[index]
     return hit
 
 
@@ -153,7 +175,7 @@ def run_on_model(
     """
     from gemm_opt.model import interpreter
 
-    module, names, convention = module_for(spec)
+    module, names, convention = module_for(spec, lowered=True)
     missing = [n for n in names if n not in values]
     if missing:
         raise KernelUnavailable(
