@@ -93,7 +93,7 @@ def test_misuse_and_missing_kernels_fail_loudly(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_no_gpu_is_refused_after_the_bundle_check(bench, tmp_path: Path) -> None:
+def _fake_bundle(root: Path, names: list[str]) -> None:
     from gemm_opt.runtime import Arg, Bundle, BundleKernel, GridDim
 
     kernels = tuple(
@@ -109,10 +109,24 @@ def test_no_gpu_is_refused_after_the_bundle_check(bench, tmp_path: Path) -> None
             grid=(GridDim(), GridDim(), GridDim()),
             binary=b"\x7fELF" + bytes(8),
         )
-        for name in bench.kernel_names(list(bench.DTYPES))
+        for name in names
     )
-    (tmp_path / "cuda90").mkdir()
-    Bundle(kernels).write(tmp_path / "cuda90" / "schedules.bundle")
+    (root / "cuda90").mkdir()
+    Bundle(kernels).write(root / "cuda90" / "schedules.bundle")
+
+
+def test_no_gpu_is_refused_after_the_bundle_check(bench, tmp_path: Path) -> None:
+    _fake_bundle(tmp_path, bench.kernel_names(list(bench.DTYPES)))
     proc = _run("--bundles", str(tmp_path), "--out", str(tmp_path / "o"))
     assert proc.returncode == 2, proc.stderr
     assert "no CUDA GPU visible to torch" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_partial_bundle_runs_only_with_skip_missing(bench, tmp_path: Path) -> None:
+    dense = [n for n in bench.kernel_names(list(bench.DTYPES)) if "grouped" not in n]
+    _fake_bundle(tmp_path, dense)
+    proc = _run("--bundles", str(tmp_path), "--out", str(tmp_path / "o"))
+    assert proc.returncode == 2 and "18 of 42 kernels are missing" in proc.stderr
+    proc = _run("--bundles", str(tmp_path), "--out", str(tmp_path / "o"), "--skip-missing")
+    assert proc.returncode == 2 and "no CUDA GPU visible to torch" in proc.stderr
+    assert "18 of 42 kernels are not bundled" in proc.stdout
