@@ -73,7 +73,7 @@ DENSE = [
     ("stream-k", "linear"),
     ("stream-k", "tree"),
 ]
-GROUPED = [("data-parallel", None), ("persistent", None), ("work-stealing", None)]
+GROUPED = [(kind, None) for kind in S.GROUPED_KINDS]
 #: Correctness shapes (M, N, K): ragged, K < one block, fewer tiles than
 #: programs, more programs than K iterations, one tile, a wave and a bit.
 CHECK_SHAPES = [
@@ -186,7 +186,7 @@ def speed_cases(quick: bool = False) -> list[SpeedCase]:
                             sum(lens),
                             n,
                             k,
-                            tuple(GROUPED[1:]),
+                            tuple(GROUPED),
                             lens=lens,
                             target=">= 1.1x torch._grouped_mm",
                         )

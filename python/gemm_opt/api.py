@@ -353,12 +353,21 @@ def matmul(
     return _run(call)
 
 
+def _grouped_kind(kind: str) -> None:
+    if kind not in S.GROUPED_KINDS:
+        raise ValueError(
+            f"schedule={kind!r} does not run grouped GEMM; grouped GEMM runs all groups' tiles "
+            f"over one grid: schedule must be one of {', '.join(map(repr, S.GROUPED_KINDS))}"
+        )
+
+
 def _grouped_checks(
     a: Any, b: Any, group_lens: Any, trans_b: Any, **kw: Any
 ) -> tuple[_Call, GemmConfig]:
     if not isinstance(trans_b, bool):
         raise TypeError(f"trans_b: expected a bool, got {type(trans_b).__name__}")
     backend, dtype, kind, red, P, X, cfg, seed = _common("grouped_matmul", a, b, **kw)
+    _grouped_kind(kind)
     s, k = _expect_ndim(a, "a", 2, "(sum(group_lens), K)")
     want = "(G, N, K)" if trans_b else "(G, K, N)"
     g, d1, d2 = _expect_ndim(b, "b", 3, want)
@@ -456,6 +465,7 @@ def grouped_matmul_variable_k(
         "grouped_matmul_variable_k", a, b, schedule=schedule, reduction=reduction,
         num_programs=num_programs, num_xcds=num_xcds, config=config, out=out, seed=seed,
     )  # fmt: skip
+    _grouped_kind(kind)
     s, m = _expect_ndim(a, "a", 2, "(sum(group_lens), M)")
     sb, n = _expect_ndim(b, "b", 2, f"(S, N) with S = {s}")
     if sb != s:

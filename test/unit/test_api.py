@@ -341,3 +341,12 @@ def test_grouped_autograd_matches_float64_or_says_it_is_missing() -> None:
         _check(a.grad[r].double().numpy(), dy[r].double().numpy(), w[i].double().T.numpy(), "fp16")
         _check(w.grad[i].double().numpy(), a[r].double().T.numpy(), dy[r].double().numpy(), "fp16")
         assert da.shape == a.grad[r].shape and dw.shape == w.grad[i].shape
+
+
+def test_grouped_gemm_names_the_schedules_it_runs_under() -> None:
+    with pytest.raises(
+        ValueError, match=r"schedule='stream-k' does not run grouped GEMM.*'persistent'"
+    ):
+        gemm_opt.grouped_matmul(A, G3, [4, 4, 0], schedule="stream-k")
+    with pytest.raises(ValueError, match=r"schedule='data-parallel' does not run grouped GEMM"):
+        gemm_opt.grouped_matmul_variable_k(A, B[:8], [8], schedule="data-parallel")

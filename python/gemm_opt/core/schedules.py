@@ -36,6 +36,8 @@ from dataclasses import dataclass
 KINDS = ("data-parallel", "persistent", "work-stealing", "stream-k")
 REDUCTIONS = ("atomic", "linear", "tree")
 GROUPED = ("none", "m", "k")
+#: The kinds a grouped GEMM runs under: all groups' tiles over one persistent grid.
+GROUPED_KINDS = ("persistent",)
 #: The reduction a stream-K schedule gets when none is named: deterministic
 #: (bitwise identical run to run for a fixed grid), needs no zeroed output.
 DEFAULT_REDUCTION = "linear"
@@ -643,6 +645,7 @@ __all__ = [
     "GPU_CONFIG",
     "GPU_CONFIGS",
     "GROUPED",
+    "GROUPED_KINDS",
     "KINDS",
     "MODEL_CONFIG",
     "REDUCTIONS",

@@ -36,7 +36,7 @@ def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
                 for red in reductions:
                     specs.append(S.KernelSpec(kind, red, "none", dtype, **cfg))
         cfg = CONFIGS["default"]
-        for kind in ("data-parallel", "persistent", "work-stealing"):
+        for kind in S.GROUPED_KINDS:
             for trans_b in (False, True):
                 specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg, trans_b=trans_b))
             specs.append(S.KernelSpec(kind, None, "k", dtype, **cfg))

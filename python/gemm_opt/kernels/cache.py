@@ -99,7 +99,9 @@ def _build(spec: S.KernelSpec, target: str) -> tuple[Any, tuple[str, ...], str]:
         except ValueError as e:  # a combination the builder does not make (yet)
             raise KernelUnavailable(f"{spec.name}: {e}") from None
         if hasattr(mod, "kernel_args"):  # names depend on the kind (optional workspace)
-            names = tuple(mod.kernel_args(spec.kind, spec.reduction))
+            takes_grouped = "grouped" in inspect.signature(mod.kernel_args).parameters
+            extra = (spec.grouped,) if takes_grouped else ()
+            names = tuple(mod.kernel_args(spec.kind, spec.reduction, *extra))
         else:
             table = getattr(mod, "ARG_NAMES", S.ARG_NAMES)
             names = tuple(table[spec.grouped] if isinstance(table, Mapping) else table)
