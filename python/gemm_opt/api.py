@@ -134,6 +134,8 @@ def _config(config: Any, default: GemmConfig) -> GemmConfig:
         raise TypeError(f"config: expected a GemmConfig or a dict, got {type(config).__name__}")
     for f in fields(GemmConfig):
         v = getattr(cfg, f.name)
+        if f.name == "num_stages" and v is None:
+            continue
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"config.{f.name} must be a positive integer, got {v!r}")
     for f in ("block_m", "block_n", "block_k", "num_warps"):

@@ -122,7 +122,7 @@ def test_a_missing_bundle_folder_is_a_clear_error(tmp_path: Path) -> None:
         """
         from gemm_opt.runtime import gemm as rt
         try:
-            rt.store().get("gemm_dataparallel_fp16_128x128x64_g8_w4_s2")
+            rt.store().get("gemm_dataparallel_fp16_128x128x64_g8_w4")
         except rt.KernelMissing as e:
             print(e)
         """,

@@ -577,18 +577,18 @@ class GemmConfig:
     block_k: int = 64
     group_m: int = 8
     num_warps: int = 4
-    #: Pipeline depth (the schedule kernels' portable body loads each K block
-    #: when it uses it: 1).
-    num_stages: int = 1
+    #: Pipeline depth; None: the kernel body's own (2 for gfx1250's TDM body,
+    #: 1 for the portable one that loads each K block when it uses it).
+    num_stages: int | None = None
 
 
 #: The configuration the model runs by default (small blocks: quick to interpret).
-MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4, 1)
+MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
 #: The configuration the GPU runs by default (the tuned large-shape config on H100).
-GPU_CONFIG = GemmConfig(128, 128, 64, 8, 4, 1)
+GPU_CONFIG = GemmConfig(128, 128, 64, 8, 4)
 #: The configurations bundled for the GPU, by name: the default and a narrow
 #: one for few-row (decode) shapes, where 64-row tiles waste less of M.
-GPU_CONFIGS = {"default": GPU_CONFIG, "narrow": GemmConfig(64, 128, 64, 8, 4, 1)}
+GPU_CONFIGS = {"default": GPU_CONFIG, "narrow": GemmConfig(64, 128, 64, 8, 4)}
 
 
 @dataclass(frozen=True)
@@ -604,7 +604,7 @@ class KernelSpec:
     block_k: int
     group_m: int
     num_warps: int
-    num_stages: int
+    num_stages: int | None
     num_xcds: int = 1
     trans_b: bool = False
 
@@ -616,8 +616,10 @@ class KernelSpec:
             raise ValueError(f"grouped must be one of {GROUPED}, got {self.grouped!r}")
         if self.dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}, got {self.dtype!r}")
-        for name in ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages"):
+        for name in ("block_m", "block_n", "block_k", "group_m", "num_warps"):
             _positive(name, getattr(self, name))
+        if self.num_stages is not None:
+            _positive("num_stages", self.num_stages)
         _positive("num_xcds", self.num_xcds)
 
     @property
@@ -626,10 +628,11 @@ class KernelSpec:
         grp = "" if self.grouped == "none" else f"_grouped{self.grouped}"
         tb = "_tb" if self.trans_b else ""
         xcd = f"_x{self.num_xcds}" if self.num_xcds != 1 else ""
+        stages = f"_s{self.num_stages}" if self.num_stages is not None else ""
         return (
             f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}_"
             f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"
-            f"_w{self.num_warps}_s{self.num_stages}{xcd}"
+            f"_w{self.num_warps}{stages}{xcd}"
         )
 
     @property

@@ -123,7 +123,7 @@ def _build(spec: S.KernelSpec, target: str) -> tuple[Any, tuple[str, ...], str]:
         BLOCK_M=spec.block_m,
         BLOCK_N=spec.block_n,
         BLOCK_K=spec.block_k,
-        NUM_BUFFERS=max(spec.num_stages, 2),
+        NUM_BUFFERS=max(spec.num_stages or 2, 2),
         HINT_A=half,
         HINT_B=((1 << spec.num_warps) - 1) ^ half,
     )
