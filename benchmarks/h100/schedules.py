@@ -10,7 +10,8 @@ and run through ``gemm_opt.matmul`` / ``grouped_matmul`` /
 1. Correctness, every schedule and reduction, fp16 and bf16, against a
    float64 reference. Allowed error, element-wise, from the accumulation:
    ``|c - ref| <= 2 u |ref| + (K + 2) 2^-23 (|A| |B|)`` with u the output
-   type's unit roundoff (fp32 sums, one final rounding); atomic stream-K adds
+   type's unit roundoff (fp32 sums, one final rounding; plus the type's
+   subnormal spacing, where rounding is absolute); atomic stream-K adds
    ``r u (|A| |B|)``, ``r`` the most programs adding into one tile (each
    atomic add into fp16/bf16 C rounds a running sum no larger than |A||B|).
    C starts as NaN (every element must be written; atomic stream-K zeroes
@@ -64,6 +65,8 @@ DTYPES = ("float16", "bfloat16")
 SHORT = {"float16": "fp16", "bfloat16": "bf16"}
 UNIT_ROUNDOFF = benchlib.UNIT_ROUNDOFF
 HBM_BYTES_PER_S = 3.35e12
+#: Subnormal spacing of the output types: below the normal range rounding is absolute.
+SUBNORMAL = {"float16": 2.0**-24, "bfloat16": 2.0**-133}
 #: (schedule, reduction) pairs of the dense API.
 DENSE = [
     ("data-parallel", None),
@@ -216,7 +219,7 @@ def error_bound(a: Any, b: Any, ref: Any, dtype: str, contributors: int) -> Any:
     mag = a.abs() @ b.abs()
     u = UNIT_ROUNDOFF[dtype]
     atomic = contributors * u * mag if contributors > 1 else 0.0
-    return 2 * u * ref.abs() + (k + 2) * 2.0**-23 * mag + atomic
+    return 2 * u * ref.abs() + (k + 2) * 2.0**-23 * mag + atomic + SUBNORMAL[dtype]
 
 
 def atomic_contributors(m: int, n: int, k: int, programs: int, cfg: dict) -> int:
