@@ -12,7 +12,8 @@ One API on two machines:
   defaults to the SM count. Only torch is needed.
 
 Every kernel accumulates in fp32 and rounds once to the output type (the
-input's, or ``out``'s, which must have the input's dtype). ``schedule`` is
+input's, or ``out``'s, which must have the input's dtype); atomic stream-K
+rounds once per program adding into a tile. ``schedule`` is
 ``"data-parallel"``, ``"persistent"``, ``"work-stealing"`` or ``"stream-k"``
 (see :mod:`gemm_opt.core.schedules`); ``reduction`` is ``"atomic"``,
 ``"linear"`` or ``"tree"`` and only stream-K takes one (``None`` there means
