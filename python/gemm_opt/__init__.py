@@ -1,10 +1,14 @@
 """gemm-opt: a research compiler for GPU GEMM kernels.
 
 The package root re-exports the pure-Python public API (no MLIR import):
-the warp-hint rule and the per-warp TDM plan.
+the warp-hint rule and the per-warp TDM plan; and, loaded on first use, the
+GEMM API (``matmul``, ``grouped_matmul``, ``grouped_matmul_variable_k``,
+``GemmConfig``: :mod:`gemm_opt.api`), so ``import gemm_opt`` stays cheap.
 """
 
 from __future__ import annotations
+
+import importlib
 
 from gemm_opt.core.tdm_layout import (
     TdmWarpLayout,
@@ -22,7 +26,24 @@ from gemm_opt.core.warp_hint import (
 
 __version__ = "0.1.0"
 
-__all__ = [
+#: Names loaded from :mod:`gemm_opt.api` on first access (PEP 562).
+_LAZY = ("GemmConfig", "grouped_matmul", "grouped_matmul_variable_k", "matmul")
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        # By name: the package root sits below every layer, the API above all of them.
+        value = getattr(importlib.import_module("gemm_opt.api"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'gemm_opt' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
+
+__all__ = [  # noqa: RUF022 (the lazy names last)
     "TdmWarpLayout",
     "WarpHint",
     "WarpHintError",
@@ -33,4 +54,8 @@ __all__ = [
     "legal_hints",
     "tdm_warp_layout",
     "warp_plan",
+    "GemmConfig",
+    "grouped_matmul",
+    "grouped_matmul_variable_k",
+    "matmul",
 ]

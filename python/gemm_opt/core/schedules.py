@@ -1,32 +1,53 @@
-"""GEMM schedule arithmetic shared by the host and the lowering (pure Python).
+"""The host-side math of GEMM schedules: tile order, work split and workspace layout.
 
-The lowering of ``tile.gemm_schedule`` emits the same arithmetic in IR (the
-sizes are runtime values there); this module is the host's copy and the one
-place where the workspace layout is decided. ``tile-lower-gemm-schedule``
-reads its offsets and strides from :func:`workspace_layout`, so host and
-kernel cannot disagree about where a counter, a flag or a partial lives.
+One source of truth for how output tiles and K iterations map to programs.
+The API sizes grids and workspaces from it, the lowering passes lay out the
+workspace exactly as :func:`workspace_layout` says, and the tests check that
+every schedule covers every (tile, K iteration) exactly once. Pure Python: no
+MLIR, no numpy, no torch.
 
-Stream-K partition (as ck_tile's "DP + 2-tile SK"): with ``T`` output tiles
-of ``I`` K iterations each on ``P`` programs, tiles ``[0, dp_tiles)`` are
-whole (data-parallel, program ``p`` takes ``p, p + P, ...``) and the last
-``sk_tiles`` are split by K iterations: ``sk_tiles = 0`` if ``T % P == 0``,
-else ``P + T % P`` when ``T > P``, else ``T``; the ``sk_tiles * I`` iterations
-are dealt out evenly, ``q, r = divmod(sk_tiles * I, P)``, program ``p`` taking
-``q + (p < r)`` consecutive ones from ``p * q + min(p, r)``. With fewer
-iterations than programs (``sk_tiles * I < P``) the schedule falls back to
-data-parallel: ``sk_tiles = 0``.
+Terms: a *tile* is one ``block_m x block_n`` block of C; an *iteration* is
+one ``block_k`` step of one tile's K loop; a *program* is one launched CTA.
+
+Schedules (``kind``):
+
+* ``data-parallel``: one program per tile (grid = tiles).
+* ``persistent``: ``P`` programs; program ``p`` takes tiles ``p, p+P, ...``.
+* ``work-stealing``: ``P`` programs over ``X`` chiplets (``num_xcds``); the
+  tiles are cut into ``X`` contiguous ranges (:func:`work_stealing_ranges`),
+  program ``p`` claims tiles of range ``p % X`` from that chiplet's atomic
+  counter until the range is used up, then stops (it never claims again).
+* ``stream-k``: whole tiles first (data-parallel over ``P`` programs), then
+  the leftover tiles' iterations split evenly over the ``P`` programs
+  (:func:`stream_k_partition`); partials combine by ``atomic`` add into C,
+  by a ``linear`` fix-up (the tile's owner adds the other programs' fp32
+  partials in ascending program order) or a ``tree`` (pairwise, fixed
+  order). Both fix-ups are deterministic for a fixed ``P``.
+
+Every kind visits tiles in GROUP_M order (:func:`tile_coords`).
 """
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
-
-COUNTER_STRIDE = 64
-"""i32 elements between two work-stealing counters (256 B: no false sharing)."""
 
 KINDS = ("data-parallel", "persistent", "work-stealing", "stream-k")
 REDUCTIONS = ("atomic", "linear", "tree")
 GROUPED = ("none", "m", "k")
+#: The kinds a grouped GEMM runs under: all groups' tiles over one persistent grid.
+GROUPED_KINDS = ("persistent",)
+#: The reduction a stream-K schedule gets when none is named: deterministic
+#: (bitwise identical run to run for a fixed grid), needs no zeroed output.
+DEFAULT_REDUCTION = "linear"
+#: i32 slots between two atomic counters (256 bytes: no two counters share a
+#: cache line or an L2 sector group).
+COUNTER_STRIDE = 64
+#: Bytes of an i32 / f32 workspace element.
+ELEMENT_BYTES = 4
+#: Byte alignment of the partials region inside one workspace allocation.
+PARTIALS_ALIGN = 256
 
 
 def cdiv(a: int, b: int) -> int:
@@ -34,14 +55,141 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def _positive(name: str, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def _non_negative(name: str, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+
+
+def tile_grid(m: int, n: int, block_m: int, block_n: int) -> tuple[int, int]:
+    """(tiles along M, tiles along N) of an ``m x n`` output."""
+    _non_negative("m", m)
+    _non_negative("n", n)
+    _positive("block_m", block_m)
+    _positive("block_n", block_n)
+    return cdiv(m, block_m), cdiv(n, block_n)
+
+
 def tile_count(m: int, n: int, block_m: int, block_n: int) -> int:
-    """Output tiles of an ``m x n`` GEMM."""
-    return cdiv(m, block_m) * cdiv(n, block_n)
+    """Output tiles of an ``m x n`` output."""
+    pm, pn = tile_grid(m, n, block_m, block_n)
+    return pm * pn
+
+
+def iters_per_tile(k: int, block_k: int) -> int:
+    """K iterations of one tile (0 when ``k`` is 0: the tile is all zeros)."""
+    _non_negative("k", k)
+    _positive("block_k", block_k)
+    return cdiv(k, block_k)
+
+
+def tile_coords(tile_id: int, num_pid_m: int, num_pid_n: int, group_m: int) -> tuple[int, int]:
+    """(pid_m, pid_n) of ``tile_id`` in GROUP_M order.
+
+    Tiles are walked column by column inside bands of ``group_m`` tile rows
+    (the last band may be narrower), so consecutive tiles share B columns
+    and the band's A rows stay in L2. ``group_m = 1`` is row-major order.
+    """
+    _positive("num_pid_m", num_pid_m)
+    _positive("num_pid_n", num_pid_n)
+    _positive("group_m", group_m)
+    total = num_pid_m * num_pid_n
+    if isinstance(tile_id, bool) or not isinstance(tile_id, int) or not 0 <= tile_id < total:
+        raise ValueError(f"tile_id must be in [0, {total}), got {tile_id!r}")
+    in_group = group_m * num_pid_n
+    first_m = (tile_id // in_group) * group_m
+    size_m = min(num_pid_m - first_m, group_m)
+    local = tile_id % in_group
+    return first_m + local % size_m, local // size_m
+
+
+# ---- persistent and work stealing ----------------------------------------------------
+
+
+def grid_size(kind: str, total_tiles: int, num_programs: int) -> int:
+    """Programs launched: all tiles for data-parallel, else ``num_programs``.
+
+    Persistent and work-stealing launch at most one program per tile;
+    stream-K launches exactly ``num_programs`` (its split depends on it).
+    """
+    check_kind(kind)
+    _non_negative("total_tiles", total_tiles)
+    _positive("num_programs", num_programs)
+    if kind == "data-parallel":
+        return total_tiles
+    if kind == "persistent":
+        return min(num_programs, total_tiles)
+    return num_programs
+
+
+def persistent_tiles(program: int, total_tiles: int, num_programs: int) -> range:
+    """Tile ids (in GROUP_M order) program ``program`` of a persistent grid computes."""
+    return range(program, total_tiles, num_programs)
+
+
+def work_stealing_ranges(total_tiles: int, num_xcds: int) -> list[tuple[int, int]]:
+    """The tile range ``[start, end)`` of each chiplet's counter (may be empty)."""
+    _non_negative("total_tiles", total_tiles)
+    _positive("num_xcds", num_xcds)
+    per = cdiv(total_tiles, num_xcds)
+    return [(min(x * per, total_tiles), min((x + 1) * per, total_tiles)) for x in range(num_xcds)]
+
+
+def check_work_stealing(num_programs: int, num_xcds: int) -> None:
+    """Every chiplet needs a program, or its tiles are never claimed."""
+    _positive("num_programs", num_programs)
+    _positive("num_xcds", num_xcds)
+    if num_programs < num_xcds:
+        raise ValueError(
+            f"work stealing needs at least one program per chiplet: "
+            f"num_programs={num_programs} < num_xcds={num_xcds}"
+        )
+
+
+# ---- stream-K --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A program's share of one tile: iterations ``[k_begin, k_end)`` of ``tile``."""
+
+    tile: int
+    k_begin: int
+    k_end: int
+    iters_per_tile: int
+
+    @property
+    def whole(self) -> bool:
+        return self.k_begin == 0 and self.k_end == self.iters_per_tile
+
+    @property
+    def owner(self) -> bool:
+        """The segment that starts at the tile's first iteration owns the tile (stores C)."""
+        return self.k_begin == 0
 
 
 @dataclass(frozen=True)
 class StreamKPartition:
-    """How a stream-K launch splits its tiles (see the module docstring)."""
+    """How a stream-K grid splits ``total_tiles`` tiles of ``iters_per_tile`` iterations.
+
+    ck_tile's "DP + 2-tile SK": tiles ``[0, dp_tiles)`` are whole tiles done
+    data-parallel (program ``p`` takes ``p, p+P, ...``); the last ``sk_tiles``
+    are split by K iterations, ``sk_tiles = 0`` when ``T % P == 0`` (whole
+    waves), else ``P + T % P`` when ``T > P`` (the last full wave joins the
+    ragged one, so no program idles for a whole tile), else ``T``. Their
+    ``total_sk_iters`` iterations are numbered from 0 at tile ``dp_tiles``;
+    with ``q, r = divmod(total_sk_iters, P)`` program ``p`` owns iterations
+    ``[p*q + min(p, r), (p+1)*q + min(p+1, r))``. Fallback: when
+    ``total_sk_iters < P`` (some program would get no iteration: too little
+    K work to split) ``sk_tiles = 0``, plain data-parallel over ``P``
+    programs. Each program has at most one non-owner segment (its first), so
+    one partial slot and one flag per program suffice. The lowering emits the
+    same arithmetic on the device.
+    """
 
     total_tiles: int
     iters_per_tile: int
@@ -52,23 +200,89 @@ class StreamKPartition:
     extra_iters: int  #: r: programs below r take one more iteration
 
     @property
+    def q(self) -> int:
+        return self.iters_per_program
+
+    @property
+    def r(self) -> int:
+        return self.extra_iters
+
+    @property
+    def fallback(self) -> bool:
+        """No stream-K phase: whole waves, or too little K work to split."""
+        return self.sk_tiles == 0
+
+    @property
     def total_sk_iters(self) -> int:
         return self.sk_tiles * self.iters_per_tile
 
     def sk_range(self, program: int) -> tuple[int, int]:
-        """[begin, end) of ``program``'s stream-K iterations (tile-major)."""
-        q, r = self.iters_per_program, self.extra_iters
-        begin = program * q + min(program, r)
-        return begin, begin + q + (1 if program < r else 0)
+        """Stream-K iterations ``[begin, end)`` of ``program`` (empty in fallback)."""
+        p = program
+        if self.fallback:
+            return 0, 0
+        return p * self.q + min(p, self.r), (p + 1) * self.q + min(p + 1, self.r)
+
+    def dp_tiles_of(self, program: int) -> range:
+        return range(program, self.dp_tiles, self.num_programs)
+
+    def segments(self, program: int) -> list[Segment]:
+        """Everything ``program`` computes: whole tiles first, then its stream-K segments."""
+        ipt = self.iters_per_tile
+        out = [Segment(t, 0, ipt, ipt) for t in self.dp_tiles_of(program)]
+        begin, end = self.sk_range(program)
+        it = begin
+        while it < end:
+            tile, k = divmod(it, ipt)
+            stop = min(end - tile * ipt, ipt)
+            out.append(Segment(self.dp_tiles + tile, k, stop, ipt))
+            it = tile * ipt + stop
+        return out
+
+    def contributors(self, tile: int) -> list[int]:
+        """Programs that compute part of ``tile``, owner first, in ascending order."""
+        if tile < self.dp_tiles:
+            return [tile % self.num_programs]
+        ipt = self.iters_per_tile
+        first = (tile - self.dp_tiles) * ipt
+        last = first + ipt - 1
+        return list(range(self._program_of(first), self._program_of(last) + 1))
+
+    def _program_of(self, it: int) -> int:
+        """The program whose stream-K range holds iteration ``it``."""
+        q, r = self.q, self.r
+        big = r * (q + 1)  # the first r programs own q+1 iterations
+        if it < big:
+            return it // (q + 1)
+        return r + (it - big) // q
+
+    def tree_steps(self, tile: int) -> list[list[tuple[int, int]]]:
+        """The tree reduction of ``tile``'s partials: per level, (receiver, sender) pairs.
+
+        Contributors are indexed 0..n-1 (0 = owner); at level ``l`` index
+        ``i`` with ``i % 2^(l+1) == 0`` adds the partial of ``i + 2^l`` (if it
+        exists), after that sender finished its own levels and released its
+        flag. The order is fixed, so the result is bitwise reproducible.
+        """
+        progs = self.contributors(tile)
+        levels = []
+        step = 1
+        while step < len(progs):
+            levels.append(
+                [(progs[i], progs[i + step]) for i in range(0, len(progs) - step, 2 * step)]
+            )
+            step *= 2
+        return levels
 
 
 def stream_k_partition(
     total_tiles: int, iters_per_tile: int, num_programs: int
 ) -> StreamKPartition:
-    """Data-parallel tiles and stream-K iteration ranges, with the fallback rule."""
+    """The stream-K split of ``total_tiles`` tiles over ``num_programs`` programs."""
+    _non_negative("total_tiles", total_tiles)
+    _non_negative("iters_per_tile", iters_per_tile)
+    _positive("num_programs", num_programs)
     t, i, p = total_tiles, iters_per_tile, num_programs
-    if p < 1:
-        raise ValueError(f"num_programs must be positive, got {p}")
     if t % p == 0:
         sk = 0
     else:
@@ -79,17 +293,132 @@ def stream_k_partition(
     return StreamKPartition(t, i, p, t - sk, sk, q, r)
 
 
+# ---- grouped GEMM ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GroupTile:
+    """One output tile of a grouped GEMM (rows ``[m_off, m_end)`` hold data)."""
+
+    group: int
+    m_off: int
+    m_end: int
+    n_off: int
+    k_off: int
+    k_end: int
+
+
+@dataclass(frozen=True)
+class GroupedTiles:
+    """All groups' tiles numbered consecutively (group by group).
+
+    ``grouped="m"`` (forward, dgrad): group ``g`` owns rows
+    ``[starts[g], starts[g] + lens[g])`` of A and C and sums over all ``k``.
+    ``grouped="k"`` (wgrad): group ``g`` owns output rows
+    ``[g*m, (g+1)*m)`` and sums over rows ``[starts[g], starts[g] + lens[g])``
+    of A and B (an empty group's tiles exist and are stored as zeros). A
+    zero-length group has no tiles (``m``) or an empty K range (``k``):
+    it never moves another group's offsets, which come from prefix sums.
+    """
+
+    grouped: str
+    lens: tuple[int, ...]
+    starts: tuple[int, ...]
+    m: int
+    n: int
+    k: int
+    block_m: int
+    block_n: int
+    group_m: int
+    tile_starts: tuple[int, ...]  # first tile of each group; last entry = total
+
+    @property
+    def total_tiles(self) -> int:
+        return self.tile_starts[-1]
+
+    def tiles_of(self, group: int) -> int:
+        return self.tile_starts[group + 1] - self.tile_starts[group]
+
+    def tile(self, tile_id: int) -> GroupTile:
+        """The group, row range, column offset and K range of ``tile_id``."""
+        if not 0 <= tile_id < self.total_tiles:
+            raise ValueError(f"tile_id must be in [0, {self.total_tiles}), got {tile_id}")
+        g = bisect.bisect_right(self.tile_starts, tile_id) - 1
+        local = tile_id - self.tile_starts[g]
+        rows = self.lens[g] if self.grouped == "m" else self.m
+        pm, pn = tile_grid(rows, self.n, self.block_m, self.block_n)
+        pid_m, pid_n = tile_coords(local, pm, pn, self.group_m)
+        if self.grouped == "m":
+            base = self.starts[g]
+            k_off, k_end = 0, self.k
+        else:
+            base = g * self.m
+            k_off, k_end = self.starts[g], self.starts[g] + self.lens[g]
+        m_off = base + pid_m * self.block_m
+        return GroupTile(g, m_off, base + rows, pid_n * self.block_n, k_off, k_end)
+
+
+def group_starts(lens: Sequence[int]) -> tuple[int, ...]:
+    """Exclusive prefix sum of the group lengths (the row each group starts at)."""
+    out, acc = [], 0
+    for i, n in enumerate(lens):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ValueError(f"group_lens[{i}] must be a non-negative integer, got {n!r}")
+        out.append(acc)
+        acc += n
+    return tuple(out)
+
+
+def grouped_tiles(
+    grouped: str,
+    lens: Sequence[int],
+    *,
+    m: int,
+    n: int,
+    k: int,
+    block_m: int,
+    block_n: int,
+    group_m: int = 1,
+) -> GroupedTiles:
+    """The tiles of a grouped GEMM; ``m`` is unused for ``grouped="m"`` (rows come from lens).
+
+    For ``grouped="m"`` the output has ``sum(lens)`` rows; for ``"k"`` it has
+    ``len(lens) * m`` rows (one ``m x n`` block per group).
+    """
+    if grouped not in ("m", "k"):
+        raise ValueError(f"grouped must be 'm' or 'k', got {grouped!r}")
+    lens = tuple(lens)
+    starts = group_starts(lens)
+    for name, v in (("m", m), ("n", n), ("k", k)):
+        _non_negative(name, v)
+    _positive("group_m", group_m)
+    tile_starts = [0]
+    for length in lens:
+        rows = length if grouped == "m" else m
+        tile_starts.append(tile_starts[-1] + tile_count(rows, n, block_m, block_n))
+    return GroupedTiles(
+        grouped, lens, starts, m, n, k, block_m, block_n, group_m, tuple(tile_starts)
+    )
+
+
+# ---- workspace ------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class WorkspaceLayout:
-    """Where a schedule's synchronization state lives.
+    """Where a launch's counters, flags and partials live.
 
-    ``sync`` (i32): ``num_counters`` counters from ``counter_offset``,
-    ``counter_stride`` apart, and ``num_flags`` flags from ``flag_offset``,
+    Two buffers, as the kernel takes them. ``sync`` (i32): ``num_counters``
+    counters (one per chiplet) from ``counter_offset``, ``counter_stride``
+    apart, then ``num_flags`` flags (one per program) from ``flag_offset``,
     ``flag_stride`` apart; ``sync_elements`` in all. ``partials`` (f32): one
     ``block_m x block_n`` row-major tile per program, ``partial_stride``
     apart; ``partial_elements`` in all. Offsets and strides do not depend on
     the program count (the kernel reads that at run time). The host zeroes
-    ``sync`` on the launch stream before every launch.
+    ``sync`` on the launch stream before every launch; partials are always
+    written before they are read (release/acquire on the flags), so they are
+    never zeroed. ``zero_output``: C itself must be zero before the launch
+    (atomic stream-K adds every contribution into it).
     """
 
     counter_offset: int
@@ -101,6 +430,72 @@ class WorkspaceLayout:
     sync_elements: int
     partial_stride: int
     partial_elements: int
+    zero_output: bool = False
+
+    def counter_index(self, xcd: int) -> int:
+        """Index (in i32) of chiplet ``xcd``'s counter in ``sync``."""
+        if not 0 <= xcd < self.num_counters:
+            raise ValueError(f"xcd must be in [0, {self.num_counters}), got {xcd}")
+        return self.counter_offset + xcd * self.counter_stride
+
+    def flag_index(self, program: int) -> int:
+        """Index (in i32) of ``program``'s flag in ``sync``."""
+        if not 0 <= program < self.num_flags:
+            raise ValueError(f"program must be in [0, {self.num_flags}), got {program}")
+        return self.flag_offset + program * self.flag_stride
+
+    def partial_index(self, program: int) -> int:
+        """Index (in f32) of the first element of ``program``'s partial tile."""
+        if not 0 <= program < self.num_flags:
+            raise ValueError(f"program must be in [0, {self.num_flags}), got {program}")
+        return program * self.partial_stride
+
+    @property
+    def sync_bytes(self) -> int:
+        return self.sync_elements * ELEMENT_BYTES
+
+    @property
+    def partials_bytes(self) -> int:
+        return self.partial_elements * ELEMENT_BYTES
+
+    @property
+    def partials_byte_offset(self) -> int:
+        """Where partials start when both buffers share one allocation (256-byte multiple)."""
+        return cdiv(self.sync_bytes, PARTIALS_ALIGN) * PARTIALS_ALIGN
+
+    @property
+    def total_bytes(self) -> int:
+        """Bytes of one allocation holding both (partials at :attr:`partials_byte_offset`)."""
+        if not self.partial_elements:
+            return self.sync_bytes
+        return self.partials_byte_offset + self.partials_bytes
+
+
+def check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise ValueError(
+            f"unknown schedule kind {kind!r}: schedule must be one of {', '.join(map(repr, KINDS))}"
+        )
+
+
+def resolve_reduction(kind: str, reduction: str | None) -> str | None:
+    """The reduction a schedule runs with: stream-K defaults to ``linear``; others take none."""
+    check_kind(kind)
+    if kind != "stream-k":
+        if reduction is not None:
+            raise ValueError(
+                f"reduction={reduction!r} needs schedule='stream-k' "
+                f"(schedule={kind!r} combines no partials); pass reduction=None"
+            )
+        return None
+    if reduction is None:
+        return DEFAULT_REDUCTION
+    if reduction not in REDUCTIONS:
+        raise ValueError(
+            f"reduction must be one of {', '.join(map(repr, REDUCTIONS))} for stream-K; "
+            f"got {reduction!r}"
+        )
+    return reduction
 
 
 def workspace_layout(
@@ -111,9 +506,12 @@ def workspace_layout(
     block_m: int,
     block_n: int,
 ) -> WorkspaceLayout:
-    """The workspace of a launch of ``num_programs`` programs."""
-    if kind not in KINDS:
-        raise ValueError(f"unknown schedule kind '{kind}' (known: {', '.join(KINDS)})")
+    """The workspace of one launch (see :class:`WorkspaceLayout`)."""
+    reduction = resolve_reduction(kind, reduction)
+    _positive("num_programs", num_programs)
+    _positive("num_xcds", num_xcds)
+    _positive("block_m", block_m)
+    _positive("block_n", block_n)
     counters = num_xcds if kind == "work-stealing" else 0
     fixup = kind == "stream-k" and reduction in ("linear", "tree")
     flags = num_programs if fixup else 0
@@ -127,19 +525,154 @@ def workspace_layout(
         num_flags=flags,
         sync_elements=counter_words + flags,
         partial_stride=block_m * block_n,
-        partial_elements=(num_programs * block_m * block_n) if fixup else 0,
+        partial_elements=num_programs * block_m * block_n if fixup else 0,
+        zero_output=kind == "stream-k" and reduction == "atomic",
     )
 
 
+def workspace_bytes(
+    kind: str,
+    reduction: str | None,
+    num_programs: int,
+    num_xcds: int,
+    block_m: int,
+    block_n: int,
+) -> int:
+    """Bytes of one launch's workspace (sync, then partials 256-byte aligned)."""
+    return workspace_layout(kind, reduction, num_programs, num_xcds, block_m, block_n).total_bytes
+
+
+# ---- compiled kernels ------------------------------------------------------------------
+
+#: Element types of the schedule kernels (A, B and C).
+DTYPES = ("fp16", "bf16")
+
+#: The arguments of a schedule kernel by name, for each ``grouped`` form. The API
+#: binds values by name (so the builder may order them as it likes):
+#: ``a``, ``b``, ``c`` row-major operands with leading dimensions ``lda``,
+#: ``ldb``, ``ldc``; ``sync`` (i32) and ``partials`` (f32) the workspace of
+#: :func:`workspace_layout`; ``group_lens`` (i32, ``num_groups`` entries).
+#: Dense: C (M x N) = A (M x K) @ B (K x N), or B given as (N x K) with trans_b.
+#: ``m``: A (M x K) with M = sum(group_lens), B (G x K x N) (or G x N x K), C (M x N).
+#: ``k``: A (K x M) and B (K x N) with K = sum(group_lens), C (G*M x N).
+ARG_NAMES: dict[str, tuple[str, ...]] = {
+    "none": ("a", "b", "c", "sync", "partials", "M", "N", "K", "lda", "ldb", "ldc"),
+    "m": (
+        "a", "b", "c", "group_lens", "sync", "partials",
+        "M", "N", "K", "num_groups", "lda", "ldb", "ldc",
+    ),
+    "k": (
+        "a", "b", "c", "group_lens", "sync", "partials",
+        "M", "N", "K", "num_groups", "lda", "ldb", "ldc",
+    ),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class GemmConfig:
+    """A kernel configuration: block shape, GROUP_M, warps and pipeline stages."""
+
+    block_m: int = 128
+    block_n: int = 128
+    block_k: int = 64
+    group_m: int = 8
+    num_warps: int = 4
+    #: Pipeline depth; None: the kernel body's own (2 for gfx1250's TDM body,
+    #: 1 for the portable one that loads each K block when it uses it).
+    num_stages: int | None = None
+
+
+#: The configuration the model runs by default (small blocks: quick to interpret).
+MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
+#: The configuration the GPU runs by default (the tuned large-shape config on H100).
+GPU_CONFIG = GemmConfig(128, 128, 64, 8, 4)
+#: The configurations bundled for the GPU, by name: the default and a narrow
+#: one for few-row (decode) shapes, where 64-row tiles waste less of M.
+GPU_CONFIGS = {"default": GPU_CONFIG, "narrow": GemmConfig(64, 128, 64, 8, 4)}
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """Everything that changes a schedule kernel's binary; ``name`` is its bundle name."""
+
+    kind: str
+    reduction: str | None
+    grouped: str
+    dtype: str
+    block_m: int
+    block_n: int
+    block_k: int
+    group_m: int
+    num_warps: int
+    num_stages: int | None
+    num_xcds: int = 1
+    trans_b: bool = False
+
+    def __post_init__(self) -> None:
+        resolve_reduction(self.kind, self.reduction)
+        if self.kind == "stream-k" and self.reduction is None:
+            raise ValueError("a stream-K kernel names its reduction")
+        if self.grouped not in GROUPED:
+            raise ValueError(f"grouped must be one of {GROUPED}, got {self.grouped!r}")
+        if self.dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {DTYPES}, got {self.dtype!r}")
+        for name in ("block_m", "block_n", "block_k", "group_m", "num_warps"):
+            _positive(name, getattr(self, name))
+        if self.num_stages is not None:
+            _positive("num_stages", self.num_stages)
+        _positive("num_xcds", self.num_xcds)
+
+    @property
+    def name(self) -> str:
+        red = f"_{self.reduction}" if self.reduction else ""
+        grp = "" if self.grouped == "none" else f"_grouped{self.grouped}"
+        tb = "_tb" if self.trans_b else ""
+        xcd = f"_x{self.num_xcds}" if self.num_xcds != 1 else ""
+        stages = f"_s{self.num_stages}" if self.num_stages is not None else ""
+        return (
+            f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}_"
+            f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"
+            f"_w{self.num_warps}{stages}{xcd}"
+        )
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        return ARG_NAMES[self.grouped]
+
+
 __all__ = [
+    "ARG_NAMES",
     "COUNTER_STRIDE",
+    "DEFAULT_REDUCTION",
+    "DTYPES",
+    "GPU_CONFIG",
+    "GPU_CONFIGS",
     "GROUPED",
+    "GROUPED_KINDS",
     "KINDS",
+    "MODEL_CONFIG",
     "REDUCTIONS",
+    "GemmConfig",
+    "GroupTile",
+    "GroupedTiles",
+    "KernelSpec",
+    "Segment",
     "StreamKPartition",
     "WorkspaceLayout",
     "cdiv",
+    "check_kind",
+    "check_work_stealing",
+    "grid_size",
+    "group_starts",
+    "grouped_tiles",
+    "iters_per_tile",
+    "persistent_tiles",
+    "resolve_reduction",
     "stream_k_partition",
+    "tile_coords",
     "tile_count",
+    "tile_grid",
+    "work_stealing_ranges",
+    "workspace_bytes",
     "workspace_layout",
 ]

@@ -1,0 +1,663 @@
+"""The public GEMM API: ``matmul``, ``grouped_matmul``, ``grouped_matmul_variable_k``.
+
+One API on two machines:
+
+* **numpy arrays** (and **CPU torch tensors**) run the kernel on the executable
+  model: ``num_programs`` resident programs (default 4) interleaved in the order
+  ``seed`` chooses (``None``: program order). Inputs are float16, or bfloat16
+  as ``ml_dtypes.bfloat16`` arrays (numpy has no bf16 of its own) or CPU
+  ``torch.bfloat16`` tensors; the result has the input's type and framework.
+* **CUDA torch tensors** run the ahead-of-time compiled kernels of the bundles
+  (:mod:`gemm_opt.runtime.gemm`) on the current stream; ``num_programs``
+  defaults to the SM count. Only torch is needed.
+
+Every kernel accumulates in fp32 and rounds once to the output type (the
+input's, or ``out``'s, which must have the input's dtype); atomic stream-K
+rounds once per program adding into a tile. ``schedule`` is
+``"data-parallel"``, ``"persistent"``, ``"work-stealing"`` or ``"stream-k"``
+(see :mod:`gemm_opt.core.schedules`); ``reduction`` is ``"atomic"``,
+``"linear"`` or ``"tree"`` and only stream-K takes one (``None`` there means
+``"linear"``: deterministic and needing no zeroed output). Bad input is a
+``TypeError`` (wrong kind or dtype) or ``ValueError`` (wrong shape, value or
+layout) naming the argument and what was expected, raised before any kernel
+is built or launched.
+
+This module imports neither numpy, torch nor the compiler at import time.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from gemm_opt.core import schedules as S
+
+#: Schedules ``schedule=`` takes (``"auto"`` needs tuned tables, which do not exist yet).
+SCHEDULES = S.KINDS
+#: Input dtypes by framework dtype name.
+_DTYPES = {"float16": "fp16", "bfloat16": "bf16"}
+#: Pointer alignment the compiled kernels assume (bytes).
+ALIGN = 16
+
+
+GemmConfig = S.GemmConfig
+#: The configuration the model runs by default (small blocks: quick to interpret).
+MODEL_CONFIG = S.MODEL_CONFIG
+#: The configuration the GPU runs by default (the tuned large-shape config on H100).
+GPU_CONFIG = S.GPU_CONFIG
+#: The configurations bundled for the GPU, by name.
+GPU_CONFIGS = S.GPU_CONFIGS
+#: Resident programs on the model when ``num_programs`` is None.
+MODEL_PROGRAMS = 4
+
+
+# ---- argument checks -------------------------------------------------------------------
+
+
+def _kind_of(x: Any, name: str) -> str:
+    """``"numpy"``, ``"torch-cpu"`` or ``"cuda"``; TypeError for anything else."""
+    mod = type(x).__module__.split(".")[0]
+    if mod == "numpy" and hasattr(x, "dtype") and hasattr(x, "shape"):
+        return "numpy"
+    if mod == "torch" and hasattr(x, "device") and hasattr(x, "dtype"):
+        dev = x.device.type
+        if dev == "cpu":
+            return "torch-cpu"
+        if dev == "cuda":
+            return "cuda"
+        raise TypeError(f"{name}: tensors on {x.device} are not supported (use CPU or CUDA)")
+    raise TypeError(
+        f"{name}: expected a numpy array or a torch tensor, got {type(x).__module__}."
+        f"{type(x).__name__}"
+    )
+
+
+def _dtype_of(x: Any, name: str) -> str:
+    dt = str(x.dtype).removeprefix("torch.")
+    if dt not in _DTYPES:
+        extra = " (numpy has no bf16: use ml_dtypes.bfloat16 arrays)" if dt == "float32" else ""
+        raise TypeError(f"{name}: expected float16 or bfloat16 elements, got {dt}{extra}")
+    return _DTYPES[dt]
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    return tuple(int(d) for d in x.shape)
+
+
+def _expect_ndim(x: Any, name: str, ndim: int, what: str) -> tuple[int, ...]:
+    shape = _shape(x)
+    if len(shape) != ndim:
+        raise ValueError(f"{name}: expected a {ndim}-D array of shape {what}, got shape {shape}")
+    return shape
+
+
+def _check_cuda_layout(x: Any, name: str) -> None:
+    """CUDA tensors must be row-major with unit inner stride and 16-byte aligned data."""
+    if x.dim() and x.stride(-1) != 1 and x.shape[-1] > 1:
+        raise ValueError(
+            f"{name}: the kernel reads rows with unit stride; got strides {tuple(x.stride())} "
+            f"(pass {name}.contiguous())"
+        )
+    if x.dim() == 3 and x.shape[1] > 1 and x.stride(0) != x.shape[1] * x.stride(1):
+        raise ValueError(
+            f"{name}: the groups must be stored back to back (strides {tuple(x.stride())}); "
+            f"pass {name}.contiguous()"
+        )
+    if x.data_ptr() % ALIGN:
+        raise ValueError(
+            f"{name}: data at {x.data_ptr():#x} is not {ALIGN}-byte aligned, which the kernel "
+            f"assumes (pass {name}.clone())"
+        )
+
+
+def _ld(x: Any, backend: str, dense: int) -> int:
+    """A row-major operand's leading dimension: its row stride on CUDA (views keep theirs),
+    the dense row length on the model (which copies operands to contiguous storage)."""
+    if backend == "cuda" and x.dim() >= 2 and x.shape[-2] > 1:
+        return int(x.stride(-2))
+    return dense
+
+
+def _config(config: Any, default: GemmConfig) -> GemmConfig:
+    if config is None:
+        return default
+    if isinstance(config, GemmConfig):
+        cfg = config
+    elif isinstance(config, Mapping):
+        known = {f.name for f in fields(GemmConfig)}
+        bad = sorted(set(config) - known)
+        if bad:
+            raise ValueError(f"config: unknown key {bad[0]!r} (keys: {', '.join(sorted(known))})")
+        cfg = GemmConfig(**{**default.__dict__, **config})
+    else:
+        raise TypeError(f"config: expected a GemmConfig or a dict, got {type(config).__name__}")
+    for f in fields(GemmConfig):
+        v = getattr(cfg, f.name)
+        if f.name == "num_stages" and v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"config.{f.name} must be a positive integer, got {v!r}")
+    for f in ("block_m", "block_n", "block_k", "num_warps"):
+        v = getattr(cfg, f)
+        if v & (v - 1):
+            raise ValueError(f"config.{f} must be a power of two, got {v}")
+    for f in ("block_m", "block_n", "block_k"):
+        if getattr(cfg, f) < 16:
+            raise ValueError(f"config.{f} must be at least 16, got {getattr(cfg, f)}")
+    return cfg
+
+
+def _positive_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name}: expected an int, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}")
+    return value
+
+
+def _schedule(schedule: Any, reduction: Any) -> tuple[str, str | None]:
+    if schedule == "auto":
+        raise ValueError(
+            "schedule='auto' needs the tuned schedule tables, which this gemm-opt does not "
+            f"have yet; pass one of {', '.join(map(repr, SCHEDULES))}"
+        )
+    if not isinstance(schedule, str) or schedule not in SCHEDULES:
+        raise ValueError(
+            f"schedule must be one of {', '.join(map(repr, SCHEDULES))}; got {schedule!r}"
+        )
+    if reduction is not None and not isinstance(reduction, str):
+        raise TypeError(f"reduction: expected a string or None, got {type(reduction).__name__}")
+    return schedule, S.resolve_reduction(schedule, reduction)
+
+
+def _group_lens(group_lens: Any, num_groups: int | None, total: int, total_name: str):
+    """(lengths as a list of ints, the original object); checks count, sign and sum."""
+    if isinstance(group_lens, (str, bytes)) or not hasattr(group_lens, "__len__"):
+        raise TypeError(
+            f"group_lens: expected a 1-D integer array or sequence, got {type(group_lens).__name__}"
+        )
+    dt = str(getattr(group_lens, "dtype", "int")).removeprefix("torch.")
+    if not (("int" in dt and "uint" not in dt) or dt.startswith("uint")):
+        raise TypeError(f"group_lens: expected integer elements, got {dt}")
+    shape = getattr(group_lens, "shape", None)
+    if shape is not None and len(shape) != 1:
+        raise ValueError(f"group_lens: expected a 1-D array, got shape {tuple(shape)}")
+    lens = group_lens.tolist() if hasattr(group_lens, "tolist") else list(group_lens)
+    for i, n in enumerate(lens):
+        try:
+            lens[i] = operator.index(n)
+        except TypeError:
+            raise TypeError(
+                f"group_lens[{i}]: expected an integer, got {type(n).__name__}"
+            ) from None
+        if lens[i] < 0:
+            raise ValueError(f"group_lens[{i}] is {lens[i]}; group lengths must be >= 0")
+    if num_groups is not None and len(lens) != num_groups:
+        raise ValueError(
+            f"group_lens: expected {num_groups} lengths (one per group of b), got {len(lens)}"
+        )
+    if sum(lens) != total:
+        raise ValueError(
+            f"group_lens: the lengths sum to {sum(lens)}, but {total_name} has {total} rows"
+        )
+    return lens
+
+
+@dataclass
+class _Call:
+    """A checked call: the kernel, its operands and where it runs."""
+
+    spec: S.KernelSpec
+    backend: str  # "numpy", "torch-cpu" or "cuda"
+    a: Any
+    b: Any
+    out: Any
+    out_shape: tuple[int, ...]
+    scalars: dict[str, int]
+    lens: list[int] | None
+    group_lens: Any
+    num_programs: int | None
+    seed: int | None
+    total_tiles: int
+
+
+def _common(
+    op: str,
+    a: Any,
+    b: Any,
+    *,
+    schedule: Any,
+    reduction: Any,
+    num_programs: Any,
+    num_xcds: Any,
+    config: Any,
+    out: Any,
+    seed: Any,
+) -> tuple[str, str, str, str | None, int | None, int, GemmConfig, int | None]:
+    ka, kb = _kind_of(a, "a"), _kind_of(b, "b")
+    if ka != kb:
+        raise TypeError(f"{op}: a is a {ka} operand and b a {kb} one; pass both alike")
+    da, db = _dtype_of(a, "a"), _dtype_of(b, "b")
+    if da != db:
+        raise TypeError(f"b: expected {da} elements like a, got {db}")
+    if ka == "cuda" and a.device != b.device:
+        raise ValueError(f"b: expected a tensor on {a.device} like a, got {b.device}")
+    kind, red = _schedule(schedule, reduction)
+    if num_programs is not None:
+        num_programs = _positive_int(num_programs, "num_programs")
+    num_xcds = _positive_int(num_xcds, "num_xcds")
+    if kind == "work-stealing" and num_programs is not None:
+        S.check_work_stealing(num_programs, num_xcds)
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"seed: expected an int or None, got {type(seed).__name__}")
+        if ka == "cuda":
+            raise ValueError(
+                "seed chooses the model's interleaving of programs; on the GPU the hardware "
+                "interleaves them (pass seed=None)"
+            )
+    cfg = _config(config, GPU_CONFIG if ka == "cuda" else MODEL_CONFIG)
+    if out is not None and _kind_of(out, "out") != ka:
+        raise TypeError(f"out: expected a {ka} operand like a, got a {_kind_of(out, 'out')} one")
+    return ka, da, kind, red, num_programs, num_xcds, cfg, seed
+
+
+def _check_out(out: Any, shape: tuple[int, ...], dtype: str, backend: str, device: Any) -> None:
+    if out is None:
+        return
+    if _shape(out) != shape:
+        raise ValueError(f"out: expected shape {shape}, got {_shape(out)}")
+    dt = str(out.dtype).removeprefix("torch.")
+    if _DTYPES.get(dt) != dtype:
+        raise TypeError(
+            f"out: expected {dtype} elements like the inputs (other output types are not "
+            f"built yet), got {dt}"
+        )
+    if backend == "cuda":
+        if out.device != device:
+            raise ValueError(f"out: expected a tensor on {device}, got {out.device}")
+        if not out.is_contiguous():
+            raise ValueError("out: the kernel writes a contiguous row-major output")
+        _check_cuda_layout(out, "out")
+
+
+def _spec(kind, red, grouped, dtype, cfg: GemmConfig, num_xcds, trans_b=False) -> S.KernelSpec:
+    return S.KernelSpec(
+        kind=kind,
+        reduction=red,
+        grouped=grouped,
+        dtype=dtype,
+        block_m=cfg.block_m,
+        block_n=cfg.block_n,
+        block_k=cfg.block_k,
+        group_m=cfg.group_m,
+        num_warps=cfg.num_warps,
+        num_stages=cfg.num_stages,
+        num_xcds=num_xcds,
+        trans_b=trans_b,
+    )
+
+
+# ---- the public functions --------------------------------------------------------------
+
+
+def matmul(
+    a: Any,
+    b: Any,
+    *,
+    schedule: str = "data-parallel",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: GemmConfig | Mapping[str, int] | None = None,
+    out: Any = None,
+    seed: int | None = None,
+) -> Any:
+    """C = A @ B: ``a`` of shape (M, K), ``b`` of shape (K, N), result (M, N).
+
+    See the module docstring for the backends, schedules and reductions.
+    ``num_xcds`` is the chiplet count of work stealing (one counter each).
+    """
+    backend, dtype, kind, red, P, X, cfg, seed = _common(
+        "matmul", a, b, schedule=schedule, reduction=reduction, num_programs=num_programs,
+        num_xcds=num_xcds, config=config, out=out, seed=seed,
+    )  # fmt: skip
+    m, k = _expect_ndim(a, "a", 2, "(M, K)")
+    kb, n = _expect_ndim(b, "b", 2, f"(K, N) with K = {k}")
+    if kb != k:
+        raise ValueError(f"b: expected shape (K, N) with K = {k} (a's columns), got {(kb, n)}")
+    if backend == "cuda":
+        _check_cuda_layout(a, "a")
+        _check_cuda_layout(b, "b")
+    _check_out(out, (m, n), dtype, backend, getattr(a, "device", None))
+    call = _Call(
+        spec=_spec(kind, red, "none", dtype, cfg, X),
+        backend=backend,
+        a=a,
+        b=b,
+        out=out,
+        out_shape=(m, n),
+        scalars={
+            "M": m,
+            "N": n,
+            "K": k,
+            "lda": _ld(a, backend, k),
+            "ldb": _ld(b, backend, n),
+            "ldc": n,
+        },
+        lens=None,
+        group_lens=None,
+        num_programs=P,
+        seed=seed,
+        total_tiles=S.tile_count(m, n, cfg.block_m, cfg.block_n),
+    )
+    return _run(call)
+
+
+def _grouped_kind(kind: str) -> None:
+    if kind not in S.GROUPED_KINDS:
+        raise ValueError(
+            f"schedule={kind!r} does not run grouped GEMM; grouped GEMM runs all groups' tiles "
+            f"over one grid: schedule must be one of {', '.join(map(repr, S.GROUPED_KINDS))}"
+        )
+
+
+def _grouped_checks(
+    a: Any, b: Any, group_lens: Any, trans_b: Any, **kw: Any
+) -> tuple[_Call, GemmConfig]:
+    if not isinstance(trans_b, bool):
+        raise TypeError(f"trans_b: expected a bool, got {type(trans_b).__name__}")
+    backend, dtype, kind, red, P, X, cfg, seed = _common("grouped_matmul", a, b, **kw)
+    _grouped_kind(kind)
+    s, k = _expect_ndim(a, "a", 2, "(sum(group_lens), K)")
+    want = "(G, N, K)" if trans_b else "(G, K, N)"
+    g, d1, d2 = _expect_ndim(b, "b", 3, want)
+    kb, n = (d2, d1) if trans_b else (d1, d2)
+    if kb != k:
+        raise ValueError(
+            f"b: expected shape {want} with K = {k} (a's columns), got {_shape(b)}"
+            + ("" if trans_b else " (pass trans_b=True for weights stored (G, N, K))")
+        )
+    lens = _group_lens(group_lens, g, s, "a")
+    if backend == "cuda":
+        _check_cuda_layout(a, "a")
+        _check_cuda_layout(b, "b")
+    _check_out(kw["out"], (s, n), dtype, backend, getattr(a, "device", None))
+    tiles = S.grouped_tiles("m", lens, m=0, n=n, k=k, block_m=cfg.block_m, block_n=cfg.block_n)
+    call = _Call(
+        spec=_spec(kind, red, "m", dtype, cfg, X, trans_b),
+        backend=backend,
+        a=a,
+        b=b,
+        out=kw["out"],
+        out_shape=(s, n),
+        scalars={
+            "M": s,
+            "N": n,
+            "K": k,
+            "num_groups": g,
+            "lda": _ld(a, backend, k),
+            "ldb": _ld(b, backend, k if trans_b else n),
+            "ldc": n,
+        },
+        lens=lens,
+        group_lens=group_lens,
+        num_programs=P,
+        seed=seed,
+        total_tiles=tiles.total_tiles,
+    )
+    return call, cfg
+
+
+def grouped_matmul(
+    a: Any,
+    b: Any,
+    group_lens: Any,
+    *,
+    trans_b: bool = False,
+    schedule: str = "persistent",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: GemmConfig | Mapping[str, int] | None = None,
+    out: Any = None,
+    seed: int | None = None,
+) -> Any:
+    """Grouped GEMM (MoE experts): rows of ``a`` grouped by ``group_lens``, one ``b`` per group.
+
+    ``a`` (S, K) with S = sum(group_lens); ``b`` (G, K, N), or (G, N, K) with
+    ``trans_b`` (dgrad, or weights stored output-major); result (S, N), rows
+    of group g = ``a[rows of g] @ b[g]``. Lengths may be 0 (no rows, nothing
+    shifts). On torch tensors the result is differentiable in ``a`` and ``b``
+    (dgrad and wgrad through these kernels).
+    """
+    kw = {
+        "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
+        "num_xcds": num_xcds, "config": config, "out": out, "seed": seed,
+    }  # fmt: skip
+    call, _ = _grouped_checks(a, b, group_lens, trans_b, **kw)
+    if call.backend != "numpy" and out is None and (a.requires_grad or b.requires_grad):
+        import torch
+
+        if torch.is_grad_enabled():
+            return _grouped_autograd(a, b, group_lens, trans_b, kw)
+    return _run(call)
+
+
+def grouped_matmul_variable_k(
+    a: Any,
+    b: Any,
+    group_lens: Any,
+    *,
+    schedule: str = "persistent",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: GemmConfig | Mapping[str, int] | None = None,
+    out: Any = None,
+    seed: int | None = None,
+) -> Any:
+    """Grouped GEMM over K (wgrad): ``out[g] = a[rows of g].T @ b[rows of g]``.
+
+    ``a`` (S, M), ``b`` (S, N), S = sum(group_lens); result (G, M, N). An
+    empty group's output is exactly zero.
+    """
+    backend, dtype, kind, red, P, X, cfg, seed = _common(
+        "grouped_matmul_variable_k", a, b, schedule=schedule, reduction=reduction,
+        num_programs=num_programs, num_xcds=num_xcds, config=config, out=out, seed=seed,
+    )  # fmt: skip
+    _grouped_kind(kind)
+    s, m = _expect_ndim(a, "a", 2, "(sum(group_lens), M)")
+    sb, n = _expect_ndim(b, "b", 2, f"(S, N) with S = {s}")
+    if sb != s:
+        raise ValueError(f"b: expected shape (S, N) with S = {s} (a's rows), got {(sb, n)}")
+    lens = _group_lens(group_lens, None, s, "a")
+    g = len(lens)
+    if backend == "cuda":
+        _check_cuda_layout(a, "a")
+        _check_cuda_layout(b, "b")
+    _check_out(out, (g, m, n), dtype, backend, getattr(a, "device", None))
+    tiles = S.grouped_tiles("k", lens, m=m, n=n, k=s, block_m=cfg.block_m, block_n=cfg.block_n)
+    call = _Call(
+        spec=_spec(kind, red, "k", dtype, cfg, X),
+        backend=backend,
+        a=a,
+        b=b,
+        out=out,
+        out_shape=(g, m, n),
+        scalars={
+            "M": m,
+            "N": n,
+            "K": s,
+            "num_groups": g,
+            "lda": _ld(a, backend, m),
+            "ldb": _ld(b, backend, n),
+            "ldc": n,
+        },
+        lens=lens,
+        group_lens=group_lens,
+        num_programs=P,
+        seed=seed,
+        total_tiles=tiles.total_tiles,
+    )
+    return _run(call)
+
+
+# ---- execution -------------------------------------------------------------------------
+
+
+def _run(call: _Call) -> Any:
+    if call.backend == "cuda":
+        return _run_cuda(call)
+    return _run_model(call)
+
+
+def _run_model(call: _Call) -> Any:
+    """Interpret the kernel on numpy storage (bf16 held as bf16-exact float32, like the model)."""
+    import numpy as np
+
+    from gemm_opt.kernels import cache
+
+    spec = call.spec
+    torch_in = call.backend == "torch-cpu"
+
+    def storage(x: Any) -> Any:
+        if torch_in:
+            x = x.detach()
+            x = x.float() if spec.dtype == "bf16" else x
+            return np.ascontiguousarray(x.numpy())
+        return np.ascontiguousarray(x, dtype=np.float16 if spec.dtype == "fp16" else np.float32)
+
+    a, b = storage(call.a), storage(call.b)
+    if spec.trans_b and not cache.builder_accepts("trans_b"):
+        b = np.ascontiguousarray(b.transpose(0, 2, 1))  # until the kernel reads B transposed
+        spec = replace(spec, trans_b=False)
+        call.scalars["ldb"] = call.scalars["N"]
+    P = call.num_programs or MODEL_PROGRAMS
+    if spec.kind == "work-stealing":
+        S.check_work_stealing(P, spec.num_xcds)
+    layout = S.workspace_layout(
+        spec.kind, spec.reduction, P, spec.num_xcds, spec.block_m, spec.block_n
+    )
+    fill = 0.0 if layout.zero_output else np.nan
+    c = np.full(call.out_shape, fill, dtype=np.float16 if spec.dtype == "fp16" else np.float32)
+    values = {
+        "a": a,
+        "b": b,
+        "c": c.reshape(-1, call.out_shape[-1]),
+        "sync": np.zeros(max(layout.sync_elements, 1), dtype=np.int32),
+        "partials": np.full(max(layout.partial_elements, 1), np.nan, dtype=np.float32),
+        **call.scalars,
+    }
+    if call.lens is not None:
+        values["group_lens"] = np.asarray(call.lens, dtype=np.int32).reshape(-1)
+    cache.run_on_model(
+        spec,
+        values,
+        grid=S.grid_size(spec.kind, call.total_tiles, P),
+        num_resident=P,
+        seed=call.seed,
+    )
+    if torch_in:
+        import torch
+
+        result = torch.from_numpy(c).to(call.a.dtype)
+    else:
+        result = c.astype(call.a.dtype) if c.dtype != call.a.dtype else c
+    if call.out is not None:
+        if torch_in:
+            call.out.copy_(result)
+        else:
+            np.copyto(call.out, result)
+        return call.out
+    return result
+
+
+def _run_cuda(call: _Call) -> Any:
+    import torch
+
+    from gemm_opt.runtime import gemm as rt
+
+    spec = call.spec
+    device = call.a.device
+    b = call.b
+    store = rt.store()
+    if spec.trans_b and not store.has(spec.name):
+        untransposed = replace(spec, trans_b=False)
+        if store.has(untransposed.name):  # bundles without a B-transposed kernel
+            b = b.transpose(-1, -2).contiguous()
+            spec = untransposed
+            call.scalars["ldb"] = call.scalars["N"]
+    P = call.num_programs or rt.sm_count(torch, device)
+    if spec.kind == "work-stealing":
+        S.check_work_stealing(P, spec.num_xcds)
+    if spec.kind == "stream-k" and spec.reduction != "atomic":
+        sms = rt.sm_count(torch, device)
+        if P > sms:
+            raise ValueError(
+                f"num_programs={P} exceeds the {sms} SMs: stream-K's {spec.reduction} fix-up "
+                "waits on other programs, so all of them must be resident at once"
+            )
+    c = call.out
+    if c is None:
+        c = torch.empty(call.out_shape, dtype=call.a.dtype, device=device)
+    values: dict[str, Any] = {"a": call.a, "b": b, "c": c, **call.scalars}
+    if call.lens is not None:
+        gl = call.group_lens
+        if not (hasattr(gl, "device") and gl.device == device and gl.dtype == torch.int32):
+            gl = torch.tensor(call.lens, dtype=torch.int32, device=device)
+        values["group_lens"] = gl
+    rt.launch(spec, values, num_programs=P, total_tiles=call.total_tiles)
+    return c
+
+
+# ---- autograd --------------------------------------------------------------------------
+
+_autograd_fn: Any = None
+
+
+def _grouped_autograd(a: Any, b: Any, group_lens: Any, trans_b: bool, kw: dict) -> Any:
+    """``grouped_matmul`` as a differentiable torch op: dgrad and wgrad through our kernels."""
+    global _autograd_fn
+    if _autograd_fn is None:
+        import torch
+
+        class GroupedMatmul(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b, group_lens, trans_b, kw):  # type: ignore[override]
+                ctx.save_for_backward(a, b)
+                ctx.group_lens, ctx.trans_b, ctx.kw = group_lens, trans_b, kw
+                with torch.no_grad():
+                    return grouped_matmul(a, b, group_lens, trans_b=trans_b, **kw)
+
+            @staticmethod
+            def backward(ctx, grad):  # type: ignore[override]
+                a, b = ctx.saved_tensors
+                lens, tb, kw = ctx.group_lens, ctx.trans_b, ctx.kw
+                grad = grad.contiguous()
+                da = db = None
+                if ctx.needs_input_grad[0]:
+                    # dA = dC @ B^T per group: B read the other way round
+                    da = grouped_matmul(grad, b, lens, trans_b=not tb, **kw)
+                if ctx.needs_input_grad[1]:
+                    # dB[g] = A_g^T @ dC_g (G, K, N); with trans_b, dC_g^T @ A_g (G, N, K)
+                    x, y = (grad, a) if tb else (a, grad)
+                    db = grouped_matmul_variable_k(x, y, lens, **kw)
+                return da, db, None, None, None
+
+        _autograd_fn = GroupedMatmul
+    return _autograd_fn.apply(a, b, group_lens, trans_b, kw)
+
+
+__all__ = [
+    "GPU_CONFIG",
+    "GPU_CONFIGS",
+    "MODEL_CONFIG",
+    "SCHEDULES",
+    "GemmConfig",
+    "grouped_matmul",
+    "grouped_matmul_variable_k",
+    "matmul",
+]

@@ -1,0 +1,112 @@
+"""Compile the schedule kernels the API launches on the GPU into bundle files.
+
+    python -m gemm_opt.kernels.build_bundles --target cuda:90 [--out DIR] [--dtypes fp16,bf16]
+
+writes ``DIR/<target folder>/schedules.bundle`` (default ``DIR``: the
+package's ``kernels/bundles``, where :mod:`gemm_opt.runtime.gemm` looks), one
+kernel per :class:`~gemm_opt.core.schedules.KernelSpec` of :func:`bundle_specs`.
+Needs the compiler (MLIR bindings, Triton 3.9.0); the bundle then runs with
+torch alone. ``--list`` prints the kernel names without compiling.
+Specs this gemm-opt cannot build yet are reported and skipped (exit 1 unless
+``--allow-missing``), so a partial bundle is never mistaken for a full one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from gemm_opt.core import schedules as S
+from gemm_opt.core.schedules import GPU_CONFIGS
+
+#: The GPU configurations bundled (the API's, by name).
+CONFIGS = {name: cfg.__dict__ for name, cfg in GPU_CONFIGS.items()}
+TARGETS = ("cuda:90",)
+
+
+def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
+    """Every kernel the API may launch: each schedule, reduction, grouped form and config."""
+    specs = []
+    for dtype in dtypes:
+        for cfg in CONFIGS.values():
+            for kind in S.KINDS:
+                reductions = S.REDUCTIONS if kind == "stream-k" else (None,)
+                for red in reductions:
+                    specs.append(S.KernelSpec(kind, red, "none", dtype, **cfg))
+        cfg = CONFIGS["default"]
+        for kind in S.GROUPED_KINDS:
+            for trans_b in (False, True):
+                specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg, trans_b=trans_b))
+            specs.append(S.KernelSpec(kind, None, "k", dtype, **cfg))
+    return specs
+
+
+def build(target: str, specs: list[S.KernelSpec], *, quiet: bool = False):
+    """(bundle of the specs that built, [(spec, reason) of those that did not])."""
+    from gemm_opt.kernels.cache import KernelUnavailable, module_for
+    from gemm_opt.runtime import Bundle
+    from gemm_opt.runtime.build import build_kernel
+
+    kernels, missing = [], []
+    for i, spec in enumerate(specs, 1):
+        start = time.perf_counter()
+        try:
+            module, names, convention = module_for(spec, target)
+        except KernelUnavailable as e:
+            missing.append((spec, str(e)))
+            if not quiet:
+                print(f"[{i}/{len(specs)}] skip {spec.name}: {e}", flush=True)
+            continue
+        meta = {"kind": "schedule", "grid": convention, **spec.__dict__}
+        with module.context:  # the bindings read argument attributes in the module's context
+            k = build_kernel(
+                module, names, name=spec.name, grid=[1, 1, 1], target=target, meta=meta
+            )
+        kernels.append(k)
+        if not quiet:
+            print(
+                f"[{i}/{len(specs)}] {k.name}: {k.sm}, {k.shared_bytes} B shared, "
+                f"{len(k.binary)} B cubin ({time.perf_counter() - start:.1f} s)",
+                flush=True,
+            )
+    return Bundle(tuple(kernels)), missing
+
+
+def main(argv: list[str] | None = None) -> int:
+    from gemm_opt.runtime.gemm import DEFAULT_BUNDLE_DIR, target_folder
+
+    parser = argparse.ArgumentParser(
+        prog="python -m gemm_opt.kernels.build_bundles", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--target", required=True, choices=TARGETS)
+    parser.add_argument("--out", type=Path, default=DEFAULT_BUNDLE_DIR, help="bundle root folder")
+    parser.add_argument("--dtypes", default=",".join(S.DTYPES), help="fp16,bf16 (default: both)")
+    parser.add_argument("--list", action="store_true", help="print the kernel names and exit")
+    parser.add_argument(
+        "--allow-missing", action="store_true", help="write what builds, exit 0 if any did"
+    )
+    args = parser.parse_args(argv)
+    dtypes = tuple(d for d in args.dtypes.split(",") if d)
+    if not dtypes or any(d not in S.DTYPES for d in dtypes):
+        parser.error(f"--dtypes takes {', '.join(S.DTYPES)}; got {args.dtypes!r}")
+    specs = bundle_specs(dtypes)
+    if args.list:
+        print("\n".join(s.name for s in specs))
+        return 0
+    bundle, missing = build(args.target, specs)
+    folder = args.out / target_folder(args.target)
+    if len(bundle):
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "schedules.bundle"
+        bundle.write(path)
+        print(f"wrote {path} ({path.stat().st_size} bytes, {len(bundle)} kernels)")
+    if missing:
+        print(f"{len(missing)} of {len(specs)} kernels could not be built", file=sys.stderr)
+        return 0 if args.allow_missing and len(bundle) else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,202 @@
+"""Launch the schedule GEMM kernels of bundles on CUDA tensors, with only torch installed.
+
+The GPU half of ``gemm_opt.matmul`` and the grouped API. Kernels come from the
+bundle files of one directory per target (``gemm_opt/kernels/bundles/cuda90/``
+by default, ``$GEMM_OPT_BUNDLE_DIR`` to override, built by
+``python -m gemm_opt.kernels.build_bundles --target cuda:90``), found by the
+name of their :class:`~gemm_opt.core.schedules.KernelSpec`.
+
+The host contract, kept on every launch:
+
+* the workspace (counters, flags, fp32 partials:
+  :func:`~gemm_opt.core.schedules.workspace_layout`) is owned by the call:
+  allocated from PyTorch's caching allocator on the launch stream, so two
+  launches that may overlap (two streams, or one stream captured into two
+  graphs) never share it, and the allocator reuses the memory only after
+  the launch on that stream;
+* its counters and flags are zeroed on the launch stream right before the
+  launch (one memset of the ``sync`` part; partials are always written
+  before they are read, so they are never zeroed); atomic stream-K zeroes
+  C the same way;
+* persistent kinds launch ``num_programs`` programs (default: the SM count);
+  stream-K with a fix-up reduction waits on other programs' flags, so its
+  grid must be co-resident: at most one program per SM is allowed.
+
+Imports only the standard library and :mod:`gemm_opt.core.schedules` at
+module level; torch when a kernel launches.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from gemm_opt.core import schedules as S
+from gemm_opt.runtime.bundle import BundleError, BundleKernel, read_bundle
+from gemm_opt.runtime.launch import Kernel
+
+#: Environment variable naming the bundle directory (it holds one folder per target).
+BUNDLE_DIR_ENV = "GEMM_OPT_BUNDLE_DIR"
+#: Where the bundles are by default.
+DEFAULT_BUNDLE_DIR = Path(__file__).resolve().parents[1] / "kernels" / "bundles"
+#: The command that builds them (named in errors).
+BUILD_COMMAND = "python -m gemm_opt.kernels.build_bundles --target {target}"
+
+
+class KernelMissing(BundleError):
+    """No bundle holds the kernel a call needs; the message says how to build it."""
+
+
+def target_folder(target: str) -> str:
+    """``cuda:90`` -> ``cuda90`` (the folder of a target's bundles)."""
+    return target.replace(":", "")
+
+
+def bundle_dir(target: str, root: str | os.PathLike[str] | None = None) -> Path:
+    base = Path(root or os.environ.get(BUNDLE_DIR_ENV) or DEFAULT_BUNDLE_DIR)
+    return base / target_folder(target)
+
+
+class KernelStore:
+    """The kernels of every bundle in one target's folder, by name (read on first use)."""
+
+    def __init__(self, target: str, root: str | os.PathLike[str] | None = None) -> None:
+        self.target = target
+        self.dir = bundle_dir(target, root)
+        self._kernels: dict[str, Kernel] | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> dict[str, Kernel]:
+        kernels: dict[str, Kernel] = {}
+        files = sorted(self.dir.glob("*.bundle")) if self.dir.is_dir() else []
+        for path in files:
+            for spec in read_bundle(path):
+                if spec.name in kernels:
+                    raise BundleError(f"{path}: kernel {spec.name!r} is also in another bundle")
+                kernels[spec.name] = Kernel(spec)
+        return kernels
+
+    def kernels(self) -> dict[str, Kernel]:
+        with self._lock:
+            if self._kernels is None:
+                self._kernels = self._load()
+            return self._kernels
+
+    def get(self, name: str) -> Kernel:
+        kernels = self.kernels()
+        kernel = kernels.get(name)
+        if kernel is None:
+            where = f"{self.dir}" if kernels else f"{self.dir} (no bundles there)"
+            raise KernelMissing(
+                f"no compiled kernel {name!r} for {self.target} in {where}; build the "
+                f"bundles with `{BUILD_COMMAND.format(target=self.target)}` "
+                f"(or point ${BUNDLE_DIR_ENV} at a folder holding {target_folder(self.target)}/)"
+            )
+        return kernel
+
+    def has(self, name: str) -> bool:
+        return name in self.kernels()
+
+
+_stores: dict[tuple[str, str], KernelStore] = {}
+_stores_lock = threading.Lock()
+
+
+def store(target: str = "cuda:90") -> KernelStore:
+    """The process's kernel store of ``target`` (re-read when ``$GEMM_OPT_BUNDLE_DIR`` changes)."""
+    key = (target, str(bundle_dir(target)))
+    with _stores_lock:
+        s = _stores.get(key)
+        if s is None:
+            s = _stores[key] = KernelStore(target)
+        return s
+
+
+def sm_count(torch: Any, device: Any) -> int:
+    return int(torch.cuda.get_device_properties(device).multi_processor_count)
+
+
+def bind_arguments(bundled: BundleKernel, name: str, values: Mapping[str, Any]) -> list[Any]:
+    """The bundle kernel's arguments in its order, from ``values`` by name."""
+    args = []
+    for arg in bundled.args:
+        if arg.name in values:
+            args.append(values[arg.name])
+        elif arg.constexpr is not None:
+            args.append(arg.constexpr)
+        else:
+            raise KernelMissing(
+                f"{name}: the bundle's kernel takes argument {arg.name!r}, "
+                "which the API does not provide (rebuild the bundles)"
+            )
+    return args
+
+
+def launch_grid(
+    bundled: BundleKernel,
+    spec: S.KernelSpec,
+    values: Mapping[str, Any],
+    num_programs: int,
+    total_tiles: int,
+) -> tuple[int, int, int]:
+    """The launch grid: 1-D over programs, or (tiles along M, along N) for ``"mn"`` kernels."""
+    if bundled.meta.get("grid", "tiles") == "mn":
+        pm, pn = S.tile_grid(values["M"], values["N"], spec.block_m, spec.block_n)
+        return (pm, pn, 1)
+    return (S.grid_size(spec.kind, total_tiles, num_programs), 1, 1)
+
+
+def allocate_workspace(torch: Any, layout: S.WorkspaceLayout, device: Any) -> tuple[Any, int, int]:
+    """A fresh workspace for one launch: (buffer, sync address, partials address).
+
+    Allocated from the caching allocator on the current stream (so no other
+    launch that may overlap this one gets it) with its ``sync`` part (counters
+    and flags) zeroed by a memset on that stream, ordered before the launch.
+    Partials are left as they are: every partial is written before a flag
+    releases it. Keep the buffer alive until the launch is enqueued.
+    """
+    workspace = torch.empty(max(layout.total_bytes, 16), dtype=torch.uint8, device=device)
+    if layout.sync_bytes:
+        workspace[: layout.sync_bytes].zero_()
+    base = workspace.data_ptr()
+    partials = base + (layout.partials_byte_offset if layout.partial_elements else 0)
+    return workspace, base, partials
+
+
+def launch(
+    spec: S.KernelSpec,
+    values: Mapping[str, Any],
+    *,
+    num_programs: int,
+    total_tiles: int,
+    target: str = "cuda:90",
+) -> None:
+    """Launch ``spec``'s kernel on the current stream of the tensors' device.
+
+    ``values`` holds the kernel's tensors and scalars by name
+    (:data:`~gemm_opt.core.schedules.ARG_NAMES`) except ``sync`` and
+    ``partials``, which this call allocates and zeroes per the host contract.
+    ``total_tiles`` sizes a data-parallel grid (an upper bound is fine: extra
+    programs find no tile).
+    """
+    import torch
+
+    kernel = store(target).get(spec.name)
+    c = values["c"]
+    device = c.device
+    layout = S.workspace_layout(
+        spec.kind, spec.reduction, num_programs, spec.num_xcds, spec.block_m, spec.block_n
+    )
+    with torch.cuda.device(device):  # its current stream: where the launch goes
+        workspace, sync, partials = allocate_workspace(torch, layout, device)
+        if layout.zero_output:
+            c.zero_()
+        bound = {**values, "sync": sync, "partials": partials}
+        args = bind_arguments(kernel.spec, spec.name, bound)
+        grid = launch_grid(kernel.spec, spec, values, num_programs, total_tiles)
+        kernel(*args, grid=grid)
+    # The caching allocator reuses `workspace` only after the launch on this stream.
+    del workspace

@@ -1,0 +1,176 @@
+"""The GPU half of the API runs with only torch installed.
+
+Each case runs a fresh interpreter in which the compiler (Triton, the MLIR
+bindings, the dialect, passes, lowering, the kernel builders) and numpy
+cannot be imported, as on the GPU machine: the API's checks, the bundle
+store, argument binding and grid sizing need nothing else.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from gemm_opt.core import schedules as S
+from gemm_opt.runtime import Arg, Bundle, BundleKernel, GridDim
+
+BLOCKER = """
+import importlib.abc, sys
+BLOCKED = {blocked!r}
+class Blocker(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if any(name == b or name.startswith(b + ".") for b in BLOCKED):
+            raise ModuleNotFoundError(f"blocked: {{name}}")
+sys.meta_path.insert(0, Blocker())
+"""
+COMPILER = [
+    "triton",
+    "torch_mlir",
+    "numpy",
+    "gemm_opt.core.ext_compat",
+    "gemm_opt.dialect",
+    "gemm_opt.passes",
+    "gemm_opt.lowering",
+    "gemm_opt.language",
+    "gemm_opt.model",
+    "gemm_opt.kernels",
+    "gemm_opt.runtime.build",
+]
+SPEC = S.KernelSpec("stream-k", "linear", "none", "fp16", 128, 128, 64, 8, 4, 2)
+
+
+def _bundle(root: Path) -> Path:
+    names = S.ARG_NAMES["none"]
+    args = tuple(
+        Arg(n, "*fp16" if n in "abc" else "*i32" if n == "sync" else "*fp32", 16)
+        if n in ("a", "b", "c", "sync", "partials")
+        else Arg(n, "i32")
+        for n in reversed(names)  # the kernel's own order differs from ARG_NAMES
+    )
+    k = BundleKernel(
+        name=SPEC.name,
+        symbol="gemm",
+        target="cuda:90",
+        sm="sm_90a",
+        num_warps=4,
+        threads_per_warp=32,
+        shared_bytes=0,
+        args=args,
+        grid=(GridDim(), GridDim(), GridDim()),
+        binary=b"\x7fELF" + bytes(60),
+        meta={"grid": "tiles"},
+    )
+    folder = root / "cuda90"
+    folder.mkdir()
+    Bundle((k,)).write(folder / "schedules.bundle")
+    return root
+
+
+def _run(body: str, root: Path) -> str:
+    code = BLOCKER.format(blocked=COMPILER) + textwrap.dedent(body)
+    env = {"GEMM_OPT_BUNDLE_DIR": str(root), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, env=env
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_api_checks_and_bundle_lookup_need_only_torch(tmp_path: Path) -> None:
+    out = _run(
+        """
+        import sys, torch, gemm_opt
+        from gemm_opt.core import schedules as S
+        from gemm_opt.runtime import gemm as rt
+        spec = S.KernelSpec("stream-k", "linear", "none", "fp16", 128, 128, 64, 8, 4, 2)
+        kernel = rt.store().get(spec.name)
+        values = dict(a=1, b=2, c=3, sync=4, partials=5, M=6, N=7, K=8, lda=9, ldb=10, ldc=11)
+        args = rt.bind_arguments(kernel.spec, spec.name, values)
+        assert args == [11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1], args
+        assert rt.launch_grid(kernel.spec, spec, values, 132, 16) == (132, 1, 1)
+        try:
+            rt.store().get("gemm_nothing")
+        except rt.KernelMissing as e:
+            assert "python -m gemm_opt.kernels.build_bundles --target cuda:90" in str(e), e
+        else:
+            raise AssertionError("a missing kernel must fail")
+        a = torch.zeros(8, 16, dtype=torch.float16)
+        for call, want in [
+            (lambda: gemm_opt.matmul(a, torch.zeros(15, 4, dtype=torch.float16)), "K = 16"),
+            (lambda: gemm_opt.grouped_matmul(a, torch.zeros(2, 16, 4, dtype=torch.float16),
+                                             torch.tensor([3, 4])), "sum to 7"),
+            (lambda: gemm_opt.matmul(a, a.T, schedule="stream-k", reduction="x"), "reduction"),
+        ]:
+            try:
+                call()
+            except ValueError as e:
+                assert want in str(e), e
+            else:
+                raise AssertionError("expected a ValueError")
+        heavy = ("triton", "torch_mlir", "numpy", "gemm_opt.kernels", "gemm_opt.model")
+        print(sorted(m for m in sys.modules if m.split(".")[0] in heavy or m in heavy))
+        """,
+        _bundle(tmp_path),
+    )
+    assert out.strip() == "[]"
+
+
+def test_a_missing_bundle_folder_is_a_clear_error(tmp_path: Path) -> None:
+    out = _run(
+        """
+        from gemm_opt.runtime import gemm as rt
+        try:
+            rt.store().get("gemm_dataparallel_fp16_128x128x64_g8_w4")
+        except rt.KernelMissing as e:
+            print(e)
+        """,
+        tmp_path,
+    )
+    assert "(no bundles there)" in out and "build_bundles --target cuda:90" in out
+
+
+def test_launch_grids_follow_the_schedule() -> None:
+    from gemm_opt.runtime import gemm as rt
+
+    k = BundleKernel(
+        name="x",
+        symbol="x",
+        target="cuda:90",
+        sm="sm_90a",
+        num_warps=4,
+        threads_per_warp=32,
+        shared_bytes=0,
+        args=(),
+        grid=(GridDim(), GridDim(), GridDim()),
+        binary=b"\x7fELF",
+        meta={"grid": "mn"},
+    )
+    dp = S.KernelSpec("data-parallel", None, "none", "fp16", 128, 64, 64, 8, 4, 2)
+    assert rt.launch_grid(k, dp, {"M": 300, "N": 130}, 132, 9) == (3, 3, 1)
+    tiles = BundleKernel(**{**k.__dict__, "meta": {"grid": "tiles"}})
+    assert rt.launch_grid(tiles, dp, {"M": 300, "N": 130}, 132, 9) == (9, 1, 1)
+    pers = S.KernelSpec("persistent", None, "none", "fp16", 128, 64, 64, 8, 4, 2)
+    assert rt.launch_grid(tiles, pers, {}, 132, 9) == (9, 1, 1)
+    assert rt.launch_grid(tiles, pers, {}, 132, 900) == (132, 1, 1)
+
+
+def test_each_launch_gets_its_own_workspace_with_zeroed_counters_and_flags() -> None:
+    import torch
+
+    from gemm_opt.runtime import gemm as rt
+
+    layout = S.workspace_layout("stream-k", "linear", 132, 1, 128, 64)
+    first, sync, partials = rt.allocate_workspace(torch, layout, "cpu")
+    first.fill_(0xAB)  # a previous launch's flags and partials
+    second, sync2, partials2 = rt.allocate_workspace(torch, layout, "cpu")
+    assert first.data_ptr() != second.data_ptr(), "never shared by launches that may overlap"
+    assert second.numel() == layout.total_bytes
+    assert bool((second[: layout.sync_bytes] == 0).all()), "counters and flags start at 0"
+    assert partials2 - sync2 == layout.partials_byte_offset == 768  # 256-byte multiple
+    ws = S.workspace_layout("work-stealing", None, 132, 8, 128, 128)
+    buf, sync, partials = rt.allocate_workspace(torch, ws, "cpu")
+    counters = buf[: ws.sync_bytes].view(torch.int32)
+    assert counters.numel() == 8 * S.COUNTER_STRIDE and bool((counters == 0).all())
+    assert partials == sync  # no partials: the pointer is unused
