@@ -38,7 +38,14 @@ zero tile ("k").
 from typing import Any
 
 from gemm_opt.core.ext_compat import cast, ext, ir
-from gemm_opt.core.schedules import GROUPED, KINDS, REDUCTIONS
+from gemm_opt.core.schedules import (
+    GROUPED,
+    GROUPED_KINDS,
+    KINDS,
+    REDUCTIONS,
+    needs_partials,
+    needs_sync,
+)
 from gemm_opt.dialect.tile import (
     BlockedAttr,
     PtrType,
@@ -54,10 +61,6 @@ from gemm_opt.dialect.tile import (
 BODY_ARGS = ("group", "m_off", "m_end", "n_off", "k_off", "k_end")
 #: Element types of C.
 C_ELEMENTS = ("f16", "bf16", "f32")
-#: Reductions that need flags and fp32 partials in a workspace.
-FIXUP_REDUCTIONS = ("linear", "tree")
-#: Kinds a grouped schedule may have (all groups over one persistent loop).
-GROUPED_KINDS = ("persistent",)
 
 
 def _string(op: TileOp, name: str, allowed: tuple[str, ...], default: str | None) -> str | None:
@@ -194,11 +197,11 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
 
     @property
     def needs_sync(self) -> bool:
-        return self.kind == "work-stealing" or self.needs_partials
+        return needs_sync(self.kind, self.reduction)
 
     @property
     def needs_partials(self) -> bool:
-        return self.kind == "stream-k" and self.reduction in FIXUP_REDUCTIONS
+        return needs_partials(self.kind, self.reduction)
 
     def block(self) -> tuple[int, int, int]:
         """(block_m, block_n, block_k)."""
@@ -228,8 +231,6 @@ OPS: tuple[type, ...] = (GemmScheduleOp, ScheduleYieldOp)
 __all__ = [
     "BODY_ARGS",
     "C_ELEMENTS",
-    "FIXUP_REDUCTIONS",
-    "GROUPED_KINDS",
     "OPS",
     "GemmScheduleOp",
     "ScheduleYieldOp",

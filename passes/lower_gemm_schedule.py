@@ -383,8 +383,9 @@ class _Schedule:
     def partial_at(self, program: Value) -> tuple[Value, Value, Value]:
         """(rows bound, row offset, ld) of ``program``'s fp32 partial tile."""
         e = self.e
-        row = e.mul(program, e.c(self.bm))
-        return e.add(row, e.c(self.bm)), row, e.c64(self.bn)
+        rows = self.ws.partial_stride // self.ws.partial_ld  # a partial tile's rows
+        row = e.mul(program, e.c(rows))
+        return e.add(row, e.c(rows)), row, e.c64(self.ws.partial_ld)
 
     def publish(self, acc: Value) -> None:
         e = self.e

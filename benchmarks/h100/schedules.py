@@ -61,8 +61,9 @@ from gemm_opt.core.schedules import GPU_CONFIG, GPU_CONFIGS  # noqa: E402
 NARROW_CONFIG = GPU_CONFIGS["narrow"].__dict__
 
 PROG = "schedules.py"
-DTYPES = ("float16", "bfloat16")
-SHORT = {"float16": "fp16", "bfloat16": "bf16"}
+#: torch dtype names, and the kernels' name of each.
+SHORT = {framework: name for name, framework in S.DTYPES.items()}
+DTYPES = tuple(SHORT)
 UNIT_ROUNDOFF = benchlib.UNIT_ROUNDOFF
 HBM_BYTES_PER_S = 3.35e12
 #: Subnormal spacing of the output types: below the normal range rounding is absolute.

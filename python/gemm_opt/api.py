@@ -29,15 +29,15 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 from gemm_opt.core import schedules as S
 
 #: Schedules ``schedule=`` takes (``"auto"`` needs tuned tables, which do not exist yet).
 SCHEDULES = S.KINDS
-#: Input dtypes by framework dtype name.
-_DTYPES = {"float16": "fp16", "bfloat16": "bf16"}
+#: Kernel element type names by framework dtype name.
+_DTYPES = {framework: name for name, framework in S.DTYPES.items()}
 #: Pointer alignment the compiled kernels assume (bytes).
 ALIGN = 16
 
@@ -284,6 +284,20 @@ def _check_out(out: Any, shape: tuple[int, ...], dtype: str, backend: str, devic
 
 
 def _spec(kind, red, grouped, dtype, cfg: GemmConfig, num_xcds, trans_b=False) -> S.KernelSpec:
+    """The kernel of a checked call; ValueError naming the ``config`` field the kernels
+    are not built for (the block shape must split over the warps' MMAs)."""
+    try:
+        S.check_kernel_config(
+            block_m=cfg.block_m,
+            block_n=cfg.block_n,
+            block_k=cfg.block_k,
+            num_warps=cfg.num_warps,
+            num_stages=cfg.num_stages,
+            grouped=grouped,
+            trans_b=trans_b,
+        )
+    except ValueError as e:
+        raise ValueError(f"config.{e}") from None
     return S.KernelSpec(
         kind=kind,
         reduction=red,
@@ -531,10 +545,6 @@ def _run_model(call: _Call) -> Any:
         return np.ascontiguousarray(x, dtype=np.float16 if spec.dtype == "fp16" else np.float32)
 
     a, b = storage(call.a), storage(call.b)
-    if spec.trans_b and not cache.builder_accepts("trans_b"):
-        b = np.ascontiguousarray(b.transpose(0, 2, 1))  # until the kernel reads B transposed
-        spec = replace(spec, trans_b=False)
-        call.scalars["ldb"] = call.scalars["N"]
     P = call.num_programs or MODEL_PROGRAMS
     if spec.kind == "work-stealing":
         S.check_work_stealing(P, spec.num_xcds)
@@ -582,14 +592,6 @@ def _run_cuda(call: _Call) -> Any:
 
     spec = call.spec
     device = call.a.device
-    b = call.b
-    store = rt.store()
-    if spec.trans_b and not store.has(spec.name):
-        untransposed = replace(spec, trans_b=False)
-        if store.has(untransposed.name):  # bundles without a B-transposed kernel
-            b = b.transpose(-1, -2).contiguous()
-            spec = untransposed
-            call.scalars["ldb"] = call.scalars["N"]
     P = call.num_programs or rt.sm_count(torch, device)
     if spec.kind == "work-stealing":
         S.check_work_stealing(P, spec.num_xcds)
@@ -603,7 +605,7 @@ def _run_cuda(call: _Call) -> Any:
     c = call.out
     if c is None:
         c = torch.empty(call.out_shape, dtype=call.a.dtype, device=device)
-    values: dict[str, Any] = {"a": call.a, "b": b, "c": c, **call.scalars}
+    values: dict[str, Any] = {"a": call.a, "b": call.b, "c": c, **call.scalars}
     if call.lens is not None:
         gl = call.group_lens
         if not (hasattr(gl, "device") and gl.device == device and gl.dtype == torch.int32):

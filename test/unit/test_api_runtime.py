@@ -42,12 +42,12 @@ SPEC = S.KernelSpec("stream-k", "linear", "none", "fp16", 128, 128, 64, 8, 4, 2)
 
 
 def _bundle(root: Path) -> Path:
-    names = S.ARG_NAMES["none"]
+    names = SPEC.arg_names
     args = tuple(
         Arg(n, "*fp16" if n in "abc" else "*i32" if n == "sync" else "*fp32", 16)
         if n in ("a", "b", "c", "sync", "partials")
         else Arg(n, "i32")
-        for n in reversed(names)  # the kernel's own order differs from ARG_NAMES
+        for n in reversed(names)  # an order other than kernel_args': bound by name
     )
     k = BundleKernel(
         name=SPEC.name,
@@ -60,7 +60,7 @@ def _bundle(root: Path) -> Path:
         args=args,
         grid=(GridDim(), GridDim(), GridDim()),
         binary=b"\x7fELF" + bytes(60),
-        meta={"grid": "tiles"},
+        meta={},
     )
     folder = root / "cuda90"
     folder.mkdir()
@@ -88,8 +88,8 @@ def test_api_checks_and_bundle_lookup_need_only_torch(tmp_path: Path) -> None:
         kernel = rt.store().get(spec.name)
         values = dict(a=1, b=2, c=3, sync=4, partials=5, M=6, N=7, K=8, lda=9, ldb=10, ldc=11)
         args = rt.bind_arguments(kernel.spec, spec.name, values)
-        assert args == [11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1], args
-        assert rt.launch_grid(kernel.spec, spec, values, 132, 16) == (132, 1, 1)
+        assert args == [5, 4, 11, 10, 9, 8, 7, 6, 3, 2, 1], args
+        assert rt.launch_grid(spec, 132, 16) == (132, 1, 1)
         try:
             rt.store().get("gemm_nothing")
         except rt.KernelMissing as e:
@@ -134,26 +134,11 @@ def test_a_missing_bundle_folder_is_a_clear_error(tmp_path: Path) -> None:
 def test_launch_grids_follow_the_schedule() -> None:
     from gemm_opt.runtime import gemm as rt
 
-    k = BundleKernel(
-        name="x",
-        symbol="x",
-        target="cuda:90",
-        sm="sm_90a",
-        num_warps=4,
-        threads_per_warp=32,
-        shared_bytes=0,
-        args=(),
-        grid=(GridDim(), GridDim(), GridDim()),
-        binary=b"\x7fELF",
-        meta={"grid": "mn"},
-    )
     dp = S.KernelSpec("data-parallel", None, "none", "fp16", 128, 64, 64, 8, 4, 2)
-    assert rt.launch_grid(k, dp, {"M": 300, "N": 130}, 132, 9) == (3, 3, 1)
-    tiles = BundleKernel(**{**k.__dict__, "meta": {"grid": "tiles"}})
-    assert rt.launch_grid(tiles, dp, {"M": 300, "N": 130}, 132, 9) == (9, 1, 1)
+    assert rt.launch_grid(dp, 132, 9) == (9, 1, 1)
     pers = S.KernelSpec("persistent", None, "none", "fp16", 128, 64, 64, 8, 4, 2)
-    assert rt.launch_grid(tiles, pers, {}, 132, 9) == (9, 1, 1)
-    assert rt.launch_grid(tiles, pers, {}, 132, 900) == (132, 1, 1)
+    assert rt.launch_grid(pers, 132, 9) == (9, 1, 1)
+    assert rt.launch_grid(pers, 132, 900) == (132, 1, 1)
 
 
 def test_each_launch_gets_its_own_workspace_with_zeroed_counters_and_flags() -> None:

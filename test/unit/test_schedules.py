@@ -13,11 +13,12 @@ import pytest
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.schedules import (
     COUNTER_STRIDE,
+    kernel_args,
     stream_k_partition,
     tile_count,
     workspace_layout,
 )
-from gemm_opt.kernels.schedule_gemm import build_gemm_module, kernel_args
+from gemm_opt.kernels.schedule_gemm import build_gemm_module
 from gemm_opt.lowering.compile import compile_tile_module
 from gemm_opt.model.interpreter import ModelError, run_function
 from gemm_opt.passes.lower_gemm_schedule import LowerGemmSchedulePass
@@ -47,7 +48,7 @@ SHAPES = [
 
 
 def _lowered(
-    kind: str, reduction: str | None, dtype: str = "f16", num_xcds: int = 1, body: str = "auto"
+    kind: str, reduction: str | None, dtype: str = "fp16", num_xcds: int = 1, body: str = "auto"
 ):
     module = build_gemm_module(
         body=body,

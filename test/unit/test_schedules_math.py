@@ -260,7 +260,8 @@ def test_workspace_layouts() -> None:
     assert (lin.num_flags, lin.flag_index(131), lin.partial_index(2)) == (132, 131, 2 * 8192)
     assert lin.sync_bytes == 132 * 4 and lin.partials_byte_offset == 768
     assert lin.total_bytes == 768 + 132 * 128 * 64 * 4
-    assert S.workspace_bytes("stream-k", "tree", 132, 1, 128, 64) == lin.total_bytes
+    # The lowering addresses partial tile p as rows [p*128, p*128 + 128), partial_ld apart.
+    assert lin.partial_ld == 64 and lin.partial_stride == 128 * lin.partial_ld
     atomic = S.workspace_layout("stream-k", "atomic", 132, 1, 128, 64)
     assert atomic.total_bytes == 0 and atomic.zero_output
     assert S.workspace_layout("stream-k", None, 4, 1, 16, 16).num_flags == 4  # linear
@@ -290,3 +291,17 @@ def test_schedules_import_nothing_heavy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_kernel_arguments_follow_the_workspace() -> None:
+    """The kernel takes sync/partials exactly where the workspace has counters/flags/partials."""
+    for kind in S.KINDS:
+        for red in S.REDUCTIONS if kind == "stream-k" else (None,):
+            names = S.kernel_args(kind, red)
+            ws = S.workspace_layout(kind, red, 8, 2, 64, 64)
+            assert ("sync" in names) == bool(ws.sync_elements), (kind, red)
+            assert ("partials" in names) == bool(ws.partial_elements), (kind, red)
+    spec = S.KernelSpec("persistent", None, "m", "bf16", 64, 64, 32, 4, 4, None)
+    assert spec.arg_names == (*S.ARG_NAMES[:9], "group_lens", "num_groups")
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        S.KernelSpec("persistent", None, "none", "f16", 64, 64, 32, 4, 4, None)

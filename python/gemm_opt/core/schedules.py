@@ -38,6 +38,8 @@ REDUCTIONS = ("atomic", "linear", "tree")
 GROUPED = ("none", "m", "k")
 #: The kinds a grouped GEMM runs under: all groups' tiles over one persistent grid.
 GROUPED_KINDS = ("persistent",)
+#: Stream-K reductions that combine partials through flags and fp32 partial tiles.
+FIXUP_REDUCTIONS = ("linear", "tree")
 #: The reduction a stream-K schedule gets when none is named: deterministic
 #: (bitwise identical run to run for a fixed grid), needs no zeroed output.
 DEFAULT_REDUCTION = "linear"
@@ -412,13 +414,14 @@ class WorkspaceLayout:
     counters (one per chiplet) from ``counter_offset``, ``counter_stride``
     apart, then ``num_flags`` flags (one per program) from ``flag_offset``,
     ``flag_stride`` apart; ``sync_elements`` in all. ``partials`` (f32): one
-    ``block_m x block_n`` row-major tile per program, ``partial_stride``
-    apart; ``partial_elements`` in all. Offsets and strides do not depend on
-    the program count (the kernel reads that at run time). The host zeroes
-    ``sync`` on the launch stream before every launch; partials are always
-    written before they are read (release/acquire on the flags), so they are
-    never zeroed. ``zero_output``: C itself must be zero before the launch
-    (atomic stream-K adds every contribution into it).
+    ``block_m x block_n`` row-major tile (rows ``partial_ld`` apart) per
+    program, ``partial_stride`` apart; ``partial_elements`` in all. Offsets
+    and strides do not depend on the program count (the kernel reads that at
+    run time). The host zeroes ``sync`` on the launch stream before every
+    launch; partials are always written before they are read
+    (release/acquire on the flags), so they are never zeroed.
+    ``zero_output``: C itself must be zero before the launch (atomic
+    stream-K adds every contribution into it).
     """
 
     counter_offset: int
@@ -429,6 +432,7 @@ class WorkspaceLayout:
     num_flags: int
     sync_elements: int
     partial_stride: int
+    partial_ld: int
     partial_elements: int
     zero_output: bool = False
 
@@ -469,6 +473,16 @@ class WorkspaceLayout:
         if not self.partial_elements:
             return self.sync_bytes
         return self.partials_byte_offset + self.partials_bytes
+
+
+def needs_sync(kind: str, reduction: str | None) -> bool:
+    """Whether the kernel takes ``sync``: work stealing's counters, or fix-up flags."""
+    return kind == "work-stealing" or needs_partials(kind, reduction)
+
+
+def needs_partials(kind: str, reduction: str | None) -> bool:
+    """Whether the kernel takes ``partials``: stream-K with a fix-up reduction."""
+    return kind == "stream-k" and reduction in FIXUP_REDUCTIONS
 
 
 def check_kind(kind: str) -> None:
@@ -513,7 +527,7 @@ def workspace_layout(
     _positive("block_m", block_m)
     _positive("block_n", block_n)
     counters = num_xcds if kind == "work-stealing" else 0
-    fixup = kind == "stream-k" and reduction in ("linear", "tree")
+    fixup = needs_partials(kind, reduction)
     flags = num_programs if fixup else 0
     counter_words = counters * COUNTER_STRIDE
     return WorkspaceLayout(
@@ -525,47 +539,96 @@ def workspace_layout(
         num_flags=flags,
         sync_elements=counter_words + flags,
         partial_stride=block_m * block_n,
+        partial_ld=block_n,
         partial_elements=num_programs * block_m * block_n if fixup else 0,
         zero_output=kind == "stream-k" and reduction == "atomic",
     )
 
 
-def workspace_bytes(
-    kind: str,
-    reduction: str | None,
-    num_programs: int,
-    num_xcds: int,
-    block_m: int,
-    block_n: int,
-) -> int:
-    """Bytes of one launch's workspace (sync, then partials 256-byte aligned)."""
-    return workspace_layout(kind, reduction, num_programs, num_xcds, block_m, block_n).total_bytes
-
-
 # ---- compiled kernels ------------------------------------------------------------------
 
-#: Element types of the schedule kernels (A, B and C).
-DTYPES = ("fp16", "bf16")
+#: Element types of the schedule kernels (A, B and C) by name, with the
+#: numpy/torch dtype name of each.
+DTYPES: dict[str, str] = {"fp16": "float16", "bf16": "bfloat16"}
 
-#: The arguments of a schedule kernel by name, for each ``grouped`` form. The API
-#: binds values by name (so the builder may order them as it likes):
-#: ``a``, ``b``, ``c`` row-major operands with leading dimensions ``lda``,
-#: ``ldb``, ``ldc``; ``sync`` (i32) and ``partials`` (f32) the workspace of
-#: :func:`workspace_layout`; ``group_lens`` (i32, ``num_groups`` entries).
-#: Dense: C (M x N) = A (M x K) @ B (K x N), or B given as (N x K) with trans_b.
-#: ``m``: A (M x K) with M = sum(group_lens), B (G x K x N) (or G x N x K), C (M x N).
+#: Argument names of a schedule kernel, in order; the optional ones (after
+#: ``ldc``) only where :func:`kernel_args` says. ``a``, ``b``, ``c`` row-major
+#: operands with leading dimensions ``lda``, ``ldb``, ``ldc`` (in elements);
+#: ``group_lens`` (i32, ``num_groups`` entries) for grouped forms; ``sync``
+#: (i32) and ``partials`` (f32) the workspace of :func:`workspace_layout`.
+#: Dense: C (M x N) = A (M x K) @ B (K x N). ``m``: A (M x K) with
+#: M = sum(group_lens), B (G x K x N) (or G x N x K with trans_b), C (M x N).
 #: ``k``: A (K x M) and B (K x N) with K = sum(group_lens), C (G*M x N).
-ARG_NAMES: dict[str, tuple[str, ...]] = {
-    "none": ("a", "b", "c", "sync", "partials", "M", "N", "K", "lda", "ldb", "ldc"),
-    "m": (
-        "a", "b", "c", "group_lens", "sync", "partials",
-        "M", "N", "K", "num_groups", "lda", "ldb", "ldc",
-    ),
-    "k": (
-        "a", "b", "c", "group_lens", "sync", "partials",
-        "M", "N", "K", "num_groups", "lda", "ldb", "ldc",
-    ),
-}  # fmt: skip
+ARG_NAMES = (
+    *("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc"),
+    *("group_lens", "num_groups", "sync", "partials"),
+)
+
+
+def kernel_args(kind: str, reduction: str | None, grouped: str = "none") -> tuple[str, ...]:
+    """The argument names, in order, of the kernel of ``kind``, ``reduction`` and ``grouped``."""
+    names = list(ARG_NAMES[:9])
+    if grouped != "none":
+        names += ["group_lens", "num_groups"]
+    if needs_sync(kind, reduction):
+        names.append("sync")
+    if needs_partials(kind, reduction):
+        names.append("partials")
+    return tuple(names)
+
+
+#: K of the MMA instruction: ``block_k`` must be a multiple of it.
+MMA_K = 32
+#: Rows and columns of one warp's MMA tile.
+MMA_M = MMA_N = 16
+
+
+def warp_grid(num_warps: int) -> tuple[int, int]:
+    """(warps along M, warps along N) of a kernel's accumulator."""
+    _positive("num_warps", num_warps)
+    wm = 1
+    while wm * wm < num_warps:
+        wm *= 2
+    return wm, num_warps // wm
+
+
+def pipelined(grouped: str, trans_b: bool, num_warps: int) -> bool:
+    """Whether the kernel has the pipelined body (2 stages: async copies of row-major
+    A and B by two halves of the warps), else the blocks body (1 stage)."""
+    return grouped != "k" and not trans_b and num_warps >= 2
+
+
+def check_kernel_config(
+    *,
+    block_m: int,
+    block_n: int,
+    block_k: int,
+    num_warps: int,
+    num_stages: int | None,
+    grouped: str = "none",
+    trans_b: bool = False,
+) -> None:
+    """ValueError, naming the argument, for a block shape the kernels are not built for."""
+    if block_k % MMA_K:
+        raise ValueError(f"block_k must be a multiple of {MMA_K} (the MMA's K), got {block_k}")
+    wm, wn = warp_grid(num_warps)
+    for name, value, warps, mma in (
+        ("block_m", block_m, wm, MMA_M),
+        ("block_n", block_n, wn, MMA_N),
+    ):
+        if value % (mma * warps):
+            raise ValueError(
+                f"{name} must be a multiple of {mma * warps} ({mma}-wide MMAs over {warps} "
+                f"warps of the {wm}x{wn} warp grid of num_warps={num_warps}); the "
+                f"{block_m}x{block_n} tile does not split over the warps; got {value}"
+            )
+    stages = 2 if pipelined(grouped, trans_b, num_warps) else 1
+    if num_stages is not None and num_stages != stages:
+        raise ValueError(
+            f"num_stages must be {stages} (or None) for this kernel (the "
+            f"{'pipelined' if stages == 2 else 'blocks'} body has {stages} stage(s)), "
+            f"got {num_stages}"
+        )
 
 
 @dataclass(frozen=True)
@@ -615,7 +678,7 @@ class KernelSpec:
         if self.grouped not in GROUPED:
             raise ValueError(f"grouped must be one of {GROUPED}, got {self.grouped!r}")
         if self.dtype not in DTYPES:
-            raise ValueError(f"dtype must be one of {DTYPES}, got {self.dtype!r}")
+            raise ValueError(f"dtype must be one of {tuple(DTYPES)}, got {self.dtype!r}")
         for name in ("block_m", "block_n", "block_k", "group_m", "num_warps"):
             _positive(name, getattr(self, name))
         if self.num_stages is not None:
@@ -637,7 +700,7 @@ class KernelSpec:
 
     @property
     def arg_names(self) -> tuple[str, ...]:
-        return ARG_NAMES[self.grouped]
+        return kernel_args(self.kind, self.reduction, self.grouped)
 
 
 __all__ = [
@@ -645,11 +708,15 @@ __all__ = [
     "COUNTER_STRIDE",
     "DEFAULT_REDUCTION",
     "DTYPES",
+    "FIXUP_REDUCTIONS",
     "GPU_CONFIG",
     "GPU_CONFIGS",
     "GROUPED",
     "GROUPED_KINDS",
     "KINDS",
+    "MMA_K",
+    "MMA_M",
+    "MMA_N",
     "MODEL_CONFIG",
     "REDUCTIONS",
     "GemmConfig",
@@ -660,19 +727,24 @@ __all__ = [
     "StreamKPartition",
     "WorkspaceLayout",
     "cdiv",
+    "check_kernel_config",
     "check_kind",
     "check_work_stealing",
     "grid_size",
     "group_starts",
     "grouped_tiles",
     "iters_per_tile",
+    "kernel_args",
+    "needs_partials",
+    "needs_sync",
     "persistent_tiles",
+    "pipelined",
     "resolve_reduction",
     "stream_k_partition",
     "tile_coords",
     "tile_count",
     "tile_grid",
+    "warp_grid",
     "work_stealing_ranges",
-    "workspace_bytes",
     "workspace_layout",
 ]

@@ -7,8 +7,6 @@ package's ``kernels/bundles``, where :mod:`gemm_opt.runtime.gemm` looks), one
 kernel per :class:`~gemm_opt.core.schedules.KernelSpec` of :func:`bundle_specs`.
 Needs the compiler (MLIR bindings, Triton 3.9.0); the bundle then runs with
 torch alone. ``--list`` prints the kernel names without compiling.
-Specs this gemm-opt cannot build yet are reported and skipped (exit 1 unless
-``--allow-missing``), so a partial bundle is never mistaken for a full one.
 """
 
 from __future__ import annotations
@@ -44,25 +42,19 @@ def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
 
 
 def build(target: str, specs: list[S.KernelSpec], *, quiet: bool = False):
-    """(bundle of the specs that built, [(spec, reason) of those that did not])."""
-    from gemm_opt.kernels.cache import KernelUnavailable, module_for
+    """The bundle of ``specs``' kernels compiled for ``target``."""
+    from gemm_opt.kernels.cache import module_for
     from gemm_opt.runtime import Bundle
     from gemm_opt.runtime.build import build_kernel
 
-    kernels, missing = [], []
+    kernels = []
     for i, spec in enumerate(specs, 1):
         start = time.perf_counter()
-        try:
-            module, names, convention = module_for(spec, target)
-        except KernelUnavailable as e:
-            missing.append((spec, str(e)))
-            if not quiet:
-                print(f"[{i}/{len(specs)}] skip {spec.name}: {e}", flush=True)
-            continue
-        meta = {"kind": "schedule", "grid": convention, **spec.__dict__}
+        module = module_for(spec, target)
+        meta = {"kind": "schedule", **spec.__dict__}
         with module.context:  # the bindings read argument attributes in the module's context
             k = build_kernel(
-                module, names, name=spec.name, grid=[1, 1, 1], target=target, meta=meta
+                module, spec.arg_names, name=spec.name, grid=[1, 1, 1], target=target, meta=meta
             )
         kernels.append(k)
         if not quiet:
@@ -71,7 +63,7 @@ def build(target: str, specs: list[S.KernelSpec], *, quiet: bool = False):
                 f"{len(k.binary)} B cubin ({time.perf_counter() - start:.1f} s)",
                 flush=True,
             )
-    return Bundle(tuple(kernels)), missing
+    return Bundle(tuple(kernels))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,9 +76,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_BUNDLE_DIR, help="bundle root folder")
     parser.add_argument("--dtypes", default=",".join(S.DTYPES), help="fp16,bf16 (default: both)")
     parser.add_argument("--list", action="store_true", help="print the kernel names and exit")
-    parser.add_argument(
-        "--allow-missing", action="store_true", help="write what builds, exit 0 if any did"
-    )
     args = parser.parse_args(argv)
     dtypes = tuple(d for d in args.dtypes.split(",") if d)
     if not dtypes or any(d not in S.DTYPES for d in dtypes):
@@ -95,16 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print("\n".join(s.name for s in specs))
         return 0
-    bundle, missing = build(args.target, specs)
+    bundle = build(args.target, specs)
     folder = args.out / target_folder(args.target)
-    if len(bundle):
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / "schedules.bundle"
-        bundle.write(path)
-        print(f"wrote {path} ({path.stat().st_size} bytes, {len(bundle)} kernels)")
-    if missing:
-        print(f"{len(missing)} of {len(specs)} kernels could not be built", file=sys.stderr)
-        return 0 if args.allow_missing and len(bundle) else 1
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "schedules.bundle"
+    bundle.write(path)
+    print(f"wrote {path} ({path.stat().st_size} bytes, {len(bundle)} kernels)")
     return 0
 
 

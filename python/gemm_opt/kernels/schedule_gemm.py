@@ -2,7 +2,7 @@
 
 Built with the dialect's op builders (no IR text). The kernel is one
 function ``@gemm``; its arguments, in order (optional ones only when the
-schedule has them, see :func:`kernel_args`):
+schedule has them, see :func:`gemm_opt.core.schedules.kernel_args`):
 
 ==========  ===================  ===============================================
 name        type                 meaning
@@ -20,8 +20,9 @@ sync        ``!tile.ptr<i32>``   work-stealing, stream-k linear/tree: counters/f
 partials    ``!tile.ptr<f32>``   stream-k linear/tree: fp32 partial tiles
 ==========  ===================  ===============================================
 
-``T`` is f16 or bf16 (fp32 accumulation, C in T). Grid: ``(tiles, 1, 1)``
-for data-parallel (``tiles = cdiv(M, block_m) * cdiv(N, block_n)``), else
+``T`` is f16 or bf16 (``dtype`` "fp16" or "bf16"; fp32 accumulation, C in
+T); the names and order are :func:`gemm_opt.core.schedules.kernel_args`.
+Grid: ``(tiles, 1, 1)`` for data-parallel (``tiles = cdiv(M, block_m) * cdiv(N, block_n)``), else
 ``(P, 1, 1)`` for any number of programs P (one per compute unit). Sizes
 of ``sync`` and ``partials`` for P programs:
 :func:`gemm_opt.core.schedules.workspace_layout`; the host zeroes ``sync``
@@ -40,10 +41,19 @@ from typing import Any
 
 from gemm_opt.core.contract import NUM_WARPS, TARGET, THREADS_PER_WARP
 from gemm_opt.core.ext_compat import arith, func, ir, scf
-from gemm_opt.core.schedules import GROUPED, KINDS, REDUCTIONS
+from gemm_opt.core.schedules import (
+    DTYPES,
+    GROUPED,
+    KINDS,
+    REDUCTIONS,
+    check_kernel_config,
+    kernel_args,
+    pipelined,
+    warp_grid,
+)
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect import make_context
-from gemm_opt.dialect.schedule import FIXUP_REDUCTIONS, GemmScheduleOp, ScheduleYieldOp
+from gemm_opt.dialect.schedule import GemmScheduleOp, ScheduleYieldOp
 from gemm_opt.dialect.tile import (
     AsyncTDMCopyGlobalToLocalOp,
     AsyncTDMWaitOp,
@@ -62,43 +72,13 @@ from gemm_opt.dialect.tile import (
     WmmaOp,
 )
 
-DTYPES = ("f16", "bf16")
-MMA_K = 32
-"""K of the MMA instruction: block_k must be a multiple of it."""
-
-#: Argument names, in order, of every kernel (optional ones only when present).
-ARG_NAMES = (
-    *("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc"),
-    *("group_lens", "num_groups", "sync", "partials"),
-)
-
-
-def kernel_args(kind: str, reduction: str | None, grouped: str = "none") -> tuple[str, ...]:
-    """The argument names of the kernel for ``kind``, ``reduction`` and ``grouped``."""
-    names = list(ARG_NAMES[:9])
-    if grouped != "none":
-        names += ["group_lens", "num_groups"]
-    fixup = kind == "stream-k" and reduction in FIXUP_REDUCTIONS
-    if kind == "work-stealing" or fixup:
-        names.append("sync")
-    if fixup:
-        names.append("partials")
-    return tuple(names)
-
-
-def _warps(num_warps: int) -> tuple[int, int]:
-    wm = 1
-    while wm * wm < num_warps:
-        wm *= 2
-    return wm, num_warps // wm
-
 
 def build_gemm_module(
     *,
     kind: str = "data-parallel",
     reduction: str | None = None,
     grouped: str = "none",
-    dtype: str = "f16",
+    dtype: str = "fp16",
     block_m: int = 64,
     block_n: int = 64,
     block_k: int = 32,
@@ -134,9 +114,7 @@ def build_gemm_module(
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
-    if block_k % MMA_K:
-        raise ValueError(f"block_k must be a multiple of {MMA_K}, got {block_k}")
-    pipelined_ok = grouped != "k" and not trans_b and num_warps >= 2
+    pipelined_ok = pipelined(grouped, trans_b, num_warps)
     if body == "auto":
         body = "pipelined" if pipelined_ok else "blocks"
     if body not in ("pipelined", "blocks"):
@@ -149,11 +127,10 @@ def build_gemm_module(
     stages = 2 if body == "pipelined" else 1
     if num_stages is not None and num_stages != stages:
         raise ValueError(f"the {body} body has {stages} stage(s), got num_stages={num_stages}")
-    wm, wn = _warps(num_warps)
-    if block_m % (16 * wm) or block_n % (16 * wn):
-        raise ValueError(
-            f"a {block_m}x{block_n} tile does not split over {wm}x{wn} warps of 16x16 MMAs"
-        )
+    check_kernel_config(
+        block_m=block_m, block_n=block_n, block_k=block_k, num_warps=num_warps, num_stages=None
+    )
+    wm, wn = warp_grid(num_warps)
     ctx = context or make_context()
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
@@ -163,7 +140,7 @@ def build_gemm_module(
         attrs[NUM_WARPS] = ir.IntegerAttr.get(i32, num_warps)
         attrs[THREADS_PER_WARP] = ir.IntegerAttr.get(i32, TARGETS[target].warp_size)
         attrs[TARGET] = ir.StringAttr.get(target)
-        elem = ir.F16Type.get() if dtype == "f16" else ir.BF16Type.get()
+        elem = ir.F16Type.get() if dtype == "fp16" else ir.BF16Type.get()
         f32 = ir.F32Type.get()
         ptr = PtrType.get(ir.TypeAttr.get(elem))
         names = kernel_args(kind, reduction, grouped)
@@ -368,4 +345,4 @@ def _pipelined_body(bargs: Any, args, tdm: dict, acc_t, a_t, b_t, bk: int, group
     ScheduleYieldOp(loop.results[0])
 
 
-__all__ = ["ARG_NAMES", "DTYPES", "build_gemm_module", "kernel_args"]
+__all__ = ["build_gemm_module"]

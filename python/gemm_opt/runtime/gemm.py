@@ -135,17 +135,8 @@ def bind_arguments(bundled: BundleKernel, name: str, values: Mapping[str, Any]) 
     return args
 
 
-def launch_grid(
-    bundled: BundleKernel,
-    spec: S.KernelSpec,
-    values: Mapping[str, Any],
-    num_programs: int,
-    total_tiles: int,
-) -> tuple[int, int, int]:
-    """The launch grid: 1-D over programs, or (tiles along M, along N) for ``"mn"`` kernels."""
-    if bundled.meta.get("grid", "tiles") == "mn":
-        pm, pn = S.tile_grid(values["M"], values["N"], spec.block_m, spec.block_n)
-        return (pm, pn, 1)
+def launch_grid(spec: S.KernelSpec, num_programs: int, total_tiles: int) -> tuple[int, int, int]:
+    """The launch grid: one program per tile (data-parallel), else ``num_programs`` (1-D)."""
     return (S.grid_size(spec.kind, total_tiles, num_programs), 1, 1)
 
 
@@ -177,7 +168,7 @@ def launch(
     """Launch ``spec``'s kernel on the current stream of the tensors' device.
 
     ``values`` holds the kernel's tensors and scalars by name
-    (:data:`~gemm_opt.core.schedules.ARG_NAMES`) except ``sync`` and
+    (:func:`~gemm_opt.core.schedules.kernel_args`) except ``sync`` and
     ``partials``, which this call allocates and zeroes per the host contract.
     ``total_tiles`` sizes a data-parallel grid (an upper bound is fine: extra
     programs find no tile).
@@ -196,7 +187,7 @@ def launch(
             c.zero_()
         bound = {**values, "sync": sync, "partials": partials}
         args = bind_arguments(kernel.spec, spec.name, bound)
-        grid = launch_grid(kernel.spec, spec, values, num_programs, total_tiles)
+        grid = launch_grid(spec, num_programs, total_tiles)
         kernel(*args, grid=grid)
     # The caching allocator reuses `workspace` only after the launch on this stream.
     del workspace
