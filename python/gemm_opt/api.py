@@ -9,7 +9,8 @@ One API on two machines:
   ``torch.bfloat16`` tensors; the result has the input's type and framework.
 * **CUDA torch tensors** run the ahead-of-time compiled kernels of the bundles
   (:mod:`gemm_opt.runtime.gemm`) on the current stream; ``num_programs``
-  defaults to the SM count. Only torch is needed.
+  defaults to the number of resident programs (compute units x occupancy).
+  Only torch is needed.
 
 Every kernel accumulates in fp32 and rounds once to the output type (the
 input's, or ``out``'s, which must have the input's dtype); atomic stream-K
@@ -592,15 +593,16 @@ def _run_cuda(call: _Call) -> Any:
 
     spec = call.spec
     device = call.a.device
-    P = call.num_programs or rt.sm_count(torch, device)
+    resident = None if spec.kind == "data-parallel" else rt.resident_programs(spec, device)
+    P = call.num_programs or resident or rt.sm_count(torch, device)
     if spec.kind == "work-stealing":
         S.check_work_stealing(P, spec.num_xcds)
     if spec.kind == "stream-k" and spec.reduction != "atomic":
-        sms = rt.sm_count(torch, device)
-        if P > sms:
+        if P > resident:
             raise ValueError(
-                f"num_programs={P} exceeds the {sms} SMs: stream-K's {spec.reduction} fix-up "
-                "waits on other programs, so all of them must be resident at once"
+                f"num_programs={P} exceeds the {resident} resident programs (SMs x occupancy): "
+                f"stream-K's {spec.reduction} fix-up waits on other programs, so all of them "
+                "must be resident at once"
             )
     c = call.out
     if c is None:

@@ -315,6 +315,33 @@ def test_pipelined_body_uses_wgmma_on_cuda90():
     assert "wgmma" in compile_tile_module(module, "cuda:90").asm["ptx"]
 
 
+@pytest.mark.parametrize(("kind", "reduction"), [("data-parallel", None), ("stream-k", "linear")])
+def test_aligned_kernel_copies_with_cp_async_on_cuda90(kind, reduction):
+    """The facts make every copy row whole 16-byte vectors: direct cp.async, no
+    register round trip; without them the copies are loads and shared stores."""
+    from gemm_opt.core.contract import DIVISIBILITY
+    from gemm_opt.core.ext_compat import func
+    from gemm_opt.core.schedules import ALIGNED_ARGS, ALIGNMENT
+
+    ptx = {}
+    for aligned in (False, True):
+        module = build_gemm_module(
+            kind=kind, reduction=reduction, dtype="bf16", target="cuda:90",
+            block_m=128, block_n=128, block_k=64, num_warps=4, aligned=aligned,
+        )  # fmt: skip
+        fn = next(op for op in module.body.operations if isinstance(op, func.FuncOp))
+        arg_attrs = fn.attributes["arg_attrs"] if "arg_attrs" in fn.attributes else []
+        facts = {
+            name: ir.IntegerAttr(ir.DictAttr(attrs)[DIVISIBILITY]).value
+            for name, attrs in zip(kernel_args(kind, reduction), arg_attrs, strict=False)
+            if DIVISIBILITY in ir.DictAttr(attrs)
+        }
+        assert facts == ({n: ALIGNMENT for n in ALIGNED_ARGS} if aligned else {})
+        ptx[aligned] = compile_tile_module(module, "cuda:90").asm["ptx"]
+    assert "cp.async.cg.shared.global" in ptx[True] and "wgmma.mma_async" in ptx[True]
+    assert "cp.async" not in ptx[False] and "ld.global" in ptx[False]
+
+
 def test_module_context_is_kept():
     module = build_gemm_module()
     assert isinstance(module, ir.Module)

@@ -654,6 +654,14 @@ GPU_CONFIG = GemmConfig(128, 128, 64, 8, 4)
 GPU_CONFIGS = {"default": GPU_CONFIG, "narrow": GemmConfig(64, 128, 64, 8, 4)}
 
 
+#: Arguments an aligned kernel states ``tile.divisibility`` facts on: the
+#: leading dimensions, and N and K (the bounds that mask each copy's rows, so
+#: a mask covers whole 16-byte vectors). Pointers are 16-byte aligned always.
+ALIGNED_ARGS = ("N", "K", "lda", "ldb", "ldc")
+#: The divisibility an aligned kernel assumes of :data:`ALIGNED_ARGS`, in elements.
+ALIGNMENT = 16
+
+
 @dataclass(frozen=True)
 class KernelSpec:
     """Everything that changes a schedule kernel's binary; ``name`` is its bundle name."""
@@ -670,6 +678,10 @@ class KernelSpec:
     num_stages: int | None
     num_xcds: int = 1
     trans_b: bool = False
+    #: Compiled assuming :data:`ALIGNED_ARGS` are multiples of :data:`ALIGNMENT`
+    #: (16-byte rows and K steps: direct ``cp.async`` copies on cuda:90); the
+    #: runtime launches it only for arguments that are.
+    aligned: bool = False
 
     def __post_init__(self) -> None:
         resolve_reduction(self.kind, self.reduction)
@@ -692,10 +704,11 @@ class KernelSpec:
         tb = "_tb" if self.trans_b else ""
         xcd = f"_x{self.num_xcds}" if self.num_xcds != 1 else ""
         stages = f"_s{self.num_stages}" if self.num_stages is not None else ""
+        al = "_aligned" if self.aligned else ""
         return (
             f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}_"
             f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"
-            f"_w{self.num_warps}{stages}{xcd}"
+            f"_w{self.num_warps}{stages}{xcd}{al}"
         )
 
     @property
@@ -704,6 +717,8 @@ class KernelSpec:
 
 
 __all__ = [
+    "ALIGNED_ARGS",
+    "ALIGNMENT",
     "ARG_NAMES",
     "COUNTER_STRIDE",
     "DEFAULT_REDUCTION",

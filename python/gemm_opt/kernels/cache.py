@@ -41,6 +41,7 @@ def _build(spec: S.KernelSpec, target: str) -> Any:
         num_stages=spec.num_stages,
         target=target,
         trans_b=spec.trans_b,
+        aligned=spec.aligned,
     )
 
 

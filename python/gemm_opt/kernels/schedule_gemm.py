@@ -23,7 +23,8 @@ partials    ``!tile.ptr<f32>``   stream-k linear/tree: fp32 partial tiles
 ``T`` is f16 or bf16 (``dtype`` "fp16" or "bf16"; fp32 accumulation, C in
 T); the names and order are :func:`gemm_opt.core.schedules.kernel_args`.
 Grid: ``(tiles, 1, 1)`` for data-parallel (``tiles = cdiv(M, block_m) * cdiv(N, block_n)``), else
-``(P, 1, 1)`` for any number of programs P (one per compute unit). Sizes
+``(P, 1, 1)`` for any number of programs P (the runtime's default: the
+resident programs, compute units x occupancy). Sizes
 of ``sync`` and ``partials`` for P programs:
 :func:`gemm_opt.core.schedules.workspace_layout`; the host zeroes ``sync``
 before every launch (and C for stream-K with atomic reduction).
@@ -39,9 +40,11 @@ gfx1250, ``ttg.async_copy`` or register copies and wgmma on cuda:90).
 
 from typing import Any
 
-from gemm_opt.core.contract import NUM_WARPS, TARGET, THREADS_PER_WARP
+from gemm_opt.core.contract import DIVISIBILITY, NUM_WARPS, TARGET, THREADS_PER_WARP
 from gemm_opt.core.ext_compat import arith, func, ir, scf
 from gemm_opt.core.schedules import (
+    ALIGNED_ARGS,
+    ALIGNMENT,
     DTYPES,
     GROUPED,
     KINDS,
@@ -89,6 +92,7 @@ def build_gemm_module(
     target: str = "gfx1250",
     trans_b: bool = False,
     body: str = "auto",
+    aligned: bool = False,
     context: ir.Context | None = None,
 ) -> ir.Module:
     """The tile module (before ``tile-lower-gemm-schedule``) of one scheduled GEMM.
@@ -99,8 +103,13 @@ def build_gemm_module(
     shared buffers per operand, the next K block in flight while the current
     one multiplies; ``num_stages`` 2: TDM on gfx1250, wgmma from shared
     memory on cuda:90) or ``"auto"`` (pipelined where A and B are row-major,
-    else blocks). ``num_stages`` None: the body's own. ValueError on a bad
-    combination (the op verifier's message for schedule rules).
+    else blocks). ``num_stages`` None: the body's own. ``aligned``: state
+    ``tile.divisibility = 16`` on N, K and the leading dimensions
+    (:data:`~gemm_opt.core.schedules.ALIGNED_ARGS`), so every copy row is
+    whole 16-byte vectors: on cuda:90 the copies become direct ``cp.async``
+    (without the facts they go through registers); the launcher refuses
+    arguments that break them. ValueError on a bad combination (the op
+    verifier's message for schedule rules).
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
@@ -161,6 +170,11 @@ def build_gemm_module(
         b_t = ir.RankedTensorType.get([block_k, block_n], elem, opb)
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp("gemm", (types, []))
+        if aligned:
+            fact = ir.DictAttr.get({DIVISIBILITY: ir.IntegerAttr.get(i32, ALIGNMENT)})
+            fn.arg_attrs = ir.ArrayAttr.get(
+                [fact if name in ALIGNED_ARGS else ir.DictAttr.get({}) for name in names]
+            )
         entry = fn.add_entry_block()
         args = dict(zip(names, entry.arguments, strict=True))
         with ir.InsertionPoint(entry):
@@ -327,8 +341,9 @@ def _pipelined_body(bargs: Any, args, tdm: dict, acc_t, a_t, b_t, bk: int, group
         w = AsyncTDMWaitOp()
         w.operation.attributes["num"] = ir.IntegerAttr.get(i32, num)
 
-    has0 = arith.CmpIOp(arith.CmpIPredicate.sgt, nk, c[0]).result
-    issue(k_off, c[0], has0)
+    # Unpredicated: the bounds zero-fill the copy of an empty K range, and a
+    # branch before the K loop makes ptxas serialize cuda:90's wgmmas.
+    issue(k_off, c[0], None)
     loop = scf.ForOp(c[0], nk, c[1], [zero.result])
     with ir.InsertionPoint(loop.body):
         i = loop.induction_variable

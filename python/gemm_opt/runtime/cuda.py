@@ -42,6 +42,12 @@ _SIGNATURES: dict[str, list[type]] = {
     "cuModuleGetFunction": [ctypes.POINTER(_vp), _vp, ctypes.c_char_p],
     "cuFuncGetAttribute": [ctypes.POINTER(ctypes.c_int), ctypes.c_int, _vp],
     "cuFuncSetAttribute": [_vp, ctypes.c_int, ctypes.c_int],
+    "cuOccupancyMaxActiveBlocksPerMultiprocessor": [
+        ctypes.POINTER(ctypes.c_int),
+        _vp,
+        ctypes.c_int,
+        ctypes.c_size_t,
+    ],
     "cuLaunchKernel": [
         _vp,
         *[ctypes.c_uint] * 6,
@@ -181,6 +187,17 @@ class Driver:
 
     def set_function_attribute(self, fn: ctypes.c_void_p, attribute: int, value: int) -> None:
         self.check(self.lib.cuFuncSetAttribute(fn, attribute, value), "cuFuncSetAttribute")
+
+    def resident_blocks(self, fn: ctypes.c_void_p, threads: int, shared_bytes: int) -> int:
+        """CTAs of ``fn`` one SM holds at once (registers, shared memory, threads)."""
+        value = ctypes.c_int()
+        self.check(
+            self.lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                ctypes.byref(value), fn, threads, shared_bytes
+            ),
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+        )
+        return value.value
 
     def parameter_sizes(self, fn: ctypes.c_void_p) -> list[int] | None:
         """The byte size of each kernel parameter, from the binary; None on old drivers."""

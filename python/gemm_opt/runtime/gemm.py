@@ -18,9 +18,14 @@ The host contract, kept on every launch:
   launch (one memset of the ``sync`` part; partials are always written
   before they are read, so they are never zeroed); atomic stream-K zeroes
   C the same way;
-* persistent kinds launch ``num_programs`` programs (default: the SM count);
+* persistent kinds launch ``num_programs`` programs (default: the number of
+  resident programs, compute units x occupancy: :func:`resident_programs`);
   stream-K with a fix-up reduction waits on other programs' flags, so its
-  grid must be co-resident: at most one program per SM is allowed.
+  grid must be co-resident: at most that many programs are allowed;
+* a kernel with an aligned twin (the same spec, ``aligned=True``: copies
+  straight to shared memory) runs as the twin whenever the arguments satisfy
+  the twin's divisibility facts, checked by the launcher's own checks
+  (:meth:`~gemm_opt.runtime.launch.Kernel.accepts`), else as itself.
 
 Imports only the standard library and :mod:`gemm_opt.core.schedules` at
 module level; torch when a kernel launches.
@@ -31,6 +36,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +125,27 @@ def sm_count(torch: Any, device: Any) -> int:
     return int(torch.cuda.get_device_properties(device).multi_processor_count)
 
 
+def resident_programs(spec: S.KernelSpec, device: Any, target: str = "cuda:90") -> int:
+    """The number of resident programs of ``spec`` on ``device``: compute units x occupancy.
+
+    The occupancy (CTAs one SM holds, from the driver) is the smaller of the
+    kernel's and its aligned twin's, whichever of them the launch picks, so a
+    grid of this size is co-resident (what stream-K's fix-up waits need).
+    """
+    import torch
+
+    index = torch.device(device).index
+    if index is None:
+        index = torch.cuda.current_device()
+    st = store(target)
+    kernels = [st.get(spec.name)]
+    twin = replace(spec, aligned=True)
+    if not spec.aligned and st.has(twin.name):
+        kernels.append(st.get(twin.name))
+    per_sm = min(k.resident_per_sm(index) for k in kernels)
+    return sm_count(torch, index) * max(per_sm, 1)
+
+
 def bind_arguments(bundled: BundleKernel, name: str, values: Mapping[str, Any]) -> list[Any]:
     """The bundle kernel's arguments in its order, from ``values`` by name."""
     args = []
@@ -133,6 +160,22 @@ def bind_arguments(bundled: BundleKernel, name: str, values: Mapping[str, Any]) 
                 "which the API does not provide (rebuild the bundles)"
             )
     return args
+
+
+def select_kernel(
+    st: KernelStore, spec: S.KernelSpec, values: Mapping[str, Any]
+) -> tuple[Kernel, list[Any]]:
+    """The kernel that runs ``spec`` on ``values`` and its bound arguments: the
+    aligned twin where the store has one and ``values`` pass its launch checks
+    (divisibility facts included), else ``spec``'s own kernel."""
+    twin = replace(spec, aligned=True)
+    if not spec.aligned and st.has(twin.name):
+        aligned = st.get(twin.name)
+        args = bind_arguments(aligned.spec, twin.name, values)
+        if aligned.accepts(*args):
+            return aligned, args
+    kernel = st.get(spec.name)
+    return kernel, bind_arguments(kernel.spec, spec.name, values)
 
 
 def launch_grid(spec: S.KernelSpec, num_programs: int, total_tiles: int) -> tuple[int, int, int]:
@@ -175,7 +218,7 @@ def launch(
     """
     import torch
 
-    kernel = store(target).get(spec.name)
+    st = store(target)
     c = values["c"]
     device = c.device
     layout = S.workspace_layout(
@@ -186,7 +229,7 @@ def launch(
         if layout.zero_output:
             c.zero_()
         bound = {**values, "sync": sync, "partials": partials}
-        args = bind_arguments(kernel.spec, spec.name, bound)
+        kernel, args = select_kernel(st, spec, bound)
         grid = launch_grid(spec, num_programs, total_tiles)
         kernel(*args, grid=grid)
     # The caching allocator reuses `workspace` only after the launch on this stream.

@@ -429,6 +429,17 @@ class Kernel:
             "max_threads": drv.function_attribute(fn, cuda.FUNC_MAX_THREADS_PER_BLOCK),
         }
 
+    def resident_per_sm(self, device: int = 0) -> int:
+        """CTAs of this kernel one SM of ``device`` holds at once (the driver's occupancy)."""
+        fn = self._function(device).function
+        drv = cuda.driver()
+        drv.make_current(device)
+        return drv.resident_blocks(fn, self.spec.threads, self.spec.shared_bytes)
+
+    def accepts(self, *args: Any) -> bool:
+        """Whether ``args`` pass the launch checks (types, ranges, divisibility facts)."""
+        return self._values(args) is not None
+
     # -- launching --
 
     def launch_grid(self, args: Sequence[Any]) -> tuple[int, int, int]:
