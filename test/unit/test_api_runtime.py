@@ -159,3 +159,45 @@ def test_each_launch_gets_its_own_workspace_with_zeroed_counters_and_flags() -> 
     counters = buf[: ws.sync_bytes].view(torch.int32)
     assert counters.numel() == 8 * S.COUNTER_STRIDE and bool((counters == 0).all())
     assert partials == sync  # no partials: the pointer is unused
+
+
+def test_the_aligned_twin_runs_only_where_its_facts_hold(tmp_path: Path) -> None:
+    """select_kernel checks the twin's facts with the launcher's own checks."""
+    from dataclasses import replace
+
+    from gemm_opt.runtime import gemm as rt
+
+    plain = S.KernelSpec("persistent", None, "none", "fp16", 128, 128, 64, 8, 4, None)
+    twin = replace(plain, aligned=True)
+    kernels = []
+    for spec in (plain, twin):
+        args = tuple(
+            Arg(n, "*fp16", 16)
+            if n in "abc"
+            else Arg(n, "i32", S.ALIGNMENT if spec.aligned and n in S.ALIGNED_ARGS else 1)
+            for n in ("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc")
+        )
+        kernels.append(
+            BundleKernel(
+                name=spec.name,
+                symbol="gemm",
+                target="cuda:90",
+                sm="sm_90a",
+                num_warps=4,
+                threads_per_warp=32,
+                shared_bytes=0,
+                args=args,
+                grid=(GridDim(), GridDim(), GridDim()),
+                binary=b"\x7fELF" + bytes(60),
+                meta={"grid": "tiles"},
+            )
+        )
+    (tmp_path / "cuda90").mkdir()
+    Bundle(tuple(kernels)).write(tmp_path / "cuda90" / "schedules.bundle")
+    st = rt.KernelStore("cuda:90", tmp_path)
+    ok = dict(a=4096, b=8192, c=12288, M=100, N=256, K=512, lda=512, ldb=256, ldc=256)
+    kernel, args = rt.select_kernel(st, plain, ok)
+    assert kernel.name == twin.name and args == list(ok.values())
+    for bad in ({"K": 520, "lda": 520}, {"ldc": 264}, {"N": 250, "ldb": 250, "ldc": 250}):
+        kernel, _ = rt.select_kernel(st, plain, {**ok, **bad})
+        assert kernel.name == plain.name, bad
