@@ -242,6 +242,14 @@ class Checker:
         self.missing = missing  # kernels not in the bundles (run with --skip-missing)
         self.skipped: list[str] = []
 
+    def programs(self, dtype: str, cfg: dict) -> int:
+        """Programs of an atomic stream-K launch with ``cfg``: the API's default, the
+        resident programs (SMs x occupancy), which set how many add into a tile."""
+        from gemm_opt.runtime import gemm as rt
+
+        spec = S.KernelSpec("stream-k", "atomic", "none", SHORT[dtype], **cfg)
+        return rt.resident_programs(spec, 0)
+
     def absent(self, dtype: str, kind: str, red: str | None, grouped: str, cfg, case: str) -> bool:
         """Whether a kernel the case needs is not bundled (the case is then listed as skipped)."""
         cfg = {**GPU_CONFIG.__dict__, **(cfg or {})}
@@ -294,7 +302,8 @@ class Checker:
                     continue
                 contributors = 1
                 if red_name == "atomic":
-                    contributors = atomic_contributors(m, n, k, self.sms, cfg_full)
+                    programs = self.programs(dtype, cfg_full)
+                    contributors = atomic_contributors(m, n, k, programs, cfg_full)
                 out = torch.full((m, n), float("nan"), dtype=a.dtype, device="cuda")
                 g.matmul(a, b, schedule=kind, reduction=red, config=cfg, out=out)
                 torch.cuda.synchronize()
@@ -354,7 +363,7 @@ class Checker:
             torch.cuda.synchronize()
             if red == "atomic":
                 cfg = GPU_CONFIG.__dict__
-                r = atomic_contributors(m, n, k, self.sms, cfg)
+                r = atomic_contributors(m, n, k, self.programs(dtype, cfg), cfg)
                 a64, b64 = a.double(), b.double()
                 ok = all(self.compare(o, a64, b64, dtype, r)["ok"] for o in outs)
             else:  # deterministic: every launch gives the first one's bits
@@ -383,7 +392,8 @@ class Checker:
                 a, b = ops[i]
                 r = 1
                 if red == "atomic":
-                    r = atomic_contributors(m, n, k, self.sms, GPU_CONFIG.__dict__)
+                    cfg = GPU_CONFIG.__dict__
+                    r = atomic_contributors(m, n, k, self.programs(dtype, cfg), cfg)
                 for o in outs[i]:
                     ok &= self.compare(o, a.double(), b.double(), dtype, r)["ok"]
             self.record(check="two streams at once", case=case, ok=ok)
