@@ -22,6 +22,7 @@ from gemm_opt.dialect.tile import (
     _check_ints,
     _ranked,
     _type_of,
+    check_grid_axis,
 )
 
 RMW_KINDS = ("add", "xchg", "max", "min")
@@ -56,9 +57,7 @@ class NumProgramsOp(TileOp, name="num_programs", traits=[ext.Pure]):
     result: ext.Result[ir.IntegerType[32]] = ext.infer_result()
 
     def verify(self) -> None:
-        axis = self.int_attr("axis", required=True)
-        if axis not in (0, 1, 2):
-            raise VerifyError(f"axis must be 0, 1 or 2, got {axis}")
+        check_grid_axis(self)
 
 
 class AtomicRmwOp(TileOp, name="atomic_rmw"):

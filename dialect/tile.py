@@ -1109,9 +1109,14 @@ class ProgramIdOp(TileOp, name="program_id", traits=[ext.Pure]):
     result: ext.Result[ir.IntegerType[32]] = ext.infer_result()
 
     def verify(self) -> None:
-        axis = self.int_attr("axis", required=True)
-        if axis not in (0, 1, 2):
-            raise VerifyError(f"axis must be 0, 1 or 2, got {axis}")
+        check_grid_axis(self)
+
+
+def check_grid_axis(op: TileOp) -> None:
+    """``axis`` names a grid dimension: 0, 1 or 2 (``program_id``, ``num_programs``)."""
+    axis = op.int_attr("axis", required=True)
+    if axis not in (0, 1, 2):
+        raise VerifyError(f"axis must be 0, 1 or 2, got {axis}")
 
 
 # ---- descriptors ------------------------------------------------------------------
