@@ -291,9 +291,14 @@ class FuseTdmCopiesPass(TilePass):
     max_members: int = 4
     """Largest group to form (2 to 4)."""
 
-    def run(self, module: ir.Operation) -> None:
+    def __post_init__(self) -> None:
+        # A bad option is misuse, refused with the pipeline before any input is read.
         if not 2 <= self.max_members <= 4:
-            self.fail(module, f"max-members must be 2, 3 or 4, got {self.max_members}")
+            raise ValueError(
+                f"pass '{self.name}': max-members must be 2, 3 or 4, got {self.max_members}"
+            )
+
+    def run(self, module: ir.Operation) -> None:
         groups = [
             group
             for run, nw in module_runs(module, is_fusion_candidate)

@@ -452,6 +452,19 @@ def test_derive_rejects_bad_group_options(ctx, options):
         run_pipeline(ctx, run_module([(128, 64)] * 2, 8, {}), "tile-derive-warp-hints" + options)
 
 
+@pytest.mark.parametrize("members", [0, 1, 5])
+def test_fuse_rejects_bad_max_members(ctx, members):
+    """A bad option is refused with the pipeline, before any input is read."""
+    from gemm_opt.core.pipeline import PipelineError
+
+    with pytest.raises(PipelineError, match=f"max-members must be 2, 3 or 4, got {members}"):
+        run_pipeline(
+            ctx,
+            run_module([(128, 64)] * 2, 8, {}),
+            f"tile-fuse-tdm-copies{{max-members={members}}}",
+        )
+
+
 def _pairs_module(build: Callable[[ir.Value, ir.Value, list[ir.Value]], None]) -> ir.Module:
     """``@f(%d, %n, %b0, ..., %b5)`` of 8 warps (128x64 blocks), its body made
     by ``build(%d, %n, buffers)``."""

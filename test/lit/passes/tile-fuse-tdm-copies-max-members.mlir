@@ -3,8 +3,8 @@
 // RUN: gemm-opt %s --pass-pipeline='builtin.module(tile-fuse-tdm-copies)' | FileCheck %s --check-prefix=MM4
 // RUN: not gemm-opt %s --pass-pipeline='builtin.module(tile-fuse-tdm-copies{max-members=1})' 2>&1 | FileCheck %s --check-prefix=MM1
 // RUN: not gemm-opt %s --pass-pipeline='builtin.module(tile-fuse-tdm-copies{max-members=5})' 2>&1 | FileCheck %s --check-prefix=MM5
-// MM1: tile-fuse-tdm-copies-max-members.mlir:{{[0-9]+}}:1: error: max-members must be 2, 3 or 4, got 1
-// MM5: tile-fuse-tdm-copies-max-members.mlir:{{[0-9]+}}:1: error: max-members must be 2, 3 or 4, got 5
+// MM1: <pass-pipeline>:1:16: error: pass 'tile-fuse-tdm-copies': max-members must be 2, 3 or 4, got 1
+// MM5: <pass-pipeline>:1:16: error: pass 'tile-fuse-tdm-copies': max-members must be 2, 3 or 4, got 5
 
 // `max-members` caps the group size; groups are cut greedily from the run's
 // head. Four copies with disjoint quarter hints, then waits for 4, 3 and 1 of
