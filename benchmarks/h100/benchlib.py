@@ -54,6 +54,14 @@ def parse_shapes(text: str) -> list[tuple[int, int, int]]:
     return shapes  # type: ignore[return-value]
 
 
+def parse_dtypes(text: str) -> list[str]:
+    """``float16,bfloat16`` as a non-empty list of :data:`DTYPES`; ValueError otherwise."""
+    dtypes = [d for d in text.split(",") if d]
+    if not dtypes or any(d not in DTYPES for d in dtypes):
+        raise ValueError(f"takes {', '.join(DTYPES)}")
+    return dtypes
+
+
 # ---- the config table ----------------------------------------------------------------
 
 

@@ -59,7 +59,7 @@ CHECK_SHAPES = [
     (256, 384, 512, 16),
     (1000, 1008, 1024, 0),
 ]
-DTYPES = ("float16", "bfloat16")
+DTYPES = benchlib.DTYPES
 #: Unit roundoff of the output types.
 UNIT_ROUNDOFF = {"float16": 2.0**-11, "bfloat16": 2.0**-8}
 #: The register-copy variant is slow; it is checked only up to this many MACs.
@@ -191,9 +191,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.reps < 20:
         fail("--reps must be at least 20")
-    dtypes = [d for d in args.dtypes.split(",") if d]
-    if not dtypes or any(d not in DTYPES for d in dtypes):
-        fail(f"--dtypes takes {', '.join(DTYPES)}")
+    try:
+        dtypes = benchlib.parse_dtypes(args.dtypes)
+    except ValueError as e:
+        fail(f"--dtypes {e}")
     shapes = BENCH_SHAPES
     if args.shapes:
         try:

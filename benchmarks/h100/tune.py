@@ -50,9 +50,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.reps < 5:
         fail("--reps must be at least 5")
-    dtypes = [d for d in args.dtypes.split(",") if d]
-    if not dtypes or any(d not in benchlib.DTYPES for d in dtypes):
-        fail(f"--dtypes takes {', '.join(benchlib.DTYPES)}")
+    try:
+        dtypes = benchlib.parse_dtypes(args.dtypes)
+    except ValueError as e:
+        fail(f"--dtypes {e}")
     try:
         shapes = benchlib.parse_shapes(args.shapes) if args.shapes else benchlib.BENCH_SHAPES
     except ValueError as e:

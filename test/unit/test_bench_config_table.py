@@ -7,25 +7,17 @@ shape of its dtype; a malformed table is refused with its path.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from support.scripts import load_script
 
 H100 = Path(__file__).resolve().parents[2] / "benchmarks" / "h100"
 
 
 def _script(name: str):
-    if str(H100) not in sys.path:
-        sys.path.insert(0, str(H100))
-    spec = importlib.util.spec_from_file_location(name, H100 / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script(H100 / f"{name}.py")
 
 
 @pytest.fixture(scope="module")

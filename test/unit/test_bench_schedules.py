@@ -7,12 +7,12 @@ naming the build command) when kernels are missing or no GPU is there.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.scripts import load_script
 
 from gemm_opt.kernels.build_bundles import bundle_specs
 
@@ -21,14 +21,7 @@ REPO = H100.parents[1]
 
 
 def _script():
-    if str(H100) not in sys.path:
-        sys.path.insert(0, str(H100))
-    spec = importlib.util.spec_from_file_location("bench_schedules", H100 / "schedules.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_schedules"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(H100 / "schedules.py", "bench_schedules")
 
 
 @pytest.fixture(scope="module")

@@ -9,13 +9,12 @@ must be the one the bundle records.
 
 from __future__ import annotations
 
-import importlib.util
 import struct
-import sys
 from pathlib import Path
 
 import pytest
 import torch
+from support.scripts import load_script
 
 from gemm_opt.runtime import ArgumentError, BundleError, pack_arguments, parameter_sizes
 from gemm_opt.runtime.build import bundle_triton_kernel, ptx_parameter_sizes, triton_arguments
@@ -24,14 +23,7 @@ H100 = Path(__file__).resolve().parents[2] / "benchmarks" / "h100"
 
 
 def _script(name: str):
-    if str(H100) not in sys.path:
-        sys.path.insert(0, str(H100))
-    spec = importlib.util.spec_from_file_location(name, H100 / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script(H100 / f"{name}.py")
 
 
 @pytest.fixture(scope="module")

@@ -36,13 +36,13 @@ facts (``aligned``), so both store paths see the same facts. Each kernel is comp
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import triton  # noqa: F401  (a pinned dependency: missing triton must fail, not skip)
+from support.scripts import load_script
 
 from gemm_opt.core.contract import DIVISIBILITY, TRITON_DIVISIBILITY
 from gemm_opt.core.ext_compat import ir
@@ -105,11 +105,7 @@ def declares_divisibility(text: str) -> bool:
 
 
 def _load_gluon() -> Any:
-    spec = importlib.util.spec_from_file_location("gluon_gemm_gfx1250", GLUON)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(GLUON, "gluon_gemm_gfx1250")
 
 
 def _loop_tensorcnt_waits(amdgcn: str) -> list[str]:

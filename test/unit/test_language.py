@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from support.scripts import load_script
 
 import gemm_opt.language as tl
 from gemm_opt.core.ext_compat import ir
@@ -20,10 +20,7 @@ THIS_FILE = Path(__file__).resolve()
 
 
 def _load_example():
-    spec = importlib.util.spec_from_file_location("gemm_gfx1250_example", EXAMPLE_PY)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(EXAMPLE_PY, "gemm_gfx1250_example")
 
 
 example = _load_example()

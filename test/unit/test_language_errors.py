@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.scripts import load_script
 
 import gemm_opt.language as tl
 
@@ -170,12 +171,7 @@ def test_dot_operand_k_width_is_checked_before_triton_sees_it():
 
 
 def _example():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("gemm_example", ROOT / "examples/gemm_gfx1250.py")
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
-    return example
+    return load_script(ROOT / "examples" / "gemm_gfx1250.py", "gemm_example")
 
 
 def test_cuda90_compiles_from_the_front_end():

@@ -6,11 +6,11 @@ fixtures (one compile per target).
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+from support.scripts import load_script
 
 from gemm_opt import dialect
 from gemm_opt.core.contract import DIVISIBILITY
@@ -50,11 +50,7 @@ def _gemm_for(target: str) -> str:
     128x128x64 blocks take 73,680 bytes of LDS, and gfx942 has 64 KiB."""
     if target != "gfx942":
         return GEMM
-    spec = importlib.util.spec_from_file_location(
-        "gemm_example", ROOT / "examples" / "gemm_gfx1250.py"
-    )
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = load_script(ROOT / "examples" / "gemm_gfx1250.py", "gemm_example")
     return example.gemm.build_ir(num_warps=8, target="gfx942", BLOCK_K=32)
 
 

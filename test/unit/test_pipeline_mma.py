@@ -13,13 +13,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from support.scripts import load_script
 
 from gemm_opt import dialect
 from gemm_opt.core.ext_compat import ir
@@ -36,12 +36,7 @@ ASYNC_WAIT = "tile.async_wmma_wait"
 
 
 def _load(name: str, path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script(path, name)
 
 
 @pytest.fixture(scope="module")

@@ -11,12 +11,11 @@ into the bundle that ``benchmarks/h100/run_gemm.py`` runs on the H100.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from support.scripts import load_script
 
 from gemm_opt.lowering.compile import compile_tile_module, lower_tile_module
 from gemm_opt.lowering.convert_tile_to_triton_gpu import mma_swizzle, nvmma_swizzle, wgmma_shape
@@ -27,12 +26,7 @@ H100 = ROOT / "benchmarks" / "h100"
 
 
 def _build_bundle():
-    spec = importlib.util.spec_from_file_location("build_bundle", H100 / "build_bundle.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["build_bundle"] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script(H100 / "build_bundle.py")
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,10 @@ shared memory and SM have to be the compiled kernel's.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from support.scripts import load_script
 
 from gemm_opt.core.ext_compat import func, ir
 from gemm_opt.lowering.compile import compile_tile_module
@@ -23,14 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _build_bundle_script():
-    spec = importlib.util.spec_from_file_location(
-        "build_bundle", ROOT / "benchmarks" / "h100" / "build_bundle.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["build_bundle"] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "benchmarks" / "h100" / "build_bundle.py")
 
 
 @pytest.fixture(scope="module")

@@ -15,13 +15,12 @@ global scratch in the metadata and the launch's argument packing.
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import struct
-import sys
 from pathlib import Path
 
 import pytest
+from support.scripts import load_script
 
 from gemm_opt import dialect
 from gemm_opt.core.ext_compat import ir
@@ -38,14 +37,7 @@ TMA = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
 
 
 def _script(name: str):
-    spec = importlib.util.spec_from_file_location(name, H100 / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    if str(H100) not in sys.path:
-        sys.path.insert(0, str(H100))
-    spec.loader.exec_module(module)
-    return module
+    return load_script(H100 / f"{name}.py")
 
 
 @pytest.fixture(scope="module")
