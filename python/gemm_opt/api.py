@@ -18,7 +18,13 @@ rounds once per program adding into a tile. ``schedule`` is
 ``"data-parallel"``, ``"persistent"``, ``"work-stealing"`` or ``"stream-k"``
 (see :mod:`gemm_opt.core.schedules`); ``reduction`` is ``"atomic"``,
 ``"linear"`` or ``"tree"`` and only stream-K takes one (``None`` there means
-``"linear"``: deterministic and needing no zeroed output). Bad input is a
+``"linear"``: deterministic and needing no zeroed output). ``"auto"`` picks
+schedule, reduction and config from the tuned table of the device's target
+(:mod:`gemm_opt.kernels.autotune`: by shape class, the nearest tuned
+problem, else a stated rule; the model resolves as ``cuda:90`` does); it may
+pick atomic stream-K, whose bits vary run to run: name the schedule where
+bitwise reproducibility matters. An explicit ``config`` replaces the tuned
+one. Bad input is a
 ``TypeError`` (wrong kind or dtype) or ``ValueError`` (wrong shape, value or
 layout) naming the argument and what was expected, raised before any kernel
 is built or launched.
@@ -35,8 +41,10 @@ from typing import Any
 
 from gemm_opt.core import schedules as S
 
-#: Schedules ``schedule=`` takes (``"auto"`` needs tuned tables, which do not exist yet).
+#: Schedules ``schedule=`` takes besides :data:`AUTO`.
 SCHEDULES = S.KINDS
+#: The schedule that picks schedule, reduction and config from the tuned tables.
+AUTO = "auto"
 #: Kernel element type names by framework dtype name.
 _DTYPES = {framework: name for name, framework in S.DTYPES.items()}
 #: Pointer alignment the compiled kernels assume (bytes).
@@ -159,18 +167,52 @@ def _positive_int(value: Any, name: str) -> int:
 
 
 def _schedule(schedule: Any, reduction: Any) -> tuple[str, str | None]:
-    if schedule == "auto":
-        raise ValueError(
-            "schedule='auto' needs the tuned schedule tables, which this gemm-opt does not "
-            f"have yet; pass one of {', '.join(map(repr, SCHEDULES))}"
-        )
+    if schedule == AUTO:
+        if reduction is not None:
+            raise ValueError(
+                f"reduction={reduction!r} with schedule='auto': auto picks the reduction with "
+                "the schedule; pass reduction=None, or name the schedule (schedule='stream-k')"
+            )
+        return AUTO, None
     if not isinstance(schedule, str) or schedule not in SCHEDULES:
         raise ValueError(
-            f"schedule must be one of {', '.join(map(repr, SCHEDULES))}; got {schedule!r}"
+            f"schedule must be 'auto' or one of {', '.join(map(repr, SCHEDULES))}; got {schedule!r}"
         )
     if reduction is not None and not isinstance(reduction, str):
         raise TypeError(f"reduction: expected a string or None, got {type(reduction).__name__}")
     return schedule, S.resolve_reduction(schedule, reduction)
+
+
+def _auto(
+    kind: str,
+    red: str | None,
+    cfg: GemmConfig | None,
+    problem: tuple[str, int, int, int, int],
+    backend: str,
+    dtype: str,
+    a: Any,
+    num_programs: int | None,
+    num_xcds: int,
+) -> tuple[str, str | None, GemmConfig]:
+    """Resolve ``schedule="auto"`` (:mod:`gemm_opt.kernels.autotune`): the tuned table of
+    the device's target (the model resolves against ``cuda:90``'s); an explicit
+    ``config`` replaces the tuned one. Other schedules pass through."""
+    if kind != AUTO:
+        assert cfg is not None
+        return kind, red, cfg
+    from gemm_opt.kernels import autotune
+
+    target, sms = autotune.MODEL_TARGET, None
+    if backend == "cuda":
+        import torch
+
+        from gemm_opt.runtime import gemm as rt
+
+        target, sms = rt.device_target(torch, a.device), rt.sm_count(torch, a.device)
+    choice = autotune.resolve(autotune.Problem(*problem), dtype, target=target, sms=sms)
+    if choice.schedule == "work-stealing" and num_programs is not None:
+        S.check_work_stealing(num_programs, num_xcds)
+    return choice.schedule, choice.reduction, cfg or choice.config
 
 
 def _group_lens(group_lens: Any, num_groups: int | None, total: int, total_name: str):
@@ -236,7 +278,7 @@ def _common(
     config: Any,
     out: Any,
     seed: Any,
-) -> tuple[str, str, str, str | None, int | None, int, GemmConfig, int | None]:
+) -> tuple[str, str, str, str | None, int | None, int, GemmConfig | None, int | None]:
     ka, kb = _kind_of(a, "a"), _kind_of(b, "b")
     if ka != kb:
         raise TypeError(f"{op}: a is a {ka} operand and b a {kb} one; pass both alike")
@@ -246,6 +288,7 @@ def _common(
     if ka == "cuda" and a.device != b.device:
         raise ValueError(f"b: expected a tensor on {a.device} like a, got {b.device}")
     kind, red = _schedule(schedule, reduction)
+    default_config = GPU_CONFIG if ka == "cuda" else MODEL_CONFIG
     if num_programs is not None:
         num_programs = _positive_int(num_programs, "num_programs")
     num_xcds = _positive_int(num_xcds, "num_xcds")
@@ -259,7 +302,8 @@ def _common(
                 "seed chooses the model's interleaving of programs; on the GPU the hardware "
                 "interleaves them (pass seed=None)"
             )
-    cfg = _config(config, GPU_CONFIG if ka == "cuda" else MODEL_CONFIG)
+    # "auto" without a config takes the tuned one (resolved once the shapes are known)
+    cfg = None if kind == AUTO and config is None else _config(config, default_config)
     if out is not None and _kind_of(out, "out") != ka:
         raise TypeError(f"out: expected a {ka} operand like a, got a {_kind_of(out, 'out')} one")
     return ka, da, kind, red, num_programs, num_xcds, cfg, seed
@@ -347,6 +391,7 @@ def matmul(
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
     _check_out(out, (m, n), dtype, backend, getattr(a, "device", None))
+    kind, red, cfg = _auto(kind, red, cfg, ("dense", m, n, k, 1), backend, dtype, a, P, X)
     call = _Call(
         spec=_spec(kind, red, "none", dtype, cfg, X),
         backend=backend,
@@ -372,7 +417,7 @@ def matmul(
 
 
 def _grouped_kind(kind: str) -> None:
-    if kind not in S.GROUPED_KINDS:
+    if kind != AUTO and kind not in S.GROUPED_KINDS:
         raise ValueError(
             f"schedule={kind!r} does not run grouped GEMM; grouped GEMM runs all groups' tiles "
             f"over one grid: schedule must be one of {', '.join(map(repr, S.GROUPED_KINDS))}"
@@ -400,6 +445,8 @@ def _grouped_checks(
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
     _check_out(kw["out"], (s, n), dtype, backend, getattr(a, "device", None))
+    op = "dgrad" if trans_b else "fwd"
+    kind, red, cfg = _auto(kind, red, cfg, (op, s, n, k, g), backend, dtype, a, P, X)
     tiles = S.grouped_tiles("m", lens, m=0, n=n, k=k, block_m=cfg.block_m, block_n=cfg.block_n)
     call = _Call(
         spec=_spec(kind, red, "m", dtype, cfg, X, trans_b),
@@ -494,6 +541,7 @@ def grouped_matmul_variable_k(
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
     _check_out(out, (g, m, n), dtype, backend, getattr(a, "device", None))
+    kind, red, cfg = _auto(kind, red, cfg, ("wgrad", m, n, s, g), backend, dtype, a, P, X)
     tiles = S.grouped_tiles("k", lens, m=m, n=n, k=s, block_m=cfg.block_m, block_n=cfg.block_n)
     call = _Call(
         spec=_spec(kind, red, "k", dtype, cfg, X),
@@ -589,8 +637,10 @@ def _run_model(call: _Call) -> Any:
 def _run_cuda(call: _Call) -> Any:
     import torch
 
+    from gemm_opt.kernels import disk_cache
     from gemm_opt.runtime import gemm as rt
 
+    disk_cache.install()  # kernels the bundles lack are built where the compiler is
     spec = call.spec
     device = call.a.device
     resident = None if spec.kind == "data-parallel" else rt.resident_programs(spec, device)
@@ -656,6 +706,7 @@ def _grouped_autograd(a: Any, b: Any, group_lens: Any, trans_b: bool, kw: dict) 
 
 
 __all__ = [
+    "AUTO",
     "GPU_CONFIG",
     "GPU_CONFIGS",
     "MODEL_CONFIG",

@@ -46,9 +46,11 @@ runner read bundles on machines without the compiler.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -273,13 +275,21 @@ class Bundle:
         return json.dumps(self.to_json(), indent=1) + "\n"
 
     def write(self, path: str | os.PathLike[str]) -> None:
-        """Write the bundle (atomically: a reader never sees half a file)."""
+        """Write the bundle atomically: a reader never sees half a file, and two
+        writers of one path never share a temporary file (the last rename wins)."""
         path = Path(path)
         text = self.dumps()
         loads(text, str(path))  # never write what the reader would reject
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            os.fchmod(fd, 0o644)  # mkstemp's 0600 would hide a shared bundle from others
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
 
 
 # ---- reading and validation --------------------------------------------------

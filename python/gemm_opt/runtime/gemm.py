@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -52,8 +52,41 @@ DEFAULT_BUNDLE_DIR = Path(__file__).resolve().parents[1] / "kernels" / "bundles"
 BUILD_COMMAND = "python -m gemm_opt.kernels.build_bundles --target {target}"
 
 
+#: The compute capabilities gemm-opt has kernels for, and the target of each.
+CAPABILITY_TARGETS = {(9, 0): "cuda:90"}
+#: The GPUs of those capabilities, named in errors.
+CAPABILITY_GPUS = {(9, 0): "H100, H200"}
+
+
 class KernelMissing(BundleError):
     """No bundle holds the kernel a call needs; the message says how to build it."""
+
+
+def device_target(torch: Any, device: Any) -> str:
+    """The compiler target of a CUDA device; RuntimeError naming what is supported otherwise."""
+    cap = tuple(int(x) for x in torch.cuda.get_device_capability(device))
+    target = CAPABILITY_TARGETS.get(cap)  # type: ignore[call-overload]
+    if target is None:
+        have = ", ".join(
+            f"sm_{c[0]}{c[1]} ({CAPABILITY_GPUS[c]})" for c in sorted(CAPABILITY_TARGETS)
+        )
+        raise RuntimeError(
+            f"gemm-opt has kernels for {have} only; CUDA device {device} "
+            f"({torch.cuda.get_device_name(device)}) is sm_{cap[0]}{cap[1]}"
+        )
+    return target
+
+
+#: Builds a kernel no bundle holds (``(spec, target) -> BundleKernel``); installed by
+#: :func:`gemm_opt.kernels.disk_cache.install` where the compiler is, else None.
+Builder = Callable[[S.KernelSpec, str], BundleKernel]
+_builder: Builder | None = None
+
+
+def set_builder(builder: Builder | None) -> None:
+    """Install (or remove, with None) the builder of kernels the bundles lack."""
+    global _builder
+    _builder = builder
 
 
 def target_folder(target: str) -> str:
@@ -106,6 +139,29 @@ class KernelStore:
     def has(self, name: str) -> bool:
         return name in self.kernels()
 
+    def lookup(self, spec: S.KernelSpec, *, build: bool = True) -> Kernel | None:
+        """The kernel of ``spec``: bundled, else built on demand by the installed builder
+        (when ``build``; kept for the process), else None."""
+        kernels = self.kernels()
+        kernel = kernels.get(spec.name)
+        if kernel is None and build and _builder is not None:
+            built = _builder(spec, self.target)
+            with self._lock:
+                kernel = kernels.setdefault(spec.name, Kernel(built))
+        return kernel
+
+    def for_spec(self, spec: S.KernelSpec) -> Kernel:
+        """:meth:`lookup`, or :class:`KernelMissing` saying how to build the bundles."""
+        return self.lookup(spec) or self.get(spec.name)
+
+    def twin(self, spec: S.KernelSpec) -> Kernel | None:
+        """The aligned twin of ``spec`` where it has one (bundled, or built on demand for
+        the pipelined bodies, the ones the bundles pair with a twin)."""
+        if spec.aligned:
+            return None
+        twin = replace(spec, aligned=True)
+        return self.lookup(twin, build=S.pipelined(spec.grouped, spec.trans_b, spec.num_warps))
+
 
 _stores: dict[tuple[str, str], KernelStore] = {}
 _stores_lock = threading.Lock()
@@ -125,7 +181,7 @@ def sm_count(torch: Any, device: Any) -> int:
     return int(torch.cuda.get_device_properties(device).multi_processor_count)
 
 
-def resident_programs(spec: S.KernelSpec, device: Any, target: str = "cuda:90") -> int:
+def resident_programs(spec: S.KernelSpec, device: Any) -> int:
     """The number of resident programs of ``spec`` on ``device``: compute units x occupancy.
 
     The occupancy (CTAs one SM holds, from the driver) is the smaller of the
@@ -137,11 +193,11 @@ def resident_programs(spec: S.KernelSpec, device: Any, target: str = "cuda:90") 
     index = torch.device(device).index
     if index is None:
         index = torch.cuda.current_device()
-    st = store(target)
-    kernels = [st.get(spec.name)]
-    twin = replace(spec, aligned=True)
-    if not spec.aligned and st.has(twin.name):
-        kernels.append(st.get(twin.name))
+    st = store(device_target(torch, index))
+    kernels = [st.for_spec(spec)]
+    twin = st.twin(spec)
+    if twin is not None:
+        kernels.append(twin)
     per_sm = min(k.resident_per_sm(index) for k in kernels)
     return sm_count(torch, index) * max(per_sm, 1)
 
@@ -168,13 +224,12 @@ def select_kernel(
     """The kernel that runs ``spec`` on ``values`` and its bound arguments: the
     aligned twin where the store has one and ``values`` pass its launch checks
     (divisibility facts included), else ``spec``'s own kernel."""
-    twin = replace(spec, aligned=True)
-    if not spec.aligned and st.has(twin.name):
-        aligned = st.get(twin.name)
-        args = bind_arguments(aligned.spec, twin.name, values)
+    aligned = st.twin(spec)
+    if aligned is not None:
+        args = bind_arguments(aligned.spec, aligned.name, values)
         if aligned.accepts(*args):
             return aligned, args
-    kernel = st.get(spec.name)
+    kernel = st.for_spec(spec)
     return kernel, bind_arguments(kernel.spec, spec.name, values)
 
 
@@ -206,7 +261,7 @@ def launch(
     *,
     num_programs: int,
     total_tiles: int,
-    target: str = "cuda:90",
+    target: str | None = None,
 ) -> None:
     """Launch ``spec``'s kernel on the current stream of the tensors' device.
 
@@ -214,13 +269,14 @@ def launch(
     (:func:`~gemm_opt.core.schedules.kernel_args`) except ``sync`` and
     ``partials``, which this call allocates and zeroes per the host contract.
     ``total_tiles`` sizes a data-parallel grid (an upper bound is fine: extra
-    programs find no tile).
+    programs find no tile). ``target``: the device's (:func:`device_target`)
+    when None.
     """
     import torch
 
-    st = store(target)
     c = values["c"]
     device = c.device
+    st = store(device_target(torch, device) if target is None else target)
     layout = S.workspace_layout(
         spec.kind, spec.reduction, num_programs, spec.num_xcds, spec.block_m, spec.block_n
     )

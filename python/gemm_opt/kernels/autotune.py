@@ -1,0 +1,353 @@
+"""``schedule="auto"``: the tuned schedule tables and how a call finds its entry.
+
+A tuned table (``kernels/tuned/<target folder>.json``, or the folder named
+by ``$GEMM_OPT_TUNED_DIR``) is written on the GPU by
+``benchmarks/h100/tune_schedules.py``: for each tuned problem it records the
+schedule, reduction and kernel configuration that were fastest there, with
+the run's provenance (GPU, date, command, torch and CUDA versions, the
+bundle's hash). A call resolves in three steps:
+
+1. its **shape class** (:func:`shape_class`): the operation (dense, or the
+   grouped forward, dgrad and wgrad) and three size buckets: rows per group
+   (dense: M; grouped: tokens per group, the dimension MoE routing varies)
+   by :data:`ROW_BOUNDS`, and the two weight dimensions (N, K; wgrad's
+   output M, N) by :data:`DIM_BOUNDS`;
+2. among the table's entries of that class and dtype, the tuned problem
+   nearest in log2 distance over (M, N, K, groups) (:func:`shape_distance`);
+3. no entry of that class (or no table): the stated rule
+   :func:`fallback_choice`.
+
+Resolution does not depend on where the call runs: the model backend
+resolves against the ``cuda:90`` table as the GPU does, so the choice is
+testable without a GPU. Pure standard library (plus
+:mod:`gemm_opt.core.schedules`): it runs where only torch is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from gemm_opt.core import schedules as S
+
+#: The ``format`` field of a tuned table, and the version this module reads.
+TABLE_FORMAT = "gemm-opt-tuned-schedules"
+TABLE_VERSION = 1
+#: Environment variable naming a folder of tuned tables (replaces the packaged one).
+TUNED_DIR_ENV = "GEMM_OPT_TUNED_DIR"
+#: The packaged tables.
+DEFAULT_TUNED_DIR = Path(__file__).resolve().parent / "tuned"
+#: The target the model backend resolves against (the one target with kernels on a GPU).
+MODEL_TARGET = "cuda:90"
+#: Compute units per target, for the fallback rule where no device is at hand (the model).
+TARGET_SMS = {"cuda:90": 132}
+
+#: Operations: a dense GEMM, and the grouped forward (``grouped_matmul``),
+#: dgrad (``grouped_matmul(..., trans_b=True)``) and wgrad
+#: (``grouped_matmul_variable_k``).
+OPS = ("dense", "fwd", "dgrad", "wgrad")
+#: Upper bounds of the row buckets (dense M, grouped tokens per group):
+#: decode (<= 16), small batch (<= 128), medium (<= 1024), large.
+ROW_BOUNDS = (16, 128, 1024)
+#: Upper bounds of the weight-dimension buckets (N, K; wgrad's M, N).
+DIM_BOUNDS = (1024, 4096)
+#: Provenance fields every table carries, with their types.
+PROVENANCE = {
+    "gpu": str,
+    "capability": str,
+    "sms": int,
+    "date": str,
+    "command": str,
+    "torch": str,
+    "cuda": str,
+    "bundle_sha256": str,
+    "compiled_with": str,
+}
+#: Keys of a table entry's ``config`` (those of :class:`~gemm_opt.core.schedules.GemmConfig`).
+CONFIG_KEYS = tuple(f.name for f in fields(S.GemmConfig))
+
+
+class TunedTableError(ValueError):
+    """A tuned table is unreadable or breaks the schema; the message names the file and field."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The sizes a schedule choice depends on.
+
+    ``dense``: C (m x n) = A (m x k) @ B (k x n), ``groups`` = 1. ``fwd`` and
+    ``dgrad``: ``m`` = total rows over all ``groups`` groups, (n, k) each
+    group's weight. ``wgrad``: (m x n) output per group, ``k`` = total rows
+    (tokens) over all groups.
+    """
+
+    op: str
+    m: int
+    n: int
+    k: int
+    groups: int = 1
+
+    def __post_init__(self) -> None:
+        if self.op not in OPS:
+            raise ValueError(f"op must be one of {OPS}, got {self.op!r}")
+        for name in ("m", "n", "k", "groups"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+        if self.groups < 1 or (self.op == "dense" and self.groups != 1):
+            raise ValueError(f"groups must be 1 for dense and >= 1 otherwise, got {self.groups}")
+
+    @property
+    def rows_per_group(self) -> int:
+        """Dense M, or the tokens per group (rounded up) of a grouped GEMM."""
+        if self.op == "dense":
+            return self.m
+        total = self.k if self.op == "wgrad" else self.m
+        return S.cdiv(total, self.groups)
+
+    @property
+    def dims(self) -> tuple[int, int]:
+        """The two dimensions fixed by the weights: (N, K), or wgrad's (M, N)."""
+        return (self.m, self.n) if self.op == "wgrad" else (self.n, self.k)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"m": self.m, "n": self.n, "k": self.k, "groups": self.groups}
+
+
+def bucket(value: int, bounds: tuple[int, ...]) -> str:
+    """``"<=b"`` for the first bound ``b`` that ``value`` does not exceed, else ``">last"``."""
+    for b in bounds:
+        if value <= b:
+            return f"<={b}"
+    return f">{bounds[-1]}"
+
+
+def shape_class(problem: Problem) -> str:
+    """The class label of ``problem``, e.g. ``"dense m<=16 n<=4096 k>4096"``.
+
+    Rows are named ``m`` for dense and ``t`` (tokens per group) for grouped
+    operations; wgrad's weight dimensions are its output's ``m``, ``n``.
+    """
+    rows = bucket(problem.rows_per_group, ROW_BOUNDS)
+    d1, d2 = (bucket(d, DIM_BOUNDS) for d in problem.dims)
+    if problem.op == "dense":
+        return f"dense m{rows} n{d1} k{d2}"
+    names = ("m", "n") if problem.op == "wgrad" else ("n", "k")
+    return f"{problem.op} t{rows} {names[0]}{d1} {names[1]}{d2}"
+
+
+def shape_distance(a: Problem, b: Problem) -> float:
+    """How far apart two problems are: the sum of |log2| ratios of M, N, K and groups
+    (sizes of 0 count as 1)."""
+    pairs = ((a.m, b.m), (a.n, b.n), (a.k, b.k), (a.groups, b.groups))
+    return sum(abs(math.log2(max(x, 1) / max(y, 1))) for x, y in pairs)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What ``schedule="auto"`` runs: schedule, reduction and config, and where that came
+    from (``"table"``: the entry tuned on ``tuned``; ``"fallback"``: the rule)."""
+
+    schedule: str
+    reduction: str | None
+    config: S.GemmConfig
+    source: str
+    tuned: Problem | None = None
+
+
+# ---- the fallback rule ------------------------------------------------------------------
+
+#: Stream-K pays off when the tiles fill at most this fraction of the compute units ...
+FALLBACK_MAX_TILE_FILL = 0.5
+#: ... and each tile has at least this many K iterations to split.
+FALLBACK_MIN_ITERS = 64
+#: Dense rows up to which the narrow (64-row) configuration wastes less of M.
+FALLBACK_NARROW_ROWS = 64
+
+
+def fallback_choice(problem: Problem, sms: int) -> Choice:
+    """The rule for problems no table entry covers.
+
+    Grouped: ``persistent`` with the default GPU config (the grouped kind).
+    Dense: the narrow config for M <= 64, else the default; then atomic
+    stream-K when the output tiles fill at most half the compute units and
+    each tile has >= 64 K iterations (skinny outputs with a long K, where
+    data-parallel leaves most SMs idle: 512x512x8192 has 16 tiles of 128
+    iterations), data-parallel otherwise.
+    """
+    if problem.op != "dense":
+        return Choice(S.GROUPED_KINDS[0], None, S.GPU_CONFIG, "fallback")
+    narrow = problem.m <= FALLBACK_NARROW_ROWS
+    cfg = S.GPU_CONFIGS["narrow"] if narrow else S.GPU_CONFIG
+    tiles = S.tile_count(problem.m, problem.n, cfg.block_m, cfg.block_n)
+    iters = S.iters_per_tile(problem.k, cfg.block_k)
+    if tiles <= sms * FALLBACK_MAX_TILE_FILL and iters >= FALLBACK_MIN_ITERS:
+        return Choice("stream-k", "atomic", cfg, "fallback")
+    return Choice("data-parallel", None, cfg, "fallback")
+
+
+# ---- tables -------------------------------------------------------------------------------
+
+
+def table_path(target: str, root: str | os.PathLike[str] | None = None) -> Path:
+    """Where ``target``'s table is: ``<root or $GEMM_OPT_TUNED_DIR or packaged>/cuda90.json``."""
+    base = Path(root or os.environ.get(TUNED_DIR_ENV) or DEFAULT_TUNED_DIR)
+    return base / f"{target.replace(':', '')}.json"
+
+
+def _fail(where: str, message: str) -> TunedTableError:
+    return TunedTableError(f"{where}: {message}")
+
+
+def _config_of(value: Any, where: str) -> S.GemmConfig:
+    if not isinstance(value, dict) or set(value) != set(CONFIG_KEYS):
+        raise _fail(where, f"needs exactly the keys {', '.join(CONFIG_KEYS)}")
+    for key in CONFIG_KEYS:
+        v = value[key]
+        if key == "num_stages" and v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise _fail(f"{where}.{key}", f"must be a positive integer, got {v!r}")
+    return S.GemmConfig(**value)
+
+
+def validate_entry(entry: Any, where: str) -> tuple[Problem, Choice, str]:
+    """(problem, choice, dtype) of one table entry; :class:`TunedTableError` otherwise.
+
+    The stored ``class`` must be the one :func:`shape_class` computes (a table
+    tuned under other bucket bounds is refused, not silently misread).
+    """
+    if not isinstance(entry, dict):
+        raise _fail(where, "an entry must be an object")
+    for key in ("op", "dtype", "class", "shape", "schedule", "config"):
+        if key not in entry:
+            raise _fail(where, f"missing field {key!r}")
+    if entry["dtype"] not in S.DTYPES:
+        raise _fail(f"{where}.dtype", f"must be one of {tuple(S.DTYPES)}, got {entry['dtype']!r}")
+    shape = entry["shape"]
+    if not isinstance(shape, dict) or set(shape) != {"m", "n", "k", "groups"}:
+        raise _fail(f"{where}.shape", "needs exactly the keys m, n, k, groups")
+    try:
+        problem = Problem(entry["op"], shape["m"], shape["n"], shape["k"], shape["groups"])
+    except ValueError as e:
+        raise _fail(where, str(e)) from None
+    if entry["class"] != shape_class(problem):
+        raise _fail(
+            f"{where}.class",
+            f"{entry['class']!r} is not the class of its shape ({shape_class(problem)!r}): "
+            "the table was tuned under other shape classes; re-tune",
+        )
+    try:
+        kind = entry["schedule"]
+        if problem.op != "dense" and kind not in S.GROUPED_KINDS:
+            raise ValueError(f"grouped GEMM runs under {S.GROUPED_KINDS}, not {kind!r}")
+        red = S.resolve_reduction(kind, entry.get("reduction"))
+    except ValueError as e:
+        raise _fail(f"{where}.schedule", str(e)) from None
+    cfg = _config_of(entry["config"], f"{where}.config")
+    grouped = {"dense": "none", "wgrad": "k"}.get(problem.op, "m")
+    try:
+        S.check_kernel_config(
+            **{k: getattr(cfg, k) for k in ("block_m", "block_n", "block_k", "num_warps")},
+            num_stages=cfg.num_stages,
+            grouped=grouped,
+            trans_b=problem.op == "dgrad",
+        )
+    except ValueError as e:
+        raise _fail(f"{where}.config", str(e)) from None
+    return problem, Choice(kind, red, cfg, "table", problem), entry["dtype"]
+
+
+def validate_table(doc: Any, where: str, target: str | None = None) -> list[tuple]:
+    """The (problem, choice, dtype) of every entry of a table document, checked."""
+    if not isinstance(doc, dict) or doc.get("format") != TABLE_FORMAT:
+        raise _fail(where, f'not a tuned table: no "format": "{TABLE_FORMAT}" field')
+    if doc.get("version") != TABLE_VERSION:
+        raise _fail(
+            where, f"table version {doc.get('version')!r}; this gemm-opt reads {TABLE_VERSION}"
+        )
+    if target is not None and doc.get("target") != target:
+        raise _fail(where, f"is the table of {doc.get('target')!r}, not {target!r}")
+    prov = doc.get("provenance")
+    if not isinstance(prov, dict):
+        raise _fail(where, "missing the provenance object")
+    for key, kind in PROVENANCE.items():
+        if not isinstance(prov.get(key), kind) or isinstance(prov.get(key), bool):
+            raise _fail(f"{where}: provenance.{key}", f"must be a {kind.__name__}")
+    entries = doc.get("entries")
+    if not isinstance(entries, list):
+        raise _fail(where, "missing the entries list")
+    out = [validate_entry(e, f"{where}: entries[{i}]") for i, e in enumerate(entries)]
+    seen: set[tuple] = set()
+    for problem, _, dtype in out:
+        key = (problem, dtype)
+        if key in seen:
+            raise _fail(where, f"two entries for {dtype} {problem}")
+        seen.add(key)
+    return out
+
+
+_lock = threading.Lock()
+_tables: dict[Path, tuple[float, list[tuple]]] = {}
+
+
+def load_table(target: str, root: str | os.PathLike[str] | None = None) -> list[tuple] | None:
+    """The checked entries of ``target``'s table (None: no table); cached until the file changes."""
+    path = table_path(target, root)
+    try:
+        mtime = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return None
+    with _lock:
+        hit = _tables.get(path)
+        if hit is not None and hit[0] == mtime:
+            return hit[1]
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise TunedTableError(f"{path}: not a tuned table: {e}") from None
+    entries = validate_table(doc, str(path), target)
+    with _lock:
+        _tables[path] = (mtime, entries)
+    return entries
+
+
+def resolve(
+    problem: Problem,
+    dtype: str,
+    *,
+    target: str = MODEL_TARGET,
+    sms: int | None = None,
+    root: str | os.PathLike[str] | None = None,
+) -> Choice:
+    """The schedule, reduction and config ``schedule="auto"`` runs ``problem`` with.
+
+    ``sms``: the device's compute units (the fallback rule's; default the
+    target's nominal count).
+    """
+    entries = load_table(target, root) or []
+    cls = shape_class(problem)
+    same = [(p, c) for p, c, d in entries if d == dtype and shape_class(p) == cls]
+    if same:
+        return min(same, key=lambda pc: shape_distance(pc[0], problem))[1]
+    return fallback_choice(problem, sms or TARGET_SMS.get(target, 132))
+
+
+__all__ = [
+    "OPS",
+    "Choice",
+    "Problem",
+    "TunedTableError",
+    "fallback_choice",
+    "load_table",
+    "resolve",
+    "shape_class",
+    "shape_distance",
+    "table_path",
+    "validate_table",
+]
