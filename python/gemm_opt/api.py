@@ -20,7 +20,7 @@ rounds once per program adding into a tile. ``schedule`` is
 ``"linear"`` or ``"tree"`` and only stream-K takes one (``None`` there means
 ``"linear"``: deterministic and needing no zeroed output). ``"auto"`` picks
 schedule, reduction and config from the tuned table of the device's target
-(:mod:`gemm_opt.kernels.autotune`: by shape class, the nearest tuned
+(:mod:`gemm_opt.runtime.autotune`: by shape class, the nearest tuned
 problem, else a stated rule; the model resolves as ``cuda:90`` does); it may
 pick atomic stream-K, whose bits vary run to run: name the schedule where
 bitwise reproducibility matters. An explicit ``config`` replaces the tuned
@@ -194,13 +194,13 @@ def _auto(
     num_programs: int | None,
     num_xcds: int,
 ) -> tuple[str, str | None, GemmConfig]:
-    """Resolve ``schedule="auto"`` (:mod:`gemm_opt.kernels.autotune`): the tuned table of
+    """Resolve ``schedule="auto"`` (:mod:`gemm_opt.runtime.autotune`): the tuned table of
     the device's target (the model resolves against ``cuda:90``'s); an explicit
     ``config`` replaces the tuned one. Other schedules pass through."""
     if kind != AUTO:
         assert cfg is not None
         return kind, red, cfg
-    from gemm_opt.kernels import autotune
+    from gemm_opt.runtime import autotune
 
     target, sms = autotune.MODEL_TARGET, None
     if backend == "cuda":
@@ -637,10 +637,12 @@ def _run_model(call: _Call) -> Any:
 def _run_cuda(call: _Call) -> Any:
     import torch
 
-    from gemm_opt.kernels import disk_cache
     from gemm_opt.runtime import gemm as rt
 
-    disk_cache.install()  # kernels the bundles lack are built where the compiler is
+    if rt.compiler_installed():  # kernels the bundles lack are built, and cached on disk
+        from gemm_opt.kernels import disk_cache
+
+        disk_cache.install()
     spec = call.spec
     device = call.a.device
     resident = None if spec.kind == "data-parallel" else rt.resident_programs(spec, device)

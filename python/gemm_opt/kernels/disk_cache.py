@@ -27,7 +27,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib.metadata
-import importlib.util
 import json
 import os
 import threading
@@ -64,11 +63,6 @@ def triton_version() -> str | None:
         return importlib.metadata.version("triton")
     except importlib.metadata.PackageNotFoundError:
         return None
-
-
-def compiler_available() -> bool:
-    """Whether kernels can be built here: the MLIR bindings and Triton are installed."""
-    return importlib.util.find_spec("torch_mlir") is not None and triton_version() is not None
 
 
 def versions() -> dict[str, str]:
@@ -152,7 +146,7 @@ def clear_memory() -> None:
 def install() -> bool:
     """Let the runtime build missing kernels through this cache, where the compiler is
     installed; returns whether it did."""
-    if not compiler_available():
+    if not rt.compiler_installed():
         return False
     rt.set_builder(_builder)
     return True
@@ -167,7 +161,6 @@ __all__ = [
     "cache_dir",
     "cache_key",
     "clear_memory",
-    "compiler_available",
     "entry_path",
     "install",
     "load_or_build",

@@ -77,6 +77,21 @@ def device_target(torch: Any, device: Any) -> str:
     return target
 
 
+def compiler_installed() -> bool:
+    """Whether kernels can be built here (the MLIR bindings and Triton are installed),
+    found without importing either."""
+    import importlib.metadata
+    import importlib.util
+
+    try:
+        if importlib.util.find_spec("torch_mlir") is None:
+            return False
+        importlib.metadata.version("triton")
+    except (ImportError, ValueError, importlib.metadata.PackageNotFoundError):
+        return False
+    return True
+
+
 #: Builds a kernel no bundle holds (``(spec, target) -> BundleKernel``); installed by
 #: :func:`gemm_opt.kernels.disk_cache.install` where the compiler is, else None.
 Builder = Callable[[S.KernelSpec, str], BundleKernel]

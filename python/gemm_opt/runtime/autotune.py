@@ -1,6 +1,6 @@
 """``schedule="auto"``: the tuned schedule tables and how a call finds its entry.
 
-A tuned table (``kernels/tuned/<target folder>.json``, or the folder named
+A tuned table (``gemm_opt/kernels/tuned/<target folder>.json``, or the folder named
 by ``$GEMM_OPT_TUNED_DIR``) is written on the GPU by
 ``benchmarks/h100/tune_schedules.py``: for each tuned problem it records the
 schedule, reduction and kernel configuration that were fastest there, with
@@ -20,7 +20,8 @@ bundle's hash). A call resolves in three steps:
 Resolution does not depend on where the call runs: the model backend
 resolves against the ``cuda:90`` table as the GPU does, so the choice is
 testable without a GPU. Pure standard library (plus
-:mod:`gemm_opt.core.schedules`): it runs where only torch is installed.
+:mod:`gemm_opt.core.schedules`): part of the runtime, it runs where only
+torch is installed.
 """
 
 from __future__ import annotations
@@ -40,8 +41,8 @@ TABLE_FORMAT = "gemm-opt-tuned-schedules"
 TABLE_VERSION = 1
 #: Environment variable naming a folder of tuned tables (replaces the packaged one).
 TUNED_DIR_ENV = "GEMM_OPT_TUNED_DIR"
-#: The packaged tables.
-DEFAULT_TUNED_DIR = Path(__file__).resolve().parent / "tuned"
+#: The packaged tables (beside the bundles, under ``kernels/``).
+DEFAULT_TUNED_DIR = Path(__file__).resolve().parents[1] / "kernels" / "tuned"
 #: The target the model backend resolves against (the one target with kernels on a GPU).
 MODEL_TARGET = "cuda:90"
 #: Compute units per target, for the fallback rule where no device is at hand (the model).
