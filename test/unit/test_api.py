@@ -72,7 +72,12 @@ G3 = np.zeros((3, 16, 4), np.float16)
         (lambda: gemm_opt.matmul(A, [[1.0]]), TypeError, r"b: expected a numpy array"),
         (lambda: gemm_opt.matmul(A, torch.zeros(16, 4)), TypeError, r"pass both alike"),
         (lambda: gemm_opt.matmul(A, B, schedule="split-k"), ValueError, r"schedule must be"),
-        (lambda: gemm_opt.matmul(A, B, schedule="auto"), ValueError, r"'auto' needs the tuned"),
+        (
+            lambda: gemm_opt.matmul(A, B, schedule="auto", reduction="tree"),
+            ValueError,
+            r"reduction='tree' with schedule='auto': auto picks the reduction",
+        ),
+        (lambda: gemm_opt.matmul(A, B, schedule=None), ValueError, r"must be 'auto' or one of"),
         (
             lambda: gemm_opt.matmul(A, B, reduction="linear"),
             ValueError,

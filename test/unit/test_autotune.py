@@ -148,8 +148,7 @@ def test_lookup_takes_the_nearest_entry_of_the_class(tmp_path: Path) -> None:
             entry("dense", 4096, 4096, 4096, schedule="persistent"),
             entry("dense", 2048, 2048, 2048, schedule="work-stealing", config=narrow),
             entry("dense", 8192, 8192, 8192, schedule="stream-k", reduction="tree"),
-            entry("dense", 4096, 4096, 4096, dtype="fp16", schedule="stream-k",
-                  reduction="linear"),  # fmt: skip
+            entry("dense", 4096, 4096, 4096, dtype="fp16", schedule="stream-k", reduction="linear"),
         ),
     )
     got = A.resolve(A.Problem("dense", 3000, 4000, 4096), "bf16", root=tmp_path)
@@ -234,8 +233,10 @@ def _broken(mutate) -> dict:
         (lambda d: d.pop("entries"), "missing the entries"),
         (lambda d: d["entries"][0].pop("config"), r"entries\[0\]: missing field 'config'"),
         (lambda d: d["entries"][0].update(dtype="fp8"), r"entries\[0\]\.dtype"),
-        (lambda d: d["entries"][0].update({"class": "dense m<=16 n<=1024 k>4096"}),
-         "tuned under other shape classes"),  # fmt: skip
+        (
+            lambda d: d["entries"][0].update({"class": "dense m<=16 n<=1024 k>4096"}),
+            "tuned under other shape classes",
+        ),
         (lambda d: d["entries"][0].update(schedule="auto"), "unknown schedule kind"),
         (lambda d: d["entries"][0].update(reduction="atomic"), "needs schedule='stream-k'"),
         (lambda d: d["entries"][0]["config"].update(block_k=48), "block_k must be a multiple"),
@@ -243,9 +244,12 @@ def _broken(mutate) -> dict:
         (lambda d: d["entries"][0]["config"].update(num_warps=True), "positive integer"),
         (lambda d: d["entries"][0]["shape"].update(m=-1), "non-negative"),
         (lambda d: d["entries"].append(copy.deepcopy(d["entries"][0])), "two entries"),
-        (lambda d: d["entries"].append(entry("fwd", 64, 64, 64, 1, schedule="stream-k",
-                                             reduction="linear")),  # fmt: skip
-         "grouped GEMM runs under"),
+        (
+            lambda d: d["entries"].append(
+                entry("fwd", 64, 64, 64, 1, schedule="stream-k", reduction="linear")
+            ),
+            "grouped GEMM runs under",
+        ),
     ],
 )
 def test_bad_tables_are_refused_naming_the_field(mutate, match) -> None:
@@ -255,7 +259,7 @@ def test_bad_tables_are_refused_naming_the_field(mutate, match) -> None:
 
 def test_unreadable_table_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "cuda90.json").write_text("{")
-    with pytest.raises(A.TunedTableError, match="cuda90.json: not a tuned table"):
+    with pytest.raises(A.TunedTableError, match=r"cuda90\.json: not a tuned table"):
         A.load_table("cuda:90", tmp_path)
 
 
