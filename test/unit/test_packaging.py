@@ -121,3 +121,11 @@ def test_every_package_folder_is_listed() -> None:
             rel = init.parent.relative_to(ROOT / src).as_posix()
             pkg = dst.replace("/", ".") + ("" if rel == "." else "." + rel.replace("/", "."))
             assert pkg in listed, f"{pkg} missing from [tool.setuptools] packages"
+
+
+def test_tuned_tables_ship(wheel: zipfile.ZipFile) -> None:
+    """schedule="auto" reads ``gemm_opt/kernels/tuned/*.json`` from the installed package."""
+    assert "tuned/*.json" in SETUPTOOLS["package-data"]["gemm_opt.kernels"]
+    names = set(wheel.namelist())
+    tables = sorted((ROOT / "python/gemm_opt/kernels/tuned").glob("*.json"))
+    assert [t.name for t in tables if f"gemm_opt/kernels/tuned/{t.name}" not in names] == []

@@ -231,3 +231,68 @@ def test_misuse_exits_2(T, capsys) -> None:
         with pytest.raises(SystemExit) as e:
             T.parse_args(argv)
         assert e.value.code == 2
+
+
+def test_torch_missing_a_problem_is_timed_without_it(T) -> None:
+    class NoTorch(FakeRunner):
+        def torch_call(self, op, ops):
+            raise RuntimeError("grouped_mm: bf16 only")
+
+    case = next(c for c in T.tune_cases() if c.name == "gpt-oss-20B Down G=4 fwd")
+    cands = T.candidates(metas(), "fwd", "bfloat16")
+    result = T.tune_case(NoTorch({"persistent default": 2.0}), case, "bfloat16", cands, 5, "")
+    entry = T.table_entry(result)
+    assert entry["torch_ms"] is None and entry["unbalanced"]["torch_ms"] is None
+    assert "| 1.00 | n/a | n/a | 1.0000, n/a |" in T.report({"x": result}, PROV)
+
+
+class CpuRunner:
+    """The real runner on CPU tensors (the API runs them on the model), with a fake clock:
+    operands, float32 references and the error bound of every operation."""
+
+    def __new__(cls, T, torch, gemm_opt, spoil: bool = False):
+        class Runner(T.Runner):
+            def time(self, fns, reps):
+                for f in fns.values():
+                    f()
+                return {n: {"median_ms": 1.0, "min_ms": 1.0, "samples": reps} for n in fns}
+
+            def call(self, op, ops, cand):
+                c = super().call(op, ops, cand)
+                if spoil:
+                    c.view(-1)[7] += 0.5  # one wrong element
+                return c
+
+        return Runner(torch, gemm_opt, flush=None, device="cpu")
+
+
+@pytest.mark.parametrize("op", ["dense", "fwd", "dgrad", "wgrad"])
+def test_the_runner_checks_every_operation_against_torch(T, op: str) -> None:
+    import torch
+
+    import gemm_opt
+
+    lens = (16, 0, 32)
+    case = T.Case(
+        f"small {op}",
+        {
+            "dense": A.Problem("dense", 40, 48, 96),
+            "fwd": A.Problem("fwd", 48, 40, 64, 3),
+            "dgrad": A.Problem("dgrad", 48, 40, 64, 3),
+            "wgrad": A.Problem("wgrad", 64, 40, 48, 3),
+        }[op],
+        () if op == "dense" else lens,
+        () if op == "dense" else (8, 24, 16),
+    )
+    cands = T.candidates(metas(), op, "bfloat16")
+    if op == "dense":  # three are enough on the model
+        cands = [c for c in cands if c.label in
+                 ("data-parallel narrow", "stream-k/atomic narrow", "stream-k/tree default")]  # fmt: skip
+    good = T.tune_case(CpuRunner(T, torch, gemm_opt), case, "bfloat16", cands, 3, "")
+    assert [r["ok"] for r in good["candidates"]] == [True] * len(cands), good["candidates"]
+    assert good["torch"]["median_ms"] == 1.0
+    if op != "dense":
+        assert good["unbalanced"]["ok"]
+    bad = T.tune_case(CpuRunner(T, torch, gemm_opt, spoil=True), case, "bfloat16", cands, 3, "")
+    assert not any(r["ok"] for r in bad["candidates"])
+    assert T.table_entry(bad) is None
