@@ -209,7 +209,7 @@ def _auto(
         from gemm_opt.runtime import gemm as rt
 
         target, sms = rt.device_target(torch, a.device), rt.sm_count(torch, a.device)
-    choice = autotune.resolve(autotune.Problem(*problem), dtype, target=target, sms=sms)
+    choice = autotune.choose(*problem, dtype, target=target, sms=sms)
     if choice.schedule == "work-stealing" and num_programs is not None:
         S.check_work_stealing(num_programs, num_xcds)
     return choice.schedule, choice.reduction, cfg or choice.config

@@ -348,3 +348,38 @@ def test_auto_reports_a_broken_packaged_table(tmp_path: Path, monkeypatch) -> No
     a = np.zeros((16, 32), np.float16)
     with pytest.raises(A.TunedTableError, match="not a tuned table"):
         gemm_opt.matmul(a, a.T.copy(), schedule="auto")
+
+
+def test_choose_memoizes_until_the_table_changes(tmp_path: Path, monkeypatch) -> None:
+    import os
+
+    monkeypatch.setattr(A, "RECHECK_S", 0.0)
+    args = ("dense", 512, 512, 8192, 1, "bf16")
+    first = A.choose(*args, root=tmp_path)
+    assert first == A.fallback_choice(A.Problem(*args[:5]), 132)
+    assert A.choose(*args, root=tmp_path) is first  # memoized
+    path = write(tmp_path, table(entry("dense", 512, 512, 8192, schedule="persistent")))
+    assert A.choose(*args, root=tmp_path).schedule == "persistent"  # a new table is read
+    path.write_text(json.dumps(table(entry("dense", 512, 512, 8192, schedule="work-stealing"))))
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert A.choose(*args, root=tmp_path).schedule == "work-stealing"
+    # the compute units are part of the key (the rule depends on them)
+    empty = tmp_path / "empty"
+    assert A.choose(*args, sms=132, root=empty).schedule == "stream-k"
+    assert A.choose("dense", 1024, 1024, 8192, 1, "bf16", sms=132, root=empty).schedule == (
+        "stream-k"
+    )
+    assert A.choose("dense", 1024, 1024, 8192, 1, "bf16", sms=100, root=empty).schedule == (
+        "data-parallel"
+    )
+
+
+def test_packaged_tables_are_valid() -> None:
+    """Every shipped table reads (schema, provenance, classes), and names its target."""
+    for path in sorted(A.DEFAULT_TUNED_DIR.glob("*.json")):
+        doc = json.loads(path.read_text())
+        target = doc.get("target", "")
+        assert path.name == f"{target.replace(':', '')}.json"
+        entries = A.validate_table(doc, str(path), target)
+        assert entries, f"{path}: no entries"

@@ -30,6 +30,7 @@ import json
 import math
 import os
 import threading
+import time
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -318,6 +319,54 @@ def load_table(target: str, root: str | os.PathLike[str] | None = None) -> list[
     return entries
 
 
+#: Resolved choices by (table folder, the table's mtime, sizes, dtype, target, SMs): a
+#: call's resolution is a dict lookup, not a table scan (it precedes every launch).
+_resolved: dict[tuple, Choice] = {}
+#: Entries kept before the memo is cleared (shapes seen by one process are few).
+MEMO_SIZE = 4096
+#: Seconds between two looks at a table file's mtime (a replaced table is read again).
+RECHECK_S = 1.0
+_mtimes: dict[tuple[str, str], tuple[float, int | None]] = {}
+
+
+def _table_version(base: str, target: str) -> int | None:
+    """The table file's mtime (None: no file), looked up at most every :data:`RECHECK_S`."""
+    now = time.monotonic()
+    seen = _mtimes.get((base, target))
+    if seen is not None and now - seen[0] < RECHECK_S:
+        return seen[1]
+    try:
+        mtime: int | None = table_path(target, base).stat().st_mtime_ns
+    except FileNotFoundError:
+        mtime = None
+    _mtimes[(base, target)] = (now, mtime)
+    return mtime
+
+
+def choose(
+    op: str,
+    m: int,
+    n: int,
+    k: int,
+    groups: int,
+    dtype: str,
+    *,
+    target: str = MODEL_TARGET,
+    sms: int | None = None,
+    root: str | os.PathLike[str] | None = None,
+) -> Choice:
+    """:func:`resolve` of ``Problem(op, m, n, k, groups)``, memoized until the table changes."""
+    base = os.fspath(root or os.environ.get(TUNED_DIR_ENV) or DEFAULT_TUNED_DIR)
+    key = (base, _table_version(base, target), op, m, n, k, groups, dtype, target, sms)
+    choice = _resolved.get(key)
+    if choice is None:
+        choice = resolve(Problem(op, m, n, k, groups), dtype, target=target, sms=sms, root=base)
+        if len(_resolved) >= MEMO_SIZE:
+            _resolved.clear()
+        _resolved[key] = choice
+    return choice
+
+
 def resolve(
     problem: Problem,
     dtype: str,
@@ -344,6 +393,7 @@ __all__ = [
     "Choice",
     "Problem",
     "TunedTableError",
+    "choose",
     "fallback_choice",
     "load_table",
     "resolve",

@@ -62,8 +62,21 @@ class KernelMissing(BundleError):
     """No bundle holds the kernel a call needs; the message says how to build it."""
 
 
+#: Targets of the devices seen, by (capability query, device): every launch asks.
+_device_targets: dict[tuple[Any, Any], str] = {}
+
+
 def device_target(torch: Any, device: Any) -> str:
     """The compiler target of a CUDA device; RuntimeError naming what is supported otherwise."""
+    query = torch.cuda.get_device_capability
+    key = (query, str(device))
+    target = _device_targets.get(key)
+    if target is None:
+        target = _device_targets[key] = _target_of(torch, device)
+    return target
+
+
+def _target_of(torch: Any, device: Any) -> str:
     cap = tuple(int(x) for x in torch.cuda.get_device_capability(device))
     target = CAPABILITY_TARGETS.get(cap)  # type: ignore[call-overload]
     if target is None:
