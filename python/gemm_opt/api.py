@@ -639,8 +639,8 @@ def _run_cuda(call: _Call) -> Any:
 
     from gemm_opt.runtime import gemm as rt
 
-    if rt.compiler_installed():  # kernels the bundles lack are built, and cached on disk
-        from gemm_opt.kernels import disk_cache
+    if rt.compiler_installed() and not rt.has_builder():
+        from gemm_opt.kernels import disk_cache  # kernels the bundles lack: built, kept on disk
 
         disk_cache.install()
     spec = call.spec

@@ -249,10 +249,10 @@ def test_without_a_builder_a_missing_kernel_says_how_to_build(tmp_path: Path) ->
 def test_install_needs_the_compiler(monkeypatch) -> None:
     try:
         assert rt.compiler_installed()  # this machine has the MLIR bindings and Triton
-        assert D.install() and rt._builder is not None
+        assert D.install() and rt.has_builder()
         rt.set_builder(None)
         monkeypatch.setattr(rt, "compiler_installed", lambda: False)
-        assert not D.install() and rt._builder is None
+        assert not D.install() and not rt.has_builder()
     finally:
         rt.set_builder(None)
 
@@ -299,3 +299,12 @@ def test_launch_paths_check_the_gpu_first(monkeypatch) -> None:
     # schedule="auto" on such a GPU fails the same way before resolving
     with pytest.raises(RuntimeError, match="gemm-opt has kernels for sm_90"):
         api._auto("auto", None, None, ("dense", 64, 64, 64, 1), "cuda", "fp16", c, None, 1)
+
+
+def test_an_unwritable_cache_warns_and_keeps_the_kernel(builds, tmp_path: Path) -> None:
+    root = tmp_path / "ro"
+    root.write_text("a file where the cache folder should be")
+    with pytest.warns(RuntimeWarning, match="cannot write the kernel cache entry"):
+        kernel = D.load_or_build(BASE, "cuda:90", root)
+    assert kernel.name == BASE.name and len(builds) == 1
+    assert D.load_or_build(BASE, "cuda:90", root) is kernel  # memory

@@ -30,6 +30,7 @@ import importlib.metadata
 import json
 import os
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -131,8 +132,16 @@ def load_or_build(
     kernel = _read(path, spec, target, tools)
     if kernel is None:
         kernel = build(spec, target)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        B.Bundle((kernel,)).write(path)  # temporary file + os.replace
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            B.Bundle((kernel,)).write(path)  # temporary file + os.replace
+        except OSError as e:  # a read-only or full disk costs the next process a build
+            warnings.warn(
+                f"gemm-opt: cannot write the kernel cache entry {path} ({e}); "
+                f"the kernel is kept in memory only (set ${CACHE_DIR_ENV} to a writable folder)",
+                RuntimeWarning,
+                stacklevel=2,
+            )
     with _lock:
         return _memory.setdefault(key, kernel)
 

@@ -33,6 +33,7 @@ module level; torch when a kernel launches.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -90,9 +91,10 @@ def _target_of(torch: Any, device: Any) -> str:
     return target
 
 
+@functools.cache
 def compiler_installed() -> bool:
     """Whether kernels can be built here (the MLIR bindings and Triton are installed),
-    found without importing either."""
+    found without importing either (once per process: every CUDA call asks)."""
     import importlib.metadata
     import importlib.util
 
@@ -109,6 +111,11 @@ def compiler_installed() -> bool:
 #: :func:`gemm_opt.kernels.disk_cache.install` where the compiler is, else None.
 Builder = Callable[[S.KernelSpec, str], BundleKernel]
 _builder: Builder | None = None
+
+
+def has_builder() -> bool:
+    """Whether a builder of missing kernels is installed."""
+    return _builder is not None
 
 
 def set_builder(builder: Builder | None) -> None:
