@@ -25,8 +25,9 @@ Grouped problems tune on balanced groups; the chosen candidate is then
 checked and timed on unbalanced ones (weights 0.2 + 0.8 U, renormalised).
 Each finished problem is saved to ``OUT/tune_partial.json`` at once; a
 re-run skips the problems it holds (same bundles), so an interrupted run
-resumes. ``--budget-s`` stops starting new problems in time (re-run to
-finish). Writes ``OUT/cuda90.json`` (the tuned table:
+resumes. ``--budget-s`` bounds the whole run: tuning starts no new
+problem after :data:`TUNE_SHARE` of it (re-run to finish), bench mode none
+after all of it. Writes ``OUT/cuda90.json`` (the tuned table:
 :mod:`gemm_opt.runtime.autotune`) and ``OUT/tune_report.md``.
 
 ``--mode bench`` (the rest of ``both``): times ``schedule="auto"`` (through
@@ -39,7 +40,9 @@ fixed schedule. Writes ``OUT/bench_auto.md``.
         --bundles python/gemm_opt/kernels/bundles --out OUT
 
 Exit 1 if a check fails (or auto is more than 3% slower than the best fixed
-schedule in bench mode), 2 on misuse or when the GPU or kernels are missing.
+schedule in bench mode), 2 on misuse or when the GPU or kernels are missing,
+3 when the budget ran out before every problem was tuned (the same command
+resumes).
 """
 
 from __future__ import annotations
@@ -73,6 +76,8 @@ TARGET = "cuda:90"
 SHORT = {framework: name for name, framework in S.DTYPES.items()}
 DTYPES = ("bfloat16", "float16")
 PARTIAL = "tune_partial.json"
+#: The share of ``--budget-s`` tuning may take (bench mode gets the rest).
+TUNE_SHARE = 0.75
 #: Auto may be this much slower than the best fixed schedule (the issue's bar).
 AUTO_SLACK = 1.03
 #: The issue's dense shapes (M, N, K), tuned in forward, dgrad (M, K, N) and wgrad (K, N, M) form.
@@ -605,7 +610,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--reps", type=int, default=25, help="timed samples, dense problems")
     parser.add_argument("--grouped-reps", type=int, default=8, help="timed samples, grouped")
     parser.add_argument(
-        "--budget-s", type=float, default=300.0, help="start no new problem after this long"
+        "--budget-s",
+        type=float,
+        default=330.0,
+        help="seconds for the run: tuning starts no new problem after 75%% of it, bench none "
+        "after all of it",
     )
     parser.add_argument("--table", type=Path, help="bench mode: the tuned table to resolve with")
     parser.add_argument("--only", default="", help="tune problems whose name contains this")
@@ -687,7 +696,7 @@ def main(argv: list[str] | None = None) -> int:
             if progress.done(key):
                 print(f"{tag}: done in an earlier run, skipped", flush=True)
                 continue
-            if time.perf_counter() - start > args.budget_s:
+            if time.perf_counter() - start > TUNE_SHARE * args.budget_s:
                 print(f"{tag}: over --budget-s; re-run to resume here", flush=True)
                 stopped = True
                 break
@@ -718,6 +727,11 @@ def main(argv: list[str] | None = None) -> int:
         env["table"] = str(table or A.table_path(TARGET))
         rows = []
         for i, case in enumerate(cases, 1):
+            if time.perf_counter() - start > args.budget_s:
+                print(
+                    f"[bench] over --budget-s: {len(cases) - i + 1} problems left out", flush=True
+                )
+                break
             for dtype in args.dtypes:
                 tag = f"[bench {i}/{len(cases)}] {SHORT[dtype]} {case.name}"
                 reps = args.reps if case.problem.op == "dense" else args.grouped_reps
@@ -727,7 +741,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"auto within 3% of the best fixed schedule on {len(rows) - slow}/{len(rows)}")
         failed += slow
     print(f"total {time.perf_counter() - start:.1f} s; {failed} failures", flush=True)
-    return 1 if failed else 0
+    if failed:
+        return 1
+    if stopped:
+        print("tuning is incomplete: run the same command again to resume", flush=True)
+        return 3
+    return 0
 
 
 if __name__ == "__main__":
