@@ -13,10 +13,11 @@ from types import SimpleNamespace
 
 import pytest
 from support import cache_worker
+from support.fake_bundles import fake_kernel
 
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import disk_cache as D
-from gemm_opt.runtime import Arg, Bundle, BundleKernel, GridDim, read_bundle
+from gemm_opt.runtime import Bundle, read_bundle
 from gemm_opt.runtime import gemm as rt
 
 BASE = S.KernelSpec("stream-k", "linear", "none", "fp16", 64, 64, 32, 4, 4, None)
@@ -88,24 +89,6 @@ def test_cache_dir_follows_the_environment(monkeypatch, tmp_path: Path) -> None:
 
 
 # ---- the cache with a synthetic compiler -------------------------------------------------
-
-
-def fake_kernel(spec: S.KernelSpec, payload: bytes = b"\x7fELF cubin") -> BundleKernel:
-    return BundleKernel(
-        name=spec.name,
-        symbol="gemm",
-        target="cuda:90",
-        sm="sm_90a",
-        num_warps=spec.num_warps,
-        threads_per_warp=32,
-        shared_bytes=0,
-        args=(Arg("a", "*fp16", 16), Arg("M", "i32")),
-        grid=(GridDim(1), GridDim(1), GridDim(1)),
-        binary=payload,
-        triton=D.versions()["triton"],
-        gemm_opt=D.versions()["gemm_opt"],
-        meta={"kind": "schedule", **spec.__dict__},
-    )
 
 
 @pytest.fixture

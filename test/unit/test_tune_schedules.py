@@ -296,3 +296,79 @@ def test_the_runner_checks_every_operation_against_torch(T, op: str) -> None:
     bad = T.tune_case(CpuRunner(T, torch, gemm_opt, spoil=True), case, "bfloat16", cands, 3, "")
     assert not any(r["ok"] for r in bad["candidates"])
     assert T.table_entry(bad) is None
+
+
+def test_main_tunes_resumes_and_benches_end_to_end(T, tmp_path: Path, monkeypatch, capsys) -> None:
+    """The whole command on a CPU stand-in for the GPU: the API runs CPU tensors on the
+    model, the clock is fake; the bundle holds two dense configs and the grouped forward."""
+    import sys
+    from types import SimpleNamespace
+
+    import torch
+    from support.fake_bundles import fake_kernel
+
+    from gemm_opt.runtime import Bundle
+
+    specs = [
+        S.KernelSpec("data-parallel", None, "none", "bf16", **asdict(S.GPU_CONFIGS["narrow"])),
+        S.KernelSpec("stream-k", "linear", "none", "bf16", **asdict(S.GPU_CONFIG)),
+        S.KernelSpec("persistent", None, "m", "bf16", **asdict(S.GPU_CONFIG)),
+    ]
+    (tmp_path / "b" / "cuda90").mkdir(parents=True)
+    Bundle(tuple(fake_kernel(s) for s in specs)).write(tmp_path / "b" / "cuda90" / "k.bundle")
+    cases = [
+        T.Case("small dense", A.Problem("dense", 40, 48, 96)),
+        T.Case("small fwd", A.Problem("fwd", 48, 40, 64, 2), (24, 24), (8, 40)),
+    ]
+    clock = {"fast": {"stream-k/linear default": 0.5, "persistent": 0.9, "auto": 0.5}}
+
+    class CpuRunner(T.Runner):
+        def __init__(self, torch, gemm_opt, flush):
+            super().__init__(torch, gemm_opt, flush, device="cpu")
+
+        def time(self, fns, reps):
+            for f in fns.values():
+                f()
+            ms = {n: clock["fast"].get(n, 1.0) for n in fns}
+            return {n: {"median_ms": m, "min_ms": m, "samples": reps} for n, m in ms.items()}
+
+    for name in ("GEMM_OPT_BUNDLE_DIR", A.TUNED_DIR_ENV):
+        monkeypatch.setenv(name, "unset")
+    monkeypatch.setitem(sys.modules, "triton", sys.modules.get("triton"))
+    monkeypatch.setattr(T, "tune_cases", lambda: cases)
+    monkeypatch.setattr(T, "Runner", CpuRunner)
+    monkeypatch.setattr(T.benchlib, "Flusher", lambda: None)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA H100 (stub)")
+    monkeypatch.setattr(
+        torch.cuda,
+        "get_device_properties",
+        lambda d=None: SimpleNamespace(multi_processor_count=132),
+    )
+    out = tmp_path / "out"
+    argv = ["--bundles", str(tmp_path / "b"), "--out", str(out), "--dtypes", "bfloat16"]
+    monkeypatch.setattr(sys, "argv", ["tune_schedules.py", *argv])
+    assert T.main(argv) == 0
+    log = capsys.readouterr().out
+    assert "[1/2] bf16 small dense [1/2] ok   data-parallel narrow" in log
+    assert "[2/2] bf16 small fwd unbalanced ok   persistent default" in log
+    table = json.loads((out / "cuda90.json").read_text())
+    entries = A.validate_table(table, "t", "cuda:90")
+    assert [(c.schedule, c.reduction) for _, c, _ in entries] == [
+        ("stream-k", "linear"), ("persistent", None),
+    ]  # fmt: skip
+    assert table["provenance"]["gpu"] == "NVIDIA H100 (stub)"
+    assert table["provenance"]["command"].startswith("python3 benchmarks/h100/tune_schedules.py")
+    assert (
+        "| small dense | bf16 | dense m<=128 n<=1024 k<=1024 |"
+        in (out / "tune_report.md").read_text()
+    )
+    bench = (out / "bench_auto.md").read_text()
+    assert "auto within 3% of the best fixed schedule on 2 of 2 problems" in bench
+    # a re-run skips what is done; the bench finds auto too slow: exit 1
+    clock["fast"].update(auto=0.6, persistent=0.5)
+    assert T.main(argv) == 1
+    log = capsys.readouterr().out
+    assert log.count("done in an earlier run, skipped") == 2
+    assert "SLOW auto" in log
