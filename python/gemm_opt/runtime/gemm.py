@@ -27,6 +27,12 @@ The host contract, kept on every launch:
   the twin's divisibility facts, checked by the launcher's own checks
   (:meth:`~gemm_opt.runtime.launch.Kernel.accepts`), else as itself.
 
+A kernel no bundle holds is built on demand where the compiler is installed
+(:func:`set_builder`; :mod:`gemm_opt.kernels.disk_cache` keeps such kernels
+on disk), else :class:`KernelMissing` says how to build the bundles. A GPU
+without kernels (:data:`CAPABILITY_TARGETS`) is a RuntimeError naming the
+ones gemm-opt has (:func:`device_target`).
+
 Imports only the standard library and :mod:`gemm_opt.core.schedules` at
 module level; torch when a kernel launches.
 """
