@@ -10,7 +10,14 @@ One API on two machines:
 * **CUDA torch tensors** run the ahead-of-time compiled kernels of the bundles
   (:mod:`gemm_opt.runtime.gemm`) on the current stream; ``num_programs``
   defaults to the number of resident programs (compute units x occupancy).
-  Only torch is needed.
+  Only torch is needed. The host never reads device data on this path: a
+  ``group_lens`` tensor on the GPU goes to the kernel as it is (its values
+  are checked only if ``validate`` asks), grids are sized without it, so a
+  call can be captured in a CUDA graph.
+
+Torch tensors (CPU or CUDA) go through the operators ``torch.ops.gemm_opt.*``
+(:mod:`gemm_opt.torch_ops`: fake implementations for ``torch.compile``,
+autograd for ``matmul`` and the grouped GEMMs).
 
 Every kernel accumulates in fp32 and rounds once to the output type (the
 input's, or ``out``'s, which must have the input's dtype); atomic stream-K
@@ -92,7 +99,9 @@ def _dtype_of(x: Any, name: str) -> str:
 
 
 def _shape(x: Any) -> tuple[int, ...]:
-    return tuple(int(d) for d in x.shape)
+    """The shape as ints; a traced tensor's symbolic sizes stay symbolic (comparing them
+    guards on the relation, ``int()`` would specialize the trace to one size)."""
+    return tuple(d if type(d).__name__ == "SymInt" else int(d) for d in x.shape)
 
 
 def _expect_ndim(x: Any, name: str, ndim: int, what: str) -> tuple[int, ...]:
@@ -215,8 +224,8 @@ def _auto(
     return choice.schedule, choice.reduction, cfg or choice.config
 
 
-def _group_lens(group_lens: Any, num_groups: int | None, total: int, total_name: str):
-    """(lengths as a list of ints, the original object); checks count, sign and sum."""
+def _host_lens(group_lens: Any) -> list[int]:
+    """Host lengths as a list of ints: a 1-D integer sequence, array or CPU tensor, each >= 0."""
     if isinstance(group_lens, (str, bytes)) or not hasattr(group_lens, "__len__"):
         raise TypeError(
             f"group_lens: expected a 1-D integer array or sequence, got {type(group_lens).__name__}"
@@ -237,6 +246,12 @@ def _group_lens(group_lens: Any, num_groups: int | None, total: int, total_name:
             ) from None
         if lens[i] < 0:
             raise ValueError(f"group_lens[{i}] is {lens[i]}; group lengths must be >= 0")
+    return lens
+
+
+def _group_lens(group_lens: Any, num_groups: int | None, total: int, total_name: str):
+    """The lengths as a list of ints; checks type, sign, count and sum (reads every length)."""
+    lens = _host_lens(group_lens)
     if num_groups is not None and len(lens) != num_groups:
         raise ValueError(
             f"group_lens: expected {num_groups} lengths (one per group of b), got {len(lens)}"
@@ -248,11 +263,87 @@ def _group_lens(group_lens: Any, num_groups: int | None, total: int, total_name:
     return lens
 
 
+#: ``validate=`` values: no value check, a host check (reads the lengths: a device
+#: sync), a device-side assertion (no sync; a failure is a device-side assert).
+VALIDATE = (False, True, "device")
+
+
+def _validate_mode(validate: Any) -> bool | str:
+    if not any(validate is v or (isinstance(v, str) and validate == v) for v in VALIDATE):
+        raise ValueError(
+            f"validate must be False, True (check group_lens on the host: a device sync) or "
+            f"'device' (a device-side assertion, no sync); got {validate!r}"
+        )
+    return validate
+
+
+def _is_torch_tensor(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "torch" and hasattr(x, "device")
+
+
+def _lens_metadata(group_lens: Any, num_groups: int | None, device: Any) -> int:
+    """Checks of a tensor ``group_lens`` that read no element (dtype, rank, count, device);
+    returns the number of groups. What the GPU path and the traced (fake) op check."""
+    dt = str(group_lens.dtype).removeprefix("torch.")
+    if dt not in ("int32", "int64"):
+        raise TypeError(f"group_lens: expected int32 or int64 elements, got {dt}")
+    if group_lens.dim() != 1:
+        raise ValueError(f"group_lens: expected a 1-D tensor, got shape {_shape(group_lens)}")
+    g = _shape(group_lens)[0]
+    if num_groups is not None and g != num_groups:
+        raise ValueError(f"group_lens: expected {num_groups} lengths (one per group of b), got {g}")
+    if group_lens.device.type != "cpu" and group_lens.device != device:
+        raise ValueError(
+            f"group_lens: expected a tensor on {device} like a, got {group_lens.device}"
+        )
+    return g
+
+
+def _lens_on_device(group_lens: Any, device: Any) -> bool:
+    """Whether ``group_lens`` is device data (never read by the host): a tensor on a GPU
+    (on another one than ``device``: refused by :func:`_lens_metadata`), or where the
+    operands are."""
+    if not _is_torch_tensor(group_lens):
+        return False
+    return group_lens.device.type != "cpu" or group_lens.device == device
+
+
+def _cuda_group_lens(
+    group_lens: Any, num_groups: int | None, total: int, validate: bool | str, device: Any
+) -> tuple[list[int] | None, Any, int]:
+    """(host lengths or None, the int32 tensor on ``device`` the kernel reads, G).
+
+    Lengths already on the device are never read by the host unless
+    ``validate=True`` asks (a sync): only what their metadata says is
+    checked, the sum and signs by ``validate``. Lengths on the host (a
+    sequence, an array, a CPU tensor) are checked in full, for free, and
+    copied to the device.
+    """
+    import torch
+
+    if not _lens_on_device(group_lens, device):
+        lens = _group_lens(group_lens, num_groups, total, "a")
+        return lens, torch.tensor(lens, dtype=torch.int32, device=device), len(lens)
+    g = _lens_metadata(group_lens, num_groups, device)
+    gl = group_lens if group_lens.dtype == torch.int32 else group_lens.to(torch.int32)
+    lens = None
+    if validate is True:
+        lens = _group_lens(group_lens, num_groups, total, "a")  # reads them: a device sync
+    elif validate == "device":
+        ok = gl.sum() == total
+        if g:
+            ok = ok & (gl.min() >= 0)
+        torch._assert_async(
+            ok, f"gemm_opt: group_lens must be >= 0 and sum to {total} (the rows of a)"
+        )
+    return lens, gl, g
+
+
 @dataclass
 class _Call:
     """A checked call: the kernel, its operands and where it runs."""
 
-    spec: S.KernelSpec
+    spec: S.KernelSpec | None  # None: a traced call of schedule="auto" (never run)
     backend: str  # "numpy", "torch-cpu" or "cuda"
     a: Any
     b: Any
@@ -309,7 +400,9 @@ def _common(
     return ka, da, kind, red, num_programs, num_xcds, cfg, seed
 
 
-def _check_out(out: Any, shape: tuple[int, ...], dtype: str, backend: str, device: Any) -> None:
+def _check_out(
+    out: Any, shape: tuple[int, ...], dtype: str, backend: str, device: Any, meta: bool = False
+) -> None:
     if out is None:
         return
     if _shape(out) != shape:
@@ -325,7 +418,8 @@ def _check_out(out: Any, shape: tuple[int, ...], dtype: str, backend: str, devic
             raise ValueError(f"out: expected a tensor on {device}, got {out.device}")
         if not out.is_contiguous():
             raise ValueError("out: the kernel writes a contiguous row-major output")
-        _check_cuda_layout(out, "out")
+        if not meta:
+            _check_cuda_layout(out, "out")
 
 
 def _spec(kind, red, grouped, dtype, cfg: GemmConfig, num_xcds, trans_b=False) -> S.KernelSpec:
@@ -359,7 +453,207 @@ def _spec(kind, red, grouped, dtype, cfg: GemmConfig, num_xcds, trans_b=False) -
     )
 
 
+# ---- checked calls ---------------------------------------------------------------------
+#
+# One function per operation turns the arguments into a checked ``_Call``. With
+# ``meta=True`` it reads nothing but metadata (shapes, dtypes, devices: no data
+# pointer, no element): what the torch operators' fake implementations run
+# while tracing, so a traced call fails with the same message as an eager one.
+
+
+def _meta_call(spec: S.KernelSpec | None, backend: str, a: Any, b: Any, shape: tuple) -> _Call:
+    """A traced call: checked, with its output shape (symbolic sizes kept), not runnable."""
+    return _Call(spec, backend, a, b, None, shape, {}, None, None, None, None, 0)
+
+
+def _matmul_call(a: Any, b: Any, *, meta: bool = False, **kw: Any) -> _Call:
+    backend, dtype, kind, red, P, X, cfg, seed = _common("matmul", a, b, **kw)
+    m, k = _expect_ndim(a, "a", 2, "(M, K)")
+    kb, n = _expect_ndim(b, "b", 2, f"(K, N) with K = {k}")
+    if kb != k:
+        raise ValueError(f"b: expected shape (K, N) with K = {k} (a's columns), got {(kb, n)}")
+    if backend == "cuda" and not meta:
+        _check_cuda_layout(a, "a")
+        _check_cuda_layout(b, "b")
+    _check_out(kw["out"], (m, n), dtype, backend, getattr(a, "device", None), meta)
+    if meta and kind == AUTO:  # the output does not depend on the pick
+        return _meta_call(None, backend, a, b, (m, n))
+    kind, red, cfg = _auto(kind, red, cfg, ("dense", m, n, k, 1), backend, dtype, a, P, X)
+    spec = _spec(kind, red, "none", dtype, cfg, X)
+    if meta:
+        return _meta_call(spec, backend, a, b, (m, n))
+    return _Call(
+        spec=spec,
+        backend=backend,
+        a=a,
+        b=b,
+        out=kw["out"],
+        out_shape=(m, n),
+        scalars={
+            "M": m,
+            "N": n,
+            "K": k,
+            "lda": _ld(a, backend, k),
+            "ldb": _ld(b, backend, n),
+            "ldc": n,
+        },
+        lens=None,
+        group_lens=None,
+        num_programs=P,
+        seed=seed,
+        total_tiles=S.tile_count(m, n, cfg.block_m, cfg.block_n),
+    )
+
+
+def _grouped_kind(kind: str) -> None:
+    if kind != AUTO and kind not in S.GROUPED_KINDS:
+        raise ValueError(
+            f"schedule={kind!r} does not run grouped GEMM; grouped GEMM runs all groups' tiles "
+            f"over one grid: schedule must be one of {', '.join(map(repr, S.GROUPED_KINDS))}"
+        )
+
+
+def _lens_of_call(
+    group_lens: Any,
+    num_groups: int | None,
+    total: int,
+    backend: str,
+    device: Any,
+    validate: bool | str,
+    meta: bool,
+) -> tuple[list[int] | None, Any, int]:
+    """(host lengths or None, what the kernel reads, G) for the call's backend."""
+    if meta:
+        return None, group_lens, _lens_metadata(group_lens, num_groups, device)
+    if backend == "cuda":
+        return _cuda_group_lens(group_lens, num_groups, total, validate, device)
+    lens = _group_lens(group_lens, num_groups, total, "a")  # host data: always checked
+    return lens, group_lens, len(lens)
+
+
+def _grouped_call(
+    a: Any,
+    b: Any,
+    group_lens: Any,
+    trans_b: Any,
+    *,
+    validate: Any = False,
+    meta: bool = False,
+    **kw: Any,
+) -> _Call:
+    if not isinstance(trans_b, bool):
+        raise TypeError(f"trans_b: expected a bool, got {type(trans_b).__name__}")
+    validate = _validate_mode(validate)
+    backend, dtype, kind, red, P, X, cfg, seed = _common("grouped_matmul", a, b, **kw)
+    _grouped_kind(kind)
+    s, k = _expect_ndim(a, "a", 2, "(sum(group_lens), K)")
+    want = "(G, N, K)" if trans_b else "(G, K, N)"
+    g, d1, d2 = _expect_ndim(b, "b", 3, want)
+    kb, n = (d2, d1) if trans_b else (d1, d2)
+    if kb != k:
+        raise ValueError(
+            f"b: expected shape {want} with K = {k} (a's columns), got {_shape(b)}"
+            + ("" if trans_b else " (pass trans_b=True for weights stored (G, N, K))")
+        )
+    device = getattr(a, "device", None)
+    lens, gl, _ = _lens_of_call(group_lens, g, s, backend, device, validate, meta)
+    if backend == "cuda" and not meta:
+        _check_cuda_layout(a, "a")
+        _check_cuda_layout(b, "b")
+    _check_out(kw["out"], (s, n), dtype, backend, device, meta)
+    if meta and kind == AUTO:
+        return _meta_call(None, backend, a, b, (s, n))
+    op = "dgrad" if trans_b else "fwd"
+    kind, red, cfg = _auto(kind, red, cfg, (op, s, n, k, g), backend, dtype, a, P, X)
+    spec = _spec(kind, red, "m", dtype, cfg, X, trans_b)
+    if meta:
+        return _meta_call(spec, backend, a, b, (s, n))
+    bm, bn = cfg.block_m, cfg.block_n
+    if backend == "cuda" or lens is None:
+        # The lengths stay where they are: the grid is sized without them.
+        tiles = S.grouped_tiles_bound("m", g, rows=s, m=0, n=n, block_m=bm, block_n=bn)
+    else:
+        tiles = S.grouped_tiles("m", lens, m=0, n=n, k=k, block_m=bm, block_n=bn).total_tiles
+    return _Call(
+        spec=spec,
+        backend=backend,
+        a=a,
+        b=b,
+        out=kw["out"],
+        out_shape=(s, n),
+        scalars={
+            "M": s,
+            "N": n,
+            "K": k,
+            "num_groups": g,
+            "lda": _ld(a, backend, k),
+            "ldb": _ld(b, backend, k if trans_b else n),
+            "ldc": n,
+        },
+        lens=lens,
+        group_lens=gl,
+        num_programs=P,
+        seed=seed,
+        total_tiles=tiles,
+    )
+
+
+def _variable_k_call(
+    a: Any, b: Any, group_lens: Any, *, validate: Any = False, meta: bool = False, **kw: Any
+) -> _Call:
+    validate = _validate_mode(validate)
+    backend, dtype, kind, red, P, X, cfg, seed = _common("grouped_matmul_variable_k", a, b, **kw)
+    _grouped_kind(kind)
+    s, m = _expect_ndim(a, "a", 2, "(sum(group_lens), M)")
+    sb, n = _expect_ndim(b, "b", 2, f"(S, N) with S = {s}")
+    if sb != s:
+        raise ValueError(f"b: expected shape (S, N) with S = {s} (a's rows), got {(sb, n)}")
+    device = getattr(a, "device", None)
+    lens, gl, g = _lens_of_call(group_lens, None, s, backend, device, validate, meta)
+    if backend == "cuda" and not meta:
+        _check_cuda_layout(a, "a")
+        _check_cuda_layout(b, "b")
+    _check_out(kw["out"], (g, m, n), dtype, backend, device, meta)
+    if meta and kind == AUTO:
+        return _meta_call(None, backend, a, b, (g, m, n))
+    kind, red, cfg = _auto(kind, red, cfg, ("wgrad", m, n, s, g), backend, dtype, a, P, X)
+    spec = _spec(kind, red, "k", dtype, cfg, X)
+    if meta:
+        return _meta_call(spec, backend, a, b, (g, m, n))
+    tiles = S.grouped_tiles_bound(
+        "k", g, rows=s, m=m, n=n, block_m=cfg.block_m, block_n=cfg.block_n
+    )  # exact: G grids of M x N tiles
+    return _Call(
+        spec=spec,
+        backend=backend,
+        a=a,
+        b=b,
+        out=kw["out"],
+        out_shape=(g, m, n),
+        scalars={
+            "M": m,
+            "N": n,
+            "K": s,
+            "num_groups": g,
+            "lda": _ld(a, backend, m),
+            "ldb": _ld(b, backend, n),
+            "ldc": n,
+        },
+        lens=lens,
+        group_lens=gl,
+        num_programs=P,
+        seed=seed,
+        total_tiles=tiles,
+    )
+
+
 # ---- the public functions --------------------------------------------------------------
+
+
+def _torch_pair(a: Any, b: Any) -> bool:
+    """Both operands are torch tensors: the call goes through the ``gemm_opt::`` operators
+    (:mod:`gemm_opt.torch_ops`), which ``torch.compile`` and autograd see."""
+    return _is_torch_tensor(a) and _is_torch_tensor(b)
 
 
 def matmul(
@@ -378,99 +672,18 @@ def matmul(
 
     See the module docstring for the backends, schedules and reductions.
     ``num_xcds`` is the chiplet count of work stealing (one counter each).
+    On torch tensors this is the operator ``torch.ops.gemm_opt.matmul``
+    (``matmul_out`` with ``out``), differentiable in ``a`` and ``b``.
     """
-    backend, dtype, kind, red, P, X, cfg, seed = _common(
-        "matmul", a, b, schedule=schedule, reduction=reduction, num_programs=num_programs,
-        num_xcds=num_xcds, config=config, out=out, seed=seed,
-    )  # fmt: skip
-    m, k = _expect_ndim(a, "a", 2, "(M, K)")
-    kb, n = _expect_ndim(b, "b", 2, f"(K, N) with K = {k}")
-    if kb != k:
-        raise ValueError(f"b: expected shape (K, N) with K = {k} (a's columns), got {(kb, n)}")
-    if backend == "cuda":
-        _check_cuda_layout(a, "a")
-        _check_cuda_layout(b, "b")
-    _check_out(out, (m, n), dtype, backend, getattr(a, "device", None))
-    kind, red, cfg = _auto(kind, red, cfg, ("dense", m, n, k, 1), backend, dtype, a, P, X)
-    call = _Call(
-        spec=_spec(kind, red, "none", dtype, cfg, X),
-        backend=backend,
-        a=a,
-        b=b,
-        out=out,
-        out_shape=(m, n),
-        scalars={
-            "M": m,
-            "N": n,
-            "K": k,
-            "lda": _ld(a, backend, k),
-            "ldb": _ld(b, backend, n),
-            "ldc": n,
-        },
-        lens=None,
-        group_lens=None,
-        num_programs=P,
-        seed=seed,
-        total_tiles=S.tile_count(m, n, cfg.block_m, cfg.block_n),
-    )
-    return _run(call)
+    kw = {
+        "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
+        "num_xcds": num_xcds, "config": config, "out": out, "seed": seed,
+    }  # fmt: skip
+    if _torch_pair(a, b):
+        from gemm_opt import torch_ops
 
-
-def _grouped_kind(kind: str) -> None:
-    if kind != AUTO and kind not in S.GROUPED_KINDS:
-        raise ValueError(
-            f"schedule={kind!r} does not run grouped GEMM; grouped GEMM runs all groups' tiles "
-            f"over one grid: schedule must be one of {', '.join(map(repr, S.GROUPED_KINDS))}"
-        )
-
-
-def _grouped_checks(
-    a: Any, b: Any, group_lens: Any, trans_b: Any, **kw: Any
-) -> tuple[_Call, GemmConfig]:
-    if not isinstance(trans_b, bool):
-        raise TypeError(f"trans_b: expected a bool, got {type(trans_b).__name__}")
-    backend, dtype, kind, red, P, X, cfg, seed = _common("grouped_matmul", a, b, **kw)
-    _grouped_kind(kind)
-    s, k = _expect_ndim(a, "a", 2, "(sum(group_lens), K)")
-    want = "(G, N, K)" if trans_b else "(G, K, N)"
-    g, d1, d2 = _expect_ndim(b, "b", 3, want)
-    kb, n = (d2, d1) if trans_b else (d1, d2)
-    if kb != k:
-        raise ValueError(
-            f"b: expected shape {want} with K = {k} (a's columns), got {_shape(b)}"
-            + ("" if trans_b else " (pass trans_b=True for weights stored (G, N, K))")
-        )
-    lens = _group_lens(group_lens, g, s, "a")
-    if backend == "cuda":
-        _check_cuda_layout(a, "a")
-        _check_cuda_layout(b, "b")
-    _check_out(kw["out"], (s, n), dtype, backend, getattr(a, "device", None))
-    op = "dgrad" if trans_b else "fwd"
-    kind, red, cfg = _auto(kind, red, cfg, (op, s, n, k, g), backend, dtype, a, P, X)
-    tiles = S.grouped_tiles("m", lens, m=0, n=n, k=k, block_m=cfg.block_m, block_n=cfg.block_n)
-    call = _Call(
-        spec=_spec(kind, red, "m", dtype, cfg, X, trans_b),
-        backend=backend,
-        a=a,
-        b=b,
-        out=kw["out"],
-        out_shape=(s, n),
-        scalars={
-            "M": s,
-            "N": n,
-            "K": k,
-            "num_groups": g,
-            "lda": _ld(a, backend, k),
-            "ldb": _ld(b, backend, k if trans_b else n),
-            "ldc": n,
-        },
-        lens=lens,
-        group_lens=group_lens,
-        num_programs=P,
-        seed=seed,
-        total_tiles=tiles.total_tiles,
-    )
-    return call, cfg
+        return torch_ops.matmul(a, b, **kw)
+    return _run(_matmul_call(a, b, **kw))
 
 
 def grouped_matmul(
@@ -486,26 +699,34 @@ def grouped_matmul(
     config: GemmConfig | Mapping[str, int] | None = None,
     out: Any = None,
     seed: int | None = None,
+    validate: bool | str = False,
 ) -> Any:
     """Grouped GEMM (MoE experts): rows of ``a`` grouped by ``group_lens``, one ``b`` per group.
 
     ``a`` (S, K) with S = sum(group_lens); ``b`` (G, K, N), or (G, N, K) with
     ``trans_b`` (dgrad, or weights stored output-major); result (S, N), rows
     of group g = ``a[rows of g] @ b[g]``. Lengths may be 0 (no rows, nothing
-    shifts). On torch tensors the result is differentiable in ``a`` and ``b``
+    shifts). On torch tensors this is the operator
+    ``torch.ops.gemm_opt.grouped_matmul``, differentiable in ``a`` and ``b``
     (dgrad and wgrad through these kernels).
+
+    ``group_lens`` on the host (a sequence, an array, a CPU tensor) is
+    checked in full (count, signs, sum). An int32/int64 tensor on the GPU
+    stays there: the kernel reads it, the host checks its dtype, rank, count
+    and device only, and ``validate`` says how its values are checked:
+    ``False`` not at all (they must be >= 0 and sum to S), ``True`` on the
+    host (a device sync: not inside a CUDA graph), ``"device"`` by a
+    device-side assertion (no sync; a failure ends the CUDA context).
     """
     kw = {
         "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
         "num_xcds": num_xcds, "config": config, "out": out, "seed": seed,
     }  # fmt: skip
-    call, _ = _grouped_checks(a, b, group_lens, trans_b, **kw)
-    if call.backend != "numpy" and out is None and (a.requires_grad or b.requires_grad):
-        import torch
+    if _torch_pair(a, b):
+        from gemm_opt import torch_ops
 
-        if torch.is_grad_enabled():
-            return _grouped_autograd(a, b, group_lens, trans_b, kw)
-    return _run(call)
+        return torch_ops.grouped_matmul(a, b, group_lens, trans_b=trans_b, validate=validate, **kw)
+    return _run(_grouped_call(a, b, group_lens, trans_b, validate=validate, **kw))
 
 
 def grouped_matmul_variable_k(
@@ -520,52 +741,24 @@ def grouped_matmul_variable_k(
     config: GemmConfig | Mapping[str, int] | None = None,
     out: Any = None,
     seed: int | None = None,
+    validate: bool | str = False,
 ) -> Any:
     """Grouped GEMM over K (wgrad): ``out[g] = a[rows of g].T @ b[rows of g]``.
 
     ``a`` (S, M), ``b`` (S, N), S = sum(group_lens); result (G, M, N). An
-    empty group's output is exactly zero.
+    empty group's output is exactly zero. ``group_lens`` and ``validate`` as
+    in :func:`grouped_matmul`; on torch tensors this is the operator
+    ``torch.ops.gemm_opt.grouped_matmul_variable_k``.
     """
-    backend, dtype, kind, red, P, X, cfg, seed = _common(
-        "grouped_matmul_variable_k", a, b, schedule=schedule, reduction=reduction,
-        num_programs=num_programs, num_xcds=num_xcds, config=config, out=out, seed=seed,
-    )  # fmt: skip
-    _grouped_kind(kind)
-    s, m = _expect_ndim(a, "a", 2, "(sum(group_lens), M)")
-    sb, n = _expect_ndim(b, "b", 2, f"(S, N) with S = {s}")
-    if sb != s:
-        raise ValueError(f"b: expected shape (S, N) with S = {s} (a's rows), got {(sb, n)}")
-    lens = _group_lens(group_lens, None, s, "a")
-    g = len(lens)
-    if backend == "cuda":
-        _check_cuda_layout(a, "a")
-        _check_cuda_layout(b, "b")
-    _check_out(out, (g, m, n), dtype, backend, getattr(a, "device", None))
-    kind, red, cfg = _auto(kind, red, cfg, ("wgrad", m, n, s, g), backend, dtype, a, P, X)
-    tiles = S.grouped_tiles("k", lens, m=m, n=n, k=s, block_m=cfg.block_m, block_n=cfg.block_n)
-    call = _Call(
-        spec=_spec(kind, red, "k", dtype, cfg, X),
-        backend=backend,
-        a=a,
-        b=b,
-        out=out,
-        out_shape=(g, m, n),
-        scalars={
-            "M": m,
-            "N": n,
-            "K": s,
-            "num_groups": g,
-            "lda": _ld(a, backend, m),
-            "ldb": _ld(b, backend, n),
-            "ldc": n,
-        },
-        lens=lens,
-        group_lens=group_lens,
-        num_programs=P,
-        seed=seed,
-        total_tiles=tiles.total_tiles,
-    )
-    return _run(call)
+    kw = {
+        "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
+        "num_xcds": num_xcds, "config": config, "out": out, "seed": seed,
+    }  # fmt: skip
+    if _torch_pair(a, b):
+        from gemm_opt import torch_ops
+
+        return torch_ops.grouped_matmul_variable_k(a, b, group_lens, validate=validate, **kw)
+    return _run(_variable_k_call(a, b, group_lens, validate=validate, **kw))
 
 
 # ---- execution -------------------------------------------------------------------------
@@ -610,7 +803,7 @@ def _run_model(call: _Call) -> Any:
         "partials": np.full(max(layout.partial_elements, 1), np.nan, dtype=np.float32),
         **call.scalars,
     }
-    if call.lens is not None:
+    if call.lens is not None:  # the model reads host lengths (always checked)
         values["group_lens"] = np.asarray(call.lens, dtype=np.int32).reshape(-1)
     cache.run_on_model(
         spec,
@@ -660,51 +853,10 @@ def _run_cuda(call: _Call) -> Any:
     if c is None:
         c = torch.empty(call.out_shape, dtype=call.a.dtype, device=device)
     values: dict[str, Any] = {"a": call.a, "b": call.b, "c": c, **call.scalars}
-    if call.lens is not None:
-        gl = call.group_lens
-        if not (hasattr(gl, "device") and gl.device == device and gl.dtype == torch.int32):
-            gl = torch.tensor(call.lens, dtype=torch.int32, device=device)
-        values["group_lens"] = gl
+    if call.group_lens is not None:
+        values["group_lens"] = call.group_lens  # int32 on the device: read by the kernel only
     rt.launch(spec, values, num_programs=P, total_tiles=call.total_tiles)
     return c
-
-
-# ---- autograd --------------------------------------------------------------------------
-
-_autograd_fn: Any = None
-
-
-def _grouped_autograd(a: Any, b: Any, group_lens: Any, trans_b: bool, kw: dict) -> Any:
-    """``grouped_matmul`` as a differentiable torch op: dgrad and wgrad through our kernels."""
-    global _autograd_fn
-    if _autograd_fn is None:
-        import torch
-
-        class GroupedMatmul(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, a, b, group_lens, trans_b, kw):  # type: ignore[override]
-                ctx.save_for_backward(a, b)
-                ctx.group_lens, ctx.trans_b, ctx.kw = group_lens, trans_b, kw
-                with torch.no_grad():
-                    return grouped_matmul(a, b, group_lens, trans_b=trans_b, **kw)
-
-            @staticmethod
-            def backward(ctx, grad):  # type: ignore[override]
-                a, b = ctx.saved_tensors
-                lens, tb, kw = ctx.group_lens, ctx.trans_b, ctx.kw
-                grad = grad.contiguous()
-                da = db = None
-                if ctx.needs_input_grad[0]:
-                    # dA = dC @ B^T per group: B read the other way round
-                    da = grouped_matmul(grad, b, lens, trans_b=not tb, **kw)
-                if ctx.needs_input_grad[1]:
-                    # dB[g] = A_g^T @ dC_g (G, K, N); with trans_b, dC_g^T @ A_g (G, N, K)
-                    x, y = (grad, a) if tb else (a, grad)
-                    db = grouped_matmul_variable_k(x, y, lens, **kw)
-                return da, db, None, None, None
-
-        _autograd_fn = GroupedMatmul
-    return _autograd_fn.apply(a, b, group_lens, trans_b, kw)
 
 
 __all__ = [

@@ -210,9 +210,10 @@ def test_keyword_names_are_the_documented_ones() -> None:
     assert sig.parameters["schedule"].default == "data-parallel"
     assert sig.parameters["num_xcds"].default == 1
     g = inspect.signature(gemm_opt.grouped_matmul)
-    assert list(g.parameters) == ["a", "b", "group_lens", "trans_b", *common]
+    assert list(g.parameters) == ["a", "b", "group_lens", "trans_b", *common, "validate"]
     v = inspect.signature(gemm_opt.grouped_matmul_variable_k)
-    assert list(v.parameters) == ["a", "b", "group_lens", *common]
+    assert list(v.parameters) == ["a", "b", "group_lens", *common, "validate"]
+    assert g.parameters["validate"].default is False is v.parameters["validate"].default
 
 
 # ---- the model path --------------------------------------------------------------------

@@ -16,13 +16,22 @@ from pathlib import Path
 from gemm_opt.core import schedules as S
 from gemm_opt.runtime import Arg, Bundle, BundleKernel, GridDim
 
+# A blocked module behaves as if it were not installed: importing it raises
+# ModuleNotFoundError, and importlib.util.find_spec finds no file for it (a spec
+# without an origin: what torch's lazy probes, e.g. torch._dynamo's, skip).
 BLOCKER = """
-import importlib.abc, sys
+import importlib.abc, importlib.machinery, sys
 BLOCKED = {blocked!r}
+class Absent(importlib.abc.Loader):
+    def create_module(self, spec):
+        raise ModuleNotFoundError(f"blocked: {{spec.name}}", name=spec.name)
+    def exec_module(self, module):
+        pass
 class Blocker(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if any(name == b or name.startswith(b + ".") for b in BLOCKED):
-            raise ModuleNotFoundError(f"blocked: {{name}}")
+            return importlib.machinery.ModuleSpec(name, Absent(), origin=None)
+        return None
 sys.meta_path.insert(0, Blocker())
 """
 COMPILER = [

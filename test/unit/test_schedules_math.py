@@ -241,6 +241,20 @@ def test_grouped_k_gives_every_group_its_rows_and_its_k_range(lens, m, n) -> Non
     assert cover == Counter((r, c) for r in range(len(lens) * m) for c in range(n))
 
 
+@settings(max_examples=300, deadline=None)
+@given(lens_strategy, st.integers(0, 50), st.integers(0, 40), st.sampled_from([16, 32, 64]))
+def test_the_grouped_tile_bound_needs_no_lengths_and_is_never_below(lens, n, m, block) -> None:
+    """What a host sizes a grid by when the lengths stay on the device: never fewer
+    tiles than there are, at most one partial tile row per group more (grouped m)."""
+    rows, g = sum(lens), len(lens)
+    for grouped in ("m", "k"):
+        exact = S.grouped_tiles(grouped, lens, m=m, n=n, k=rows, block_m=block, block_n=16)
+        bound = S.grouped_tiles_bound(grouped, g, rows=rows, m=m, n=n, block_m=block, block_n=16)
+        assert exact.total_tiles <= bound
+        slack = 0 if grouped == "k" else g * S.cdiv(n, 16)
+        assert bound <= exact.total_tiles + slack
+
+
 def test_negative_group_lengths_are_refused() -> None:
     with pytest.raises(ValueError, match=r"group_lens\[1\] must be a non-negative integer"):
         S.grouped_tiles("m", [3, -1], m=0, n=8, k=8, block_m=4, block_n=4)

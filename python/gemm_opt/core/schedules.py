@@ -403,6 +403,28 @@ def grouped_tiles(
     )
 
 
+def grouped_tiles_bound(
+    grouped: str, num_groups: int, *, rows: int, m: int, n: int, block_m: int, block_n: int
+) -> int:
+    """An upper bound of :func:`grouped_tiles`' ``total_tiles`` that reads no group length.
+
+    What a host that keeps ``group_lens`` on the device sizes a persistent
+    grid by (extra programs find no tile). ``grouped="m"``: ``rows`` = sum of
+    the lengths; ``sum(cdiv(l, bm)) <= (rows + G (bm - 1)) // bm`` (a sum of
+    floors is at most the floor of the sum). ``"k"``: exact, ``G`` grids of
+    ``m x n`` tiles whatever the lengths.
+    """
+    if grouped not in ("m", "k"):
+        raise ValueError(f"grouped must be 'm' or 'k', got {grouped!r}")
+    for name, v in (("num_groups", num_groups), ("rows", rows), ("m", m), ("n", n)):
+        _non_negative(name, v)
+    if grouped == "k":
+        return num_groups * tile_count(m, n, block_m, block_n)
+    _positive("block_m", block_m)
+    _positive("block_n", block_n)
+    return (rows + num_groups * (block_m - 1)) // block_m * cdiv(n, block_n)
+
+
 # ---- workspace ------------------------------------------------------------------------
 
 
@@ -748,6 +770,7 @@ __all__ = [
     "grid_size",
     "group_starts",
     "grouped_tiles",
+    "grouped_tiles_bound",
     "iters_per_tile",
     "kernel_args",
     "needs_partials",

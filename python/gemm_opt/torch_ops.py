@@ -1,0 +1,488 @@
+"""gemm-opt's GEMMs as PyTorch operators: ``torch.ops.gemm_opt.*``.
+
+Registered with ``torch.library.custom_op`` when this module is imported
+(``gemm_opt.matmul`` and the grouped functions import it on their first call
+with torch tensors; ``import gemm_opt`` does not import torch):
+
+=========================================  ===========================================
+``gemm_opt::matmul``                       ``(M, K) @ (K, N)``; differentiable
+``gemm_opt::grouped_matmul``               MoE experts, ``group_lens`` rows per group;
+                                           differentiable (dgrad: itself with
+                                           ``trans_b`` flipped, wgrad: variable K)
+``gemm_opt::grouped_matmul_variable_k``    wgrad: ``out[g] = a_g^T @ b_g``
+``gemm_opt::*_out``                        the same, writing ``out`` (mutated, not
+                                           differentiable)
+=========================================  ===========================================
+
+Each operator has a CPU implementation (the executable model) and a CUDA one
+(the bundled kernels, launched on the current stream), and a fake one
+(``register_fake``) that runs the API's metadata checks (shapes, dtypes,
+devices, schedule and config) and allocates the output, reading no data, so
+``torch.compile(fullgraph=True)`` traces a model through these operators
+without a graph break and a bad call fails at trace time with the eager
+message. The CUDA path never reads device data on the host: ``group_lens``
+on the GPU goes to the kernel as it is (see ``validate`` in
+:func:`gemm_opt.api.grouped_matmul`), the workspace is allocated and zeroed
+on the launch stream, so a call can be captured in a CUDA graph and
+replayed with new lengths copied into the captured tensor.
+
+The backward of ``matmul`` runs the grouped kernels with one group:
+``dA = grouped_matmul(dC, B[None], [M], trans_b=True)`` and
+``dB = grouped_matmul_variable_k(A, dC, [M])[0]``, so neither operand is
+copied transposed; they run with the grouped kernels' default configuration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from gemm_opt import api
+
+#: The operators' namespace: ``torch.ops.gemm_opt``.
+NAMESPACE = "gemm_opt"
+
+_CONFIG_FIELDS = tuple(f.name for f in fields(api.GemmConfig))
+#: ``validate=`` of the API as the operators' ``str?`` argument.
+_VALIDATE = {False: None, True: "host", "device": "device"}
+_VALIDATE_BACK = {v: k for k, v in _VALIDATE.items()}
+#: The operators take their inputs' strides as eager code gives them (the kernels read
+#: row-major operands with unit inner stride; a layout inductor picks could break that).
+_TAGS = (torch.Tag.needs_fixed_stride_order,)
+
+
+def _pack_config(config: api.GemmConfig | None) -> list[int] | None:
+    """A config as the operators' ``int[]?``: its fields in order, ``num_stages`` None as 0."""
+    if config is None:
+        return None
+    return [getattr(config, f) or 0 for f in _CONFIG_FIELDS]
+
+
+def _unpack_config(config: list[int] | None) -> api.GemmConfig | None:
+    if config is None:
+        return None
+    values = dict(zip(_CONFIG_FIELDS, config, strict=True))
+    values["num_stages"] = values["num_stages"] or None
+    return api.GemmConfig(**values)
+
+
+def _kw(
+    schedule: str,
+    reduction: str | None,
+    num_programs: int | None,
+    num_xcds: int,
+    config: list[int] | None,
+    seed: int | None,
+    out: Tensor | None = None,
+) -> dict[str, Any]:
+    """The API's keyword arguments from an operator's."""
+    return {
+        "schedule": schedule,
+        "reduction": reduction,
+        "num_programs": num_programs,
+        "num_xcds": num_xcds,
+        "config": _unpack_config(config),
+        "out": out,
+        "seed": seed,
+    }
+
+
+# ---- the operators ---------------------------------------------------------------------
+
+
+@torch.library.custom_op(f"{NAMESPACE}::matmul", mutates_args=(), tags=_TAGS)
+def _matmul(
+    a: Tensor,
+    b: Tensor,
+    schedule: str = "data-parallel",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+) -> Tensor:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
+    return api._run(api._matmul_call(a, b, **kw))
+
+
+@_matmul.register_fake
+def _(
+    a,
+    b,
+    schedule="data-parallel",
+    reduction=None,
+    num_programs=None,
+    num_xcds=1,
+    config=None,
+    seed=None,
+):
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
+    return a.new_empty(api._matmul_call(a, b, meta=True, **kw).out_shape)
+
+
+@torch.library.custom_op(f"{NAMESPACE}::matmul_out", mutates_args=("out",), tags=_TAGS)
+def _matmul_out(
+    a: Tensor,
+    b: Tensor,
+    out: Tensor,
+    schedule: str = "data-parallel",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+) -> None:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    api._run(api._matmul_call(a, b, **kw))
+
+
+@_matmul_out.register_fake
+def _(
+    a,
+    b,
+    out,
+    schedule="data-parallel",
+    reduction=None,
+    num_programs=None,
+    num_xcds=1,
+    config=None,
+    seed=None,
+):
+    api._matmul_call(
+        a, b, meta=True, **_kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    )
+
+
+@torch.library.custom_op(f"{NAMESPACE}::grouped_matmul", mutates_args=(), tags=_TAGS)
+def _grouped_matmul(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Tensor,
+    trans_b: bool = False,
+    schedule: str = "persistent",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+    validate: str | None = None,
+) -> Tensor:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
+    v = _VALIDATE_BACK[validate]
+    return api._run(api._grouped_call(a, b, group_lens, trans_b, validate=v, **kw))
+
+
+@_grouped_matmul.register_fake
+def _(
+    a,
+    b,
+    group_lens,
+    trans_b=False,
+    schedule="persistent",
+    reduction=None,
+    num_programs=None,
+    num_xcds=1,
+    config=None,
+    seed=None,
+    validate=None,
+):
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
+    call = api._grouped_call(a, b, group_lens, trans_b, meta=True, **kw)
+    return a.new_empty(call.out_shape)
+
+
+@torch.library.custom_op(f"{NAMESPACE}::grouped_matmul_out", mutates_args=("out",), tags=_TAGS)
+def _grouped_matmul_out(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Tensor,
+    out: Tensor,
+    trans_b: bool = False,
+    schedule: str = "persistent",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+    validate: str | None = None,
+) -> None:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    v = _VALIDATE_BACK[validate]
+    api._run(api._grouped_call(a, b, group_lens, trans_b, validate=v, **kw))
+
+
+@_grouped_matmul_out.register_fake
+def _(
+    a,
+    b,
+    group_lens,
+    out,
+    trans_b=False,
+    schedule="persistent",
+    reduction=None,
+    num_programs=None,
+    num_xcds=1,
+    config=None,
+    seed=None,
+    validate=None,
+):
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    api._grouped_call(a, b, group_lens, trans_b, meta=True, **kw)
+
+
+@torch.library.custom_op(f"{NAMESPACE}::grouped_matmul_variable_k", mutates_args=(), tags=_TAGS)
+def _grouped_matmul_variable_k(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Tensor,
+    schedule: str = "persistent",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+    validate: str | None = None,
+) -> Tensor:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
+    v = _VALIDATE_BACK[validate]
+    return api._run(api._variable_k_call(a, b, group_lens, validate=v, **kw))
+
+
+@_grouped_matmul_variable_k.register_fake
+def _(
+    a,
+    b,
+    group_lens,
+    schedule="persistent",
+    reduction=None,
+    num_programs=None,
+    num_xcds=1,
+    config=None,
+    seed=None,
+    validate=None,
+):
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
+    return a.new_empty(api._variable_k_call(a, b, group_lens, meta=True, **kw).out_shape)
+
+
+@torch.library.custom_op(
+    f"{NAMESPACE}::grouped_matmul_variable_k_out", mutates_args=("out",), tags=_TAGS
+)
+def _grouped_matmul_variable_k_out(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Tensor,
+    out: Tensor,
+    schedule: str = "persistent",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+    validate: str | None = None,
+) -> None:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    v = _VALIDATE_BACK[validate]
+    api._run(api._variable_k_call(a, b, group_lens, validate=v, **kw))
+
+
+@_grouped_matmul_variable_k_out.register_fake
+def _(
+    a,
+    b,
+    group_lens,
+    out,
+    schedule="persistent",
+    reduction=None,
+    num_programs=None,
+    num_xcds=1,
+    config=None,
+    seed=None,
+    validate=None,
+):
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    api._variable_k_call(a, b, group_lens, meta=True, **kw)
+
+
+# ---- autograd --------------------------------------------------------------------------
+
+
+def _grouped_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
+    a, b, group_lens, trans_b, *rest = inputs
+    ctx.save_for_backward(a, b, group_lens)
+    ctx.trans_b = trans_b
+    ctx.rest = rest[:-1]  # schedule, reduction, num_programs, num_xcds, config, seed
+
+
+def _grouped_backward(ctx: Any, grad: Tensor) -> tuple:
+    """dA = dC @ B_g^T per group (B read the other way round); dB_g = A_g^T @ dC_g
+    (G, K, N), or dC_g^T @ A_g (G, N, K) with ``trans_b``. Lengths were checked forward."""
+    a, b, lens = ctx.saved_tensors
+    grad = grad.contiguous()
+    da = db = None
+    if ctx.needs_input_grad[0]:
+        da = torch.ops.gemm_opt.grouped_matmul(grad, b, lens, not ctx.trans_b, *ctx.rest, None)
+    if ctx.needs_input_grad[1]:
+        x, y = (grad, a) if ctx.trans_b else (a, grad)
+        db = torch.ops.gemm_opt.grouped_matmul_variable_k(x, y, lens, *ctx.rest, None)
+    return (da, db) + (None,) * 9
+
+
+torch.library.register_autograd(
+    f"{NAMESPACE}::grouped_matmul", _grouped_backward, setup_context=_grouped_setup
+)
+
+
+def _variable_k_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
+    a, b, group_lens, *rest = inputs
+    ctx.save_for_backward(a, b, group_lens)
+    ctx.rest = rest[:-1]
+
+
+def _variable_k_backward(ctx: Any, grad: Tensor) -> tuple:
+    """out_g = A_g^T @ B_g: dA_g = B_g @ dout_g^T (``trans_b``), dB_g = A_g @ dout_g."""
+    a, b, lens = ctx.saved_tensors
+    grad = grad.contiguous()
+    da = db = None
+    if ctx.needs_input_grad[0]:
+        da = torch.ops.gemm_opt.grouped_matmul(b, grad, lens, True, *ctx.rest, None)
+    if ctx.needs_input_grad[1]:
+        db = torch.ops.gemm_opt.grouped_matmul(a, grad, lens, False, *ctx.rest, None)
+    return (da, db) + (None,) * 8
+
+
+torch.library.register_autograd(
+    f"{NAMESPACE}::grouped_matmul_variable_k", _variable_k_backward, setup_context=_variable_k_setup
+)
+
+
+def _matmul_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
+    a, b, *_, seed = inputs
+    ctx.save_for_backward(a, b)
+    ctx.seed = seed
+
+
+def _matmul_backward(ctx: Any, grad: Tensor) -> tuple:
+    """Through the grouped kernels with one group of M rows, with their default config:
+    dA = dC @ B^T reads B as (1, N, K) (``trans_b``), dB = A^T @ dC is variable-K wgrad."""
+    a, b = ctx.saved_tensors
+    grad = grad.contiguous()
+    lens = torch.full((1,), a.shape[0], dtype=torch.int32, device=a.device)
+    da = db = None
+    tail = ("persistent", None, None, 1, None, ctx.seed, None)
+    if ctx.needs_input_grad[0]:
+        da = torch.ops.gemm_opt.grouped_matmul(grad, b.unsqueeze(0), lens, True, *tail)
+    if ctx.needs_input_grad[1]:
+        db = torch.ops.gemm_opt.grouped_matmul_variable_k(a, grad, lens, *tail).squeeze(0)
+    return (da, db) + (None,) * 6
+
+
+torch.library.register_autograd(
+    f"{NAMESPACE}::matmul", _matmul_backward, setup_context=_matmul_setup
+)
+
+
+# ---- the API's entry points ------------------------------------------------------------
+
+
+def _scalar_types_ok(kw: dict[str, Any]) -> bool:
+    """Whether the scalar arguments have the operators' schema types (else the API's own
+    checks raise their TypeError/ValueError instead of the dispatcher's)."""
+
+    def opt_int(v: Any) -> bool:
+        return v is None or (isinstance(v, int) and not isinstance(v, bool))
+
+    return (
+        isinstance(kw["schedule"], str)
+        and (kw["reduction"] is None or isinstance(kw["reduction"], str))
+        and opt_int(kw["num_programs"])
+        and kw["num_xcds"] is not None
+        and opt_int(kw["num_xcds"])
+        and opt_int(kw["seed"])
+    )
+
+
+def _op_args(a: Tensor, b: Tensor, kw: dict[str, Any], eager_check: Any) -> tuple:
+    """(schedule, reduction, num_programs, num_xcds, config, seed) for an operator.
+
+    Scalars of the wrong type go through the API's eager checks (``eager_check``),
+    which name the argument; ``config`` is resolved against the backend's default
+    and packed.
+    """
+    if not _scalar_types_ok(kw):
+        eager_check()
+        raise TypeError("gemm_opt: bad scalar arguments")  # eager_check raises first
+    default = api.GPU_CONFIG if a.device.type == "cuda" else api.MODEL_CONFIG
+    config = api._config(kw["config"], default) if kw["config"] is not None else None
+    return (
+        kw["schedule"],
+        kw["reduction"],
+        kw["num_programs"],
+        kw["num_xcds"],
+        _pack_config(config),
+        kw["seed"],
+    )
+
+
+def _lens_tensor(group_lens: Any) -> Tensor:
+    """``group_lens`` as a tensor: a tensor as it is (on the GPU it stays there); host
+    lengths (a sequence or an array) checked element by element, as a CPU tensor
+    (the operator checks them in full and copies them to the GPU)."""
+    if isinstance(group_lens, Tensor):
+        return group_lens
+    return torch.tensor(api._host_lens(group_lens), dtype=torch.int64)
+
+
+def _no_grad_out(name: str, *tensors: Tensor) -> None:
+    """``out=`` is not differentiable (as for torch's own ``out=`` functions)."""
+    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+        raise RuntimeError(
+            f"gemm_opt.{name}: out= is not differentiable, but an input requires grad "
+            "(call it without out=, or under torch.no_grad())"
+        )
+
+
+def matmul(a: Tensor, b: Tensor, **kw: Any) -> Tensor:
+    """``gemm_opt.matmul`` on torch tensors (keywords as there)."""
+    args = _op_args(a, b, kw, lambda: api._matmul_call(a, b, **kw))
+    if kw["out"] is not None:
+        _no_grad_out("matmul", a, b)
+        torch.ops.gemm_opt.matmul_out(a, b, kw["out"], *args)
+        return kw["out"]
+    return torch.ops.gemm_opt.matmul(a, b, *args)
+
+
+def grouped_matmul(
+    a: Tensor, b: Tensor, group_lens: Any, *, trans_b: Any, validate: Any, **kw: Any
+) -> Tensor:
+    """``gemm_opt.grouped_matmul`` on torch tensors (keywords as there)."""
+    if not isinstance(trans_b, bool):
+        raise TypeError(f"trans_b: expected a bool, got {type(trans_b).__name__}")
+    v = _VALIDATE[api._validate_mode(validate)]
+    args = _op_args(a, b, kw, lambda: api._grouped_call(a, b, group_lens, trans_b, **kw))
+    lens = _lens_tensor(group_lens)
+    if kw["out"] is not None:
+        _no_grad_out("grouped_matmul", a, b)
+        torch.ops.gemm_opt.grouped_matmul_out(a, b, lens, kw["out"], trans_b, *args, v)
+        return kw["out"]
+    return torch.ops.gemm_opt.grouped_matmul(a, b, lens, trans_b, *args, v)
+
+
+def grouped_matmul_variable_k(
+    a: Tensor, b: Tensor, group_lens: Any, *, validate: Any, **kw: Any
+) -> Tensor:
+    """``gemm_opt.grouped_matmul_variable_k`` on torch tensors (keywords as there)."""
+    v = _VALIDATE[api._validate_mode(validate)]
+    args = _op_args(a, b, kw, lambda: api._variable_k_call(a, b, group_lens, **kw))
+    lens = _lens_tensor(group_lens)
+    if kw["out"] is not None:
+        _no_grad_out("grouped_matmul_variable_k", a, b)
+        torch.ops.gemm_opt.grouped_matmul_variable_k_out(a, b, lens, kw["out"], *args, v)
+        return kw["out"]
+    return torch.ops.gemm_opt.grouped_matmul_variable_k(a, b, lens, *args, v)
+
+
+__all__ = ["NAMESPACE", "grouped_matmul", "grouped_matmul_variable_k", "matmul"]
