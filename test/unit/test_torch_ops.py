@@ -165,6 +165,27 @@ def test_token_counts_stay_symbolic_one_graph_for_every_count() -> None:
     assert counter.frame_count == 1
 
 
+def test_schedule_auto_traces_without_picking_and_runs_the_pick() -> None:
+    """The fake implementation does not resolve 'auto' (the output shape does not depend
+    on it); the real one does, forward and backward (dgrad and wgrad resolve their own)."""
+    g = _gen(10)
+    a = torch.randn(40, 32, generator=g).half().requires_grad_()
+    w = torch.randn(2, 32, 16, generator=g).half().requires_grad_()
+    lens = torch.tensor([30, 10])
+    torch._dynamo.reset()
+
+    def f(a, w, lens):
+        return gemm_opt.grouped_matmul(a, w, lens, schedule="auto"), gemm_opt.matmul(
+            a, w[0], schedule="auto"
+        )
+
+    y, z = torch.compile(f, backend="aot_eager", fullgraph=True)(a, w, lens)
+    (y.float().sum() + z.float().sum()).backward()
+    ya, za = (t.detach() for t in f(a.detach(), w.detach(), lens))
+    assert torch.equal(y, ya) and torch.equal(z, za)
+    assert a.grad.shape == a.shape and w.grad.shape == w.shape
+
+
 def test_a_bad_call_fails_at_trace_time_with_the_eager_message() -> None:
     def f(x, w, lens):
         return gemm_opt.grouped_matmul(x, w, lens)
