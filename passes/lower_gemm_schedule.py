@@ -291,6 +291,12 @@ class _Schedule:
 
     # -- grouped (persistent) --
 
+    def group_len(self, g: Value) -> Value:
+        """``group_lens[g]``, a negative length read as 0 (the device never
+        trusts lengths the host may not have checked)."""
+        e = self.e
+        return e.max(e.load_scalar(self.op.group_lens, g), e.c(0))
+
     def group_tiles(self, length: Value) -> Value:
         e = self.e
         return e.mul(e.cdiv(length, e.c(self.bm)), self.num_pid_n)
@@ -299,12 +305,14 @@ class _Schedule:
         """All groups' tiles over one persistent loop; a tile finds its group by
         a scan of ``group_lens`` (O(G), on the device: no host sync). Empty
         groups own no tile and shift neither rows nor weights (B is indexed by
-        the group id)."""
+        the group id). Lengths the host did not check stay in bounds: a
+        negative one counts as empty and rows end at M, so lengths summing
+        past M leave tiles that read zeros and store nothing."""
         e = self.e
-        lens, groups = self.op.group_lens, self.op.num_groups
+        groups = self.op.num_groups
         total = e.for_(e.c(0), groups, e.c(1), [e.c(0)])
         with ir.InsertionPoint(total.body):
-            n = self.group_tiles(e.load_scalar(lens, total.induction_variable))
+            n = self.group_tiles(self.group_len(total.induction_variable))
             scf.YieldOp([e.add(total.inner_iter_args[0], n)])
         loop = e.for_(self.pid, total.results[0], e.num_programs())
         with ir.InsertionPoint(loop.body):
@@ -314,7 +322,7 @@ class _Schedule:
             with ir.InsertionPoint(scan.body):
                 g = scan.induction_variable
                 fg, frow, ftile, row, tile = scan.inner_iter_args
-                length = e.load_scalar(lens, g)
+                length = self.group_len(g)
                 n = self.group_tiles(length)
                 hit = e.and_(e.cmp("sge", t, tile), e.cmp("slt", t, e.add(tile, n)))
                 scf.YieldOp(
@@ -327,11 +335,11 @@ class _Schedule:
                     ]
                 )
             g, row0, tile0 = scan.results[0], scan.results[1], scan.results[2]
-            length = e.load_scalar(lens, g)
+            length = self.group_len(g)
             num_pid_m = e.cdiv(length, e.c(self.bm))
             m_loc, n_off = self.coords(e.sub(t, tile0), num_pid_m)
             m_off = e.add(row0, m_loc)
-            m_end = e.add(row0, length)
+            m_end = e.min(e.add(row0, length), self.M)
             acc = self.body(m_off, n_off, e.c(0), self.K, group=g, m_end=m_end)
             self.store_c(acc, m_off, n_off, rows=m_end)
             scf.YieldOp([])
@@ -341,7 +349,7 @@ class _Schedule:
         ``[start_g, start_g + len_g)`` (an empty group stores zeros); C is
         ``(G*M, N)``."""
         e = self.e
-        lens, groups = self.op.group_lens, self.op.num_groups
+        groups = self.op.num_groups
         per_group = self.tiles
         loop = e.for_(self.pid, e.mul(groups, per_group), e.num_programs())
         with ir.InsertionPoint(loop.body):
@@ -349,10 +357,10 @@ class _Schedule:
             g = e.div(t, per_group)
             start = e.for_(e.c(0), g, e.c(1), [e.c(0)])
             with ir.InsertionPoint(start.body):
-                prev = e.load_scalar(lens, start.induction_variable)
+                prev = self.group_len(start.induction_variable)
                 scf.YieldOp([e.add(start.inner_iter_args[0], prev)])
             k_off = start.results[0]
-            k_end = e.add(k_off, e.load_scalar(lens, g))
+            k_end = e.min(e.add(k_off, self.group_len(g)), self.K)
             m_off, n_off = self.coords(e.rem(t, per_group))
             acc = self.body(m_off, n_off, k_off, k_end, group=g)
             shift = e.mul(g, self.M)

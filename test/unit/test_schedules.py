@@ -426,3 +426,32 @@ def test_grouped_kernel_signature():
         build_gemm_module(kind="persistent", trans_b=True)
     with pytest.raises(ValueError, match="needs kind persistent"):
         build_gemm_module(kind="stream-k", reduction="atomic", grouped="m")
+
+
+@pytest.mark.parametrize(("grouped", "body"), [("m", "blocks"), ("m", "pipelined"), ("k", "blocks")])
+def test_grouped_lengths_the_host_did_not_check_stay_in_bounds(grouped, body):
+    """The GPU path may launch with lengths it never read back (no host sync):
+    a negative length counts as empty and rows end at the tensor's, so lengths
+    summing past it touch no memory outside the operands (the model refuses
+    every out-of-bounds access) and the rows in bounds hold their groups'
+    products."""
+    module = _grouped(grouped, body=body)
+    rng = np.random.default_rng(3)
+    s, k, n = 50, 40, 36
+    lens = [20, -7, 0, 45]  # the kernel reads [20, 0, 0, 30 of 45]
+    g = len(lens)
+    if grouped == "m":
+        a = rng.integers(-3, 4, (s, k)).astype(np.float16)
+        w = rng.integers(-3, 4, (g, k, n)).astype(np.float16)
+        c = np.full((s, n), np.nan, np.float16)
+        run_function(module, "gemm", [a, w, c, s, n, k, k, n, n, np.array(lens, np.int32), g], (3,))
+        ref = np.concatenate([a[:20].astype(np.float64) @ w[0], a[20:].astype(np.float64) @ w[3]])
+    else:
+        m = k
+        a = rng.integers(-3, 4, (s, m)).astype(np.float16)
+        b = rng.integers(-3, 4, (s, n)).astype(np.float16)
+        c = np.full((g * m, n), np.nan, np.float16)
+        run_function(module, "gemm", [a, b, c, m, n, s, m, n, n, np.array(lens, np.int32), g], (4,))
+        parts = [a[:20].T.astype(np.float64) @ b[:20], np.zeros((m, n)), np.zeros((m, n))]
+        ref = np.concatenate([*parts, a[20:].T.astype(np.float64) @ b[20:]])
+    assert np.array_equal(c.astype(np.float64), ref)
