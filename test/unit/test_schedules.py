@@ -428,7 +428,9 @@ def test_grouped_kernel_signature():
         build_gemm_module(kind="stream-k", reduction="atomic", grouped="m")
 
 
-@pytest.mark.parametrize(("grouped", "body"), [("m", "blocks"), ("m", "pipelined"), ("k", "blocks")])
+@pytest.mark.parametrize(
+    ("grouped", "body"), [("m", "blocks"), ("m", "pipelined"), ("k", "blocks")]
+)
 def test_grouped_lengths_the_host_did_not_check_stay_in_bounds(grouped, body):
     """The GPU path may launch with lengths it never read back (no host sync):
     a negative length counts as empty and rows end at the tensor's, so lengths

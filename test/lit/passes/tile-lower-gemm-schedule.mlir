@@ -150,7 +150,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
-// Grouped by M: the tile total and each tile's group from scans of group_lens on the device; rows bounded by the group's end.
+// Grouped by M: the tile total and each tile's group from scans of group_lens on the device (a negative length read as 0); rows bounded by the group's end and by M.
 #acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   // CHECK-LABEL: func.func @grouped_m
@@ -160,8 +160,10 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     // CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[TOTAL]] step %{{.*}} : i32 {
     // CHECK: %[[SCAN:.*]]:5 = scf.for %[[G:.*]] = %c0_i32{{.*}} to %arg6 step
     // CHECK: arith.select %{{.*}}, %[[G]], %{{.*}} : i32
-    // CHECK: %[[LEN:.*]] = "tile.load_scalar"(%arg5, %[[SCAN]]#0)
-    // CHECK: %[[END:.*]] = arith.addi %[[SCAN]]#1, %[[LEN]] : i32
+    // CHECK: %[[RAW:.*]] = "tile.load_scalar"(%arg5, %[[SCAN]]#0)
+    // CHECK: %[[LEN:.*]] = arith.maxsi %[[RAW]], %c0_i32{{.*}} : i32
+    // CHECK: %[[SUM:.*]] = arith.addi %[[SCAN]]#1, %[[LEN]] : i32
+    // CHECK: %[[END:.*]] = arith.minsi %[[SUM]], %arg0 : i32
     // CHECK: "tile.store_block"(%arg3, %[[END]], %arg1,
     "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %gl, %G) ({
     ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
