@@ -592,9 +592,16 @@ def warp_grid(num_warps: int) -> tuple[int, int]:
     return wm, num_warps // wm
 
 
+#: Stages of the pipelined body: a ring of ``num_stages`` shared buffers per
+#: operand, ``num_stages - 1`` K blocks in flight while one multiplies.
+MIN_STAGES = 2
+MAX_STAGES = 6
+
+
 def pipelined(grouped: str, trans_b: bool, num_warps: int) -> bool:
-    """Whether the kernel has the pipelined body (2 stages: async copies of row-major
-    A and B by two halves of the warps), else the blocks body (1 stage)."""
+    """Whether the kernel has the pipelined body (a ring of 2 or more stages:
+    async copies of row-major A and B by two halves of the warps), else the
+    blocks body (1 stage)."""
     return grouped != "k" and not trans_b and num_warps >= 2
 
 
@@ -622,11 +629,17 @@ def check_kernel_config(
                 f"warps of the {wm}x{wn} warp grid of num_warps={num_warps}); the "
                 f"{block_m}x{block_n} tile does not split over the warps; got {value}"
             )
-    stages = 2 if pipelined(grouped, trans_b, num_warps) else 1
-    if num_stages is not None and num_stages != stages:
+    if num_stages is None:
+        return
+    if pipelined(grouped, trans_b, num_warps):
+        if not MIN_STAGES <= num_stages <= MAX_STAGES:
+            raise ValueError(
+                f"num_stages must be {MIN_STAGES} to {MAX_STAGES} (or None) for this kernel "
+                f"(the pipelined body's ring of shared buffers), got {num_stages}"
+            )
+    elif num_stages != 1:
         raise ValueError(
-            f"num_stages must be {stages} (or None) for this kernel (the "
-            f"{'pipelined' if stages == 2 else 'blocks'} body has {stages} stage(s)), "
+            f"num_stages must be 1 (or None) for this kernel (the blocks body has 1 stage), "
             f"got {num_stages}"
         )
 
@@ -640,8 +653,8 @@ class GemmConfig:
     block_k: int = 64
     group_m: int = 8
     num_warps: int = 4
-    #: Pipeline depth; None: the kernel body's own (2 for gfx1250's TDM body,
-    #: 1 for the portable one that loads each K block when it uses it).
+    #: Pipeline depth; None: the kernel body's own (2 for the pipelined body,
+    #: 1 for the blocks body that loads each K block when it uses it).
     num_stages: int | None = None
 
 
@@ -729,6 +742,8 @@ __all__ = [
     "GROUPED",
     "GROUPED_KINDS",
     "KINDS",
+    "MAX_STAGES",
+    "MIN_STAGES",
     "MMA_K",
     "MMA_M",
     "MMA_N",
