@@ -54,9 +54,10 @@ ALIGN = 16
 GemmConfig = S.GemmConfig
 #: The configuration the model runs by default (small blocks: quick to interpret).
 MODEL_CONFIG = S.MODEL_CONFIG
-#: The configuration the GPU runs by default (the tuned large-shape config on H100).
+#: The configuration a partial ``config`` dict fills in on the GPU.
 GPU_CONFIG = S.GPU_CONFIG
-#: The configurations bundled for the GPU, by name.
+#: The configurations bundled for the GPU, by name; with ``config=None`` the
+#: GPU runs the one of the shape's class (:func:`gemm_opt.core.schedules.gpu_config_name`).
 GPU_CONFIGS = S.GPU_CONFIGS
 #: Resident programs on the model when ``num_programs`` is None.
 MODEL_PROGRAMS = 4
@@ -309,6 +310,14 @@ def _common(
     return ka, da, kind, red, num_programs, num_xcds, cfg, seed
 
 
+def _shape_config(a: Any, m: int, n: int, grouped: str, trans_b: bool = False) -> GemmConfig:
+    """The bundled configuration of the shape's class on ``a``'s GPU (no ``config`` given)."""
+    import torch
+
+    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms)]
+
+
 def _check_out(out: Any, shape: tuple[int, ...], dtype: str, backend: str, device: Any) -> None:
     if out is None:
         return
@@ -390,6 +399,8 @@ def matmul(
     if backend == "cuda":
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
+        if config is None:
+            cfg = _shape_config(a, m, n, "none")
     _check_out(out, (m, n), dtype, backend, getattr(a, "device", None))
     kind, red, cfg = _auto(kind, red, cfg, ("dense", m, n, k, 1), backend, dtype, a, P, X)
     call = _Call(
@@ -444,6 +455,8 @@ def _grouped_checks(
     if backend == "cuda":
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
+        if kw["config"] is None:
+            cfg = _shape_config(a, s, n, "m", trans_b)
     _check_out(kw["out"], (s, n), dtype, backend, getattr(a, "device", None))
     op = "dgrad" if trans_b else "fwd"
     kind, red, cfg = _auto(kind, red, cfg, (op, s, n, k, g), backend, dtype, a, P, X)

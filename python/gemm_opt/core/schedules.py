@@ -660,11 +660,42 @@ class GemmConfig:
 
 #: The configuration the model runs by default (small blocks: quick to interpret).
 MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
-#: The configuration the GPU runs by default (the tuned large-shape config on H100).
-GPU_CONFIG = GemmConfig(128, 128, 64, 8, 4)
-#: The configurations bundled for the GPU, by name: the default and a narrow
-#: one for few-row (decode) shapes, where 64-row tiles waste less of M.
-GPU_CONFIGS = {"default": GPU_CONFIG, "narrow": GemmConfig(64, 128, 64, 8, 4)}
+#: The configurations bundled for the GPU, by name. ``default`` is the base a
+#: partial ``config`` dict fills in (its ``num_stages`` None: each body's own,
+#: so it also builds the blocks body of dgrad and wgrad); the others are the
+#: tuned shape classes :func:`gpu_config_name` picks from: 128x256 tiles on 8
+#: warps with 3 stages (the dense kernel's large-shape config on H100), 128x128
+#: with 3, and 64-row tiles with 4 stages for few-row or few-tile shapes,
+#: where smaller tiles give more programs (stream-K splits K on top).
+GPU_CONFIGS = {
+    "default": GemmConfig(128, 128, 64, 8, 4),
+    "wide": GemmConfig(128, 256, 64, 8, 8, 3),
+    "mid": GemmConfig(128, 128, 64, 8, 4, 3),
+    "narrow": GemmConfig(64, 128, 64, 8, 4, 4),
+    "small": GemmConfig(64, 64, 64, 8, 4, 4),
+}
+#: The configuration a partial ``config`` fills in on the GPU.
+GPU_CONFIG = GPU_CONFIGS["default"]
+#: The shape classes, first match wins: (config name, the fraction of a wave of
+#: programs, one per SM, that its tiles must fill). A class also needs at least
+#: ``block_m`` rows (a taller tile only multiplies padding). No match: ``small``.
+GPU_SHAPE_CLASSES = (("wide", 1.0), ("mid", 1.0), ("narrow", 0.5))
+
+
+def gpu_config_name(
+    m: int, n: int, grouped: str = "none", trans_b: bool = False, sms: int = 132
+) -> str:
+    """The :data:`GPU_CONFIGS` entry for an ``m x n`` output (grouped m: all
+    groups' rows) on a GPU of ``sms`` SMs: the first of
+    :data:`GPU_SHAPE_CLASSES` whose tiles fill its share of a wave; ``default``
+    for the blocks body (dgrad with ``trans_b``, wgrad), built only there."""
+    if not pipelined(grouped, trans_b, 4):
+        return "default"
+    for name, wave in GPU_SHAPE_CLASSES:
+        cfg = GPU_CONFIGS[name]
+        if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= wave * sms:
+            return name
+    return "small"
 
 
 #: Arguments an aligned kernel states ``tile.divisibility`` facts on: the
@@ -739,6 +770,7 @@ __all__ = [
     "FIXUP_REDUCTIONS",
     "GPU_CONFIG",
     "GPU_CONFIGS",
+    "GPU_SHAPE_CLASSES",
     "GROUPED",
     "GROUPED_KINDS",
     "KINDS",
@@ -760,6 +792,7 @@ __all__ = [
     "check_kernel_config",
     "check_kind",
     "check_work_stealing",
+    "gpu_config_name",
     "grid_size",
     "group_starts",
     "grouped_tiles",

@@ -42,10 +42,12 @@ def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
                 reductions = S.REDUCTIONS if kind == "stream-k" else (None,)
                 for red in reductions:
                     specs.append(S.KernelSpec(kind, red, "none", dtype, **cfg))
-        cfg = CONFIGS["default"]
         for kind in S.GROUPED_KINDS:
-            for trans_b in (False, True):
-                specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg, trans_b=trans_b))
+            for cfg in CONFIGS.values():
+                specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg))
+            # dgrad (trans_b) and wgrad have the blocks body, built for the default only.
+            cfg = CONFIGS["default"]
+            specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg, trans_b=True))
             specs.append(S.KernelSpec(kind, None, "k", dtype, **cfg))
     return specs
 

@@ -188,9 +188,7 @@ def build_gemm_module(
         with ir.InsertionPoint(entry):
             tdm = None
             if body == "pipelined":
-                tdm = _tdm_setup(
-                    args, elem, block_m, block_n, block_k, num_warps, grouped, stages
-                )
+                tdm = _tdm_setup(args, elem, block_m, block_n, block_k, num_warps, grouped, stages)
             sched = GemmScheduleOp(
                 args["M"],
                 args["N"],
