@@ -212,9 +212,11 @@ def kernel_names(dtypes: list[str], quick: bool = False) -> list[str]:
     return sorted(names)
 
 
-def shape_config(m: int, n: int, sms: int, grouped: str = "none", trans_b: bool = False) -> dict:
+def shape_config(
+    m: int, n: int, sms: int, grouped: str = "none", trans_b: bool = False, reduction=None
+) -> dict:
     """The configuration the API runs an ``m x n`` output with (no ``config`` given)."""
-    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms)].__dict__
+    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms, reduction)].__dict__
 
 
 def error_bound(a: Any, b: Any, ref: Any, dtype: str, contributors: int) -> Any:
@@ -262,7 +264,7 @@ class Checker:
         forms = [("m", False), ("m", True), ("k", False)] if grouped else [("none", False)]
         names = [
             S.KernelSpec(
-                kind, red, g, SHORT[dtype], **shape_config(m, n, self.sms, g, t), trans_b=t
+                kind, red, g, SHORT[dtype], **shape_config(m, n, self.sms, g, t, red), trans_b=t
             ).name
             for g, t in forms
         ]
@@ -479,7 +481,8 @@ def time_case(
             sms = torch.cuda.get_device_properties(0).multi_processor_count
             m = case.m
             grouped = "none" if case.op == "dense" else {"fwd": "m", "dgrad": "m"}.get(case.op, "k")
-            row["config"] = S.gpu_config_name(m, case.n, grouped, case.op == "dgrad", sms)
+            red = label.split("/")[1] if "/" in label else None
+            row["config"] = S.gpu_config_name(m, case.n, grouped, case.op == "dgrad", sms, red)
         if case.op == "dense" and case.m <= 64:
             size = 2 * (case.m * case.k + case.k * case.n + case.m * case.n)
             row["hbm_roofline"] = round(size / HBM_BYTES_PER_S / (ms * 1e-3), 3)

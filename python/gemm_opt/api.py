@@ -310,12 +310,14 @@ def _common(
     return ka, da, kind, red, num_programs, num_xcds, cfg, seed
 
 
-def _shape_config(a: Any, m: int, n: int, grouped: str, trans_b: bool = False) -> GemmConfig:
+def _shape_config(
+    a: Any, m: int, n: int, grouped: str, trans_b: bool = False, reduction: str | None = None
+) -> GemmConfig:
     """The bundled configuration of the shape's class on ``a``'s GPU (no ``config`` given)."""
     import torch
 
     sms = torch.cuda.get_device_properties(a.device).multi_processor_count
-    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms)]
+    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms, reduction)]
 
 
 def _check_out(out: Any, shape: tuple[int, ...], dtype: str, backend: str, device: Any) -> None:
@@ -400,7 +402,7 @@ def matmul(
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
         if config is None:
-            cfg = _shape_config(a, m, n, "none")
+            cfg = _shape_config(a, m, n, "none", reduction=red)
     _check_out(out, (m, n), dtype, backend, getattr(a, "device", None))
     kind, red, cfg = _auto(kind, red, cfg, ("dense", m, n, k, 1), backend, dtype, a, P, X)
     call = _Call(

@@ -318,6 +318,9 @@ def test_gpu_shape_classes_pick_a_config_per_shape():
     assert pick(512, 512) == "small"  # 32 tiles of 64x128 do not; 64 of 64x64
     assert pick(16, 4096) == "small"  # a 64-row tile would be mostly padding at 128
     assert pick(2048, 2048, sms=64) == "wide"
+    # stream-K's fix-up holds a partial tile too: 128x256 would spill
+    assert pick(4096, 4096, reduction="linear") == pick(4096, 4096, reduction="tree") == "mid"
+    assert pick(4096, 4096, reduction="atomic") == "wide"
     assert pick(32768, 4096, "m") == "wide"
     assert pick(32768, 4096, "m", trans_b=True) == pick(4096, 4096, "k") == "default"
     for cfg in S.GPU_CONFIGS.values():

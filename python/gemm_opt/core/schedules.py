@@ -665,34 +665,46 @@ MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
 #: so it also builds the blocks body of dgrad and wgrad); the others are the
 #: tuned shape classes :func:`gpu_config_name` picks from: 128x256 tiles on 8
 #: warps with 3 stages (the dense kernel's large-shape config on H100), 128x128
-#: with 3, and 64-row tiles with 4 stages for few-row or few-tile shapes,
-#: where smaller tiles give more programs (stream-K splits K on top).
+#: on 8 warps with 3 (also where stream-K's fix-up holds a partial tile next to
+#: the accumulator, which spills at 128x256, and at 128x128 on 4 warps), and
+#: 64-row tiles with 4 stages for few-row or few-tile shapes, where smaller
+#: tiles give more programs (stream-K splits K on top).
 GPU_CONFIGS = {
     "default": GemmConfig(128, 128, 64, 8, 4),
     "wide": GemmConfig(128, 256, 64, 8, 8, 3),
-    "mid": GemmConfig(128, 128, 64, 8, 4, 3),
+    "mid": GemmConfig(128, 128, 64, 8, 8, 3),
     "narrow": GemmConfig(64, 128, 64, 8, 4, 4),
     "small": GemmConfig(64, 64, 64, 8, 4, 4),
 }
 #: The configuration a partial ``config`` fills in on the GPU.
 GPU_CONFIG = GPU_CONFIGS["default"]
 #: The shape classes, first match wins: (config name, the fraction of a wave of
-#: programs, one per SM, that its tiles must fill). A class also needs at least
-#: ``block_m`` rows (a taller tile only multiplies padding). No match: ``small``.
-GPU_SHAPE_CLASSES = (("wide", 1.0), ("mid", 1.0), ("narrow", 0.5))
+#: programs, one per SM, that its tiles must fill, whether stream-K's fix-up
+#: reductions may use it). A class also needs at least ``block_m`` rows (a
+#: taller tile only multiplies padding). No match: ``small``.
+GPU_SHAPE_CLASSES = (("wide", 1.0, False), ("mid", 1.0, True), ("narrow", 0.5, True))
 
 
 def gpu_config_name(
-    m: int, n: int, grouped: str = "none", trans_b: bool = False, sms: int = 132
+    m: int,
+    n: int,
+    grouped: str = "none",
+    trans_b: bool = False,
+    sms: int = 132,
+    reduction: str | None = None,
 ) -> str:
     """The :data:`GPU_CONFIGS` entry for an ``m x n`` output (grouped m: all
     groups' rows) on a GPU of ``sms`` SMs: the first of
-    :data:`GPU_SHAPE_CLASSES` whose tiles fill its share of a wave; ``default``
-    for the blocks body (dgrad with ``trans_b``, wgrad), built only there."""
+    :data:`GPU_SHAPE_CLASSES` whose tiles fill its share of a wave (and that
+    ``reduction`` may use); ``default`` for the blocks body (dgrad with
+    ``trans_b``, wgrad), built only there."""
     if not pipelined(grouped, trans_b, 4):
         return "default"
-    for name, wave in GPU_SHAPE_CLASSES:
+    fixup = reduction in FIXUP_REDUCTIONS
+    for name, wave, fixup_ok in GPU_SHAPE_CLASSES:
         cfg = GPU_CONFIGS[name]
+        if fixup and not fixup_ok:
+            continue
         if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= wave * sms:
             return name
     return "small"
@@ -726,6 +738,11 @@ class KernelSpec:
     #: (16-byte rows and K steps: direct ``cp.async`` copies on cuda:90); the
     #: runtime launches it only for arguments that are.
     aligned: bool = False
+    #: Compiled with TMA copies (cuda:90's ``lds-copies=tma``; an aligned kernel
+    #: whose copies are bounded by the tensors' shapes; grouped "m" also assumes K
+    #: a multiple of ``block_k``); the runtime launches it only for arguments
+    #: that satisfy its facts.
+    tma: bool = False
 
     def __post_init__(self) -> None:
         resolve_reduction(self.kind, self.reduction)
@@ -740,6 +757,8 @@ class KernelSpec:
         if self.num_stages is not None:
             _positive("num_stages", self.num_stages)
         _positive("num_xcds", self.num_xcds)
+        if self.tma and not (self.aligned and pipelined(self.grouped, self.trans_b, 2)):
+            raise ValueError("a TMA kernel is aligned and has the pipelined body")
 
     @property
     def name(self) -> str:
@@ -749,6 +768,7 @@ class KernelSpec:
         xcd = f"_x{self.num_xcds}" if self.num_xcds != 1 else ""
         stages = f"_s{self.num_stages}" if self.num_stages is not None else ""
         al = "_aligned" if self.aligned else ""
+        al += "_tma" if self.tma else ""
         return (
             f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}_"
             f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"

@@ -95,6 +95,7 @@ def build_gemm_module(
     trans_b: bool = False,
     body: str = "auto",
     aligned: bool = False,
+    tma: bool = False,
     context: ir.Context | None = None,
 ) -> ir.Module:
     """The tile module (before ``tile-lower-gemm-schedule``) of one scheduled GEMM.
@@ -111,7 +112,12 @@ def build_gemm_module(
     (:data:`~gemm_opt.core.schedules.ALIGNED_ARGS`), so every copy row is
     whole 16-byte vectors: on cuda:90 the copies become direct ``cp.async``
     (without the facts they go through registers); the launcher refuses
-    arguments that break them. ValueError on a bad combination (the op
+    arguments that break them. ``tma`` (pipelined, ``aligned``): the copies
+    bound by the tensors' shapes, not per tile (:func:`_pipelined_body` says
+    why that computes the same C), so that cuda:90's ``lds-copies=tma`` can
+    make them TMA copies, whose descriptors bound by shape only; grouped "m"
+    then also states K divisible by ``block_k`` (a K block never crosses into
+    the next group's weights). ValueError on a bad combination (the op
     verifier's message for schedule rules).
     """
     if kind not in KINDS:
@@ -144,6 +150,8 @@ def build_gemm_module(
             f"the pipelined body has {MIN_STAGES} to {MAX_STAGES} stages, "
             f"got num_stages={num_stages}"
         )
+    if tma and (body != "pipelined" or not aligned):
+        raise ValueError("tma copies need the pipelined body and aligned = True")
     check_kernel_config(
         block_m=block_m, block_n=block_n, block_k=block_k, num_warps=num_warps, num_stages=None
     )
@@ -179,9 +187,16 @@ def build_gemm_module(
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp("gemm", (types, []))
         if aligned:
-            fact = ir.DictAttr.get({DIVISIBILITY: ir.IntegerAttr.get(i32, ALIGNMENT)})
+            facts = {name: ALIGNMENT for name in ALIGNED_ARGS}
+            if tma and grouped == "m":
+                facts["K"] = max(ALIGNMENT, block_k)
             fn.arg_attrs = ir.ArrayAttr.get(
-                [fact if name in ALIGNED_ARGS else ir.DictAttr.get({}) for name in names]
+                [
+                    ir.DictAttr.get({DIVISIBILITY: ir.IntegerAttr.get(i32, facts[name])})
+                    if name in facts
+                    else ir.DictAttr.get({})
+                    for name in names
+                ]
             )
         entry = fn.add_entry_block()
         args = dict(zip(names, entry.arguments, strict=True))
@@ -216,7 +231,9 @@ def build_gemm_module(
             region = sched.operation.regions[0].blocks.append(*([i32] * 6))
             with ir.InsertionPoint(region):
                 if tdm is not None:
-                    _pipelined_body(region.arguments, args, tdm, acc_t, a_t, b_t, block_k, grouped)
+                    _pipelined_body(
+                        region.arguments, args, tdm, acc_t, a_t, b_t, block_k, grouped, not tma
+                    )
                 else:
                     _body(region.arguments, args, acc_t, a_t, b_t, block_k, grouped, trans_b)
             func.ReturnOp([])
@@ -315,15 +332,25 @@ def _tdm_setup(
     }  # fmt: skip
 
 
-def _pipelined_body(bargs: Any, args, tdm: dict, acc_t, a_t, b_t, bk: int, grouped: str) -> None:
+def _pipelined_body(
+    bargs: Any, args, tdm: dict, acc_t, a_t, b_t, bk: int, grouped: str, bounded: bool = True
+) -> None:
     """The pipelined body over a ring of S = ``tdm["stages"]`` buffers: K blocks
     i+1 .. i+S-1 are in flight while block i multiplies.
 
     The prologue issues blocks 0 .. S-2; iteration i issues block i+S-1 into
     slot (i+S-1) % S (the slot block i-1 was read from) and waits until at
     most the 2*(S-1) copies of blocks i+1 .. i+S-1 are in flight, so block i
-    has landed. The descriptors' bounds are the tile's row end and the
-    range's K end, so TDM's zero fill masks ragged edges and the K split alike.
+    has landed. ``bounded``: the descriptors' bounds are the tile's row end
+    and the range's K end, so TDM's zero fill masks ragged edges and the K
+    split alike. Unbounded (for TMA, whose descriptors bound by shape only),
+    the tensors' shapes bound the copies, and C is the same: rows past
+    ``m_end`` are the next group's (grouped "m"; dense: ``m_end`` is M), and
+    the store drops them; a K range ends at a multiple of ``block_k`` from
+    its start or at K, so no multiplied block crosses ``k_end`` except into
+    K's zero fill, and B's rows ``g*K + k`` stay in group g because K is a
+    multiple of ``block_k`` there (a stated fact); blocks past the range
+    (the prologue's, for short ranges) are never multiplied.
     """
     i32 = tdm["i32"]
     stages = tdm["stages"]
@@ -342,11 +369,11 @@ def _pipelined_body(bargs: Any, args, tdm: dict, acc_t, a_t, b_t, bk: int, group
 
     def issue(k: ir.Value, slot: ir.Value, pred: ir.Value | None) -> None:
         da = UpdateTensorDescriptorOp(
-            tdm["da"], [m_off, k], [m_end, k_end], tdm["da"].type, pred=pred
+            tdm["da"], [m_off, k], [m_end, k_end] if bounded else [], tdm["da"].type, pred=pred
         ).result
         kb = arith.AddIOp(b_shift, k).result
         db = UpdateTensorDescriptorOp(
-            tdm["db"], [kb, n_off], [b_end, n], tdm["db"].type, pred=pred
+            tdm["db"], [kb, n_off], [b_end, n] if bounded else [], tdm["db"].type, pred=pred
         ).result
         for desc, buf, t, hint in ((da, "abuf", "ba_t", ha), (db, "bbuf", "bb_t", hb)):
             dest = MemdescIndexOp(tdm[buf], slot, tdm[t]).result
