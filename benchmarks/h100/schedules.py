@@ -199,11 +199,12 @@ def kernel_names(dtypes: list[str], quick: bool = False) -> list[str]:
     default = GPU_CONFIG.__dict__
     for dtype in dtypes:
         d = SHORT[dtype]
-        for config in GPU_CONFIGS.values():  # the API picks one per shape class
+        for name, config in GPU_CONFIGS.items():  # the API picks one per shape class
             cfg = config.__dict__
             for kind, red in DENSE:
                 red = S.resolve_reduction(kind, red)
-                names.add(S.KernelSpec(kind, red, "none", d, **cfg).name)
+                if S.config_serves(name, red):
+                    names.add(S.KernelSpec(kind, red, "none", d, **cfg).name)
             for kind, _ in GROUPED:
                 names.add(S.KernelSpec(kind, None, "m", d, **cfg).name)
         for kind, _ in GROUPED:

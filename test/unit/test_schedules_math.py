@@ -321,6 +321,8 @@ def test_gpu_shape_classes_pick_a_config_per_shape():
     # stream-K's fix-up holds a partial tile too: 128x256 would spill
     assert pick(4096, 4096, reduction="linear") == pick(4096, 4096, reduction="tree") == "mid"
     assert pick(4096, 4096, reduction="atomic") == "wide"
+    assert not S.config_serves("wide", "tree") and S.config_serves("wide", "atomic")
+    assert S.config_serves("mid", "linear") and S.config_serves("default", "tree")
     assert pick(32768, 4096, "m") == "wide"
     assert pick(32768, 4096, "m", trans_b=True) == pick(4096, 4096, "k") == "default"
     for cfg in S.GPU_CONFIGS.values():

@@ -685,6 +685,14 @@ GPU_CONFIG = GPU_CONFIGS["default"]
 GPU_SHAPE_CLASSES = (("wide", 1.0, False), ("mid", 1.0, True), ("narrow", 0.5, True))
 
 
+def config_serves(name: str, reduction: str | None) -> bool:
+    """Whether the GPU configuration ``name`` is built for ``reduction``: not a
+    fix-up reduction at a class that may not take one (its kernels would spill)."""
+    return reduction not in FIXUP_REDUCTIONS or all(
+        ok for cls, _, ok in GPU_SHAPE_CLASSES if cls == name
+    )
+
+
 def gpu_config_name(
     m: int,
     n: int,
@@ -812,6 +820,7 @@ __all__ = [
     "check_kernel_config",
     "check_kind",
     "check_work_stealing",
+    "config_serves",
     "gpu_config_name",
     "grid_size",
     "group_starts",

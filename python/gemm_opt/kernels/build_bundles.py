@@ -56,11 +56,12 @@ def pipeline_of(spec: S.KernelSpec, target: str) -> str | None:
 def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
     specs = []
     for dtype in dtypes:
-        for cfg in CONFIGS.values():
+        for name, cfg in CONFIGS.items():
             for kind in S.KINDS:
                 reductions = S.REDUCTIONS if kind == "stream-k" else (None,)
                 for red in reductions:
-                    specs.append(S.KernelSpec(kind, red, "none", dtype, **cfg))
+                    if S.config_serves(name, red):
+                        specs.append(S.KernelSpec(kind, red, "none", dtype, **cfg))
         for kind in S.GROUPED_KINDS:
             for cfg in CONFIGS.values():
                 specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg))
