@@ -662,7 +662,8 @@ class GemmConfig:
 MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
 #: The configurations bundled for the GPU, by name. ``default`` is the base a
 #: partial ``config`` dict fills in (its ``num_stages`` None: each body's own,
-#: so it also builds the blocks body of dgrad and wgrad); the others are the
+#: so it also builds the blocks body of dgrad and wgrad; 8 warps, on which
+#: neither that body nor stream-K's fix-up spills, as both do on 4); the others are the
 #: tuned shape classes :func:`gpu_config_name` picks from: 128x256 tiles on 8
 #: warps with 3 stages (the dense kernel's large-shape config on H100), 128x128
 #: on 8 warps with 3 (also where stream-K's fix-up holds a partial tile next to
@@ -670,7 +671,7 @@ MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
 #: 64-row tiles with 4 stages for few-row or few-tile shapes, where smaller
 #: tiles give more programs (stream-K splits K on top).
 GPU_CONFIGS = {
-    "default": GemmConfig(128, 128, 64, 8, 4),
+    "default": GemmConfig(128, 128, 64, 8, 8),
     "wide": GemmConfig(128, 256, 64, 8, 8, 3),
     "mid": GemmConfig(128, 128, 64, 8, 8, 3),
     "narrow": GemmConfig(64, 128, 64, 8, 4, 4),

@@ -35,7 +35,9 @@ masked by the K range and the edges, then ``tile.wmma``; any layout of A
 and B) and ``pipelined`` (hinted ``tile.async_tdm_copy_global_to_local`` s
 into a ring of ``num_stages`` buffers, ``num_stages - 1`` K blocks in flight
 while one multiplies; the descriptors' bounds mask the tile and the K range; TDM on
-gfx1250, ``ttg.async_copy`` or register copies and wgmma on cuda:90).
+gfx1250, ``ttg.async_copy`` or register copies and wgmma on cuda:90, or with
+``tma`` copies bounded by the tensors' shapes that cuda:90's ``lds-copies=tma``
+makes barrier-tracked TMA copies inside the schedule's loops).
 """
 
 from typing import Any
