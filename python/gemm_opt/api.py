@@ -401,7 +401,7 @@ def matmul(
     if backend == "cuda":
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
-        if config is None:
+        if config is None and kind != AUTO:  # auto resolves its own config
             cfg = _shape_config(a, m, n, "none", reduction=red)
     _check_out(out, (m, n), dtype, backend, getattr(a, "device", None))
     kind, red, cfg = _auto(kind, red, cfg, ("dense", m, n, k, 1), backend, dtype, a, P, X)
@@ -457,7 +457,7 @@ def _grouped_checks(
     if backend == "cuda":
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
-        if kw["config"] is None:
+        if kw["config"] is None and kind != AUTO:  # auto resolves its own config
             cfg = _shape_config(a, s, n, "m", trans_b)
     _check_out(kw["out"], (s, n), dtype, backend, getattr(a, "device", None))
     op = "dgrad" if trans_b else "fwd"

@@ -41,6 +41,7 @@ CHANGES = {
     "num_xcds": {"num_xcds": 2},
     "trans_b": {"trans_b": True},
     "aligned": {"aligned": True},
+    "tma": {"aligned": True, "tma": True},
 }
 
 
