@@ -1243,17 +1243,30 @@ class _Lowering:
         self.lower_block(old)
         self.b.restore_insertion_point(saved)
 
+    def carries(self, op: ir.Operation) -> bool:
+        """Whether ``op`` threads the TMA copy count through (copies nested in it)."""
+        return self.tma_fn is not None and op in self.tma_fn.carried
+
     def lower_for(self, op: ir.Operation) -> list[Any]:
         self.check_attrs(op, ())
         lb, ub, step, *inits = (self.v(o) for o in op.operands)
+        carry = self.carries(op)
+        if carry:  # the count is the loop's last iteration argument
+            inits.append(self.tma_count)
         for_op = self.b.create_for_op(lb, ub, step, list(inits))
         body = for_op.get_body(0)
         iv = for_op.get_induction_var()
-        args = [iv] + [body.arg(i + 1) for i in range(len(inits))]
+        n = len(op.results)
+        args = [iv] + [body.arg(i + 1) for i in range(n)]
+        if carry:
+            self.tma_count = body.arg(n + 1)
+            self._body(self._region_block(op.regions[0], op), body, args)
+            self.tma_count = for_op.get_result(n)
+            return [for_op.get_result(i) for i in range(n)]
         per_iter = None if self.tma_fn is None else self.tma_fn.loops.get(op)
         if per_iter is None:
             self._body(self._region_block(op.regions[0], op), body, args)
-            return [for_op.get_result(i) for i in range(len(op.results))]
+            return [for_op.get_result(i) for i in range(n)]
         # TMA copies: the count at an iteration's start is the count before the
         # loop plus the iterations run times the copies of one (tma_plan.py).
         before = self.tma_count
@@ -1272,17 +1285,30 @@ class _Lowering:
         )
         trips = self.b.create_maxsi(trips, self.const(0))
         self.tma_count = self.b.create_add(before, self.b.create_mul(trips, self.const(per_iter)))
-        return [for_op.get_result(i) for i in range(len(op.results))]
+        return [for_op.get_result(i) for i in range(n)]
 
     def lower_if(self, op: ir.Operation) -> list[Any]:
         self.check_attrs(op, ())
         types = [self.must_type(r.type, op) for r in op.results]
         has_else = len(list(op.regions[1].blocks)) > 0
-        if_op = self.b.create_if_op(types, self.v(op.operands[0]), has_else)
+        carry = self.carries(op)
+        if carry:  # the count is the last result; an else yields it unchanged
+            types.append(self.i32())
+        if_op = self.b.create_if_op(types, self.v(op.operands[0]), has_else or carry)
+        before = self.tma_count
         self._body(self._region_block(op.regions[0], op), if_op.get_then_block(), [])
         if has_else:
+            self.tma_count = before
             self._body(self._region_block(op.regions[1], op), if_op.get_else_block(), [])
-        return [if_op.get_result(i) for i in range(len(op.results))]
+        elif carry:
+            saved = self.b.get_insertion_point()
+            self.b.set_insertion_point_to_start(if_op.get_else_block())
+            self.b.create_yield_op([before])
+            self.b.restore_insertion_point(saved)
+        n = len(op.results)
+        if carry:
+            self.tma_count = if_op.get_result(n)
+        return [if_op.get_result(i) for i in range(n)]
 
     def lower_while(self, op: ir.Operation) -> list[Any]:
         self.check_attrs(op, ())
@@ -1292,18 +1318,32 @@ class _Lowering:
         before_types = [self.must_type(a.type, op) for a in before_old.arguments]
         after_types = [self.must_type(a.type, op) for a in after_old.arguments]
         result_types = [self.must_type(r.type, op) for r in op.results]
+        carry = self.carries(op)
+        if carry:  # the count is the last argument of both regions and the last result
+            inits.append(self.tma_count)
+            for types in (before_types, after_types, result_types):
+                types.append(self.i32())
+        nb, na = len(before_old.arguments), len(after_old.arguments)
         while_op = self.b.create_while_op(result_types, inits)
         # Creating a block moves the builder into it: come back after the loop.
         saved = self.b.get_insertion_point()
         before = self.b.create_block_with_parent(while_op.get_before(), before_types)
-        self._body(before_old, before, [before.arg(i) for i in range(len(before_types))])
+        if carry:
+            self.tma_count = before.arg(nb)
+        self._body(before_old, before, [before.arg(i) for i in range(nb)])
         after = self.b.create_block_with_parent(while_op.get_after(), after_types)
-        self._body(after_old, after, [after.arg(i) for i in range(len(after_types))])
+        if carry:
+            self.tma_count = after.arg(na)
+        self._body(after_old, after, [after.arg(i) for i in range(na)])
         self.b.restore_insertion_point(saved)
+        if carry:
+            self.tma_count = while_op.get_result(len(op.results))
         return [while_op.get_result(i) for i in range(len(op.results))]
 
     def lower_yield(self, op: ir.Operation) -> None:
         args = [self.v(o) for o in op.operands]
+        if self.carries(op.parent):
+            args.append(self.tma_count)
         block = self.b.get_insertion_block()
         if not args and block.has_terminator():
             return  # the builder already ended the block with an empty yield
@@ -1311,6 +1351,8 @@ class _Lowering:
 
     def lower_condition(self, op: ir.Operation) -> None:
         cond, *args = (self.v(o) for o in op.operands)
+        if self.carries(op.parent):
+            args.append(self.tma_count)
         self.b.create_condition_op(cond, list(args))
 
     # -- tile ops --

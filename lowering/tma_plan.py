@@ -20,12 +20,22 @@ flight), so the parity test cannot confuse two phases. A predicated-off copy
 still arrives (without bytes), so every copy completes one phase.
 
 This module computes, per function, the static part: ``W`` for every wait,
-``R``, and the copies per iteration of each loop (the run-time count is
-``copies before the loop + iteration * per-iteration``). It accepts copies at
-the top level of a function or directly in the body of a top-level
-``scf.for`` whose body also waits (otherwise the copies in flight are not
-bounded); anything else is refused with the op to blame, and the lowering
-then keeps ``cp.async`` (or reports the refusal when TMA was asked for).
+``R``, and how the count ``g`` reaches every copy. A loop whose body issues
+copies directly (and waits, else the copies in flight are not bounded) is
+*affine*: the count at an iteration's start is ``copies before the loop +
+iteration * per-iteration``. A loop, ``scf.while`` or ``scf.if`` with copies
+in a nested region (the K loop of a GEMM body inside a persistent tile loop,
+a work-stealing ``scf.while``, the data-parallel guard) *carries* the count:
+the lowering threads it through the op as one more iteration argument or
+result, so the count stays exact whatever the inner trip counts, and the
+barriers' phases carry across outer iterations (nothing is re-initialised
+per tile: re-initialising a barrier needs every thread past its last wait,
+a CTA barrier per tile, while the carried count costs one register). The
+windows are found by the same simulation through every nesting level (a
+fixpoint per loop, the larger of both branches of an ``scf.if``). Anything
+else (copies under other region ops, calls, copies on an mbarrier, fused
+copies) is refused with the op to blame, and the lowering then keeps
+``cp.async`` (or reports the refusal when TMA was asked for).
 """
 
 from __future__ import annotations
@@ -56,7 +66,9 @@ class FunctionPlan:
     windows: dict[ir.Operation, int] = field(default_factory=dict)
     """Wait (or ``func.return``, which waits for all) -> ``W`` before it."""
     loops: dict[ir.Operation, int] = field(default_factory=dict)
-    """``scf.for`` -> copies per iteration."""
+    """Affine ``scf.for`` -> copies per iteration."""
+    carried: set[ir.Operation] = field(default_factory=set)
+    """``scf.for``, ``scf.while`` and ``scf.if`` ops that carry the count (copies nested)."""
 
 
 @dataclass
@@ -84,7 +96,7 @@ class _Walk:
         self.plan = plan
         self.copies = copies
 
-    def ops(self, block: ir.Block, bound: int, in_loop: bool) -> int:
+    def ops(self, block: ir.Block, bound: int) -> int:
         """Simulate ``block`` from ``bound`` copies not waited for; the bound after it."""
         for view in block.operations:
             op = view.operation
@@ -108,16 +120,35 @@ class _Walk:
                 bound = 0
             elif name == "func.call":
                 raise TmaRefusal(op, "calls in a function with TMA copies are not supported")
-            elif name == "scf.for" and not in_loop and _has_copy_ops(op):
+            elif not op.regions or not _has_copy_ops(op):
+                continue
+            elif name == "scf.for":
                 bound = self.loop(op, bound)
-            elif op.regions and _has_copy_ops(op):
-                where = "a nested loop" if in_loop else f"'{name}'"
+            elif name == "scf.while":
+                bound = self.while_loop(op, bound)
+            elif name == "scf.if":
+                self.plan.carried.add(op)
+                ends = [self.ops(r.blocks[0], bound) for r in op.regions if len(r.blocks)]
+                bound = max([*ends, bound] if len(ends) < 2 else ends)
+            else:
                 raise TmaRefusal(
                     op,
-                    f"TMA copies and waits must be at the top level of the function or of a "
-                    f"top-level scf.for, not inside {where} (their count would not be static)",
+                    f"TMA copies and waits must be in the function, scf.for, scf.while or "
+                    f"scf.if, not inside '{name}' (their count would not be tracked)",
                 )
         return bound
+
+    def fixpoint(self, op: ir.Operation, bound: int, step) -> int:
+        """The bound at the loop's head: grows monotonically up to a fixpoint
+        (``step`` simulates one iteration); also the bound after the loop,
+        which may run zero times."""
+        entry = bound
+        for _ in range(64):
+            end = step(entry)
+            if max(bound, end) == entry:
+                return entry
+            entry = max(bound, end)
+        raise TmaRefusal(op, "the copies in flight across iterations of this loop are not bounded")
 
     def loop(self, op: ir.Operation, bound: int) -> int:
         body = op.regions[0].blocks[0]
@@ -126,19 +157,30 @@ class _Walk:
         ):
             raise TmaRefusal(op, "a loop issuing TMA copies must count with i32")
         views = list(body.operations)
-        per_iter = sum(1 for v in views if v.operation.name == COPY_OP)
-        if per_iter and not any(v.operation.name == WAIT_OP for v in views):
-            raise TmaRefusal(
-                op, "a loop issuing copies must also wait in its body (else copies in flight grow)"
-            )
-        self.plan.loops[op] = per_iter
-        entry = bound
-        for _ in range(64):  # grows monotonically up to a fixpoint (the body waits)
-            end = self.ops(body, entry, in_loop=True)
-            if max(bound, end) == entry:
-                return entry  # also the bound after the loop, which may run zero times
-            entry = max(bound, end)
-        raise TmaRefusal(op, "the copies in flight across iterations of this loop are not bounded")
+        nested = any(
+            v.operation.regions and _has_copy_ops(v.operation)
+            for v in views
+            if v.operation.name not in (COPY_OP, FUSED_OP, WAIT_OP)
+        )
+        if nested:
+            self.plan.carried.add(op)
+        else:
+            per_iter = sum(1 for v in views if v.operation.name == COPY_OP)
+            if per_iter and not any(v.operation.name == WAIT_OP for v in views):
+                raise TmaRefusal(
+                    op,
+                    "a loop issuing copies must also wait in its body (else copies in flight grow)",
+                )
+            self.plan.loops[op] = per_iter
+        return self.fixpoint(op, bound, lambda entry: self.ops(body, entry))
+
+    def while_loop(self, op: ir.Operation, bound: int) -> int:
+        self.plan.carried.add(op)
+        before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
+        # The condition runs once more than the body: the bound after the loop is
+        # the one after ``before``, from the head's fixpoint.
+        head = self.fixpoint(op, bound, lambda entry: self.ops(after, self.ops(before, entry)))
+        return self.ops(before, head)
 
 
 def plan_tma(module: ir.Operation) -> TmaPlan:
@@ -150,7 +192,7 @@ def plan_tma(module: ir.Operation) -> TmaPlan:
             continue
         blocks = list(fn.regions[0].blocks)
         fplan = FunctionPlan()
-        _Walk(fplan, plan.copies).ops(blocks[0], 0, in_loop=False)
+        _Walk(fplan, plan.copies).ops(blocks[0], 0)
         fplan.ring = max(fplan.ring, 1)
         plan.functions[fn] = fplan
     return plan

@@ -57,9 +57,6 @@ import benchlib  # noqa: E402
 from gemm_opt.core import schedules as S  # noqa: E402
 from gemm_opt.core.schedules import GPU_CONFIG, GPU_CONFIGS  # noqa: E402
 
-#: The configuration of the few-row shapes (as bundled).
-NARROW_CONFIG = GPU_CONFIGS["narrow"].__dict__
-
 PROG = "schedules.py"
 #: torch dtype names, and the kernels' name of each.
 SHORT = {framework: name for name, framework in S.DTYPES.items()}
@@ -152,7 +149,6 @@ def speed_cases(quick: bool = False) -> list[SpeedCase]:
             4096,
             7168,
             tuple(DENSE),
-            config=NARROW_CONFIG,
             target=">= 1.5x cuBLAS, >= 80% HBM roofline",
         ),
         SpeedCase(
@@ -162,7 +158,6 @@ def speed_cases(quick: bool = False) -> list[SpeedCase]:
             7168,
             2048,
             tuple(DENSE),
-            config=NARROW_CONFIG,
             target=">= 1.5x cuBLAS",
         ),
     ]
@@ -204,14 +199,25 @@ def kernel_names(dtypes: list[str], quick: bool = False) -> list[str]:
     default = GPU_CONFIG.__dict__
     for dtype in dtypes:
         d = SHORT[dtype]
-        for cfg in (default, NARROW_CONFIG):
+        for name, config in GPU_CONFIGS.items():  # the API picks one per shape class
+            cfg = config.__dict__
             for kind, red in DENSE:
                 red = S.resolve_reduction(kind, red)
-                names.add(S.KernelSpec(kind, red, "none", d, **cfg).name)
+                if S.config_serves(name, red):
+                    names.add(S.KernelSpec(kind, red, "none", d, **cfg).name)
+            for kind, _ in GROUPED:
+                names.add(S.KernelSpec(kind, None, "m", d, **cfg).name)
         for kind, _ in GROUPED:
-            for grouped, tb in (("m", False), ("m", True), ("k", False)):
+            for grouped, tb in (("m", True), ("k", False)):
                 names.add(S.KernelSpec(kind, None, grouped, d, **default, trans_b=tb).name)
     return sorted(names)
+
+
+def shape_config(
+    m: int, n: int, sms: int, grouped: str = "none", trans_b: bool = False, reduction=None
+) -> dict:
+    """The configuration the API runs an ``m x n`` output with (no ``config`` given)."""
+    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms, reduction)].__dict__
 
 
 def error_bound(a: Any, b: Any, ref: Any, dtype: str, contributors: int) -> Any:
@@ -250,12 +256,19 @@ class Checker:
         spec = S.KernelSpec("stream-k", "atomic", "none", SHORT[dtype], **cfg)
         return rt.resident_programs(spec, 0)
 
-    def absent(self, dtype: str, kind: str, red: str | None, grouped: str, cfg, case: str) -> bool:
-        """Whether a kernel the case needs is not bundled (the case is then listed as skipped)."""
-        cfg = {**GPU_CONFIG.__dict__, **(cfg or {})}
+    def absent(self, dtype: str, kind: str, red: str | None, m: int, n: int, case: str,
+               grouped: bool = False) -> bool:  # fmt: skip
+        """Whether a kernel the case needs is not bundled (the case is then listed as
+        skipped): the one of the ``m x n`` output's class, or with ``grouped`` the
+        forward, dgrad and wgrad kernels of ``m`` rows."""
         red = S.resolve_reduction(kind, red)
-        forms = [(grouped, False)] if grouped == "none" else [("m", False), ("k", False)]
-        names = [S.KernelSpec(kind, red, g, SHORT[dtype], **cfg, trans_b=t).name for g, t in forms]
+        forms = [("m", False), ("m", True), ("k", False)] if grouped else [("none", False)]
+        names = [
+            S.KernelSpec(
+                kind, red, g, SHORT[dtype], **shape_config(m, n, self.sms, g, t, red), trans_b=t
+            ).name
+            for g, t in forms
+        ]
         gone = [n for n in names if n in self.missing]
         if gone:
             self.skipped.append(f"{case} (not built: {', '.join(gone)})")
@@ -291,26 +304,25 @@ class Checker:
     def dense(self, dtype: str) -> None:
         torch, g = self.torch, self.g
         for m, n, k in CHECK_SHAPES:
-            cfg = NARROW_CONFIG if m <= 128 else None
-            cfg_full = {**GPU_CONFIG.__dict__, **(cfg or {})}
+            cfg_full = shape_config(m, n, self.sms)
             a, b = self.operands((m, k), (k, n), dtype, seed=m + n + k)
             a64, b64 = a.double(), b.double()
             for kind, red in DENSE:
                 red_name = S.resolve_reduction(kind, red)
                 case = f"{SHORT[dtype]} {m}x{n}x{k} {kind}{'/' + red_name if red_name else ''}"
-                if self.absent(dtype, kind, red, "none", cfg, case):
+                if self.absent(dtype, kind, red, m, n, case):
                     continue
                 contributors = 1
                 if red_name == "atomic":
                     programs = self.programs(dtype, cfg_full)
                     contributors = atomic_contributors(m, n, k, programs, cfg_full)
                 out = torch.full((m, n), float("nan"), dtype=a.dtype, device="cuda")
-                g.matmul(a, b, schedule=kind, reduction=red, config=cfg, out=out)
+                g.matmul(a, b, schedule=kind, reduction=red, out=out)
                 torch.cuda.synchronize()
                 res = self.compare(out, a64, b64, dtype, contributors)
                 self.record(check="vs float64", case=case, **res)
                 if red_name in ("linear", "tree"):
-                    again = g.matmul(a, b, schedule=kind, reduction=red, config=cfg)
+                    again = g.matmul(a, b, schedule=kind, reduction=red)
                     torch.cuda.synchronize()
                     self.record(check="bitwise repeat", case=case, ok=bool(torch.equal(out, again)))
 
@@ -323,7 +335,7 @@ class Checker:
             starts = [sum(lens[:i]) for i in range(len(lens) + 1)]
             for kind, _ in GROUPED:
                 case = f"{SHORT[dtype]} lens={lens} N={n} K={k} {kind}"
-                if self.absent(dtype, kind, None, "m", None, case):
+                if self.absent(dtype, kind, None, s, n, case, grouped=True):
                     continue
                 y = g.grouped_matmul(a, w, lens, schedule=kind)
                 dx = g.grouped_matmul(dy, w, lens, trans_b=True, schedule=kind)
@@ -357,12 +369,12 @@ class Checker:
         a, b = self.operands((m, k), (k, n), dtype, seed=7)
         for kind, red in DENSE:
             case = f"{SHORT[dtype]} {m}x{n}x{k} {kind}/{red or '-'} x{launches}"
-            if self.absent(dtype, kind, red, "none", None, case):
+            if self.absent(dtype, kind, red, m, n, case):
                 continue
             outs = [g.matmul(a, b, schedule=kind, reduction=red) for _ in range(launches)]
             torch.cuda.synchronize()
             if red == "atomic":
-                cfg = GPU_CONFIG.__dict__
+                cfg = shape_config(m, n, self.sms)
                 r = atomic_contributors(m, n, k, self.programs(dtype, cfg), cfg)
                 a64, b64 = a.double(), b.double()
                 ok = all(self.compare(o, a64, b64, dtype, r)["ok"] for o in outs)
@@ -379,7 +391,7 @@ class Checker:
         torch.cuda.synchronize()
         for kind, red in DENSE:
             case = f"{SHORT[dtype]} {kind}/{red or '-'} x{rounds} on 2 streams"
-            if self.absent(dtype, kind, red, "none", None, case):
+            if any(self.absent(dtype, kind, red, m, n, case) for m, n, _ in shapes):
                 continue
             outs: list[list[Any]] = [[], []]
             for _ in range(rounds):
@@ -392,7 +404,7 @@ class Checker:
                 a, b = ops[i]
                 r = 1
                 if red == "atomic":
-                    cfg = GPU_CONFIG.__dict__
+                    cfg = shape_config(m, n, self.sms)
                     r = atomic_contributors(m, n, k, self.programs(dtype, cfg), cfg)
                 for o in outs[i]:
                     ok &= self.compare(o, a.double(), b.double(), dtype, r)["ok"]
@@ -466,6 +478,12 @@ def time_case(
             "vs_torch": round(base / ms, 3),
             "target": case.target,
         }
+        if label != "torch":  # the configuration the API picked for the shape
+            sms = torch.cuda.get_device_properties(0).multi_processor_count
+            m = case.m
+            grouped = "none" if case.op == "dense" else {"fwd": "m", "dgrad": "m"}.get(case.op, "k")
+            red = label.split("/")[1] if "/" in label else None
+            row["config"] = S.gpu_config_name(m, case.n, grouped, case.op == "dgrad", sms, red)
         if case.op == "dense" and case.m <= 64:
             size = 2 * (case.m * case.k + case.k * case.n + case.m * case.n)
             row["hbm_roofline"] = round(size / HBM_BYTES_PER_S / (ms * 1e-3), 3)

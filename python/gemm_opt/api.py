@@ -61,9 +61,10 @@ ALIGN = 16
 GemmConfig = S.GemmConfig
 #: The configuration the model runs by default (small blocks: quick to interpret).
 MODEL_CONFIG = S.MODEL_CONFIG
-#: The configuration the GPU runs by default (the tuned large-shape config on H100).
+#: The configuration a partial ``config`` dict fills in on the GPU.
 GPU_CONFIG = S.GPU_CONFIG
-#: The configurations bundled for the GPU, by name.
+#: The configurations bundled for the GPU, by name; with ``config=None`` the
+#: GPU runs the one of the shape's class (:func:`gemm_opt.core.schedules.gpu_config_name`).
 GPU_CONFIGS = S.GPU_CONFIGS
 #: Resident programs on the model when ``num_programs`` is None.
 MODEL_PROGRAMS = 4
@@ -400,6 +401,18 @@ def _common(
     return ka, da, kind, red, num_programs, num_xcds, cfg, seed
 
 
+def _shape_config(
+    a: Any, m: int, n: int, grouped: str, trans_b: bool = False, reduction: str | None = None
+) -> GemmConfig:
+    """The bundled configuration of the shape's class on ``a``'s GPU (no ``config`` given)."""
+    import torch
+
+    from gemm_opt.runtime import gemm as rt
+
+    sms = rt.sm_count(torch, a.device)
+    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms, reduction)]
+
+
 def _check_out(
     out: Any, shape: tuple[int, ...], dtype: str, backend: str, device: Any, meta: bool = False
 ) -> None:
@@ -475,6 +488,8 @@ def _matmul_call(a: Any, b: Any, *, meta: bool = False, **kw: Any) -> _Call:
     if backend == "cuda" and not meta:
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
+        if kw["config"] is None and kind != AUTO:  # auto resolves its own config
+            cfg = _shape_config(a, m, n, "none", reduction=red)
     _check_out(kw["out"], (m, n), dtype, backend, getattr(a, "device", None), meta)
     if meta and kind == AUTO:  # the output does not depend on the pick
         return _meta_call(None, backend, a, b, (m, n))
@@ -560,6 +575,8 @@ def _grouped_call(
     if backend == "cuda" and not meta:
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
+        if kw["config"] is None and kind != AUTO:  # auto resolves its own config
+            cfg = _shape_config(a, s, n, "m", trans_b)
     _check_out(kw["out"], (s, n), dtype, backend, device, meta)
     if meta and kind == AUTO:
         return _meta_call(None, backend, a, b, (s, n))

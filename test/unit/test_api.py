@@ -110,9 +110,9 @@ G3 = np.zeros((3, 16, 4), np.float16)
             r"config\.block_m must be a multiple of 32 .* does not split over the warps",
         ),
         (
-            lambda: gemm_opt.matmul(A, B, config={"num_stages": 3}),
+            lambda: gemm_opt.matmul(A, B, config={"num_stages": 7}),
             ValueError,
-            r"config\.num_stages must be 2 \(or None\)",
+            r"config\.num_stages must be 2 to 6 \(or None\)",
         ),
         (
             lambda: gemm_opt.grouped_matmul(

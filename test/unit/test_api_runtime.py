@@ -13,8 +13,19 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from gemm_opt.core import schedules as S
 from gemm_opt.runtime import Arg, Bundle, BundleKernel, GridDim
+from gemm_opt.runtime import gemm as rt_gemm
+
+
+@pytest.fixture(autouse=True)
+def _bundles_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests read hand-made bundles: no on-demand builder (another test
+    of the process may have installed the compiler's) fills a missing twin."""
+    monkeypatch.setattr(rt_gemm, "_builder", None)
+
 
 # A blocked module behaves as if it were not installed: importing it raises
 # ModuleNotFoundError, and importlib.util.find_spec finds no file for it (a spec
@@ -210,3 +221,56 @@ def test_the_aligned_twin_runs_only_where_its_facts_hold(tmp_path: Path) -> None
     for bad in ({"K": 520, "lda": 520}, {"ldc": 264}, {"N": 250, "ldb": 250, "ldc": 250}):
         kernel, _ = rt.select_kernel(st, plain, {**ok, **bad})
         assert kernel.name == plain.name, bad
+
+
+def test_the_tma_twin_comes_first_and_needs_every_dimension(tmp_path: Path) -> None:
+    """With a TMA twin bundled, select_kernel prefers it, then the aligned
+    twin, then the plain kernel: the TMA twin only where its facts hold (K a
+    multiple of block_k for grouped m) and M, N and K are at least 1."""
+    from dataclasses import replace
+
+    from gemm_opt.runtime import gemm as rt
+
+    plain = S.KernelSpec("persistent", None, "m", "fp16", 128, 128, 64, 8, 4, None)
+    aligned = replace(plain, aligned=True)
+    tma = replace(plain, aligned=True, tma=True)
+    assert rt.twins(plain) == [tma, aligned] and rt.twins(tma) == []
+    names = ("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc", "group_lens", "num_groups")
+    kernels = []
+    for spec in (plain, aligned, tma):
+        facts = {n: S.ALIGNMENT for n in S.ALIGNED_ARGS} if spec.aligned else {}
+        if spec.tma:
+            facts["K"] = 64  # what build_gemm_module states for grouped m
+        args = tuple(
+            Arg(n, "*fp16" if n in "abc" else "*i32", 16)
+            if n in ("a", "b", "c", "group_lens")
+            else Arg(n, "i32", facts.get(n, 1))
+            for n in names
+        )
+        kernels.append(
+            BundleKernel(
+                name=spec.name,
+                symbol="gemm",
+                target="cuda:90",
+                sm="sm_90a",
+                num_warps=4,
+                threads_per_warp=32,
+                shared_bytes=0,
+                args=args,
+                grid=(GridDim(), GridDim(), GridDim()),
+                binary=b"\x7fELF" + bytes(60),
+                meta={"grid": "tiles"},
+            )
+        )
+    (tmp_path / "cuda90").mkdir()
+    Bundle(tuple(kernels)).write(tmp_path / "cuda90" / "schedules.bundle")
+    st = rt.KernelStore("cuda:90", tmp_path)
+    ok = dict(a=4096, b=8192, c=12288, M=100, N=256, K=512, lda=512, ldb=256, ldc=256)
+    ok |= dict(group_lens=16384, num_groups=2)
+    assert rt.select_kernel(st, plain, ok)[0].name == tma.name
+    for bad, want in (
+        ({"K": 528, "lda": 528}, aligned),  # K a multiple of 16, not of block_k
+        ({"K": 0}, aligned),  # no TMA descriptor of a zero dimension
+        ({"N": 250, "ldb": 250, "ldc": 250}, plain),
+    ):
+        assert rt.select_kernel(st, plain, {**ok, **bad})[0].name == want.name, bad

@@ -41,6 +41,7 @@ CHANGES = {
     "num_xcds": {"num_xcds": 2},
     "trans_b": {"trans_b": True},
     "aligned": {"aligned": True},
+    "tma": {"aligned": True, "tma": True},
 }
 
 
@@ -215,10 +216,11 @@ def test_store_builds_what_no_bundle_holds(builder, tmp_path: Path) -> None:
     spec = S.KernelSpec("data-parallel", None, "none", "fp16", **S.GPU_CONFIG.__dict__)
     assert st.for_spec(spec).name == spec.name
     assert st.for_spec(spec) is st.for_spec(spec) and builder == [spec.name]
-    # the pipelined body pairs with an aligned twin, built too; the blocks body has none
-    assert st.twin(spec).name == replace(spec, aligned=True).name
+    # the pipelined body pairs with TMA and aligned twins, built too; the blocks body has none
+    twins = [replace(spec, aligned=True, tma=True), replace(spec, aligned=True)]
+    assert [k.name for _, k in st.twins(spec)] == [t.name for t in twins]
     blocks = replace(spec, grouped="k", kind="persistent")
-    assert st.twin(blocks) is None
+    assert st.twins(blocks) == []
     assert replace(blocks, aligned=True).name not in builder
 
 

@@ -48,10 +48,19 @@ SHAPES = [
 
 
 def _lowered(
-    kind: str, reduction: str | None, dtype: str = "fp16", num_xcds: int = 1, body: str = "auto"
+    kind: str,
+    reduction: str | None,
+    dtype: str = "fp16",
+    num_xcds: int = 1,
+    body: str = "auto",
+    num_stages: int | None = None,
+    tma: bool = False,
 ):
     module = build_gemm_module(
         body=body,
+        num_stages=num_stages,
+        aligned=tma,
+        tma=tma,
         kind=kind,
         reduction=reduction,
         dtype=dtype,
@@ -99,6 +108,44 @@ def test_schedule_equals_numpy_on_ragged_shapes(kind, reduction, body):
         c, _ = _run(module, kind, reduction, a, b, programs)
         ref = a.astype(np.float64) @ b.astype(np.float64)
         assert np.array_equal(c.astype(np.float64), ref), (kind, reduction, m, n, k, programs)
+
+
+@pytest.mark.parametrize("stages", [3, 4])
+@pytest.mark.parametrize(("kind", "reduction"), SCHEDULES)
+def test_ring_of_stages_equals_numpy(kind, reduction, stages):
+    """The pipelined body with a ring of 3 and 4 buffers (2 and 3 K blocks in
+    flight, the prologue's copies past a short K range zero-filled): exact C,
+    and the model's race detector sees no copy overwrite a buffer being read."""
+    module = _lowered(kind, reduction, body="pipelined", num_stages=stages)
+    rng = np.random.default_rng(11)
+    for m, n, k, programs in SHAPES[:6]:
+        a = rng.integers(-3, 4, (m, k)).astype(np.float16)
+        b = rng.integers(-3, 4, (k, n)).astype(np.float16)
+        c, _ = _run(module, kind, reduction, a, b, programs)
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        assert np.array_equal(c.astype(np.float64), ref), (kind, reduction, stages, m, n, k)
+
+
+@pytest.mark.parametrize(("kind", "reduction"), SCHEDULES)
+def test_tma_body_bounded_by_shape_equals_numpy(kind, reduction):
+    """The body of the TMA kernels: copies bounded by the tensors' shapes, not
+    per tile and K range (TMA descriptors bound by shape only). Stream-K's K
+    ranges end on block boundaries or at K, so C is still exact."""
+    module = _lowered(kind, reduction, body="pipelined", num_stages=3, tma=True)
+    rng = np.random.default_rng(13)
+    for m, n, k, programs in SHAPES:
+        a = rng.integers(-3, 4, (m, k)).astype(np.float16)
+        b = rng.integers(-3, 4, (k, n)).astype(np.float16)
+        c, _ = _run(module, kind, reduction, a, b, programs)
+        ref = a.astype(np.float64) @ b.astype(np.float64)
+        assert np.array_equal(c.astype(np.float64), ref), (kind, reduction, m, n, k)
+
+
+def test_tma_body_needs_aligned_pipelined_kernels():
+    with pytest.raises(ValueError, match="tma copies need the pipelined body and aligned"):
+        build_gemm_module(tma=True)
+    with pytest.raises(ValueError, match="tma copies need"):
+        build_gemm_module(kind="persistent", grouped="k", aligned=True, tma=True)
 
 
 @pytest.mark.parametrize(("kind", "reduction"), SCHEDULES)
@@ -267,7 +314,9 @@ def test_kernel_signature():
         ({"kind": "persistent", "reduction": "atomic"}, "does not verify"),
         ({"body": "pipelined", "grouped": "k", "kind": "persistent"}, "needs row-major A and B"),
         ({"body": "smem"}, "body must be"),
-        ({"body": "pipelined", "num_stages": 3}, "has 2 stage"),
+        ({"body": "pipelined", "num_stages": 1}, "has 2 to 6 stages"),
+        ({"body": "pipelined", "num_stages": 7}, "has 2 to 6 stages"),
+        ({"body": "blocks", "num_stages": 2}, "has 1 stage"),
     ],
 )
 def test_kernel_builder_rejects_bad_configs(kwargs, message):
@@ -354,10 +403,10 @@ def test_module_context_is_kept():
 GROUP_LENS = [[0, 37, 5, 0, 64], [10], [0, 0, 0], [100, 0, 1], [3, 0, 0, 70, 0]]
 
 
-def _grouped(grouped: str, trans_b: bool = False, body: str = "auto"):
+def _grouped(grouped: str, trans_b: bool = False, body: str = "auto", tma: bool = False):
     module = build_gemm_module(
         kind="persistent", grouped=grouped, trans_b=trans_b, block_m=BM, block_n=BN, block_k=BK,
-        group_m=2, body=body,
+        group_m=2, body=body, aligned=tma, tma=tma,
     )  # fmt: skip
     LowerGemmSchedulePass().run(module.operation)
     assert module.operation.verify()
@@ -365,14 +414,22 @@ def _grouped(grouped: str, trans_b: bool = False, body: str = "auto"):
 
 
 @pytest.mark.parametrize(
-    ("trans_b", "body"), [(False, "blocks"), (False, "pipelined"), (True, "blocks")]
-)
-def test_grouped_m_equals_per_group_numpy(trans_b, body):
+    ("trans_b", "body", "tma"),
+    [(False, "blocks", False), (False, "pipelined", False), (True, "blocks", False),
+     (False, "pipelined", True)],
+)  # fmt: skip
+def test_grouped_m_equals_per_group_numpy(trans_b, body, tma):
     """Forward (B as (G, K, N)) and the dgrad form (B as (G, N, K)): rows of
-    group g times weight g; an empty group shifts neither rows nor weights."""
-    module = _grouped("m", trans_b, body)
+    group g times weight g; an empty group shifts neither rows nor weights.
+    The TMA body reads past a group's rows (the store drops them) and relies
+    on K being a multiple of block_k (its stated fact), so K = 96 there."""
+    module = _grouped("m", trans_b, body, tma)
+    if tma:
+        fn = next(iter(module.body.operations))
+        facts = {ir.DictAttr(a)["tile.divisibility"] for a in fn.arg_attrs if len(ir.DictAttr(a))}
+        assert {ir.IntegerAttr(f).value for f in facts} == {16, 32}  # K: max(16, block_k)
     rng = np.random.default_rng(1)
-    k, n = 70, 45
+    k, n = (96 if tma else 70), 45
     for lens in GROUP_LENS:
         g, s = len(lens), sum(lens)
         a = rng.integers(-3, 4, (s, k)).astype(np.float16)

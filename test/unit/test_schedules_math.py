@@ -319,3 +319,37 @@ def test_kernel_arguments_follow_the_workspace() -> None:
     assert spec.arg_names == (*S.ARG_NAMES[:9], "group_lens", "num_groups")
     with pytest.raises(ValueError, match="dtype must be one of"):
         S.KernelSpec("persistent", None, "none", "f16", 64, 64, 32, 4, 4, None)
+
+
+def test_gpu_shape_classes_pick_a_config_per_shape():
+    """Large outputs take 128x256 tiles, mid-size 128x128, few-tile and
+    few-row outputs 64-row tiles (more programs); dgrad and wgrad the
+    default (the blocks body is built only there); fewer SMs, larger tiles."""
+    pick = S.gpu_config_name
+    assert pick(4096, 4096) == pick(8192, 8192) == "wide"
+    assert pick(2048, 2048) == "mid"  # 128 tiles of 128x256 < 132 SMs; 256 of 128x128
+    assert pick(128, 7168) == "narrow"  # 112 tiles of 64x128 fill half a wave
+    assert pick(512, 512) == "small"  # 32 tiles of 64x128 do not; 64 of 64x64
+    assert pick(16, 4096) == "small"  # a 64-row tile would be mostly padding at 128
+    assert pick(2048, 2048, sms=64) == "wide"
+    # stream-K's fix-up holds a partial tile too: 128x256 would spill
+    assert pick(4096, 4096, reduction="linear") == pick(4096, 4096, reduction="tree") == "mid"
+    assert pick(4096, 4096, reduction="atomic") == "wide"
+    assert not S.config_serves("wide", "tree") and S.config_serves("wide", "atomic")
+    assert S.config_serves("mid", "linear") and S.config_serves("default", "tree")
+    assert pick(32768, 4096, "m") == "wide"
+    assert pick(32768, 4096, "m", trans_b=True) == pick(4096, 4096, "k") == "default"
+    for cfg in S.GPU_CONFIGS.values():
+        S.check_kernel_config(
+            block_m=cfg.block_m,
+            block_n=cfg.block_n,
+            block_k=cfg.block_k,
+            num_warps=cfg.num_warps,
+            num_stages=cfg.num_stages,
+        )
+    with pytest.raises(ValueError, match="num_stages must be 2 to 6"):
+        S.check_kernel_config(block_m=64, block_n=64, block_k=64, num_warps=4, num_stages=7)
+    with pytest.raises(ValueError, match="num_stages must be 1"):
+        S.check_kernel_config(
+            block_m=64, block_n=64, block_k=64, num_warps=4, num_stages=3, grouped="k"
+        )

@@ -254,3 +254,115 @@ def test_model_runs_the_tma_gemm_equal_to_numpy(bb, stages: int) -> None:
         b = rng.integers(-3, 4, (k, n)).astype(np.float16)
         ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
         np.testing.assert_array_equal(run_gemm(low.tile, a, b), ref)
+
+
+# ---- the schedule kernels: copies in a K loop nested in tile loops ---------------------
+
+SCHEDULE_TMA = f"tile-lower-gemm-schedule,tile-pipeline-mma,{TMA}"
+
+
+def _schedule_tile_ir(kind: str, reduction: str | None, stages: int, **kw) -> str:
+    from gemm_opt.kernels.schedule_gemm import build_gemm_module
+
+    module = build_gemm_module(
+        kind=kind, reduction=reduction, target="cuda:90", block_m=64, block_n=64, block_k=32,
+        num_warps=4, num_stages=stages, aligned=True, tma=True, **kw,
+    )  # fmt: skip
+    return lower_tile_module(module, "cuda:90", pipeline=SCHEDULE_TMA).tile
+
+
+def _run_nested(fn: ir.Operation, plan: FunctionPlan, rng: random.Random) -> int:
+    """The lowering's waits on the model of mbarriers, through every nesting
+    level: each loop runs 0 to 3 times (a tile's K loop, the tile loop, a
+    work-stealing ``scf.while`` whose condition runs once more), each
+    ``scf.if`` takes a random branch; the count carries across all of them."""
+    bars = _Barriers(plan.ring, rng)
+    issued = 0
+
+    def wait(op: ir.Operation, num: int) -> None:
+        for j in range(num, plan.windows[op]):
+            g = issued - 1 - j
+            if g >= 0:
+                bars.wait(g % plan.ring, (g // plan.ring) % 2, g)
+        assert all(g in bars.done for g in range(issued - num)), "a wait returned early"
+
+    def block(b: ir.Block) -> None:
+        nonlocal issued
+        for view in b.operations:
+            op = view.operation
+            bars.land_some()
+            if op.name == COPY_OP:
+                bars.issue(issued)
+                issued += 1
+            elif op.name == "tile.async_tdm_wait":
+                wait(op, ir.IntegerAttr(op.attributes["num"]).value)
+            elif op.name == "func.return":
+                wait(op, 0)
+            elif op.name == "scf.for" and (op in plan.loops or op in plan.carried):
+                for _ in range(rng.randrange(4)):
+                    block(op.regions[0].blocks[0])
+            elif op.name == "scf.while" and op in plan.carried:
+                for _ in range(rng.randrange(4)):
+                    block(op.regions[0].blocks[0])
+                    block(op.regions[1].blocks[0])
+                block(op.regions[0].blocks[0])
+            elif op.name == "scf.if" and op in plan.carried:
+                taken = [r for r in op.regions if len(r.blocks)]
+                choice = rng.randrange(2)
+                if choice < len(taken):
+                    block(taken[choice].blocks[0])
+
+    block(fn.regions[0].blocks[0])
+    return issued
+
+
+@pytest.mark.parametrize("stages", [2, 3])
+@pytest.mark.parametrize(
+    ("kind", "reduction"),
+    [("data-parallel", None), ("persistent", None), ("work-stealing", None),
+     ("stream-k", "linear")],
+)  # fmt: skip
+def test_barrier_protocol_carries_across_tiles(kind: str, reduction, stages: int) -> None:
+    """The schedule kernels' TMA copies sit in a K loop inside a tile loop
+    (``scf.for``, a work-stealing ``scf.while``, the data-parallel
+    ``scf.if``): the plan carries the copy count through them, the K loop
+    stays affine, and the protocol keeps the wait rule over random trip
+    counts with the barriers' phases running on across tiles."""
+    text = _schedule_tile_ir(kind, reduction, stages)
+    with dialect.make_context(False):
+        module = ir.Module.parse(text)
+        plan = plan_tma(module.operation)
+        ((fn, fplan),) = plan.functions.items()
+        assert fplan.carried and fplan.loops, "a carried tile loop around an affine K loop"
+        assert all(fplan.loops[op] == 2 for op in fplan.loops)  # A and B per K step
+        # The prologue's stages - 1 K blocks are in flight as the K loop starts.
+        assert fplan.ring == 2 * (stages - 1)
+        rng = random.Random(stages)
+        for _ in range(100):
+            _run_nested(fn, fplan, rng)
+
+
+@pytest.mark.parametrize(
+    ("kind", "reduction", "block_n", "warps"),
+    [("persistent", None, 256, 8), ("work-stealing", None, 256, 8),
+     ("stream-k", "tree", 128, 8), ("data-parallel", None, 64, 4)],
+)  # fmt: skip
+def test_schedule_kernels_copy_with_tma_and_multiply_with_wgmma(
+    bb, kind, reduction, block_n: int, warps: int
+) -> None:
+    """The bundle's TMA schedule kernels: TMA copies and pipelined wgmma in the
+    PTX, no cp.async, no spills (the 128-wide tiles of the bundled configs)."""
+    from gemm_opt.kernels.schedule_gemm import build_gemm_module
+
+    module = build_gemm_module(
+        kind=kind, reduction=reduction, dtype="bf16", target="cuda:90", block_m=128 if warps == 8 else 64,
+        block_n=block_n, block_k=64, num_warps=warps, num_stages=3, aligned=True, tma=True,
+    )  # fmt: skip
+    kernel = compile_tile_module(module, "cuda:90", pipeline=SCHEDULE_TMA)
+    ptx = kernel.asm["ptx"]
+    assert "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes" in ptx
+    assert "wgmma.mma_async" in ptx and "wgmma.wait_group.sync.aligned 1;" in ptx
+    assert "cp.async.cg" not in ptx and "cp.async.wait_group" not in ptx
+    usage = dict(f.split(":") for f in bb.resource_usage(kernel.hsaco).split())
+    assert usage["STACK"] == "0" and usage["LOCAL"] == "0", usage  # no spills
+    assert "serialized" not in bb.wgmma_waits(kernel.hsaco)

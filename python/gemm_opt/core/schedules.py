@@ -614,9 +614,16 @@ def warp_grid(num_warps: int) -> tuple[int, int]:
     return wm, num_warps // wm
 
 
+#: Stages of the pipelined body: a ring of ``num_stages`` shared buffers per
+#: operand, ``num_stages - 1`` K blocks in flight while one multiplies.
+MIN_STAGES = 2
+MAX_STAGES = 6
+
+
 def pipelined(grouped: str, trans_b: bool, num_warps: int) -> bool:
-    """Whether the kernel has the pipelined body (2 stages: async copies of row-major
-    A and B by two halves of the warps), else the blocks body (1 stage)."""
+    """Whether the kernel has the pipelined body (a ring of 2 or more stages:
+    async copies of row-major A and B by two halves of the warps), else the
+    blocks body (1 stage)."""
     return grouped != "k" and not trans_b and num_warps >= 2
 
 
@@ -644,11 +651,17 @@ def check_kernel_config(
                 f"warps of the {wm}x{wn} warp grid of num_warps={num_warps}); the "
                 f"{block_m}x{block_n} tile does not split over the warps; got {value}"
             )
-    stages = 2 if pipelined(grouped, trans_b, num_warps) else 1
-    if num_stages is not None and num_stages != stages:
+    if num_stages is None:
+        return
+    if pipelined(grouped, trans_b, num_warps):
+        if not MIN_STAGES <= num_stages <= MAX_STAGES:
+            raise ValueError(
+                f"num_stages must be {MIN_STAGES} to {MAX_STAGES} (or None) for this kernel "
+                f"(the pipelined body's ring of shared buffers), got {num_stages}"
+            )
+    elif num_stages != 1:
         raise ValueError(
-            f"num_stages must be {stages} (or None) for this kernel (the "
-            f"{'pipelined' if stages == 2 else 'blocks'} body has {stages} stage(s)), "
+            f"num_stages must be 1 (or None) for this kernel (the blocks body has 1 stage), "
             f"got {num_stages}"
         )
 
@@ -662,18 +675,70 @@ class GemmConfig:
     block_k: int = 64
     group_m: int = 8
     num_warps: int = 4
-    #: Pipeline depth; None: the kernel body's own (2 for gfx1250's TDM body,
-    #: 1 for the portable one that loads each K block when it uses it).
+    #: Pipeline depth; None: the kernel body's own (2 for the pipelined body,
+    #: 1 for the blocks body that loads each K block when it uses it).
     num_stages: int | None = None
 
 
 #: The configuration the model runs by default (small blocks: quick to interpret).
 MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
-#: The configuration the GPU runs by default (the tuned large-shape config on H100).
-GPU_CONFIG = GemmConfig(128, 128, 64, 8, 4)
-#: The configurations bundled for the GPU, by name: the default and a narrow
-#: one for few-row (decode) shapes, where 64-row tiles waste less of M.
-GPU_CONFIGS = {"default": GPU_CONFIG, "narrow": GemmConfig(64, 128, 64, 8, 4)}
+#: The configurations bundled for the GPU, by name. ``default`` is the base a
+#: partial ``config`` dict fills in (its ``num_stages`` None: each body's own,
+#: so it also builds the blocks body of dgrad and wgrad; 8 warps, on which
+#: neither that body nor stream-K's fix-up spills, as both do on 4); the others are the
+#: tuned shape classes :func:`gpu_config_name` picks from: 128x256 tiles on 8
+#: warps with 3 stages (the dense kernel's large-shape config on H100), 128x128
+#: on 8 warps with 3 (also where stream-K's fix-up holds a partial tile next to
+#: the accumulator, which spills at 128x256, and at 128x128 on 4 warps), and
+#: 64-row tiles with 4 stages for few-row or few-tile shapes, where smaller
+#: tiles give more programs (stream-K splits K on top).
+GPU_CONFIGS = {
+    "default": GemmConfig(128, 128, 64, 8, 8),
+    "wide": GemmConfig(128, 256, 64, 8, 8, 3),
+    "mid": GemmConfig(128, 128, 64, 8, 8, 3),
+    "narrow": GemmConfig(64, 128, 64, 8, 4, 4),
+    "small": GemmConfig(64, 64, 64, 8, 4, 4),
+}
+#: The configuration a partial ``config`` fills in on the GPU.
+GPU_CONFIG = GPU_CONFIGS["default"]
+#: The shape classes, first match wins: (config name, the fraction of a wave of
+#: programs, one per SM, that its tiles must fill, whether stream-K's fix-up
+#: reductions may use it). A class also needs at least ``block_m`` rows (a
+#: taller tile only multiplies padding). No match: ``small``.
+GPU_SHAPE_CLASSES = (("wide", 1.0, False), ("mid", 1.0, True), ("narrow", 0.5, True))
+
+
+def config_serves(name: str, reduction: str | None) -> bool:
+    """Whether the GPU configuration ``name`` is built for ``reduction``: not a
+    fix-up reduction at a class that may not take one (its kernels would spill)."""
+    return reduction not in FIXUP_REDUCTIONS or all(
+        ok for cls, _, ok in GPU_SHAPE_CLASSES if cls == name
+    )
+
+
+def gpu_config_name(
+    m: int,
+    n: int,
+    grouped: str = "none",
+    trans_b: bool = False,
+    sms: int = 132,
+    reduction: str | None = None,
+) -> str:
+    """The :data:`GPU_CONFIGS` entry for an ``m x n`` output (grouped m: all
+    groups' rows) on a GPU of ``sms`` SMs: the first of
+    :data:`GPU_SHAPE_CLASSES` whose tiles fill its share of a wave (and that
+    ``reduction`` may use); ``default`` for the blocks body (dgrad with
+    ``trans_b``, wgrad), built only there."""
+    if not pipelined(grouped, trans_b, 4):
+        return "default"
+    fixup = reduction in FIXUP_REDUCTIONS
+    for name, wave, fixup_ok in GPU_SHAPE_CLASSES:
+        cfg = GPU_CONFIGS[name]
+        if fixup and not fixup_ok:
+            continue
+        if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= wave * sms:
+            return name
+    return "small"
 
 
 #: Arguments an aligned kernel states ``tile.divisibility`` facts on: the
@@ -704,6 +769,11 @@ class KernelSpec:
     #: (16-byte rows and K steps: direct ``cp.async`` copies on cuda:90); the
     #: runtime launches it only for arguments that are.
     aligned: bool = False
+    #: Compiled with TMA copies (cuda:90's ``lds-copies=tma``; an aligned kernel
+    #: whose copies are bounded by the tensors' shapes; grouped "m" also assumes K
+    #: a multiple of ``block_k``); the runtime launches it only for arguments
+    #: that satisfy its facts.
+    tma: bool = False
 
     def __post_init__(self) -> None:
         resolve_reduction(self.kind, self.reduction)
@@ -718,6 +788,8 @@ class KernelSpec:
         if self.num_stages is not None:
             _positive("num_stages", self.num_stages)
         _positive("num_xcds", self.num_xcds)
+        if self.tma and not (self.aligned and pipelined(self.grouped, self.trans_b, 2)):
+            raise ValueError("a TMA kernel is aligned and has the pipelined body")
 
     @property
     def name(self) -> str:
@@ -727,6 +799,7 @@ class KernelSpec:
         xcd = f"_x{self.num_xcds}" if self.num_xcds != 1 else ""
         stages = f"_s{self.num_stages}" if self.num_stages is not None else ""
         al = "_aligned" if self.aligned else ""
+        al += "_tma" if self.tma else ""
         return (
             f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}_"
             f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"
@@ -748,9 +821,12 @@ __all__ = [
     "FIXUP_REDUCTIONS",
     "GPU_CONFIG",
     "GPU_CONFIGS",
+    "GPU_SHAPE_CLASSES",
     "GROUPED",
     "GROUPED_KINDS",
     "KINDS",
+    "MAX_STAGES",
+    "MIN_STAGES",
     "MMA_K",
     "MMA_M",
     "MMA_N",
@@ -767,6 +843,8 @@ __all__ = [
     "check_kernel_config",
     "check_kind",
     "check_work_stealing",
+    "config_serves",
+    "gpu_config_name",
     "grid_size",
     "group_starts",
     "grouped_tiles",

@@ -27,25 +27,47 @@ TARGETS = ("cuda:90",)
 
 def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
     """Every kernel the API may launch: each schedule, reduction, grouped form and config,
-    and the aligned twin of each with the pipelined body (row-major A and B), which
-    the runtime launches instead where the arguments satisfy its facts."""
+    and the twins of each with the pipelined body (row-major A and B): aligned
+    ``cp.async`` and TMA, which the runtime launches instead where the arguments
+    satisfy their facts."""
     specs = _plain_specs(dtypes)
     twins = [s for s in specs if S.pipelined(s.grouped, s.trans_b, s.num_warps)]
-    return specs + [replace(s, aligned=True) for s in twins]
+    return (
+        specs
+        + [replace(s, aligned=True) for s in twins]
+        + [replace(s, aligned=True, tma=True) for s in twins]
+    )
+
+
+#: The hand-off of a TMA kernel: every copy a barrier-tracked TMA copy.
+TMA_HAND_OFF = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
+
+
+def pipeline_of(spec: S.KernelSpec, target: str) -> str | None:
+    """The passes a kernel compiles with: the target's (None), or for a TMA kernel
+    the same tile passes then the TMA hand-off."""
+    if not spec.tma:
+        return None
+    from gemm_opt.lowering.pipelines import tile_passes
+
+    return ",".join([*tile_passes(target), TMA_HAND_OFF])
 
 
 def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
     specs = []
     for dtype in dtypes:
-        for cfg in CONFIGS.values():
+        for name, cfg in CONFIGS.items():
             for kind in S.KINDS:
                 reductions = S.REDUCTIONS if kind == "stream-k" else (None,)
                 for red in reductions:
-                    specs.append(S.KernelSpec(kind, red, "none", dtype, **cfg))
-        cfg = CONFIGS["default"]
+                    if S.config_serves(name, red):
+                        specs.append(S.KernelSpec(kind, red, "none", dtype, **cfg))
         for kind in S.GROUPED_KINDS:
-            for trans_b in (False, True):
-                specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg, trans_b=trans_b))
+            for cfg in CONFIGS.values():
+                specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg))
+            # dgrad (trans_b) and wgrad have the blocks body, built for the default only.
+            cfg = CONFIGS["default"]
+            specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg, trans_b=True))
             specs.append(S.KernelSpec(kind, None, "k", dtype, **cfg))
     return specs
 
@@ -63,7 +85,13 @@ def build(target: str, specs: list[S.KernelSpec], *, quiet: bool = False):
         meta = {"kind": "schedule", **spec.__dict__}
         with module.context:  # the bindings read argument attributes in the module's context
             k = build_kernel(
-                module, spec.arg_names, name=spec.name, grid=[1, 1, 1], target=target, meta=meta
+                module,
+                spec.arg_names,
+                name=spec.name,
+                grid=[1, 1, 1],
+                target=target,
+                meta=meta,
+                pipeline=pipeline_of(spec, target),
             )
         kernels.append(k)
         if not quiet:

@@ -42,6 +42,7 @@ def _build(spec: S.KernelSpec, target: str) -> Any:
         target=target,
         trans_b=spec.trans_b,
         aligned=spec.aligned,
+        tma=spec.tma,
     )
 
 

@@ -33,9 +33,11 @@ Two bodies (one tile, one K range), both for every target: ``blocks``
 (``tile.load_block`` of A and B straight into the MMA operand layouts,
 masked by the K range and the edges, then ``tile.wmma``; any layout of A
 and B) and ``pipelined`` (hinted ``tile.async_tdm_copy_global_to_local`` s
-into double buffers, the next K block in flight while the current one
-multiplies; the descriptors' bounds mask the tile and the K range; TDM on
-gfx1250, ``ttg.async_copy`` or register copies and wgmma on cuda:90).
+into a ring of ``num_stages`` buffers, ``num_stages - 1`` K blocks in flight
+while one multiplies; the descriptors' bounds mask the tile and the K range; TDM on
+gfx1250, ``ttg.async_copy`` or register copies and wgmma on cuda:90, or with
+``tma`` copies bounded by the tensors' shapes that cuda:90's ``lds-copies=tma``
+makes barrier-tracked TMA copies inside the schedule's loops).
 """
 
 from typing import Any
@@ -48,6 +50,8 @@ from gemm_opt.core.schedules import (
     DTYPES,
     GROUPED,
     KINDS,
+    MAX_STAGES,
+    MIN_STAGES,
     REDUCTIONS,
     check_kernel_config,
     kernel_args,
@@ -93,22 +97,29 @@ def build_gemm_module(
     trans_b: bool = False,
     body: str = "auto",
     aligned: bool = False,
+    tma: bool = False,
     context: ir.Context | None = None,
 ) -> ir.Module:
     """The tile module (before ``tile-lower-gemm-schedule``) of one scheduled GEMM.
 
     ``body``: ``"blocks"`` (each K block loaded into registers when it is
     used; ``num_stages`` 1), ``"pipelined"`` (copies of A by the first half
-    of the warps and of B by the second, with ``warp_used_hint`` s, into two
-    shared buffers per operand, the next K block in flight while the current
-    one multiplies; ``num_stages`` 2: TDM on gfx1250, wgmma from shared
-    memory on cuda:90) or ``"auto"`` (pipelined where A and B are row-major,
-    else blocks). ``num_stages`` None: the body's own. ``aligned``: state
+    of the warps and of B by the second, with ``warp_used_hint`` s, into a
+    ring of ``num_stages`` shared buffers per operand (2 to 6, default 2),
+    ``num_stages - 1`` K blocks in flight while one multiplies: TDM on
+    gfx1250, wgmma from shared memory on cuda:90) or ``"auto"`` (pipelined
+    where A and B are row-major, else blocks). ``num_stages`` None: the
+    body's own. ``aligned``: state
     ``tile.divisibility = 16`` on N, K and the leading dimensions
     (:data:`~gemm_opt.core.schedules.ALIGNED_ARGS`), so every copy row is
     whole 16-byte vectors: on cuda:90 the copies become direct ``cp.async``
     (without the facts they go through registers); the launcher refuses
-    arguments that break them. ValueError on a bad combination (the op
+    arguments that break them. ``tma`` (pipelined, ``aligned``): the copies
+    bound by the tensors' shapes, not per tile (:func:`_pipelined_body` says
+    why that computes the same C), so that cuda:90's ``lds-copies=tma`` can
+    make them TMA copies, whose descriptors bound by shape only; grouped "m"
+    then also states K divisible by ``block_k`` (a K block never crosses into
+    the next group's weights). ValueError on a bad combination (the op
     verifier's message for schedule rules).
     """
     if kind not in KINDS:
@@ -133,9 +144,16 @@ def build_gemm_module(
             "body 'pipelined' needs row-major A and B (not grouped = 'k', not trans_b) "
             "and at least 2 warps"
         )
-    stages = 2 if body == "pipelined" else 1
-    if num_stages is not None and num_stages != stages:
-        raise ValueError(f"the {body} body has {stages} stage(s), got num_stages={num_stages}")
+    stages = num_stages if num_stages is not None else (2 if body == "pipelined" else 1)
+    if body == "blocks" and stages != 1:
+        raise ValueError(f"the blocks body has 1 stage, got num_stages={num_stages}")
+    if body == "pipelined" and not MIN_STAGES <= stages <= MAX_STAGES:
+        raise ValueError(
+            f"the pipelined body has {MIN_STAGES} to {MAX_STAGES} stages, "
+            f"got num_stages={num_stages}"
+        )
+    if tma and (body != "pipelined" or not aligned):
+        raise ValueError("tma copies need the pipelined body and aligned = True")
     check_kernel_config(
         block_m=block_m, block_n=block_n, block_k=block_k, num_warps=num_warps, num_stages=None
     )
@@ -171,16 +189,23 @@ def build_gemm_module(
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp("gemm", (types, []))
         if aligned:
-            fact = ir.DictAttr.get({DIVISIBILITY: ir.IntegerAttr.get(i32, ALIGNMENT)})
+            facts = {name: ALIGNMENT for name in ALIGNED_ARGS}
+            if tma and grouped == "m":
+                facts["K"] = max(ALIGNMENT, block_k)
             fn.arg_attrs = ir.ArrayAttr.get(
-                [fact if name in ALIGNED_ARGS else ir.DictAttr.get({}) for name in names]
+                [
+                    ir.DictAttr.get({DIVISIBILITY: ir.IntegerAttr.get(i32, facts[name])})
+                    if name in facts
+                    else ir.DictAttr.get({})
+                    for name in names
+                ]
             )
         entry = fn.add_entry_block()
         args = dict(zip(names, entry.arguments, strict=True))
         with ir.InsertionPoint(entry):
             tdm = None
             if body == "pipelined":
-                tdm = _tdm_setup(args, elem, block_m, block_n, block_k, num_warps, grouped)
+                tdm = _tdm_setup(args, elem, block_m, block_n, block_k, num_warps, grouped, stages)
             sched = GemmScheduleOp(
                 args["M"],
                 args["N"],
@@ -208,7 +233,9 @@ def build_gemm_module(
             region = sched.operation.regions[0].blocks.append(*([i32] * 6))
             with ir.InsertionPoint(region):
                 if tdm is not None:
-                    _pipelined_body(region.arguments, args, tdm, acc_t, a_t, b_t, block_k, grouped)
+                    _pipelined_body(
+                        region.arguments, args, tdm, acc_t, a_t, b_t, block_k, grouped, not tma
+                    )
                 else:
                     _body(region.arguments, args, acc_t, a_t, b_t, block_k, grouped, trans_b)
             func.ReturnOp([])
@@ -270,9 +297,11 @@ def _body(
     ScheduleYieldOp(loop.results[0])
 
 
-def _tdm_setup(args, elem, bm: int, bn: int, bk: int, num_warps: int, grouped: str) -> dict:
+def _tdm_setup(
+    args, elem, bm: int, bn: int, bk: int, num_warps: int, grouped: str, stages: int
+) -> dict:
     """Descriptors of A and B (the whole tensors; the body moves and bounds
-    them per tile) and the double buffers, made once per program."""
+    them per tile) and the rings of ``stages`` buffers, made once per program."""
     i32 = ir.IntegerType.get_signless(32)
     i64 = ir.IntegerType.get_signless(64)
     one = arith.ConstantOp(i64, 1).result
@@ -288,8 +317,8 @@ def _tdm_setup(args, elem, bm: int, bn: int, bk: int, num_warps: int, grouped: s
     db_t = TensorDescType.get(ir.TypeAttr.get(blk_b))
     ba_t = SharedType.get(ir.TypeAttr.get(blk_a))
     bb_t = SharedType.get(ir.TypeAttr.get(blk_b))
-    bufa_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([2, bm, bk], elem, sa)))
-    bufb_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([2, bk, bn], elem, sb)))
+    bufa_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, bm, bk], elem, sa)))
+    bufb_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, bk, bn], elem, sb)))
     m, n, k = args["M"], args["N"], args["K"]
     b_rows = k
     if grouped == "m":  # B is (G, K, N): G*K rows
@@ -301,19 +330,35 @@ def _tdm_setup(args, elem, bm: int, bn: int, bk: int, num_warps: int, grouped: s
     return {
         "da": da, "db": db, "ba_t": ba_t, "bb_t": bb_t,
         "abuf": LocalAllocOp(bufa_t).result, "bbuf": LocalAllocOp(bufb_t).result,
-        "hints": hints, "i32": i32,
+        "hints": hints, "i32": i32, "stages": stages,
     }  # fmt: skip
 
 
-def _pipelined_body(bargs: Any, args, tdm: dict, acc_t, a_t, b_t, bk: int, grouped: str) -> None:
-    """The pipelined body: K block i+1 is copied while block i multiplies.
+def _pipelined_body(
+    bargs: Any, args, tdm: dict, acc_t, a_t, b_t, bk: int, grouped: str, bounded: bool = True
+) -> None:
+    """The pipelined body over a ring of S = ``tdm["stages"]`` buffers: K blocks
+    i+1 .. i+S-1 are in flight while block i multiplies.
 
-    The descriptors' bounds are the tile's row end and the range's K end, so
-    TDM's zero fill masks ragged edges and the K split alike.
+    The prologue issues blocks 0 .. S-2; iteration i issues block i+S-1 into
+    slot (i+S-1) % S (the slot block i-1 was read from) and waits until at
+    most the 2*(S-1) copies of blocks i+1 .. i+S-1 are in flight, so block i
+    has landed. ``bounded``: the descriptors' bounds are the tile's row end
+    and the range's K end, so TDM's zero fill masks ragged edges and the K
+    split alike. Unbounded (for TMA, whose descriptors bound by shape only),
+    the tensors' shapes bound the copies, and C is the same: rows past
+    ``m_end`` are the next group's (grouped "m"; dense: ``m_end`` is M), and
+    the store drops them; a K range ends at a multiple of ``block_k`` from
+    its start or at K, so no multiplied block crosses ``k_end`` except into
+    K's zero fill, and B's rows ``g*K + k`` stay in group g because K is a
+    multiple of ``block_k`` there (a stated fact); blocks past the range
+    (the prologue's, for short ranges) are never multiplied.
     """
     i32 = tdm["i32"]
+    stages = tdm["stages"]
     group, m_off, m_end, n_off, k_off, k_end = bargs
-    c = {v: arith.ConstantOp(i32, v).result for v in (0, 1, 2, bk, bk - 1)}
+    consts = {0, 1, stages, stages - 1, bk, bk - 1}
+    c = {v: arith.ConstantOp(i32, v).result for v in sorted(consts)}
     zero = arith.ConstantOp(acc_t, ir.DenseElementsAttr.get_splat(acc_t, ir.FloatAttr.get_f32(0.0)))
     span = arith.MaxSIOp(arith.SubIOp(k_end, k_off).result, c[0]).result
     nk = arith.DivSIOp(arith.AddIOp(span, c[bk - 1]).result, c[bk]).result
@@ -324,13 +369,13 @@ def _pipelined_body(bargs: Any, args, tdm: dict, acc_t, a_t, b_t, bk: int, group
     b_end = arith.AddIOp(b_shift, k_end).result
     ha, hb = tdm["hints"]
 
-    def issue(k: ir.Value, slot: ir.Value, pred: ir.Value) -> None:
+    def issue(k: ir.Value, slot: ir.Value, pred: ir.Value | None) -> None:
         da = UpdateTensorDescriptorOp(
-            tdm["da"], [m_off, k], [m_end, k_end], tdm["da"].type, pred=pred
+            tdm["da"], [m_off, k], [m_end, k_end] if bounded else [], tdm["da"].type, pred=pred
         ).result
         kb = arith.AddIOp(b_shift, k).result
         db = UpdateTensorDescriptorOp(
-            tdm["db"], [kb, n_off], [b_end, n], tdm["db"].type, pred=pred
+            tdm["db"], [kb, n_off], [b_end, n] if bounded else [], tdm["db"].type, pred=pred
         ).result
         for desc, buf, t, hint in ((da, "abuf", "ba_t", ha), (db, "bbuf", "bb_t", hb)):
             dest = MemdescIndexOp(tdm[buf], slot, tdm[t]).result
@@ -341,18 +386,22 @@ def _pipelined_body(bargs: Any, args, tdm: dict, acc_t, a_t, b_t, bk: int, group
         w = AsyncTDMWaitOp()
         w.operation.attributes["num"] = ir.IntegerAttr.get(i32, num)
 
-    # Unpredicated: the bounds zero-fill the copy of an empty K range, and a
-    # branch before the K loop makes ptxas serialize cuda:90's wgmmas.
-    issue(k_off, c[0], None)
+    # Unpredicated: the bounds zero-fill the copies of blocks past the K range
+    # (never multiplied), and a branch before the K loop makes ptxas serialize
+    # cuda:90's wgmmas.
+    for j in range(stages - 1):
+        kj = k_off if j == 0 else arith.AddIOp(k_off, arith.ConstantOp(i32, j * bk).result).result
+        issue(kj, arith.ConstantOp(i32, j).result, None)
     loop = scf.ForOp(c[0], nk, c[1], [zero.result])
     with ir.InsertionPoint(loop.body):
         i = loop.induction_variable
-        nxt = arith.AddIOp(i, c[1]).result
+        nxt = arith.AddIOp(i, c[stages - 1]).result
         more = arith.CmpIOp(arith.CmpIPredicate.slt, nxt, nk).result
         kn = arith.AddIOp(k_off, arith.MulIOp(nxt, c[bk]).result).result
-        issue(kn, arith.RemSIOp(nxt, c[2]).result, more)
-        wait(2)  # block i has landed once at most the two copies just issued are in flight
-        slot = arith.RemSIOp(i, c[2]).result
+        issue(kn, arith.RemSIOp(nxt, c[stages]).result, more)
+        # Block i has landed once at most the copies of blocks i+1 .. i+S-1 are in flight.
+        wait(2 * (stages - 1))
+        slot = arith.RemSIOp(i, c[stages]).result
         at = LocalLoadOp(MemdescIndexOp(tdm["abuf"], slot, tdm["ba_t"]).result, a_t).result
         bt = LocalLoadOp(MemdescIndexOp(tdm["bbuf"], slot, tdm["bb_t"]).result, b_t).result
         scf.YieldOp([WmmaOp(at, bt, loop.inner_iter_args[0], acc_t).result])

@@ -22,10 +22,11 @@ The host contract, kept on every launch:
   resident programs, compute units x occupancy: :func:`resident_programs`);
   stream-K with a fix-up reduction waits on other programs' flags, so its
   grid must be co-resident: at most that many programs are allowed;
-* a kernel with an aligned twin (the same spec, ``aligned=True``: copies
-  straight to shared memory) runs as the twin whenever the arguments satisfy
-  the twin's divisibility facts, checked by the launcher's own checks
-  (:meth:`~gemm_opt.runtime.launch.Kernel.accepts`), else as itself.
+* a kernel with twins (the same spec with ``aligned=True, tma=True``: TMA
+  copies, or ``aligned=True``: copies straight to shared memory) runs as the
+  first twin whose divisibility facts the arguments satisfy, checked by the
+  launcher's own checks (:meth:`~gemm_opt.runtime.launch.Kernel.accepts`),
+  else as itself.
 
 A kernel no bundle holds is built on demand where the compiler is installed
 (:func:`set_builder`; :mod:`gemm_opt.kernels.disk_cache` keeps such kernels
@@ -195,13 +196,12 @@ class KernelStore:
         """:meth:`lookup`, or :class:`KernelMissing` saying how to build the bundles."""
         return self.lookup(spec) or self.get(spec.name)
 
-    def twin(self, spec: S.KernelSpec) -> Kernel | None:
-        """The aligned twin of ``spec`` where it has one (bundled, or built on demand for
-        the pipelined bodies, the ones the bundles pair with a twin)."""
-        if spec.aligned:
-            return None
-        twin = replace(spec, aligned=True)
-        return self.lookup(twin, build=S.pipelined(spec.grouped, spec.trans_b, spec.num_warps))
+    def twins(self, spec: S.KernelSpec) -> list[tuple[S.KernelSpec, Kernel]]:
+        """The twins of ``spec`` (:func:`twins`, preferred first) it has: bundled, or
+        built on demand for the pipelined bodies, the ones the bundles pair with twins."""
+        build = S.pipelined(spec.grouped, spec.trans_b, spec.num_warps)
+        found = ((t, self.lookup(t, build=build)) for t in twins(spec))
+        return [(t, k) for t, k in found if k is not None]
 
 
 _stores: dict[tuple[str, str], KernelStore] = {}
@@ -225,8 +225,8 @@ def sm_count(torch: Any, device: Any) -> int:
 def resident_programs(spec: S.KernelSpec, device: Any) -> int:
     """The number of resident programs of ``spec`` on ``device``: compute units x occupancy.
 
-    The occupancy (CTAs one SM holds, from the driver) is the smaller of the
-    kernel's and its aligned twin's, whichever of them the launch picks, so a
+    The occupancy (CTAs one SM holds, from the driver) is the smallest of the
+    kernel's and its twins', whichever of them the launch picks, so a
     grid of this size is co-resident (what stream-K's fix-up waits need).
     """
     import torch
@@ -235,10 +235,7 @@ def resident_programs(spec: S.KernelSpec, device: Any) -> int:
     if index is None:
         index = torch.cuda.current_device()
     st = store(device_target(torch, index))
-    kernels = [st.for_spec(spec)]
-    twin = st.twin(spec)
-    if twin is not None:
-        kernels.append(twin)
+    kernels = [st.for_spec(spec), *(k for _, k in st.twins(spec))]
     per_sm = min(k.resident_per_sm(index) for k in kernels)
     return sm_count(torch, index) * max(per_sm, 1)
 
@@ -259,17 +256,31 @@ def bind_arguments(bundled: BundleKernel, name: str, values: Mapping[str, Any]) 
     return args
 
 
+def twins(spec: S.KernelSpec) -> list[S.KernelSpec]:
+    """The twins of a plain ``spec``, preferred first: TMA copies, then aligned ``cp.async``."""
+    if spec.aligned or spec.tma:
+        return []
+    out = [replace(spec, aligned=True)]
+    if S.pipelined(spec.grouped, spec.trans_b, spec.num_warps):
+        out.insert(0, replace(spec, aligned=True, tma=True))
+    return out
+
+
 def select_kernel(
     st: KernelStore, spec: S.KernelSpec, values: Mapping[str, Any]
 ) -> tuple[Kernel, list[Any]]:
     """The kernel that runs ``spec`` on ``values`` and its bound arguments: the
-    aligned twin where the store has one and ``values`` pass its launch checks
-    (divisibility facts included), else ``spec``'s own kernel."""
-    aligned = st.twin(spec)
-    if aligned is not None:
-        args = bind_arguments(aligned.spec, aligned.name, values)
-        if aligned.accepts(*args):
-            return aligned, args
+    first twin (:func:`twins`) the store has (or builds) whose launch checks
+    ``values`` pass (divisibility facts included; a TMA twin also needs M, N
+    and K of at least 1, its descriptors' smallest dimensions), else
+    ``spec``'s own kernel."""
+    usable = min(values["M"], values["N"], values["K"]) >= 1
+    for twin, kernel in st.twins(spec):
+        if twin.tma and not usable:
+            continue  # a TMA descriptor's dimensions are at least 1
+        args = bind_arguments(kernel.spec, kernel.name, values)
+        if kernel.accepts(*args):
+            return kernel, args
     kernel = st.for_spec(spec)
     return kernel, bind_arguments(kernel.spec, spec.name, values)
 

@@ -3,7 +3,7 @@
 // lds-copies=tma makes every copy a TMA copy or fails at the first that
 // cannot be one; nothing falls back to cp.async silently.
 
-// A copy under scf.if: the number of copies issued is not static.
+// A copy under a region op the count is not threaded through.
 #s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
 #acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 1>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
 #opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
@@ -12,13 +12,14 @@
 !ba = !tile.shared<tensor<64x64xf16, #s>>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  func.func @copy_under_if(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %p: i1, %c: !acc) -> !acc {
+  func.func @copy_under_execute_region(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %c: !acc) -> !acc {
     %one = arith.constant 1 : i64
     %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
     %buf = "tile.local_alloc"() : () -> !ba
-    // expected-error@+1 {{lds-copies=tma: TMA copies and waits must be at the top level of the function or of a top-level scf.for, not inside 'scf.if' (their count would not be static)}}
-    scf.if %p {
+    // expected-error@+1 {{lds-copies=tma: TMA copies and waits must be in the function, scf.for, scf.while or scf.if, not inside 'scf.execute_region' (their count would not be tracked)}}
+    scf.execute_region {
       "tile.async_tdm_copy_global_to_local"(%d, %buf) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
+      scf.yield
     }
     "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
     %ta = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opa>

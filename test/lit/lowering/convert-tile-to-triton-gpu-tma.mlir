@@ -124,3 +124,161 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     return %r : !acc
   }
 }
+
+// -----
+
+// A copy under scf.if: the if yields the count (the else, added, yields it
+// unchanged), and the wait after it waits for copy count - 1 only if that
+// copy was issued (count - 1 >= 0).
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 1>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+#opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
+#opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
+!da = !tile.tensor_desc<tensor<64x64xf16, #s>>
+!ba = !tile.shared<tensor<64x64xf16, #s>>
+!acc = tensor<64x64xf32, #acc>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  // CHECK-LABEL: tt.func public @copy_under_if
+  func.func @copy_under_if(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %p: i1, %c: !acc) -> !acc {
+    %one = arith.constant 1 : i64
+    %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
+    %buf = "tile.local_alloc"() : () -> !ba
+    // CHECK: %[[COUNT:.*]] = scf.if %arg3 -> (i32) {
+    // CHECK:   ttng.barrier_expect
+    // CHECK:   ttng.async_tma_copy_global_to_local
+    // CHECK:   scf.yield %c1_i32 : i32
+    // CHECK: } else {
+    // CHECK:   scf.yield %c0_i32 : i32
+    // CHECK: }
+    // CHECK: %[[G:.*]] = arith.subi %[[COUNT]], %c1_i32
+    // CHECK: %[[ISSUED:.*]] = arith.cmpi sge, %[[G]], %c0_i32
+    // CHECK: ttng.wait_barrier %{{.*}}, %{{.*}}, %[[ISSUED]]
+    scf.if %p {
+      "tile.async_tdm_copy_global_to_local"(%d, %buf) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
+    }
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    %ta = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opa>
+    %tb = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opb>
+    %r = "tile.wmma"(%ta, %tb, %c) : (tensor<64x64xf16, #opa>, tensor<64x64xf16, #opb>, !acc) -> !acc
+    return %r : !acc
+  }
+}
+
+// -----
+
+// A K loop inside a tile loop (a persistent GEMM): the tile loop carries
+// the count as its last iteration argument, so the barriers' phases run on
+// across tiles whatever each tile's K trip count; the K loop inside is
+// affine from the count at its entry (count + 1 after the tile's first copy).
+// The wait after the K loop leaves nothing in flight, so the return waits
+// for nothing. Two copies at most in flight: a ring of two.
+
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 1>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+#opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
+#opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
+!da = !tile.tensor_desc<tensor<64x64xf16, #s>>
+!ba = !tile.shared<tensor<64x64xf16, #s>>
+!bufa = !tile.shared<tensor<2x64x64xf16, #s>>
+!acc = tensor<64x64xf32, #acc>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  // CHECK-LABEL: tt.func public @tile_loop
+  // CHECK: ttg.local_alloc : () -> !ttg.memdesc<2x1xi64
+  func.func @tile_loop(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %tiles: i32, %nk: i32, %c: !acc) -> !acc {
+    %one = arith.constant 1 : i64
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c64 = arith.constant 64 : i32
+    %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
+    %bufs = "tile.local_alloc"() : () -> !bufa
+    %b0 = "tile.memdesc_index"(%bufs, %c0) : (!bufa, i32) -> !ba
+    // CHECK: scf.for %{{.*}} = %c0_i32 to %arg3 step %c1_i32 iter_args(%{{.*}} = %arg5, %[[C:.*]] = %c0_i32) -> (tensor<64x64xf32, #mma>, i32)
+    // CHECK:   %[[SLOT:.*]] = arith.remsi %[[C]], %c2_i32
+    // CHECK:   %[[BAR:.*]] = ttg.memdesc_index %{{.*}}[%[[SLOT]]]
+    // CHECK:   ttng.async_tma_copy_global_to_local %{{.*}} %{{.*}}, %[[BAR]], %true
+    // CHECK:   %[[BEFORE:.*]] = arith.addi %[[C]], %c1_i32
+    // CHECK:   scf.for %[[K:.*]] = %c0_i32 to %arg4 step %c1_i32
+    // CHECK:     %[[G:.*]] = arith.addi %[[BEFORE]], %[[K]]
+    // CHECK:     arith.remsi %[[G]], %c2_i32
+    // CHECK:     ttng.async_tma_copy_global_to_local
+    // CHECK:     ttng.wait_barrier
+    // CHECK:   %[[TRIPS:.*]] = arith.maxsi %arg4, %c0_i32
+    // CHECK:   %[[AFTER:.*]] = arith.addi %[[BEFORE]], %[[TRIPS]]
+    // CHECK:   arith.subi %[[AFTER]], %c1_i32
+    // CHECK:   ttng.wait_barrier
+    // CHECK-NOT: ttng.wait_barrier
+    // CHECK:   scf.yield %{{.*}}, %[[AFTER]] : tensor<64x64xf32, #mma>, i32
+    // CHECK-NOT: ttng.wait_barrier
+    // CHECK: tt.return
+    %out = scf.for %t = %c0 to %tiles step %c1 iter_args(%tacc = %c) -> (!acc) : i32 {
+      %row = arith.muli %t, %c64 : i32
+      %d0 = "tile.update_tensor_descriptor"(%d, %row, %c0) {operandSegmentSizes = array<i32: 1, 2, 0, 0>} : (!da, i32, i32) -> !da
+      "tile.async_tdm_copy_global_to_local"(%d0, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
+      %r = scf.for %k = %c0 to %nk step %c1 iter_args(%acc = %tacc) -> (!acc) : i32 {
+        %k1 = arith.addi %k, %c1 : i32
+        %s1 = arith.remsi %k1, %c2 : i32
+        %off = arith.muli %k1, %c64 : i32
+        %dn = "tile.update_tensor_descriptor"(%d, %row, %off) {operandSegmentSizes = array<i32: 1, 2, 0, 0>} : (!da, i32, i32) -> !da
+        %bn = "tile.memdesc_index"(%bufs, %s1) : (!bufa, i32) -> !ba
+        "tile.async_tdm_copy_global_to_local"(%dn, %bn) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
+        "tile.async_tdm_wait"() {num = 1 : i32} : () -> ()
+        %s = arith.remsi %k, %c2 : i32
+        %bk = "tile.memdesc_index"(%bufs, %s) : (!bufa, i32) -> !ba
+        %ta = "tile.local_load"(%bk) : (!ba) -> tensor<64x64xf16, #opa>
+        %tb = "tile.local_load"(%bk) : (!ba) -> tensor<64x64xf16, #opb>
+        %d2 = "tile.wmma"(%ta, %tb, %acc) : (tensor<64x64xf16, #opa>, tensor<64x64xf16, #opb>, !acc) -> !acc
+        scf.yield %d2 : !acc
+      }
+      "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+      scf.yield %r : !acc
+    }
+    return %out : !acc
+  }
+}
+
+// -----
+
+// A copy in the body of an scf.while (a work-stealing claim loop): the count
+// is the last argument of both regions; scf.condition passes it on.
+
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 1>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+#opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
+#opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
+!da = !tile.tensor_desc<tensor<64x64xf16, #s>>
+!ba = !tile.shared<tensor<64x64xf16, #s>>
+!acc = tensor<64x64xf32, #acc>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  // CHECK-LABEL: tt.func public @claim_loop
+  func.func @claim_loop(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %n: i32, %c: !acc) -> !acc {
+    %one = arith.constant 1 : i64
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
+    %buf = "tile.local_alloc"() : () -> !ba
+    // CHECK: scf.while (%{{.*}} = %c0_i32, %{{.*}} = %arg4, %[[C0:.*]] = %c0_i32) : (i32, tensor<64x64xf32, #mma>, i32) -> (i32, tensor<64x64xf32, #mma>, i32)
+    // CHECK:   scf.condition(%{{.*}}) %{{.*}}, %{{.*}}, %{{.*}} : i32, tensor<64x64xf32, #mma>, i32
+    // CHECK: } do {
+    // CHECK: ^bb0(%{{.*}}: i32{{.*}}, %{{.*}}: tensor<64x64xf32, #mma>{{.*}}, %[[C:[^:]*]]: i32
+    // CHECK:   ttng.async_tma_copy_global_to_local
+    // CHECK:   %[[NEXT:.*]] = arith.addi %[[C]], %c1_i32
+    // CHECK:   arith.cmpi sge, %[[C]], %c0_i32
+    // CHECK:   ttng.wait_barrier
+    // CHECK:   scf.yield %{{.*}}, %{{.*}}, %[[NEXT]] : i32, tensor<64x64xf32, #mma>, i32
+    %r:2 = scf.while (%i = %c0, %x = %c) : (i32, !acc) -> (i32, !acc) {
+      %go = arith.cmpi slt, %i, %n : i32
+      scf.condition(%go) %i, %x : i32, !acc
+    } do {
+    ^bb0(%j: i32, %y: !acc):
+      "tile.async_tdm_copy_global_to_local"(%d, %buf) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
+      "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+      %ta = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opa>
+      %tb = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opb>
+      %z = "tile.wmma"(%ta, %tb, %y) : (tensor<64x64xf16, #opa>, tensor<64x64xf16, #opb>, !acc) -> !acc
+      %j1 = arith.addi %j, %c1 : i32
+      scf.yield %j1, %z : i32, !acc
+    }
+    return %r#1 : !acc
+  }
+}
