@@ -209,6 +209,20 @@ CANDIDATES = (
     OurConfig(128, 256, 64, 8, stages=3, group_m=8, tma=True),
     OurConfig(128, 256, 64, 8, stages=4, group_m=8, tma=True),
     OurConfig(256, 128, 64, 8, stages=3, group_m=8, tma=True),
+    # Persistent (one program per SM, the next tile's copies in flight during the
+    # epilogue; its buffers stay live, so the epilogue's shared scratch comes on top).
+    OurConfig(128, 128, 64, 8, stages=4, group_m=8, tma=True, persistent=True),
+    OurConfig(128, 128, 64, 4, stages=4, group_m=8, tma=True, persistent=True),
+    OurConfig(128, 256, 64, 8, stages=3, group_m=8, tma=True, persistent=True),
+    OurConfig(256, 128, 64, 8, stages=3, group_m=8, tma=True, persistent=True),
+    # Small tiles: more programs where 128x128 tiles leave SMs idle (512x512x8192:
+    # 16 tiles of 128x128, 64 of 64x64; 1024^3: 64 tiles of 128x128, 128 of 64x128).
+    OurConfig(64, 64, 128, 4, stages=4, tma=True),
+    OurConfig(64, 64, 64, 4, stages=4, tma=True),
+    OurConfig(64, 128, 128, 4, stages=4, tma=True),
+    OurConfig(128, 64, 128, 4, stages=4, tma=True),
+    OurConfig(64, 128, 64, 4, stages=4, tma=True),
+    OurConfig(128, 64, 64, 4, stages=4, tma=True),
 )
 
 
