@@ -14,7 +14,7 @@ from gemm_opt.passes.common import COPY_OP, FUSED_OP, buffer_root, is_pure
 #: The MMAs left in flight at the end of an iteration.
 IN_FLIGHT = 1
 
-#: Ops that may sit between the copies the pass moves and the end of the loop body.
+#: Ops that may sit between the copies the pass moves and the MMA.
 _STEPPED_OVER = frozenset({"tile.local_load", "tile.async_tdm_wait", "scf.yield"})
 
 
@@ -192,12 +192,19 @@ class PipelineMmaPass(TilePass):
     3. the copies of the iteration are issued after that wait, into the
        slot that step ``k-1`` read;
 
-    and a ``tile.async_wmma_wait {num = 0}`` follows the loop. A loop is
+    and a ``tile.async_wmma_wait {num = 0}`` follows the loop. The MMA's
+    result may also reach the loop's yield through one ``scf.if`` of the body
+    (a persistent loop's epilogue: on a tile's last K step one branch stores
+    the accumulator and yields zeros, the other carries the result on); any
+    op that reads the result (the epilogue's convert) then gets a
+    ``tile.async_wmma_wait {num = 0}`` of its own right before it, and ops
+    after the MMA keep their place after the moved copies. A loop is
     rewritten only when it has one ``tile.wmma`` accumulating into a
-    loop-carried value that it yields, operands loaded by single-use
+    loop-carried value that it yields (directly or through that ``scf.if``),
+    operands loaded by single-use
     ``tile.local_load`` s, one ``tile.async_tdm_wait`` before it that does not
     wait for the iteration's own copies, only pure ops, loads and the wait
-    between the copies and the end of the body, and every copy's destination
+    between the copies and the MMA, and every copy's destination
     provably another buffer than the MMA reads in that iteration: another
     allocation, or slot ``(k + o1) % n`` against ``(k + o2) % n`` with
     ``o1 != o2 (mod n)`` and ``k`` counting up from a non-negative constant.
