@@ -8,11 +8,17 @@ next K tile (A by warps 0-3, B by warps 4-7 with the default hints), then waits
 for the current tile and runs WMMA on it, so copies overlap compute. Ragged M,
 N and K are handled by TDM's zero fill (loads) and the masked store (C).
 
+``PERSISTENT=True`` builds the persistent form (:func:`persistent_tiles`):
+launched with fewer programs than tiles (one per resident slot), each program
+runs one loop over all (tile, K step) pairs of its tiles, so the copies of the
+next tile are in flight while this tile's epilogue stores C.
+
 Run it to print the tile IR and the compiled kernel's metrics; ``--target``
 compiles the same kernel for another target of the lowering (``cuda:90``:
 PTX and a cubin, hints dropped)::
 
-    python examples/gemm_gfx1250.py [--target cuda:90] [--dtype bf16] [--unhinted] [--print-ir]
+    python examples/gemm_gfx1250.py [--target cuda:90] [--dtype bf16] [--unhinted] [--persistent]
+                                    [--print-ir]
 """
 
 from __future__ import annotations
@@ -268,12 +274,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--num-warps", type=int, default=8)
     parser.add_argument("--unhinted", action="store_true", help="drop both warp_used_hints")
     parser.add_argument("--group-m", type=int, default=0, help="grouped tile order (0: none)")
+    parser.add_argument(
+        "--persistent", action="store_true", help="the persistent form (PERSISTENT=True)"
+    )
     parser.add_argument("--print-ir", action="store_true", help="print the tile IR")
     args = parser.parse_args(argv)
 
     constexprs = {
         "DTYPE": {"fp16": tl.float16, "bf16": tl.bfloat16}[args.dtype],
         "GROUP_M": args.group_m,
+        "PERSISTENT": args.persistent,
     }
     if args.unhinted:
         constexprs.update(HINT_A=None, HINT_B=None)

@@ -212,6 +212,7 @@ CANDIDATES = (
     # Persistent (one program per SM, the next tile's copies in flight during the
     # epilogue; its buffers stay live, so the epilogue's shared scratch comes on top).
     OurConfig(128, 128, 64, 8, stages=4, group_m=8, tma=True, persistent=True),
+    OurConfig(128, 128, 64, 8, stages=5, group_m=8, tma=True, persistent=True),
     OurConfig(128, 128, 64, 4, stages=4, group_m=8, tma=True, persistent=True),
     OurConfig(128, 256, 64, 8, stages=3, group_m=8, tma=True, persistent=True),
     OurConfig(256, 128, 64, 8, stages=3, group_m=8, tma=True, persistent=True),
