@@ -23,7 +23,10 @@ and one mbarrier per copy in flight (``lds-copies=tma`` of the lowering).
 Other configurations of the same kernel (block shape and warps through its
 constexprs and ``num_warps``; all ``aligned``) are added on request:
 
-* ``--candidates``: every configuration ``tune.py`` chooses among;
+* ``--candidates``: every configuration ``tune.py`` chooses among, persistent
+  ones (tag suffix ``_pers``: the kernel's ``PERSISTENT`` form, bundle grid of
+  one program; launchers pass ``grid=(min(tiles, SMs x CTAs per SM), 1, 1)``,
+  ``benchlib.launch_options``) and small tiles for shapes with few tiles;
 * ``--tuned``: the configurations chosen in the config table
   (``configs/cuda90.json``, written by ``tune.py``);
 * ``--triton``: the plain Triton ``tl.dot`` baseline of ``triton_gemm.py``
