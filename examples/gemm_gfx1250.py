@@ -221,7 +221,8 @@ def persistent_tiles(
         tl.async_copy(a_next, a_bufs.index(slot), warp_used_hint=HINT_A)
         tl.async_copy(b_next, b_bufs.index(slot), warp_used_hint=HINT_B)
 
-    # Prologue: steps 0 .. NUM_BUFFERS-2 of this program (no branch before the loop).
+    # Prologue: steps 0 .. NUM_BUFFERS-2 of this program, their tile coordinates
+    # computed directly (no scf.if before the loop: see the data-parallel prologue).
     state = None
     for j in range(NUM_BUFFERS - 1):
         t = j // k_tiles if j else 0
