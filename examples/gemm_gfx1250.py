@@ -8,11 +8,17 @@ next K tile (A by warps 0-3, B by warps 4-7 with the default hints), then waits
 for the current tile and runs WMMA on it, so copies overlap compute. Ragged M,
 N and K are handled by TDM's zero fill (loads) and the masked store (C).
 
+``PERSISTENT=True`` builds the persistent form (:func:`persistent_tiles`):
+launched with fewer programs than tiles (one per resident slot), each program
+runs one loop over all (tile, K step) pairs of its tiles, so the copies of the
+next tile are in flight while this tile's epilogue stores C.
+
 Run it to print the tile IR and the compiled kernel's metrics; ``--target``
 compiles the same kernel for another target of the lowering (``cuda:90``:
 PTX and a cubin, hints dropped)::
 
-    python examples/gemm_gfx1250.py [--target cuda:90] [--dtype bf16] [--unhinted] [--print-ir]
+    python examples/gemm_gfx1250.py [--target cuda:90] [--dtype bf16] [--unhinted] [--persistent]
+                                    [--print-ir]
 """
 
 from __future__ import annotations
@@ -44,14 +50,24 @@ def tile_order(M, N, BLOCK_M: int, BLOCK_N: int, GROUP_M: int):
     if not GROUP_M:
         return tl.program_id(0), tl.program_id(1)
     num_pid_m = (M + (BLOCK_M - 1)) // BLOCK_M
+    return tile_coords(
+        tl.program_id(1) * num_pid_m + tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M
+    )
+
+
+def tile_coords(tile, M, N, BLOCK_M: int, BLOCK_N: int, GROUP_M: int):
+    """(pid_m, pid_n) of output tile number ``tile`` (M fastest): the order of
+    :func:`tile_order`, GROUP_M rows of tiles at a time when ``GROUP_M > 0``."""
+    num_pid_m = (M + (BLOCK_M - 1)) // BLOCK_M
+    if not GROUP_M:
+        return tile % num_pid_m, tile // num_pid_m
     num_pid_n = (N + (BLOCK_N - 1)) // BLOCK_N
-    pid = tl.program_id(1) * num_pid_m + tl.program_id(0)
     num_pid_in_group = GROUP_M * num_pid_n
-    group_id = pid // num_pid_in_group
+    group_id = tile // num_pid_in_group
     first_pid_m = group_id * GROUP_M
     rows_left = num_pid_m - first_pid_m
     group_size_m = tl.where(rows_left < GROUP_M, rows_left, GROUP_M)
-    in_group = pid % num_pid_in_group
+    in_group = tile % num_pid_in_group
     return first_pid_m + in_group % group_size_m, in_group // group_size_m
 
 
@@ -75,6 +91,7 @@ def gemm(
     DTYPE: tl.constexpr = tl.float16,
     GROUP_M: tl.constexpr = 0,
     PROLOGUE_PRED: tl.constexpr = True,
+    PERSISTENT: tl.constexpr = False,
 ):
     tl.static_assert(NUM_BUFFERS >= 2, "the schedule needs one buffer to fill while one is read")
     shared_a = tl.PaddedShared(interval=BLOCK_K, amount=8, order=[1, 0])
@@ -83,10 +100,11 @@ def gemm(
     op_a = tl.DotOperand(op_idx=0, parent=acc_l, k_width=8)
     op_b = tl.DotOperand(op_idx=1, parent=acc_l, k_width=8)
 
-    pid_m, pid_n = tile_order(M, N, BLOCK_M, BLOCK_N, GROUP_M)
-    off_m = pid_m * BLOCK_M
-    off_n = pid_n * BLOCK_N
-    num_k = (K + (BLOCK_K - 1)) // BLOCK_K
+    if not PERSISTENT:
+        pid_m, pid_n = tile_order(M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        off_m = pid_m * BLOCK_M
+        off_n = pid_n * BLOCK_N
+        num_k = (K + (BLOCK_K - 1)) // BLOCK_K
 
     a_desc = tl.make_tensor_descriptor(
         a, shape=[M, K], strides=[lda, 1], block_shape=[BLOCK_M, BLOCK_K], layout=shared_a
@@ -96,6 +114,25 @@ def gemm(
     )
     a_bufs = tl.allocate_shared(DTYPE, [NUM_BUFFERS, BLOCK_M, BLOCK_K], shared_a)
     b_bufs = tl.allocate_shared(DTYPE, [NUM_BUFFERS, BLOCK_K, BLOCK_N], shared_b)
+    if PERSISTENT:
+        persistent_tiles(
+            (a_desc, b_desc, a_bufs, b_bufs, op_a, op_b, acc_l),
+            c,
+            M,
+            N,
+            K,
+            ldc,
+            BLOCK_M,
+            BLOCK_N,
+            BLOCK_K,
+            NUM_BUFFERS,
+            HINT_A,
+            HINT_B,
+            DTYPE,
+            GROUP_M,
+            PROLOGUE_PRED,
+        )
+        return
 
     # Prologue: K tiles 0 .. NUM_BUFFERS-2 into buffers 0 .. NUM_BUFFERS-2, so
     # every tile is two copies in flight. Past the end of K they are predicated
@@ -134,6 +171,100 @@ def gemm(
     tl.store_block(c, shape=[M, N], strides=[ldc, 1], offsets=[off_m, off_n], value=acc.to(DTYPE))
 
 
+def persistent_tiles(
+    operands,
+    c,
+    M,
+    N,
+    K,
+    ldc,
+    BLOCK_M,
+    BLOCK_N,
+    BLOCK_K,
+    NUM_BUFFERS,
+    HINT_A,
+    HINT_B,
+    DTYPE,
+    GROUP_M,
+    PROLOGUE_PRED,
+):
+    """The persistent form (``PERSISTENT``): a grid of ``P`` programs, program
+    ``p`` computing tiles ``p, p + P, p + 2P, ...`` (numbered as
+    :func:`tile_coords` orders them), in ONE loop over its (tile, K step)
+    pairs. The copy ring runs ``NUM_BUFFERS - 1`` steps ahead across tile
+    boundaries, so the next tile's first K tiles are in flight while this
+    tile's epilogue (convert, store of C) runs. The accumulator restarts at
+    zero after each epilogue. Tile and K indices of the copies and of the
+    epilogue are counters carried by the loop (no division per step); the
+    tile coordinates are recomputed only when a counter wraps.
+    """
+    a_desc, b_desc, a_bufs, b_bufs, op_a, op_b, acc_l = operands
+    num_tiles = ((M + (BLOCK_M - 1)) // BLOCK_M) * ((N + (BLOCK_N - 1)) // BLOCK_N)
+    pid = tl.program_id(0)
+    num_progs = tl.num_programs(0)
+    # K = 0 still runs one (zero-filled) K step per tile, so C is written.
+    k_tiles = tl.where(K > BLOCK_K, (K + (BLOCK_K - 1)) // BLOCK_K, 1)
+    my_tiles = (num_tiles - pid + (num_progs - 1)) // num_progs
+    total = my_tiles * k_tiles
+
+    def offsets(t):
+        """(off_m, off_n) of this program's t-th tile (tile 0 past the end: those
+        copies are predicated off or read a buffer no MMA reads)."""
+        tile = pid + t * num_progs
+        tile = tl.where(tile < num_tiles, tile, 0)
+        pid_m, pid_n = tile_coords(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        return pid_m * BLOCK_M, pid_n * BLOCK_N
+
+    def issue(slot, k, off_m, off_n, pred):
+        a_next = a_desc.update(offsets=[off_m, k * BLOCK_K], pred=pred)
+        b_next = b_desc.update(offsets=[k * BLOCK_K, off_n], pred=pred)
+        tl.async_copy(a_next, a_bufs.index(slot), warp_used_hint=HINT_A)
+        tl.async_copy(b_next, b_bufs.index(slot), warp_used_hint=HINT_B)
+
+    # Prologue: steps 0 .. NUM_BUFFERS-2 of this program, their tile coordinates
+    # computed directly (no scf.if before the loop: see the data-parallel prologue).
+    state = None
+    for j in range(NUM_BUFFERS - 1):
+        t = j // k_tiles if j else 0
+        k = j - t * k_tiles if j else 0
+        off_m, off_n = offsets(t)
+        issue(j, k, off_m, off_n, (total > j) if PROLOGUE_PRED else None)
+        state = (k, t, off_m, off_n)
+
+    def step(it, acc, k, t, lk, lt, l_off_m, l_off_n):
+        # The copies of step it + NUM_BUFFERS - 1, into the slot step it - 1 read:
+        # advance the counters of the last issued step by one.
+        lk = lk + 1
+        wrap = lk == k_tiles
+        lk = tl.where(wrap, 0, lk)
+        lt = tl.where(wrap, lt + 1, lt)
+        l_off_m, l_off_n = tl.if_(wrap, lambda: offsets(lt), lambda: (l_off_m, l_off_n))
+        nxt = it + (NUM_BUFFERS - 1)
+        issue(nxt % NUM_BUFFERS, lk, l_off_m, l_off_n, nxt < total)
+        # Step it has landed once at most the copies of the NUM_BUFFERS-1 steps
+        # after it (two each) are in flight.
+        tl.async_wait(2 * (NUM_BUFFERS - 1))
+        slot = it % NUM_BUFFERS
+        a_tile = tl.local_load(a_bufs.index(slot), op_a)
+        b_tile = tl.local_load(b_bufs.index(slot), op_b)
+        acc = tl.wmma(a_tile, b_tile, acc)
+        last = k == k_tiles - 1
+
+        def epilogue():
+            off_m, off_n = offsets(t)
+            tl.store_block(
+                c, shape=[M, N], strides=[ldc, 1], offsets=[off_m, off_n], value=acc.to(DTYPE)
+            )
+            return tl.zeros([BLOCK_M, BLOCK_N], tl.float32, acc_l)
+
+        acc = tl.if_(last, epilogue, lambda: acc)
+        return acc, tl.where(last, 0, k + 1), tl.where(last, t + 1, t), lk, lt, l_off_m, l_off_n
+
+    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32, acc_l)
+    tl.for_loop(0, total, 1, init=(acc, 0, 0, *state), body=step)
+    tl.async_wait(0)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build the GEMM's tile IR and compile it for ``--target``."""
     from gemm_opt.core.targets import TARGET_NAMES
@@ -144,12 +275,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--num-warps", type=int, default=8)
     parser.add_argument("--unhinted", action="store_true", help="drop both warp_used_hints")
     parser.add_argument("--group-m", type=int, default=0, help="grouped tile order (0: none)")
+    parser.add_argument(
+        "--persistent", action="store_true", help="the persistent form (PERSISTENT=True)"
+    )
     parser.add_argument("--print-ir", action="store_true", help="print the tile IR")
     args = parser.parse_args(argv)
 
     constexprs = {
         "DTYPE": {"fp16": tl.float16, "bf16": tl.bfloat16}[args.dtype],
         "GROUP_M": args.group_m,
+        "PERSISTENT": args.persistent,
     }
     if args.unhinted:
         constexprs.update(HINT_A=None, HINT_B=None)

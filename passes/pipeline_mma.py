@@ -14,7 +14,7 @@ from gemm_opt.passes.common import COPY_OP, FUSED_OP, buffer_root, is_pure
 #: The MMAs left in flight at the end of an iteration.
 IN_FLIGHT = 1
 
-#: Ops that may sit between the copies the pass moves and the end of the loop body.
+#: Ops that may sit between the copies the pass moves and the MMA.
 _STEPPED_OVER = frozenset({"tile.local_load", "tile.async_tdm_wait", "scf.yield"})
 
 
@@ -72,6 +72,46 @@ def _disjoint(dest: ir.Value, read: ir.Value, iv: ir.Value) -> bool:
     return a is not None and b is not None and a[1] == b[1] and (a[0] - b[0]) % a[1] != 0
 
 
+def _carried_result(
+    mma: Any, term: ir.Operation, result_index: int, loop: Any
+) -> list[ir.Operation]:
+    """The ops that read the MMA's result, other than the yields that carry it
+    to the next iteration.
+
+    It is carried by the loop's yield at ``result_index``, either directly or
+    through one ``scf.if`` of the loop body whose result there the loop yields
+    (the other branch yielding another value: a persistent loop's epilogue
+    stores the accumulator and restarts it at zero). Every other use is a
+    read, which needs the MMA complete.
+    """
+    carried = 0
+    reads: list[ir.Operation] = []
+    for use in mma.result.uses:
+        user = use.owner.operation
+        if user == term:
+            if use.operand_number != result_index:
+                raise _NoMatch("the MMA's result is yielded in another position than its acc")
+            carried += 1
+        elif user.name == "scf.yield":
+            branch = user.parent
+            if branch.name != "scf.if" or branch.parent != loop.operation:
+                raise _NoMatch("the MMA's result is yielded by an op other than a body scf.if")
+            result = branch.results[use.operand_number]
+            uses = list(result.uses)
+            if (
+                len(uses) != 1
+                or uses[0].owner.operation != term
+                or uses[0].operand_number != result_index
+            ):
+                raise _NoMatch("the scf.if carrying the MMA's result is not yielded as its acc")
+            carried += 1
+        else:
+            reads.append(user)
+    if carried != 1:
+        raise _NoMatch(f"the MMA's result reaches the loop's yield on {carried} paths, not 1")
+    return reads
+
+
 @dataclass
 class _Plan:
     mma: Any
@@ -79,6 +119,8 @@ class _Plan:
     wait: Any
     copies: list[ir.Operation]
     result_index: int
+    reads: list[ir.Operation]
+    """Ops (in the loop, after the MMA) that read its result: each gets a wait for 0."""
 
 
 def _plan(loop: Any) -> _Plan:
@@ -97,13 +139,9 @@ def _plan(loop: Any) -> _Plan:
         raise _NoMatch("the MMA does not accumulate into a loop-carried value")
     if len(list(acc.uses)) != 1:
         raise _NoMatch("the carried accumulator has other uses than the MMA")
-    uses = list(mma.result.uses)
     term = ops[-1]
-    if len(uses) != 1 or uses[0].owner.operation != term:
-        raise _NoMatch("the MMA's result has other uses than the loop's yield")
     result_index = acc.arg_number - 1
-    if uses[0].operand_number != result_index:
-        raise _NoMatch("the MMA's result is yielded in another position than its accumulator")
+    reads = _carried_result(mma, term, result_index, loop)
     loads = []
     for operand in (mma.a, mma.b):
         load = _owner(operand, "tile.local_load")
@@ -122,8 +160,8 @@ def _plan(loop: Any) -> _Plan:
     if num < len(copies):
         raise _NoMatch(f"the wait (num = {num}) completes copies issued in the same iteration")
     first = ops.index(copies[0])
-    for op in ops[first:]:
-        if op in copies or op == mma.operation or is_pure(op) or op.name in _STEPPED_OVER:
+    for op in ops[first:at]:  # ops after the MMA stay after the copies
+        if op in copies or is_pure(op) or op.name in _STEPPED_OVER:
             continue
         raise _NoMatch(f"'{op.name}' after the copies may depend on their order")
     for copy in copies:
@@ -132,7 +170,7 @@ def _plan(loop: Any) -> _Plan:
             for load in loads:
                 if not _disjoint(dest, load.src, iv):
                     raise _NoMatch("a copy may write a buffer the MMA of its iteration reads")
-    return _Plan(mma, (loads[0], loads[1]), wait, copies, result_index)
+    return _Plan(mma, (loads[0], loads[1]), wait, copies, result_index, reads)
 
 
 @dataclass(frozen=True)
@@ -154,12 +192,19 @@ class PipelineMmaPass(TilePass):
     3. the copies of the iteration are issued after that wait, into the
        slot that step ``k-1`` read;
 
-    and a ``tile.async_wmma_wait {num = 0}`` follows the loop. A loop is
+    and a ``tile.async_wmma_wait {num = 0}`` follows the loop. The MMA's
+    result may also reach the loop's yield through one ``scf.if`` of the body
+    (a persistent loop's epilogue: on a tile's last K step one branch stores
+    the accumulator and yields zeros, the other carries the result on); any
+    op that reads the result (the epilogue's convert) then gets a
+    ``tile.async_wmma_wait {num = 0}`` of its own right before it, and ops
+    after the MMA keep their place after the moved copies. A loop is
     rewritten only when it has one ``tile.wmma`` accumulating into a
-    loop-carried value that it yields, operands loaded by single-use
+    loop-carried value that it yields (directly or through that ``scf.if``),
+    operands loaded by single-use
     ``tile.local_load`` s, one ``tile.async_tdm_wait`` before it that does not
     wait for the iteration's own copies, only pure ops, loads and the wait
-    between the copies and the end of the body, and every copy's destination
+    between the copies and the MMA, and every copy's destination
     provably another buffer than the MMA reads in that iteration: another
     allocation, or slot ``(k + o1) % n`` against ``(k + o2) % n`` with
     ``o1 != o2 (mod n)`` and ``k`` counting up from a non-negative constant.
@@ -230,6 +275,14 @@ class PipelineMmaPass(TilePass):
         waited = AsyncWmmaWaitOp(started.result, mma.result.type, loc=loc, ip=ip)
         waited.operation.attributes["num"] = ir.IntegerAttr.get(i32, IN_FLIGHT)
         mma.result.replace_all_uses_with(waited.result)
+        for read in plan.reads:  # e.g. an epilogue's store: the MMA must be complete
+            done = AsyncWmmaWaitOp(
+                waited.result, mma.result.type, loc=read.location, ip=ir.InsertionPoint(read)
+            )
+            done.operation.attributes["num"] = ir.IntegerAttr.get(i32, 0)
+            for i, operand in enumerate(read.operands):
+                if operand == waited.result:
+                    read.operands[i] = done.result
         mma.operation.erase()
         for load in plan.loads:
             load.operation.erase()

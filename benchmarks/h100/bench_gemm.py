@@ -202,7 +202,8 @@ def run_shape(
         kernel = (kernels.ours if kind == "ours" else kernels.triton)[tag]
         call = kernels.ours_call if kind == "ours" else kernels.triton_call
         args = call(kernel, a, b, c)
-        return (lambda: kernel(*args)), c
+        kw = benchlib.launch_options(kernel, m, n) if kind == "ours" else {}
+        return (lambda: kernel(*args, **kw)), c
 
     # 1. correctness of every kernel
     checks = []

@@ -193,6 +193,27 @@ def open_bundle(path: Path, fail: Callable[[str], NoReturn]) -> tuple[Any, dict[
     return loaded, env
 
 
+def persistent_programs(tiles: int, sms: int, per_sm: int) -> int:
+    """Programs of a persistent launch: one per resident slot (SMs x CTAs one SM
+    holds), no more than there are tiles (0 tiles: an empty grid)."""
+    return min(tiles, sms * max(per_sm, 1))
+
+
+def launch_options(kernel: Any, m: int, n: int, device: int = 0) -> dict[str, Any]:
+    """Keyword arguments of a launch of our kernel on an ``m x n`` C: the grid of
+    a persistent config (the bundle's grid of one program is correct but
+    serial); nothing for the others, whose bundle grid is a program per tile."""
+    meta = kernel.spec.meta
+    if not meta.get("persistent"):
+        return {}
+    import torch
+
+    block = meta["block"]
+    tiles = -(-m // block["M"]) * -(-n // block["N"])
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    return {"grid": (persistent_programs(tiles, sms, kernel.resident_per_sm(device)), 1, 1)}
+
+
 def bench(fns: dict[str, Any], reps: int, warmup: int, flush: Flusher) -> dict[str, dict]:
     """Interleaved samples: each one call between CUDA events, right after an L2 flush.
 

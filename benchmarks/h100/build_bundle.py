@@ -23,7 +23,10 @@ and one mbarrier per copy in flight (``lds-copies=tma`` of the lowering).
 Other configurations of the same kernel (block shape and warps through its
 constexprs and ``num_warps``; all ``aligned``) are added on request:
 
-* ``--candidates``: every configuration ``tune.py`` chooses among;
+* ``--candidates``: every configuration ``tune.py`` chooses among, persistent
+  ones (tag suffix ``_pers``: the kernel's ``PERSISTENT`` form, bundle grid of
+  one program; launchers pass ``grid=(min(tiles, SMs x CTAs per SM), 1, 1)``,
+  ``benchlib.launch_options``) and small tiles for shapes with few tiles;
 * ``--tuned``: the configurations chosen in the config table
   (``configs/cuda90.json``, written by ``tune.py``);
 * ``--triton``: the plain Triton ``tl.dot`` baseline of ``triton_gemm.py``
@@ -90,20 +93,26 @@ class OurConfig:
     tma: bool = False
     """Copies are barrier-tracked TMA copies (``lds-copies=tma``, tag suffix
     ``_tma``); False: ``cp.async``."""
+    persistent: bool = False
+    """The kernel's PERSISTENT form (tag suffix ``_pers``): one program per
+    resident slot, each looping over its tiles with the next tile's copies in
+    flight during the epilogue; launched with ``persistent_grid``."""
 
     @property
     def tag(self) -> str:
         stages = f"_s{self.stages}" if self.stages != 2 else ""
         group = f"_g{self.group_m}" if self.group_m else ""
         tma = "_tma" if self.tma else ""
+        pers = "_pers" if self.persistent else ""
         sync = "" if self.async_mma else "_sync"
         shape = f"{self.block_m}x{self.block_n}x{self.block_k}"
-        return f"{shape}_w{self.num_warps}{stages}{group}{tma}{sync}"
+        return f"{shape}_w{self.num_warps}{stages}{group}{tma}{pers}{sync}"
 
     @classmethod
     def parse(cls, tag: str) -> OurConfig:
         """The config of a tag like ``128x128x64_w8`` (``_s3``: three stages,
-        ``_g8``: GROUP_M 8, ``_tma``: TMA copies, ``_sync``: the MMA waited for at once)."""
+        ``_g8``: GROUP_M 8, ``_tma``: TMA copies, ``_pers``: persistent, ``_sync``: the MMA
+        waited for at once)."""
         try:
             shape, *parts = tag.split("_")
             m, n, k = (int(x) for x in shape.split("x"))
@@ -113,6 +122,8 @@ class OurConfig:
                     fields["async_mma"] = False
                 elif part == "tma" and "tma" not in fields:
                     fields["tma"] = True
+                elif part == "pers" and "persistent" not in fields:
+                    fields["persistent"] = True
                 elif part[:1] in "wsg" and part[1:].isdigit():
                     key = {"w": "num_warps", "s": "stages", "g": "group_m"}[part[0]]
                     if key in fields:
@@ -150,8 +161,16 @@ class OurConfig:
             "NUM_BUFFERS": self.stages,
             "GROUP_M": self.group_m,
             "PROLOGUE_PRED": False,
+            "PERSISTENT": self.persistent,
             **self.hints(),
         }
+
+    def grid(self) -> list[Any]:
+        """The bundle's grid: a program per tile, or (persistent) one program,
+        which is correct for every shape; launchers pass ``persistent_grid``."""
+        if self.persistent:
+            return [1, 1, 1]
+        return [("M", self.block_m), ("N", self.block_n), 1]
 
     def hints(self) -> dict[str, int]:
         """The kernel's warp hints for this warp count: A by the first half, B by the second.
@@ -193,6 +212,21 @@ CANDIDATES = (
     OurConfig(128, 256, 64, 8, stages=3, group_m=8, tma=True),
     OurConfig(128, 256, 64, 8, stages=4, group_m=8, tma=True),
     OurConfig(256, 128, 64, 8, stages=3, group_m=8, tma=True),
+    # Persistent (one program per SM, the next tile's copies in flight during the
+    # epilogue; its buffers stay live, so the epilogue's shared scratch comes on top).
+    OurConfig(128, 128, 64, 8, stages=4, group_m=8, tma=True, persistent=True),
+    OurConfig(128, 128, 64, 8, stages=5, group_m=8, tma=True, persistent=True),
+    OurConfig(128, 128, 64, 4, stages=4, group_m=8, tma=True, persistent=True),
+    OurConfig(128, 256, 64, 8, stages=3, group_m=8, tma=True, persistent=True),
+    OurConfig(256, 128, 64, 8, stages=3, group_m=8, tma=True, persistent=True),
+    # Small tiles: more programs where 128x128 tiles leave SMs idle (512x512x8192:
+    # 16 tiles of 128x128, 64 of 64x64; 1024^3: 64 tiles of 128x128, 128 of 64x128).
+    OurConfig(64, 64, 128, 4, stages=4, tma=True),
+    OurConfig(64, 64, 64, 4, stages=4, tma=True),
+    OurConfig(64, 128, 128, 4, stages=4, tma=True),
+    OurConfig(128, 64, 128, 4, stages=4, tma=True),
+    OurConfig(64, 128, 64, 4, stages=4, tma=True),
+    OurConfig(128, 64, 64, 4, stages=4, tma=True),
 )
 
 
@@ -300,7 +334,7 @@ def config_variants(
                     "name": f"gemm_{dtype}_aligned_{cfg.tag}",
                     "module": module,
                     "arg_names": names,
-                    "grid": [("M", cfg.block_m), ("N", cfg.block_n), 1],
+                    "grid": cfg.grid(),
                     "pipeline": cfg.pipeline,
                     "meta": {
                         "kind": "ours",
@@ -314,6 +348,7 @@ def config_variants(
                         "mma_in_flight": int(cfg.async_mma),
                         "group_m": cfg.group_m,
                         "prologue_pred": False,
+                        "persistent": cfg.persistent,
                         "layout": "row-major A (MxK, lda), B (KxN, ldb), C (MxN, ldc)",
                     },
                 }

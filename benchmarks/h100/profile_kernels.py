@@ -44,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
             dtype = getattr(torch, kernel.spec.meta["dtype"])
             a, b = benchlib.operands(m, n, k, dtype, 0)
             c = torch.empty(m, n, device="cuda", dtype=dtype)
-            kernel(*call(kernel, a, b, c))
+            kw = benchlib.launch_options(kernel, m, n) if call is Kernels.ours_call else {}
+            kernel(*call(kernel, a, b, c), **kw)
             torch.matmul(a, b, out=c)
     torch.cuda.synchronize()
     print("launched", args.ours + args.triton, "and cuBLAS on", args.shape)

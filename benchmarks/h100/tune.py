@@ -95,12 +95,13 @@ def main(argv: list[str] | None = None) -> int:
             for tag, kernel in cands.items():
                 c = torch.full((m, n), float("nan"), device="cuda", dtype=tdtype)
                 args_ = (a, b, c, m, n, kk, kk, n, n)
-                kernel(*args_)
+                kw = benchlib.launch_options(kernel, m, n)
+                kernel(*args_, **kw)
                 torch.cuda.synchronize()
                 r = benchlib.check_output(c, ref, dtype)
                 errors[tag] = r["rel_fro_err"]
                 if r["ok"]:
-                    fns[tag] = lambda kernel=kernel, args_=args_: kernel(*args_)
+                    fns[tag] = lambda kernel=kernel, args_=args_, kw=kw: kernel(*args_, **kw)
             if not fns:
                 fail(f"{dtype} {m}x{n}x{kk}: no candidate is correct")
             times = benchlib.bench(fns, args.reps, 2, flush)

@@ -17,6 +17,7 @@ from gemm_opt import WarpHintError, check_fused_warp_hints, check_warp_used_hint
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.layouts import SharedLayout
 from gemm_opt.dialect import tile
+from gemm_opt.dialect.sync import NumProgramsOp
 from gemm_opt.language.builder import current, i32_attr
 from gemm_opt.language.dtypes import as_dtype, bfloat16, dtype, float16, float32, int32, int64
 from gemm_opt.language.errors import fail
@@ -55,6 +56,17 @@ def program_id(axis: int) -> Scalar:
         raise fail(f"program_id axis must be 0, 1 or 2, got {axis!r}")
     b = current()
     op = tile.ProgramIdOp(loc=b.loc())
+    op.operation.attributes["axis"] = i32_attr(axis)
+    return Scalar(b.checked(op).result, int32)
+
+
+def num_programs(axis: int) -> Scalar:
+    """The number of programs of the grid along ``axis`` 0, 1 or 2 (``i32``): what a
+    persistent kernel strides its tiles by."""
+    if not is_int(axis) or axis not in (0, 1, 2):
+        raise fail(f"num_programs axis must be 0, 1 or 2, got {axis!r}")
+    b = current()
+    op = NumProgramsOp(loc=b.loc())
     op.operation.attributes["axis"] = i32_attr(axis)
     return Scalar(b.checked(op).result, int32)
 
@@ -450,6 +462,7 @@ __all__ = [
     "load_block",
     "local_load",
     "make_tensor_descriptor",
+    "num_programs",
     "num_warps",
     "program_id",
     "static_assert",

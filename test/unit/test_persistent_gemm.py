@@ -1,0 +1,254 @@
+"""The persistent form of the example GEMM (``PERSISTENT``) end to end.
+
+* The executable model runs it equal to numpy before and after every pass of
+  the cuda:90 and gfx1250 pipelines and after the TMA hand-off's tile IR, on
+  ragged shapes, K = 0, one program for every tile and more programs than
+  tiles; and it reports the races a wrong wait would cause.
+* ``tile-pipeline-mma`` keeps one MMA in flight across tile boundaries and
+  waits for none only in the epilogue.
+* The cuda:90 bundle kernel: TMA copies, wgmma kept in flight (not
+  serialized), no spills, a one-program bundle grid; the gfx1250 kernel: TDM
+  copies and WMMA in the loop, no spills.
+* The config tag ``_pers`` and the launch grid of a persistent config.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from support.scripts import load_script
+
+import gemm_opt.language as tl
+from gemm_opt import dialect
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.core.pipeline import Registry, build_pass_manager
+from gemm_opt.lowering import pipelines
+from gemm_opt.lowering.compile import compile_tile_module, lower_tile_module
+from gemm_opt.model.interpreter import ModelError, run_gemm
+from gemm_opt.passes import PASSES
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCH = ROOT / "benchmarks" / "h100"
+TMA = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
+WAIT = "tile.async_wmma_wait"
+#: (M, N, K), programs: uneven tiles per program, one tile for three programs,
+#: K = 0 (C = 0), a single program for all tiles, a tile smaller than a block.
+CASES = (
+    ((200, 150, 100), 5),
+    ((64, 64, 32), 3),
+    ((130, 70, 0), 2),
+    ((200, 150, 100), 1),
+    ((1, 1, 5), 4),
+)
+
+
+@pytest.fixture(scope="module")
+def example() -> Any:
+    return load_script(ROOT / "examples" / "gemm_gfx1250.py", "gemm_example_persistent")
+
+
+@pytest.fixture(scope="module")
+def bb() -> Any:
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    return load_script(BENCH / "build_bundle.py", "build_bundle_persistent")
+
+
+def _small(example: Any, target: str, **constexprs: Any) -> ir.Module:
+    """The persistent GEMM at 64x64x32 blocks and 4 warps (fast in the model)."""
+    return example.gemm.build_module(
+        num_warps=4,
+        target=target,
+        BLOCK_M=64,
+        BLOCK_N=64,
+        BLOCK_K=32,
+        HINT_A=0b0011,
+        HINT_B=0b1100,
+        PERSISTENT=True,
+        **constexprs,
+    )
+
+
+def _run_passes(module: ir.Module, passes: list[str]) -> ir.Module:
+    """A copy of ``module`` after ``passes`` (verified after each)."""
+    text = module.operation.get_asm(print_generic_op_form=True)
+    with dialect.make_context():
+        copy = ir.Module.parse(text)
+        if passes:
+            pm = build_pass_manager(f"builtin.module({','.join(passes)})", Registry(passes=PASSES))
+            pm.run(copy.operation)
+    return copy
+
+
+def _operands(m: int, n: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Small integers: every product and sum is exact in fp16 inputs / fp32 sums."""
+    rng = np.random.default_rng(seed)
+    return (
+        rng.integers(-3, 4, (m, k)).astype(np.float16),
+        rng.integers(-3, 4, (k, n)).astype(np.float16),
+    )
+
+
+def _check(module: ir.Module, cases=CASES) -> None:
+    for (m, n, k), programs in cases:
+        a, b = _operands(m, n, k, seed=m + n + k + programs)
+        ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
+        # C starts as NaN: a tile no program stores (or stores twice wrongly) shows.
+        np.testing.assert_array_equal(run_gemm(module, a, b, grid=(programs, 1, 1)), ref)
+
+
+def _ops(module: ir.Module, name: str) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == name:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _num(op: ir.Operation) -> int:
+    return ir.IntegerAttr(op.attributes["num"]).value
+
+
+# ---- the model, before and after every pass ----------------------------------------
+
+
+@pytest.mark.parametrize("target", ["cuda:90", "gfx1250"])
+def test_equals_numpy_before_and_after_every_pass(example, target: str) -> None:
+    module = _small(example, target, NUM_BUFFERS=3, GROUP_M=2, PROLOGUE_PRED=False)
+    passes = pipelines.tile_passes(target)
+    for i in range(len(passes) + 1):
+        _check(_run_passes(module, passes[:i]))
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize("group_m", [0, 2])
+@pytest.mark.parametrize("prologue_pred", [True, False])
+def test_pipelined_equals_numpy(example, stages: int, group_m: int, prologue_pred: bool) -> None:
+    module = _small(
+        example, "cuda:90", NUM_BUFFERS=stages, GROUP_M=group_m, PROLOGUE_PRED=prologue_pred
+    )
+    after = _run_passes(module, ["tile-pipeline-mma"])
+    assert len(_ops(after, "tile.async_wmma")) == 1 and not _ops(after, "tile.wmma")
+    # In the loop: one in flight; in the epilogue: none; after the loop: none.
+    waits = _ops(after, WAIT)
+    assert [_num(w) for w in waits] == [1, 0, 0]
+    assert waits[1].parent.name == "scf.if"
+    # The loop's copies now come after its copy wait.
+    assert [_num(w) for w in _ops(after, "tile.async_tdm_wait")] == [2 * (stages - 2), 0]
+    _check(module)
+    _check(after)
+
+
+def test_tma_hand_off_tile_ir_equals_numpy(example) -> None:
+    """``lds-copies=tma`` accepts the persistent loop (copies in the loop body,
+    predicated, not under its scf.if) and the IR it lowers runs equal to numpy."""
+    module = _small(example, "cuda:90", NUM_BUFFERS=4, GROUP_M=2, PROLOGUE_PRED=False)
+    low = lower_tile_module(module, "cuda:90", pipeline=f"tile-pipeline-mma,{TMA}")
+    assert low.ttgir.count("ttng.async_tma_copy_global_to_local") == 2 * 4
+    _check(low.tile)
+
+
+def test_epilogue_reading_an_inflight_result_is_an_error(example) -> None:
+    after = _run_passes(_small(example, "cuda:90", NUM_BUFFERS=3), ["tile-pipeline-mma"])
+    epilogue_wait = _ops(after, WAIT)[1]
+    with epilogue_wait.context:
+        epilogue_wait.attributes["num"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1)
+    with pytest.raises(ModelError, match="while the MMA is still in flight"):
+        _check(after, [((64, 64, 64), 1)])
+
+
+def test_copy_into_a_buffer_an_inflight_mma_reads_is_a_race(example) -> None:
+    after = _run_passes(_small(example, "cuda:90"), ["tile-pipeline-mma"])
+    loop_wait = _ops(after, WAIT)[0]
+    with loop_wait.context:
+        loop_wait.attributes["num"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 2)
+    with pytest.raises(ModelError, match="write of shared memory an in-flight MMA reads"):
+        _check(after, [((128, 64, 96), 1)])
+
+
+def test_the_data_parallel_form_is_unchanged(example) -> None:
+    """PERSISTENT=False (the default) adds nothing to the data-parallel kernel."""
+    default = example.gemm.build_ir(num_warps=8)
+    assert "tile.num_programs" not in default and default.count("scf.if") == 0
+    assert example.gemm.build_ir(num_warps=8, PERSISTENT=False) == default
+
+
+def test_num_programs_axis_is_checked() -> None:
+    @tl.kernel
+    def bad(M: tl.int32):
+        tl.num_programs(3) + M
+
+    with pytest.raises(tl.CompilationError, match="num_programs axis must be 0, 1 or 2, got 3"):
+        bad.build_ir(num_warps=4)
+
+
+# ---- compiled kernels ----------------------------------------------------------------
+
+PERS_TAG = "128x128x64_w8_s4_g8_tma_pers"
+
+
+def test_cuda90_ptx_has_tma_wgmma_and_num_programs(bb) -> None:
+    cfg = bb.OurConfig.parse(PERS_TAG)
+    (v,) = bb.config_variants([cfg], ["fp16"])
+    ptx = compile_tile_module(v["module"], "cuda:90", pipeline=cfg.pipeline).asm["ptx"]
+    # The prologue's 3 steps and the loop's one, A and B each.
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes") == 8
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16") == 4
+    assert ptx.count("wgmma.wait_group.sync.aligned 1;") == 1  # in the loop
+    assert ptx.count("wgmma.wait_group.sync.aligned 0;") == 2  # the epilogue, after the loop
+    assert "%nctaid.x" in ptx  # tile.num_programs
+    assert "cp.async.cg" not in ptx
+
+
+def test_cuda90_bundle_kernel_keeps_wgmma_in_flight_without_spills(bb) -> None:
+    cfg = bb.OurConfig.parse(PERS_TAG)
+    kernel = bb.build(["bf16"], configs=[cfg], quiet=True)[f"gemm_bf16_aligned_{PERS_TAG}"]
+    usage = dict(f.split(":") for f in bb.resource_usage(kernel.binary).split())
+    assert usage["STACK"] == "0" and usage["LOCAL"] == "0"
+    assert bb.wgmma_waits(kernel.binary) == "4 HGMMA, wgmma waits 0x1 0x0 0x0"
+    assert [d.evaluate({}) for d in kernel.grid] == [1, 1, 1]
+    assert kernel.meta["persistent"] is True and kernel.meta["copies"] == "tma"
+    # The ring stays live through the epilogue: 4 stages of A and B, the
+    # epilogue's layout-conversion scratch and the barriers on top.
+    assert kernel.shared_bytes > 4 * (128 * 64 + 64 * 128) * 2
+
+
+def test_gfx1250_kernel_uses_tdm_and_wmma_without_spills(example) -> None:
+    compiled = example.gemm.compile(target="gfx1250", num_warps=8, PERSISTENT=True, NUM_BUFFERS=3)
+    m = compiled.metrics
+    assert m.spills == 0 and m.scratch_bytes == 0
+    assert m.tdm_loads_in_loop >= 1 and m.wmma_in_loop == m.wmma > 0
+
+
+# ---- config tags and launch grids ----------------------------------------------------
+
+
+def test_persistent_tags_round_trip(bb) -> None:
+    cfg = bb.OurConfig.parse(PERS_TAG)
+    assert cfg.persistent and cfg.tma and cfg.stages == 4 and cfg.group_m == 8
+    assert cfg.tag == PERS_TAG and cfg.constexprs()["PERSISTENT"] is True
+    assert cfg.grid() == [1, 1, 1]
+    assert bb.OurConfig.parse("128x128x64_w8").grid() == [("M", 128), ("N", 128), 1]
+    assert bb.OurConfig.parse("64x64x128_w4_s4_tma").constexprs()["PERSISTENT"] is False
+    for bad in ("128x128x64_w8_pers_pers", "128x128x64_w8_pers_tma", "128x128x64_w8_persistent"):
+        with pytest.raises(ValueError, match="not a config tag"):
+            bb.OurConfig.parse(bad)
+    assert any(c.persistent for c in bb.CANDIDATES)
+    assert any(c.block_m == c.block_n == 64 and c.block_k == 128 for c in bb.CANDIDATES)
+
+
+def test_persistent_programs() -> None:
+    benchlib = load_script(BENCH / "benchlib.py", "benchlib_persistent")
+    assert benchlib.persistent_programs(16, 132, 1) == 16  # fewer tiles than SMs
+    assert benchlib.persistent_programs(4096, 132, 1) == 132
+    assert benchlib.persistent_programs(4096, 132, 2) == 264
+    assert benchlib.persistent_programs(4096, 132, 0) == 132  # occupancy unknown: one per SM
+    assert benchlib.persistent_programs(0, 132, 1) == 0  # an empty grid launches nothing
