@@ -90,6 +90,14 @@ def _barrier(value: ir.Value, what: str = "barrier") -> MBarrierType:
     return t
 
 
+def _check_targets(op: TileOp, what: str) -> None:
+    """Barriers and TDM stores exist on TDM targets (gfx1250) and cuda:90 (TMA)."""
+    targets = op.targets()
+    if targets and not any(t.tdm or t.nvidia for t in targets):
+        names = ", ".join(t.name for t in targets)
+        raise VerifyError(f"{what} needs TDM (gfx1250) or TMA (cuda:90); {names} has neither")
+
+
 def _positive(op: TileOp, name: str, limit: int, default: int | None = None) -> int:
     """The i32 attribute ``name``: 1 to ``limit`` (``default`` when absent and allowed)."""
     value = op.int_attr(name, required=default is None)
@@ -117,6 +125,7 @@ class BarrierAllocOp(TileOp, name="barrier_alloc"):
 
     def verify(self) -> None:
         _type_of(self.result, MBarrierRingType).num  # noqa: B018 (checks the size)
+        _check_targets(self, "a shared-memory barrier")
 
 
 class BarrierIndexOp(TileOp, name="barrier_index", traits=[ext.Pure]):
@@ -157,6 +166,7 @@ class BarrierInitOp(TileOp, name="barrier_init"):
 
     def verify(self) -> None:
         _barrier(self.barrier)
+        _check_targets(self, "a shared-memory barrier")
         _positive(self, "count", MAX_ARRIVALS)
 
     @property
@@ -184,6 +194,7 @@ class BarrierExpectOp(TileOp, name="barrier_expect"):
 
     def verify(self) -> None:
         _barrier(self.barrier)
+        _check_targets(self, "a shared-memory barrier")
         _check_i1(self.pred, "pred")
         _positive(self, "bytes", MAX_BYTES)
 
@@ -209,6 +220,7 @@ class BarrierArriveOp(TileOp, name="barrier_arrive"):
 
     def verify(self) -> None:
         _barrier(self.barrier)
+        _check_targets(self, "a shared-memory barrier")
         _check_i1(self.pred, "pred")
         _positive(self, "count", MAX_ARRIVALS, default=1)
 
@@ -237,6 +249,7 @@ class BarrierWaitOp(TileOp, name="barrier_wait"):
 
     def verify(self) -> None:
         _barrier(self.barrier)
+        _check_targets(self, "a shared-memory barrier")
         t = cast(self.phase.type, ir.IntegerType)
         if t is None or ir.IntegerType(t).width not in (1, 32):
             raise VerifyError(f"phase must be i1 or i32, got {self.phase.type}")
@@ -293,6 +306,7 @@ class AsyncTDMCopyLocalToGlobalOp(TileOp, name="async_tdm_copy_local_to_global")
     def verify(self) -> None:
         desc = _type_of(self.desc, TensorDescType)
         src = _type_of(self.src, SharedType)
+        _check_targets(self, "a TDM store")
         if (desc.shape, desc.element_type, desc.layout_attr) != (
             src.shape,
             src.element_type,

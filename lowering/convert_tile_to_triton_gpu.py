@@ -173,6 +173,9 @@ from gemm_opt.dialect.tile import (
     verify_for_target,
     warp_layout_fields,
 )
+from gemm_opt.dialect.barrier import MBarrierRingType
+from gemm_opt.lowering.convert_barrier_ops import HANDLERS as BARRIER_HANDLERS
+from gemm_opt.lowering.convert_barrier_ops import prescan_barriers
 from gemm_opt.lowering.convert_sync_ops import HANDLERS as SYNC_HANDLERS
 from gemm_opt.lowering.tma_plan import FunctionPlan, TmaPlan, TmaRefusal, plan_tma
 from gemm_opt.passes.common import COPY_OP, FUSED_OP, collect_ops
@@ -541,6 +544,8 @@ class _Lowering:
     tma_count: Any = None
     #: The tile op being lowered (diagnostics from builders name it).
     current: Any = None
+    #: Barrier ops: the plan of :mod:`gemm_opt.lowering.convert_barrier_ops` (built lazily).
+    barrier_plan: Any = None
 
     @property
     def b(self) -> Any:
@@ -739,8 +744,11 @@ class _Lowering:
             return self.b.get_shared_mem_desc_ty(
                 self.elem(t.element_type, op), shape, self.layout(self.shared(t, op)), shape
             )
-        if isinstance(t, MBarrierType):
-            raise self.fail(op, "mbarriers have no lowering to TritonGPU yet")
+        if isinstance(t, MBarrierType | MBarrierRingType):
+            if not (self.target.tdm or self.target.nvidia):
+                raise self.fail(op, f"{t} needs TDM (gfx1250) or TMA (cuda:90)")
+            shape = [t.num, 1] if isinstance(t, MBarrierRingType) else [1]
+            return self.barrier_type(shape)
         rt = cast(t, ir.RankedTensorType)
         if rt is not None:
             rt = ir.RankedTensorType(t)
@@ -807,6 +815,7 @@ class _Lowering:
             if op.operation.name in (COPY_OP, FUSED_OP):
                 chain |= self.check_copy(op)
         self.dead = _dead_ops(chain, set(self.stripped))
+        prescan_barriers(self)  # TMA stores read NVMMA shared buffers
         if self.target.nvidia and self.lds_copies == "tma":
             self.plan_tma()
 
@@ -2048,6 +2057,9 @@ _HANDLERS: dict[str, Callable[[_Lowering, Any], Any]] = {
     AsyncWmmaWaitOp.OPERATION_NAME: _Lowering.lower_async_wmma_wait,
 }
 _HANDLERS.update(SYNC_HANDLERS)  # tile.num_programs, tile.atomic_rmw, tile.atomic_add_block
+# Barriers, TDM stores, tile.local_store; it wraps the copy and wait handlers
+# above (barrier-tracked copies, cuda:90 store waits) and calls them otherwise.
+_HANDLERS.update(BARRIER_HANDLERS)
 
 
 _KEPT: dict[str, Callable[[_Lowering, ir.Operation], Any]] = {
