@@ -132,7 +132,8 @@ class BarrierIndexOp(TileOp, name="barrier_index", traits=[ext.Pure]):
     """Select barrier ``index`` of a ring.
 
     ```mlir
-    %bar = "tile.barrier_index"(%bars, %i) : (!tile.mbarrier_ring<3 : i32>, i32) -> !tile.mbarrier<i64>
+    %bar = "tile.barrier_index"(%bars, %i)
+         : (!tile.mbarrier_ring<3 : i32>, i32) -> !tile.mbarrier<i64>
     ```
     Rules: an i32 index; a constant index is in range.
     """
@@ -263,7 +264,8 @@ class LocalStoreOp(TileOp, name="local_store"):
     """Write a register tensor into a shared buffer.
 
     ```mlir
-    "tile.local_store"(%acc, %buf) : (tensor<128x128xf16, #acc>, !tile.shared<tensor<128x128xf16, #s>>) -> ()
+    "tile.local_store"(%acc, %buf)
+      : (tensor<128x128xf16, #acc>, !tile.shared<tensor<128x128xf16, #s>>) -> ()
     ```
     Rules: same shape and element type as the buffer; a register layout.
     """

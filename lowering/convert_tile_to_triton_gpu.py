@@ -155,6 +155,7 @@ from gemm_opt.core.targets import TARGETS, Target
 from gemm_opt.core.tdm_layout import TdmWarpLayout, tdm_warp_layout
 from gemm_opt.core.warp_hint import WarpHintError
 from gemm_opt.dialect.async_ops import AsyncWmmaOp, AsyncWmmaWaitOp
+from gemm_opt.dialect.barrier import MBarrierRingType
 from gemm_opt.dialect.tile import (
     BlockedAttr,
     DotOperandAttr,
@@ -173,7 +174,6 @@ from gemm_opt.dialect.tile import (
     verify_for_target,
     warp_layout_fields,
 )
-from gemm_opt.dialect.barrier import MBarrierRingType
 from gemm_opt.lowering.convert_barrier_ops import HANDLERS as BARRIER_HANDLERS
 from gemm_opt.lowering.convert_barrier_ops import prescan_barriers
 from gemm_opt.lowering.convert_sync_ops import HANDLERS as SYNC_HANDLERS

@@ -286,6 +286,8 @@ class SharedBuffer:
         self.written = np.zeros(shape, dtype=np.bool_)
         #: In-flight ``tile.async_wmma`` reads covering each element.
         self.mma_reading = np.zeros(shape, dtype=np.int32)
+        #: In-flight TDM stores reading each element (see :mod:`gemm_opt.model.barriers`).
+        self.store_reading = np.zeros(shape, dtype=np.int32)
 
 
 @dataclass
@@ -306,8 +308,18 @@ class _InFlight:
     buffer: SharedBuffer | None = None
     index: tuple | None = None
     data: np.ndarray | None = None
+    #: Called once the instruction has completed (barrier-tracked copies, stores).
+    on_complete: Callable[[], None] | None = None
 
     def complete(self) -> None:
+        if self.on_complete is not None:
+            done, self.on_complete = self.on_complete, None
+            self._land()
+            done()
+            return
+        self._land()
+
+    def _land(self) -> None:
         if self.buffer is None:  # an inactive warp's instruction writes nothing
             return
         assert self.index is not None  # set with the buffer
@@ -1518,6 +1530,8 @@ def _issue(
                 _check_write_race(p, buf, index, data, w, where)
             if buf.mma_reading[index].any():
                 raise ModelError(_mma_race_message(p, buf, index, where))
+            if buf.store_reading[index].any():
+                raise ModelError(_store_race_message(p, buf, index, where))
             buf.pending[index] += 1
             rec.buffer, rec.index, rec.data = view.buffer, index, data
             elements = int(data.size)
@@ -1977,6 +1991,23 @@ def _b_async_wmma_wait(c: _Compiler, op: Any) -> Exec:
     return run
 
 
+def _store_race_message(p: _Program, buf: SharedBuffer, index: tuple, where: str) -> str:
+    region = np.zeros(buf.data.shape, dtype=np.bool_)
+    region[index] = True
+    stores = [
+        rec.op
+        for q in p.queues
+        for rec in q
+        if getattr(rec, "reads", None) is buf and region[rec.read_index].any()
+    ]
+    return (
+        "write of shared memory an in-flight TDM store reads: "
+        f"{where} in program {p.pid} writes the {buf.label} while "
+        f"{len(stores)} in-flight TDM store instruction(s) read it "
+        f"({', '.join(dict.fromkeys(stores))}); a tile.async_tdm_wait must retire the store first"
+    )
+
+
 # ---------------------------------------------------------------------------
 # Entry points
 # ---------------------------------------------------------------------------
@@ -2340,6 +2371,9 @@ def run_gemm(
     )
     return (c_mem, result) if return_result else c_mem
 
+
+# The barrier ops' builders join _BUILDERS (they wrap the copy builder).
+from gemm_opt.model import barriers as _barriers  # noqa: E402, F401
 
 __all__ = [
     "GEMM_ARGS",
