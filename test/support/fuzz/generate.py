@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from gemm_opt.core.ext_compat import arith, func, ir, scf
 from gemm_opt.core.targets import TARGETS
-from gemm_opt.dialect import load_all, tile
+from gemm_opt.dialect import barrier, load_all, tile
 from support.tile_build import i32_attr
 
 # ---- the space of values ------------------------------------------------------------
@@ -94,7 +94,13 @@ class Space:
         "ids",
         "convert",
         "nest",
+        "barrier",
+        "store",
     )
+    ring_sizes: tuple[int, ...] = (2, 1, 3, 0, 65)
+    barrier_counts: tuple[int, ...] = (1, 2, 0, -1, 1 << 20)
+    barrier_ops: tuple[str, ...] = ("tracked", "init", "expect", "arrive", "wait")
+    phase_widths: tuple[int, ...] = (32, 1, 64)
     nesting: tuple[int, ...] = (4, 64, 600)
     """Depths of ``op_nest``'s chains of ``scf.if``."""
     max_ops: int = 8
@@ -365,6 +371,59 @@ class _Builder:
         width = max(width, num.bit_length() + 1)
         op.operation.attributes["num"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(width), num)
 
+    def barrier(self, scope: _Scope) -> ir.Value:
+        """One barrier of a new ring (its index constant, or any i32)."""
+        n = self.pick(self.space.ring_sizes)
+        ring_t = barrier.MBarrierRingType.get(i32_attr(n))
+        ring = barrier.BarrierAllocOp(ring_t, loc=self.loc).result
+        if self.pick(self.space.buffer_index) == "in-range":
+            idx = self.const(self.draw(st.integers(0, max(0, n - 1))), 32)
+        else:
+            idx = self.int_value(scope, 32)
+        bar_t = tile.MBarrierType.get(ir.TypeAttr.get(ir.IntegerType.get_signless(64)))
+        bar = barrier.BarrierIndexOp(ring, idx, bar_t, loc=self.loc).result
+        op = barrier.BarrierInitOp(bar, loc=self.loc)
+        op.operation.attributes["count"] = i32_attr(self.pick(self.space.barrier_counts))
+        return bar
+
+    def op_barrier(self, scope: _Scope, depth: int) -> None:
+        bar = self.barrier(scope)
+        kind = self.pick(self.space.barrier_ops)
+        pred = self.int_value(scope, 1) if self.draw(st.booleans()) else None
+        count = i32_attr(self.pick(self.space.barrier_counts))
+        if kind == "tracked":
+            block = self.block()
+            desc = self.descriptor(scope, block)
+            buf = self.buffer(scope, block)
+            nbytes = math.prod(block.shape) * max(1, tile.element_bits(block.element_type) // 8)
+            op = barrier.BarrierExpectOp(bar, loc=self.loc)
+            op.operation.attributes["bytes"] = i32_attr(nbytes)
+            tile.AsyncTDMCopyGlobalToLocalOp(desc, buf, barrier=bar, loc=self.loc)
+            kind = "wait"
+        if kind == "init":
+            barrier.BarrierInitOp(bar, loc=self.loc).operation.attributes["count"] = count
+        elif kind == "expect":
+            op = barrier.BarrierExpectOp(bar, pred=pred, loc=self.loc)
+            op.operation.attributes["bytes"] = count
+        elif kind == "arrive":
+            op = barrier.BarrierArriveOp(bar, pred=pred, loc=self.loc)
+            if self.draw(st.booleans()):
+                op.operation.attributes["count"] = count
+        else:
+            width = self.pick(self.space.phase_widths)
+            phase = self.const(self.draw(st.integers(0, 1)), width)
+            barrier.BarrierWaitOp(bar, phase, pred=pred, loc=self.loc)
+
+    def op_store(self, scope: _Scope, depth: int) -> None:
+        block = self.block()
+        desc = self.descriptor(scope, block)
+        buf = self.buffer(scope, block)
+        op = barrier.AsyncTDMCopyLocalToGlobalOp(desc, buf, loc=self.loc)
+        cache = self.pick(self.space.caches)
+        if cache:
+            op.operation.attributes["cache"] = ir.StringAttr.get(cache)
+        self.op_wait(scope, depth)
+
     def wmma_layout(self) -> ir.Attribute:
         s = self.space
         nw = self.num_warps
@@ -567,6 +626,9 @@ LEGAL: dict[str, Callable[[Any], bool]] = {
     "axes": lambda a: a in (0, 1, 2),
     "nesting": lambda d: d <= 8,
     "buffer_index": lambda i: i == "in-range",
+    "ring_sizes": lambda n: 1 <= n <= 64,
+    "barrier_counts": lambda n: 1 <= n < (1 << 20),
+    "phase_widths": lambda w: w in (1, 32),
 }
 
 #: Fields of :class:`Space` that :func:`legal_space` narrows.
