@@ -79,14 +79,14 @@ class MBarrierRingType(Tile.Type, name="mbarrier_ring"):
         return n
 
 
-def _barrier(value: ir.Value, what: str = "barrier") -> MBarrierType:
+def _barrier(value: ir.Value, what: str = "the barrier operand") -> MBarrierType:
     t = value.type
     if not isinstance(t, MBarrierType):
         raise VerifyError(
-            f"{what} must be a !tile.mbarrier<i64> (index a ring with tile.barrier_index), got {t}"
+            f"{what} must be one barrier of a ring (tile.barrier_index), got {t}"
         )
     if str(t.width) != "i64":
-        raise VerifyError(f"{what}: barriers are 64-bit, !tile.mbarrier<i64>, got {t}")
+        raise VerifyError(f"{what}: barriers are 64-bit (i64), got {t}")
     return t
 
 
@@ -145,7 +145,7 @@ class BarrierIndexOp(TileOp, name="barrier_index", traits=[ext.Pure]):
     def verify(self) -> None:
         n = _type_of(self.ring, MBarrierRingType).num
         _check_ints([self.index], 32, "index")
-        _barrier(self.result, "result")
+        _barrier(self.result, "the result")
         index = constant_int(self.index)
         if index is not None and not 0 <= index < n:
             raise VerifyError(

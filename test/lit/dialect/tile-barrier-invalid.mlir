@@ -61,7 +61,7 @@ module attributes {tile.num_warps = 4 : i32} {
 // ==== barriers are 64-bit. ====
 module attributes {tile.num_warps = 4 : i32} {
   func.func @f(%bar: !tile.mbarrier<i32>) {
-    // expected-error@+1 {{barrier: barriers are 64-bit, !tile.mbarrier<i64>, got !tile.mbarrier<i32>}}
+    // expected-error@+1 {{the barrier operand: barriers are 64-bit (i64), got !tile.mbarrier<i32>}}
     "tile.barrier_init"(%bar) {count = 1 : i32} : (!tile.mbarrier<i32>) -> ()
     return
   }
@@ -117,7 +117,7 @@ module attributes {tile.num_warps = 4 : i32} {
 #s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32} {
   func.func @f(%bar: !tile.shared<tensor<64x64xf16, #s>>, %phase: i32) {
-    // expected-error@+1 {{barrier must be a !tile.mbarrier<i64> (index a ring with tile.barrier_index), got !tile.shared}}
+    // expected-error@+1 {{the barrier operand must be one barrier of a ring (tile.barrier_index), got !tile.shared}}
     "tile.barrier_wait"(%bar, %phase) {operandSegmentSizes = array<i32: 1, 1, 0>} : (!tile.shared<tensor<64x64xf16, #s>>, i32) -> ()
     return
   }
