@@ -16,7 +16,8 @@ stage, not for "all but the last N copies". These ops follow Gluon's
 * ``tile.barrier_arrive {count}`` is ``count`` arrivals (default 1);
 * a ``tile.async_tdm_copy_global_to_local`` with a ``barrier`` operand
   completes its bytes on that barrier when its data has landed (it is not
-  an arrival);
+  an arrival, and only a barrier wait completes it: ``tile.async_tdm_wait``
+  does not count it);
 * ``tile.barrier_wait(%bar, %phase)`` returns once phase ``phase`` (its
   parity) of the barrier has completed.
 
@@ -82,9 +83,7 @@ class MBarrierRingType(Tile.Type, name="mbarrier_ring"):
 def _barrier(value: ir.Value, what: str = "the barrier operand") -> MBarrierType:
     t = value.type
     if not isinstance(t, MBarrierType):
-        raise VerifyError(
-            f"{what} must be one barrier of a ring (tile.barrier_index), got {t}"
-        )
+        raise VerifyError(f"{what} must be one barrier of a ring (tile.barrier_index), got {t}")
     if str(t.width) != "i64":
         raise VerifyError(f"{what}: barriers are 64-bit (i64), got {t}")
     return t

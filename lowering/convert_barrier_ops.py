@@ -11,15 +11,20 @@ delivered by the copies tracked on the barrier.
 ``fence.proxy.async``, so TMA sees the initialised barrier),
 ``ttng.barrier_expect`` (``mbarrier.arrive.expect_tx``),
 ``ttng.arrive_barrier``, ``ttng.wait_barrier`` (``mbarrier.try_wait.parity``).
-The TDM store is a TMA store: ``ttng.fence_async_shared`` (the TMA engine
-must see what registers wrote to the buffer), then
-``ttng.async_tma_copy_local_to_global`` (``cp.async.bulk.tensor`` in its
-``global.shared`` form), and a ``tile.async_tdm_wait`` in a function that
-stores also waits for every store to have read its buffer
-(``ttng.async_tma_store_wait {pendings = 0}``: at most ``num`` operations in
-flight then holds whatever the loads do). TMA stores need the TMA
-descriptors of ``lds-copies=tma``. Barrier-tracked *copies* have no TMA form
-yet: ``lds-copies=tma`` drives its copies through its own barrier ring.
+A barrier-tracked copy is a TMA copy that completes its bytes on the barrier
+(``ttng.async_tma_copy_global_to_local``, ``cp.async.bulk.tensor ...
+mbarrier::complete_tx::bytes``). The TDM store is a TMA store:
+``ttng.fence_async_shared`` (the TMA engine must see what registers wrote to
+the buffer), then ``ttng.async_tma_copy_local_to_global``
+(``cp.async.bulk.tensor`` in its ``global.shared`` form); a
+``tile.async_tdm_wait`` in a function that stores also waits until every
+store has read its buffer (``ttng.async_tma_store_wait {pendings = 0}``: at
+most ``num`` operations in flight then holds whatever the loads do). Their
+descriptors become TMA descriptors and their buffers NVMMA shared layouts
+(:func:`prescan_barriers`), with or without ``lds-copies=tma``; what TMA
+cannot take (bounds, a descriptor not made in the function, rank other than
+2) is an error at the op. (``lds-copies=tma`` itself still refuses
+barrier-tracked copies: its ring of barriers counts every copy.)
 
 **gfx1250** has LDS barriers without a transaction count: a TDM copy on a
 barrier arrives once per warp that issues it, when its data has landed, and
@@ -37,7 +42,9 @@ phase completes exactly when the tile phase would: after the arrivals and
 after the ``n * nw`` arrivals of the copies' landed data. Anything outside
 that pattern is an error at the op. The TDM store is
 ``amdg.async_tdm_copy_local_to_global`` (``tensor_store_from_lds``) and its
-wait the shared ``amdg.async_tdm_wait`` (``s_wait_tensorcnt``).
+wait the shared ``amdg.async_tdm_wait`` (``s_wait_tensorcnt``); that counter
+also counts tracked copies, which the tile wait does not, so the wait is
+only ever stronger than the tile op asks.
 
 gfx950 and gfx942 have neither (the verifier refuses the ops for them).
 """
@@ -62,6 +69,7 @@ from gemm_opt.dialect.barrier import (
     LocalStoreOp,
 )
 from gemm_opt.dialect.tile import AsyncTDMCopyGlobalToLocalOp, AsyncTDMWaitOp
+from gemm_opt.lowering.tma_plan import TmaRefusal
 
 COPY = AsyncTDMCopyGlobalToLocalOp.OPERATION_NAME
 STORE = AsyncTDMCopyLocalToGlobalOp.OPERATION_NAME
@@ -197,15 +205,23 @@ def _check_tracked_copy(op: ir.Operation, num_warps: int) -> None:
 
 
 def prescan_barriers(low: Any) -> None:
-    """Before any type is converted: on cuda:90 with ``lds-copies=tma`` a TDM
-    store is a TMA store, which reads an NVMMA shared buffer, so its layout
-    joins the NVMMA set (the buffers wgmma reads)."""
-    if not (low.target.nvidia and low.lds_copies == "tma"):
+    """Before any type is converted, on cuda:90: a barrier-tracked copy is a
+    TMA copy and a TDM store a TMA store, so the buffers they write or read
+    take NVMMA shared layouts (the set of the buffers wgmma reads), and the
+    descriptors they use get TMA descriptors."""
+    if not low.target.nvidia:
         return
     for block in _walk(low.module):
         for op in block.operations:
-            if op.operation.name == STORE:
+            op = op.operation
+            if op.name == STORE or (op.name == COPY and op.opview.barrier is not None):
                 low.wgmma_shared.add(str(op.opview.desc.type.layout_attr))
+                root = op.opview.desc
+                while isinstance(root.owner, ir.Operation | ir.OpView) and (
+                    root.owner.operation.name == "tile.update_tensor_descriptor"
+                ):
+                    root = root.owner.operation.opview.desc
+                low.tma_descs.add(root)
 
 
 def _plan(low: Any) -> BarrierPlan:
@@ -309,17 +325,57 @@ def lower_barrier_wait(low: Any, op: Any) -> None:
     low.b.restore_insertion_point(saved)
 
 
+def lower_make_desc(low: Any, op: Any) -> Any:
+    """The main lowering's descriptor; on cuda:90 also a TMA descriptor when a
+    tracked copy or a TDM store uses it (``lds-copies=tma`` makes one for all)."""
+    result = low.lower_make_desc(op)
+    info = low.descs.get(op.result)
+    if low.target.nvidia and info is not None and info.tma is None and op.result in low.tma_descs:
+        t = op.result.type
+        block = low.b.get_block_ty(low.elem(t.element_type, op), list(t.shape))
+        info.tma = low.b.create_make_tensor_descriptor(
+            low.b.get_tensor_descriptor_layout_type(block, False, low.layout(low.shared(t, op))),
+            info.base,
+            info.shape,
+            info.strides,
+            low.tt.ir.PADDING_OPTION.PAD_ZERO,
+        )
+    return result
+
+
+def _tma_info(low: Any, op: Any, what: str) -> Any:
+    """The descriptor of a TMA copy or store (refused where TMA cannot take it)."""
+    try:
+        low.tma_refusal(op)
+    except TmaRefusal as e:
+        raise low.fail(op, f"{what} on cuda:90: {e}") from None
+    info = low.descs.get(op.desc)
+    if info is None or info.tma is None:
+        raise low.fail(op, low._untracked())
+    return info
+
+
 def lower_copy(low: Any, op: Any) -> None:
     """A copy without a barrier is the main lowering's; a tracked one is ours."""
     if op.barrier is None:
         low.lower_copy(op)
         return
     if low.target.nvidia:
-        raise low.fail(
-            op,
-            "a barrier-tracked copy on cuda:90 is a TMA copy, which lds-copies=tma does not "
-            "issue on a user barrier yet (it tracks copies with its own barrier ring)",
+        info = _tma_info(low, op, "a barrier-tracked copy is a TMA copy")
+        user = low.user_pred(op)
+        preds = [p for p in (info.pred, None if user is None else low.v(user)) if p is not None]
+        pred = low.b.create_and(*preds) if len(preds) == 2 else (preds or [None])[0]
+        coords = info.origin or [low.const(0)] * len(op.desc.type.shape)
+        low.b.create_async_tma_copy_global_to_local(
+            info.tma,
+            list(coords),
+            low.v(op.barrier),
+            low.v(op.dest),
+            low.b.get_int1(True) if pred is None else pred,
+            False,
+            None,
         )
+        return
     if not low.target.tdm:
         raise low.fail(op, f"a barrier-tracked copy needs TDM (gfx1250), not {low.target.name}")
     _plan(low)  # checks that the copy is covered by an expect
@@ -342,15 +398,9 @@ def lower_store(low: Any, op: Any) -> None:
             low.v(op.desc), low.v(op.src), low.tt.ir.value(), low._cache(op)
         )
         return
-    info = low.descs.get(op.desc)
-    if info is None or info.tma is None:
-        raise low.fail(
-            op,
-            "a TDM store on cuda:90 is a TMA store: it needs the TMA descriptors of "
-            "lds-copies=tma, made by tile.make_tensor_descriptor in this function",
-        )
-    if info.bounds is not None or info.pred is not None:
-        raise low.fail(op, "a TMA store takes no bounds or pred on its descriptor")
+    info = _tma_info(low, op, "a TDM store is a TMA store")
+    if info.pred is not None:
+        raise low.fail(op, "a TMA store takes no pred on its descriptor")
     if "cache" in op.operation.attributes:
         raise low.fail(op, "a TMA store takes no cache modifier here")
     coords = info.origin or [low.const(0)] * len(op.desc.type.shape)
@@ -384,7 +434,8 @@ HANDLERS = {
     BarrierWaitOp.OPERATION_NAME: lower_barrier_wait,
     LocalStoreOp.OPERATION_NAME: lower_local_store,
     STORE: lower_store,
-    # These two extend the main lowering's handlers (tracked copies, store waits).
+    "tile.make_tensor_descriptor": lower_make_desc,
+    # These extend the main lowering's handlers (TMA descriptors, tracked copies, store waits).
     COPY: lower_copy,
     AsyncTDMWaitOp.OPERATION_NAME: lower_wait,
 }

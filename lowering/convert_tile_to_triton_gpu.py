@@ -546,6 +546,8 @@ class _Lowering:
     current: Any = None
     #: Barrier ops: the plan of :mod:`gemm_opt.lowering.convert_barrier_ops` (built lazily).
     barrier_plan: Any = None
+    #: cuda:90: descriptors that barrier-tracked copies or TDM stores use (TMA ones).
+    tma_descs: set[ir.Value] = field(default_factory=set)
 
     @property
     def b(self) -> Any:

@@ -1,10 +1,10 @@
 """Barrier ops, barrier-tracked copies and TDM stores compiled by Triton 3.9.0.
 
-``data/barrier_ring.mlir`` (a two-stage ring of barrier-tracked TDM copies
-and a TDM store) compiles for gfx1250; ``data/barrier_ops.mlir`` (init,
-arrive, wait, ``tile.local_store`` and a TDM store) for gfx1250 and, with the
-TMA descriptors of ``lds-copies=tma``, for cuda:90. The assembly must hold
-the instructions the lowering promises; the targets without TDM or TMA are
+``data/barrier_ring.mlir`` (a two-stage ring of barrier-tracked copies and a
+TDM store) and ``data/barrier_ops.mlir`` (init, arrive, wait,
+``tile.local_store`` and a TDM store) compile for gfx1250 (TDM on LDS
+barriers) and cuda:90 (TMA on mbarriers). The assembly must hold the
+instructions the lowering promises; the targets without TDM or TMA are
 refused at the op.
 """
 
@@ -19,7 +19,6 @@ from gemm_opt.lowering.compile import TileCompileError, compile_tile_module
 DATA = Path(__file__).resolve().parent / "data"
 RING = (DATA / "barrier_ring.mlir").read_text()
 OPS = (DATA / "barrier_ops.mlir").read_text()
-TMA = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
 
 
 def _lines(asm: str, mnemonic: str) -> list[str]:
@@ -52,7 +51,7 @@ def test_barrier_ops_compile_for_gfx1250():
 
 
 def test_barrier_ops_compile_for_cuda90_as_mbarrier_and_tma_store():
-    k = compile_tile_module(OPS, "cuda:90", pipeline=TMA)
+    k = compile_tile_module(OPS, "cuda:90")
     ptx = k.asm["ptx"]
     assert "mbarrier.init.shared::cta.b64" in ptx
     assert ptx.count("mbarrier.arrive.shared::cta.b64") == 2
@@ -66,6 +65,16 @@ def test_barrier_ops_compile_for_cuda90_as_mbarrier_and_tma_store():
     # Nothing writes the buffer between the fence and the store.
     assert not [line for line in lines[fence : store[0]] if line.startswith("st.shared")]
     assert "cp.async.bulk.wait_group.read" in " ".join(lines[store[0] :])
+
+
+def test_ring_compiles_for_cuda90_as_tma_with_mbarriers():
+    ptx = compile_tile_module(RING, "cuda:90").asm["ptx"]
+    assert ptx.count("mbarrier.init.shared::cta.b64") == 2
+    assert ptx.count("mbarrier.arrive.expect_tx.shared::cta.b64") == 2
+    loads = "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes"
+    assert ptx.count(loads) == 2
+    assert ptx.count("mbarrier.try_wait.parity.shared::cta.b64") == 2
+    assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta") == 1
 
 
 @pytest.mark.parametrize("target", ["gfx950", "gfx942"])

@@ -21,11 +21,11 @@ barrier, its phase, and the arrivals and bytes still missing.
 
 Races
 -----
-A tracked copy's writes land only when a barrier wait (or a
-``tile.async_tdm_wait`` that retires its instructions) completes it, so a
-read of its buffer before the wait that orders it is the interpreter's race
-("read of shared memory still being written by an in-flight TDM copy"), and
-race-free after it.
+A tracked copy's writes land only when a barrier wait completes it (it does
+not count for ``tile.async_tdm_wait``), so a read of its buffer before the
+wait that orders it is the interpreter's race ("read of shared memory still
+being written by an in-flight TDM copy ... no tile.barrier_wait has completed
+the barrier phase the copy is tracked by"), and race-free after it.
 
 A TDM store (``tile.async_tdm_copy_local_to_global``) writes global memory
 from the shared buffer as issued (its elements inside the tensor), and reads
@@ -115,18 +115,15 @@ class TrackedCopy:
     barrier: Barrier
     bytes: int
     records: list[_InFlight]
-    queues: list[Any]
+    #: The program's in-flight tracked instructions (these records leave it on landing).
+    tracked: list[_InFlight]
 
     def land(self) -> None:
-        """Complete every instruction still in flight (out of order is fine: the
-        copy has landed, whatever the warps' counters say)."""
+        """Complete the copy's instructions: its data lands, its bytes are delivered."""
+        mine = {id(rec) for rec in self.records}
+        self.tracked[:] = [rec for rec in self.tracked if id(rec) not in mine]
         for rec in self.records:
-            q = self.queues[rec.warp]
-            for i, other in enumerate(q):
-                if other is rec:
-                    del q[i]
-                    rec.complete()
-                    break
+            rec.complete()
 
 
 @dataclass
@@ -283,9 +280,10 @@ def _b_tdm_copy(c: _Compiler, op: Any) -> Exec:
         on = bool(_uniform(d.pred, mask, "the descriptor's pred", where))
         on = on and _pred(p, pred, mask, where)
         _issue(p, mask, members, lambda w: 0, pred, predicated, where)
-        copy = TrackedCopy(
-            where, b, block_bytes if on else 0, [p.queues[w][-1] for w in range(p.W)], p.queues
-        )
+        # The barrier, not the warps' TDM counters, tracks the copy.
+        records = [p.queues[w].pop() for w in range(p.W)]
+        p.tracked.extend(records)
+        copy = TrackedCopy(where, b, block_bytes if on else 0, records, p.tracked)
         left = [len(copy.records)]
 
         def one_landed() -> None:

@@ -513,6 +513,9 @@ class _Program:
         self.run = run
         self.queues: list[deque[_InFlight]] = [deque() for _ in range(num_warps)]
         self.mmas: deque[_AsyncMma] = deque()  # in-flight tile.async_wmma, oldest first
+        # In-flight instructions of barrier-tracked copies (gemm_opt.model.barriers):
+        # a barrier wait completes them, tile.async_tdm_wait does not count them.
+        self.tracked: list[_InFlight] = []
         # The program's place in the grid's happens-before order (see concurrency).
         self.clock = clock if clock is not None else ProgramClock(0, pid)
 
@@ -1271,18 +1274,21 @@ def _race_message(p: _Program, buf: SharedBuffer, prefix: tuple, where: str) -> 
     region = np.zeros(buf.data.shape, dtype=np.bool_)
     region[prefix] = True
     culprits = []
-    for q in p.queues:
+    for q in [*p.queues, p.tracked]:
         for rec in q:
             if rec.buffer is buf and region[rec.index].any():
                 culprits.append(rec)
     shown = ", ".join(f"{rec.op} issued by warp {rec.warp}" for rec in culprits[:4]) + (
         ", ..." if len(culprits) > 4 else ""
     )
+    fix = "the preceding tile.async_tdm_wait leaves too many copies outstanding"
+    tracked = {id(rec) for rec in p.tracked}
+    if any(id(rec) in tracked for rec in culprits):
+        fix = "no tile.barrier_wait has completed the barrier phase the copy is tracked by"
     return (
         "read of shared memory still being written by an in-flight TDM copy: "
         f"{where} in program {p.pid} reads slot {list(prefix)} of the {buf.label} while "
-        f"{len(culprits)} in-flight TDM instruction(s) write it ({shown}); the preceding "
-        "tile.async_tdm_wait leaves too many copies outstanding"
+        f"{len(culprits)} in-flight TDM instruction(s) write it ({shown}); {fix}"
     )
 
 
@@ -2209,7 +2215,7 @@ class Interpreter:
             for s, v in zip(self.body.arg_slots, bound, strict=True):
                 prog.env[s] = v
             out = prog.exec_block(self.body, full)
-            stats.in_flight_at_exit += sum(len(q) for q in prog.queues)
+            stats.in_flight_at_exit += sum(len(q) for q in prog.queues) + len(prog.tracked)
             return out
 
         if concurrent:
