@@ -11,7 +11,12 @@ row per (variant, dtype, target):
   and fused;
 * ``aligned``: ``fused`` with ``tile.divisibility = 16`` on the integer
   arguments (sizes and leading dimensions): vector stores everywhere, and
-  direct-to-LDS copies on gfx950.
+  direct-to-LDS copies on gfx950;
+* ``deep``: the deep pipeline, ``fused`` compiled from
+  ``examples/gemm_gfx1250_deep.mlir`` (the Python front end's GEMM with
+  ``NUM_BUFFERS=4``: three K tiles in flight while one is read) instead of
+  the input (gfx1250 only: the pipeline is TDM's, and gfx942 could not hold
+  its 147 KB of buffers).
 
 gfx950 and gfx942 have no TDM and drop hints, so only ``fused`` (their
 default pipeline) and ``aligned`` run there. ``bf16`` is the fp16 kernel with
@@ -28,7 +33,7 @@ Columns: TDM instructions and WMMA/MFMA instructions in the innermost loop
 (one K iteration), VGPRs, SGPRs, LDS bytes, spills, code bytes and compile
 seconds. ``--check`` exits 1 unless the goals hold: no spills anywhere,
 TDM and WMMA in the gfx1250 loop, 1 TDM instruction per K iteration fused
-against 2 unfused.
+(and deep) against 2 unfused.
 """
 
 from __future__ import annotations
@@ -56,11 +61,13 @@ from gemm_opt.dialect.edit import (
 )
 from gemm_opt.dialect.tile import PaddedSharedAttr, SharedType
 
-VARIANTS = ("fused", "unfused", "unhinted", "derived", "aligned")
+VARIANTS = ("fused", "unfused", "unhinted", "derived", "aligned", "deep")
 DTYPES = ("f16", "bf16")
 #: The AMD targets: the report reads AMDGPU assembly.
 TARGETS = tuple(name for name, t in _TARGETS.items() if t.backend == "hip")
 DEFAULT_INPUT = Path(__file__).resolve().parents[1] / "examples" / "gemm_gfx1250.mlir"
+#: The ``deep`` variant's kernel: the same GEMM with ``NUM_BUFFERS=4``.
+DEEP_INPUT = DEFAULT_INPUT.with_name("gemm_gfx1250_deep.mlir")
 
 
 @dataclass
@@ -87,7 +94,8 @@ class Row:
     @property
     def label(self) -> str:
         """The variant as the table shows it."""
-        return self.variant if self.block_k is None else f"{self.variant} (BLOCK_K={self.block_k})"
+        name = "deep (NUM_BUFFERS=4)" if self.variant == "deep" else self.variant
+        return name if self.block_k is None else f"{name} (BLOCK_K={self.block_k})"
 
 
 #: The report's element types, as the bindings build them.
@@ -198,6 +206,8 @@ def fitting_block_k(source: str, target: str) -> int | None:
 def variant_text(source: str, variant: str, dtype: str, block_k: int | None = None) -> str:
     """The tile text compiled for one row: ``source`` edited for the variant,
     the dtype and (if given) the K block."""
+    if variant == "deep":
+        source = DEEP_INPUT.read_text()
     edits: list[Callable[[ir.Module], object]] = [lambda m: with_dtype(m, dtype)]
     if block_k is not None:
         edits.append(lambda m: with_block_k(m, block_k))
@@ -215,6 +225,8 @@ def plan(variants: Sequence[str], dtypes: Sequence[str], targets: Sequence[str])
             for variant in variants:
                 if not _TARGETS[target].tdm and variant not in ("fused", "aligned"):
                     continue
+                if variant == "deep" and target != "gfx1250":
+                    continue
                 yield variant, dtype, target
 
 
@@ -223,6 +235,8 @@ def compile_row(source: str, variant: str, dtype: str, target: str) -> Row:
 
     row = Row(variant, dtype, target)
     try:
+        if variant == "deep":
+            source = DEEP_INPUT.read_text()
         row.block_k = fitting_block_k(source, target)
         text = variant_text(source, variant, dtype, row.block_k)
         k = compile_tile_module(
@@ -318,6 +332,9 @@ def check(rows: Sequence[Row]) -> list[str]:
             problems.append(
                 f"fused/{dtype}/gfx1250: {fused.tdm_per_iter} TDM per iteration, want 1"
             )
+        deep = by.get(("deep", dtype, "gfx1250"))
+        if deep and not deep.error and deep.tdm_per_iter != 1:
+            problems.append(f"deep/{dtype}/gfx1250: {deep.tdm_per_iter} TDM per iteration, want 1")
         if unfused and not unfused.error and unfused.tdm_per_iter != 2:
             problems.append(
                 f"unfused/{dtype}/gfx1250: {unfused.tdm_per_iter} TDM per iteration, want 2"
