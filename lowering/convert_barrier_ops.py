@@ -51,6 +51,7 @@ gfx950 and gfx942 have neither (the verifier refuses the ops for them).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,9 +128,16 @@ def _walk(op: ir.Operation):
                 yield from _walk(inner.operation)
 
 
-def plan_barriers(module: ir.Operation, num_warps: int, tdm: bool) -> BarrierPlan:
+def plan_barriers(
+    module: ir.Operation,
+    num_warps: int,
+    tdm: bool,
+    user_pred: Callable[[ir.Operation], ir.Value | None] = lambda op: op.opview.pred,
+) -> BarrierPlan:
     """Find the functions that store, and on gfx1250 (``tdm``) the copies each
-    expect covers; raise :class:`BarrierRefusal` where the mapping is not exact."""
+    expect covers; raise :class:`BarrierRefusal` where the mapping is not exact.
+    ``user_pred`` gives a copy's own pred (a warp predicate the lowering strips
+    is not the user's)."""
     plan = BarrierPlan()
     for fn in module.regions[0].blocks[0].operations:
         fn = fn.operation
@@ -145,7 +153,7 @@ def plan_barriers(module: ir.Operation, num_warps: int, tdm: bool) -> BarrierPla
                 if bar is None:
                     continue
                 if op.name == COPY:
-                    _check_tracked_copy(op, num_warps)
+                    _check_tracked_copy(op, num_warps, user_pred(op))
                     if bar not in open_expect:
                         raise BarrierRefusal(
                             op,
@@ -182,7 +190,7 @@ def _close(open_expect: dict, bar: ir.Value) -> None:
         )
 
 
-def _check_tracked_copy(op: ir.Operation, num_warps: int) -> None:
+def _check_tracked_copy(op: ir.Operation, num_warps: int, pred: ir.Value | None) -> None:
     view = op.opview
     hint = view.warp_used_hint
     if hint is not None and hint != (1 << num_warps) - 1:
@@ -191,7 +199,7 @@ def _check_tracked_copy(op: ir.Operation, num_warps: int) -> None:
             "on gfx1250 a barrier-tracked copy is issued by every warp (each arrives once); "
             f"warp_used_hint = {hint:#x} leaves warps out",
         )
-    if view.pred is not None:
+    if pred is not None:
         raise BarrierRefusal(op, "a predicated barrier-tracked copy has no gfx1250 form yet")
     if int(numpy.prod(view.desc.type.shape)) < num_warps:
         raise BarrierRefusal(
@@ -227,7 +235,9 @@ def prescan_barriers(low: Any) -> None:
 def _plan(low: Any) -> BarrierPlan:
     if low.barrier_plan is None:
         try:
-            low.barrier_plan = plan_barriers(low.module, low.num_warps, low.target.tdm)
+            low.barrier_plan = plan_barriers(
+                low.module, low.num_warps, low.target.tdm, lambda op: low.user_pred(op.opview)
+            )
         except BarrierRefusal as e:
             raise low.fail(e.op, str(e)) from None
     return low.barrier_plan

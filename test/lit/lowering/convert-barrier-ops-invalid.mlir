@@ -67,3 +67,18 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx950"} {
     return
   }
 }
+
+// -----
+
+// A predicated tracked copy: a copy that does not issue would not arrive.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<64x64xf16, #s>>
+!buf = !tile.shared<tensor<64x64xf16, #s>>
+module attributes {tile.num_warps = 4 : i32} {
+  func.func @predicated_tracked_copy(%d: !desc, %b: !buf, %bar: !tile.mbarrier<i64>, %p: i1) {
+    "tile.barrier_expect"(%bar) {operandSegmentSizes = array<i32: 1, 0>, bytes = 8192 : i32} : (!tile.mbarrier<i64>) -> ()
+    // expected-error@+1 {{a predicated barrier-tracked copy has no gfx1250 form yet}}
+    "tile.async_tdm_copy_global_to_local"(%d, %b, %p, %bar) {operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (!desc, !buf, i1, !tile.mbarrier<i64>) -> ()
+    return
+  }
+}
