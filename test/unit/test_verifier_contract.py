@@ -186,6 +186,11 @@ def _sample() -> dict[str, Callable[[], str]]:
     cases["tdm copy f16 unswizzled, no target"] = lambda: _copy_kernel(["f16"], _unswizzled)
     cases["tdm copy f16 partitioned"] = lambda: _copy_kernel(["f16"], _partitioned, "gfx1250")
     cases["tdm copy i8 padded, no target"] = lambda: _copy_kernel(["i8"], _padded)
+    # Barriers and TDM stores: gfx1250 and cuda:90 take them, the verifier
+    # refuses them for gfx950 and gfx942 (no TDM, no TMA).
+    data = Path(__file__).resolve().parent / "data"
+    for kernel in ("barrier_ring.mlir", "barrier_ops.mlir"):
+        cases[f"{kernel}, no target"] = lambda kernel=kernel: (data / kernel).read_text()
     return cases
 
 
