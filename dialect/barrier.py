@@ -41,6 +41,7 @@ store still reads) are the executable model's
 from typing import Any
 
 from gemm_opt.core.ext_compat import cast, ext, ir
+from gemm_opt.core.layouts import PaddedShared
 from gemm_opt.dialect.tile import (
     MBarrierType,
     SharedType,
@@ -297,7 +298,8 @@ class AsyncTDMCopyLocalToGlobalOp(TileOp, name="async_tdm_copy_local_to_global")
       : (!tile.tensor_desc<tensor<128x128xf16, #s>>, !tile.shared<tensor<128x128xf16, #s>>) -> ()
     ```
     Rules: ``src`` has the descriptor block's shape, element type and layout;
-    ``cache`` is one of ``CACHE_MODIFIERS``.
+    ``cache`` is one of ``CACHE_MODIFIERS``; on TDM targets a padded layout
+    pads whole rows (its interval is the innermost block dimension).
     """
 
     ATTRS = ("cache",)
@@ -318,7 +320,16 @@ class AsyncTDMCopyLocalToGlobalOp(TileOp, name="async_tdm_copy_local_to_global")
                 "type and layout must be equal)"
             )
         cache_modifier(self)
-        check_tdm_layout(desc.shared_layout(), desc.element_type)
+        layout = desc.shared_layout()
+        check_tdm_layout(layout, desc.element_type)
+        targets = self.targets()
+        if isinstance(layout, PaddedShared) and targets and all(t.tdm for t in targets):
+            inner = desc.shape[layout.order[0]]
+            if layout.interval != inner:
+                raise VerifyError(
+                    f"a TDM store pads only whole rows: the padding interval ({layout.interval}) "
+                    f"must equal the innermost block dimension ({inner})"
+                )
 
 
 OPS: tuple[type, ...] = (

@@ -223,7 +223,8 @@ def prescan_barriers(low: Any) -> None:
         for op in block.operations:
             op = op.operation
             if op.name == STORE or (op.name == COPY and op.opview.barrier is not None):
-                low.wgmma_shared.add(str(op.opview.desc.type.layout_attr))
+                if len(op.opview.desc.type.shape) == 2:  # the rank TMA takes here
+                    low.wgmma_shared.add(str(op.opview.desc.type.layout_attr))
                 root = op.opview.desc
                 while isinstance(root.owner, ir.Operation | ir.OpView) and (
                     root.owner.operation.name == "tile.update_tensor_descriptor"

@@ -159,3 +159,15 @@ module attributes {tile.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+// ==== on TDM targets a TDM store pads whole rows. ====
+#s = #tile.padded_shared<{interval = 32, amount = 8, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  func.func @f(%d: !tile.tensor_desc<tensor<64x64xf16, #s>>, %b: !tile.shared<tensor<64x64xf16, #s>>) {
+    // expected-error@+1 {{a TDM store pads only whole rows: the padding interval (32) must equal the innermost block dimension (64)}}
+    "tile.async_tdm_copy_local_to_global"(%d, %b) : (!tile.tensor_desc<tensor<64x64xf16, #s>>, !tile.shared<tensor<64x64xf16, #s>>) -> ()
+    return
+  }
+}
