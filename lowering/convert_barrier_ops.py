@@ -27,8 +27,10 @@ cannot take (bounds, a descriptor not made in the function, rank other than
 barrier-tracked copies: its ring of barriers counts every copy.)
 
 **gfx1250** has LDS barriers without a transaction count: a TDM copy on a
-barrier arrives once per warp that issues it, when its data has landed, and
-``amdg.arrive_barrier {count}`` arrives ``count`` times from each warp. The
+barrier arrives once per warp that issues it, when its data has landed (each
+warp's TDM instruction carries the barrier), and ``amdg.arrive_barrier
+{count}`` arrives ``count`` times from each warp (Triton 3.9.0 emits an
+unpredicated ``llvm.amdgcn.ds.atomic.barrier.arrive.rtn.b64`` per wave). The
 byte model maps onto it exactly when every tracked copy is *covered* by the
 expect before it: in one block, the ops on that barrier value after a
 ``tile.barrier_expect`` are the tracked copies that deliver exactly its bytes,
@@ -69,7 +71,7 @@ from gemm_opt.dialect.barrier import (
     BarrierWaitOp,
     LocalStoreOp,
 )
-from gemm_opt.dialect.tile import AsyncTDMCopyGlobalToLocalOp, AsyncTDMWaitOp
+from gemm_opt.dialect.tile import AsyncTDMCopyGlobalToLocalOp, AsyncTDMWaitOp, element_bits
 from gemm_opt.lowering.tma_plan import TmaRefusal
 
 COPY = AsyncTDMCopyGlobalToLocalOp.OPERATION_NAME
@@ -105,19 +107,12 @@ class BarrierPlan:
 
 
 def _bytes(desc_type: Any) -> int:
-    from gemm_opt.dialect.tile import element_bits
-
     return int(numpy.prod(desc_type.shape)) * element_bits(desc_type.element_type) // 8
 
 
 def _barrier_uses(op: ir.Operation) -> ir.Value | None:
     """The barrier value a barrier op or a tracked copy names (None: none)."""
-    view = op.opview
-    if op.name == COPY:
-        return view.barrier
-    if op.name in BARRIER_OPS:
-        return view.barrier
-    return None
+    return op.opview.barrier if op.name in BARRIER_OPS else None
 
 
 def _walk(op: ir.Operation):
