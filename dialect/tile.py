@@ -818,7 +818,15 @@ class TileOp(Tile.Operation):
 
     def attr(self, name: str) -> ir.Attribute | None:
         attrs = self.operation.attributes
-        return attrs[name] if name in attrs else None
+        if name not in attrs:
+            return None
+        try:
+            return attrs[name]
+        except TypeError:  # the bindings cannot type it (e.g. array<i128: ...>)
+            raise VerifyError(
+                f"attribute '{name}' is a dense array of an element type no tile op takes "
+                "(the arrays here are array<i32: ...>)"
+            ) from None
 
     def int_attr(self, name: str, required: bool = False) -> int | None:
         """The i32 attribute ``name`` (every integer attribute of a tile op is i32)."""

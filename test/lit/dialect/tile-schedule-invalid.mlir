@@ -263,3 +263,17 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
   }
 }
+
+// -----
+
+// ==== Segment sizes of an element type the bindings cannot read (a fuzz finding: it leaked a TypeError). ====
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @f(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64) {
+    // expected-error@+1 {{'tile.gemm_schedule' op attribute 'operandSegmentSizes' is a dense array of an element type no tile op takes (the arrays here are array<i32: ...>)}}
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      "tile.schedule_yield"() : () -> ()
+    }) {kind = "persistent", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i128: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    return
+  }
+}
