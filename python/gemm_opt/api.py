@@ -41,6 +41,7 @@ This module imports neither numpy, torch nor the compiler at import time.
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -410,6 +411,14 @@ def _shape_config(
     from gemm_opt.runtime import gemm as rt
 
     sms = rt.sm_count(torch, a.device)
+    return _class_config(m, n, grouped, trans_b, sms, reduction)
+
+
+@functools.lru_cache(maxsize=4096)
+def _class_config(
+    m: int, n: int, grouped: str, trans_b: bool, sms: int, reduction: str | None
+) -> GemmConfig:
+    """:func:`~gemm_opt.core.schedules.gpu_config_name`'s config (pure: once per shape)."""
     return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms, reduction)]
 
 
@@ -437,7 +446,13 @@ def _check_out(
 
 def _spec(kind, red, grouped, dtype, cfg: GemmConfig, num_xcds, trans_b=False) -> S.KernelSpec:
     """The kernel of a checked call; ValueError naming the ``config`` field the kernels
-    are not built for (the block shape must split over the warps' MMAs)."""
+    are not built for (the block shape must split over the warps' MMAs). Made and
+    validated once per distinct call (every launch asks)."""
+    return _spec_of(kind, red, grouped, dtype, cfg, num_xcds, trans_b)
+
+
+@functools.lru_cache(maxsize=1024)
+def _spec_of(kind, red, grouped, dtype, cfg: GemmConfig, num_xcds, trans_b) -> S.KernelSpec:
     try:
         S.check_kernel_config(
             block_m=cfg.block_m,

@@ -274,3 +274,90 @@ def test_the_tma_twin_comes_first_and_needs_every_dimension(tmp_path: Path) -> N
         ({"N": 250, "ldb": 250, "ldc": 250}, plain),
     ):
         assert rt.select_kernel(st, plain, {**ok, **bad})[0].name == want.name, bad
+
+
+def _twin_store(tmp_path: Path, plain: S.KernelSpec):
+    """A store of ``plain``'s kernel and its twins, with the facts the bundle builder
+    states (aligned: ALIGNED_ARGS multiples of 16; TMA grouped m: K of block_k)."""
+    from gemm_opt.runtime import gemm as rt
+
+    kernels = []
+    for spec in (plain, *rt.twins(plain)):
+        facts = {n: S.ALIGNMENT for n in S.ALIGNED_ARGS} if spec.aligned else {}
+        if spec.tma:
+            facts["K"] = spec.block_k
+        args = tuple(
+            Arg(n, "*fp16" if n in "abc" else "*i32", 16)
+            if n in ("a", "b", "c", "group_lens")
+            else Arg(n, "i32", facts.get(n, 1))
+            for n in spec.arg_names
+        )
+        kernels.append(
+            BundleKernel(
+                name=spec.name,
+                symbol="gemm",
+                target="cuda:90",
+                sm="sm_90a",
+                num_warps=4,
+                threads_per_warp=32,
+                shared_bytes=0,
+                args=args,
+                grid=(GridDim(), GridDim(), GridDim()),
+                binary=b"\x7fELF" + bytes(60),
+                meta={"grid": "tiles"},
+            )
+        )
+    (tmp_path / "cuda90").mkdir(exist_ok=True)
+    Bundle(tuple(kernels)).write(tmp_path / "cuda90" / "schedules.bundle")
+    return rt.KernelStore("cuda:90", tmp_path)
+
+
+def test_the_memoized_kernel_choice_follows_every_fact_it_depends_on(tmp_path: Path) -> None:
+    """select_kernel memoizes its choice by the facts the twins' checks read: the same
+    shape with strides, an address, K or a type that break a twin's facts picks
+    the next kernel even after a call that took the twin, and the memo's pick is
+    what the checks alone pick (a fresh store, no memo) on every call."""
+    from gemm_opt.runtime import gemm as rt
+
+    plain = S.KernelSpec("persistent", None, "m", "fp16", 128, 128, 64, 8, 4, None)
+    tma, aligned = rt.twins(plain)
+    memo = _twin_store(tmp_path, plain)
+    ok = dict(a=4096, b=8192, c=12288, M=100, N=256, K=512, lda=512, ldb=256, ldc=256)
+    ok |= dict(group_lens=16384, num_groups=2)
+    cases = [
+        ({}, tma),
+        ({"lda": 520}, plain),  # a row stride that breaks the aligned facts
+        ({}, tma),  # and back: not stuck on the plain kernel
+        ({"ldb": 264}, plain),
+        ({"K": 528, "lda": 528}, aligned),  # K a multiple of 16, not of block_k
+        ({"K": 0}, aligned),  # no TMA descriptor of a zero dimension
+        ({"a": 4104}, plain),  # an address off the 16-byte facts
+        ({"M": 2**31}, plain),  # out of i32: no kernel takes it; the plain one reports
+        ({"N": True, "ldb": 16, "ldc": 16}, plain),  # a bool is checked as 1: unaligned
+        ({"c": 12288.0}, plain),  # not an address: no kernel takes it; the plain one reports
+        ({"N": 250, "ldb": 250, "ldc": 250}, plain),
+        ({"M": 7}, tma),  # a fact no twin reads: the memo entry of the first call
+    ]
+    for change, want in cases:
+        values = {**ok, **change}
+        kernel, args = rt.select_kernel(memo, plain, values)
+        fresh = _twin_store(tmp_path, plain)  # no memo: the checks alone
+        assert kernel.name == rt.select_kernel(fresh, plain, values)[0].name == want.name, change
+        assert args == [values[a.name] for a in kernel.spec.args]
+    assert len(memo._selections) == len(cases) - 2  # hits: the repeated call, M=7
+
+
+def test_the_store_follows_the_bundle_dir_variable(tmp_path: Path, monkeypatch) -> None:
+    """store() is memoized by the variable's value: changing it switches stores,
+    changing it back returns the first one (its kernels and memos)."""
+    from gemm_opt.runtime import gemm as rt
+
+    monkeypatch.setenv(rt.BUNDLE_DIR_ENV, str(tmp_path / "one"))
+    first = rt.store()
+    assert rt.store() is first and first.dir == tmp_path / "one" / "cuda90"
+    monkeypatch.setenv(rt.BUNDLE_DIR_ENV, str(tmp_path / "two"))
+    assert rt.store().dir == tmp_path / "two" / "cuda90"
+    monkeypatch.delenv(rt.BUNDLE_DIR_ENV)
+    assert rt.store().dir == rt.DEFAULT_BUNDLE_DIR / "cuda90"
+    monkeypatch.setenv(rt.BUNDLE_DIR_ENV, str(tmp_path / "one"))
+    assert rt.store() is first

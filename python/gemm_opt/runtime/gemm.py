@@ -41,6 +41,7 @@ module level; torch when a kernel launches.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -149,6 +150,11 @@ class KernelStore:
         self.dir = bundle_dir(target, root)
         self._kernels: dict[str, Kernel] | None = None
         self._lock = threading.Lock()
+        #: Memos of decisions that depend only on this store's kernels (see
+        #: :func:`select_kernel`, :func:`resident_programs`).
+        self._selections: dict[Any, tuple[Kernel, tuple[Any, ...]]] = {}
+        self._fact_plans: dict[Any, tuple[Any, ...]] = {}
+        self._resident: dict[Any, int] = {}
 
     def _load(self) -> dict[str, Kernel]:
         kernels: dict[str, Kernel] = {}
@@ -200,26 +206,42 @@ class KernelStore:
         """The twins of ``spec`` (:func:`twins`, preferred first) it has: bundled, or
         built on demand for the pipelined bodies, the ones the bundles pair with twins."""
         build = S.pipelined(spec.grouped, spec.trans_b, spec.num_warps)
-        found = ((t, self.lookup(t, build=build)) for t in twins(spec))
+        found = ((t, self.lookup(t, build=build)) for t in _twins_of(spec))
         return [(t, k) for t, k in found if k is not None]
 
 
 _stores: dict[tuple[str, str], KernelStore] = {}
 _stores_lock = threading.Lock()
+#: Stores by (target, raw ``$GEMM_OPT_BUNDLE_DIR``): every launch asks, so the
+#: directory (a Path) is worked out once per value of the variable.
+_store_of_env: dict[tuple[str, str | None], KernelStore] = {}
 
 
 def store(target: str = "cuda:90") -> KernelStore:
     """The process's kernel store of ``target`` (re-read when ``$GEMM_OPT_BUNDLE_DIR`` changes)."""
+    env_key = (target, os.environ.get(BUNDLE_DIR_ENV))
+    s = _store_of_env.get(env_key)
+    if s is not None:
+        return s
     key = (target, str(bundle_dir(target)))
     with _stores_lock:
         s = _stores.get(key)
         if s is None:
             s = _stores[key] = KernelStore(target)
+        _store_of_env[env_key] = s
         return s
 
 
+#: Compute units by device (a ``torch.device`` or index): a fixed property of the GPU.
+_sm_counts: dict[Any, int] = {}
+
+
 def sm_count(torch: Any, device: Any) -> int:
-    return int(torch.cuda.get_device_properties(device).multi_processor_count)
+    """The device's compute units (asked of torch once per device)."""
+    n = _sm_counts.get(device)
+    if n is None:
+        n = _sm_counts[device] = int(torch.cuda.get_device_properties(device).multi_processor_count)
+    return n
 
 
 def resident_programs(spec: S.KernelSpec, device: Any) -> int:
@@ -235,35 +257,122 @@ def resident_programs(spec: S.KernelSpec, device: Any) -> int:
     if index is None:
         index = torch.cuda.current_device()
     st = store(device_target(torch, index))
-    kernels = [st.for_spec(spec), *(k for _, k in st.twins(spec))]
-    per_sm = min(k.resident_per_sm(index) for k in kernels)
-    return sm_count(torch, index) * max(per_sm, 1)
+    key = (spec, index, _builder)  # a builder may add twins the bundles lack
+    n = st._resident.get(key)
+    if n is None:
+        kernels = [st.for_spec(spec), *(k for _, k in st.twins(spec))]
+        per_sm = min(k.resident_per_sm(index) for k in kernels)
+        n = st._resident[key] = sm_count(torch, index) * max(per_sm, 1)
+    return n
 
 
-def bind_arguments(bundled: BundleKernel, name: str, values: Mapping[str, Any]) -> list[Any]:
-    """The bundle kernel's arguments in its order, from ``values`` by name."""
-    args = []
+def _binding(bundled: BundleKernel, name: str, names: Any) -> tuple[tuple[str | None, Any], ...]:
+    """How :func:`bind_arguments` fills the kernel's arguments from values named ``names``:
+    ``(name, None)`` takes the value, ``(None, c)`` the specialized constant ``c``."""
+    out: list[tuple[str | None, Any]] = []
     for arg in bundled.args:
-        if arg.name in values:
-            args.append(values[arg.name])
+        if arg.name in names:
+            out.append((arg.name, None))
         elif arg.constexpr is not None:
-            args.append(arg.constexpr)
+            out.append((None, arg.constexpr))
         else:
             raise KernelMissing(
                 f"{name}: the bundle's kernel takes argument {arg.name!r}, "
                 "which the API does not provide (rebuild the bundles)"
             )
-    return args
+    return tuple(out)
 
 
-def twins(spec: S.KernelSpec) -> list[S.KernelSpec]:
-    """The twins of a plain ``spec``, preferred first: TMA copies, then aligned ``cp.async``."""
+def _bind(binding: tuple[tuple[str | None, Any], ...], values: Mapping[str, Any]) -> list[Any]:
+    return [values[n] if n is not None else c for n, c in binding]
+
+
+def bind_arguments(bundled: BundleKernel, name: str, values: Mapping[str, Any]) -> list[Any]:
+    """The bundle kernel's arguments in its order, from ``values`` by name."""
+    return _bind(_binding(bundled, name, values), values)
+
+
+@functools.cache
+def _twins_of(spec: S.KernelSpec) -> tuple[S.KernelSpec, ...]:
     if spec.aligned or spec.tma:
-        return []
+        return ()
     out = [replace(spec, aligned=True)]
     if S.pipelined(spec.grouped, spec.trans_b, spec.num_warps):
         out.insert(0, replace(spec, aligned=True, tma=True))
-    return out
+    return tuple(out)
+
+
+def twins(spec: S.KernelSpec) -> list[S.KernelSpec]:
+    """The twins of a plain ``spec``, preferred first: TMA copies, then aligned ``cp.async``
+    (made once per spec: every launch asks)."""
+    return list(_twins_of(spec))
+
+
+#: A value's facts (see :func:`_facts`) that no fact plan covers: the memo is skipped.
+_NO_MEMO = object()
+
+
+def _fact_plan(
+    st: KernelStore, spec: S.KernelSpec
+) -> tuple[tuple[str, tuple[int, ...], tuple[Any, ...], bool], ...]:
+    """What the launch checks of ``spec``'s twins look at, by argument name: the
+    divisibilities any twin requires (their least common multiple: a value's
+    remainder by it decides each), the integer ranges, and whether some twin
+    specialized it to a constant (``(name, lcm, ranges, exact)``). A call's facts
+    under this plan (:func:`_facts`) decide which twin accepts it, so they key the
+    memo of :func:`select_kernel`."""
+    key = (spec, _builder)
+    plan = st._fact_plans.get(key)
+    if plan is None:
+        from gemm_opt.runtime.launch import _int_range
+
+        divs: dict[str, set[int]] = {}
+        ranges: dict[str, set[tuple[int, int]]] = {}
+        exact: set[str] = set()  # constexprs (compared by value) in some twin
+        for _, kernel in st.twins(spec):
+            for arg in kernel.spec.args:
+                divs.setdefault(arg.name, set())
+                ranges.setdefault(arg.name, set())
+                if arg.constexpr is not None:
+                    exact.add(arg.name)
+                if arg.divisibility > 1:
+                    divs[arg.name].add(arg.divisibility)
+                if arg.is_pointer:
+                    ranges[arg.name].add((0, 2**64 - 1))
+                elif arg.constexpr is None and arg.type.startswith(("i", "u")):
+                    ranges[arg.name].add(_int_range(arg.type))
+        plan = st._fact_plans[key] = tuple(
+            (name, math.lcm(*divs[name]), tuple(sorted(ranges[name])), name in exact)
+            for name in divs
+        )
+    return plan
+
+
+def _facts(plan: Any, values: Mapping[str, Any]) -> Any:
+    """The facts of ``values`` the twins' launch checks depend on (:func:`_fact_plan`):
+    per named value, its type, its remainder by the divisibilities' lcm, which
+    ranges it fits, and a tensor's dtype and device; a constant by its value.
+    :data:`_NO_MEMO` when a value is of no kind this covers."""
+    out: list[Any] = []
+    for name, lcm, ranges, exact in plan:
+        v = values.get(name, _NO_MEMO)
+        t = type(v)
+        if t is int or t is bool:
+            fits = 0
+            for lo, hi in ranges:
+                fits = fits << 1 | (lo <= v <= hi)
+            out.append((t, v) if exact else (t, v % lcm, fits))
+        elif v is _NO_MEMO:
+            out.append(None)
+        elif hasattr(v, "data_ptr"):
+            out.append(
+                (t, getattr(v, "dtype", None), getattr(v, "device", None), v.data_ptr() % lcm)
+            )
+        elif t is float:
+            out.append((t, v))
+        else:
+            return _NO_MEMO
+    return tuple(out)
 
 
 def select_kernel(
@@ -273,16 +382,41 @@ def select_kernel(
     first twin (:func:`twins`) the store has (or builds) whose launch checks
     ``values`` pass (divisibility facts included; a TMA twin also needs M, N
     and K of at least 1, its descriptors' smallest dimensions), else
-    ``spec``'s own kernel."""
+    ``spec``'s own kernel.
+
+    The choice is memoized per store by (spec, builder, the facts of the values
+    the twins' checks look at): a call whose facts were seen skips the checks
+    of the twins it would try (the launch still checks the chosen kernel's
+    arguments in full)."""
     usable = min(values["M"], values["N"], values["K"]) >= 1
+    facts = _facts(_fact_plan(st, spec), values)
+    key = (spec, _builder, usable, facts) if facts is not _NO_MEMO else None
+    hit = st._selections.get(key) if key is not None else None
+    if hit is not None:
+        return hit[0], _bind(hit[1], values)
+    kernel, binding = _select(st, spec, values, usable)
+    if key is not None:
+        if len(st._selections) >= SELECTION_MEMO_SIZE:
+            st._selections.clear()
+        st._selections[key] = (kernel, binding)
+    return kernel, _bind(binding, values)
+
+
+#: Entries of a store's memo of kernel choices before it is cleared.
+SELECTION_MEMO_SIZE = 4096
+
+
+def _select(
+    st: KernelStore, spec: S.KernelSpec, values: Mapping[str, Any], usable: bool
+) -> tuple[Kernel, tuple[tuple[str | None, Any], ...]]:
     for twin, kernel in st.twins(spec):
         if twin.tma and not usable:
             continue  # a TMA descriptor's dimensions are at least 1
-        args = bind_arguments(kernel.spec, kernel.name, values)
-        if kernel.accepts(*args):
-            return kernel, args
+        binding = _binding(kernel.spec, kernel.name, values)
+        if kernel.accepts(*_bind(binding, values)):
+            return kernel, binding
     kernel = st.for_spec(spec)
-    return kernel, bind_arguments(kernel.spec, spec.name, values)
+    return kernel, _binding(kernel.spec, spec.name, values)
 
 
 def launch_grid(spec: S.KernelSpec, num_programs: int, total_tiles: int) -> tuple[int, int, int]:
@@ -329,16 +463,24 @@ def launch(
     c = values["c"]
     device = c.device
     st = store(device_target(torch, device) if target is None else target)
-    layout = S.workspace_layout(
-        spec.kind, spec.reduction, num_programs, spec.num_xcds, spec.block_m, spec.block_n
-    )
-    with torch.cuda.device(device):  # its current stream: where the launch goes
+    layout = _workspace_layout(spec, num_programs)
+    # Tensor ops and the caching allocator use the current stream of the tensor's
+    # device, and the kernel launches there too (Kernel picks it from the tensors).
+    if layout.total_bytes:
         workspace, sync, partials = allocate_workspace(torch, layout, device)
-        if layout.zero_output:
-            c.zero_()
-        bound = {**values, "sync": sync, "partials": partials}
-        kernel, args = select_kernel(st, spec, bound)
-        grid = launch_grid(spec, num_programs, total_tiles)
-        kernel(*args, grid=grid)
+    else:
+        workspace, sync, partials = None, 0, 0  # the kernel touches no workspace
+    if layout.zero_output:
+        c.zero_()
+    bound = {**values, "sync": sync, "partials": partials}
+    kernel, args = select_kernel(st, spec, bound)
+    kernel(*args, grid=launch_grid(spec, num_programs, total_tiles))
     # The caching allocator reuses `workspace` only after the launch on this stream.
     del workspace
+
+
+@functools.lru_cache(maxsize=1024)
+def _workspace_layout(spec: S.KernelSpec, num_programs: int) -> S.WorkspaceLayout:
+    return S.workspace_layout(
+        spec.kind, spec.reduction, num_programs, spec.num_xcds, spec.block_m, spec.block_n
+    )

@@ -1,0 +1,214 @@
+"""Host time per call of the CUDA path, measured on the CPU (no GPU, no compiler).
+
+The GPU kernel of a small GEMM is shorter than the Python that launches it, so
+the host cost per call decides decode-sized shapes. This measures it in two
+parts, with CPU stand-ins for what only a GPU has:
+
+* ``api``: ``gemm_opt.matmul`` (through the ``torch.ops.gemm_opt`` operator)
+  and ``api._run(api._matmul_call(...))`` (the operator bypassed) on CPU
+  tensors taken for CUDA ones, up to :func:`gemm_opt.runtime.gemm.launch`,
+  which is replaced by a no-op (as the tests' CUDA stand-in does);
+* ``launch``: :func:`gemm_opt.runtime.gemm.launch` itself (store, kernel
+  choice among twins, binding, workspace, grid, the launcher's checks and
+  packing) on a hand-made bundle, with a driver that records launches, CUDA
+  device handles and device addresses for the operands.
+
+``api`` + ``launch`` is the host cost of gemm-opt's own code per call; the
+operator's dispatch is the difference between the two ``api`` rows.
+
+    python benchmarks/host_overhead.py [--calls 2000] [--m 512 --n 512 --k 8192]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+import gemm_opt
+from gemm_opt import api
+from gemm_opt.core import schedules as S
+from gemm_opt.runtime import Arg, Bundle, BundleKernel, GridDim, cuda
+from gemm_opt.runtime import gemm as rt
+from gemm_opt.runtime import launch as launcher
+
+DTYPE = {"fp16": torch.float16, "bf16": torch.bfloat16}
+
+
+def _bundle_kernel(spec: S.KernelSpec) -> BundleKernel:
+    """A kernel of ``spec`` with the arguments and facts the bundle builder states
+    (the binary is never loaded: the driver below takes any bytes)."""
+    facts = {n: S.ALIGNMENT for n in S.ALIGNED_ARGS} if spec.aligned else {}
+    args = tuple(
+        Arg(n, f"*{spec.dtype}" if n in "abc" else "*i32", 16)
+        if n in ("a", "b", "c", "group_lens", "sync")
+        else Arg(n, "*fp32", 16)
+        if n == "partials"
+        else Arg(n, "i32", facts.get(n, 1))
+        for n in spec.arg_names
+    )
+    return BundleKernel(
+        name=spec.name,
+        symbol="gemm",
+        target="cuda:90",
+        sm="sm_90a",
+        num_warps=spec.num_warps,
+        threads_per_warp=32,
+        shared_bytes=0,
+        args=args,
+        grid=(GridDim(), GridDim(), GridDim()),
+        binary=b"\x7fELF" + bytes(60),
+        meta={"grid": "tiles"},
+    )
+
+
+class _Driver:
+    """The driver calls a launch makes, recorded instead of run."""
+
+    def __init__(self) -> None:
+        self.launches = 0
+
+    def device_count(self) -> int:
+        return 1
+
+    def capability(self, ordinal: int) -> tuple[int, int]:
+        return (9, 0)
+
+    def make_current(self, ordinal: int) -> None:
+        pass
+
+    def load_module(self, image: bytes) -> object:
+        return object()
+
+    def function(self, module: object, symbol: str) -> object:
+        return object()
+
+    def parameter_sizes(self, fn: object) -> None:
+        return None
+
+    def resident_blocks(self, fn: object, threads: int, shared_bytes: int) -> int:
+        return 1
+
+    def launch_packed(self, *args: Any) -> None:
+        self.launches += 1
+
+
+class _DeviceTensor:
+    """What the launch path reads of a CUDA tensor: device, dtype, address."""
+
+    def __init__(self, dtype: Any, address: int) -> None:
+        self.device = torch.device("cuda", 0)
+        self.dtype = dtype
+        self._address = address
+
+    def data_ptr(self) -> int:
+        return self._address
+
+    def zero_(self) -> _DeviceTensor:
+        return self
+
+
+class _DeviceGuard:
+    """``torch.cuda.device`` without a device to switch to (resolves the index, as it does)."""
+
+    def __init__(self, device: Any) -> None:
+        self.idx = torch.cuda._get_device_index(device, optional=True)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def _per_call_us(fn: Any, calls: int) -> float:
+    for _ in range(max(calls // 10, 10)):  # warm: memos, first loads
+        fn()
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / calls)
+    return best * 1e6
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--calls", type=int, default=2000)
+    p.add_argument("--m", type=int, default=512)
+    p.add_argument("--n", type=int, default=512)
+    p.add_argument("--k", type=int, default=8192)
+    p.add_argument("--dtype", choices=DTYPE, default="bf16")
+    args = p.parse_args()
+    m, n, k, dt = args.m, args.n, args.k, DTYPE[args.dtype]
+
+    # CPU tensors taken for CUDA ones on a 132-SM cuda:90 device (the tests' stand-in).
+    kind_of = api._kind_of
+    api._kind_of = lambda x, name: "cuda" if kind_of(x, name) == "torch-cpu" else kind_of(x, name)
+    rt.resident_programs = lambda spec, device, target="cuda:90": 132
+    rt.sm_count = lambda torch, device: 132
+    torch.cuda.get_device_capability = lambda device=None: (9, 0)
+    specs: list[tuple[S.KernelSpec, dict[str, Any], int, int]] = []
+    real_launch = rt.launch
+
+    def record(spec, values, *, num_programs, total_tiles, target=None):
+        specs.append((spec, values, num_programs, total_tiles))
+
+    rt.launch = record
+    a = torch.zeros(m, k, dtype=dt)
+    b = torch.zeros(k, n, dtype=dt)
+    rows = []
+    for schedule in ("data-parallel", "auto"):
+        rows.append(
+            (f"api: gemm_opt.matmul (operator), {schedule}",
+             _per_call_us(lambda s=schedule: gemm_opt.matmul(a, b, schedule=s), args.calls))
+        )  # fmt: skip
+        rows.append(
+            (f"api: api._run(api._matmul_call), {schedule}",
+             _per_call_us(lambda s=schedule: api._run(api._matmul_call(
+                 a, b, schedule=s, reduction=None, num_programs=None, num_xcds=1,
+                 config=None, out=None, seed=None)), args.calls))
+        )  # fmt: skip
+    rt.launch = real_launch
+
+    # rt.launch on a hand-made bundle of the specs the calls chose (and their twins).
+    drv = _Driver()
+    cuda.driver = lambda: drv
+    launcher._current_stream = lambda torch, device: 0
+    torch.cuda.is_available = lambda: True
+    allocate = rt.allocate_workspace  # the caching allocator: its CPU twin
+    rt.allocate_workspace = lambda torch, layout, device: allocate(torch, layout, "cpu")
+    torch.cuda.device = _DeviceGuard
+    with tempfile.TemporaryDirectory() as tmp:
+        chosen = {s for s, *_ in specs}
+        kernels = {spec.name: _bundle_kernel(spec) for s in chosen for spec in (s, *rt.twins(s))}
+        (Path(tmp) / "cuda90").mkdir()
+        Bundle(tuple(kernels.values())).write(Path(tmp) / "cuda90" / "schedules.bundle")
+        os.environ[rt.BUNDLE_DIR_ENV] = tmp
+        for schedule, (spec, values, P, tiles) in zip(
+            ("data-parallel", "auto"), (specs[0], specs[-1]), strict=True
+        ):
+            dev = dict(values)
+            for i, name in enumerate(("a", "b", "c")):
+                dev[name] = _DeviceTensor(dt, 0x10000 * (i + 1))
+
+            def one(spec=spec, dev=dev, P=P, tiles=tiles) -> None:
+                rt.launch(spec, dev, num_programs=P, total_tiles=tiles)
+
+            rows.append(
+                (f"launch: rt.launch ({spec.name}), {schedule}", _per_call_us(one, args.calls))
+            )
+    assert drv.launches, "the launches reached the driver"
+    print(f"host us/call, {args.dtype} {m}x{n}x{k}, best of 5 x {args.calls} calls")
+    for name, us in rows:
+        print(f"  {us:8.1f}  {name}")
+
+
+if __name__ == "__main__":
+    main()
