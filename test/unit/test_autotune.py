@@ -395,16 +395,19 @@ def test_auto_on_cuda_uses_the_device_target_and_compute_units(monkeypatch, tmp_
 
     monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path))  # no table: the rule decides
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
-    sms = {"n": 132}
-    monkeypatch.setattr(
-        torch.cuda,
-        "get_device_properties",
-        lambda device=None: SimpleNamespace(multi_processor_count=sms["n"]),
-    )
+
+    def gpu(sms: int) -> None:  # a device of `sms` SMs (a new query: sm_count keys on it)
+        monkeypatch.setattr(
+            torch.cuda,
+            "get_device_properties",
+            lambda device=None: SimpleNamespace(multi_processor_count=sms),
+        )
+
+    gpu(132)
     a = SimpleNamespace(device=torch.device("cuda", 0))
     problem = ("dense", 1024, 1024, 8192, 1)  # 64 tiles of 128 iterations
     kind, red, cfg = api._auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
     assert (kind, red, cfg) == ("stream-k", "atomic", S.GPU_CONFIG)
-    sms["n"] = 114  # an H100 PCIe: 64 tiles fill more than half of it
+    gpu(114)  # an H100 PCIe: 64 tiles fill more than half of it
     kind, red, cfg = api._auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
     assert (kind, red) == ("data-parallel", None)

@@ -232,15 +232,18 @@ def store(target: str = "cuda:90") -> KernelStore:
         return s
 
 
-#: Compute units by device (a ``torch.device`` or index): a fixed property of the GPU.
-_sm_counts: dict[Any, int] = {}
+#: Compute units by (properties query, device): a fixed property of the GPU, asked
+#: once per device (every call asks); keyed by the query like :func:`device_target`.
+_sm_counts: dict[tuple[Any, Any], int] = {}
 
 
 def sm_count(torch: Any, device: Any) -> int:
-    """The device's compute units (asked of torch once per device)."""
-    n = _sm_counts.get(device)
+    """The device's compute units."""
+    query = torch.cuda.get_device_properties
+    key = (query, device)
+    n = _sm_counts.get(key)
     if n is None:
-        n = _sm_counts[device] = int(torch.cuda.get_device_properties(device).multi_processor_count)
+        n = _sm_counts[key] = int(query(device).multi_processor_count)
     return n
 
 
