@@ -103,7 +103,10 @@ def _dtype_of(x: Any, name: str) -> str:
 def _shape(x: Any) -> tuple[int, ...]:
     """The shape as ints; a traced tensor's symbolic sizes stay symbolic (comparing them
     guards on the relation, ``int()`` would specialize the trace to one size)."""
-    return tuple(d if type(d).__name__ == "SymInt" else int(d) for d in x.shape)
+    shape = tuple(x.shape)
+    if all(type(d) is int for d in shape):
+        return shape
+    return tuple(d if type(d).__name__ == "SymInt" else int(d) for d in shape)
 
 
 def _expect_ndim(x: Any, name: str, ndim: int, what: str) -> tuple[int, ...]:
