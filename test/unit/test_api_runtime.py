@@ -286,9 +286,10 @@ def _twin_store(tmp_path: Path, plain: S.KernelSpec):
         facts = {n: S.ALIGNMENT for n in S.ALIGNED_ARGS} if spec.aligned else {}
         if spec.tma:
             facts["K"] = spec.block_k
+        pointee = {"a": "fp16", "b": "fp16", "c": "fp16", "partials": "fp32"}
         args = tuple(
-            Arg(n, "*fp16" if n in "abc" else "*i32", 16)
-            if n in ("a", "b", "c", "group_lens")
+            Arg(n, "*" + pointee.get(n, "i32"), 16)
+            if n in ("a", "b", "c", "group_lens", "sync", "partials")
             else Arg(n, "i32", facts.get(n, 1))
             for n in spec.arg_names
         )
@@ -307,7 +308,7 @@ def _twin_store(tmp_path: Path, plain: S.KernelSpec):
                 meta={"grid": "tiles"},
             )
         )
-    (tmp_path / "cuda90").mkdir(exist_ok=True)
+    (tmp_path / "cuda90").mkdir(parents=True, exist_ok=True)
     Bundle(tuple(kernels)).write(tmp_path / "cuda90" / "schedules.bundle")
     return rt.KernelStore("cuda:90", tmp_path)
 
@@ -361,3 +362,105 @@ def test_the_store_follows_the_bundle_dir_variable(tmp_path: Path, monkeypatch) 
     assert rt.store().dir == rt.DEFAULT_BUNDLE_DIR / "cuda90"
     monkeypatch.setenv(rt.BUNDLE_DIR_ENV, str(tmp_path / "one"))
     assert rt.store() is first
+
+
+class _DeviceTensor:
+    """What the launch path reads of a CUDA tensor: device, dtype and address."""
+
+    def __init__(self, address: int) -> None:
+        import torch
+
+        self.device = torch.device("cuda", 0)
+        self.dtype = torch.float16
+        self.address = address
+        self.zeroed = 0
+
+    def data_ptr(self) -> int:
+        return self.address
+
+    def zero_(self) -> _DeviceTensor:
+        self.zeroed += 1
+        return self
+
+
+class _Driver:
+    """The driver calls of a launch, recorded instead of run."""
+
+    def __init__(self) -> None:
+        self.grids: list[tuple[int, int, int]] = []
+
+    def device_count(self) -> int:
+        return 1
+
+    def capability(self, ordinal: int) -> tuple[int, int]:
+        return (9, 0)
+
+    def make_current(self, ordinal: int) -> None:
+        pass
+
+    def load_module(self, image: bytes) -> object:
+        return object()
+
+    def function(self, module: object, symbol: str) -> object:
+        return object()
+
+    def parameter_sizes(self, fn: object) -> None:
+        return None
+
+    def launch_packed(self, fn, gx, gy, gz, threads, shared, stream, pointers) -> None:
+        self.grids.append((gx, gy, gz))
+
+
+def test_a_launch_allocates_a_workspace_only_for_schedules_that_use_one(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """rt.launch end to end on a fake driver: data-parallel and persistent kernels take
+    no workspace and get none (no allocation); stream-K with a fix-up gets a fresh one
+    per launch with its flags zeroed; the memoized twin choice follows the strides."""
+    import torch
+
+    from gemm_opt.runtime import cuda
+    from gemm_opt.runtime import gemm as rt
+    from gemm_opt.runtime import launch as launcher
+
+    drv = _Driver()
+    monkeypatch.setattr(cuda, "driver", lambda: drv)
+    monkeypatch.setattr(launcher, "_current_stream", lambda torch, device: 0)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    workspaces: list = []
+    allocate = rt.allocate_workspace
+
+    def on_cpu(torch, layout, device):  # the caching allocator's stand-in
+        ws = allocate(torch, layout, "cpu")
+        workspaces.append(ws[0])
+        return ws
+
+    monkeypatch.setattr(rt, "allocate_workspace", on_cpu)
+    launched: list[str] = []
+    call = launcher.Kernel.__call__
+
+    def record(self, *args, **kw):
+        launched.append(self.name)
+        return call(self, *args, **kw)
+
+    monkeypatch.setattr(launcher.Kernel, "__call__", record)
+    dp = S.KernelSpec("data-parallel", None, "none", "fp16", 64, 64, 64, 8, 4, 4)
+    sk = S.KernelSpec("stream-k", "linear", "none", "fp16", 64, 64, 64, 8, 4, 4)
+    for spec in (dp, sk):
+        root = tmp_path / spec.kind
+        _twin_store(root, spec)
+        monkeypatch.setenv(rt.BUNDLE_DIR_ENV, str(root))
+        ok = dict(a=_DeviceTensor(4096), b=_DeviceTensor(8192), c=_DeviceTensor(12288))
+        ok |= dict(M=100, N=256, K=512, lda=512, ldb=256, ldc=256)
+        for ldb, want in ((256, "_aligned_tma"), (264, ""), (256, "_aligned_tma")):
+            values = {**ok, "ldb": ldb, "N": 256}
+            rt.launch(spec, values, num_programs=8, total_tiles=8, target="cuda:90")
+            assert launched[-1] == spec.name + want, (spec.kind, ldb)
+        if spec is dp:
+            assert workspaces == [] and drv.grids == [(8, 1, 1)] * 3
+        else:
+            layout = S.workspace_layout("stream-k", "linear", 8, 1, 64, 64)
+            assert len(workspaces) == 3 and len({w.data_ptr() for w in workspaces}) >= 2
+            for w in workspaces:
+                assert w.numel() == layout.total_bytes
+                assert bool((w[: layout.sync_bytes] == 0).all())
