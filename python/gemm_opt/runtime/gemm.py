@@ -13,7 +13,8 @@ The host contract, kept on every launch:
   allocated from PyTorch's caching allocator on the launch stream, so two
   launches that may overlap (two streams, or one stream captured into two
   graphs) never share it, and the allocator reuses the memory only after
-  the launch on that stream;
+  the launch on that stream (a schedule whose layout is empty, data-parallel,
+  persistent and atomic stream-K, takes no workspace argument and gets none);
 * its counters and flags are zeroed on the launch stream right before the
   launch (one memset of the ``sync`` part; partials are always written
   before they are read, so they are never zeroed); atomic stream-K zeroes
@@ -33,6 +34,12 @@ A kernel no bundle holds is built on demand where the compiler is installed
 on disk), else :class:`KernelMissing` says how to build the bundles. A GPU
 without kernels (:data:`CAPABILITY_TARGETS`) is a RuntimeError naming the
 ones gemm-opt has (:func:`device_target`).
+
+Every decision that depends only on the spec, the device and the facts of
+the arguments (the kernel among twins, its argument binding, the resident
+programs, the store of ``$GEMM_OPT_BUNDLE_DIR``'s value, the workspace layout)
+is made once and memoized: a launch's host cost is the launcher's checks and
+packing, the workspace when there is one, and the launch.
 
 Imports only the standard library and :mod:`gemm_opt.core.schedules` at
 module level; torch when a kernel launches.
