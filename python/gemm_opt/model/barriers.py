@@ -55,7 +55,7 @@ from gemm_opt.model.interpreter import (
     _member,
     _mma_race_message,
     _Program,
-    _race_message,
+    _read_shared,
     _res,
     _store_race_message,
     _to_storage,
@@ -338,17 +338,7 @@ def _b_tdm_store(c: _Compiler, op: Any) -> Exec:
         if not _program_level(mask, where):
             return
         d: Descriptor = p.env[desc]
-        v: SharedView = p.env[src]
-        prefix = _uniform_rows(v.prefix, mask, "the buffer index", where)
-        buf = v.buffer
-        if buf.pending[prefix].any():
-            raise ModelError(_race_message(p, buf, prefix, where))
-        if p.run.check_uninitialized and not buf.written[prefix].all():
-            missing = int((~buf.written[prefix]).sum())
-            raise ModelError(
-                f"{where}: read of uninitialized shared memory: {missing} elements of slot "
-                f"{list(prefix)} of the {buf.label} were never written"
-            )
+        buf, prefix = _read_shared(p, p.env[src], mask, "the buffer index", where)
         if bool(_uniform(d.pred, mask, "the descriptor's pred", where)):
             _store_global(p, d, mask, block, buf.data[prefix], where)
         buf.store_reading[prefix] += 1

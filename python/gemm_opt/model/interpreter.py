@@ -1254,20 +1254,29 @@ def _b_local_load(c: _Compiler, op: Any) -> Exec:
         raise ModelError(f"{where}: unsupported result type {op.operation.results[0].type}")
 
     def run(p: _Program, mask: np.ndarray) -> None:
-        v: SharedView = p.env[src]
-        prefix = _uniform_rows(v.prefix, mask, "the buffer index", where)
-        buf = v.buffer
-        if buf.pending[prefix].any():
-            raise ModelError(_race_message(p, buf, prefix, where))
-        if p.run.check_uninitialized and not buf.written[prefix].all():
-            missing = int((~buf.written[prefix]).sum())
-            raise ModelError(
-                f"{where}: read of uninitialized shared memory: {missing} elements of "
-                f"slot {list(prefix)} of the {buf.label} were never written by a completed TDM copy"
-            )
+        buf, prefix = _read_shared(p, p.env[src], mask, "the buffer index", where)
         p.env[r] = _from_storage(buf.data[prefix], elem)
 
     return run
+
+
+def _read_shared(
+    p: _Program, v: SharedView, mask: np.ndarray, index: str, where: str
+) -> tuple[SharedBuffer, tuple]:
+    """The slot a shared-memory read takes (uniform over ``mask``), after the
+    checks every read makes: no copy still writing it (a race), and, when the
+    run checks it, every element written before."""
+    prefix = _uniform_rows(v.prefix, mask, index, where)
+    buf = v.buffer
+    if buf.pending[prefix].any():
+        raise ModelError(_race_message(p, buf, prefix, where))
+    if p.run.check_uninitialized and not buf.written[prefix].all():
+        missing = int((~buf.written[prefix]).sum())
+        raise ModelError(
+            f"{where}: read of uninitialized shared memory: {missing} elements of "
+            f"slot {list(prefix)} of the {buf.label} were never written"
+        )
+    return buf, prefix
 
 
 def _race_message(p: _Program, buf: SharedBuffer, prefix: tuple, where: str) -> str:
@@ -1954,17 +1963,8 @@ def _b_async_wmma(c: _Compiler, op: Any) -> Exec:
     elems = [_value_elem(v.type.element_type)[0] for v in (op.a, op.b)]
 
     def read(p: _Program, slot: int, mask: np.ndarray, elem: _Elem, name: str):
-        v: SharedView = p.env[slot]
-        prefix = _uniform_rows(v.prefix, mask, f"the index of buffer {name}", where)
-        buf = v.buffer
-        if buf.pending[prefix].any():
-            raise ModelError(_race_message(p, buf, prefix, where))
-        if p.run.check_uninitialized and not buf.written[prefix].all():
-            missing = int((~buf.written[prefix]).sum())
-            raise ModelError(
-                f"{where}: read of uninitialized shared memory: {missing} elements of "
-                f"slot {list(prefix)} of the {buf.label} were never written by a completed TDM copy"
-            )
+        index = f"the index of buffer {name}"
+        buf, prefix = _read_shared(p, p.env[slot], mask, index, where)
         return buf, prefix, _from_storage(buf.data[prefix], elem).astype(np.float64)
 
     def run(p: _Program, mask: np.ndarray) -> None:
