@@ -13,19 +13,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from gemm_opt.core import schedules as S
 from gemm_opt.runtime import Arg, Bundle, BundleKernel, GridDim
-from gemm_opt.runtime import gemm as rt_gemm
-
-
-@pytest.fixture(autouse=True)
-def _bundles_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests read hand-made bundles: no on-demand builder (another test
-    of the process may have installed the compiler's) fills a missing twin."""
-    monkeypatch.setattr(rt_gemm, "_builder", None)
-
 
 # A blocked module behaves as if it were not installed: importing it raises
 # ModuleNotFoundError, and importlib.util.find_spec finds no file for it (a spec
