@@ -4,8 +4,10 @@ The GPU kernel of a small GEMM is shorter than the Python that launches it, so
 the host cost per call decides decode-sized shapes. This measures it in two
 parts, with CPU stand-ins for what only a GPU has:
 
-* ``api``: ``gemm_opt.matmul`` (through the ``torch.ops.gemm_opt`` operator)
-  and ``api._run(api._matmul_call(...))`` (the operator bypassed) on CPU
+* ``api``: ``gemm_opt.matmul`` through the ``torch.ops.gemm_opt`` operator (as
+  traced, grad-requiring or profiled calls go), as plain eager CUDA calls go
+  (the dispatcher skipped: :func:`gemm_opt.torch_ops._direct`), and
+  ``api._run(api._matmul_call(...))`` (the entry point bypassed) on CPU
   tensors taken for CUDA ones, up to :func:`gemm_opt.runtime.gemm.launch`,
   which is replaced by a no-op (as the tests' CUDA stand-in does);
 * ``launch``: :func:`gemm_opt.runtime.gemm.launch` itself (store, kernel
@@ -14,7 +16,11 @@ parts, with CPU stand-ins for what only a GPU has:
   device handles and device addresses for the operands.
 
 ``api`` + ``launch`` is the host cost of gemm-opt's own code per call; the
-operator's dispatch is the difference between the two ``api`` rows.
+operator's dispatch is the difference between the operator and eager rows.
+An eager call whose signature (shapes, strides, dtypes, device, keywords,
+address divisibility) was seen launches the :class:`~gemm_opt.runtime.gemm.Prepared`
+launch of its first call: its cost is the eager ``api`` row plus the
+``rt.Prepared`` row; a first call's is the ``api._run`` row plus ``rt.launch``.
 
     python benchmarks/host_overhead.py [--calls 2000] [--m 512 --n 512 --k 8192]
 """
@@ -31,7 +37,7 @@ from typing import Any
 import torch
 
 import gemm_opt
-from gemm_opt import api
+from gemm_opt import api, torch_ops
 from gemm_opt.core import schedules as S
 from gemm_opt.runtime import Arg, Bundle, BundleKernel, GridDim, cuda
 from gemm_opt.runtime import gemm as rt
@@ -157,18 +163,26 @@ def main() -> None:
     specs: list[tuple[S.KernelSpec, dict[str, Any], int, int]] = []
     real_launch = rt.launch
 
-    def record(spec, values, *, num_programs, total_tiles, target=None):
+    def record(spec, values, *, num_programs, total_tiles, target=None, prepare=None):
         specs.append((spec, values, num_programs, total_tiles))
+        return None if prepare is None else lambda *tensors: None  # a no-op prepared launch
 
     rt.launch = record
     a = torch.zeros(m, k, dtype=dt)
     b = torch.zeros(k, n, dtype=dt)
     rows = []
     for schedule in ("data-parallel", "auto"):
+        torch_ops._DIRECT_DEVICE = "cuda"  # CPU tensors: through the dispatcher
         rows.append(
             (f"api: gemm_opt.matmul (operator), {schedule}",
              _per_call_us(lambda s=schedule: gemm_opt.matmul(a, b, schedule=s), args.calls))
         )  # fmt: skip
+        torch_ops._DIRECT_DEVICE = "cpu"  # as eager CUDA calls: the dispatcher skipped
+        rows.append(
+            (f"api: gemm_opt.matmul (eager, no dispatch), {schedule}",
+             _per_call_us(lambda s=schedule: gemm_opt.matmul(a, b, schedule=s), args.calls))
+        )  # fmt: skip
+        torch_ops._DIRECT_DEVICE = "cuda"
         rows.append(
             (f"api: api._run(api._matmul_call), {schedule}",
              _per_call_us(lambda s=schedule: api._run(api._matmul_call(
@@ -204,6 +218,14 @@ def main() -> None:
             rows.append(
                 (f"launch: rt.launch ({spec.name}), {schedule}", _per_call_us(one, args.calls))
             )
+            prepared = rt.launch(
+                spec, dev, num_programs=P, total_tiles=tiles, prepare=("a", "b", "c")
+            )
+            tensors = (dev["a"], dev["b"], dev["c"])
+            rows.append(
+                (f"launch: rt.Prepared ({spec.name}), {schedule}",
+                 _per_call_us(lambda p=prepared, t=tensors: p(*t), args.calls))
+            )  # fmt: skip
     assert drv.launches, "the launches reached the driver"
     print(f"host us/call, {args.dtype} {m}x{n}x{k}, best of 5 x {args.calls} calls")
     for name, us in rows:

@@ -445,8 +445,64 @@ def _no_grad_out(name: str, *tensors: Tensor) -> None:
         )
 
 
+def _dispatch_free() -> bool:
+    """The checks :func:`_direct` needs exist in this PyTorch (else every call dispatches)."""
+    C = torch._C
+    return all(
+        hasattr(mod, name)
+        for mod, name in (
+            (C, "_is_torch_function_mode_enabled"),
+            (C, "_len_torch_dispatch_stack"),
+            (C, "_are_functorch_transforms_active"),
+            (C._autograd, "_profiler_enabled"),
+            (torch.autograd.graph, "increment_version"),
+        )
+    )
+
+
+_DIRECT_OK = _dispatch_free()
+#: The device type whose eager calls may skip the dispatcher (:func:`_direct`).
+_DIRECT_DEVICE = "cuda"
+
+
+def _direct(*tensors: Tensor) -> bool:
+    """Whether an eager call may run the operator's CUDA implementation without going
+    through the dispatcher, which costs about as much host time as the launch itself
+    (a decode-sized GEMM is host-bound).
+
+    Only where the dispatcher would add nothing: not traced by ``torch.compile``,
+    plain CUDA tensors (no subclass such as a fake tensor), no gradient to record,
+    no torch function or dispatch mode, no functorch transform, and the profiler
+    off (it records the operators). Anything else goes through ``torch.ops``.
+    """
+    if not _DIRECT_OK or torch.compiler.is_compiling():
+        return False
+    grad = torch.is_grad_enabled()
+    for t in tensors:
+        if type(t) is not Tensor or t.device.type != _DIRECT_DEVICE or (grad and t.requires_grad):
+            return False
+    C = torch._C
+    return not (
+        C._is_torch_function_mode_enabled()
+        or C._len_torch_dispatch_stack()
+        or C._are_functorch_transforms_active()
+        or C._autograd._profiler_enabled()
+    )
+
+
+def _mutated(out: Tensor) -> None:
+    """What the operator's dispatch does for a mutated argument: bump its version."""
+    torch.autograd.graph.increment_version(out)
+
+
 def matmul(a: Tensor, b: Tensor, **kw: Any) -> Tensor:
     """``gemm_opt.matmul`` on torch tensors (keywords as there)."""
+    if _direct(a, b):
+        if kw["out"] is None:
+            return api._matmul_eager_cuda(a, b, kw)
+        api._run(api._matmul_call(a, b, **kw))
+        _mutated(kw["out"])
+        return kw["out"]
     args = _op_args(a, b, kw, lambda: api._matmul_call(a, b, **kw))
     if kw["out"] is not None:
         _no_grad_out("matmul", a, b)
@@ -461,7 +517,14 @@ def grouped_matmul(
     """``gemm_opt.grouped_matmul`` on torch tensors (keywords as there)."""
     if not isinstance(trans_b, bool):
         raise TypeError(f"trans_b: expected a bool, got {type(trans_b).__name__}")
-    v = _VALIDATE[api._validate_mode(validate)]
+    mode = api._validate_mode(validate)
+    if _direct(a, b):
+        lens = _lens_tensor(group_lens)
+        result = api._run(api._grouped_call(a, b, lens, trans_b, validate=mode, **kw))
+        if kw["out"] is not None:
+            _mutated(kw["out"])
+        return result
+    v = _VALIDATE[mode]
     args = _op_args(a, b, kw, lambda: api._grouped_call(a, b, group_lens, trans_b, **kw))
     lens = _lens_tensor(group_lens)
     if kw["out"] is not None:
@@ -475,7 +538,14 @@ def grouped_matmul_variable_k(
     a: Tensor, b: Tensor, group_lens: Any, *, validate: Any, **kw: Any
 ) -> Tensor:
     """``gemm_opt.grouped_matmul_variable_k`` on torch tensors (keywords as there)."""
-    v = _VALIDATE[api._validate_mode(validate)]
+    mode = api._validate_mode(validate)
+    if _direct(a, b):
+        lens = _lens_tensor(group_lens)
+        result = api._run(api._variable_k_call(a, b, lens, validate=mode, **kw))
+        if kw["out"] is not None:
+            _mutated(kw["out"])
+        return result
+    v = _VALIDATE[mode]
     args = _op_args(a, b, kw, lambda: api._variable_k_call(a, b, group_lens, **kw))
     lens = _lens_tensor(group_lens)
     if kw["out"] is not None:

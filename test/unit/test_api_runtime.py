@@ -13,6 +13,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from gemm_opt.core import schedules as S
 from gemm_opt.runtime import Arg, Bundle, BundleKernel, GridDim
 
@@ -453,3 +455,86 @@ def test_a_launch_allocates_a_workspace_only_for_schedules_that_use_one(
             for w in workspaces:
                 assert w.numel() == layout.total_bytes
                 assert bool((w[: layout.sync_bytes] == 0).all())
+
+
+class _PackingDriver(_Driver):
+    """Records each launch's parameter bytes (8 from each parameter's address: the
+    test cuts each to its size)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.params: list[list[bytes]] = []
+
+    def launch_packed(self, fn, gx, gy, gz, threads, shared, stream, pointers) -> None:
+        import ctypes
+
+        super().launch_packed(fn, gx, gy, gz, threads, shared, stream, pointers)
+        self.params.append([ctypes.string_at(p, 8) for p in pointers])
+
+
+@pytest.mark.parametrize(
+    ("kind", "reduction"), [("data-parallel", None), ("stream-k", "linear"), ("stream-k", "atomic")]
+)
+def test_a_prepared_launch_packs_what_the_full_launch_packs(
+    tmp_path: Path, monkeypatch, kind, reduction
+) -> None:
+    """rt.launch(prepare=...) returns a launch that, on other tensors of the same facts,
+    passes the parameters the full path passes for them (their addresses, the same
+    kernel and grid), with a fresh zeroed workspace per call and C zeroed for atomic
+    stream-K, as the host contract says."""
+    import torch
+
+    from gemm_opt.runtime import cuda
+    from gemm_opt.runtime import gemm as rt
+    from gemm_opt.runtime import launch as launcher
+
+    drv = _PackingDriver()
+    monkeypatch.setattr(cuda, "driver", lambda: drv)
+    monkeypatch.setattr(launcher, "_current_stream", lambda torch, device: 0)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    workspaces: list = []
+    allocate = rt.allocate_workspace
+
+    def on_cpu(torch, layout, device):
+        ws = allocate(torch, layout, "cpu")
+        workspaces.append(ws[0])
+        return ws
+
+    monkeypatch.setattr(rt, "allocate_workspace", on_cpu)
+    spec = S.KernelSpec(kind, reduction, "none", "fp16", 64, 64, 64, 8, 4, 4)
+    _twin_store(tmp_path, spec)
+    monkeypatch.setenv(rt.BUNDLE_DIR_ENV, str(tmp_path))
+    shape = dict(M=100, N=256, K=512, lda=512, ldb=256, ldc=256)
+    first = dict(a=_DeviceTensor(4096), b=_DeviceTensor(8192), c=_DeviceTensor(12288))
+    prepared = rt.launch(
+        spec,
+        {**first, **shape},
+        num_programs=8,
+        total_tiles=8,
+        target="cuda:90",
+        prepare=("a", "b", "c"),
+    )
+    assert isinstance(prepared, rt.Prepared) and prepared.kernel.name.endswith("_aligned_tma")
+    for address in (65536, 1 << 40):
+        t = [_DeviceTensor(address + i * 4096) for i in range(3)]
+        prepared(*t)
+        via_prepared, ws_prepared = drv.params[-1], workspaces[-1:] if workspaces else []
+        full_call = dict(a=t[0], b=t[1], c=t[2], **shape)
+        assert rt.launch(spec, full_call, num_programs=8, total_tiles=8, target="cuda:90") is None
+        sizes = launcher.parameter_sizes(prepared.kernel.spec)
+        via_prepared = [p[:n] for p, n in zip(via_prepared, sizes, strict=True)]
+        full = [p[:n] for p, n in zip(drv.params[-1], sizes, strict=True)]
+        layout = S.workspace_layout(kind, reduction, 8, 1, 64, 64)
+        if layout.total_bytes:  # the sync/partials addresses differ: a fresh workspace each
+            workspace = {i for i in prepared.sync_slots if i is not None}
+            zeroed = ws_prepared[0][: layout.sync_bytes] == 0
+            assert workspace and layout.sync_bytes and bool(zeroed.all())
+            keep = [i for i in range(len(full)) if i not in workspace]
+            assert [via_prepared[i] for i in keep] == [full[i] for i in keep]
+            assert [via_prepared[i] for i in workspace] != [full[i] for i in workspace]
+        else:
+            assert via_prepared == full
+        assert drv.grids[-1] == drv.grids[-2]
+        if reduction == "atomic":
+            assert t[2].zeroed == 2, "C zeroed by both launches"
+    assert len(drv.grids) == 5

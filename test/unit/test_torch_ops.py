@@ -251,9 +251,18 @@ def cuda_stand_in(monkeypatch):
 
     launches: list[dict] = []
 
-    def launch(spec, values, *, num_programs, total_tiles, target="cuda:90"):
+    def launch(spec, values, *, num_programs, total_tiles, target="cuda:90", prepare=None):
         launches.append(dict(values, spec=spec, P=num_programs, tiles=total_tiles))
         values["c"].zero_()  # what a kernel writes: on the device
+        if prepare is None:
+            return None
+        first = dict(values, spec=spec, P=num_programs, tiles=total_tiles, prepared=True)
+
+        def prepared(*tensors):  # rt.Prepared: the first call's launch on new tensors
+            launches.append({**first, **dict(zip(prepare, tensors, strict=True))})
+            tensors[-1].zero_()
+
+        return prepared
 
     monkeypatch.setattr(api, "_kind_of", as_cuda)
     monkeypatch.setattr(rt, "launch", launch)
@@ -375,3 +384,99 @@ def test_the_gpu_script_partitions_cover_the_tokens() -> None:
         seen_empty |= 0 in lens
         seen_all |= 512 in lens
     assert seen_empty and seen_all
+
+
+@pytest.fixture
+def direct_on_cpu(monkeypatch, cuda_stand_in):
+    """Eager calls on the CUDA stand-in's tensors may skip the dispatcher (as on a GPU);
+    counts the operators the dispatcher runs."""
+    monkeypatch.setattr(torch_ops, "_DIRECT_DEVICE", "cpu")
+    dispatched: list[str] = []
+    real = torch_ops._op_args
+
+    def op_args(a, b, kw, eager_check):
+        dispatched.append(kw["schedule"])
+        return real(a, b, kw, eager_check)
+
+    monkeypatch.setattr(torch_ops, "_op_args", op_args)
+    return cuda_stand_in, dispatched
+
+
+def test_eager_calls_skip_the_dispatcher_only_where_it_adds_nothing(direct_on_cpu) -> None:
+    """Plain eager calls launch without the operator; a call needing a gradient, a torch
+    function or dispatch mode, or the profiler goes through ``torch.ops``."""
+    launches, dispatched = direct_on_cpu
+    g = _gen(11)
+    a = torch.randn(64, 32, generator=g).half()
+    b = torch.randn(32, 48, generator=g).half()
+    lens = torch.tensor([40, 0, 24], dtype=torch.int32)
+    w = torch.randn(3, 32, 48, generator=g).half()
+    gemm_opt.matmul(a, b)
+    gemm_opt.grouped_matmul(a, w, lens)
+    gemm_opt.grouped_matmul_variable_k(a, torch.randn(64, 16, generator=g).half(), lens)
+    out = torch.empty(64, 48, dtype=torch.float16)
+    version = out._version
+    assert gemm_opt.matmul(a, b, out=out) is out
+    assert out._version > version, "out= bumps the version counter as the operator does"
+    assert len(launches) == 4 and dispatched == [], dispatched
+    assert torch_ops._direct(a, b)
+
+    class Mode(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    with Mode():
+        assert not torch_ops._direct(a, b)
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Dispatch(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    with Dispatch():
+        assert not torch_ops._direct(a, b)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
+        assert not torch_ops._direct(a, b)
+    x = a.clone().requires_grad_()
+    assert not torch_ops._direct(x, b)
+    with torch.no_grad():
+        assert torch_ops._direct(x, b)
+    assert not torch_ops._direct(a.to("meta"), b), "another device type dispatches"
+    gemm_opt.matmul(x, b).sum().backward()  # autograd: through the operator
+    assert dispatched == ["data-parallel"]
+    assert x.grad is not None and x.grad.shape == x.shape
+
+
+def test_an_eager_call_reuses_the_launch_prepared_for_its_signature(direct_on_cpu) -> None:
+    """The second eager call of a signature launches the first one's prepared launch on
+    its own tensors; a change of shape, stride, dtype, address divisibility or keyword
+    takes the full path (and its checks) again; a bad call still gets its message."""
+    launches, _ = direct_on_cpu
+    g = _gen(12)
+    a = torch.randn(64, 40, generator=g).half()
+    b = torch.randn(40, 48, generator=g).half()
+    gemm_opt.matmul(a, b)  # the first CUDA call installs the builder (part of the signature)
+    api._PREPARED.clear()
+    gemm_opt.matmul(a, b)
+    assert not launches[-1].get("prepared")
+    a2, b2 = a.clone(), b.clone()
+    c = gemm_opt.matmul(a2, b2)
+    assert launches[-1].get("prepared") and launches[-1]["a"] is a2 and launches[-1]["b"] is b2
+    assert launches[-1]["c"] is c and c.shape == (64, 48) and c.dtype == torch.float16
+    assert launches[-1]["M"] == 64 and launches[-1]["K"] == 40
+    for other in (
+        lambda: gemm_opt.matmul(a[:32], b),  # shape
+        lambda: gemm_opt.matmul(torch.randn(64, 80).half()[:, :40], b),  # stride
+        lambda: gemm_opt.matmul(a.bfloat16(), b.bfloat16()),  # dtype
+        lambda: gemm_opt.matmul(a, b, schedule="persistent"),  # keyword
+    ):
+        before = len(launches)
+        other()
+        assert len(launches) == before + 1 and not launches[-1].get("prepared")
+    assert launches[-1]["spec"].kind == "persistent"
+    with pytest.raises(ValueError, match="b: expected shape"):
+        gemm_opt.matmul(a, torch.randn(41, 48).half())
+    misaligned = torch.randn(64 * 40 + 1).half()[1:].view(64, 40)  # a's shape and strides
+    with pytest.raises(ValueError, match="a: data at .* is not 16-byte aligned"):
+        gemm_opt.matmul(misaligned, b)
+    assert len(api._PREPARED) == 5

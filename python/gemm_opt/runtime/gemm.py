@@ -451,6 +451,72 @@ def allocate_workspace(torch: Any, layout: S.WorkspaceLayout, device: Any) -> tu
     return workspace, base, partials
 
 
+class Prepared:
+    """A launch of :func:`launch` with its decisions made (the kernel among twins, its
+    checked arguments, the grid, the workspace layout), for calls whose operands
+    differ only in their addresses.
+
+    Valid for a call whose scalars equal the first call's and whose tensors have
+    the same dtypes, device and address divisibility (the caller keys it by
+    them): its addresses replace the first call's and the launch skips the
+    checks and choices. The host contract is kept as :func:`launch` keeps it: a
+    fresh workspace per call, its counters zeroed on the launch stream, C zeroed
+    for atomic stream-K.
+    """
+
+    __slots__ = ("device", "grid", "kernel", "layout", "slots", "sync_slots", "values")
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        values: list[Any],
+        names: tuple[str, ...],
+        device: int,
+        grid: tuple[int, int, int],
+        layout: S.WorkspaceLayout,
+    ) -> None:
+        positions = kernel.value_positions()
+        index = {arg.name: i for i, arg in enumerate(kernel.spec.args)}
+
+        def slot(name: str) -> int | None:
+            i = index.get(name)
+            return positions.get(i) if i is not None else None
+
+        self.kernel = kernel
+        self.values = values
+        #: Positions among ``values`` of the tensors' addresses, in the order of ``names``.
+        self.slots = tuple(slot(n) for n in names)
+        self.sync_slots = (slot("sync"), slot("partials"))
+        self.device = device
+        self.grid = grid
+        self.layout = layout
+
+    def __call__(self, *tensors: Any) -> None:
+        """Launch on ``tensors`` (in the order of the names it was prepared with; the
+        last one is C) on the current stream of their device."""
+        values = self.values.copy()
+        for pos, t in zip(self.slots, tensors, strict=True):
+            if pos is not None:
+                values[pos] = t.data_ptr()
+        c = tensors[-1]
+        layout = self.layout
+        workspace = None
+        if layout.total_bytes:
+            import torch
+
+            workspace, sync, partials = allocate_workspace(torch, layout, c.device)
+            ps, pp = self.sync_slots
+            if ps is not None:
+                values[ps] = sync
+            if pp is not None:
+                values[pp] = partials
+        if layout.zero_output:
+            c.zero_()
+        if 0 not in self.grid:
+            self.kernel.launch_values(values, self.device, *self.grid)
+        del workspace  # reused by the caching allocator only after the launch on this stream
+
+
 def launch(
     spec: S.KernelSpec,
     values: Mapping[str, Any],
@@ -458,7 +524,8 @@ def launch(
     num_programs: int,
     total_tiles: int,
     target: str | None = None,
-) -> None:
+    prepare: tuple[str, ...] | None = None,
+) -> Prepared | None:
     """Launch ``spec``'s kernel on the current stream of the tensors' device.
 
     ``values`` holds the kernel's tensors and scalars by name
@@ -466,7 +533,8 @@ def launch(
     ``partials``, which this call allocates and zeroes per the host contract.
     ``total_tiles`` sizes a data-parallel grid (an upper bound is fine: extra
     programs find no tile). ``target``: the device's (:func:`device_target`)
-    when None.
+    when None. ``prepare``: the names of the tensors (C last) a later call
+    supplies to the returned :class:`Prepared` launch of the same kind.
     """
     import torch
 
@@ -484,9 +552,14 @@ def launch(
         c.zero_()
     bound = {**values, "sync": sync, "partials": partials}
     kernel, args = select_kernel(st, spec, bound)
-    kernel(*args, grid=launch_grid(spec, num_programs, total_tiles))
+    grid = launch_grid(spec, num_programs, total_tiles)
+    kernel(*args, grid=grid)
     # The caching allocator reuses `workspace` only after the launch on this stream.
     del workspace
+    if prepare is None:
+        return None
+    checked, device_index = kernel.checked_values(*args)
+    return Prepared(kernel, checked, prepare, device_index, grid, layout)
 
 
 @functools.lru_cache(maxsize=1024)

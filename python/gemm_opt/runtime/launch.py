@@ -271,6 +271,7 @@ class Kernel:
             for d in spec.grid
         ]
         self._dtypes: dict[str, Any] = {}
+        self._devices: dict[int, Any] = {}
         self._local = threading.local()
         self._torch: Any = None
 
@@ -447,6 +448,14 @@ class Kernel:
         gx, gy, gz = (-(-args[i] // n) if i >= 0 else n for i, n in self._grid)
         return gx, gy, gz
 
+    def _device_of(self, torch: Any, index: int) -> Any:
+        """The ``torch.device`` of CUDA device ``index`` (made once: every launch with
+        scratch asks)."""
+        dev = self._devices.get(index)
+        if dev is None:
+            dev = self._devices[index] = torch.device("cuda", index)
+        return dev
+
     def _torch_module(self) -> Any:
         if self._torch is None:
             torch = _torch()
@@ -462,11 +471,7 @@ class Kernel:
         stream: Any = None,
     ) -> None:
         k = self.spec
-        checked = self._values(args)
-        if checked is None:
-            pack_arguments(k, args)  # raises the detailed error
-            raise ArgumentError(f"{k.name}: the arguments fail the launch checks")
-        values, device = checked
+        values, device = self.checked_values(*args)
         torch = self._torch_module()
         if device == -1:
             device = torch.cuda.current_device()
@@ -484,6 +489,35 @@ class Kernel:
             raise ArgumentError(f"{k.name}: grid {(gx, gy, gz)} is not within 0 to {MAX_GRID}")
         if gx == 0 or gy == 0 or gz == 0:
             return  # an empty grid launches nothing, as in Triton
+        self.launch_values(values, device, gx, gy, gz, stream)
+
+    def value_positions(self) -> dict[int, int]:
+        """Where each argument (by index) sits among the checked values (:meth:`launch_values`);
+        constexprs take none."""
+        positions = {}
+        for step in self._steps:
+            if step.kind != _CONSTEXPR:
+                positions[step.index] = len(positions)
+        return positions
+
+    def checked_values(self, *args: Any) -> tuple[list[Any], int]:
+        """The parameter values of ``args`` and their tensors' device (-1: none);
+        ArgumentError naming what fails the launch checks."""
+        checked = self._values(args)
+        if checked is None:
+            pack_arguments(self.spec, args)  # raises the detailed error
+            raise ArgumentError(f"{self.spec.name}: the arguments fail the launch checks")
+        return checked
+
+    def launch_values(
+        self, values: Sequence[Any], device: int, gx: int, gy: int, gz: int, stream: Any = None
+    ) -> None:
+        """Launch with parameter values that passed the launch checks (:meth:`checked_values`,
+        or a copy whose addresses have the same divisibility) on a grid within
+        :data:`MAX_GRID` with no empty dimension: the scratch buffers, the packing and the
+        launch, nothing checked again."""
+        k = self.spec
+        torch = self._torch_module()
         fn = self._function(device).function
         if stream is None:
             raw_stream = _current_stream(torch, device)
@@ -497,8 +531,12 @@ class Kernel:
                 # (the profile scratch zeroed, as its default allocator does).
                 size = gx * gy * gz * k.num_ctas * spec.bytes + spec.align
                 make = torch.zeros if slot else torch.empty
-                with torch.cuda.stream(stream or torch.cuda.current_stream(device)):
-                    buf = make(size, dtype=torch.uint8, device=f"cuda:{device}")
+                where = self._device_of(torch, device)
+                if stream is None:  # the allocator's stream is the current one: the launch's
+                    buf = make(size, dtype=torch.uint8, device=where)
+                else:
+                    with torch.cuda.stream(stream):
+                        buf = make(size, dtype=torch.uint8, device=where)
                 keep.append(buf)
                 scratch[slot] = -(-buf.data_ptr() // spec.align) * spec.align
         block, pointers = self._buffers()
