@@ -480,3 +480,9 @@ def test_an_eager_call_reuses_the_launch_prepared_for_its_signature(direct_on_cp
     with pytest.raises(ValueError, match="a: data at .* is not 16-byte aligned"):
         gemm_opt.matmul(misaligned, b)
     assert len(api._PREPARED) == 5
+
+
+def test_the_host_path_benchmark_refuses_to_run_without_a_gpu(capsys) -> None:
+    host_path = load_script(ROOT / "benchmarks" / "h100" / "host_path.py", "h100_host_path")
+    assert host_path.main(["--calls", "10"]) == 2
+    assert "no CUDA GPU" in capsys.readouterr().err
