@@ -89,7 +89,7 @@ def graph_us(torch: Any, fn: Any, calls: int = 20, replays: int = 20) -> float:
 def one_shape(torch: Any, m: int, n: int, k: int, calls: int, say: Any) -> None:
     """The host rows and the GPU row of one shape."""
     import gemm_opt
-    from gemm_opt import api
+    from gemm_opt import api, torch_ops  # noqa: F401  (registers torch.ops.gemm_opt)
     from gemm_opt.runtime import gemm as rt
 
     dt = torch.bfloat16
