@@ -104,18 +104,24 @@ def test_problem_rejects_bad_sizes() -> None:
 @pytest.mark.parametrize(
     ("problem", "schedule", "reduction", "config"),
     [
-        # 16 tiles of 128 K iterations on 132 SMs: stream-K
-        (A.Problem("dense", 512, 512, 8192), "stream-k", "atomic", "default"),
-        # decode: narrow tiles, 32 of them, 112 iterations each
-        (A.Problem("dense", 16, 4096, 7168), "stream-k", "atomic", "narrow"),
+        # the shape class's config (small: 64 tiles of 128 K iterations) fills at most
+        # half of 132 SMs: stream-K
+        (A.Problem("dense", 512, 512, 8192), "stream-k", "atomic", "small"),
+        # decode: 64 small tiles, 112 iterations each
+        (A.Problem("dense", 16, 4096, 7168), "stream-k", "atomic", "small"),
         # 112 narrow tiles > 66: enough tiles, data-parallel
-        (A.Problem("dense", 128, 7168, 2048), "data-parallel", None, "default"),
-        (A.Problem("dense", 64, 7168, 2048), "data-parallel", None, "narrow"),
+        (A.Problem("dense", 128, 7168, 2048), "data-parallel", None, "narrow"),
+        (A.Problem("dense", 64, 7168, 2048), "data-parallel", None, "small"),
         # few tiles but a short K: nothing to split
-        (A.Problem("dense", 512, 512, 1024), "data-parallel", None, "default"),
-        (A.Problem("dense", 4096, 4096, 4096), "data-parallel", None, "default"),
-        (A.Problem("fwd", 4096, 4096, 7168, 2), "persistent", None, "default"),
-        (A.Problem("wgrad", 4096, 4096, 7168, 2), "persistent", None, "default"),
+        (A.Problem("dense", 512, 512, 1024), "data-parallel", None, "small"),
+        (A.Problem("dense", 4096, 4096, 4096), "data-parallel", None, "wide"),
+        (A.Problem("fwd", 4096, 4096, 7168, 2), "persistent", None, "wide"),
+        (
+            A.Problem("wgrad", 4096, 4096, 7168, 2),
+            "persistent",
+            None,
+            S.gpu_config_name(4096, 4096, "k"),
+        ),
     ],
 )
 def test_fallback_rule(problem, schedule, reduction, config) -> None:
@@ -123,10 +129,13 @@ def test_fallback_rule(problem, schedule, reduction, config) -> None:
     assert (choice.schedule, choice.reduction) == (schedule, reduction)
     assert choice.config == S.GPU_CONFIGS[config]
     assert choice.source == "fallback"
+    grouped, trans_b = A.OP_KERNELS[problem.op]
+    name = S.gpu_config_name(problem.m, problem.n, grouped, trans_b, 132, reduction)
+    assert choice.config == S.GPU_CONFIGS[name], "what the fixed schedule runs"
 
 
 def test_fallback_depends_on_the_compute_units() -> None:
-    p = A.Problem("dense", 1024, 1024, 8192)  # 64 tiles
+    p = A.Problem("dense", 512, 512, 8192)  # 64 small tiles
     assert A.fallback_choice(p, 132).schedule == "stream-k"
     assert A.fallback_choice(p, 100).schedule == "data-parallel"
 
@@ -367,12 +376,7 @@ def test_choose_memoizes_until_the_table_changes(tmp_path: Path, monkeypatch) ->
     # the compute units are part of the key (the rule depends on them)
     empty = tmp_path / "empty"
     assert A.choose(*args, sms=132, root=empty).schedule == "stream-k"
-    assert A.choose("dense", 1024, 1024, 8192, 1, "bf16", sms=132, root=empty).schedule == (
-        "stream-k"
-    )
-    assert A.choose("dense", 1024, 1024, 8192, 1, "bf16", sms=100, root=empty).schedule == (
-        "data-parallel"
-    )
+    assert A.choose(*args, sms=100, root=empty).schedule == "data-parallel"
 
 
 def test_packaged_tables_are_valid() -> None:
@@ -405,9 +409,9 @@ def test_auto_on_cuda_uses_the_device_target_and_compute_units(monkeypatch, tmp_
 
     gpu(132)
     a = SimpleNamespace(device=torch.device("cuda", 0))
-    problem = ("dense", 1024, 1024, 8192, 1)  # 64 tiles of 128 iterations
+    problem = ("dense", 512, 512, 8192, 1)  # 64 small tiles of 128 iterations
     kind, red, cfg = api._auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
-    assert (kind, red, cfg) == ("stream-k", "atomic", S.GPU_CONFIG)
+    assert (kind, red, cfg) == ("stream-k", "atomic", S.GPU_CONFIGS["small"])
     gpu(114)  # an H100 PCIe: 64 tiles fill more than half of it
     kind, red, cfg = api._auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
     assert (kind, red) == ("data-parallel", None)

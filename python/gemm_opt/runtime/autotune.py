@@ -52,7 +52,11 @@ TARGET_SMS = {"cuda:90": 132}
 #: Operations: a dense GEMM, and the grouped forward (``grouped_matmul``),
 #: dgrad (``grouped_matmul(..., trans_b=True)``) and wgrad
 #: (``grouped_matmul_variable_k``).
-OPS = ("dense", "fwd", "dgrad", "wgrad")
+#: The ops a table tunes: how each one's kernels are grouped, and whether B is read
+#: transposed (dgrad).
+OP_KERNELS = {"dense": ("none", False), "fwd": ("m", False), "dgrad": ("m", True),
+              "wgrad": ("k", False)}  # fmt: skip
+OPS = tuple(OP_KERNELS)
 #: Upper bounds of the row buckets (dense M, grouped tokens per group):
 #: decode (<= 16), small batch (<= 128), medium (<= 1024), large.
 ROW_BOUNDS = (16, 128, 1024)
@@ -168,24 +172,22 @@ class Choice:
 FALLBACK_MAX_TILE_FILL = 0.5
 #: ... and each tile has at least this many K iterations to split.
 FALLBACK_MIN_ITERS = 64
-#: Dense rows up to which the narrow (64-row) configuration wastes less of M.
-FALLBACK_NARROW_ROWS = 64
 
 
 def fallback_choice(problem: Problem, sms: int) -> Choice:
     """The rule for problems no table entry covers.
 
-    Grouped: ``persistent`` with the default GPU config (the grouped kind).
-    Dense: the narrow config for M <= 64, else the default; then atomic
-    stream-K when the output tiles fill at most half the compute units and
-    each tile has >= 64 K iterations (skinny outputs with a long K, where
-    data-parallel leaves most SMs idle: 512x512x8192 has 16 tiles of 128
-    iterations), data-parallel otherwise.
+    The config is the shape class's (:func:`gemm_opt.core.schedules.gpu_config_name`),
+    what a fixed schedule without ``config`` runs. Grouped: ``persistent``. Dense:
+    atomic stream-K when that config's output tiles fill at most half the
+    compute units and each tile has >= 64 K iterations (skinny outputs with a
+    long K, where data-parallel leaves most SMs idle: 512x512x8192 has 64 tiles
+    of 128 iterations), data-parallel otherwise.
     """
+    grouped, trans_b = OP_KERNELS[problem.op]
+    cfg = S.GPU_CONFIGS[S.gpu_config_name(problem.m, problem.n, grouped, trans_b, sms)]
     if problem.op != "dense":
-        return Choice(S.GROUPED_KINDS[0], None, S.GPU_CONFIG, "fallback")
-    narrow = problem.m <= FALLBACK_NARROW_ROWS
-    cfg = S.GPU_CONFIGS["narrow"] if narrow else S.GPU_CONFIG
+        return Choice(S.GROUPED_KINDS[0], None, cfg, "fallback")
     tiles = S.tile_count(problem.m, problem.n, cfg.block_m, cfg.block_n)
     iters = S.iters_per_tile(problem.k, cfg.block_k)
     if tiles <= sms * FALLBACK_MAX_TILE_FILL and iters >= FALLBACK_MIN_ITERS:
