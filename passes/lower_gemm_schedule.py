@@ -303,69 +303,88 @@ class _Schedule:
 
     def _grouped_m(self) -> None:
         """All groups' tiles over one persistent loop; a tile finds its group by
-        a scan of ``group_lens`` (O(G), on the device: no host sync). Empty
-        groups own no tile and shift neither rows nor weights (B is indexed by
-        the group id). Lengths the host did not check stay in bounds: a
-        negative one counts as empty and rows end at M, so lengths summing
-        past M leave tiles that read zeros and store nothing."""
+        walking ``group_lens`` on the device (no host sync) from where the
+        program's previous tile was: its tiles ``pid, pid + P, ...`` only move
+        forward through the groups, so a program reads each length once (O(G +
+        its tiles), not O(G) per tile). Empty groups own no tile and shift
+        neither rows nor weights (B is indexed by the group id). Lengths the
+        host did not check stay in bounds: a negative one counts as empty and
+        rows end at M, so lengths summing past M leave tiles that read zeros
+        and store nothing."""
         e = self.e
         groups = self.op.num_groups
         total = e.for_(e.c(0), groups, e.c(1), [e.c(0)])
         with ir.InsertionPoint(total.body):
             n = self.group_tiles(self.group_len(total.induction_variable))
             scf.YieldOp([e.add(total.inner_iter_args[0], n)])
-        loop = e.for_(self.pid, total.results[0], e.num_programs())
+        zero = e.c(0)
+        loop = e.for_(self.pid, total.results[0], e.num_programs(), [zero, zero, zero])
         with ir.InsertionPoint(loop.body):
             t = loop.induction_variable
-            zero = e.c(0)
-            scan = e.for_(zero, groups, e.c(1), [zero, zero, zero, zero, zero])
-            with ir.InsertionPoint(scan.body):
-                g = scan.induction_variable
-                fg, frow, ftile, row, tile = scan.inner_iter_args
-                length = self.group_len(g)
-                n = self.group_tiles(length)
-                hit = e.and_(e.cmp("sge", t, tile), e.cmp("slt", t, e.add(tile, n)))
-                scf.YieldOp(
-                    [
-                        e.select(hit, g, fg),
-                        e.select(hit, row, frow),
-                        e.select(hit, tile, ftile),
-                        e.add(row, length),
-                        e.add(tile, n),
-                    ]
-                )
-            g, row0, tile0 = scan.results[0], scan.results[1], scan.results[2]
-            length = self.group_len(g)
+            g, row0, tile0, length = self._walk_groups(t, *loop.inner_iter_args)
             num_pid_m = e.cdiv(length, e.c(self.bm))
             m_loc, n_off = self.coords(e.sub(t, tile0), num_pid_m)
             m_off = e.add(row0, m_loc)
             m_end = e.min(e.add(row0, length), self.M)
             acc = self.body(m_off, n_off, e.c(0), self.K, group=g, m_end=m_end)
             self.store_c(acc, m_off, n_off, rows=m_end)
-            scf.YieldOp([])
+            scf.YieldOp([g, row0, tile0])
+
+    def _walk_groups(
+        self, t: Value, g: Value, row: Value, tile: Value
+    ) -> tuple[Value, Value, Value, Value]:
+        """From group ``g`` (first row ``row``, first tile ``tile``), the group of
+        tile ``t`` (at or after ``tile``; below the tile total): ``(group, its
+        first row, its first tile, its length)``. The walk stops at the last
+        group whatever the lengths, and reads ``group_lens`` only below G."""
+        e = self.e
+        i32 = e.i32
+        last = e.sub(self.op.num_groups, e.c(1))
+        walk = scf.WhileOp([i32] * 4, [g, row, tile])
+        before = walk.before.blocks.append(i32, i32, i32)
+        after = walk.after.blocks.append(i32, i32, i32, i32)
+        with ir.InsertionPoint(before):
+            g, row, tile = before.arguments
+            length = self.group_len(e.min(g, last))
+            past = e.cmp("sge", t, e.add(tile, self.group_tiles(length)))
+            scf.ConditionOp(e.and_(past, e.cmp("slt", g, last)), [g, row, tile, length])
+        with ir.InsertionPoint(after):
+            g, row, tile, length = after.arguments
+            nxt = [e.add(g, e.c(1)), e.add(row, length), e.add(tile, self.group_tiles(length))]
+            scf.YieldOp(nxt)
+        return walk.results[0], walk.results[1], walk.results[2], walk.results[3]
 
     def _grouped_k(self) -> None:
         """wgrad: G output tiles grids of M x N; group g sums over its own K rows
         ``[start_g, start_g + len_g)`` (an empty group stores zeros); C is
-        ``(G*M, N)``."""
+        ``(G*M, N)``. A program's tiles ``pid, pid + P, ...`` only move forward
+        through the groups, so ``start_g`` is summed on from the previous tile's
+        group (each length read once per program)."""
         e = self.e
+        i32 = e.i32
         groups = self.op.num_groups
         per_group = self.tiles
-        loop = e.for_(self.pid, e.mul(groups, per_group), e.num_programs())
+        zero = e.c(0)
+        loop = e.for_(self.pid, e.mul(groups, per_group), e.num_programs(), [zero, zero])
         with ir.InsertionPoint(loop.body):
             t = loop.induction_variable
             g = e.div(t, per_group)
-            start = e.for_(e.c(0), g, e.c(1), [e.c(0)])
-            with ir.InsertionPoint(start.body):
-                prev = self.group_len(start.induction_variable)
-                scf.YieldOp([e.add(start.inner_iter_args[0], prev)])
-            k_off = start.results[0]
+            walk = scf.WhileOp([i32, i32], list(loop.inner_iter_args))
+            before = walk.before.blocks.append(i32, i32)
+            after = walk.after.blocks.append(i32, i32)
+            with ir.InsertionPoint(before):
+                h, start = before.arguments
+                scf.ConditionOp(e.cmp("slt", h, g), [h, start])
+            with ir.InsertionPoint(after):
+                h, start = after.arguments
+                scf.YieldOp([e.add(h, e.c(1)), e.add(start, self.group_len(h))])
+            k_off = walk.results[1]
             k_end = e.min(e.add(k_off, self.group_len(g)), self.K)
             m_off, n_off = self.coords(e.rem(t, per_group))
             acc = self.body(m_off, n_off, k_off, k_end, group=g)
             shift = e.mul(g, self.M)
             self.store_c(acc, e.add(shift, m_off), n_off, rows=e.add(shift, self.M))
-            scf.YieldOp([])
+            scf.YieldOp([g, k_off])
 
     def cta_of(self, it: Value) -> Value:
         """The program whose stream-K range holds iteration ``it``."""

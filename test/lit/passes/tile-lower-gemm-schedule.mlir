@@ -150,21 +150,27 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
-// Grouped by M: the tile total and each tile's group from scans of group_lens on the device (a negative length read as 0); rows bounded by the group's end and by M.
+// Grouped by M: the tile total from a scan of group_lens on the device (a negative length read as 0); each tile's group by a walk on from the program's previous tile's group (carried by the tile loop), reading lengths only below G; rows bounded by the group's end and by M.
 #acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   // CHECK-LABEL: func.func @grouped_m
   func.func @grouped_m(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %gl: !tile.ptr<i32>, %G: i32) {
     // CHECK: %[[TOTAL:.*]] = scf.for %[[G0:.*]] = %c0_i32{{.*}} to %arg6 step %c1_i32{{.*}} iter_args(%{{.*}} = %c0_i32{{.*}}) -> (i32) : i32 {
     // CHECK: "tile.load_scalar"(%arg5, %[[G0]]) : (!tile.ptr<i32>, i32) -> i32
-    // CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[TOTAL]] step %{{.*}} : i32 {
-    // CHECK: %[[SCAN:.*]]:5 = scf.for %[[G:.*]] = %c0_i32{{.*}} to %arg6 step
-    // CHECK: arith.select %{{.*}}, %[[G]], %{{.*}} : i32
-    // CHECK: %[[RAW:.*]] = "tile.load_scalar"(%arg5, %[[SCAN]]#0)
+    // CHECK: %[[LOOP:.*]]:3 = scf.for %[[T:.*]] = %{{.*}} to %[[TOTAL]] step %{{.*}} iter_args(%[[G0:.*]] = %c0_i32{{.*}}, %[[R0:.*]] = %c0_i32{{.*}}, %[[T0:.*]] = %c0_i32{{.*}}) -> (i32, i32, i32)
+    // CHECK: %[[LAST:.*]] = arith.subi %arg6, %c1_i32{{.*}} : i32
+    // CHECK: %[[WALK:.*]]:4 = scf.while (%[[G:.*]] = %[[G0]], %[[R:.*]] = %[[R0]], %[[TL:.*]] = %[[T0]]) : (i32, i32, i32) -> (i32, i32, i32, i32) {
+    // CHECK: %[[IDX:.*]] = arith.minsi %[[G]], %[[LAST]] : i32
+    // CHECK: %[[RAW:.*]] = "tile.load_scalar"(%arg5, %[[IDX]])
     // CHECK: %[[LEN:.*]] = arith.maxsi %[[RAW]], %c0_i32{{.*}} : i32
-    // CHECK: %[[SUM:.*]] = arith.addi %[[SCAN]]#1, %[[LEN]] : i32
+    // CHECK: %[[PAST:.*]] = arith.cmpi sge, %[[T]], %{{.*}} : i32
+    // CHECK: %[[MORE:.*]] = arith.cmpi slt, %[[G]], %[[LAST]] : i32
+    // CHECK: %[[GO:.*]] = arith.andi %[[PAST]], %[[MORE]] : i1
+    // CHECK: scf.condition(%[[GO]]) %[[G]], %[[R]], %[[TL]], %[[LEN]]
+    // CHECK: %[[SUM:.*]] = arith.addi %[[WALK]]#1, %[[WALK]]#3 : i32
     // CHECK: %[[END:.*]] = arith.minsi %[[SUM]], %arg0 : i32
     // CHECK: "tile.store_block"(%arg3, %[[END]], %arg1,
+    // CHECK: scf.yield %[[WALK]]#0, %[[WALK]]#1, %[[WALK]]#2 : i32, i32, i32
     "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %gl, %G) ({
     ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
       %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
@@ -176,19 +182,21 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
-// Grouped by K (wgrad): group t / tiles, its K range from a prefix sum, stored at rows g*M + m.
+// Grouped by K (wgrad): group t / tiles, its K range from a prefix sum summed on from the program's previous tile's group (carried by the tile loop), stored at rows g*M + m.
 #acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   // CHECK-LABEL: func.func @grouped_k
   func.func @grouped_k(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %gl: !tile.ptr<i32>, %G: i32) {
     // CHECK: %[[NT:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
     // CHECK: %[[ALL:.*]] = arith.muli %arg6, %[[NT]] : i32
-    // CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[ALL]] step %{{.*}} : i32 {
+    // CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[ALL]] step %{{.*}} iter_args(%[[H0:.*]] = %c0_i32{{.*}}, %[[S0:.*]] = %c0_i32{{.*}}) -> (i32, i32)
     // CHECK: %[[G:.*]] = arith.divsi %[[T]], %[[NT]] : i32
-    // CHECK: %[[START:.*]] = scf.for %{{.*}} = %c0_i32{{.*}} to %[[G]] step
+    // CHECK: %[[START:.*]]:2 = scf.while (%[[H:.*]] = %[[H0]], %{{.*}} = %[[S0]]) : (i32, i32) -> (i32, i32) {
+    // CHECK: arith.cmpi slt, %[[H]], %[[G]] : i32
     // CHECK: %[[SHIFT:.*]] = arith.muli %[[G]], %arg0 : i32
     // CHECK: %[[ROWS:.*]] = arith.addi %[[SHIFT]], %arg0 : i32
     // CHECK: "tile.store_block"(%arg3, %[[ROWS]], %arg1,
+    // CHECK: scf.yield %[[G]], %[[START]]#1 : i32, i32
     "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %gl, %G) ({
     ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
       %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
