@@ -133,6 +133,7 @@ nothing is emitted.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -820,6 +821,8 @@ class _Lowering:
         prescan_barriers(self)  # TMA stores read NVMMA shared buffers
         if self.target.nvidia and self.lds_copies == "tma":
             self.plan_tma()
+        elif self.target.nvidia and self.lds_copies == "auto" and _tma_facts_ok(self.module):
+            self.plan_tma(required=False)
 
     def note_mma(self, op: Any) -> None:
         c = ir.RankedTensorType(op.c.type)
@@ -1576,16 +1579,22 @@ class _Lowering:
 
     # -- cuda:90 TMA copies with barriers (see lowering/tma_plan.py) --
 
-    def plan_tma(self) -> None:
-        """``lds-copies=tma``: every copy becomes a TMA copy, or the first that
-        cannot is an error (nothing falls back silently)."""
+    def plan_tma(self, required: bool = True) -> None:
+        """``lds-copies=tma`` (``required``): every copy becomes a TMA copy, or
+        the first that cannot is an error (nothing falls back silently).
+        ``lds-copies=auto`` with the facts TMA needs (:func:`_tma_facts_ok`):
+        TMA copies when every copy can take them, else none (``cp.async`` or
+        register copies, as without the facts)."""
         try:
             plan = plan_tma(self.module)
             for copy in plan.copies:
                 self.tma_refusal(copy.opview)
         except TmaRefusal as e:
+            if not required:
+                return
             raise self.fail(e.op, f"lds-copies=tma: {e}") from None
-        self.tma = plan
+        if required or plan.copies:
+            self.tma = plan
 
     def tma_refusal(self, op: Any) -> None:
         """Raise :class:`TmaRefusal` where ``op`` cannot be a TMA copy."""
@@ -2241,22 +2250,47 @@ def _direct_copies_ok(module: ir.Operation, inner_only: bool = False) -> bool:
     return ok
 
 
+def _tma_facts_ok(module: ir.Operation) -> bool:
+    """Whether the module states what a TMA descriptor needs of every
+    descriptor: 16-byte aligned outer strides (constants, or arguments whose
+    ``tile.divisibility`` times the element size is a multiple of 16 bytes)
+    and a constant unit inner stride. The base is a pointer argument, 16-byte
+    aligned by the lowering's own contract; the shapes need no fact (TMA
+    bounds by shape, with zero fill)."""
+    for view in collect_ops(module, (MakeTensorDescriptorOp.OPERATION_NAME,)):
+        strides = list(view.strides)
+        elem_bytes = (element_bits(view.result.type.element_type) or 0) // 8
+        if _const_int(strides[-1]) != 1 or not elem_bytes:
+            return False
+        for v in strides[:-1]:
+            c = _const_int(v)
+            if (c if c is not None else _arg_divisibility(v)) * elem_bytes % 16:
+                return False
+    return True
+
+
 def _divisible(value: ir.Value) -> bool:
     c = _const_int(value)
     if c is not None:
         return c % 16 == 0
+    return _arg_divisibility(value) % 16 == 0
+
+
+def _arg_divisibility(value: ir.Value) -> int:
+    """The divisibility a function argument states (``tile.divisibility`` or
+    ``tt.divisibility``); 1 for anything else."""
     owner = value.owner
     if not isinstance(owner, ir.Block):
-        return False
+        return 1
     fn = owner.owner
     fn = fn.operation if hasattr(fn, "operation") else fn
     if fn.name != "func.func" or "arg_attrs" not in fn.attributes:
-        return False
+        return 1
     idx = ir.BlockArgument(value).arg_number
     attrs = ir.DictAttr(ir.ArrayAttr(fn.attributes["arg_attrs"])[idx])
-    return any(
-        name in attrs and ir.IntegerAttr(attrs[name]).value % 16 == 0 for name in DIVISIBILITY_ATTRS
-    )
+    stated = [ir.IntegerAttr(attrs[name]).value for name in DIVISIBILITY_ATTRS if name in attrs]
+    stated = [d for d in stated if d > 0]
+    return math.lcm(*stated) if stated else 1  # every stated fact holds
 
 
 def _same_type(a: Any, b: Any) -> bool:

@@ -73,6 +73,9 @@ DIVISIBILITY = 16
 CONFIG_TABLE = HERE / "configs" / "cuda90.json"
 #: The hand-off of a TMA config: every copy a barrier-tracked TMA copy.
 TMA_HAND_OFF = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
+#: The hand-off of an aligned config without TMA: ``cp.async`` copies (the
+#: default, ``lds-copies=auto``, would take TMA where the facts allow it).
+DIRECT_HAND_OFF = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=direct}"
 
 
 @dataclass(frozen=True)
@@ -140,12 +143,17 @@ class OurConfig:
         return cfg
 
     @property
-    def pipeline(self) -> str | None:
-        """The tile passes to compile with (None: cuda:90's default pipeline);
-        with TMA, the hand-off and its option too."""
-        if not self.tma:
-            return None if self.async_mma else ""
-        return ",".join([*(["tile-pipeline-mma"] if self.async_mma else []), TMA_HAND_OFF])
+    def pipeline(self) -> str:
+        """The tile passes and the hand-off the aligned variant compiles with:
+        TMA copies (``_tma``) or ``cp.async``, named in the hand-off either way."""
+        hand_off = TMA_HAND_OFF if self.tma else DIRECT_HAND_OFF
+        return ",".join([*(["tile-pipeline-mma"] if self.async_mma else []), hand_off])
+
+    @property
+    def unaligned_pipeline(self) -> str | None:
+        """The tile passes of the variant without facts (None: cuda:90's default
+        pipeline, whose copies then go through registers)."""
+        return None if self.async_mma else ""
 
     @property
     def copies(self) -> str:
@@ -291,7 +299,7 @@ def gemm_variants(
                     "module": module,
                     "arg_names": names,
                     "grid": [("M", block["M"]), ("N", block["N"]), 1],
-                    "pipeline": (default if aligned else untracked).pipeline,
+                    "pipeline": default.pipeline if aligned else untracked.unaligned_pipeline,
                     "meta": {
                         "kind": "ours",
                         "source": SOURCE,

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gemm_opt.core.contract import DIVISIBILITY
+from gemm_opt.core.contract import DIVISIBILITY, TRITON_DIVISIBILITY
 from gemm_opt.core.diagnostics import collect, position_of
 from gemm_opt.core.ext_compat import MLIRError, ir
 from gemm_opt.dialect import make_context
@@ -172,11 +172,13 @@ def test_retype_refuses_a_non_splat_constant(ctx):
 
 def test_annotate_integer_arguments(ctx):
     module = ir.Module.parse(GEMM)
-    assert not has_argument_attr(module, DIVISIBILITY)
+    assert not has_argument_attr(module, TRITON_DIVISIBILITY)
+    # The example states its leading dimensions (lda, ldb, ldc) 16-aligned.
+    attrs = [ir.DictAttr(d) for d in functions(module)[0].arg_attrs]
+    assert [DIVISIBILITY in d for d in attrs] == [False] * 6 + [True] * 3
     sixteen = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 16)
-    n = annotate_arguments(module, integer_of_width(32, 64), DIVISIBILITY, sixteen)
-    assert n == 6  # M, N, K, lda, ldb, ldc; not the pointers
-    assert has_argument_attr(module, DIVISIBILITY)
+    n = annotate_arguments(module, integer_of_width(32), DIVISIBILITY, sixteen)
+    assert n == 3  # M, N, K; not the pointers nor the i64 leading dimensions
     attrs = [ir.DictAttr(d) for d in functions(module)[0].arg_attrs]
     assert [DIVISIBILITY in d for d in attrs] == [False] * 3 + [True] * 6
     assert str(attrs[3][DIVISIBILITY]) == "16 : i32"
@@ -250,7 +252,13 @@ def test_isa_report_variants(variant, dtype):
         # (the deep variant's prologue fills three of its four buffers).
         copies = 4 if variant == "deep" else 2
         assert warp_hints(module) == ([0x0F, 0xF0] * copies if hinted else [])
-        assert has_argument_attr(module, DIVISIBILITY) == (variant == "aligned")
+        # "aligned" states M, N and K divisible by 16 too (the example states
+        # its leading dimensions 16-aligned; the deep variant states nothing).
+        fn = functions(module)[0]
+        attrs = [ir.DictAttr(d) for d in fn.arg_attrs] if "arg_attrs" in fn.attributes else []
+        shapes = [DIVISIBILITY in d for d in attrs[3:6]]
+        assert shapes == ([True] * 3 if variant == "aligned" else [False] * len(shapes))
+        assert has_argument_attr(module, DIVISIBILITY) == (variant != "deep")
         inputs = [str(t) for t in functions(module)[0].type.inputs[:3]]
         assert inputs == [f"!tile.ptr<{dtype}>"] * 3
 

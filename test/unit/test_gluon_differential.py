@@ -50,7 +50,7 @@ from gemm_opt.dialect import make_context
 from gemm_opt.dialect.edit import (
     drop_warp_hints,
     edited,
-    has_argument_attr,
+    functions,
     retype_elements,
     warp_hints,
 )
@@ -98,10 +98,20 @@ def our_text(dtype: str, hints: str) -> str:
 
 
 def declares_divisibility(text: str) -> bool:
-    """Whether our kernel states divisibility facts on its arguments."""
+    """Whether our kernel states divisibility facts on M, N and K (its i32
+    arguments): Gluon's ``aligned``. Both take pointers and leading strides as
+    16-aligned either way (the example states it of lda, ldb and ldc)."""
     with make_context():
         module = ir.Module.parse(text)
-        return any(has_argument_attr(module, name) for name in (DIVISIBILITY, TRITON_DIVISIBILITY))
+        fn = functions(module)[0]
+        if "arg_attrs" not in fn.attributes:
+            return False
+        return any(
+            name in ir.DictAttr(d)
+            for arg, d in zip(fn.arguments, fn.arg_attrs, strict=True)
+            if str(arg.type) == "i32"
+            for name in (DIVISIBILITY, TRITON_DIVISIBILITY)
+        )
 
 
 def _load_gluon() -> Any:

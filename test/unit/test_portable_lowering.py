@@ -4,9 +4,11 @@
 written unchanged and the same tile module lowers for ``cuda:90``: wgmma
 (nvidia_mma v3) on NVMMA-swizzled buffers, or with ``mma=mma_v2`` mma.sync
 (nvidia_mma v2) on ldmatrix-friendly swizzled shared memory; cp.async copies
-when the alignment is stated (else copies through registers). The variants
-checked here are the tile modules ``benchmarks/h100/build_bundle.py`` compiles
-into the bundle that ``benchmarks/h100/run_gemm.py`` runs on the H100.
+when the alignment is stated (else copies through registers), or TMA copies
+where the facts TMA needs are stated (the example's 16-aligned leading
+dimensions). The variants checked here are the tile modules
+``benchmarks/h100/build_bundle.py`` compiles into the bundle that
+``benchmarks/h100/run_gemm.py`` runs on the H100.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pathlib import Path
 import pytest
 from support.scripts import load_script
 
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.dialect.edit import edited, functions
 from gemm_opt.lowering.compile import compile_tile_module, lower_tile_module
 from gemm_opt.lowering.convert_tile_to_triton_gpu import mma_swizzle, nvmma_swizzle, wgmma_shape
 
@@ -41,28 +45,49 @@ def compiled_v2():
 
 @pytest.fixture(scope="module")
 def generated():
-    """The TTGIR of each benchmark variant, by variant name (wgmma, then mma.sync)."""
+    """The TTGIR of each benchmark variant, by variant name (wgmma with the
+    bundle's own pipeline, then mma.sync with the default one)."""
     variants = _build_bundle().gemm_variants()
-    out = {v["name"]: lower_tile_module(v["module"], "cuda:90").ttgir for v in variants}
+    out = {
+        v["name"]: lower_tile_module(v["module"], "cuda:90", pipeline=v["pipeline"]).ttgir
+        for v in variants
+    }
     for v in variants:
         out[v["name"] + "_v2"] = lower_tile_module(v["module"], "cuda:90", mma="mma_v2").ttgir
     return out
 
 
-def test_gemm_compiles_for_cuda90_with_wgmma(compiled):
+def test_gemm_compiles_for_cuda90_with_wgmma_and_tma(compiled):
     ptx = compiled.asm["ptx"]
     # Two warpgroups along M, each a 64x128 tile: four k16 steps per 64-wide K tile.
     assert ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16") == 4
     assert "mma.sync" not in ptx
-    # Copies through registers are generic-proxy writes that wgmma reads
-    # through the async proxy: Triton fences them before the barrier.
-    assert re.search(r"fence\.proxy\.async\.shared::cta;\s+bar\.sync", ptx)
+    # The example states 16-aligned leading dimensions, so lds-copies=auto
+    # makes its four copies TMA copies on a ring of barriers.
+    tma = "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes"
+    assert ptx.count(tma) == 4
+    assert "mbarrier.try_wait.parity" in ptx
+    assert "cp.async.cg" not in ptx and "ld.local" not in ptx and "st.local" not in ptx
     # tile-pipeline-mma: one wgmma group stays in flight in the loop.
     assert re.search(r"wgmma\.wait_group\.sync\.aligned 1;", ptx)
     assert re.search(r"wgmma\.wait_group\.sync\.aligned 0;", ptx)
     assert ".target sm_90a" in ptx
     assert compiled.hsaco  # the cubin
-    assert compiled.metadata["shared"] == 2 * (128 * 64 + 64 * 128) * 2
+    # Two buffers per operand, and the ring's two 8-byte barriers.
+    assert compiled.metadata["shared"] == 2 * (128 * 64 + 64 * 128) * 2 + 2 * 8
+
+
+def test_gemm_without_facts_copies_through_registers():
+    def no_facts(module: ir.Module) -> None:
+        fn = functions(module)[0]
+        fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get({}) for _ in fn.arguments])
+
+    ptx = compile_tile_module(edited(GEMM, no_facts), "cuda:90").asm["ptx"]
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16") == 4
+    assert "cp.async" not in ptx and "mbarrier" not in ptx
+    # Copies through registers are generic-proxy writes that wgmma reads
+    # through the async proxy: Triton fences them before the barrier.
+    assert re.search(r"fence\.proxy\.async\.shared::cta;\s+bar\.sync", ptx)
 
 
 def test_gemm_ttgir_uses_warp_group_dot(compiled):
@@ -72,8 +97,11 @@ def test_gemm_ttgir_uses_warp_group_dot(compiled):
         "instrShape = [16, 128, 16]}>" in ttgir
     )
     assert set(re.findall(r"#ttg\.\w+_shared<\{[^}]*\}>", ttgir)) == {
-        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>",
+        # The TMA copies' barriers (1-D i64 words).
+        "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>",
     }
+    assert ttgir.count("ttng.async_tma_copy_global_to_local ") == 4
     assert ttgir.count("ttng.warp_group_dot ") == 1
     # One wait in the loop (one MMA in flight), one after it.
     assert re.findall(r"ttng\.warp_group_dot_wait [^\n]*\{pendings = (\d+) : i32\}", ttgir) == [

@@ -1,5 +1,5 @@
 // RUN: gemm-opt %s --split-input-file --pass-pipeline='builtin.module(convert-tile-to-triton-gpu{target=cuda:90 mma=mma_v2})' | FileCheck %s
-// RUN: gemm-opt %s --split-input-file --pass-pipeline='builtin.module(convert-tile-to-triton-gpu{target=cuda:90})' | FileCheck %s --check-prefix=WG
+// RUN: gemm-opt %s --split-input-file --pass-pipeline='builtin.module(convert-tile-to-triton-gpu{target=cuda:90 lds-copies=direct})' | FileCheck %s --check-prefix=WG
 // RUN: gemm-opt %s --split-input-file --pass-pipeline='builtin.module(convert-tile-to-triton-gpu{target=cuda:90 lds-copies=registers})' | FileCheck %s --check-prefix=REGS
 
 // The portable lowering for NVIDIA Hopper. The module stays a gfx1250 tile
@@ -13,6 +13,8 @@
 // instrShape [16, 8], same warps); dot operands take kWidth = 2 for f16;
 // padded shared rows become the 16-byte-vector swizzle that ldmatrix reads
 // without bank conflicts.
+// (lds-copies=direct: cp.async even where the facts would allow TMA, which
+// lds-copies=auto prefers; see convert-tile-to-triton-gpu-tma-auto.mlir.)
 // By default (mma=auto) both operands come straight from shared buffers, so
 // the MMA is a wgmma: the buffers take the 128-byte NVMMA swizzle (128-byte
 // rows of A, 256-byte rows of B), which the cp.async copies then write; the
