@@ -23,8 +23,9 @@ most ``num`` operations in flight then holds whatever the loads do). Their
 descriptors become TMA descriptors and their buffers NVMMA shared layouts
 (:func:`prescan_barriers`), with or without ``lds-copies=tma``; what TMA
 cannot take (bounds, a descriptor not made in the function, rank other than
-2) is an error at the op. (``lds-copies=tma`` itself still refuses
-barrier-tracked copies: its ring of barriers counts every copy.)
+2) is an error at the op. Under ``lds-copies=tma`` the untracked copies'
+ring of barriers leaves tracked copies out of its count
+(:mod:`gemm_opt.lowering.tma_plan`): both kinds mix in one function.
 
 **gfx1250** has LDS barriers without a transaction count: a TDM copy on a
 barrier arrives once per warp that issues it, when its data has landed (each

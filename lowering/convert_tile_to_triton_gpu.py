@@ -94,9 +94,10 @@ Target differences (all data semantics are the tile dialect's):
   The mma.sync forms are ones Triton 3.6 and 3.9 both parse (default CTA
   layout left out); the wgmma forms are checked with Triton 3.9 only.
 
-  TMA (``lds-copies=tma``; opt-in, like ``direct``, because a device-side
-  TMA descriptor needs 16-byte aligned outer strides, which the caller
-  asserts): every copy becomes ``ttng.async_tma_copy_global_to_local`` of
+  TMA (``lds-copies=tma``, or ``auto`` when the function states 16-byte
+  aligned outer strides, which a device-side TMA descriptor needs, and every
+  copy can be one; see :func:`_tma_facts_ok`): every copy becomes
+  ``ttng.async_tma_copy_global_to_local`` of
   the block at its origin, tracked by an mbarrier, the hint dropped; each
   ``tile.make_tensor_descriptor`` becomes ``tt.make_tensor_descriptor`` (its
   NVMMA shared layout is the destination buffers'), which Triton's
@@ -113,7 +114,10 @@ Target differences (all data semantics are the tile dialect's):
   bytes, out-of-bounds rows are TMA's zero fill, and a ``func.return``
   waits for every copy (no TMA may outlive its barrier). Copies TMA cannot
   take (fused copies, descriptors with bounds, buffers not read by wgmma,
-  which keep the ``ldmatrix`` swizzle) are errors at the copy.
+  which keep the ``ldmatrix`` swizzle) are errors at the copy under
+  ``lds-copies=tma``; under ``auto`` the module keeps ``cp.async`` (or
+  register copies) instead. Barrier-tracked copies are not counted (their
+  own barrier completes them) and mix freely with counted ones.
 
 Divisibility: pointer arguments get ``tt.divisibility = 16`` (16-byte
 aligned base pointers). An integer argument gets it only when the tile
@@ -2153,9 +2157,11 @@ class ConvertTileToTritonGPUPass(TilePass):
     (a target given here overrides it; the module's attribute is not read)."""
     lds_copies: str = "auto"
     """gfx950 and cuda:90 copies: ``direct`` to shared memory, through
-    ``registers``, ``auto`` (direct when the function states the alignment
-    it needs), or on cuda:90 ``tma`` (barrier-tracked TMA copies; outer
-    strides must be 16-byte aligned)."""
+    ``registers``, ``auto`` (on cuda:90 TMA when the function states 16-byte
+    aligned outer strides and every copy can be one; else direct when it
+    states the alignment that needs; else registers), or on cuda:90 ``tma``
+    (barrier-tracked TMA copies; outer strides must be 16-byte aligned, and
+    a copy TMA cannot take is an error)."""
     mma: str = "auto"
     """cuda:90 MMAs: ``wgmma`` (an error where an MMA cannot take it),
     ``mma_v2`` (mma.sync), or ``auto`` (wgmma where every MMA of an

@@ -33,9 +33,18 @@ per tile: re-initialising a barrier needs every thread past its last wait,
 a CTA barrier per tile, while the carried count costs one register). The
 windows are found by the same simulation through every nesting level (a
 fixpoint per loop, the larger of both branches of an ``scf.if``). Anything
-else (copies under other region ops, calls, copies on an mbarrier, fused
-copies) is refused with the op to blame, and the lowering then keeps
-``cp.async`` (or reports the refusal when TMA was asked for).
+else (copies under other region ops, calls, fused copies) is refused with
+the op to blame, and the lowering then keeps ``cp.async`` (or reports the
+refusal when TMA was asked for).
+
+Barrier-tracked copies (``tile.async_tdm_copy_global_to_local`` with an
+mbarrier operand) are not part of the count: the tile dialect completes
+them only by the ``tile.barrier_wait`` on their barrier, never by
+``tile.async_tdm_wait`` (the model's rule too), so they take no slot in the
+ring, move no window, and lower as TMA copies on their own barrier (see
+:mod:`gemm_opt.lowering.convert_barrier_ops`). Counting them would make a
+wait wait for copies it does not complete, and their bytes would then be
+expected on two barriers.
 """
 
 from __future__ import annotations
@@ -77,12 +86,20 @@ class TmaPlan:
     copies: list[ir.Operation] = field(default_factory=list)
 
 
+def _counted(op: ir.Operation) -> bool:
+    """Whether ``op`` is a copy the count tracks or a counted wait (a
+    barrier-tracked copy is neither)."""
+    if op.name == COPY_OP:
+        return op.opview.barrier is None
+    return op.name in (FUSED_OP, WAIT_OP)
+
+
 def _has_copy_ops(op: ir.Operation) -> bool:
     found = False
 
     def visit(inner: ir.Operation) -> ir.WalkResult:
         nonlocal found
-        if inner.name in (COPY_OP, FUSED_OP, WAIT_OP):
+        if _counted(inner):
             found = True
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
@@ -103,7 +120,7 @@ class _Walk:
             name = op.name
             if name == COPY_OP:
                 if view.barrier is not None:
-                    raise TmaRefusal(op, "copies that arrive on an mbarrier have no TMA form yet")
+                    continue  # completed by its barrier's wait, not counted
                 bound += 1
                 self.plan.ring = max(self.plan.ring, bound)
                 if op not in self.copies:
@@ -165,7 +182,9 @@ class _Walk:
         if nested:
             self.plan.carried.add(op)
         else:
-            per_iter = sum(1 for v in views if v.operation.name == COPY_OP)
+            per_iter = sum(
+                1 for v in views if v.operation.name == COPY_OP and _counted(v.operation)
+            )
             if per_iter and not any(v.operation.name == WAIT_OP for v in views):
                 raise TmaRefusal(
                     op,

@@ -366,3 +366,56 @@ def test_schedule_kernels_copy_with_tma_and_multiply_with_wgmma(
     usage = dict(f.split(":") for f in bb.resource_usage(kernel.hsaco).split())
     assert usage["STACK"] == "0" and usage["LOCAL"] == "0", usage  # no spills
     assert "serialized" not in bb.wgmma_waits(kernel.hsaco)
+
+
+# ---- barrier-tracked copies beside the counted ones ---------------------------------
+
+TRACKED_LOOP = """
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!da = !tile.tensor_desc<tensor<64x64xf16, #s>>
+!ba = !tile.shared<tensor<64x64xf16, #s>>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  func.func @tracked_loop(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %nk: i32) {
+    %one = arith.constant 1 : i64
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
+    %b0 = "tile.local_alloc"() : () -> !ba
+    %b1 = "tile.local_alloc"() : () -> !ba
+    %bars = "tile.barrier_alloc"() : () -> !tile.mbarrier_ring<1 : i32>
+    %bar = "tile.barrier_index"(%bars, %c0) : (!tile.mbarrier_ring<1 : i32>, i32) -> !tile.mbarrier<i64>
+    "tile.barrier_init"(%bar) {count = 1 : i32} : (!tile.mbarrier<i64>) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
+    scf.for %i = %c0 to %nk step %c1 : i32 {
+      %k = arith.muli %i, %c64 : i32
+      %dk = "tile.update_tensor_descriptor"(%d, %c0, %k) {operandSegmentSizes = array<i32: 1, 2, 0, 0>} : (!da, i32, i32) -> !da
+      "tile.barrier_expect"(%bar) {operandSegmentSizes = array<i32: 1, 0>, bytes = 8192 : i32} : (!tile.mbarrier<i64>) -> ()
+      "tile.async_tdm_copy_global_to_local"(%dk, %b1, %bar) {operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (!da, !ba, !tile.mbarrier<i64>) -> ()
+      %ph = arith.andi %i, %c1 : i32
+      "tile.barrier_wait"(%bar, %ph) {operandSegmentSizes = array<i32: 1, 1, 0>} : (!tile.mbarrier<i64>, i32) -> ()
+    }
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    return
+  }
+}
+"""
+
+
+def test_tracked_copies_are_left_out_of_the_count() -> None:
+    """A loop issuing only barrier-tracked copies (each waited for on its own
+    barrier, no counted wait) was refused as an unbounded loop of copies; the
+    plan now leaves tracked copies out: a ring of one barrier for the one
+    counted copy, the loop neither affine nor carrying, and the wait's window
+    that copy alone. The module compiles to TMA copies on both barriers."""
+    with dialect.make_context(False):
+        module = ir.Module.parse(TRACKED_LOOP)
+        plan = plan_tma(module.operation)
+        ((fplan,),) = [list(plan.functions.values())]
+        assert [c.opview.barrier for c in plan.copies] == [None]
+        assert fplan.ring == 1 and not fplan.loops and not fplan.carried
+        assert list(fplan.windows.values()) == [1, 0]  # the wait, then the return
+    ptx = compile_tile_module(TRACKED_LOOP, "cuda:90", pipeline=TMA).asm["ptx"]
+    tma = "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes"
+    assert ptx.count(tma) == 2
+    assert ptx.count("mbarrier.init.shared::cta.b64") == 2  # the ring's one, the user's one

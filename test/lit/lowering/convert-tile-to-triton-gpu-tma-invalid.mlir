@@ -131,3 +131,32 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     return %r : !acc
   }
 }
+
+// -----
+
+// A barrier-tracked copy is left out of the count (it takes a TMA copy on its
+// own barrier), but what TMA cannot take stays an error at it: here a
+// descriptor with bounds.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!da = !tile.tensor_desc<tensor<64x64xf16, #s>>
+!ba = !tile.shared<tensor<64x64xf16, #s>>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  func.func @tracked_bounded(%a: !tile.ptr<f16>, %m: i32, %lda: i64) {
+    %one = arith.constant 1 : i64
+    %c0 = arith.constant 0 : i32
+    %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
+    %d1 = "tile.update_tensor_descriptor"(%d, %c0, %c0, %m, %m) {operandSegmentSizes = array<i32: 1, 2, 2, 0>} : (!da, i32, i32, i32, i32) -> !da
+    %b0 = "tile.local_alloc"() : () -> !ba
+    %b1 = "tile.local_alloc"() : () -> !ba
+    %bars = "tile.barrier_alloc"() : () -> !tile.mbarrier_ring<1 : i32>
+    %bar = "tile.barrier_index"(%bars, %c0) : (!tile.mbarrier_ring<1 : i32>, i32) -> !tile.mbarrier<i64>
+    "tile.barrier_init"(%bar) {count = 1 : i32} : (!tile.mbarrier<i64>) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
+    "tile.barrier_expect"(%bar) {operandSegmentSizes = array<i32: 1, 0>, bytes = 8192 : i32} : (!tile.mbarrier<i64>) -> ()
+    // expected-error@+1 {{a barrier-tracked copy is a TMA copy on cuda:90: a descriptor with bounds has no TMA form (TMA bounds by shape)}}
+    "tile.async_tdm_copy_global_to_local"(%d1, %b1, %bar) {operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (!da, !ba, !tile.mbarrier<i64>) -> ()
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    "tile.barrier_wait"(%bar, %c0) {operandSegmentSizes = array<i32: 1, 1, 0>} : (!tile.mbarrier<i64>, i32) -> ()
+    return
+  }
+}

@@ -282,3 +282,56 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     return %r#1 : !acc
   }
 }
+
+// -----
+
+// Barrier-tracked copies beside counted ones: the tracked copy is completed
+// by the wait on its own barrier, never by tile.async_tdm_wait, so it takes
+// no slot in the ring and no wait of the count waits for it. Two counted
+// copies are in flight at the wait: a ring of two barriers (not three), and
+// the wait (num = 0) waits for ring copies 0 and 1 only. The tracked copy is
+// a TMA copy whose bytes the user's barrier expects.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!da = !tile.tensor_desc<tensor<64x64xf16, #s>>
+!ba = !tile.shared<tensor<64x64xf16, #s>>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  // CHECK-LABEL: tt.func public @tracked_beside_counted
+  func.func @tracked_beside_counted(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %k: i32) {
+    %one = arith.constant 1 : i64
+    %c0 = arith.constant 0 : i32
+    // CHECK: %[[RING:.*]] = ttg.local_alloc : () -> !ttg.memdesc<2x1xi64
+    // CHECK-COUNT-2: ttng.init_barrier %{{.*}}, 1
+    %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
+    %dk = "tile.update_tensor_descriptor"(%d, %c0, %k) {operandSegmentSizes = array<i32: 1, 2, 0, 0>} : (!da, i32, i32) -> !da
+    %b0 = "tile.local_alloc"() : () -> !ba
+    %b1 = "tile.local_alloc"() : () -> !ba
+    %b2 = "tile.local_alloc"() : () -> !ba
+    // CHECK: %[[USER:.*]] = ttg.local_alloc : () -> !ttg.memdesc<1x1xi64
+    %bars = "tile.barrier_alloc"() : () -> !tile.mbarrier_ring<1 : i32>
+    // CHECK: %[[BAR:.*]] = ttg.memdesc_index %[[USER]]
+    %bar = "tile.barrier_index"(%bars, %c0) : (!tile.mbarrier_ring<1 : i32>, i32) -> !tile.mbarrier<i64>
+    "tile.barrier_init"(%bar) {count = 1 : i32} : (!tile.mbarrier<i64>) -> ()
+    // CHECK: ttng.barrier_expect %[[R0:[0-9]+]], 8192, %true
+    // CHECK: ttng.async_tma_copy_global_to_local %{{.*}}[%c0_i32, %c0_i32] %{{.*}}, %[[R0]], %true
+    "tile.async_tdm_copy_global_to_local"(%d, %b0) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
+    // CHECK: ttng.barrier_expect %[[BAR]], 8192
+    "tile.barrier_expect"(%bar) {operandSegmentSizes = array<i32: 1, 0>, bytes = 8192 : i32} : (!tile.mbarrier<i64>) -> ()
+    // CHECK: ttng.async_tma_copy_global_to_local %{{.*}}[%c0_i32, %arg3] %{{.*}}, %[[BAR]], %true
+    "tile.async_tdm_copy_global_to_local"(%dk, %b1, %bar) {operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (!da, !ba, !tile.mbarrier<i64>) -> ()
+    // CHECK: ttng.barrier_expect %[[R1:[0-9]+]], 8192, %true
+    // CHECK-NOT: %[[BAR]]
+    // CHECK: ttng.async_tma_copy_global_to_local %{{.*}}[%c0_i32, %c0_i32] %{{.*}}, %[[R1]], %true
+    "tile.async_tdm_copy_global_to_local"(%d, %b2) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
+    // The count's wait: two barriers of the ring, none of them the user's.
+    // CHECK: %[[W1:.*]] = ttg.memdesc_index %[[RING]][%c1_i32]
+    // CHECK-NEXT: ttng.wait_barrier %[[W1]], %c0_i32, %true
+    // CHECK-NEXT: %[[W0:.*]] = ttg.memdesc_index %[[RING]][%c0_i32]
+    // CHECK-NEXT: ttng.wait_barrier %[[W0]], %c0_i32, %true
+    // Then the user's wait on its own barrier.
+    // CHECK-NEXT: ttng.wait_barrier %[[BAR]], %c0_i32
+    // CHECK-NEXT: tt.return
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    "tile.barrier_wait"(%bar, %c0) {operandSegmentSizes = array<i32: 1, 1, 0>} : (!tile.mbarrier<i64>, i32) -> ()
+    return
+  }
+}
