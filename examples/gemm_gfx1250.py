@@ -1,7 +1,8 @@
 """A pipelined TDM + WMMA GEMM for gfx1250, written with ``gemm_opt.language``.
 
 The same kernel as ``examples/gemm_gfx1250.mlir``: C (MxN) = A (MxK) @ B (KxN)
-with fp32 accumulation, BLOCK_M x BLOCK_N x BLOCK_K blocks and NUM_BUFFERS
+with fp32 accumulation (leading dimensions multiples of 16 elements, which
+cuda:90's TMA descriptors need), BLOCK_M x BLOCK_N x BLOCK_K blocks and NUM_BUFFERS
 shared buffers per operand, output tiles in the order GROUP_M picks
 (:func:`tile_order`). Each iteration first issues the TDM copies of the
 next K tile (A by warps 0-3, B by warps 4-7 with the default hints), then waits
@@ -79,9 +80,9 @@ def gemm(
     M: tl.int32,
     N: tl.int32,
     K: tl.int32,
-    lda: tl.int64,
-    ldb: tl.int64,
-    ldc: tl.int64,
+    lda: tl.divisible(tl.int64, 16),
+    ldb: tl.divisible(tl.int64, 16),
+    ldc: tl.divisible(tl.int64, 16),
     BLOCK_M: tl.constexpr = 128,
     BLOCK_N: tl.constexpr = 128,
     BLOCK_K: tl.constexpr = 64,

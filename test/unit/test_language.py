@@ -83,6 +83,34 @@ def test_gemm_ir_matches_the_mlir_example_op_for_op():
     assert python_ops["scf.for"] == 1
 
 
+def _arg_attrs(text: str) -> list[str]:
+    with make_context():
+        fn = ir.Module.parse(text).body.operations[0]
+        return [str(d) for d in fn.arg_attrs]
+
+
+def test_gemm_states_the_mlir_examples_argument_facts():
+    # lda, ldb and ldc multiples of 16 (what cuda:90's TMA descriptors need),
+    # in both forms of the example, with the same contract attribute.
+    facts = _arg_attrs(example.gemm.build_ir(num_warps=8))
+    assert facts == _arg_attrs(EXAMPLE_MLIR.read_text())
+    assert facts == ["{}"] * 6 + ["{tile.divisibility = 16 : i32}"] * 3
+
+
+def test_divisible_annotation_is_checked():
+    @tl.kernel
+    def k(n: tl.divisible(tl.int32, 8)):
+        pass
+
+    assert "%arg0: i32 {tile.divisibility = 8 : i32}" in k.build_ir(num_warps=4)
+    with pytest.raises(
+        tl.CompilationError, match=r"expects tl\.int32 or tl\.int64, got tl\.float16"
+    ):
+        tl.divisible(tl.float16, 16)
+    with pytest.raises(tl.CompilationError, match=r"positive int divisor below 2\*\*31, got 0"):
+        tl.divisible(tl.int64, 0)
+
+
 def test_gemm_ir_carries_module_attributes_and_hints():
     text = example.gemm.build_ir(num_warps=8)
     assert "tile.num_warps = 8 : i32" in text

@@ -33,7 +33,14 @@ def variants():
 @pytest.fixture(scope="module")
 def aligned(variants):
     v = variants["gemm_fp16_aligned"]
-    return build_kernel(v["module"], v["arg_names"], name=v["name"], grid=v["grid"], meta=v["meta"])
+    return build_kernel(
+        v["module"],
+        v["arg_names"],
+        name=v["name"],
+        grid=v["grid"],
+        meta=v["meta"],
+        pipeline=v["pipeline"],  # cp.async, as the bundle builds it (auto would take TMA)
+    )
 
 
 def _ptx_param_sizes(ptx: str) -> list[int]:

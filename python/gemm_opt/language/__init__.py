@@ -83,6 +83,7 @@ from gemm_opt.language.control_flow import for_loop, if_, where
 from gemm_opt.language.dtypes import (
     bfloat16,
     constexpr,
+    divisible,
     dtype,
     float16,
     float32,
@@ -145,6 +146,7 @@ __all__ = [
     "bfloat16",
     "constexpr",
     "convert_layout",
+    "divisible",
     "dtype",
     "float16",
     "float32",

@@ -105,6 +105,26 @@ def ptr(element: dtype | str) -> pointer_type:
     return pointer_type(element)
 
 
+class divisible:
+    """Annotation of an integer argument with a divisibility fact:
+    ``lda: tl.divisible(tl.int64, 16)`` says every value passed is a multiple
+    of 16. It becomes the argument's ``tile.divisibility`` attribute, which
+    the lowering may rely on (cuda:90 TMA descriptors need 16-byte aligned
+    strides) and a launcher must check.
+    """
+
+    def __init__(self, scalar: dtype, by: int) -> None:
+        if not isinstance(scalar, dtype) or not scalar.is_int or scalar.bits not in (32, 64):
+            raise fail(f"tl.divisible expects tl.int32 or tl.int64, got {scalar!r}")
+        if isinstance(by, bool) or not isinstance(by, int) or not 1 <= by < 2**31:
+            raise fail(f"tl.divisible expects a positive int divisor below 2**31, got {by!r}")
+        self.dtype = scalar
+        self.by = by
+
+    def __repr__(self) -> str:
+        return f"tl.divisible({self.dtype!r}, {self.by})"
+
+
 class constexpr:
     """Annotation of a compile-time parameter: ``BLOCK_M: tl.constexpr = 128``.
 
@@ -117,6 +137,7 @@ __all__ = [
     "as_dtype",
     "bfloat16",
     "constexpr",
+    "divisible",
     "dtype",
     "dtype_of",
     "float16",

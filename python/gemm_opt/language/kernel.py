@@ -15,11 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from gemm_opt.core.contract import DIVISIBILITY
 from gemm_opt.core.ext_compat import func, ir
 from gemm_opt.core.targets import TARGETS, Target
 from gemm_opt.dialect import make_context, tile
 from gemm_opt.language.builder import Builder, active, tracing
-from gemm_opt.language.dtypes import as_dtype, constexpr, dtype, pointer_type
+from gemm_opt.language.dtypes import as_dtype, constexpr, divisible, dtype, pointer_type
 from gemm_opt.language.errors import (
     CompilationError,
     def_pos,
@@ -112,12 +113,12 @@ class Kernel:
                     )
             elif isinstance(ann, pointer_type):
                 kind = "pointer"
-            elif isinstance(ann, dtype):
+            elif isinstance(ann, dtype | divisible):
                 kind = "scalar"
             else:
                 raise where.error(
                     f"parameter {p.name!r} of kernel {self.__name__} needs an annotation: "
-                    "tl.ptr(...), tl.int32, tl.int64 or tl.constexpr"
+                    "tl.ptr(...), tl.int32, tl.int64, tl.divisible(...) or tl.constexpr"
                 )
             if kind != "constexpr" and default is not p.empty:
                 raise where.error(f"runtime parameter {p.name!r} cannot have a default")
@@ -148,7 +149,8 @@ class Kernel:
 
     def _arg_type(self, p: Param, values: dict[str, Any]) -> tuple[ir.Type, dtype]:
         if p.kind == "scalar":
-            return p.annotation.to_ir(), p.annotation
+            d = p.annotation.dtype if isinstance(p.annotation, divisible) else p.annotation
+            return d.to_ir(), d
         elem = p.annotation.element
         if isinstance(elem, str):
             if elem not in values:
@@ -209,6 +211,14 @@ class Kernel:
                 self.__name__,
                 ir.FunctionType.get([t for t, _ in typed], []),
                 loc=where.location(),
+            )
+        facts = [p.annotation.by if isinstance(p.annotation, divisible) else 0 for p in runtime]
+        if any(facts):
+            fn.arg_attrs = ir.ArrayAttr.get(
+                [
+                    ir.DictAttr.get({DIVISIBILITY: ir.IntegerAttr.get(i32, by)} if by else {})
+                    for by in facts
+                ]
             )
         entry = fn.add_entry_block([where.location()] * len(runtime))
         b.entry = entry
