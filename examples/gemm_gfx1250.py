@@ -14,6 +14,14 @@ launched with fewer programs than tiles (one per resident slot), each program
 runs one loop over all (tile, K step) pairs of its tiles, so the copies of the
 next tile are in flight while this tile's epilogue stores C.
 
+``EPILOGUE_TMA=True`` stages each C tile in a shared buffer
+(``tl.local_store``) and writes it with an asynchronous store
+(``tl.async_store``: a TDM store on gfx1250, a TMA store on cuda:90) that
+clips at the tensor's edges. In the persistent form the store runs on while
+the next tile's K loop does; the next epilogue waits for it before writing
+the buffer again (stores count with copies in ``tl.async_wait``, so that
+wait also waits for the copies in flight).
+
 Run it to print the tile IR and the compiled kernel's metrics; ``--target``
 compiles the same kernel for another target of the lowering (``cuda:90``:
 PTX and a cubin, hints dropped)::
@@ -93,6 +101,7 @@ def gemm(
     GROUP_M: tl.constexpr = 0,
     PROLOGUE_PRED: tl.constexpr = True,
     PERSISTENT: tl.constexpr = False,
+    EPILOGUE_TMA: tl.constexpr = False,
 ):
     tl.static_assert(NUM_BUFFERS >= 2, "the schedule needs one buffer to fill while one is read")
     shared_a = tl.PaddedShared(interval=BLOCK_K, amount=8, order=[1, 0])
@@ -115,10 +124,11 @@ def gemm(
     )
     a_bufs = tl.allocate_shared(DTYPE, [NUM_BUFFERS, BLOCK_M, BLOCK_K], shared_a)
     b_bufs = tl.allocate_shared(DTYPE, [NUM_BUFFERS, BLOCK_K, BLOCK_N], shared_b)
+    c_out = c_epilogue(c, M, N, ldc, BLOCK_M, BLOCK_N, DTYPE) if EPILOGUE_TMA else None
     if PERSISTENT:
         persistent_tiles(
             (a_desc, b_desc, a_bufs, b_bufs, op_a, op_b, acc_l),
-            c,
+            (c, c_out),
             M,
             N,
             K,
@@ -169,12 +179,36 @@ def gemm(
     acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32, acc_l)
     acc = tl.for_loop(0, num_k, 1, init=acc, body=step)
     tl.async_wait(0)
-    tl.store_block(c, shape=[M, N], strides=[ldc, 1], offsets=[off_m, off_n], value=acc.to(DTYPE))
+    store_c(c, c_out, M, N, ldc, off_m, off_n, acc.to(DTYPE))
+    if EPILOGUE_TMA:
+        tl.async_wait(0)  # the store has read its buffer before the program ends
+
+
+def c_epilogue(c, M, N, ldc, BLOCK_M: int, BLOCK_N: int, DTYPE):
+    """``EPILOGUE_TMA``: C's descriptor and the shared buffer a tile of C is
+    staged in (whole padded rows, as a TDM store needs; NVMMA on cuda:90)."""
+    shared_c = tl.PaddedShared(interval=BLOCK_N, amount=8, order=[1, 0])
+    c_desc = tl.make_tensor_descriptor(
+        c, shape=[M, N], strides=[ldc, 1], block_shape=[BLOCK_M, BLOCK_N], layout=shared_c
+    )
+    return c_desc, tl.allocate_shared(DTYPE, [BLOCK_M, BLOCK_N], shared_c)
+
+
+def store_c(c, c_out, M, N, ldc, off_m, off_n, value):
+    """Store the C tile ``value`` at (off_m, off_n): masked from registers, or
+    (``c_out`` of :func:`c_epilogue`) into its shared buffer and from there by
+    an asynchronous TDM/TMA store, which a later ``tl.async_wait`` retires."""
+    if c_out is None:
+        tl.store_block(c, shape=[M, N], strides=[ldc, 1], offsets=[off_m, off_n], value=value)
+        return
+    c_desc, c_buf = c_out
+    tl.local_store(c_buf, value)
+    tl.async_store(c_desc.update(offsets=[off_m, off_n]), c_buf)
 
 
 def persistent_tiles(
     operands,
-    c,
+    c_and_out,
     M,
     N,
     K,
@@ -200,6 +234,7 @@ def persistent_tiles(
     tile coordinates are recomputed only when a counter wraps.
     """
     a_desc, b_desc, a_bufs, b_bufs, op_a, op_b, acc_l = operands
+    c, c_out = c_and_out
     num_tiles = ((M + (BLOCK_M - 1)) // BLOCK_M) * ((N + (BLOCK_N - 1)) // BLOCK_N)
     pid = tl.program_id(0)
     num_progs = tl.num_programs(0)
@@ -253,9 +288,11 @@ def persistent_tiles(
 
         def epilogue():
             off_m, off_n = offsets(t)
-            tl.store_block(
-                c, shape=[M, N], strides=[ldc, 1], offsets=[off_m, off_n], value=acc.to(DTYPE)
-            )
+            if c_out is not None:
+                # The previous tile's store has read the C buffer (stores count
+                # with copies: this also waits for the copies in flight).
+                tl.async_wait(0)
+            store_c(c, c_out, M, N, ldc, off_m, off_n, acc.to(DTYPE))
             return tl.zeros([BLOCK_M, BLOCK_N], tl.float32, acc_l)
 
         acc = tl.if_(last, epilogue, lambda: acc)

@@ -26,7 +26,9 @@ constexprs and ``num_warps``; all ``aligned``) are added on request:
 * ``--candidates``: every configuration ``tune.py`` chooses among, persistent
   ones (tag suffix ``_pers``: the kernel's ``PERSISTENT`` form, bundle grid of
   one program; launchers pass ``grid=(min(tiles, SMs x CTAs per SM), 1, 1)``,
-  ``benchlib.launch_options``) and small tiles for shapes with few tiles;
+  ``benchlib.launch_options``), small tiles for shapes with few tiles, and
+  the TMA-store epilogue (tag suffix ``_tmastore``: the kernel's
+  ``EPILOGUE_TMA``, C staged in shared memory and stored by TMA);
 * ``--tuned``: the configurations chosen in the config table
   (``configs/cuda90.json``, written by ``tune.py``);
 * ``--triton``: the plain Triton ``tl.dot`` baseline of ``triton_gemm.py``
@@ -100,22 +102,27 @@ class OurConfig:
     """The kernel's PERSISTENT form (tag suffix ``_pers``): one program per
     resident slot, each looping over its tiles with the next tile's copies in
     flight during the epilogue; launched with ``persistent_grid``."""
+    epilogue_tma: bool = False
+    """The kernel's EPILOGUE_TMA (tag suffix ``_tmastore``): C is staged in
+    shared memory and written by a TMA store, which runs on while the next
+    tile's K loop does (the next epilogue waits for it)."""
 
     @property
     def tag(self) -> str:
         stages = f"_s{self.stages}" if self.stages != 2 else ""
         group = f"_g{self.group_m}" if self.group_m else ""
         tma = "_tma" if self.tma else ""
+        store = "_tmastore" if self.epilogue_tma else ""
         pers = "_pers" if self.persistent else ""
         sync = "" if self.async_mma else "_sync"
         shape = f"{self.block_m}x{self.block_n}x{self.block_k}"
-        return f"{shape}_w{self.num_warps}{stages}{group}{tma}{pers}{sync}"
+        return f"{shape}_w{self.num_warps}{stages}{group}{tma}{store}{pers}{sync}"
 
     @classmethod
     def parse(cls, tag: str) -> OurConfig:
         """The config of a tag like ``128x128x64_w8`` (``_s3``: three stages,
-        ``_g8``: GROUP_M 8, ``_tma``: TMA copies, ``_pers``: persistent, ``_sync``: the MMA
-        waited for at once)."""
+        ``_g8``: GROUP_M 8, ``_tma``: TMA copies, ``_tmastore``: the TMA-store epilogue,
+        ``_pers``: persistent, ``_sync``: the MMA waited for at once)."""
         try:
             shape, *parts = tag.split("_")
             m, n, k = (int(x) for x in shape.split("x"))
@@ -125,6 +132,8 @@ class OurConfig:
                     fields["async_mma"] = False
                 elif part == "tma" and "tma" not in fields:
                     fields["tma"] = True
+                elif part == "tmastore" and "epilogue_tma" not in fields:
+                    fields["epilogue_tma"] = True
                 elif part == "pers" and "persistent" not in fields:
                     fields["persistent"] = True
                 elif part[:1] in "wsg" and part[1:].isdigit():
@@ -170,6 +179,7 @@ class OurConfig:
             "GROUP_M": self.group_m,
             "PROLOGUE_PRED": False,
             "PERSISTENT": self.persistent,
+            "EPILOGUE_TMA": self.epilogue_tma,
             **self.hints(),
         }
 
@@ -235,6 +245,14 @@ CANDIDATES = (
     OurConfig(128, 64, 128, 4, stages=4, tma=True),
     OurConfig(64, 128, 64, 4, stages=4, tma=True),
     OurConfig(128, 64, 64, 4, stages=4, tma=True),
+    # The TMA-store epilogue (C through shared memory; its buffer comes on top of
+    # the ring: 128x256 fits three stages, 213,024 bytes, not four).
+    OurConfig(128, 256, 64, 8, stages=3, group_m=8, tma=True, epilogue_tma=True),
+    OurConfig(128, 256, 64, 8, stages=3, group_m=8, tma=True, epilogue_tma=True, persistent=True),
+    OurConfig(128, 128, 64, 8, stages=4, group_m=8, tma=True, epilogue_tma=True),
+    OurConfig(128, 128, 64, 4, stages=4, group_m=8, tma=True, epilogue_tma=True),
+    OurConfig(128, 128, 64, 8, stages=4, group_m=8, tma=True, epilogue_tma=True, persistent=True),
+    OurConfig(128, 128, 64, 4, stages=4, group_m=8, tma=True, epilogue_tma=True, persistent=True),
 )
 
 
@@ -357,6 +375,7 @@ def config_variants(
                         "group_m": cfg.group_m,
                         "prologue_pred": False,
                         "persistent": cfg.persistent,
+                        "epilogue": "tma-store" if cfg.epilogue_tma else "registers",
                         "layout": "row-major A (MxK, lda), B (KxN, ldb), C (MxN, ldc)",
                     },
                 }

@@ -111,6 +111,26 @@ def test_divisible_annotation_is_checked():
         tl.divisible(tl.int64, 0)
 
 
+def test_local_store_and_async_store_check_their_operands():
+    acc = tl.WmmaLayout(version=3, warps_per_cta=[2, 2], instr_shape=[16, 16, 32], transposed=True)
+    sl = tl.PaddedShared(interval=64, amount=8, order=[1, 0])
+
+    @tl.kernel
+    def k(c: tl.ptr(tl.float16), M: tl.int32, ldc: tl.int64, BN: tl.constexpr):
+        d = tl.make_tensor_descriptor(
+            c, shape=[M, M], strides=[ldc, 1], block_shape=[64, BN], layout=sl
+        )
+        buf = tl.allocate_shared(tl.float16, [64, 64], sl)
+        tl.local_store(buf, tl.zeros([64, BN], tl.float16, acc))
+        tl.async_store(d, buf)
+        tl.async_wait(0)
+
+    text = k.build_ir(num_warps=4, BN=64)
+    assert '"tile.local_store"' in text and '"tile.async_tdm_copy_local_to_global"' in text
+    with pytest.raises(tl.CompilationError, match=r"local_store: the value \(\[64, 32\]"):
+        k.build_ir(num_warps=4, BN=32)
+
+
 def test_gemm_ir_carries_module_attributes_and_hints():
     text = example.gemm.build_ir(num_warps=8)
     assert "tile.num_warps = 8 : i32" in text

@@ -17,6 +17,7 @@ from gemm_opt import WarpHintError, check_fused_warp_hints, check_warp_used_hint
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.layouts import SharedLayout
 from gemm_opt.dialect import tile
+from gemm_opt.dialect.barrier import AsyncTDMCopyLocalToGlobalOp, LocalStoreOp
 from gemm_opt.dialect.sync import NumProgramsOp
 from gemm_opt.language.builder import current, i32_attr
 from gemm_opt.language.dtypes import as_dtype, bfloat16, dtype, float16, float32, int32, int64
@@ -301,6 +302,32 @@ def async_wait(num: int = 0) -> None:
     op = tile.AsyncTDMWaitOp(loc=b.loc())
     op.operation.attributes["num"] = i32_attr(num)
     b.checked(op)
+
+
+def local_store(buf: SharedBuffer, value: Tensor) -> None:
+    """Write the register tensor ``value`` into the shared buffer ``buf``
+    (same shape and element type)."""
+    if not isinstance(buf, SharedBuffer):
+        raise fail(f"local_store expects a shared buffer, got {buf!r}")
+    if not isinstance(value, Tensor):
+        raise fail(f"local_store value must be a tensor, got {value!r}")
+    if tuple(value.shape) != tuple(buf.shape) or value.dtype is not buf.dtype:
+        raise fail(
+            f"local_store: the value ({list(value.shape)}, {value.dtype!r}) must match the "
+            f"buffer ({list(buf.shape)}, {buf.dtype!r})"
+        )
+    b = current()
+    b.checked(LocalStoreOp(value.handle, buf.handle, loc=b.loc()))
+
+
+def async_store(desc: TensorDescriptor, buf: SharedBuffer) -> None:
+    """Asynchronously store ``buf`` to the descriptor's block (TDM on gfx1250,
+    TMA on cuda:90); elements outside the tensor are not written. The store
+    reads ``buf`` until an :func:`async_wait` retires it (it counts like a
+    copy there): wait before writing ``buf`` again."""
+    desc, buf = _check_copy_pair(desc, buf, "async_store")
+    b = current()
+    b.checked(AsyncTDMCopyLocalToGlobalOp(desc.handle, buf.handle, loc=b.loc()))
 
 
 def local_load(buf: SharedBuffer, layout: RegisterLayout) -> Tensor:

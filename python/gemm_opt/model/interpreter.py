@@ -2306,6 +2306,18 @@ def _gemm_block(func: Any) -> tuple[int, int]:
                 _, shape = _value_elem(op.value.type)
                 if shape is not None and len(shape) == 2:
                     found.append((shape[0], shape[1]))
+            elif op.operation.name == "tile.async_tdm_copy_local_to_global":
+                # A TDM store of C: its descriptor's block (the descriptor made of C).
+                root = op.desc
+                while isinstance(root.owner, ir.OpView | ir.Operation) and (
+                    root.owner.name == "tile.update_tensor_descriptor"
+                ):
+                    root = root.owner.operands[0]
+                owner = root.owner
+                if isinstance(owner, ir.OpView | ir.Operation) and owner.operands[0] == c_arg:
+                    shape = list(op.desc.type.shape)
+                    if len(shape) == 2:
+                        found.append((shape[0], shape[1]))
             for region in op.operation.regions:
                 for b in region.blocks:
                     walk(b)
