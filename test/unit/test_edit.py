@@ -252,13 +252,10 @@ def test_isa_report_variants(variant, dtype):
         # (the deep variant's prologue fills three of its four buffers).
         copies = 4 if variant == "deep" else 2
         assert warp_hints(module) == ([0x0F, 0xF0] * copies if hinted else [])
-        # "aligned" states M, N and K divisible by 16 too (the example states
-        # its leading dimensions 16-aligned; the deep variant states nothing).
-        fn = functions(module)[0]
-        attrs = [ir.DictAttr(d) for d in fn.arg_attrs] if "arg_attrs" in fn.attributes else []
-        shapes = [DIVISIBILITY in d for d in attrs[3:6]]
-        assert shapes == ([True] * 3 if variant == "aligned" else [False] * len(shapes))
-        assert has_argument_attr(module, DIVISIBILITY) == (variant != "deep")
+        # Every variant states the example's 16-aligned leading dimensions;
+        # "aligned" states M, N and K divisible by 16 too.
+        attrs = [DIVISIBILITY in ir.DictAttr(d) for d in functions(module)[0].arg_attrs]
+        assert attrs == [False] * 3 + [variant == "aligned"] * 3 + [True] * 3
         inputs = [str(t) for t in functions(module)[0].type.inputs[:3]]
         assert inputs == [f"!tile.ptr<{dtype}>"] * 3
 
