@@ -161,6 +161,7 @@ from gemm_opt.dialect.tile import (
     DotOperandAttr,
     MakeTensorDescriptorOp,
     MBarrierType,
+    MemdescTransOp,
     PaddedSharedAttr,
     PartitionedSharedAttr,
     PtrType,
@@ -338,6 +339,42 @@ def nvmma_swizzle(shape: Sequence[int], elem_bits: int) -> int:
     if len(shape) < 2 or int(shape[-2]) < 8:
         return 0
     return next((w for w in (128, 64, 32) if row % w == 0), 0)
+
+
+def stored_block(view: ir.Value) -> ir.Value:
+    """The shared block a ``tile.memdesc_trans`` view reads (``view`` itself
+    when it is no such view): the buffer whose layout decides the placement."""
+    owner = view.owner
+    while isinstance(owner, ir.OpView | ir.Operation) and (
+        owner.operation.name == MemdescTransOp.OPERATION_NAME
+    ):
+        view = owner.operation.operands[0]
+        owner = view.owner
+    return view
+
+
+def wgmma_buffer_refusal(view: ir.Value) -> str | None:
+    """Why wgmma cannot read the shared operand ``view`` (None: it can).
+
+    wgmma reads a rank-2 block as it lies in an NVMMA layout, K-major or,
+    for 16-bit elements, transposed: a row-major block, or the
+    ``tile.memdesc_trans`` ``[1, 0]`` view of one (``ttg.memdesc_trans``
+    flips the NVMMA layout's ``transposed`` flag, which wgmma reads
+    natively). A block stored column-major has no NVMMA form here.
+    """
+    block = stored_block(view)
+    t = block.type
+    if len(view.type.shape) != 2 or len(t.shape) != 2:
+        return f"buffer has rank {len(view.type.shape)}, not 2"
+    if shared_order(t.layout_attr, 2) != [1, 0]:
+        return "buffer is not row-major (transposed)"
+    if block != view:
+        if element_bits(t.element_type) != 16:
+            return "transposed view is not of 16-bit elements (wgmma transposes only those)"
+        owner = view.owner.operation
+        if list(ir.DenseI32ArrayAttr(owner.attributes["order"])) != [1, 0]:
+            return "view is not one transpose of a row-major block"
+    return None
 
 
 def shared_order(attr: SharedLayoutAttr, rank: int) -> list[int]:
@@ -875,7 +912,7 @@ class _Lowering:
                 for operand in (op.a, op.b):
                     load = _def(operand, "tile.local_load")
                     self.wgmma_loads.add(load)
-                    self.wgmma_shared.add(str(load.opview.src.type.layout_attr))
+                    self.wgmma_shared.add(str(stored_block(load.opview.src).type.layout_attr))
 
     def _register_operand_parents(self) -> set[str]:
         """str(#tile.wmma_layout) of every dot-operand tensor that is not the
@@ -934,10 +971,9 @@ class _Lowering:
             if len(list(operand.uses)) != 1:
                 return f"operand {name} has other uses than this MMA"
             src = load.opview.src.type
-            if len(src.shape) != 2:
-                return f"operand {name}'s buffer has rank {len(src.shape)}, not 2"
-            if shared_order(src.layout_attr, 2) != [1, 0]:
-                return f"operand {name}'s buffer is not row-major (transposed)"
+            problem = wgmma_buffer_refusal(load.opview.src)
+            if problem is not None:
+                return f"operand {name}'s {problem}"
             elems.append(str(src.element_type))
         if elems[0] != elems[1] or elems[0] not in ("f16", "bf16"):
             return f"operands are {elems[0]} and {elems[1]}, not both f16 or both bf16"
@@ -1498,6 +1534,12 @@ class _Lowering:
             self.must_type(op.result.type, op), self.v(op.src), self.v(op.index)
         )
 
+    def lower_memdesc_trans(self, op: Any) -> Any:
+        """``ttg.memdesc_trans``: Triton infers the view's layout (an NVMMA
+        layout's ``transposed`` flag flips, a swizzled or padded one's order
+        is renamed), the same placement as the tile layout's renamed order."""
+        return self.b.create_memdesc_trans(self.v(op.src), op.permutation())
+
     def lower_local_load(self, op: Any) -> Any:
         if op.operation in self.wgmma_loads:
             return self.v(op.src)  # the buffer itself: wgmma reads shared memory
@@ -1711,7 +1753,7 @@ class _Lowering:
             self.wgmma_acc[str(ir.RankedTensorType(op.c.type).encoding)] = (warps, instr)
             self.wgmma_async.add(op.operation)
             for buf in (op.a, op.b):
-                self.wgmma_shared.add(str(buf.type.layout_attr))
+                self.wgmma_shared.add(str(stored_block(buf).type.layout_attr))
 
     def async_wgmma_refusal(self, op: Any, sync_layouts: set[str]) -> str | None:
         """Why a ``tile.async_wmma`` cannot be a wgmma (None: it can)."""
@@ -1721,8 +1763,9 @@ class _Lowering:
         if key in sync_layouts and key not in self.wgmma_acc:
             return "tile.wmma ops of its accumulator layout use mma.sync"
         for name, buf in (("A", op.a), ("B", op.b)):
-            if shared_order(buf.type.layout_attr, 2) != [1, 0]:
-                return f"operand {name}'s buffer is not row-major (transposed)"
+            problem = wgmma_buffer_refusal(buf)
+            if problem is not None:
+                return f"operand {name}'s {problem}"
         m, n = ir.RankedTensorType(op.c.type).shape
         try:
             shape = wgmma_shape(m, n, op.a.type.shape[1], self.num_warps)
@@ -2047,6 +2090,7 @@ _HANDLERS: dict[str, Callable[[_Lowering, Any], Any]] = {
     "tile.update_tensor_descriptor": _Lowering.lower_update_desc,
     "tile.local_alloc": _Lowering.lower_local_alloc,
     "tile.memdesc_index": _Lowering.lower_memdesc_index,
+    "tile.memdesc_trans": _Lowering.lower_memdesc_trans,
     "tile.local_load": _Lowering.lower_local_load,
     "tile.async_tdm_copy_global_to_local": _Lowering.lower_copy,
     "tile.async_tdm_fused_copy_global_to_local": _Lowering.lower_fused_copy,

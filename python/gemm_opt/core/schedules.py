@@ -622,9 +622,26 @@ MAX_STAGES = 6
 
 def pipelined(grouped: str, trans_b: bool, num_warps: int) -> bool:
     """Whether the kernel has the pipelined body (a ring of 2 or more stages:
-    async copies of row-major A and B by two halves of the warps), else the
-    blocks body (1 stage)."""
-    return grouped != "k" and not trans_b and num_warps >= 2
+    async copies of A and B by two halves of the warps), else the blocks body
+    (1 stage). Every grouped form has it: an operand that lies transposed in
+    memory (dgrad's B with ``trans_b``, wgrad's A) is copied as it lies and
+    read through a transposed shared-memory view. ``trans_b`` only with
+    grouped "m" (the kernel builder refuses the rest)."""
+    del grouped, trans_b  # every form; kept so callers state the kernel they ask about
+    return num_warps >= 2
+
+
+def tma_copies(grouped: str, trans_b: bool, num_warps: int) -> bool:
+    """Whether the kernel has a TMA twin (copies bounded by the tensors' shapes).
+
+    Not wgrad (grouped "k"): its K ranges end at group boundaries inside A
+    and B, and a TMA descriptor bounds by the tensor's shape only, so a K
+    block that straddles ``k_end`` would multiply the next group's rows
+    (bounding them would take a device-side descriptor per group, rebuilt
+    and fenced per tile). wgrad keeps the aligned ``cp.async`` twin, whose
+    copies the K range masks. dgrad's B rows past a group's N reach only
+    output columns past N, which the store drops, so it has one."""
+    return pipelined(grouped, trans_b, num_warps) and grouped != "k"
 
 
 def check_kernel_config(
@@ -788,8 +805,11 @@ class KernelSpec:
         if self.num_stages is not None:
             _positive("num_stages", self.num_stages)
         _positive("num_xcds", self.num_xcds)
-        if self.tma and not (self.aligned and pipelined(self.grouped, self.trans_b, 2)):
-            raise ValueError("a TMA kernel is aligned and has the pipelined body")
+        if self.tma and not (self.aligned and tma_copies(self.grouped, self.trans_b, 2)):
+            raise ValueError(
+                "a TMA kernel is aligned and has the pipelined body, and is not wgrad "
+                "(grouped 'k': TMA cannot stop a K block at a group's end)"
+            )
 
     @property
     def name(self) -> str:
@@ -857,6 +877,7 @@ __all__ = [
     "pipelined",
     "resolve_reduction",
     "stream_k_partition",
+    "tma_copies",
     "tile_coords",
     "tile_count",
     "tile_grid",
