@@ -1420,6 +1420,19 @@ class MemdescTransOp(TileOp, name="memdesc_trans", traits=[ext.Pure]):
             )
 
 
+def check_writable(value: ir.Value, what: str) -> None:
+    """Copies and stores write a block as it lies: never through a
+    ``tile.memdesc_trans`` view (Triton's views of that kind are for reading)."""
+    owner = value.owner
+    if isinstance(owner, ir.OpView | ir.Operation) and (
+        owner.operation.name == MemdescTransOp.OPERATION_NAME
+    ):
+        raise VerifyError(
+            f"{what} is a transposed view (tile.memdesc_trans), which is read-only; "
+            "write the block it views"
+        )
+
+
 def constant_int(value: ir.Value) -> int | None:
     """The value of an ``arith.constant`` integer (up to 64 bits), else None."""
     owner = value.owner
@@ -1497,6 +1510,7 @@ class AsyncTDMCopyGlobalToLocalOp(TileOp, name="async_tdm_copy_global_to_local")
     def verify(self) -> None:
         desc = _type_of(self.desc, TensorDescType)
         dest = _type_of(self.dest, SharedType)
+        check_writable(self.dest, "dest")
         _check_same_block(desc, dest)
         _check_i1(self.pred, "pred")
         cache_modifier(self)
@@ -1580,6 +1594,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
         rank0 = len(descs[0].shape)
         shared_layouts = []
         for i, (d, b) in enumerate(zip(descs, dests, strict=True)):
+            check_writable(self.dests[i], f"dest {i}")
             _check_same_block(d, b, member=str(i))
             shared_layouts.append(d.shared_layout())
             check_tdm_layout(shared_layouts[-1], d.element_type, member=str(i))
