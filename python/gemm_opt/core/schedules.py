@@ -766,6 +766,13 @@ ALIGNED_ARGS = ("N", "K", "lda", "ldb", "ldc")
 ALIGNMENT = 16
 
 
+def aligned_args(grouped: str) -> tuple[str, ...]:
+    """The arguments an aligned kernel of ``grouped`` states facts on:
+    :data:`ALIGNED_ARGS`, and M for grouped "k" (wgrad), whose A is (S, M)
+    and is copied as it lies, so its copy rows run along M."""
+    return (*ALIGNED_ARGS, "M") if grouped == "k" else ALIGNED_ARGS
+
+
 @dataclass(frozen=True)
 class KernelSpec:
     """Everything that changes a schedule kernel's binary; ``name`` is its bundle name."""
@@ -782,7 +789,7 @@ class KernelSpec:
     num_stages: int | None
     num_xcds: int = 1
     trans_b: bool = False
-    #: Compiled assuming :data:`ALIGNED_ARGS` are multiples of :data:`ALIGNMENT`
+    #: Compiled assuming :func:`aligned_args` are multiples of :data:`ALIGNMENT`
     #: (16-byte rows and K steps: direct ``cp.async`` copies on cuda:90); the
     #: runtime launches it only for arguments that are.
     aligned: bool = False
@@ -859,6 +866,7 @@ __all__ = [
     "Segment",
     "StreamKPartition",
     "WorkspaceLayout",
+    "aligned_args",
     "cdiv",
     "check_kernel_config",
     "check_kind",

@@ -45,7 +45,6 @@ from typing import Any
 from gemm_opt.core.contract import DIVISIBILITY, NUM_WARPS, TARGET, THREADS_PER_WARP
 from gemm_opt.core.ext_compat import arith, func, ir, scf
 from gemm_opt.core.schedules import (
-    ALIGNED_ARGS,
     ALIGNMENT,
     DTYPES,
     GROUPED,
@@ -53,6 +52,7 @@ from gemm_opt.core.schedules import (
     MAX_STAGES,
     MIN_STAGES,
     REDUCTIONS,
+    aligned_args,
     check_kernel_config,
     kernel_args,
     pipelined,
@@ -115,7 +115,7 @@ def build_gemm_module(
     more, else blocks). ``num_stages`` None: the
     body's own. ``aligned``: state
     ``tile.divisibility = 16`` on N, K and the leading dimensions
-    (:data:`~gemm_opt.core.schedules.ALIGNED_ARGS`), so every copy row is
+    (:func:`~gemm_opt.core.schedules.aligned_args`; M too for grouped "k"), so every copy row is
     whole 16-byte vectors: on cuda:90 the copies become direct ``cp.async``
     (without the facts they go through registers); the launcher refuses
     arguments that break them. ``tma`` (pipelined, ``aligned``): the copies
@@ -196,7 +196,7 @@ def build_gemm_module(
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp("gemm", (types, []))
         if aligned:
-            facts = {name: ALIGNMENT for name in ALIGNED_ARGS}
+            facts = {name: ALIGNMENT for name in aligned_args(grouped)}
             if tma and grouped == "m" and not trans_b:  # B's rows g*K + k
                 facts["K"] = max(ALIGNMENT, block_k)
             fn.arg_attrs = ir.ArrayAttr.get(
