@@ -700,9 +700,8 @@ class GemmConfig:
 #: The configuration the model runs by default (small blocks: quick to interpret).
 MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
 #: The configurations bundled for the GPU, by name. ``default`` is the base a
-#: partial ``config`` dict fills in (its ``num_stages`` None: each body's own,
-#: so it also builds the blocks body of dgrad and wgrad; 8 warps, on which
-#: neither that body nor stream-K's fix-up spills, as both do on 4); the others are the
+#: partial ``config`` dict fills in (its ``num_stages`` None: the body's own;
+#: 8 warps, on which stream-K's fix-up does not spill, as it does on 4); the others are the
 #: tuned shape classes :func:`gpu_config_name` picks from: 128x256 tiles on 8
 #: warps with 3 stages (the dense kernel's large-shape config on H100), 128x128
 #: on 8 warps with 3 (also where stream-K's fix-up holds a partial tile next to
@@ -740,20 +739,23 @@ def gpu_config_name(
     trans_b: bool = False,
     sms: int = 132,
     reduction: str | None = None,
+    groups: int = 1,
 ) -> str:
     """The :data:`GPU_CONFIGS` entry for an ``m x n`` output (grouped m: all
-    groups' rows) on a GPU of ``sms`` SMs: the first of
+    groups' rows; grouped k: one group's ``m x n``, of which there are
+    ``groups``) on a GPU of ``sms`` SMs: the first of
     :data:`GPU_SHAPE_CLASSES` whose tiles fill its share of a wave (and that
-    ``reduction`` may use); ``default`` for the blocks body (dgrad with
-    ``trans_b``, wgrad), built only there."""
-    if not pipelined(grouped, trans_b, 4):
-        return "default"
+    ``reduction`` may use). Every grouped form, dgrad and wgrad included, has
+    the pipelined body and so every class."""
+    del trans_b  # dgrad has the pipelined body too (see pipelined)
+    copies = groups if grouped == "k" else 1
     fixup = reduction in FIXUP_REDUCTIONS
     for name, wave, fixup_ok in GPU_SHAPE_CLASSES:
         cfg = GPU_CONFIGS[name]
         if fixup and not fixup_ok:
             continue
-        if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= wave * sms:
+        tiles = copies * tile_count(m, n, cfg.block_m, cfg.block_n)
+        if m >= cfg.block_m and tiles >= wave * sms:
             return name
     return "small"
 
