@@ -15,25 +15,32 @@ Their transposed operand is copied as it lies and read through a
   asynchronous ``warp_group_dot``; ``wgmma.mma_async`` with the transposed
   operand's K-major flag, no local memory; dgrad's TMA twin with
   ``cp.async.bulk.tensor``), for gfx1250 (``tensor_load_to_lds`` and WMMA,
-  no spills), gfx950 and gfx942.
+  no spills), gfx950 and gfx942; the bundled ``mid`` kernels keep one
+  wgmma group in flight with no stack or local memory (cuobjdump).
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pytest
+from support.scripts import load_script
 
 from gemm_opt import dialect
 from gemm_opt.core import schedules as S
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.pipeline import Registry, build_pass_manager
-from gemm_opt.kernels.build_bundles import TMA_HAND_OFF
+from gemm_opt.kernels.build_bundles import TMA_HAND_OFF, build
 from gemm_opt.kernels.schedule_gemm import build_gemm_module
 from gemm_opt.lowering.compile import compile_tile_module
 from gemm_opt.lowering.pipelines import tile_passes
 from gemm_opt.model.interpreter import run_function
 from gemm_opt.passes import PASSES
 
+ROOT = Path(__file__).resolve().parents[2]
 BM = BN = BK = 32
 #: Group sizes: empty groups first, middle and last, all empty, one group,
 #: very unequal, a group shorter than a K block.
@@ -258,3 +265,32 @@ def test_mfma_targets_load_the_transposed_view(grouped: str, trans_b: bool, targ
     # dgrad's B row arithmetic (g*N + n) costs 2 SGPR spills here, to VGPR lanes
     # (v_writelane), not memory: no VGPR spills, no scratch.
     assert m.mfma > 0 and m.vgpr_spills == 0 and m.scratch_bytes == 0
+
+
+@pytest.fixture(scope="module")
+def bb() -> Any:
+    bench = ROOT / "benchmarks" / "h100"
+    if str(bench) not in sys.path:
+        sys.path.insert(0, str(bench))
+    return load_script(bench / "build_bundle.py", "build_bundle_grouped_backward")
+
+
+@pytest.mark.parametrize(
+    ("grouped", "trans_b", "tma"), [("m", True, True), ("m", True, False), ("k", False, False)]
+)
+def test_cuda90_bundle_kernels_keep_wgmma_in_flight_without_spills(
+    bb: Any, grouped: str, trans_b: bool, tma: bool
+) -> None:
+    """The bundled kernels of the ``mid`` class (128x128x64, 8 warps, 3 stages),
+    as ptxas builds them: no stack or local memory, and one wgmma group left in
+    flight in the K loop (``wait 0x1``; ptxas would serialize a pipeline it
+    cannot prove safe to ``0x0`` everywhere)."""
+    spec = S.KernelSpec(
+        "persistent", None, grouped, "bf16", **S.GPU_CONFIGS["mid"].__dict__, trans_b=trans_b,
+        aligned=True, tma=tma,
+    )  # fmt: skip
+    (kernel,) = build("cuda:90", [spec], quiet=True).kernels
+    usage = dict(f.split(":") for f in bb.resource_usage(kernel.binary).split())
+    assert usage["STACK"] == "0" and usage["LOCAL"] == "0"
+    assert int(usage["REG"]) <= 128  # two programs' worth of registers fit an SM
+    assert bb.wgmma_waits(kernel.binary) == "4 HGMMA, wgmma waits 0x1 0x0"
