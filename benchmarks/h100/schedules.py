@@ -55,7 +55,7 @@ if str(HERE) not in sys.path:
 import benchlib  # noqa: E402
 
 from gemm_opt.core import schedules as S  # noqa: E402
-from gemm_opt.core.schedules import GPU_CONFIG, GPU_CONFIGS  # noqa: E402
+from gemm_opt.core.schedules import GPU_CONFIGS  # noqa: E402
 
 PROG = "schedules.py"
 #: torch dtype names, and the kernels' name of each.
@@ -196,7 +196,6 @@ def speed_cases(quick: bool = False) -> list[SpeedCase]:
 def kernel_names(dtypes: list[str], quick: bool = False) -> list[str]:
     """Every kernel the run launches (checked against the bundles before anything runs)."""
     names = set()
-    default = GPU_CONFIG.__dict__
     for dtype in dtypes:
         d = SHORT[dtype]
         for name, config in GPU_CONFIGS.items():  # the API picks one per shape class
@@ -205,11 +204,9 @@ def kernel_names(dtypes: list[str], quick: bool = False) -> list[str]:
                 red = S.resolve_reduction(kind, red)
                 if S.config_serves(name, red):
                     names.add(S.KernelSpec(kind, red, "none", d, **cfg).name)
-            for kind, _ in GROUPED:
-                names.add(S.KernelSpec(kind, None, "m", d, **cfg).name)
-        for kind, _ in GROUPED:
-            for grouped, tb in (("m", True), ("k", False)):
-                names.add(S.KernelSpec(kind, None, grouped, d, **default, trans_b=tb).name)
+            for kind, _ in GROUPED:  # forward, dgrad and wgrad: one per shape class too
+                for grouped, tb in (("m", False), ("m", True), ("k", False)):
+                    names.add(S.KernelSpec(kind, None, grouped, d, **cfg, trans_b=tb).name)
     return sorted(names)
 
 
@@ -480,10 +477,16 @@ def time_case(
         }
         if label != "torch":  # the configuration the API picked for the shape
             sms = torch.cuda.get_device_properties(0).multi_processor_count
-            m = case.m
+            # The output's shape: dense and fwd (m, n), dgrad (m, k), wgrad G x (k, n).
             grouped = "none" if case.op == "dense" else {"fwd": "m", "dgrad": "m"}.get(case.op, "k")
+            m, n = {"dgrad": (case.m, case.k), "wgrad": (case.k, case.n)}.get(
+                case.op, (case.m, case.n)
+            )
+            groups = len(case.lens) if case.lens else 1
             red = label.split("/")[1] if "/" in label else None
-            row["config"] = S.gpu_config_name(m, case.n, grouped, case.op == "dgrad", sms, red)
+            row["config"] = S.gpu_config_name(
+                m, n, grouped, case.op == "dgrad", sms, red, groups=groups
+            )
         if case.op == "dense" and case.m <= 64:
             size = 2 * (case.m * case.k + case.k * case.n + case.m * case.n)
             row["hbm_roofline"] = round(size / HBM_BYTES_PER_S / (ms * 1e-3), 3)
