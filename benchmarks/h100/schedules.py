@@ -211,10 +211,18 @@ def kernel_names(dtypes: list[str], quick: bool = False) -> list[str]:
 
 
 def shape_config(
-    m: int, n: int, sms: int, grouped: str = "none", trans_b: bool = False, reduction=None
+    m: int,
+    n: int,
+    sms: int,
+    grouped: str = "none",
+    trans_b: bool = False,
+    reduction=None,
+    groups: int = 1,
 ) -> dict:
-    """The configuration the API runs an ``m x n`` output with (no ``config`` given)."""
-    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms, reduction)].__dict__
+    """The configuration the API runs an ``m x n`` output with (no ``config`` given;
+    wgrad: ``groups`` outputs of ``m x n``)."""
+    name = S.gpu_config_name(m, n, grouped, trans_b, sms, reduction, groups=groups)
+    return GPU_CONFIGS[name].__dict__
 
 
 def error_bound(a: Any, b: Any, ref: Any, dtype: str, contributors: int) -> Any:
@@ -254,17 +262,25 @@ class Checker:
         return rt.resident_programs(spec, 0)
 
     def absent(self, dtype: str, kind: str, red: str | None, m: int, n: int, case: str,
-               grouped: bool = False) -> bool:  # fmt: skip
+               grouped: bool = False, k: int = 0, groups: int = 1) -> bool:  # fmt: skip
         """Whether a kernel the case needs is not bundled (the case is then listed as
         skipped): the one of the ``m x n`` output's class, or with ``grouped`` the
-        forward, dgrad and wgrad kernels of ``m`` rows."""
+        forward (``m x n``), dgrad (``m x k``) and wgrad (``groups`` of ``k x n``)
+        kernels of ``m`` rows."""
         red = S.resolve_reduction(kind, red)
-        forms = [("m", False), ("m", True), ("k", False)] if grouped else [("none", False)]
+        forms = [("none", False, m, n, 1)]
+        if grouped:
+            forms = [("m", False, m, n, 1), ("m", True, m, k, 1), ("k", False, k, n, groups)]
         names = [
             S.KernelSpec(
-                kind, red, g, SHORT[dtype], **shape_config(m, n, self.sms, g, t, red), trans_b=t
+                kind,
+                red,
+                g,
+                SHORT[dtype],
+                **shape_config(x, y, self.sms, g, t, red, gs),
+                trans_b=t,
             ).name
-            for g, t in forms
+            for g, t, x, y, gs in forms
         ]
         gone = [n for n in names if n in self.missing]
         if gone:
@@ -332,7 +348,7 @@ class Checker:
             starts = [sum(lens[:i]) for i in range(len(lens) + 1)]
             for kind, _ in GROUPED:
                 case = f"{SHORT[dtype]} lens={lens} N={n} K={k} {kind}"
-                if self.absent(dtype, kind, None, s, n, case, grouped=True):
+                if self.absent(dtype, kind, None, s, n, case, True, k, len(lens)):
                     continue
                 y = g.grouped_matmul(a, w, lens, schedule=kind)
                 dx = g.grouped_matmul(dy, w, lens, trans_b=True, schedule=kind)
