@@ -60,7 +60,10 @@ Target differences (all data semantics are the tile dialect's):
   - wgmma (``mma=auto``, the default, where it fits; ``mma=wgmma`` makes
     every misfit an error): when both operands of every ``tile.wmma`` of a
     ``#tile.wmma_layout`` are ``tile.local_load`` s of row-major rank-2 shared
-    buffers, used by that MMA alone, of f16 or bf16 alike, the MMA becomes
+    buffers, or of ``tile.memdesc_trans`` ``[1, 0]`` views of such buffers
+    (:func:`wgmma_buffer_refusal`: ``ttg.memdesc_trans`` flips the NVMMA
+    layout's ``transposed`` flag and wgmma reads 16-bit operands either way),
+    used by that MMA alone, of f16 or bf16 alike, the MMA becomes
     ``ttng.warp_group_dot`` (``isAsync``) on the buffers themselves, then
     ``ttng.warp_group_dot_wait {pendings = 0}`` (``tile.wmma`` is
     synchronous), and the loads vanish. The asynchronous MMA of
@@ -75,14 +78,14 @@ Target differences (all data semantics are the tile dialect's):
     (warpgroups) along M while M has rows for them, then along N, and
     ``instrShape = [16, N, 16]`` with N the largest multiple of 8 up to 256
     dividing a warpgroup's columns (:func:`wgmma_shape`). The buffers those
-    loads read (every buffer of their tile shared layout) become
-    ``#ttg.nvmma_shared`` with the widest swizzle (128, 64 or 32 bytes)
+    loads read (every buffer of their tile shared layout; for a view, the
+    buffer it views) become ``#ttg.nvmma_shared`` with the widest swizzle (128, 64 or 32 bytes)
     dividing a row (:func:`nvmma_swizzle`); ``cp.async`` and register copies
     write that layout, and Triton fences the generic-proxy writes before
     wgmma reads them. The whole tile ``warpsPerCTA`` is replaced: the
     accumulator's distribution is the lowering's choice, not the data's.
   - mma.sync (``mma=mma_v2``, or where wgmma does not fit: an operand in
-    registers or also used elsewhere, a column-major (transposed) buffer,
+    registers or also used elsewhere, a buffer stored column-major,
     other element types, warps not in whole warpgroups, M not filling the
     warpgroups' 64-row tiles): every shared layout becomes the
     ``#ttg.swizzled_shared`` that ``ldmatrix`` reads without bank conflicts
@@ -958,8 +961,8 @@ class _Lowering:
 
         wgmma reads both operands from shared memory as they lie there, so
         each must be a ``tile.local_load`` used by this MMA alone, of a
-        rank-2 row-major buffer (K-major A, N-major B: 16-bit elements take
-        either, and only the non-transposed form is emitted), of f16 or bf16
+        rank-2 row-major buffer or its transposed view
+        (:func:`wgmma_buffer_refusal`), of f16 or bf16
         alike, accumulating in f32 or f16, with whole warpgroups and a shape
         :func:`wgmma_shape` accepts.
         """
@@ -1731,10 +1734,11 @@ class _Lowering:
     def choose_async_mma(self, mmas: list[Any]) -> None:
         """cuda:90: make each ``tile.async_wmma`` an asynchronous wgmma.
 
-        It reads its row-major buffers as they lie (no loads to absorb) and
-        shares its accumulator layout's ``nvidia_mma`` v3 with the
-        ``tile.wmma`` s of that layout. Where wgmma does not fit (``mma=mma_v2``,
-        a transposed buffer, a layout that ``tile.wmma`` s keep on mma.sync,
+        It reads its row-major buffers, or their transposed views, as they
+        lie (no loads to absorb) and shares its accumulator layout's
+        ``nvidia_mma`` v3 with the ``tile.wmma`` s of that layout. Where wgmma
+        does not fit (``mma=mma_v2``, a buffer stored column-major
+        (:func:`wgmma_buffer_refusal`), a layout that ``tile.wmma`` s keep on mma.sync,
         a shape :func:`wgmma_shape` refuses) the MMA is lowered synchronously
         as on the AMD targets; ``mma=wgmma`` makes that an error instead.
         """
