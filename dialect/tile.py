@@ -1420,13 +1420,23 @@ class MemdescTransOp(TileOp, name="memdesc_trans", traits=[ext.Pure]):
             )
 
 
+def viewed_block(value: ir.Value) -> ir.Value:
+    """The shared block a chain of ``tile.memdesc_trans`` views reads (``value``
+    itself when it is no view): the memory the view aliases, laid out as that
+    block's layout says."""
+    owner = value.owner
+    while isinstance(owner, ir.OpView | ir.Operation) and (
+        owner.operation.name == MemdescTransOp.OPERATION_NAME
+    ):
+        value = owner.operation.operands[0]
+        owner = value.owner
+    return value
+
+
 def check_writable(value: ir.Value, what: str) -> None:
     """Copies and stores write a block as it lies: never through a
     ``tile.memdesc_trans`` view (Triton's views of that kind are for reading)."""
-    owner = value.owner
-    if isinstance(owner, ir.OpView | ir.Operation) and (
-        owner.operation.name == MemdescTransOp.OPERATION_NAME
-    ):
+    if viewed_block(value) != value:
         raise VerifyError(
             f"{what} is a transposed view (tile.memdesc_trans), which is read-only; "
             "write the block it views"
@@ -1895,4 +1905,5 @@ __all__ = [
     "shared_layout_attr",
     "verify_for_target",
     "verify_module_attributes",
+    "viewed_block",
 ]

@@ -164,7 +164,6 @@ from gemm_opt.dialect.tile import (
     DotOperandAttr,
     MakeTensorDescriptorOp,
     MBarrierType,
-    MemdescTransOp,
     PaddedSharedAttr,
     PartitionedSharedAttr,
     PtrType,
@@ -176,6 +175,7 @@ from gemm_opt.dialect.tile import (
     WmmaAttr,
     cache_modifier,
     verify_for_target,
+    viewed_block,
     warp_layout_fields,
 )
 from gemm_opt.lowering.convert_barrier_ops import HANDLERS as BARRIER_HANDLERS
@@ -344,39 +344,23 @@ def nvmma_swizzle(shape: Sequence[int], elem_bits: int) -> int:
     return next((w for w in (128, 64, 32) if row % w == 0), 0)
 
 
-def stored_block(view: ir.Value) -> ir.Value:
-    """The shared block a ``tile.memdesc_trans`` view reads (``view`` itself
-    when it is no such view): the buffer whose layout decides the placement."""
-    owner = view.owner
-    while isinstance(owner, ir.OpView | ir.Operation) and (
-        owner.operation.name == MemdescTransOp.OPERATION_NAME
-    ):
-        view = owner.operation.operands[0]
-        owner = view.owner
-    return view
-
-
 def wgmma_buffer_refusal(view: ir.Value) -> str | None:
     """Why wgmma cannot read the shared operand ``view`` (None: it can).
 
     wgmma reads a rank-2 block as it lies in an NVMMA layout, K-major or,
     for 16-bit elements, transposed: a row-major block, or the
-    ``tile.memdesc_trans`` ``[1, 0]`` view of one (``ttg.memdesc_trans``
+    ``tile.memdesc_trans`` view of one (``ttg.memdesc_trans``
     flips the NVMMA layout's ``transposed`` flag, which wgmma reads
     natively). A block stored column-major has no NVMMA form here.
     """
-    block = stored_block(view)
+    block = viewed_block(view)
     t = block.type
     if len(view.type.shape) != 2 or len(t.shape) != 2:
         return f"buffer has rank {len(view.type.shape)}, not 2"
     if shared_order(t.layout_attr, 2) != [1, 0]:
         return "buffer is not row-major (transposed)"
-    if block != view:
-        if element_bits(t.element_type) != 16:
-            return "transposed view is not of 16-bit elements (wgmma transposes only those)"
-        owner = view.owner.operation
-        if list(ir.DenseI32ArrayAttr(owner.attributes["order"])) != [1, 0]:
-            return "view is not one transpose of a row-major block"
+    if block != view and element_bits(t.element_type) != 16:
+        return "transposed view is not of 16-bit elements (wgmma transposes only those)"
     return None
 
 
@@ -915,7 +899,7 @@ class _Lowering:
                 for operand in (op.a, op.b):
                     load = _def(operand, "tile.local_load")
                     self.wgmma_loads.add(load)
-                    self.wgmma_shared.add(str(stored_block(load.opview.src).type.layout_attr))
+                    self.wgmma_shared.add(str(viewed_block(load.opview.src).type.layout_attr))
 
     def _register_operand_parents(self) -> set[str]:
         """str(#tile.wmma_layout) of every dot-operand tensor that is not the
@@ -1757,7 +1741,7 @@ class _Lowering:
             self.wgmma_acc[str(ir.RankedTensorType(op.c.type).encoding)] = (warps, instr)
             self.wgmma_async.add(op.operation)
             for buf in (op.a, op.b):
-                self.wgmma_shared.add(str(stored_block(buf).type.layout_attr))
+                self.wgmma_shared.add(str(viewed_block(buf).type.layout_attr))
 
     def async_wgmma_refusal(self, op: Any, sync_layouts: set[str]) -> str | None:
         """Why a ``tile.async_wmma`` cannot be a wgmma (None: it can)."""

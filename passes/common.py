@@ -29,6 +29,7 @@ from gemm_opt.dialect.tile import (
     TdmWarpLayoutAttr,
     cache_modifier,
     enclosing_int_attr,
+    viewed_block,
     warp_layout_fields,
 )
 
@@ -146,7 +147,7 @@ def buffer_root(value: ir.Value) -> tuple[ir.Value, tuple[ir.Value, ...]]:
             return value, path
         op = owner.operation
         if op.name == MemdescTransOp.OPERATION_NAME:
-            value = op.operands[0]
+            value = viewed_block(value)
             continue
         if op.name != MemdescIndexOp.OPERATION_NAME:
             return value, path
