@@ -55,6 +55,7 @@ from gemm_opt.dialect.tile import (
     cache_modifier,
     check_register_layout,
     check_tdm_layout,
+    check_writable,
     constant_int,
     int_value,
 )
@@ -275,6 +276,7 @@ class LocalStoreOp(TileOp, name="local_store"):
 
     def verify(self) -> None:
         dest = _type_of(self.dest, SharedType)
+        check_writable(self.dest, "dest")
         vt = cast(self.value.type, ir.RankedTensorType)
         if vt is None:
             raise VerifyError(f"value must be a ranked tensor, got {self.value.type}")

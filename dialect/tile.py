@@ -66,6 +66,7 @@ from gemm_opt.core.layouts import (
     allocation_bytes,
     check_order,
     check_shared_layout,
+    permuted_layout,
 )
 from gemm_opt.core.targets import TARGETS, Target
 from gemm_opt.core.tdm_layout import tdm_warp_layout
@@ -1333,6 +1334,115 @@ class MemdescIndexOp(TileOp, name="memdesc_index", traits=[ext.Pure]):
             )
 
 
+class MemdescTransOp(TileOp, name="memdesc_trans", traits=[ext.Pure]):
+    """A permuted view of a shared block: view dim ``i`` is source dim ``order[i]``.
+
+    No data moves: the view reads the same shared memory (Gluon's
+    ``smem.permute``, Triton's ``ttg.memdesc_trans``). It is how an MMA takes
+    an operand that lies transposed in memory: a (BN, BK) block of a row-major
+    (N, K) weight, copied as it lies, is the (BK, BN) B operand through
+    ``order = [1, 0]``.
+
+    ```mlir
+    %t = "tile.memdesc_trans"(%b) {order = array<i32: 1, 0>}
+         : (!tile.shared<tensor<128x64xf16, #tile.padded_shared<{..., order = array<i64: 1, 0>}>>>)
+         -> !tile.shared<tensor<64x128xf16, #tile.padded_shared<{..., order = array<i64: 0, 1>}>>>
+    ```
+    Rules: ``order`` is a permutation of the source's dims (rank 2 or more,
+    one block: not a multi-buffered ring); the result's shape is the source's
+    permuted, its element type the source's, and its layout the source's with
+    the order renamed (:func:`gemm_opt.core.layouts.permuted_layout`: source
+    dim ``d`` is view dim ``order.index(d)``); a partitioned layout has no
+    permuted view. The view is for reading (``tile.local_load``,
+    ``tile.async_wmma``); copies and stores write the block it views.
+    """
+
+    ATTRS = ("order",)
+
+    src: ext.Operand[SharedType]
+    result: ext.Result[SharedType]
+
+    @classmethod
+    def result_type(cls, src: SharedType, order: Sequence[int]) -> SharedType:
+        """The view type of ``src`` permuted by ``order`` (needs an active context)."""
+        layout = permuted_layout(src.layout_attr.to_layout(), order)
+        t = src.tensor()
+        shape = [t.shape[d] for d in order]
+        block = ir.RankedTensorType.get(shape, t.element_type, shared_layout_attr(layout))
+        return SharedType.get(ir.TypeAttr.get(block))
+
+    @classmethod
+    def build(cls, src: ir.Value, order: Sequence[int], **kwargs: Any) -> "MemdescTransOp":
+        """The view of ``src`` permuted by ``order``, its type inferred."""
+        op = cls(src, cls.result_type(src.type, order), **kwargs)
+        op.operation.attributes["order"] = ir.DenseI32ArrayAttr.get(list(order))
+        return op
+
+    def permutation(self) -> list[int]:
+        a = self.attr("order")
+        if a is None:
+            raise VerifyError("requires attribute 'order' (array<i32: ...>, a permutation)")
+        if cast(a, ir.DenseI32ArrayAttr) is None:
+            raise VerifyError(f"'order' must be array<i32: ...>, got {a}")
+        return list(ir.DenseI32ArrayAttr(a))
+
+    def verify(self) -> None:
+        src = _type_of(self.src, SharedType)
+        res = _type_of(self.result, SharedType)
+        order = self.permutation()
+        rank = len(src.shape)
+        if rank < 2:
+            raise VerifyError(f"the source has rank {rank}; a transposed view needs rank 2 or more")
+        check_order(order, "order")
+        if len(order) != rank:
+            raise VerifyError(
+                f"order {order} has {len(order)} entries but the source has rank {rank}"
+            )
+        layout = src.layout_attr.to_layout()
+        if isinstance(layout, PartitionedShared):
+            raise VerifyError("a partitioned shared layout has no transposed view")
+        if len(layout.order) != rank:
+            raise VerifyError(
+                f"the source is a ring of {src.shape[0]} buffers (its layout orders "
+                f"{len(layout.order)} of its {rank} dims); take one with tile.memdesc_index first"
+            )
+        shape = [src.shape[d] for d in order]
+        if list(res.shape) != shape or res.element_type != src.element_type:
+            raise VerifyError(
+                f"result {res} must be the source's {src.element_type} block permuted by "
+                f"{order}: shape {shape}"
+            )
+        want = permuted_layout(layout, order)
+        if res.layout_attr.to_layout() != want:
+            raise VerifyError(
+                f"result layout {res.layout_attr} must be the source's with its order "
+                f"renamed by {order}: {shared_layout_attr(want)}"
+            )
+
+
+def viewed_block(value: ir.Value) -> ir.Value:
+    """The shared block a chain of ``tile.memdesc_trans`` views reads (``value``
+    itself when it is no view): the memory the view aliases, laid out as that
+    block's layout says."""
+    owner = value.owner
+    while isinstance(owner, ir.OpView | ir.Operation) and (
+        owner.operation.name == MemdescTransOp.OPERATION_NAME
+    ):
+        value = owner.operation.operands[0]
+        owner = value.owner
+    return value
+
+
+def check_writable(value: ir.Value, what: str) -> None:
+    """Copies and stores write a block as it lies: never through a
+    ``tile.memdesc_trans`` view (Triton's views of that kind are for reading)."""
+    if viewed_block(value) != value:
+        raise VerifyError(
+            f"{what} is a transposed view (tile.memdesc_trans), which is read-only; "
+            "write the block it views"
+        )
+
+
 def constant_int(value: ir.Value) -> int | None:
     """The value of an ``arith.constant`` integer (up to 64 bits), else None."""
     owner = value.owner
@@ -1410,6 +1520,7 @@ class AsyncTDMCopyGlobalToLocalOp(TileOp, name="async_tdm_copy_global_to_local")
     def verify(self) -> None:
         desc = _type_of(self.desc, TensorDescType)
         dest = _type_of(self.dest, SharedType)
+        check_writable(self.dest, "dest")
         _check_same_block(desc, dest)
         _check_i1(self.pred, "pred")
         cache_modifier(self)
@@ -1493,6 +1604,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
         rank0 = len(descs[0].shape)
         shared_layouts = []
         for i, (d, b) in enumerate(zip(descs, dests, strict=True)):
+            check_writable(self.dests[i], f"dest {i}")
             _check_same_block(d, b, member=str(i))
             shared_layouts.append(d.shared_layout())
             check_tdm_layout(shared_layouts[-1], d.element_type, member=str(i))
@@ -1738,6 +1850,7 @@ OPS: tuple[type, ...] = (
     UpdateTensorDescriptorOp,
     LocalAllocOp,
     MemdescIndexOp,
+    MemdescTransOp,
     LocalLoadOp,
     AsyncTDMCopyGlobalToLocalOp,
     AsyncTDMFusedCopyGlobalToLocalOp,
@@ -1766,6 +1879,7 @@ __all__ = [
     "MBarrierType",
     "MakeTensorDescriptorOp",
     "MemdescIndexOp",
+    "MemdescTransOp",
     "PaddedSharedAttr",
     "PartitionedSharedAttr",
     "ProgramIdOp",
@@ -1791,4 +1905,5 @@ __all__ = [
     "shared_layout_attr",
     "verify_for_target",
     "verify_module_attributes",
+    "viewed_block",
 ]

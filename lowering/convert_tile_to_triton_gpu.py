@@ -60,7 +60,10 @@ Target differences (all data semantics are the tile dialect's):
   - wgmma (``mma=auto``, the default, where it fits; ``mma=wgmma`` makes
     every misfit an error): when both operands of every ``tile.wmma`` of a
     ``#tile.wmma_layout`` are ``tile.local_load`` s of row-major rank-2 shared
-    buffers, used by that MMA alone, of f16 or bf16 alike, the MMA becomes
+    buffers, or of ``tile.memdesc_trans`` ``[1, 0]`` views of such buffers
+    (:func:`wgmma_buffer_refusal`: ``ttg.memdesc_trans`` flips the NVMMA
+    layout's ``transposed`` flag and wgmma reads 16-bit operands either way),
+    used by that MMA alone, of f16 or bf16 alike, the MMA becomes
     ``ttng.warp_group_dot`` (``isAsync``) on the buffers themselves, then
     ``ttng.warp_group_dot_wait {pendings = 0}`` (``tile.wmma`` is
     synchronous), and the loads vanish. The asynchronous MMA of
@@ -75,14 +78,14 @@ Target differences (all data semantics are the tile dialect's):
     (warpgroups) along M while M has rows for them, then along N, and
     ``instrShape = [16, N, 16]`` with N the largest multiple of 8 up to 256
     dividing a warpgroup's columns (:func:`wgmma_shape`). The buffers those
-    loads read (every buffer of their tile shared layout) become
-    ``#ttg.nvmma_shared`` with the widest swizzle (128, 64 or 32 bytes)
+    loads read (every buffer of their tile shared layout; for a view, the
+    buffer it views) become ``#ttg.nvmma_shared`` with the widest swizzle (128, 64 or 32 bytes)
     dividing a row (:func:`nvmma_swizzle`); ``cp.async`` and register copies
     write that layout, and Triton fences the generic-proxy writes before
     wgmma reads them. The whole tile ``warpsPerCTA`` is replaced: the
     accumulator's distribution is the lowering's choice, not the data's.
   - mma.sync (``mma=mma_v2``, or where wgmma does not fit: an operand in
-    registers or also used elsewhere, a column-major (transposed) buffer,
+    registers or also used elsewhere, a buffer stored column-major,
     other element types, warps not in whole warpgroups, M not filling the
     warpgroups' 64-row tiles): every shared layout becomes the
     ``#ttg.swizzled_shared`` that ``ldmatrix`` reads without bank conflicts
@@ -177,6 +180,7 @@ from gemm_opt.dialect.tile import (
     WmmaAttr,
     cache_modifier,
     verify_for_target,
+    viewed_block,
     warp_layout_fields,
 )
 from gemm_opt.lowering.convert_barrier_ops import HANDLERS as BARRIER_HANDLERS
@@ -343,6 +347,26 @@ def nvmma_swizzle(shape: Sequence[int], elem_bits: int) -> int:
     if len(shape) < 2 or int(shape[-2]) < 8:
         return 0
     return next((w for w in (128, 64, 32) if row % w == 0), 0)
+
+
+def wgmma_buffer_refusal(view: ir.Value) -> str | None:
+    """Why wgmma cannot read the shared operand ``view`` (None: it can).
+
+    wgmma reads a rank-2 block as it lies in an NVMMA layout, K-major or,
+    for 16-bit elements, transposed: a row-major block, or the
+    ``tile.memdesc_trans`` view of one (``ttg.memdesc_trans``
+    flips the NVMMA layout's ``transposed`` flag, which wgmma reads
+    natively). A block stored column-major has no NVMMA form here.
+    """
+    block = viewed_block(view)
+    t = block.type
+    if len(view.type.shape) != 2 or len(t.shape) != 2:
+        return f"buffer has rank {len(view.type.shape)}, not 2"
+    if shared_order(t.layout_attr, 2) != [1, 0]:
+        return "buffer is not row-major (transposed)"
+    if block != view and element_bits(t.element_type) != 16:
+        return "transposed view is not of 16-bit elements (wgmma transposes only those)"
+    return None
 
 
 def shared_order(attr: SharedLayoutAttr, rank: int) -> list[int]:
@@ -882,7 +906,7 @@ class _Lowering:
                 for operand in (op.a, op.b):
                     load = _def(operand, "tile.local_load")
                     self.wgmma_loads.add(load)
-                    self.wgmma_shared.add(str(load.opview.src.type.layout_attr))
+                    self.wgmma_shared.add(str(viewed_block(load.opview.src).type.layout_attr))
 
     def _register_operand_parents(self) -> set[str]:
         """str(#tile.wmma_layout) of every dot-operand tensor that is not the
@@ -928,8 +952,8 @@ class _Lowering:
 
         wgmma reads both operands from shared memory as they lie there, so
         each must be a ``tile.local_load`` used by this MMA alone, of a
-        rank-2 row-major buffer (K-major A, N-major B: 16-bit elements take
-        either, and only the non-transposed form is emitted), of f16 or bf16
+        rank-2 row-major buffer or its transposed view
+        (:func:`wgmma_buffer_refusal`), of f16 or bf16
         alike, accumulating in f32 or f16, with whole warpgroups and a shape
         :func:`wgmma_shape` accepts.
         """
@@ -941,10 +965,9 @@ class _Lowering:
             if len(list(operand.uses)) != 1:
                 return f"operand {name} has other uses than this MMA"
             src = load.opview.src.type
-            if len(src.shape) != 2:
-                return f"operand {name}'s buffer has rank {len(src.shape)}, not 2"
-            if shared_order(src.layout_attr, 2) != [1, 0]:
-                return f"operand {name}'s buffer is not row-major (transposed)"
+            problem = wgmma_buffer_refusal(load.opview.src)
+            if problem is not None:
+                return f"operand {name}'s {problem}"
             elems.append(str(src.element_type))
         if elems[0] != elems[1] or elems[0] not in ("f16", "bf16"):
             return f"operands are {elems[0]} and {elems[1]}, not both f16 or both bf16"
@@ -1505,6 +1528,12 @@ class _Lowering:
             self.must_type(op.result.type, op), self.v(op.src), self.v(op.index)
         )
 
+    def lower_memdesc_trans(self, op: Any) -> Any:
+        """``ttg.memdesc_trans``: Triton infers the view's layout (an NVMMA
+        layout's ``transposed`` flag flips, a swizzled or padded one's order
+        is renamed), the same placement as the tile layout's renamed order."""
+        return self.b.create_memdesc_trans(self.v(op.src), op.permutation())
+
     def lower_local_load(self, op: Any) -> Any:
         if op.operation in self.wgmma_loads:
             return self.v(op.src)  # the buffer itself: wgmma reads shared memory
@@ -1702,10 +1731,11 @@ class _Lowering:
     def choose_async_mma(self, mmas: list[Any]) -> None:
         """cuda:90: make each ``tile.async_wmma`` an asynchronous wgmma.
 
-        It reads its row-major buffers as they lie (no loads to absorb) and
-        shares its accumulator layout's ``nvidia_mma`` v3 with the
-        ``tile.wmma`` s of that layout. Where wgmma does not fit (``mma=mma_v2``,
-        a transposed buffer, a layout that ``tile.wmma`` s keep on mma.sync,
+        It reads its row-major buffers, or their transposed views, as they
+        lie (no loads to absorb) and shares its accumulator layout's
+        ``nvidia_mma`` v3 with the ``tile.wmma`` s of that layout. Where wgmma
+        does not fit (``mma=mma_v2``, a buffer stored column-major
+        (:func:`wgmma_buffer_refusal`), a layout that ``tile.wmma`` s keep on mma.sync,
         a shape :func:`wgmma_shape` refuses) the MMA is lowered synchronously
         as on the AMD targets; ``mma=wgmma`` makes that an error instead.
         """
@@ -1724,7 +1754,7 @@ class _Lowering:
             self.wgmma_acc[str(ir.RankedTensorType(op.c.type).encoding)] = (warps, instr)
             self.wgmma_async.add(op.operation)
             for buf in (op.a, op.b):
-                self.wgmma_shared.add(str(buf.type.layout_attr))
+                self.wgmma_shared.add(str(viewed_block(buf).type.layout_attr))
 
     def async_wgmma_refusal(self, op: Any, sync_layouts: set[str]) -> str | None:
         """Why a ``tile.async_wmma`` cannot be a wgmma (None: it can)."""
@@ -1734,8 +1764,9 @@ class _Lowering:
         if key in sync_layouts and key not in self.wgmma_acc:
             return "tile.wmma ops of its accumulator layout use mma.sync"
         for name, buf in (("A", op.a), ("B", op.b)):
-            if shared_order(buf.type.layout_attr, 2) != [1, 0]:
-                return f"operand {name}'s buffer is not row-major (transposed)"
+            problem = wgmma_buffer_refusal(buf)
+            if problem is not None:
+                return f"operand {name}'s {problem}"
         m, n = ir.RankedTensorType(op.c.type).shape
         try:
             shape = wgmma_shape(m, n, op.a.type.shape[1], self.num_warps)
@@ -2060,6 +2091,7 @@ _HANDLERS: dict[str, Callable[[_Lowering, Any], Any]] = {
     "tile.update_tensor_descriptor": _Lowering.lower_update_desc,
     "tile.local_alloc": _Lowering.lower_local_alloc,
     "tile.memdesc_index": _Lowering.lower_memdesc_index,
+    "tile.memdesc_trans": _Lowering.lower_memdesc_trans,
     "tile.local_load": _Lowering.lower_local_load,
     "tile.async_tdm_copy_global_to_local": _Lowering.lower_copy,
     "tile.async_tdm_fused_copy_global_to_local": _Lowering.lower_fused_copy,

@@ -25,9 +25,11 @@ from gemm_opt.dialect.tile import (
     AsyncTDMFusedCopyGlobalToLocalOp,
     LocalLoadOp,
     MemdescIndexOp,
+    MemdescTransOp,
     TdmWarpLayoutAttr,
     cache_modifier,
     enclosing_int_attr,
+    viewed_block,
     warp_layout_fields,
 )
 
@@ -133,13 +135,20 @@ def _const_int(value: ir.Value) -> int | None:
 
 
 def buffer_root(value: ir.Value) -> tuple[ir.Value, tuple[ir.Value, ...]]:
-    """The allocation a shared view comes from, and the ``memdesc_index`` path."""
+    """The allocation a shared view comes from, and the ``memdesc_index`` path.
+
+    A ``tile.memdesc_trans`` view is the memory it permutes: it adds nothing
+    to the path, so a transposed view aliases its block (it never makes a
+    read look like one of another buffer)."""
     path: tuple[ir.Value, ...] = ()
     while True:
         owner = value.owner
         if not isinstance(owner, ir.OpView | ir.Operation):
             return value, path
         op = owner.operation
+        if op.name == MemdescTransOp.OPERATION_NAME:
+            value = viewed_block(value)
+            continue
         if op.name != MemdescIndexOp.OPERATION_NAME:
             return value, path
         path = (op.operands[1], *path)
@@ -174,6 +183,7 @@ PURE_TILE_OPS = frozenset(
         "tile.make_tensor_descriptor",
         "tile.update_tensor_descriptor",
         "tile.memdesc_index",
+        "tile.memdesc_trans",
         "tile.convert_layout",
         "tile.wmma",
     }

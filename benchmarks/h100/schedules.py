@@ -55,7 +55,7 @@ if str(HERE) not in sys.path:
 import benchlib  # noqa: E402
 
 from gemm_opt.core import schedules as S  # noqa: E402
-from gemm_opt.core.schedules import GPU_CONFIG, GPU_CONFIGS  # noqa: E402
+from gemm_opt.core.schedules import GPU_CONFIGS  # noqa: E402
 
 PROG = "schedules.py"
 #: torch dtype names, and the kernels' name of each.
@@ -196,7 +196,6 @@ def speed_cases(quick: bool = False) -> list[SpeedCase]:
 def kernel_names(dtypes: list[str], quick: bool = False) -> list[str]:
     """Every kernel the run launches (checked against the bundles before anything runs)."""
     names = set()
-    default = GPU_CONFIG.__dict__
     for dtype in dtypes:
         d = SHORT[dtype]
         for name, config in GPU_CONFIGS.items():  # the API picks one per shape class
@@ -205,19 +204,25 @@ def kernel_names(dtypes: list[str], quick: bool = False) -> list[str]:
                 red = S.resolve_reduction(kind, red)
                 if S.config_serves(name, red):
                     names.add(S.KernelSpec(kind, red, "none", d, **cfg).name)
-            for kind, _ in GROUPED:
-                names.add(S.KernelSpec(kind, None, "m", d, **cfg).name)
-        for kind, _ in GROUPED:
-            for grouped, tb in (("m", True), ("k", False)):
-                names.add(S.KernelSpec(kind, None, grouped, d, **default, trans_b=tb).name)
+            for kind, _ in GROUPED:  # forward, dgrad and wgrad: one per shape class too
+                for grouped, tb in (("m", False), ("m", True), ("k", False)):
+                    names.add(S.KernelSpec(kind, None, grouped, d, **cfg, trans_b=tb).name)
     return sorted(names)
 
 
 def shape_config(
-    m: int, n: int, sms: int, grouped: str = "none", trans_b: bool = False, reduction=None
+    m: int,
+    n: int,
+    sms: int,
+    grouped: str = "none",
+    trans_b: bool = False,
+    reduction=None,
+    groups: int = 1,
 ) -> dict:
-    """The configuration the API runs an ``m x n`` output with (no ``config`` given)."""
-    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms, reduction)].__dict__
+    """The configuration the API runs an ``m x n`` output with (no ``config`` given;
+    wgrad: ``groups`` outputs of ``m x n``)."""
+    name = S.gpu_config_name(m, n, grouped, trans_b, sms, reduction, groups=groups)
+    return GPU_CONFIGS[name].__dict__
 
 
 def error_bound(a: Any, b: Any, ref: Any, dtype: str, contributors: int) -> Any:
@@ -257,17 +262,25 @@ class Checker:
         return rt.resident_programs(spec, 0)
 
     def absent(self, dtype: str, kind: str, red: str | None, m: int, n: int, case: str,
-               grouped: bool = False) -> bool:  # fmt: skip
+               grouped: bool = False, k: int = 0, groups: int = 1) -> bool:  # fmt: skip
         """Whether a kernel the case needs is not bundled (the case is then listed as
         skipped): the one of the ``m x n`` output's class, or with ``grouped`` the
-        forward, dgrad and wgrad kernels of ``m`` rows."""
+        forward (``m x n``), dgrad (``m x k``) and wgrad (``groups`` of ``k x n``)
+        kernels of ``m`` rows."""
         red = S.resolve_reduction(kind, red)
-        forms = [("m", False), ("m", True), ("k", False)] if grouped else [("none", False)]
+        forms = [("none", False, m, n, 1)]
+        if grouped:
+            forms = [("m", False, m, n, 1), ("m", True, m, k, 1), ("k", False, k, n, groups)]
         names = [
             S.KernelSpec(
-                kind, red, g, SHORT[dtype], **shape_config(m, n, self.sms, g, t, red), trans_b=t
+                kind,
+                red,
+                g,
+                SHORT[dtype],
+                **shape_config(x, y, self.sms, g, t, red, gs),
+                trans_b=t,
             ).name
-            for g, t in forms
+            for g, t, x, y, gs in forms
         ]
         gone = [n for n in names if n in self.missing]
         if gone:
@@ -335,7 +348,7 @@ class Checker:
             starts = [sum(lens[:i]) for i in range(len(lens) + 1)]
             for kind, _ in GROUPED:
                 case = f"{SHORT[dtype]} lens={lens} N={n} K={k} {kind}"
-                if self.absent(dtype, kind, None, s, n, case, grouped=True):
+                if self.absent(dtype, kind, None, s, n, case, True, k, len(lens)):
                     continue
                 y = g.grouped_matmul(a, w, lens, schedule=kind)
                 dx = g.grouped_matmul(dy, w, lens, trans_b=True, schedule=kind)
@@ -480,10 +493,16 @@ def time_case(
         }
         if label != "torch":  # the configuration the API picked for the shape
             sms = torch.cuda.get_device_properties(0).multi_processor_count
-            m = case.m
+            # The output's shape: dense and fwd (m, n), dgrad (m, k), wgrad G x (k, n).
             grouped = "none" if case.op == "dense" else {"fwd": "m", "dgrad": "m"}.get(case.op, "k")
+            m, n = {"dgrad": (case.m, case.k), "wgrad": (case.k, case.n)}.get(
+                case.op, (case.m, case.n)
+            )
+            groups = len(case.lens) if case.lens else 1
             red = label.split("/")[1] if "/" in label else None
-            row["config"] = S.gpu_config_name(m, case.n, grouped, case.op == "dgrad", sms, red)
+            row["config"] = S.gpu_config_name(
+                m, n, grouped, case.op == "dgrad", sms, red, groups=groups
+            )
         if case.op == "dense" and case.m <= 64:
             size = 2 * (case.m * case.k + case.k * case.n + case.m * case.n)
             row["hbm_roofline"] = round(size / HBM_BYTES_PER_S / (ms * 1e-3), 3)

@@ -407,7 +407,13 @@ def _common(
 
 
 def _shape_config(
-    a: Any, m: int, n: int, grouped: str, trans_b: bool = False, reduction: str | None = None
+    a: Any,
+    m: int,
+    n: int,
+    grouped: str,
+    trans_b: bool = False,
+    reduction: str | None = None,
+    groups: int = 1,
 ) -> GemmConfig:
     """The bundled configuration of the shape's class on ``a``'s GPU (no ``config`` given)."""
     import torch
@@ -415,15 +421,21 @@ def _shape_config(
     from gemm_opt.runtime import gemm as rt
 
     sms = rt.sm_count(torch, a.device)
-    return _class_config(m, n, grouped, trans_b, sms, reduction)
+    return _class_config(m, n, grouped, trans_b, sms, reduction, groups)
 
 
 @functools.lru_cache(maxsize=4096)
 def _class_config(
-    m: int, n: int, grouped: str, trans_b: bool, sms: int, reduction: str | None
+    m: int,
+    n: int,
+    grouped: str,
+    trans_b: bool,
+    sms: int,
+    reduction: str | None,
+    groups: int = 1,
 ) -> GemmConfig:
     """:func:`~gemm_opt.core.schedules.gpu_config_name`'s config (pure: once per shape)."""
-    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms, reduction)]
+    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms, reduction, groups)]
 
 
 def _check_out(
@@ -649,6 +661,8 @@ def _variable_k_call(
     if backend == "cuda" and not meta:
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
+        if kw["config"] is None and kind != AUTO:  # auto resolves its own config
+            cfg = _shape_config(a, m, n, "k", groups=g)
     _check_out(kw["out"], (g, m, n), dtype, backend, device, meta)
     if meta and kind == AUTO:
         return _meta_call(None, backend, a, b, (g, m, n))

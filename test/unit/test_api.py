@@ -116,10 +116,10 @@ G3 = np.zeros((3, 16, 4), np.float16)
         ),
         (
             lambda: gemm_opt.grouped_matmul(
-                A, G3.transpose(0, 2, 1), [4, 4, 0], trans_b=True, config={"num_stages": 2}
+                A, G3.transpose(0, 2, 1), [4, 4, 0], trans_b=True, config={"num_stages": 7}
             ),
             ValueError,
-            r"config\.num_stages must be 1 \(or None\)",
+            r"config\.num_stages must be 2 to 6 \(or None\)",
         ),
         (lambda: gemm_opt.matmul(A, B, seed="x"), TypeError, r"seed: expected an int"),
         (

@@ -116,12 +116,12 @@ def test_problem_rejects_bad_sizes() -> None:
         (A.Problem("dense", 512, 512, 1024), "data-parallel", None, "small"),
         (A.Problem("dense", 4096, 4096, 4096), "data-parallel", None, "wide"),
         (A.Problem("fwd", 4096, 4096, 7168, 2), "persistent", None, "wide"),
-        (
-            A.Problem("wgrad", 4096, 4096, 7168, 2),
-            "persistent",
-            None,
-            S.gpu_config_name(4096, 4096, "k"),
-        ),
+        # dgrad and wgrad have the pipelined body too: the shape classes
+        (A.Problem("dgrad", 4096, 4096, 7168, 2), "persistent", None, "wide"),
+        (A.Problem("wgrad", 4096, 4096, 7168, 2), "persistent", None, "wide"),
+        # wgrad's 64 grids of 256 x 512 fill a wave of 128x256 tiles; one would not
+        (A.Problem("wgrad", 256, 512, 8192, 64), "persistent", None, "wide"),
+        (A.Problem("wgrad", 256, 512, 8192, 1), "persistent", None, "small"),
     ],
 )
 def test_fallback_rule(problem, schedule, reduction, config) -> None:
@@ -130,7 +130,9 @@ def test_fallback_rule(problem, schedule, reduction, config) -> None:
     assert choice.config == S.GPU_CONFIGS[config]
     assert choice.source == "fallback"
     grouped, trans_b = A.OP_KERNELS[problem.op]
-    name = S.gpu_config_name(problem.m, problem.n, grouped, trans_b, 132, reduction)
+    name = S.gpu_config_name(
+        problem.m, problem.n, grouped, trans_b, 132, reduction, groups=problem.groups
+    )
     assert choice.config == S.GPU_CONFIGS[name], "what the fixed schedule runs"
 
 
@@ -332,9 +334,12 @@ def test_auto_grouped_forms_resolve_by_their_operation(tmp_path: Path, monkeypat
     dy = rng.standard_normal((48, 40)).astype(np.float16)
     gemm_opt.grouped_matmul_variable_k(x, dy, lens, schedule="auto")
     assert (seen[-1].grouped, seen[-1].block_m) == ("k", 64)
-    # dgrad has no entry: persistent with the default GPU config
+    # dgrad has no entry: persistent with its shape class's config (48 x 64: small)
     gemm_opt.grouped_matmul(dy, w, lens, trans_b=True, schedule="auto")
-    assert (seen[-1].trans_b, seen[-1].block_m, seen[-1].block_n) == (True, 128, 128)
+    small_class = S.GPU_CONFIGS["small"]
+    assert (seen[-1].trans_b, seen[-1].block_m, seen[-1].block_n) == (
+        True, small_class.block_m, small_class.block_n
+    )  # fmt: skip
 
 
 def test_auto_refuses_a_reduction() -> None:

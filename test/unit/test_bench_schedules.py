@@ -81,7 +81,7 @@ def test_misuse_and_missing_kernels_fail_loudly(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "--dtypes takes float16, bfloat16" in proc.stderr
     proc = _run("--bundles", str(tmp_path), "--out", str(tmp_path / "o"))
     assert proc.returncode == 2
-    assert "70 of 70 kernels are missing" in proc.stderr
+    assert "86 of 86 kernels are missing" in proc.stderr
     assert "python -m gemm_opt.kernels.build_bundles --target cuda:90" in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -119,7 +119,7 @@ def test_a_partial_bundle_runs_only_with_skip_missing(bench, tmp_path: Path) -> 
     dense = [n for n in bench.kernel_names(list(bench.DTYPES)) if "grouped" not in n]
     _fake_bundle(tmp_path, dense)
     proc = _run("--bundles", str(tmp_path), "--out", str(tmp_path / "o"))
-    assert proc.returncode == 2 and "14 of 70 kernels are missing" in proc.stderr
+    assert proc.returncode == 2 and "30 of 86 kernels are missing" in proc.stderr
     proc = _run("--bundles", str(tmp_path), "--out", str(tmp_path / "o"), "--skip-missing")
     assert proc.returncode == 2 and "no CUDA GPU visible to torch" in proc.stderr
-    assert "14 of 70 kernels are not bundled" in proc.stdout
+    assert "30 of 86 kernels are not bundled" in proc.stdout

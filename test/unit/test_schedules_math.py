@@ -323,8 +323,8 @@ def test_kernel_arguments_follow_the_workspace() -> None:
 
 def test_gpu_shape_classes_pick_a_config_per_shape():
     """Large outputs take 128x256 tiles, mid-size 128x128, few-tile and
-    few-row outputs 64-row tiles (more programs); dgrad and wgrad the
-    default (the blocks body is built only there); fewer SMs, larger tiles."""
+    few-row outputs 64-row tiles (more programs), dgrad and wgrad alike;
+    fewer SMs, larger tiles."""
     pick = S.gpu_config_name
     assert pick(4096, 4096) == pick(8192, 8192) == "wide"
     assert pick(2048, 2048) == "mid"  # 128 tiles of 128x256 < 132 SMs; 256 of 128x128
@@ -338,7 +338,9 @@ def test_gpu_shape_classes_pick_a_config_per_shape():
     assert not S.config_serves("wide", "tree") and S.config_serves("wide", "atomic")
     assert S.config_serves("mid", "linear") and S.config_serves("default", "tree")
     assert pick(32768, 4096, "m") == "wide"
-    assert pick(32768, 4096, "m", trans_b=True) == pick(4096, 4096, "k") == "default"
+    # dgrad and wgrad have the pipelined body: every class; wgrad's G grids count
+    assert pick(32768, 4096, "m", trans_b=True) == pick(4096, 4096, "k") == "wide"
+    assert pick(256, 512, "k") == "small" and pick(256, 512, "k", groups=64) == "wide"
     for cfg in S.GPU_CONFIGS.values():
         S.check_kernel_config(
             block_m=cfg.block_m,
@@ -349,7 +351,10 @@ def test_gpu_shape_classes_pick_a_config_per_shape():
         )
     with pytest.raises(ValueError, match="num_stages must be 2 to 6"):
         S.check_kernel_config(block_m=64, block_n=64, block_k=64, num_warps=4, num_stages=7)
-    with pytest.raises(ValueError, match="num_stages must be 1"):
+    for grouped, trans_b in (("m", True), ("k", False)):  # dgrad, wgrad: pipelined too
         S.check_kernel_config(
-            block_m=64, block_n=64, block_k=64, num_warps=4, num_stages=3, grouped="k"
-        )
+            block_m=64, block_n=64, block_k=64, num_warps=4, num_stages=3, grouped=grouped,
+            trans_b=trans_b,
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="num_stages must be 1"):
+        S.check_kernel_config(block_m=16, block_n=16, block_k=32, num_warps=1, num_stages=3)

@@ -147,6 +147,31 @@ def allocation_bytes(layout: SharedLayout, shape: Sequence[int], elem_bits: int)
     return (elements * elem_bits + 7) // 8
 
 
+def permuted_layout(layout: SharedLayout, perm: Sequence[int]) -> SharedLayout:
+    """The layout of a view whose dim ``i`` is dim ``perm[i]`` of a block laid
+    out with ``layout`` (``tile.memdesc_trans``): the same placement in shared
+    memory, so every field stays and only the order is renamed. The order lists
+    dims fastest first; source dim ``d`` is view dim ``perm.index(d)``.
+
+    A partitioned layout has no permuted view (its pieces are cut along one
+    source dim, which TDM writes, and no Triton op reads them transposed):
+    :class:`LayoutError`, as for a ``perm`` that is not a permutation of the
+    layout's dims.
+    """
+    check_order(perm, "permutation")
+    if isinstance(layout, PartitionedShared):
+        raise LayoutError("a partitioned shared layout has no transposed view")
+    if len(perm) != len(layout.order):
+        raise LayoutError(
+            f"permutation {list(perm)} has {len(perm)} entries but the layout orders "
+            f"{len(layout.order)} dims"
+        )
+    order = tuple(list(perm).index(d) for d in layout.order)
+    if isinstance(layout, PaddedShared):
+        return PaddedShared(layout.interval, layout.amount, order)
+    return SwizzledShared(layout.vec, layout.per_phase, layout.max_phase, order)
+
+
 __all__ = [
     "LayoutError",
     "PaddedShared",
@@ -156,4 +181,5 @@ __all__ = [
     "allocation_bytes",
     "check_order",
     "check_shared_layout",
+    "permuted_layout",
 ]

@@ -622,9 +622,26 @@ MAX_STAGES = 6
 
 def pipelined(grouped: str, trans_b: bool, num_warps: int) -> bool:
     """Whether the kernel has the pipelined body (a ring of 2 or more stages:
-    async copies of row-major A and B by two halves of the warps), else the
-    blocks body (1 stage)."""
-    return grouped != "k" and not trans_b and num_warps >= 2
+    async copies of A and B by two halves of the warps), else the blocks body
+    (1 stage). Every grouped form has it: an operand that lies transposed in
+    memory (dgrad's B with ``trans_b``, wgrad's A) is copied as it lies and
+    read through a transposed shared-memory view. ``trans_b`` only with
+    grouped "m" (the kernel builder refuses the rest)."""
+    del grouped, trans_b  # every form; kept so callers state the kernel they ask about
+    return num_warps >= 2
+
+
+def tma_copies(grouped: str, trans_b: bool, num_warps: int) -> bool:
+    """Whether the kernel has a TMA twin (copies bounded by the tensors' shapes).
+
+    Not wgrad (grouped "k"): its K ranges end at group boundaries inside A
+    and B, and a TMA descriptor bounds by the tensor's shape only, so a K
+    block that straddles ``k_end`` would multiply the next group's rows
+    (bounding them would take a device-side descriptor per group, rebuilt
+    and fenced per tile). wgrad keeps the aligned ``cp.async`` twin, whose
+    copies the K range masks. dgrad's B rows past a group's N reach only
+    output columns past N, which the store drops, so it has one."""
+    return pipelined(grouped, trans_b, num_warps) and grouped != "k"
 
 
 def check_kernel_config(
@@ -683,9 +700,8 @@ class GemmConfig:
 #: The configuration the model runs by default (small blocks: quick to interpret).
 MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
 #: The configurations bundled for the GPU, by name. ``default`` is the base a
-#: partial ``config`` dict fills in (its ``num_stages`` None: each body's own,
-#: so it also builds the blocks body of dgrad and wgrad; 8 warps, on which
-#: neither that body nor stream-K's fix-up spills, as both do on 4); the others are the
+#: partial ``config`` dict fills in (its ``num_stages`` None: the body's own;
+#: 8 warps, on which stream-K's fix-up does not spill, as it does on 4); the others are the
 #: tuned shape classes :func:`gpu_config_name` picks from: 128x256 tiles on 8
 #: warps with 3 stages (the dense kernel's large-shape config on H100), 128x128
 #: on 8 warps with 3 (also where stream-K's fix-up holds a partial tile next to
@@ -723,20 +739,23 @@ def gpu_config_name(
     trans_b: bool = False,
     sms: int = 132,
     reduction: str | None = None,
+    groups: int = 1,
 ) -> str:
     """The :data:`GPU_CONFIGS` entry for an ``m x n`` output (grouped m: all
-    groups' rows) on a GPU of ``sms`` SMs: the first of
+    groups' rows; grouped k: one group's ``m x n``, of which there are
+    ``groups``) on a GPU of ``sms`` SMs: the first of
     :data:`GPU_SHAPE_CLASSES` whose tiles fill its share of a wave (and that
-    ``reduction`` may use); ``default`` for the blocks body (dgrad with
-    ``trans_b``, wgrad), built only there."""
-    if not pipelined(grouped, trans_b, 4):
-        return "default"
+    ``reduction`` may use). Every grouped form, dgrad and wgrad included, has
+    the pipelined body and so every class."""
+    del trans_b  # dgrad has the pipelined body too (see pipelined)
+    copies = groups if grouped == "k" else 1
     fixup = reduction in FIXUP_REDUCTIONS
     for name, wave, fixup_ok in GPU_SHAPE_CLASSES:
         cfg = GPU_CONFIGS[name]
         if fixup and not fixup_ok:
             continue
-        if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= wave * sms:
+        tiles = copies * tile_count(m, n, cfg.block_m, cfg.block_n)
+        if m >= cfg.block_m and tiles >= wave * sms:
             return name
     return "small"
 
@@ -747,6 +766,13 @@ def gpu_config_name(
 ALIGNED_ARGS = ("N", "K", "lda", "ldb", "ldc")
 #: The divisibility an aligned kernel assumes of :data:`ALIGNED_ARGS`, in elements.
 ALIGNMENT = 16
+
+
+def aligned_args(grouped: str) -> tuple[str, ...]:
+    """The arguments an aligned kernel of ``grouped`` states facts on:
+    :data:`ALIGNED_ARGS`, and M for grouped "k" (wgrad), whose A is (S, M)
+    and is copied as it lies, so its copy rows run along M."""
+    return (*ALIGNED_ARGS, "M") if grouped == "k" else ALIGNED_ARGS
 
 
 @dataclass(frozen=True)
@@ -765,7 +791,7 @@ class KernelSpec:
     num_stages: int | None
     num_xcds: int = 1
     trans_b: bool = False
-    #: Compiled assuming :data:`ALIGNED_ARGS` are multiples of :data:`ALIGNMENT`
+    #: Compiled assuming :func:`aligned_args` are multiples of :data:`ALIGNMENT`
     #: (16-byte rows and K steps: direct ``cp.async`` copies on cuda:90); the
     #: runtime launches it only for arguments that are.
     aligned: bool = False
@@ -788,8 +814,11 @@ class KernelSpec:
         if self.num_stages is not None:
             _positive("num_stages", self.num_stages)
         _positive("num_xcds", self.num_xcds)
-        if self.tma and not (self.aligned and pipelined(self.grouped, self.trans_b, 2)):
-            raise ValueError("a TMA kernel is aligned and has the pipelined body")
+        if self.tma and not (self.aligned and tma_copies(self.grouped, self.trans_b, 2)):
+            raise ValueError(
+                "a TMA kernel is aligned and has the pipelined body, and is not wgrad "
+                "(grouped 'k': TMA cannot stop a K block at a group's end)"
+            )
 
     @property
     def name(self) -> str:
@@ -839,6 +868,7 @@ __all__ = [
     "Segment",
     "StreamKPartition",
     "WorkspaceLayout",
+    "aligned_args",
     "cdiv",
     "check_kernel_config",
     "check_kind",
@@ -860,6 +890,7 @@ __all__ = [
     "tile_coords",
     "tile_count",
     "tile_grid",
+    "tma_copies",
     "warp_grid",
     "work_stealing_ranges",
     "workspace_layout",

@@ -27,15 +27,16 @@ TARGETS = ("cuda:90",)
 
 def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
     """Every kernel the API may launch: each schedule, reduction, grouped form and config,
-    and the twins of each with the pipelined body (row-major A and B): aligned
-    ``cp.async`` and TMA, which the runtime launches instead where the arguments
-    satisfy their facts."""
+    and the twins of each with the pipelined body: aligned ``cp.async`` and,
+    except for wgrad (:func:`~gemm_opt.core.schedules.tma_copies`), TMA, which
+    the runtime launches instead where the arguments satisfy their facts."""
     specs = _plain_specs(dtypes)
     twins = [s for s in specs if S.pipelined(s.grouped, s.trans_b, s.num_warps)]
+    tma = [s for s in twins if S.tma_copies(s.grouped, s.trans_b, s.num_warps)]
     return (
         specs
         + [replace(s, aligned=True) for s in twins]
-        + [replace(s, aligned=True, tma=True) for s in twins]
+        + [replace(s, aligned=True, tma=True) for s in tma]
     )
 
 
@@ -63,12 +64,10 @@ def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
                     if S.config_serves(name, red):
                         specs.append(S.KernelSpec(kind, red, "none", dtype, **cfg))
         for kind in S.GROUPED_KINDS:
-            for cfg in CONFIGS.values():
+            for cfg in CONFIGS.values():  # forward, dgrad (trans_b), wgrad
                 specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg))
-            # dgrad (trans_b) and wgrad have the blocks body, built for the default only.
-            cfg = CONFIGS["default"]
-            specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg, trans_b=True))
-            specs.append(S.KernelSpec(kind, None, "k", dtype, **cfg))
+                specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg, trans_b=True))
+                specs.append(S.KernelSpec(kind, None, "k", dtype, **cfg))
     return specs
 
 

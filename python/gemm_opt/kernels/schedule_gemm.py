@@ -45,7 +45,6 @@ from typing import Any
 from gemm_opt.core.contract import DIVISIBILITY, NUM_WARPS, TARGET, THREADS_PER_WARP
 from gemm_opt.core.ext_compat import arith, func, ir, scf
 from gemm_opt.core.schedules import (
-    ALIGNED_ARGS,
     ALIGNMENT,
     DTYPES,
     GROUPED,
@@ -53,9 +52,11 @@ from gemm_opt.core.schedules import (
     MAX_STAGES,
     MIN_STAGES,
     REDUCTIONS,
+    aligned_args,
     check_kernel_config,
     kernel_args,
     pipelined,
+    tma_copies,
     warp_grid,
 )
 from gemm_opt.core.targets import TARGETS
@@ -70,6 +71,7 @@ from gemm_opt.dialect.tile import (
     LocalLoadOp,
     MakeTensorDescriptorOp,
     MemdescIndexOp,
+    MemdescTransOp,
     PaddedSharedAttr,
     PtrType,
     SharedType,
@@ -107,19 +109,22 @@ def build_gemm_module(
     of the warps and of B by the second, with ``warp_used_hint`` s, into a
     ring of ``num_stages`` shared buffers per operand (2 to 6, default 2),
     ``num_stages - 1`` K blocks in flight while one multiplies: TDM on
-    gfx1250, wgmma from shared memory on cuda:90) or ``"auto"`` (pipelined
-    where A and B are row-major, else blocks). ``num_stages`` None: the
+    gfx1250, wgmma from shared memory on cuda:90; an operand that lies
+    transposed, dgrad's B or wgrad's A, is copied as it lies and read through
+    a ``tile.memdesc_trans`` view) or ``"auto"`` (pipelined on 2 warps or
+    more, else blocks). ``num_stages`` None: the
     body's own. ``aligned``: state
     ``tile.divisibility = 16`` on N, K and the leading dimensions
-    (:data:`~gemm_opt.core.schedules.ALIGNED_ARGS`), so every copy row is
+    (:func:`~gemm_opt.core.schedules.aligned_args`; M too for grouped "k"), so every copy row is
     whole 16-byte vectors: on cuda:90 the copies become direct ``cp.async``
     (without the facts they go through registers); the launcher refuses
     arguments that break them. ``tma`` (pipelined, ``aligned``): the copies
     bound by the tensors' shapes, not per tile (:func:`_pipelined_body` says
     why that computes the same C), so that cuda:90's ``lds-copies=tma`` can
     make them TMA copies, whose descriptors bound by shape only; grouped "m"
-    then also states K divisible by ``block_k`` (a K block never crosses into
-    the next group's weights). ValueError on a bad combination (the op
+    (not ``trans_b``) then also states K divisible by ``block_k`` (a K block
+    never crosses into the next group's weights); grouped "k" has none
+    (:func:`~gemm_opt.core.schedules.tma_copies`). ValueError on a bad combination (the op
     verifier's message for schedule rules).
     """
     if kind not in KINDS:
@@ -140,10 +145,7 @@ def build_gemm_module(
     if body not in ("pipelined", "blocks"):
         raise ValueError(f"body must be 'pipelined', 'blocks' or 'auto', got {body!r}")
     if body == "pipelined" and not pipelined_ok:
-        raise ValueError(
-            "body 'pipelined' needs row-major A and B (not grouped = 'k', not trans_b) "
-            "and at least 2 warps"
-        )
+        raise ValueError("body 'pipelined' needs at least 2 warps (two halves copy A and B)")
     stages = num_stages if num_stages is not None else (2 if body == "pipelined" else 1)
     if body == "blocks" and stages != 1:
         raise ValueError(f"the blocks body has 1 stage, got num_stages={num_stages}")
@@ -154,6 +156,11 @@ def build_gemm_module(
         )
     if tma and (body != "pipelined" or not aligned):
         raise ValueError("tma copies need the pipelined body and aligned = True")
+    if tma and not tma_copies(grouped, trans_b, num_warps):
+        raise ValueError(
+            "grouped = 'k' (wgrad) has no tma copies: a TMA descriptor bounds by the "
+            "tensor's shape, not by a group's K end (see gemm_opt.core.schedules.tma_copies)"
+        )
     check_kernel_config(
         block_m=block_m, block_n=block_n, block_k=block_k, num_warps=num_warps, num_stages=None
     )
@@ -189,8 +196,8 @@ def build_gemm_module(
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp("gemm", (types, []))
         if aligned:
-            facts = {name: ALIGNMENT for name in ALIGNED_ARGS}
-            if tma and grouped == "m":
+            facts = {name: ALIGNMENT for name in aligned_args(grouped)}
+            if tma and grouped == "m" and not trans_b:  # B's rows g*K + k
                 facts["K"] = max(ALIGNMENT, block_k)
             fn.arg_attrs = ir.ArrayAttr.get(
                 [
@@ -205,7 +212,9 @@ def build_gemm_module(
         with ir.InsertionPoint(entry):
             tdm = None
             if body == "pipelined":
-                tdm = _tdm_setup(args, elem, block_m, block_n, block_k, num_warps, grouped, stages)
+                tdm = _tdm_setup(
+                    args, elem, block_m, block_n, block_k, num_warps, grouped, stages, trans_b
+                )
             sched = GemmScheduleOp(
                 args["M"],
                 args["N"],
@@ -298,10 +307,25 @@ def _body(
 
 
 def _tdm_setup(
-    args, elem, bm: int, bn: int, bk: int, num_warps: int, grouped: str, stages: int
+    args,
+    elem,
+    bm: int,
+    bn: int,
+    bk: int,
+    num_warps: int,
+    grouped: str,
+    stages: int,
+    trans_b: bool = False,
 ) -> dict:
     """Descriptors of A and B (the whole tensors; the body moves and bounds
-    them per tile) and the rings of ``stages`` buffers, made once per program."""
+    them per tile) and the rings of ``stages`` buffers, made once per program.
+
+    Each operand's block is copied as it lies in memory, row-major: A as
+    (BM, BK), or (BK, BM) for grouped "k" (A is (S, M), the MMA takes A^T);
+    B as (BK, BN), or (BN, BK) with ``trans_b`` (B is (G, N, K), seen as
+    G*N rows of K). The body hands a transposed block to the MMA through a
+    ``tile.memdesc_trans`` view (no data moves; wgmma reads it natively).
+    """
     i32 = ir.IntegerType.get_signless(32)
     i64 = ir.IntegerType.get_signless(64)
     one = arith.ConstantOp(i64, 1).result
@@ -310,27 +334,35 @@ def _tdm_setup(
         # A pad of 8 elements every row breaks LDS bank conflicts (TDM pads, never swizzles).
         return PaddedSharedAttr.build(interval=inner, amount=8, order=(1, 0))
 
-    sa, sb = padded(bk), padded(bn)
-    blk_a = ir.RankedTensorType.get([bm, bk], elem, sa)
-    blk_b = ir.RankedTensorType.get([bk, bn], elem, sb)
+    a_trans, b_trans = grouped == "k", trans_b
+    a_block = (bk, bm) if a_trans else (bm, bk)
+    b_block = (bn, bk) if b_trans else (bk, bn)
+    sa, sb = padded(a_block[1]), padded(b_block[1])
+    blk_a = ir.RankedTensorType.get(list(a_block), elem, sa)
+    blk_b = ir.RankedTensorType.get(list(b_block), elem, sb)
     da_t = TensorDescType.get(ir.TypeAttr.get(blk_a))
     db_t = TensorDescType.get(ir.TypeAttr.get(blk_b))
     ba_t = SharedType.get(ir.TypeAttr.get(blk_a))
     bb_t = SharedType.get(ir.TypeAttr.get(blk_b))
-    bufa_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, bm, bk], elem, sa)))
-    bufb_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, bk, bn], elem, sb)))
+    bufa_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, *a_block], elem, sa)))
+    bufb_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, *b_block], elem, sb)))
     m, n, k = args["M"], args["N"], args["K"]
-    b_rows = k
-    if grouped == "m":  # B is (G, K, N): G*K rows
-        b_rows = arith.MulIOp(args["num_groups"], k).result
-    da = MakeTensorDescriptorOp(args["a"], [m, k], [args["lda"], one], da_t).result
-    db = MakeTensorDescriptorOp(args["b"], [b_rows, n], [args["ldb"], one], db_t).result
+    a_shape = [k, m] if a_trans else [m, k]
+    if b_trans:  # B is (G, N, K): G*N rows of K
+        b_shape = [arith.MulIOp(args["num_groups"], n).result, k]
+    elif grouped == "m":  # B is (G, K, N): G*K rows of N
+        b_shape = [arith.MulIOp(args["num_groups"], k).result, n]
+    else:
+        b_shape = [k, n]
+    da = MakeTensorDescriptorOp(args["a"], a_shape, [args["lda"], one], da_t).result
+    db = MakeTensorDescriptorOp(args["b"], b_shape, [args["ldb"], one], db_t).result
     half = num_warps // 2
     hints = ((1 << half) - 1, ((1 << num_warps) - 1) ^ ((1 << half) - 1))
     return {
         "da": da, "db": db, "ba_t": ba_t, "bb_t": bb_t,
         "abuf": LocalAllocOp(bufa_t).result, "bbuf": LocalAllocOp(bufb_t).result,
         "hints": hints, "i32": i32, "stages": stages,
+        "a_trans": a_trans, "b_trans": b_trans,
     }  # fmt: skip
 
 
@@ -352,7 +384,15 @@ def _pipelined_body(
     its start or at K, so no multiplied block crosses ``k_end`` except into
     K's zero fill, and B's rows ``g*K + k`` stay in group g because K is a
     multiple of ``block_k`` there (a stated fact); blocks past the range
-    (the prologue's, for short ranges) are never multiplied.
+    (the prologue's, for short ranges) are never multiplied. With
+    ``trans_b`` (dgrad) B's rows are ``g*N + n``: rows past the group's N
+    are the next group's, and they only reach output columns past N, which
+    the store drops; K is B's inner dim, bounded by its shape. Grouped "k"
+    (wgrad) is never unbounded: its K ranges end at group boundaries inside
+    A and B, where no shape bound stops a copy (see :func:`build_gemm_module`).
+
+    Transposed operands (grouped "k"'s A, ``trans_b``'s B) land as they lie
+    and reach the MMA through a ``tile.memdesc_trans`` ``[1, 0]`` view.
     """
     i32 = tdm["i32"]
     stages = tdm["stages"]
@@ -363,19 +403,29 @@ def _pipelined_body(
     span = arith.MaxSIOp(arith.SubIOp(k_end, k_off).result, c[0]).result
     nk = arith.DivSIOp(arith.AddIOp(span, c[bk - 1]).result, c[bk]).result
     n = args["N"]
+    a_trans, b_trans = tdm["a_trans"], tdm["b_trans"]
     b_shift = c[0]
-    if grouped == "m":
+    if b_trans:  # B's rows g*N + n
+        b_shift = arith.MulIOp(group, n).result
+    elif grouped == "m":  # B's rows g*K + k
         b_shift = arith.MulIOp(group, args["K"]).result
-    b_end = arith.AddIOp(b_shift, k_end).result
+    b_end = arith.AddIOp(b_shift, n if b_trans else k_end).result
     ha, hb = tdm["hints"]
 
     def issue(k: ir.Value, slot: ir.Value, pred: ir.Value | None) -> None:
+        if a_trans:
+            a_at, a_bounds = [k, m_off], [k_end, m_end]
+        else:
+            a_at, a_bounds = [m_off, k], [m_end, k_end]
         da = UpdateTensorDescriptorOp(
-            tdm["da"], [m_off, k], [m_end, k_end] if bounded else [], tdm["da"].type, pred=pred
+            tdm["da"], a_at, a_bounds if bounded else [], tdm["da"].type, pred=pred
         ).result
-        kb = arith.AddIOp(b_shift, k).result
+        if b_trans:
+            b_at, b_bounds = [arith.AddIOp(b_shift, n_off).result, k], [b_end, k_end]
+        else:
+            b_at, b_bounds = [arith.AddIOp(b_shift, k).result, n_off], [b_end, n]
         db = UpdateTensorDescriptorOp(
-            tdm["db"], [kb, n_off], [b_end, n] if bounded else [], tdm["db"].type, pred=pred
+            tdm["db"], b_at, b_bounds if bounded else [], tdm["db"].type, pred=pred
         ).result
         for desc, buf, t, hint in ((da, "abuf", "ba_t", ha), (db, "bbuf", "bb_t", hb)):
             dest = MemdescIndexOp(tdm[buf], slot, tdm[t]).result
@@ -385,6 +435,12 @@ def _pipelined_body(
     def wait(num: int) -> None:
         w = AsyncTDMWaitOp()
         w.operation.attributes["num"] = ir.IntegerAttr.get(i32, num)
+
+    def operand(buf: str, t: str, slot: ir.Value, trans: bool, reg_t) -> ir.Value:
+        block = MemdescIndexOp(tdm[buf], slot, tdm[t]).result
+        if trans:
+            block = MemdescTransOp.build(block, (1, 0)).result
+        return LocalLoadOp(block, reg_t).result
 
     # Unpredicated: the bounds zero-fill the copies of blocks past the K range
     # (never multiplied), and a branch before the K loop makes ptxas serialize
@@ -402,8 +458,8 @@ def _pipelined_body(
         # Block i has landed once at most the copies of blocks i+1 .. i+S-1 are in flight.
         wait(2 * (stages - 1))
         slot = arith.RemSIOp(i, c[stages]).result
-        at = LocalLoadOp(MemdescIndexOp(tdm["abuf"], slot, tdm["ba_t"]).result, a_t).result
-        bt = LocalLoadOp(MemdescIndexOp(tdm["bbuf"], slot, tdm["bb_t"]).result, b_t).result
+        at = operand("abuf", "ba_t", slot, a_trans, a_t)
+        bt = operand("bbuf", "bb_t", slot, b_trans, b_t)
         scf.YieldOp([WmmaOp(at, bt, loop.inner_iter_args[0], acc_t).result])
     wait(0)
     ScheduleYieldOp(loop.results[0])

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gemm_opt.core.ext_compat import arith, ir
-from gemm_opt.core.layouts import SharedLayout
+from gemm_opt.core.layouts import LayoutError, SharedLayout, permuted_layout
 from gemm_opt.dialect import tile
 from gemm_opt.language.builder import current
 from gemm_opt.language.dtypes import as_dtype, dtype, int1, int32
@@ -469,6 +469,32 @@ class SharedBuffer(Block):
         idx = int_operand(i, int32, "buffer index")
         op = tile.MemdescIndexOp(self.handle, idx, shared_type(sub), loc=b.loc())
         return sub._with(b.checked(op).result)
+
+    def permute(self, order: Sequence[int]) -> SharedBuffer:
+        """A view whose dim ``i`` is dim ``order[i]`` of this buffer (Gluon's
+        ``smem.permute``, ``tile.memdesc_trans``): no data moves. An MMA reads a
+        block that lies transposed through ``permute((1, 0))``; copies and
+        stores write the buffer itself, never the view."""
+        order = sequence(order, "permute order")
+        rank = len(self.shape)
+        if not all(is_int(o) for o in order) or sorted(order) != list(range(rank)):
+            raise fail(
+                f"permute order {order} must be a permutation of 0..{rank - 1} for the "
+                f"buffer of shape {list(self.shape)}"
+            )
+        try:
+            layout = permuted_layout(self.layout, order)
+        except LayoutError as e:
+            raise fail(
+                f"permute of the buffer of shape {list(self.shape)}: {e} (a ring of "
+                "buffers is indexed first)"
+            ) from None
+        b = current()
+        shape = tuple(self.shape[d] for d in order)
+        view = SharedBuffer(self.handle, shape, self.dtype, layout)
+        op = tile.MemdescTransOp(self.handle, shared_type(view), loc=b.loc())
+        op.operation.attributes["order"] = ir.DenseI32ArrayAttr.get(list(order))
+        return view._with(b.checked(op).result)
 
     def load(self, layout: RegisterLayout) -> Tensor:
         """Read the buffer into a register tensor of ``layout`` (``tl.local_load``)."""

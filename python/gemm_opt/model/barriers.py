@@ -310,6 +310,7 @@ def _b_local_store(c: _Compiler, op: Any) -> Exec:
         if not _program_level(mask, where):
             return
         v: SharedView = p.env[dest]
+        v.writable(where)
         prefix = _uniform_rows(v.prefix, mask, "the buffer index", where)
         buf = v.buffer
         if buf.pending[prefix].any():
@@ -338,9 +339,10 @@ def _b_tdm_store(c: _Compiler, op: Any) -> Exec:
         if not _program_level(mask, where):
             return
         d: Descriptor = p.env[desc]
-        buf, prefix = _read_shared(p, p.env[src], mask, "the buffer index", where)
+        view: SharedView = p.env[src]
+        buf, prefix = _read_shared(p, view, mask, "the buffer index", where)
         if bool(_uniform(d.pred, mask, "the descriptor's pred", where)):
-            _store_global(p, d, mask, block, buf.data[prefix], where)
+            _store_global(p, d, mask, block, view.read(prefix), where)
         buf.store_reading[prefix] += 1
         left = [p.W]
 

@@ -292,10 +292,26 @@ class SharedBuffer:
 
 @dataclass
 class SharedView:
-    """A (sub)buffer: ``buffer[prefix[w]]`` for warp w (``tile.memdesc_index``)."""
+    """A (sub)buffer: ``buffer[prefix[w]]`` for warp w (``tile.memdesc_index``),
+    seen with its dims permuted by ``perm`` (``tile.memdesc_trans``: view dim
+    ``i`` is dim ``perm[i]`` of the block; None: as it lies)."""
 
     buffer: SharedBuffer
     prefix: np.ndarray  # [W, k] leading indices
+    perm: tuple[int, ...] | None = None
+
+    def read(self, prefix: tuple) -> np.ndarray:
+        """The storage of slot ``prefix`` as this view sees it (no copy)."""
+        data = self.buffer.data[prefix]
+        return data if self.perm is None else data.transpose(self.perm)
+
+    def writable(self, where: str) -> None:
+        """Copies and stores write blocks as they lie, never through a permuted view."""
+        if self.perm is not None:
+            raise ModelError(
+                f"{where}: writes through a transposed view (tile.memdesc_trans) of the "
+                f"{self.buffer.label}; write the block it views"
+            )
 
 
 @dataclass
@@ -587,9 +603,13 @@ def _select_per_warp(sel: np.ndarray, new: Any, old: Any, where: str) -> Any:
             raise ModelError(f"{where}: warps hold pointers to different arrays")
         return Pointer(new.array, np.where(sel, new.offset, old.offset), new.name, new.elem)
     if isinstance(new, SharedView) and isinstance(old, SharedView):
-        if new.buffer is not old.buffer or new.prefix.shape != old.prefix.shape:
+        if (
+            new.buffer is not old.buffer
+            or new.prefix.shape != old.prefix.shape
+            or new.perm != old.perm
+        ):
             raise ModelError(f"{where}: warps hold views of different shared buffers")
-        return SharedView(new.buffer, np.where(sel[:, None], new.prefix, old.prefix))
+        return SharedView(new.buffer, np.where(sel[:, None], new.prefix, old.prefix), new.perm)
     raise ModelError(f"{where}: cannot merge {type(new).__name__} values per warp")
 
 
@@ -1239,7 +1259,28 @@ def _b_memdesc_index(c: _Compiler, op: Any) -> Exec:
         bad = ((i < 0) | (i >= extent)) & mask
         if bad.any():
             raise ModelError(f"{where}: index {i.tolist()} out of range for {extent} buffers")
-        p.env[r] = SharedView(v.buffer, np.concatenate([v.prefix, i[:, None]], axis=1))
+        perm = v.perm
+        if perm is not None:
+            if perm[0] != 0:
+                raise ModelError(
+                    f"{where}: indexes a transposed view along a permuted dim {perm[0]}"
+                )
+            perm = tuple(d - 1 for d in perm[1:])
+        p.env[r] = SharedView(v.buffer, np.concatenate([v.prefix, i[:, None]], axis=1), perm)
+
+    return run
+
+
+@_builder("tile.memdesc_trans")
+def _b_memdesc_trans(c: _Compiler, op: Any) -> Exec:
+    src = c.slot(op.src)
+    r = _res(c, op)
+    order = tuple(op.permutation())
+
+    def run(p: _Program, mask: np.ndarray) -> None:
+        v: SharedView = p.env[src]
+        perm = order if v.perm is None else tuple(v.perm[d] for d in order)
+        p.env[r] = SharedView(v.buffer, v.prefix, perm)
 
     return run
 
@@ -1254,8 +1295,9 @@ def _b_local_load(c: _Compiler, op: Any) -> Exec:
         raise ModelError(f"{where}: unsupported result type {op.operation.results[0].type}")
 
     def run(p: _Program, mask: np.ndarray) -> None:
-        buf, prefix = _read_shared(p, p.env[src], mask, "the buffer index", where)
-        p.env[r] = _from_storage(buf.data[prefix], elem)
+        view = p.env[src]
+        _, prefix = _read_shared(p, view, mask, "the buffer index", where)
+        p.env[r] = _from_storage(view.read(prefix), elem)
 
     return run
 
@@ -1521,6 +1563,7 @@ def _issue(
         m = members[i]
         d: Descriptor = p.env[m.desc]
         view: SharedView = p.env[m.dest]
+        view.writable(where)
         lay = m.layout
         active = bool(d.pred[w]) and (op_pred is None or bool(op_pred[w]))
         if not predicated:
@@ -1964,8 +2007,9 @@ def _b_async_wmma(c: _Compiler, op: Any) -> Exec:
 
     def read(p: _Program, slot: int, mask: np.ndarray, elem: _Elem, name: str):
         index = f"the index of buffer {name}"
-        buf, prefix = _read_shared(p, p.env[slot], mask, index, where)
-        return buf, prefix, _from_storage(buf.data[prefix], elem).astype(np.float64)
+        view = p.env[slot]
+        buf, prefix = _read_shared(p, view, mask, index, where)
+        return buf, prefix, _from_storage(view.read(prefix), elem).astype(np.float64)
 
     def run(p: _Program, mask: np.ndarray) -> None:
         ba, pa, x = read(p, a, mask, elems[0], "a")

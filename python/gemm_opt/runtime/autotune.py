@@ -185,7 +185,9 @@ def fallback_choice(problem: Problem, sms: int) -> Choice:
     of 128 iterations), data-parallel otherwise.
     """
     grouped, trans_b = OP_KERNELS[problem.op]
-    cfg = S.GPU_CONFIGS[S.gpu_config_name(problem.m, problem.n, grouped, trans_b, sms)]
+    cfg = S.GPU_CONFIGS[
+        S.gpu_config_name(problem.m, problem.n, grouped, trans_b, sms, groups=problem.groups)
+    ]
     if problem.op != "dense":
         return Choice(S.GROUPED_KINDS[0], None, cfg, "fallback")
     tiles = S.tile_count(problem.m, problem.n, cfg.block_m, cfg.block_n)

@@ -130,3 +130,26 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     return %d : !acc
   }
 }
+
+// -----
+
+// B is a transposed view of a column-major block: wgmma reads NVMMA layouts
+// of row-major blocks (or their transposed views) only.
+#s = #tile.swizzled_shared<{vec = 8, per_phase = 1, max_phase = 8, order = array<i64: 1, 0>}>
+#c = #tile.swizzled_shared<{vec = 8, per_phase = 1, max_phase = 8, order = array<i64: 0, 1>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 1>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+#opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
+#opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
+!acc = tensor<64x64xf32, #acc>
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
+  func.func @view_of_a_column_major_block(%c: !acc) -> !acc {
+    %a = "tile.local_alloc"() : () -> !tile.shared<tensor<64x32xf16, #s>>
+    %b = "tile.local_alloc"() : () -> !tile.shared<tensor<64x32xf16, #c>>
+    %bt = "tile.memdesc_trans"(%b) {order = array<i32: 1, 0>} : (!tile.shared<tensor<64x32xf16, #c>>) -> !tile.shared<tensor<32x64xf16, #s>>
+    %ta = "tile.local_load"(%a) : (!tile.shared<tensor<64x32xf16, #s>>) -> tensor<64x32xf16, #opa>
+    %tb = "tile.local_load"(%bt) : (!tile.shared<tensor<32x64xf16, #s>>) -> tensor<32x64xf16, #opb>
+    // expected-error@+1 {{mma=wgmma: this MMA cannot use wgmma: operand B's buffer is not row-major (transposed)}}
+    %d = "tile.wmma"(%ta, %tb, %c) : (tensor<64x32xf16, #opa>, tensor<32x64xf16, #opb>, !acc) -> !acc
+    return %d : !acc
+  }
+}

@@ -22,6 +22,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from gemm_opt.core.ext_compat import arith, func, ir, scf
+from gemm_opt.core.layouts import LayoutError
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect import barrier, load_all, tile
 from support.tile_build import i32_attr
@@ -298,6 +299,27 @@ class _Builder:
         scope.buffers.append(buf)
         return buf
 
+    def operand_buffer(
+        self, scope: _Scope, shape: list[int], elem: ir.Type, layout: Any
+    ) -> ir.Value:
+        """A shared operand of ``shape``: a buffer, or the ``tile.memdesc_trans``
+        view of a buffer holding it transposed (its layout inferred; a layout
+        with no transposed view, a partitioned one, keeps the plain buffer)."""
+        if self.draw(st.booleans()):
+            stored = ir.RankedTensorType.get(shape[::-1], elem, layout)
+            try:
+                view_t = tile.MemdescTransOp.result_type(
+                    tile.SharedType.get(ir.TypeAttr.get(stored)), (1, 0)
+                )
+            except (LayoutError, tile.VerifyError):
+                view_t = None
+            if view_t is not None:
+                buf = self.buffer(scope, stored)
+                view = tile.MemdescTransOp(buf, view_t, loc=self.loc)
+                view.operation.attributes["order"] = ir.DenseI32ArrayAttr.get([1, 0])
+                return view.result
+        return self.buffer(scope, ir.RankedTensorType.get(shape, elem, layout))
+
     def hint(self) -> int | None:
         kind = self.pick(self.space.hints)
         nw = max(1, min(self.num_warps, 1 << 5))
@@ -458,8 +480,7 @@ class _Builder:
             )
             if self.draw(st.booleans()):
                 layout = self.shared_layout(2)
-            block = ir.RankedTensorType.get(shape, elem, layout)
-            buf = self.buffer(scope, block)
+            buf = self.operand_buffer(scope, shape, elem, layout)
             dot = tile.DotOperandAttr.build(op_idx=idx, parent=acc, k_width=k_width)
             t = ir.RankedTensorType.get(shape, elem, dot)
             operands.append(tile.LocalLoadOp(buf, t, loc=self.loc).result)
