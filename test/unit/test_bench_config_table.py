@@ -142,7 +142,10 @@ def test_committed_results_are_the_scripts_output() -> None:
             row["ours_tflops"] / row["cublas_tflops"], abs=2e-3
         )
     ncu = _script("ncu_summary")
-    text = ncu.table(ncu.read(results / "ncu_4096_fp16.csv"), ["a", "b", "c"])
-    assert "| Duration | 459,712 ns | 184,576 ns | 331,840 ns |" in text
+    for name in ("ncu_4096_fp16", "ncu_8192x8192x1024_fp16"):
+        labels = (results / f"{name}.md").read_text().splitlines()[0].split(" | ")[1:]
+        labels[-1] = labels[-1].removesuffix(" |")
+        text = ncu.table(ncu.read(results / f"{name}.csv"), labels)
+        assert text == (results / f"{name}.md").read_text(), name
     with pytest.raises(ValueError, match="no ncu CSV header"):
         ncu.read(results / "results.csv")
