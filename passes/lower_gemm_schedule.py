@@ -46,20 +46,32 @@ class LowerGemmSchedulePass(TilePass):
       tiles.
     * stream-k: the partition of :func:`gemm_opt.core.schedules.stream_k_partition`
       computed on the device; one ``scf.for`` over the program's work units
-      (its whole tiles ``pid, pid + P, ...`` below ``dp_tiles``, then one
-      unit per tile its iteration range ``[pid*q + min(pid, r), +q + (pid < r))``
-      touches). A unit covering its whole tile is stored. Otherwise:
-      atomic: ``tile.atomic_add_block`` of the partial in C's type into C;
-      linear: the tile's last contributor (whose range ends the tile) is its
-      owner: the others store their fp32 partial in ``partials[pid]`` and
-      signal ``flag[pid]`` (xchg 1 release); the owner adds the partials of
-      ``pid-1, pid-2, ..., first`` in that order, each after waiting for its
-      flag (add 0 acquire), then stores; tree: contributors counted from
-      the last, ``j = last - pid``; for stride 1, 2, 4, ...: if ``j`` is a
-      multiple of ``2*stride`` it waits for and adds ``pid - stride``'s
-      partial (if that program contributes), else it publishes its sum and
-      leaves; ``j = 0`` stores. Both reductions add in a fixed order:
-      bitwise deterministic for a given P.
+      in the order of :meth:`~gemm_opt.core.schedules.StreamKPartition.segments`:
+      its whole tiles ``pid, pid + P, ...`` below ``dp_tiles``, then one unit
+      per tile its iteration range ``[pid*q + min(pid, r), +q + (pid < r))``
+      touches, *last tile first*. A unit covering its whole tile is stored.
+      Otherwise: atomic: ``tile.atomic_add_block`` of the partial in C's
+      type into C; linear: the tile's last contributor (whose range ends the
+      tile) is its owner: the others store their fp32 partial in
+      ``partials[pid]`` and signal ``flag[pid]`` (xchg 1 release); the owner
+      adds the partials of ``pid-1, pid-2, ..., first`` in that order, each
+      after waiting for its flag (add 0 acquire), then stores; tree:
+      contributors counted from the last, ``j = last - pid``; for stride 1,
+      2, 4, ...: if ``j`` is a multiple of ``2*stride`` it waits for and adds
+      ``pid - stride``'s partial (if that program contributes), else it
+      publishes its sum and leaves; ``j = 0`` stores. Both reductions add in
+      a fixed order: bitwise deterministic for a given P. Why last tile
+      first: a program's published segment is the one in its last tile, and
+      the one it owns (and waits in) is in its first; visited first to last,
+      program ``p`` would publish only after its own wait on ``p - 1``, which
+      publishes after its wait on ``p - 2``, ...: one chain through every
+      split tile, the waits serialized (512x512x8192 in 64x64 tiles over
+      264 programs: a critical path of 496 K iterations where each program
+      computes 31 or 32). Visited last to first, a program publishes its
+      last tile's partial before it reaches the tile it owns: a linear
+      non-owner never waits, a tree's waits are on the same tile's
+      contributors, which also visit it first, so every wait ends within
+      its tile's own work (:meth:`StreamKPartition.critical_path`).
 
     Before:
 
@@ -270,7 +282,8 @@ class _Schedule:
         with ir.InsertionPoint(loop.body):
             u = loop.induction_variable
             is_dp = e.cmp("slt", u, n_dp)
-            tl = e.add(first, e.sub(u, n_dp))
+            # Stream-K segments last to first (see the docstring: no wait chains).
+            tl = e.sub(last, e.sub(u, n_dp))
             t = e.select(is_dp, e.add(self.pid, e.mul(u, P)), e.add(dp, tl))
             tile_begin = e.mul(tl, ipt)
             tile_end = e.add(tile_begin, ipt)

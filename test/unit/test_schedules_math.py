@@ -7,6 +7,7 @@ GROUP_M order, tritonBLAS's stream-K split).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 from collections import Counter
@@ -66,11 +67,16 @@ def _check_partition(tiles: int, ipt: int, programs: int) -> S.StreamKPartition:
     for p in range(programs):
         segs = part.segments(p)
         non_owner = [i for i, s in enumerate(segs) if not s.owner]
-        # at most one non-owner segment, and it is the program's first stream-K segment
+        # at most one non-owner segment, and it is the program's first stream-K
+        # segment: it publishes before the program reaches a tile it owns
         assert len(non_owner) <= 1
         if non_owner:
             assert segs[non_owner[0]].tile >= part.dp_tiles
             assert all(s.tile < part.dp_tiles for s in segs[: non_owner[0]])
+        # whole tiles first, then stream-K tiles last to first
+        sk = [s.tile for s in segs if s.tile >= part.dp_tiles]
+        assert sk == sorted(sk, reverse=True)
+        assert all(s.tile < part.dp_tiles for s in segs[: len(segs) - len(sk)])
         for s in segs:
             # K = 0: whole tiles with no iterations (still stored, as zeros)
             assert 0 <= s.k_begin < s.k_end <= ipt or (ipt == 0 and s.whole)
@@ -83,10 +89,11 @@ def _check_partition(tiles: int, ipt: int, programs: int) -> S.StreamKPartition:
         if ipt:
             assert owners == [part.contributors(t)[0]], "one owner, listed first"
         contributors = part.contributors(t)
-        assert contributors == sorted(contributors)
+        # the owner is the last contributor: every wait is on a lower program
+        assert contributors == sorted(contributors, reverse=True)
         # the tree visits every non-owner contributor exactly once as a sender
         senders = [s for level in part.tree_steps(t) for _, s in level]
-        assert sorted(senders) == contributors[1:]
+        assert sorted(senders) == sorted(contributors[1:])
     if part.fallback:
         assert part.dp_tiles == tiles and all(
             s.whole for p in range(programs) for s in part.segments(p)
@@ -120,6 +127,63 @@ def test_stream_k_covers_everything(tiles: int, ipt: int, programs: int) -> None
             assert b == end
             end = e
     assert part.fallback or end == part.total_sk_iters
+
+
+def _most_work(part: S.StreamKPartition) -> int:
+    """The iterations of the busiest program (whole tiles and its stream-K range)."""
+    dp = S.cdiv(part.dp_tiles, part.num_programs) * part.iters_per_tile
+    return dp + (0 if part.fallback else part.q + (part.r > 0))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 200), st.integers(1, 300))
+def test_fixup_waits_never_outlast_the_busiest_program(tiles: int, ipt: int, programs: int) -> None:
+    """Programs visit their stream-K tiles last to first, so every partial is
+    published before its owner (or tree partner) can want it: with free adds
+    no wait holds anyone past the busiest program's own work, and each added
+    partial costs its own time once (no chain through other tiles' fix-ups)."""
+    part = S.stream_k_partition(tiles, ipt, programs)
+    work = _most_work(part)
+    most = max((len(part.contributors(t)) for t in range(tiles)), default=1)
+    for reduction in S.REDUCTIONS:
+        assert part.critical_path(reduction) == work, reduction
+    assert part.critical_path("atomic", 5.0) == work
+    assert part.critical_path("linear", 5.0) <= work + 5.0 * (most - 1)
+    assert part.critical_path("tree", 5.0) <= work + 5.0 * (most - 1).bit_length()
+
+
+@pytest.mark.parametrize(
+    ("tiles", "ipt", "programs", "contributors", "chain"),
+    [
+        (64, 128, 264, (4, 6), 496),  # 512x512x8192 in 64x64x64 tiles, 2 programs per SM
+        (64, 112, 264, (4, 6), 378),  # 16x4096x7168 in 64x64x64 tiles
+        (112, 32, 132, (2, 3), 378),  # 128x7168x2048 in 64x128x64 tiles, 1 program per SM
+    ],
+)
+def test_fixup_critical_path_of_the_h100_shapes(tiles, ipt, programs, contributors, chain) -> None:
+    """The shapes whose fix-ups were 10x slower than atomic stream-K: every
+    tile is split over a few programs and the waits stay inside the tile.
+    Visited first to last, each owner publishes its next tile's partial only
+    after its own wait: one chain through all tiles, ``chain`` iterations
+    (16 times the 31-32 each program computes for the first shape)."""
+    part = S.stream_k_partition(tiles, ipt, programs)
+    counts = {len(part.contributors(t)) for t in range(tiles)}
+    assert (min(counts), max(counts)) == contributors
+    work = _most_work(part)
+    assert part.critical_path("linear") == part.critical_path("tree") == work
+    assert part.critical_path("linear", 1.0) <= work + contributors[1] - 1
+    assert part.critical_path("tree", 1.0) <= work + (contributors[1] - 1).bit_length()
+    before = _FirstToLast(*(getattr(part, f.name) for f in dataclasses.fields(part)))
+    assert before.critical_path("linear") == before.critical_path("tree") == chain
+
+
+class _FirstToLast(S.StreamKPartition):
+    """The order the fix-ups had before: stream-K tiles first to last."""
+
+    def segments(self, program: int) -> list[S.Segment]:
+        segs = super().segments(program)
+        dp = [s for s in segs if s.tile < self.dp_tiles]
+        return dp + segs[len(dp) :][::-1]
 
 
 def test_stream_k_matches_the_reference_formulas() -> None:

@@ -170,8 +170,12 @@ class Segment:
 
     @property
     def owner(self) -> bool:
-        """The segment that starts at the tile's first iteration owns the tile (stores C)."""
-        return self.k_begin == 0
+        """The segment that ends at the tile's last iteration owns the tile (stores C).
+
+        Its program is the tile's highest-numbered contributor, so fix-up
+        waits are only on lower-numbered programs (which in-order dispatch
+        makes resident first)."""
+        return self.k_end == self.iters_per_tile
 
 
 @dataclass(frozen=True)
@@ -188,9 +192,13 @@ class StreamKPartition:
     ``[p*q + min(p, r), (p+1)*q + min(p+1, r))``. Fallback: when
     ``total_sk_iters < P`` (some program would get no iteration: too little
     K work to split) ``sk_tiles = 0``, plain data-parallel over ``P``
-    programs. Each program has at most one non-owner segment (its first), so
-    one partial slot and one flag per program suffice. The lowering emits the
-    same arithmetic on the device.
+    programs. A tile's owner is its last contributor (:attr:`Segment.owner`).
+    A program visits its stream-K tiles last to first (:meth:`segments`), so
+    its only non-owner segment, the one in its last tile, comes first: it
+    publishes before it reaches the tile it owns and waits in, and no wait
+    depends on another tile's fix-up (:meth:`critical_path`). One partial
+    slot and one flag per program suffice. The lowering emits the same
+    arithmetic and order on the device.
     """
 
     total_tiles: int
@@ -229,26 +237,29 @@ class StreamKPartition:
         return range(program, self.dp_tiles, self.num_programs)
 
     def segments(self, program: int) -> list[Segment]:
-        """Everything ``program`` computes: whole tiles first, then its stream-K segments."""
+        """Everything ``program`` computes, in the order it does: whole tiles
+        first, then its stream-K segments from its last tile to its first."""
         ipt = self.iters_per_tile
         out = [Segment(t, 0, ipt, ipt) for t in self.dp_tiles_of(program)]
         begin, end = self.sk_range(program)
+        sk: list[Segment] = []
         it = begin
         while it < end:
             tile, k = divmod(it, ipt)
             stop = min(end - tile * ipt, ipt)
-            out.append(Segment(self.dp_tiles + tile, k, stop, ipt))
+            sk.append(Segment(self.dp_tiles + tile, k, stop, ipt))
             it = tile * ipt + stop
-        return out
+        return out + sk[::-1]
 
     def contributors(self, tile: int) -> list[int]:
-        """Programs that compute part of ``tile``, owner first, in ascending order."""
+        """Programs that compute part of ``tile``, owner (the highest) first,
+        in descending order: the order a linear owner adds their partials."""
         if tile < self.dp_tiles:
             return [tile % self.num_programs]
         ipt = self.iters_per_tile
         first = (tile - self.dp_tiles) * ipt
         last = first + ipt - 1
-        return list(range(self._program_of(first), self._program_of(last) + 1))
+        return list(range(self._program_of(last), self._program_of(first) - 1, -1))
 
     def _program_of(self, it: int) -> int:
         """The program whose stream-K range holds iteration ``it``."""
@@ -261,10 +272,12 @@ class StreamKPartition:
     def tree_steps(self, tile: int) -> list[list[tuple[int, int]]]:
         """The tree reduction of ``tile``'s partials: per level, (receiver, sender) pairs.
 
-        Contributors are indexed 0..n-1 (0 = owner); at level ``l`` index
-        ``i`` with ``i % 2^(l+1) == 0`` adds the partial of ``i + 2^l`` (if it
-        exists), after that sender finished its own levels and released its
-        flag. The order is fixed, so the result is bitwise reproducible.
+        Contributors are indexed 0..n-1 as :meth:`contributors` lists them
+        (0 = owner, index ``i`` is program ``owner - i``); at level ``l``
+        index ``i`` with ``i % 2^(l+1) == 0`` adds the partial of ``i + 2^l``
+        (if it exists), after that sender finished its own levels and
+        released its flag. The order is fixed, so the result is bitwise
+        reproducible.
         """
         progs = self.contributors(tile)
         levels = []
@@ -275,6 +288,45 @@ class StreamKPartition:
             )
             step *= 2
         return levels
+
+    def critical_path(self, reduction: str, add_cost: float = 0.0) -> float:
+        """When the last program finishes, in K iterations, if all start at once.
+
+        A model of the fix-up's waits, not of the memory system: an iteration
+        costs 1, adding a published partial ``add_cost``, a wait ends when
+        its flag is set (``atomic``: nothing waits), programs visit their
+        work in :meth:`segments` order. Without waits it is the most work of
+        one program, ``cdiv(dp_tiles, P) * iters_per_tile + q + (r > 0)``;
+        each added partial on the longest chain of waits adds ``add_cost``.
+        """
+        if reduction not in REDUCTIONS:
+            raise ValueError(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
+        published: dict[int, float] = {}  # when each program's partial is released
+        end = 0.0
+        for p in range(self.num_programs):  # waits are on lower programs only
+            t = 0.0
+            for s in self.segments(p):
+                t += s.k_end - s.k_begin
+                if s.whole or reduction == "atomic":
+                    continue
+                if reduction == "linear":
+                    if not s.owner:
+                        published[p] = t
+                    else:
+                        for other in self.contributors(s.tile)[1:]:
+                            t = max(t, published[other]) + add_cost
+                    continue
+                for level in self.tree_steps(s.tile):
+                    pair = next((pair for pair in level if p in pair), None)
+                    if pair is None:
+                        continue
+                    sender = pair[1]
+                    if sender == p:
+                        published[p] = t
+                        break
+                    t = max(t, published[sender]) + add_cost
+            end = max(end, t)
+        return end
 
 
 def stream_k_partition(

@@ -100,10 +100,19 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 // -----
 
 // Stream-K, linear: the owner waits (acquire) and adds lower programs' fp32 partials in a fixed order; others publish (store, then release).
+// Stream-K tiles are visited last to first (unit u - n_dp is tile last - (u - n_dp)): the published partial comes before the owned tile's wait.
 #acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   // CHECK-LABEL: func.func @stream_k_linear
   func.func @stream_k_linear(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %s: !tile.ptr<i32>, %p: !tile.ptr<f32>) {
+    // CHECK: %[[IPT1:.*]] = arith.maxsi %{{.*}}, %c1_i32{{.*}} : i32
+    // CHECK: %[[FIRST:.*]] = arith.divsi %{{.*}}, %[[IPT1]] : i32
+    // CHECK: %[[LAST:.*]] = arith.divsi %{{.*}}, %[[IPT1]] : i32
+    // CHECK: scf.for %[[U:.*]] = %c0_i32{{.*}} to %{{.*}} step %c1_i32{{.*}} : i32 {
+    // CHECK-NEXT: %[[ISDP:.*]] = arith.cmpi slt, %[[U]], %[[NDP:.*]] : i32
+    // CHECK-NEXT: %[[SEG:.*]] = arith.subi %[[U]], %[[NDP]] : i32
+    // CHECK-NEXT: %[[TL:.*]] = arith.subi %[[LAST]], %[[SEG]] : i32
+    // CHECK: arith.muli %[[TL]], %{{.*}} : i32
     // CHECK: scf.if %{{.*}} {
     // CHECK: %[[FIX:.*]] = scf.for %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}) -> (tensor<32x32xf32
     // CHECK: scf.while : () -> () {
