@@ -1992,10 +1992,20 @@ class _Lowering:
         )
 
     def _access_layout(self, op, rt, shape, elem) -> Any:
-        """The value's own layout if blocked, else a coalesced blocked layout."""
+        """The value's own layout if blocked, else a coalesced blocked layout.
+
+        Except 32-bit values in an NVIDIA MMA accumulator layout (stream-K's
+        fp32 partial tiles): each thread holds pairs of adjacent columns, so
+        a quad of lanes writes or reads whole 32-byte sectors in that layout;
+        a blocked layout would add a shared-memory round trip (its scratch
+        as large as the tile, which costs occupancy) for no fewer sectors.
+        """
         if isinstance(rt.encoding, BlockedAttr):
             return self.convert_encoding(rt.encoding, op)
-        return self.blocked(shape, self.bits(elem, op))
+        bits = self.bits(elem, op)
+        if self.target.nvidia and isinstance(rt.encoding, WmmaAttr) and bits == 32:
+            return self.convert_encoding(rt.encoding, op)
+        return self.blocked(shape, bits)
 
 
 # ---- helpers over IR -----------------------------------------------------------------
