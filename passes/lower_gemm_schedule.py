@@ -53,9 +53,11 @@ class LowerGemmSchedulePass(TilePass):
       Otherwise: atomic: ``tile.atomic_add_block`` of the partial in C's
       type into C; linear: the tile's last contributor (whose range ends the
       tile) is its owner: the others store their fp32 partial in
-      ``partials[pid]`` and signal ``flag[pid]`` (xchg 1 release); the owner
-      adds the partials of ``pid-1, pid-2, ..., first`` in that order, each
-      after waiting for its flag (add 0 acquire), then stores; tree:
+      ``partials[pid]`` and count themselves into the owner's flag
+      (``flag[owner]``, add 1 release); the owner waits once for the count
+      to reach ``pid - first`` (add 0 acquire: it joins every release of
+      the count), then adds the partials of ``pid-1, pid-2, ..., first`` in
+      that order with no wait between two loads, then stores; tree:
       contributors counted from the last, ``j = last - pid``; for stride 1,
       2, 4, ...: if ``j`` is a multiple of ``2*stride`` it waits for and adds
       ``pid - stride``'s partial (if that program contributes), else it
@@ -297,7 +299,7 @@ class _Schedule:
             if self.reduction == "atomic":
                 self._atomic(whole, *place)
             elif self.reduction == "linear":
-                self._linear(whole, se, ipt, tile_begin, *place)
+                self._linear(whole, se, ipt, tile_begin, tile_end, *place)
             else:
                 self._tree(whole, tile_begin, tile_end, *place)
             scf.YieldOp([])
@@ -433,10 +435,12 @@ class _Schedule:
         e.store(self.op.partials, rows, e.c(self.bn), ld, row, e.c(0), acc)
         e.signal_flag(self.op.sync, self.flag(self.pid))
 
-    def take(self, program: Value, acc: Value) -> Value:
-        """Wait for ``program``'s flag, then add its partial to ``acc``."""
+    def take(self, program: Value, acc: Value, wait: bool = True) -> Value:
+        """Wait for ``program``'s flag (unless ``wait`` is False: already
+        acquired), then add its partial to ``acc``."""
         e = self.e
-        e.wait_flag(self.op.sync, self.flag(program))
+        if wait:
+            e.wait_flag(self.op.sync, self.flag(program))
         rows, row, ld = self.partial_at(program)
         part = e.load(self.op.partials, rows, e.c(self.bn), ld, row, e.c(0), self.acc_type)
         return arith.AddFOp(acc, part).result
@@ -446,22 +450,41 @@ class _Schedule:
         return e.add(e.c(self.ws.flag_offset), e.mul(program, e.c(self.ws.flag_stride)))
 
     def _linear(
-        self, whole: Value, se: Value, ipt: Value, tile_begin: Value, acc: Value, m_off, n_off
+        self,
+        whole: Value,
+        se: Value,
+        ipt: Value,
+        tile_begin: Value,
+        tile_end: Value,
+        acc: Value,
+        m_off,
+        n_off,
     ) -> None:
+        """The others count into the owner's flag; the owner waits once for
+        the count, then adds their partials (no wait between two loads)."""
         e = self.e
+        sync = self.op.sync
         owner = e.cmp("eq", se, ipt)
         br = e.if_(owner, has_else=True)
         with ir.InsertionPoint(br.then_block):
             # The owner adds pid-1, pid-2, ..., first: a fixed order.
             first = e.select(whole, self.pid, self.cta_of(tile_begin))
-            fix = e.for_(e.c(0), e.sub(self.pid, first), e.c(1), [acc])
+            others = e.sub(self.pid, first)
+            split = e.if_(e.cmp("sgt", others, e.c(0)))
+            with ir.InsertionPoint(split.then_block):
+                e.wait_count(sync, self.flag(self.pid), others)
+                scf.YieldOp([])
+            fix = e.for_(e.c(0), others, e.c(1), [acc])
             with ir.InsertionPoint(fix.body):
                 other = e.sub(e.sub(self.pid, e.c(1)), fix.induction_variable)
-                scf.YieldOp([self.take(other, fix.inner_iter_args[0])])
+                scf.YieldOp([self.take(other, fix.inner_iter_args[0], wait=False)])
             self.store_c(fix.results[0], m_off, n_off)
             scf.YieldOp([])
         with ir.InsertionPoint(br.else_block):
-            self.publish(acc)
+            rows, row, ld = self.partial_at(self.pid)
+            e.store(self.op.partials, rows, e.c(self.bn), ld, row, e.c(0), acc)
+            tile_owner = self.cta_of(e.sub(tile_end, e.c(1)))
+            e.atomic(sync, self.flag(tile_owner), e.c(1), "add", "release")
             scf.YieldOp([])
 
     def _tree(

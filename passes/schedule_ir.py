@@ -103,6 +103,21 @@ class Emitter:
         with ir.InsertionPoint(after):
             scf.YieldOp([])
 
+    def wait_count(self, sync: Value, index: Value, count: Value) -> None:
+        """Spin until ``sync[index]`` reaches ``count`` (acquire reads): a
+        counter raised by ``count`` release adds; the read that sees the last
+        of them reads the end of a chain of read-modify-writes, so it
+        synchronizes with every one (every earlier release heads a release
+        sequence the later adds continue)."""
+        w = scf.WhileOp([], [])
+        before = w.before.blocks.append()
+        after = w.after.blocks.append()
+        with ir.InsertionPoint(before):
+            old = self.atomic(sync, index, self.c(0), "add", "acquire")
+            scf.ConditionOp(self.cmp("slt", old, count), [])
+        with ir.InsertionPoint(after):
+            scf.YieldOp([])
+
     def signal_flag(self, sync: Value, index: Value) -> None:
         """Publish: ``sync[index] = 1`` with release (orders the earlier writes)."""
         self.atomic(sync, index, self.c(1), "xchg", "release")

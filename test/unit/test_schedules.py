@@ -345,8 +345,14 @@ def test_schedule_compiles_for_every_target(kind, reduction, target):
     has_atomic = atomic in asm or (target == "cuda:90" and "red.global" in asm)
     needs_atomic = kind in ("work-stealing", "stream-k")
     if target == "cuda:90" and reduction in ("linear", "tree"):
-        # The acquire poll (add 0) becomes ld.acquire; the signal stays an exchange.
-        assert "ld.global.gpu.acquire" in asm and "atom.global.gpu.release.exch" in asm
+        # The acquire poll (add 0) becomes ld.acquire; a tree's signal stays an
+        # exchange, a linear one is a count whose old value nobody reads (red).
+        signal = (
+            "red.global.gpu.release.add"
+            if reduction == "linear"
+            else "atom.global.gpu.release.exch"
+        )
+        assert "ld.global.gpu.acquire" in asm and signal in asm
     assert has_atomic == needs_atomic, (kind, reduction, target)
 
 

@@ -20,9 +20,9 @@ Schedules (``kind``):
 * ``stream-k``: whole tiles first (data-parallel over ``P`` programs), then
   the leftover tiles' iterations split evenly over the ``P`` programs
   (:func:`stream_k_partition`); partials combine by ``atomic`` add into C,
-  by a ``linear`` fix-up (the tile's owner adds the other programs' fp32
-  partials in ascending program order) or a ``tree`` (pairwise, fixed
-  order). Both fix-ups are deterministic for a fixed ``P``.
+  by a ``linear`` fix-up (the tile's owner, its last contributor, adds the
+  other programs' fp32 partials in descending program order) or a ``tree``
+  (pairwise, fixed order). Both fix-ups are deterministic for a fixed ``P``.
 
 Every kind visits tiles in GROUP_M order (:func:`tile_coords`).
 """
@@ -309,12 +309,12 @@ class StreamKPartition:
                 t += s.k_end - s.k_begin
                 if s.whole or reduction == "atomic":
                     continue
-                if reduction == "linear":
+                if reduction == "linear":  # one wait for the count, then the adds
+                    others = self.contributors(s.tile)[1:]
                     if not s.owner:
                         published[p] = t
-                    else:
-                        for other in self.contributors(s.tile)[1:]:
-                            t = max(t, published[other]) + add_cost
+                    elif others:
+                        t = max(t, *(published[o] for o in others)) + add_cost * len(others)
                     continue
                 for level in self.tree_steps(s.tile):
                     pair = next((pair for pair in level if p in pair), None)
@@ -487,7 +487,9 @@ class WorkspaceLayout:
     Two buffers, as the kernel takes them. ``sync`` (i32): ``num_counters``
     counters (one per chiplet) from ``counter_offset``, ``counter_stride``
     apart, then ``num_flags`` flags (one per program) from ``flag_offset``,
-    ``flag_stride`` apart; ``sync_elements`` in all. ``partials`` (f32): one
+    ``flag_stride`` apart; ``sync_elements`` in all. A flag is the count of
+    published partials of the tile its program owns (linear) or whether its
+    program's partial is published (tree). ``partials`` (f32): one
     ``block_m x block_n`` row-major tile (rows ``partial_ld`` apart) per
     program, ``partial_stride`` apart; ``partial_elements`` in all. Offsets
     and strides do not depend on the program count (the kernel reads that at

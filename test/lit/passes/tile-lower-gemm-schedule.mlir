@@ -99,7 +99,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
-// Stream-K, linear: the owner waits (acquire) and adds lower programs' fp32 partials in a fixed order; others publish (store, then release).
+// Stream-K, linear: the others publish (store, then a release add to the owner's count); the owner waits once for the count (acquire), then adds their fp32 partials in a fixed order with no wait between loads.
 // Stream-K tiles are visited last to first (unit u - n_dp is tile last - (u - n_dp)): the published partial comes before the owned tile's wait.
 #acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
@@ -114,15 +114,20 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     // CHECK-NEXT: %[[TL:.*]] = arith.subi %[[LAST]], %[[SEG]] : i32
     // CHECK: arith.muli %[[TL]], %{{.*}} : i32
     // CHECK: scf.if %{{.*}} {
-    // CHECK: %[[FIX:.*]] = scf.for %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}) -> (tensor<32x32xf32
+    // CHECK: %[[ANY:.*]] = arith.cmpi sgt, %[[OTHERS:.*]], %c0_i32{{.*}} : i32
+    // CHECK: scf.if %[[ANY]] {
     // CHECK: scf.while : () -> () {
-    // CHECK: "tile.atomic_rmw"(%arg5, %{{.*}}, %c0_i32{{.*}}) {kind = "add", scope = "gpu", sem = "acquire"}
+    // CHECK: %[[COUNT:.*]] = "tile.atomic_rmw"(%arg5, %{{.*}}, %c0_i32{{.*}}) {kind = "add", scope = "gpu", sem = "acquire"}
+    // CHECK: %[[SHORT:.*]] = arith.cmpi slt, %[[COUNT]], %[[OTHERS]] : i32
+    // CHECK: scf.condition(%[[SHORT]])
+    // CHECK: %[[FIX:.*]] = scf.for %{{.*}} to %[[OTHERS]] step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}) -> (tensor<32x32xf32
+    // CHECK-NOT: tile.atomic_rmw
     // CHECK: %[[PART:.*]] = "tile.load_block"(%arg6
     // CHECK: arith.addf %[[SUM]], %[[PART]]
     // CHECK: "tile.store_block"(%arg3
     // CHECK: } else {
     // CHECK: "tile.store_block"(%arg6
-    // CHECK: "tile.atomic_rmw"(%arg5, %{{.*}}, %c1_i32{{.*}}) {kind = "xchg", scope = "gpu", sem = "release"}
+    // CHECK: "tile.atomic_rmw"(%arg5, %{{.*}}, %c1_i32{{.*}}) {kind = "add", scope = "gpu", sem = "release"}
     "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %s, %p) ({
     ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
       %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>

@@ -1,5 +1,5 @@
 // Stream-K schedules whose body records the work it is given, for
-// test_stream_k_order.py: each call of the body appends (m_off, n_off,
+// test_stream_k_fixup_model.py: each call of the body appends (m_off, n_off,
 // k_off, k_end) to its program's log (slot pid * 128: a count, then four
 // i32 per call) and yields zeros. The lowered schedule must visit the
 // segments of gemm_opt.core.schedules.StreamKPartition.segments in order.
