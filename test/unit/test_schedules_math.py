@@ -155,9 +155,14 @@ def test_fixup_waits_never_outlast_the_busiest_program(tiles: int, ipt: int, pro
 @pytest.mark.parametrize(
     ("tiles", "ipt", "programs", "contributors", "chain"),
     [
-        (64, 128, 264, (4, 6), 496),  # 512x512x8192 in 64x64x64 tiles, 2 programs per SM
+        # the grids the fix-ups were measured at (2 programs per SM at 64x64, 1 at
+        # 64x128), and the atomic kernels' (3 and 2), which the fix-ups now get
+        (64, 128, 264, (4, 6), 496),  # 512x512x8192 in 64x64x64 tiles
+        (64, 128, 396, (7, 8), 231),
         (64, 112, 264, (4, 6), 378),  # 16x4096x7168 in 64x64x64 tiles
-        (112, 32, 132, (2, 3), 378),  # 128x7168x2048 in 64x128x64 tiles, 1 program per SM
+        (64, 112, 396, (6, 8), 90),
+        (112, 32, 132, (2, 3), 378),  # 128x7168x2048 in 64x128x64 tiles
+        (112, 32, 264, (3, 4), 91),
     ],
 )
 def test_fixup_critical_path_of_the_h100_shapes(tiles, ipt, programs, contributors, chain) -> None:
