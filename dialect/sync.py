@@ -8,7 +8,8 @@ and an element-wise atomic add of a register block into global memory
 themselves: ``release`` orders the program's earlier global writes before
 the atomic, ``acquire`` its later reads after it (there is no separate fence
 op). A flag wait is a loop on ``atomic_rmw add 0 acquire``; a flag signal is
-``atomic_rmw xchg 1 release``.
+``atomic_rmw xchg 1 release``, or ``add 1 release`` where one flag counts
+several signals (stream-K's linear fix-up: the owner waits for the count).
 """
 
 from typing import Any
