@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Stream-K's linear and tree fix-ups next to atomic stream-K and cuBLAS on the local NVIDIA GPU.
+
+For each shape, reduction, grid and configuration this prints the GPU time
+per call (20 calls in a CUDA graph, median of 20 replays, warm L2: the
+kernels' own cost, as ``host_path.py`` measures it), whether five runs give
+C bit for bit (linear and tree must), the largest error against float64
+relative to ``|A| @ |B|``, and what the host partition says of the grid:
+programs, contributors per split tile and the fix-up's critical path in K
+iterations (:meth:`gemm_opt.core.schedules.StreamKPartition.critical_path`,
+one added partial counted as one iteration).
+
+Grids: ``resident`` (the default: SMs x occupancy) and ``sm`` (one program
+per SM: fewer contributors per tile, fewer partials to add). Configurations:
+the shape class's (``class``, what ``config=None`` runs) and ``mid``
+(128x128 tiles: half the operand traffic per flop of 64x64, fewer tiles).
+
+    PYTHONPATH=python python3 benchmarks/h100/stream_k_fixups.py [--out FILE]
+
+Needs only torch and the bundles (``python -m gemm_opt.kernels.build_bundles
+--target cuda:90``). Exit 2 without a GPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from host_path import graph_us
+
+from gemm_opt.core import schedules as S
+
+SHAPES = ((512, 512, 8192), (16, 4096, 7168), (128, 7168, 2048))
+REDUCTIONS = ("atomic", "linear", "tree")
+GRIDS = ("resident", "sm")
+CONFIGS = ("class", "mid")
+REPEATS = 5  # runs compared bit for bit
+
+
+@dataclass(frozen=True)
+class Case:
+    m: int
+    n: int
+    k: int
+    reduction: str
+    grid: str
+    config: str
+
+    def config_name(self, sms: int) -> str:
+        """The :data:`~gemm_opt.core.schedules.GPU_CONFIGS` entry the case runs."""
+        if self.config != "class":
+            return self.config
+        return S.gpu_config_name(self.m, self.n, sms=sms, reduction=self.reduction)
+
+
+def cases() -> list[Case]:
+    return [
+        Case(m, n, k, red, grid, cfg)
+        for m, n, k in SHAPES
+        for cfg in CONFIGS
+        for red in REDUCTIONS
+        for grid in GRIDS
+    ]
+
+
+def partition_facts(case: Case, cfg: S.GemmConfig, programs: int) -> str:
+    """Contributors per split tile and the fix-up's critical path (model, K iterations:
+    with an added partial costing one iteration, and the busiest program's work)."""
+    tiles = S.tile_count(case.m, case.n, cfg.block_m, cfg.block_n)
+    part = S.stream_k_partition(tiles, S.iters_per_tile(case.k, cfg.block_k), programs)
+    split = [len(part.contributors(t)) for t in range(part.dp_tiles, tiles)]
+    spread = f"{min(split)}-{max(split)}" if split else "-"
+    path, work = part.critical_path(case.reduction, 1.0), part.critical_path(case.reduction)
+    return f"tiles {tiles:4d}  contributors {spread:>5}  path {path:4.0f} of work {work:4.0f}"
+
+
+def run_case(torch: Any, case: Case, a: Any, b: Any, ref: Any, mag: Any, say: Any) -> None:
+    import gemm_opt
+    from gemm_opt import api
+    from gemm_opt.runtime import gemm as rt
+
+    sms = rt.sm_count(torch, a.device)
+    name = case.config_name(sms)
+    cfg = S.GPU_CONFIGS[name]
+    kw = dict(schedule="stream-k", reduction=case.reduction, config=cfg,
+              num_programs=sms if case.grid == "sm" else None)  # fmt: skip
+    first = gemm_opt.matmul(a, b, **kw)
+    same = all(torch.equal(first, gemm_opt.matmul(a, b, **kw)) for _ in range(REPEATS - 1))
+    err = ((first.double() - ref).abs() / mag.clamp_min(1e-30)).max().item()
+    us = graph_us(torch, lambda: gemm_opt.matmul(a, b, **kw))
+    call = api._matmul_call(a, b, num_xcds=1, out=None, seed=None, **kw)
+    programs = call.num_programs or rt.resident_programs(call.spec, a.device)
+    say(
+        f"{case.m}x{case.n}x{case.k:<5} {name:>6} {case.reduction:>6} {case.grid:>8} "
+        f"P {programs:4d}  {us:7.1f} us  bitwise {'yes' if same else 'NO '}  "
+        f"err {err:.1e}  {partition_facts(case, cfg, programs)}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, help="also write the report here")
+    args = p.parse_args(argv)
+    try:
+        import torch
+    except ImportError:
+        print("stream_k_fixups: error: needs torch", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("stream_k_fixups: error: no CUDA GPU", file=sys.stderr)
+        return 2
+    lines: list[str] = []
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+        lines.append(text)
+
+    say(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, bf16, GPU us per call")
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    for m, n, k in SHAPES:
+        a = torch.randn(m, k, device="cuda", generator=gen).to(torch.bfloat16)
+        b = torch.randn(k, n, device="cuda", generator=gen).to(torch.bfloat16)
+        ref = a.double() @ b.double()
+        mag = a.double().abs() @ b.double().abs()
+        cublas = graph_us(torch, lambda a=a, b=b: torch.matmul(a, b))
+        say(f"== {m}x{n}x{k}: torch.matmul {cublas:.1f} us")
+        for case in cases():
+            if (case.m, case.n, case.k) == (m, n, k):
+                run_case(torch, case, a, b, ref, mag, say)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""``benchmarks/h100/stream_k_fixups.py`` where there is no GPU: its cases and failures.
+
+The script runs on the GPU machine with only torch and the bundles; here it
+must import, name only kernels the bundles hold (a missing one would stop
+the run there), describe each grid from the host partition, and exit 2
+without a GPU.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from support.scripts import load_script
+
+from gemm_opt.core import schedules as S
+from gemm_opt.kernels.build_bundles import bundle_specs
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "h100" / "stream_k_fixups.py"
+H100_SMS = 132
+
+
+def test_every_case_runs_a_bundled_kernel():
+    bench = load_script(SCRIPT, "bench_stream_k_fixups")
+    bundled = {(s.reduction, s.dtype, s.block_m, s.block_n, s.block_k, s.num_warps)
+               for s in bundle_specs(("bf16",)) if s.kind == "stream-k"}  # fmt: skip
+    cases = bench.cases()
+    assert len(cases) == len(bench.SHAPES) * 3 * 2 * 2
+    for case in cases:
+        cfg = S.GPU_CONFIGS[case.config_name(H100_SMS)]
+        key = (case.reduction, "bf16", cfg.block_m, cfg.block_n, cfg.block_k, cfg.num_warps)
+        assert key in bundled, case
+
+
+def test_partition_facts_name_contributors_and_the_critical_path():
+    bench = load_script(SCRIPT, "bench_stream_k_fixups")
+    case = bench.Case(512, 512, 8192, "linear", "resident", "class")
+    assert case.config_name(H100_SMS) == "small"
+    facts = bench.partition_facts(case, S.GPU_CONFIGS["small"], 396)
+    # 64 tiles of 128 iterations over 396 programs: 20 or 21 each, 7-8 per tile
+    assert facts.split() == ["tiles", "64", "contributors", "7-8", "path", "28", "of", "work", "21"]
+
+
+def test_without_a_gpu_it_exits_2():
+    env = {"PYTHONPATH": str(SCRIPT.parents[2] / "python"), "PATH": "/usr/bin:/bin"}
+    r = subprocess.run(
+        [sys.executable, str(SCRIPT)], capture_output=True, text=True, check=False, env=env
+    )
+    assert r.returncode == 2
+    assert "stream_k_fixups: error: no CUDA GPU" in r.stderr
