@@ -35,6 +35,9 @@ DTYPES = ("float16", "bfloat16")
 UNIT_ROUNDOFF = {"float16": 2.0**-11, "bfloat16": 2.0**-8}
 #: Bytes written between samples to push the operands out of L2 (50 MB on H100).
 FLUSH_BYTES = 256 * 1024 * 1024
+#: GPU cycles each sample waits after the flush (about 0.3 ms at the H100's clocks):
+#: time for the host to launch the timed call before the GPU reaches it.
+HOST_SLACK_CYCLES = 500_000
 #: H100 SM resources (for the occupancy estimate from a kernel's attributes).
 SM_REGISTERS = 65536
 SM_SHARED_BYTES = 228 * 1024
@@ -144,15 +147,25 @@ def check_output(c: Any, ref: Any, dtype_name: str) -> dict[str, Any]:
 
 
 class Flusher:
-    """Writes :data:`FLUSH_BYTES` so that no operand is left in L2 before a sample."""
+    """Writes :data:`FLUSH_BYTES` so that no operand is left in L2 before a sample,
+    then keeps the GPU busy for :data:`HOST_SLACK_CYCLES` more.
+
+    The spin puts the host's cost of launching the timed call off the clock: a
+    sample measures the kernels' GPU time, whatever Python the call runs first
+    (the host cost per call is ``host_path.py``'s measurement, not these
+    samples'). Without it a call whose host path outlasts the flush (about 80 us)
+    would time the host, by different amounts for different schedules.
+    """
 
     def __init__(self) -> None:
         import torch
 
+        self.torch = torch
         self.buf = torch.empty(FLUSH_BYTES, dtype=torch.int8, device="cuda")
 
     def __call__(self) -> None:
         self.buf.zero_()
+        self.torch.cuda._sleep(HOST_SLACK_CYCLES)
 
 
 def open_bundle(path: Path, fail: Callable[[str], NoReturn]) -> tuple[Any, dict[str, Any]]:
@@ -215,7 +228,8 @@ def launch_options(kernel: Any, m: int, n: int, device: int = 0) -> dict[str, An
 
 
 def bench(fns: dict[str, Any], reps: int, warmup: int, flush: Flusher) -> dict[str, dict]:
-    """Interleaved samples: each one call between CUDA events, right after an L2 flush.
+    """Interleaved samples: each one call between CUDA events, right after an L2 flush
+    and a GPU spin (:class:`Flusher`).
 
     Every round runs each function once, in alternating order, so drift in
     clocks or temperature hits all of them alike. Returns median, min and

@@ -327,7 +327,8 @@ def report(results: dict[str, dict[str, Any]], provenance: dict[str, Any]) -> st
         f"# Tuned schedules on {provenance['gpu']} ({provenance['date']})",
         "",
         f"`{provenance['command']}`; torch {provenance['torch']}, CUDA {provenance['cuda']}, "
-        f"kernels {provenance['compiled_with']}. Median of interleaved samples after an L2 flush. "
+        f"kernels {provenance['compiled_with']}. Median of interleaved samples after an L2 flush "
+        "and a 0.3 ms GPU spin (the host's launch cost off the clock). "
         "*best fixed*: the fastest schedule with the default config (`schedule=` without "
         "`config=`); auto is the table's choice on the problem it was tuned on.",
         "",
