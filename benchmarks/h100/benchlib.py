@@ -278,3 +278,64 @@ def occupancy(attrs: dict[str, int], num_warps: int) -> dict[str, int]:
     limits = {"registers": by_regs, "shared": by_shared, "warps": by_warps, "ctas": SM_MAX_CTAS}
     cause = min(limits, key=lambda key: limits[key])
     return {"ctas_per_sm": limits[cause], "limited_by": cause}  # type: ignore[dict-item]
+
+
+# ---- GPU scripts' plumbing -------------------------------------------------------------
+
+
+def cuda_torch(prog: str) -> Any | None:
+    """torch, when it is installed and sees a CUDA GPU; else None, after saying which
+    is missing (``prog: error: ...`` on stderr; the script exits 2)."""
+    try:
+        import torch
+    except ImportError:
+        print(f"{prog}: error: needs torch", file=sys.stderr)
+        return None
+    if not torch.cuda.is_available():
+        print(f"{prog}: error: no CUDA GPU", file=sys.stderr)
+        return None
+    return torch
+
+
+class Report:
+    """A script's report: each line printed as it comes, all of them written to a file
+    at the end (:meth:`write`)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, text: str) -> None:
+        print(text, flush=True)
+        self.lines.append(text)
+
+    def write(self, out: Path | None) -> None:
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text("\n".join(self.lines) + "\n")
+
+
+def graph_us(torch: Any, fn: Callable[[], Any], calls: int = 20, replays: int = 20) -> float:
+    """GPU microseconds per call of ``fn`` with no host in the way: ``calls`` calls
+    captured in one CUDA graph (after 3 warm-up calls on a side stream), median of
+    ``replays`` replays (warm L2)."""
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            fn()
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(calls):
+            fn()
+    g.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(replays):
+        e0 = torch.cuda.Event(enable_timing=True)
+        e1 = torch.cuda.Event(enable_timing=True)
+        e0.record()
+        g.replay()
+        e1.record()
+        torch.cuda.synchronize()
+        times.append(e0.elapsed_time(e1) * 1000 / calls)
+    return statistics.median(times)

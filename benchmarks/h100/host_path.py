@@ -32,11 +32,13 @@ from __future__ import annotations
 
 import argparse
 import functools
-import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib
 
 SHAPES = ((512, 512, 8192), (16, 4096, 7168), (128, 7168, 2048), (64, 64, 64))
 SCHEDULES = (("data-parallel", None), ("persistent", None), ("stream-k", "atomic"),
@@ -58,32 +60,6 @@ def per_call_us(torch: Any, fn: Any, calls: int, batch: int = 200) -> float:
             total += time.perf_counter() - t0
         best = min(best, total / (max(calls // batch, 1) * batch))
     return best * 1e6
-
-
-def graph_us(torch: Any, fn: Any, calls: int = 20, replays: int = 20) -> float:
-    """GPU microseconds per call of ``fn``: ``calls`` calls in one CUDA graph, median of
-    ``replays`` replays."""
-    side = torch.cuda.Stream()
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            fn()
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(calls):
-            fn()
-    g.replay()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(replays):
-        e0 = torch.cuda.Event(enable_timing=True)
-        e1 = torch.cuda.Event(enable_timing=True)
-        e0.record()
-        g.replay()
-        e1.record()
-        torch.cuda.synchronize()
-        times.append(e0.elapsed_time(e1) * 1000 / calls)
-    return statistics.median(times)
 
 
 def one_shape(torch: Any, m: int, n: int, k: int, calls: int, say: Any) -> None:
@@ -126,7 +102,7 @@ def one_shape(torch: Any, m: int, n: int, k: int, calls: int, say: Any) -> None:
         say(f"{label:>22}  {host}")
         gpu[label] = eager
     say("  GPU (CUDA graph): " + ", ".join(
-        f"{name} {graph_us(torch, fn):.1f}" for name, fn in gpu.items()))  # fmt: skip
+        f"{name} {benchlib.graph_us(torch, fn):.1f}" for name, fn in gpu.items()))  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,26 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calls", type=int, default=2000)
     p.add_argument("--out", type=Path, help="also write the report here")
     args = p.parse_args(argv)
-    try:
-        import torch
-    except ImportError:
-        print("host_path: error: needs torch", file=sys.stderr)
+    torch = benchlib.cuda_torch("host_path")
+    if torch is None:
         return 2
-    if not torch.cuda.is_available():
-        print("host_path: error: no CUDA GPU", file=sys.stderr)
-        return 2
-    lines: list[str] = []
-
-    def say(text: str) -> None:
-        print(text, flush=True)
-        lines.append(text)
-
+    say = benchlib.Report()
     say(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, bf16, us per call")
     for m, n, k in SHAPES:
         one_shape(torch, m, n, k, args.calls, say)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text("\n".join(lines) + "\n")
+    say.write(args.out)
     return 0
 
 

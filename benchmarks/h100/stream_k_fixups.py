@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from host_path import graph_us
+import benchlib
+from benchlib import graph_us
 
 from gemm_opt.core import schedules as S
 
@@ -105,20 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, help="also write the report here")
     args = p.parse_args(argv)
-    try:
-        import torch
-    except ImportError:
-        print("stream_k_fixups: error: needs torch", file=sys.stderr)
+    torch = benchlib.cuda_torch("stream_k_fixups")
+    if torch is None:
         return 2
-    if not torch.cuda.is_available():
-        print("stream_k_fixups: error: no CUDA GPU", file=sys.stderr)
-        return 2
-    lines: list[str] = []
-
-    def say(text: str) -> None:
-        print(text, flush=True)
-        lines.append(text)
-
+    say = benchlib.Report()
     say(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, bf16, GPU us per call")
     gen = torch.Generator(device="cuda").manual_seed(0)
     for m, n, k in SHAPES:
@@ -131,9 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         for case in cases():
             if (case.m, case.n, case.k) == (m, n, k):
                 run_case(torch, case, a, b, ref, mag, say)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text("\n".join(lines) + "\n")
+    say.write(args.out)
     return 0
 
 

@@ -5,7 +5,8 @@ copies, waits, loops and branches); they name the pieces here rather than
 print them: :func:`kernel` makes a module with one function and an insertion
 point before its return, :func:`copy`, :func:`fused_copy` and :func:`wait`
 make the TDM ops with their attributes, :func:`for_loop` and :func:`region`
-fill ``scf`` regions. The fuzzer's generator (:mod:`support.fuzz.generate`)
+fill ``scf`` regions; :func:`ops_named` finds ops and :func:`after_passes`
+runs passes on a copy. The fuzzer's generator (:mod:`support.fuzz.generate`)
 builds its modules the same way and shares :func:`i32_attr`.
 
 Every helper builds at the current insertion point and location (``with
@@ -19,6 +20,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from gemm_opt import dialect
 from gemm_opt.core.contract import (
     NUM_WARPS,
     TARGET,
@@ -27,7 +29,9 @@ from gemm_opt.core.contract import (
     WARP_USED_HINTS,
 )
 from gemm_opt.core.ext_compat import arith, func, ir, scf
+from gemm_opt.core.pipeline import Registry, build_pass_manager
 from gemm_opt.dialect import tile
+from gemm_opt.passes import PASSES
 
 
 def i32_attr(value: int) -> ir.Attribute:
@@ -166,3 +170,28 @@ __all__ = [
     "shared_type",
     "wait",
 ]
+
+
+def ops_named(module: ir.Module, name: str) -> list[ir.Operation]:
+    """Every op called ``name`` in ``module``, in pre-order."""
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == name:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def after_passes(module: ir.Module, passes: Sequence[str]) -> ir.Module:
+    """A copy of ``module`` (in a fresh context) after ``passes`` of the registry, each
+    verified by the pass manager; ``module`` itself is left as it is."""
+    text = module.operation.get_asm(print_generic_op_form=True)
+    with dialect.make_context():
+        copy = ir.Module.parse(text)
+        if passes:
+            pm = build_pass_manager(f"builtin.module({','.join(passes)})", Registry(passes=PASSES))
+            pm.run(copy.operation)
+    return copy

@@ -20,14 +20,12 @@ from typing import Any
 import numpy as np
 import pytest
 from support.scripts import load_script
+from support.tile_build import after_passes, ops_named
 
-from gemm_opt import dialect
 from gemm_opt.core.ext_compat import ir
-from gemm_opt.core.pipeline import Registry, build_pass_manager
 from gemm_opt.lowering import pipelines
 from gemm_opt.lowering.compile import compile_tile_module, lower_tile_module
 from gemm_opt.model.interpreter import ModelError, run_gemm
-from gemm_opt.passes import PASSES
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks" / "h100"
@@ -67,16 +65,6 @@ def _small(example: Any, target: str, persistent: bool, **constexprs: Any) -> ir
     )
 
 
-def _run_passes(module: ir.Module, passes: list[str]) -> ir.Module:
-    text = module.operation.get_asm(print_generic_op_form=True)
-    with dialect.make_context():
-        copy = ir.Module.parse(text)
-        if passes:
-            pm = build_pass_manager(f"builtin.module({','.join(passes)})", Registry(passes=PASSES))
-            pm.run(copy.operation)
-    return copy
-
-
 def _check(module: Any, persistent: bool, cases=CASES) -> None:
     for (m, n, k), programs in cases:
         rng = np.random.default_rng(m + n + k + programs)
@@ -87,26 +75,14 @@ def _check(module: Any, persistent: bool, cases=CASES) -> None:
         np.testing.assert_array_equal(run_gemm(module, a, b, grid=grid), ref)
 
 
-def _ops(module: ir.Module, name: str) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == name:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
 @pytest.mark.parametrize("persistent", [False, True])
 @pytest.mark.parametrize("target", ["cuda:90", "gfx1250"])
 def test_equals_numpy_before_and_after_every_pass(example, target: str, persistent: bool) -> None:
     module = _small(example, target, persistent, NUM_BUFFERS=3, GROUP_M=2, PROLOGUE_PRED=False)
-    assert len(_ops(module, STORE)) == 1 and not _ops(module, "tile.store_block")
+    assert len(ops_named(module, STORE)) == 1 and not ops_named(module, "tile.store_block")
     passes = pipelines.tile_passes(target)
     for i in range(len(passes) + 1):
-        _check(_run_passes(module, passes[:i]), persistent)
+        _check(after_passes(module, passes[:i]), persistent)
 
 
 @pytest.mark.parametrize("persistent", [False, True])
@@ -121,8 +97,8 @@ def test_writing_the_c_buffer_under_a_store_in_flight_is_a_race(example) -> None
     """The persistent epilogue waits for the previous tile's store before it
     writes the C buffer again; a wait that leaves the store in flight is a
     race the model reports (three tiles of one K step each per program)."""
-    module = _run_passes(_small(example, "cuda:90", True, NUM_BUFFERS=3), ["tile-pipeline-mma"])
-    (wait,) = [w for w in _ops(module, "tile.async_tdm_wait") if w.parent.name == "scf.if"]
+    module = after_passes(_small(example, "cuda:90", True, NUM_BUFFERS=3), ["tile-pipeline-mma"])
+    (wait,) = [w for w in ops_named(module, "tile.async_tdm_wait") if w.parent.name == "scf.if"]
     with wait.context:
         wait.attributes["num"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 100)
     with pytest.raises(ModelError, match="write of shared memory an in-flight TDM store reads"):

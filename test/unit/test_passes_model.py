@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from support import tile_build as tb
+from support.tile_build import ops_named
 
 from gemm_opt import dialect
 from gemm_opt.core.ext_compat import arith, ir
@@ -57,18 +58,6 @@ def run_pipeline(ctx: ir.Context, module: ir.Module | str, passes: str) -> ir.Mo
     pm = build_pass_manager(f"builtin.module({passes})", Registry(passes=PASSES))
     pm.run(module.operation)  # verifies the module after each pass
     return module
-
-
-def ops_named(module: ir.Module, name: str) -> list[ir.Operation]:
-    found = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == name:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
 
 
 def block(shape: tuple[int, ...], layout: PaddedShared = PY_LAYOUT_2D) -> ir.RankedTensorType:

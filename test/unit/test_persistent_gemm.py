@@ -21,15 +21,13 @@ from typing import Any
 import numpy as np
 import pytest
 from support.scripts import load_script
+from support.tile_build import after_passes, ops_named
 
 import gemm_opt.language as tl
-from gemm_opt import dialect
 from gemm_opt.core.ext_compat import ir
-from gemm_opt.core.pipeline import Registry, build_pass_manager
 from gemm_opt.lowering import pipelines
 from gemm_opt.lowering.compile import compile_tile_module, lower_tile_module
 from gemm_opt.model.interpreter import ModelError, run_gemm
-from gemm_opt.passes import PASSES
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks" / "h100"
@@ -73,17 +71,6 @@ def _small(example: Any, target: str, **constexprs: Any) -> ir.Module:
     )
 
 
-def _run_passes(module: ir.Module, passes: list[str]) -> ir.Module:
-    """A copy of ``module`` after ``passes`` (verified after each)."""
-    text = module.operation.get_asm(print_generic_op_form=True)
-    with dialect.make_context():
-        copy = ir.Module.parse(text)
-        if passes:
-            pm = build_pass_manager(f"builtin.module({','.join(passes)})", Registry(passes=PASSES))
-            pm.run(copy.operation)
-    return copy
-
-
 def _operands(m: int, n: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Small integers: every product and sum is exact in fp16 inputs / fp32 sums."""
     rng = np.random.default_rng(seed)
@@ -101,18 +88,6 @@ def _check(module: ir.Module, cases=CASES) -> None:
         np.testing.assert_array_equal(run_gemm(module, a, b, grid=(programs, 1, 1)), ref)
 
 
-def _ops(module: ir.Module, name: str) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == name:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
-
-
 def _num(op: ir.Operation) -> int:
     return ir.IntegerAttr(op.attributes["num"]).value
 
@@ -125,7 +100,7 @@ def test_equals_numpy_before_and_after_every_pass(example, target: str) -> None:
     module = _small(example, target, NUM_BUFFERS=3, GROUP_M=2, PROLOGUE_PRED=False)
     passes = pipelines.tile_passes(target)
     for i in range(len(passes) + 1):
-        _check(_run_passes(module, passes[:i]))
+        _check(after_passes(module, passes[:i]))
 
 
 @pytest.mark.parametrize("stages", [2, 3, 4])
@@ -135,14 +110,14 @@ def test_pipelined_equals_numpy(example, stages: int, group_m: int, prologue_pre
     module = _small(
         example, "cuda:90", NUM_BUFFERS=stages, GROUP_M=group_m, PROLOGUE_PRED=prologue_pred
     )
-    after = _run_passes(module, ["tile-pipeline-mma"])
-    assert len(_ops(after, "tile.async_wmma")) == 1 and not _ops(after, "tile.wmma")
+    after = after_passes(module, ["tile-pipeline-mma"])
+    assert len(ops_named(after, "tile.async_wmma")) == 1 and not ops_named(after, "tile.wmma")
     # In the loop: one in flight; in the epilogue: none; after the loop: none.
-    waits = _ops(after, WAIT)
+    waits = ops_named(after, WAIT)
     assert [_num(w) for w in waits] == [1, 0, 0]
     assert waits[1].parent.name == "scf.if"
     # The loop's copies now come after its copy wait.
-    assert [_num(w) for w in _ops(after, "tile.async_tdm_wait")] == [2 * (stages - 2), 0]
+    assert [_num(w) for w in ops_named(after, "tile.async_tdm_wait")] == [2 * (stages - 2), 0]
     _check(module)
     _check(after)
 
@@ -157,8 +132,8 @@ def test_tma_hand_off_tile_ir_equals_numpy(example) -> None:
 
 
 def test_epilogue_reading_an_inflight_result_is_an_error(example) -> None:
-    after = _run_passes(_small(example, "cuda:90", NUM_BUFFERS=3), ["tile-pipeline-mma"])
-    epilogue_wait = _ops(after, WAIT)[1]
+    after = after_passes(_small(example, "cuda:90", NUM_BUFFERS=3), ["tile-pipeline-mma"])
+    epilogue_wait = ops_named(after, WAIT)[1]
     with epilogue_wait.context:
         epilogue_wait.attributes["num"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1)
     with pytest.raises(ModelError, match="while the MMA is still in flight"):
@@ -166,8 +141,8 @@ def test_epilogue_reading_an_inflight_result_is_an_error(example) -> None:
 
 
 def test_copy_into_a_buffer_an_inflight_mma_reads_is_a_race(example) -> None:
-    after = _run_passes(_small(example, "cuda:90"), ["tile-pipeline-mma"])
-    loop_wait = _ops(after, WAIT)[0]
+    after = after_passes(_small(example, "cuda:90"), ["tile-pipeline-mma"])
+    loop_wait = ops_named(after, WAIT)[0]
     with loop_wait.context:
         loop_wait.attributes["num"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 2)
     with pytest.raises(ModelError, match="write of shared memory an in-flight MMA reads"):

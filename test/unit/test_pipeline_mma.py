@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 from support.scripts import load_script
+from support.tile_build import ops_named
 
 from gemm_opt import dialect
 from gemm_opt.core.ext_compat import ir
@@ -60,18 +61,6 @@ def pipelined(module: ir.Module) -> ir.Module:
         pm = build_pass_manager("builtin.module(tile-pipeline-mma)", Registry(passes=PASSES))
         pm.run(copy.operation)  # verifies the result
     return copy
-
-
-def ops_named(module: ir.Module, name: str) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        if op.name == name:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
 
 
 def operands(m: int, n: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
