@@ -21,7 +21,12 @@ from gemm_opt.runtime import Bundle, read_bundle
 from gemm_opt.runtime import gemm as rt
 
 BASE = S.KernelSpec("stream-k", "linear", "none", "fp16", 64, 64, 32, 4, 4, None)
-TOOLS = {"triton": "3.9.0", "gemm_opt": "0.1.0", "bundle_format": "gemm-opt-bundle/1"}
+TOOLS = {
+    "triton": "3.9.0",
+    "gemm_opt": "0.1.0",
+    "gemm_opt_source": "0" * 64,
+    "bundle_format": "gemm-opt-bundle/1",
+}
 
 
 # ---- keys ------------------------------------------------------------------------------
@@ -296,3 +301,26 @@ def test_an_unwritable_cache_warns_and_keeps_the_kernel(builds, tmp_path: Path) 
         kernel = D.load_or_build(BASE, "cuda:90", root)
     assert kernel.name == BASE.name and len(builds) == 1
     assert D.load_or_build(BASE, "cuda:90", root) is kernel  # memory
+
+
+def test_an_edited_compiler_source_changes_every_key(monkeypatch, tmp_path: Path) -> None:
+    """The same version string with other sources (a checkout, an edited pass) gives
+    other keys: a kernel built by one compiler is never served to another."""
+    import gemm_opt
+
+    pkg = tmp_path / "gemm_opt"
+    (pkg / "passes").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "passes" / "p.py").write_text("X = 1\n")
+    monkeypatch.setattr(gemm_opt, "__file__", str(pkg / "__init__.py"))
+    spec = S.KernelSpec("persistent", None, "none", "fp16", 128, 128, 64, 8, 8, None)
+    D.source_fingerprint.cache_clear()
+    try:
+        before = D.source_fingerprint(), D.cache_key(spec, "cuda:90")
+        (pkg / "passes" / "p.py").write_text("X = 2\n")
+        D.source_fingerprint.cache_clear()
+        after = D.source_fingerprint(), D.cache_key(spec, "cuda:90")
+        assert before[0] != after[0] and before[1] != after[1]
+        assert D.versions()["gemm_opt_source"] == after[0]
+    finally:
+        D.source_fingerprint.cache_clear()

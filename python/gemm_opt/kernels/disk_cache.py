@@ -12,8 +12,9 @@ the compiler is installed, and kept:
 The key (:func:`cache_key`) hashes everything that changes the binary: the
 target, every field of the :class:`~gemm_opt.core.schedules.KernelSpec`
 (dtype, block shape, GROUP_M, warps, stages, schedule, reduction, grouped
-form, trans_b, alignment, chiplets), the Triton and gemm-opt versions and
-the bundle format version. Entries are written atomically (a temporary file
+form, trans_b, alignment, chiplets), the Triton and gemm-opt versions, a
+fingerprint of gemm-opt's sources (:func:`source_fingerprint`) and the
+bundle format version. Entries are written atomically (a temporary file
 in the same folder, then ``os.replace``), so processes filling the cache at
 once never see half a file and leave one valid entry; an unreadable or
 mismatched entry is rebuilt and replaced.
@@ -25,6 +26,7 @@ a missing kernel is :class:`~gemm_opt.runtime.gemm.KernelMissing`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -66,11 +68,30 @@ def triton_version() -> str | None:
         return None
 
 
+@functools.cache
+def source_fingerprint() -> str:
+    """SHA-256 of the gemm_opt package's Python sources (relative path and bytes of
+    each ``.py`` file, in order), once per process.
+
+    The version string does not change while the compiler's code does (a
+    checkout between two commits, an edited pass), and a kernel built by one
+    compiler must not be served to another: the fingerprint keys the entries
+    too.
+    """
+    root = Path(gemm_opt.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def versions() -> dict[str, str]:
-    """The tool versions in every key."""
+    """The tool versions in every key (the compiler's by version and by source)."""
     return {
         "triton": triton_version() or "none",
         "gemm_opt": gemm_opt.__version__,
+        "gemm_opt_source": source_fingerprint(),
         "bundle_format": f"{B.FORMAT}/{B.VERSION}",
     }
 
