@@ -12,8 +12,9 @@ parts, with CPU stand-ins for what only a GPU has:
   which is replaced by a no-op (as the tests' CUDA stand-in does);
 * ``launch``: :func:`gemm_opt.runtime.gemm.launch` itself (store, kernel
   choice among twins, binding, workspace, grid, the launcher's checks and
-  packing) on a hand-made bundle, with a driver that records launches, CUDA
-  device handles and device addresses for the operands.
+  packing) on a bundle of the tests' stand-in kernels with a driver that
+  counts launches (``test/support/fake_bundles.py``), and device addresses
+  for the operands.
 
 ``api`` + ``launch`` is the host cost of gemm-opt's own code per call; the
 operator's dispatch is the difference between the operator and eager rows.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -39,84 +41,24 @@ import torch
 import gemm_opt
 from gemm_opt import api, torch_ops
 from gemm_opt.core import schedules as S
-from gemm_opt.runtime import Arg, Bundle, BundleKernel, GridDim, cuda
+from gemm_opt.runtime import cuda
 from gemm_opt.runtime import gemm as rt
 from gemm_opt.runtime import launch as launcher
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test"))
+from support.fake_bundles import DeviceTensor, RecordingDriver, write_store
 
 DTYPE = {"fp16": torch.float16, "bf16": torch.bfloat16}
 
 
-def _bundle_kernel(spec: S.KernelSpec) -> BundleKernel:
-    """A kernel of ``spec`` with the arguments and facts the bundle builder states
-    (the binary is never loaded: the driver below takes any bytes)."""
-    facts = {n: S.ALIGNMENT for n in S.ALIGNED_ARGS} if spec.aligned else {}
-    args = tuple(
-        Arg(n, f"*{spec.dtype}" if n in "abc" else "*i32", 16)
-        if n in ("a", "b", "c", "group_lens", "sync")
-        else Arg(n, "*fp32", 16)
-        if n == "partials"
-        else Arg(n, "i32", facts.get(n, 1))
-        for n in spec.arg_names
-    )
-    return BundleKernel(
-        name=spec.name,
-        symbol="gemm",
-        target="cuda:90",
-        sm="sm_90a",
-        num_warps=spec.num_warps,
-        threads_per_warp=32,
-        shared_bytes=0,
-        args=args,
-        grid=(GridDim(), GridDim(), GridDim()),
-        binary=b"\x7fELF" + bytes(60),
-        meta={"grid": "tiles"},
-    )
+class _CountingDriver(RecordingDriver):
+    """The tests' stand-in driver, counting launches only (recording their parameter
+    bytes would be timed too)."""
 
-
-class _Driver:
-    """The driver calls a launch makes, recorded instead of run."""
-
-    def __init__(self) -> None:
-        self.launches = 0
-
-    def device_count(self) -> int:
-        return 1
-
-    def capability(self, ordinal: int) -> tuple[int, int]:
-        return (9, 0)
-
-    def make_current(self, ordinal: int) -> None:
-        pass
-
-    def load_module(self, image: bytes) -> object:
-        return object()
-
-    def function(self, module: object, symbol: str) -> object:
-        return object()
-
-    def parameter_sizes(self, fn: object) -> None:
-        return None
-
-    def resident_blocks(self, fn: object, threads: int, shared_bytes: int) -> int:
-        return 1
+    launches = 0
 
     def launch_packed(self, *args: Any) -> None:
         self.launches += 1
-
-
-class _DeviceTensor:
-    """What the launch path reads of a CUDA tensor: device, dtype, address."""
-
-    def __init__(self, dtype: Any, address: int) -> None:
-        self.device = torch.device("cuda", 0)
-        self.dtype = dtype
-        self._address = address
-
-    def data_ptr(self) -> int:
-        return self._address
-
-    def zero_(self) -> _DeviceTensor:
-        return self
 
 
 class _DeviceGuard:
@@ -191,8 +133,8 @@ def main() -> None:
         )  # fmt: skip
     rt.launch = real_launch
 
-    # rt.launch on a hand-made bundle of the specs the calls chose (and their twins).
-    drv = _Driver()
+    # rt.launch on a bundle of stand-in kernels of the specs the calls chose (and their twins).
+    drv = _CountingDriver()
     cuda.driver = lambda: drv
     launcher._current_stream = lambda torch, device: 0
     torch.cuda.is_available = lambda: True
@@ -201,16 +143,14 @@ def main() -> None:
     torch.cuda.device = _DeviceGuard
     with tempfile.TemporaryDirectory() as tmp:
         chosen = {s for s, *_ in specs}
-        kernels = {spec.name: _bundle_kernel(spec) for s in chosen for spec in (s, *rt.twins(s))}
-        (Path(tmp) / "cuda90").mkdir()
-        Bundle(tuple(kernels.values())).write(Path(tmp) / "cuda90" / "schedules.bundle")
+        write_store(Path(tmp), {t for s in chosen for t in (s, *rt.twins(s))})
         os.environ[rt.BUNDLE_DIR_ENV] = tmp
         for schedule, (spec, values, P, tiles) in zip(
             ("data-parallel", "auto"), (specs[0], specs[-1]), strict=True
         ):
             dev = dict(values)
             for i, name in enumerate(("a", "b", "c")):
-                dev[name] = _DeviceTensor(dt, 0x10000 * (i + 1))
+                dev[name] = DeviceTensor(0x10000 * (i + 1), dt)
 
             def one(spec=spec, dev=dev, P=P, tiles=tiles) -> None:
                 rt.launch(spec, dev, num_programs=P, total_tiles=tiles)

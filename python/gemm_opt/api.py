@@ -956,9 +956,6 @@ def _launch_cuda(call: _Call, prepare: tuple[str, ...] | None = None) -> tuple[A
     values: dict[str, Any] = {"a": call.a, "b": call.b, "c": c, **call.scalars}
     if call.group_lens is not None:
         values["group_lens"] = call.group_lens  # int32 on the device: read by the kernel only
-    if prepare is None:
-        rt.launch(spec, values, num_programs=P, total_tiles=call.total_tiles)
-        return c, None
     prepared = rt.launch(
         spec, values, num_programs=P, total_tiles=call.total_tiles, prepare=prepare
     )

@@ -25,3 +25,20 @@ def load_script(path: Path, name: str | None = None) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+#: The example GEMM (the one dense kernel source) and the H100 bundle builder.
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_GEMM = ROOT / "examples" / "gemm_gfx1250.py"
+BUILD_BUNDLE = ROOT / "benchmarks" / "h100" / "build_bundle.py"
+
+
+def small_gemm(example: ModuleType, target: str, **constexprs: object) -> object:
+    """The example GEMM's tile module at 64x64x32 blocks on 4 warps, each half of the
+    warps copying one operand (fast in the model); ``constexprs`` add or override."""
+    return example.gemm.build_module(
+        num_warps=4,
+        target=target,
+        **{"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "HINT_A": 0b0011, "HINT_B": 0b1100,
+           **constexprs},
+    )  # fmt: skip

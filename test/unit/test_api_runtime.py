@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from support.fake_bundles import DeviceTensor, RecordingDriver, write_store
 
 from gemm_opt.core import schedules as S
 from gemm_opt.runtime import Arg, Bundle, BundleKernel, GridDim
@@ -180,32 +181,7 @@ def test_the_aligned_twin_runs_only_where_its_facts_hold(tmp_path: Path) -> None
 
     plain = S.KernelSpec("persistent", None, "none", "fp16", 128, 128, 64, 8, 4, None)
     twin = replace(plain, aligned=True)
-    kernels = []
-    for spec in (plain, twin):
-        args = tuple(
-            Arg(n, "*fp16", 16)
-            if n in "abc"
-            else Arg(n, "i32", S.ALIGNMENT if spec.aligned and n in S.ALIGNED_ARGS else 1)
-            for n in ("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc")
-        )
-        kernels.append(
-            BundleKernel(
-                name=spec.name,
-                symbol="gemm",
-                target="cuda:90",
-                sm="sm_90a",
-                num_warps=4,
-                threads_per_warp=32,
-                shared_bytes=0,
-                args=args,
-                grid=(GridDim(), GridDim(), GridDim()),
-                binary=b"\x7fELF" + bytes(60),
-                meta={"grid": "tiles"},
-            )
-        )
-    (tmp_path / "cuda90").mkdir()
-    Bundle(tuple(kernels)).write(tmp_path / "cuda90" / "schedules.bundle")
-    st = rt.KernelStore("cuda:90", tmp_path)
+    st = write_store(tmp_path, (plain, twin))
     ok = dict(a=4096, b=8192, c=12288, M=100, N=256, K=512, lda=512, ldb=256, ldc=256)
     kernel, args = rt.select_kernel(st, plain, ok)
     assert kernel.name == twin.name and args == list(ok.values())
@@ -226,36 +202,8 @@ def test_the_tma_twin_comes_first_and_needs_every_dimension(tmp_path: Path) -> N
     aligned = replace(plain, aligned=True)
     tma = replace(plain, aligned=True, tma=True)
     assert rt.twins(plain) == [tma, aligned] and rt.twins(tma) == []
-    names = ("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc", "group_lens", "num_groups")
-    kernels = []
-    for spec in (plain, aligned, tma):
-        facts = {n: S.ALIGNMENT for n in S.ALIGNED_ARGS} if spec.aligned else {}
-        if spec.tma:
-            facts["K"] = 64  # what build_gemm_module states for grouped m
-        args = tuple(
-            Arg(n, "*fp16" if n in "abc" else "*i32", 16)
-            if n in ("a", "b", "c", "group_lens")
-            else Arg(n, "i32", facts.get(n, 1))
-            for n in names
-        )
-        kernels.append(
-            BundleKernel(
-                name=spec.name,
-                symbol="gemm",
-                target="cuda:90",
-                sm="sm_90a",
-                num_warps=4,
-                threads_per_warp=32,
-                shared_bytes=0,
-                args=args,
-                grid=(GridDim(), GridDim(), GridDim()),
-                binary=b"\x7fELF" + bytes(60),
-                meta={"grid": "tiles"},
-            )
-        )
-    (tmp_path / "cuda90").mkdir()
-    Bundle(tuple(kernels)).write(tmp_path / "cuda90" / "schedules.bundle")
-    st = rt.KernelStore("cuda:90", tmp_path)
+    assert tma.facts["K"] == 64  # what build_gemm_module states for grouped m
+    st = write_store(tmp_path, (plain, aligned, tma))
     ok = dict(a=4096, b=8192, c=12288, M=100, N=256, K=512, lda=512, ldb=256, ldc=256)
     ok |= dict(group_lens=16384, num_groups=2)
     assert rt.select_kernel(st, plain, ok)[0].name == tma.name
@@ -269,39 +217,10 @@ def test_the_tma_twin_comes_first_and_needs_every_dimension(tmp_path: Path) -> N
 
 def _twin_store(tmp_path: Path, plain: S.KernelSpec):
     """A store of ``plain``'s kernel and its twins, with the facts the bundle builder
-    states (aligned: ALIGNED_ARGS multiples of 16; TMA grouped m: K of block_k)."""
+    states (:attr:`~gemm_opt.core.schedules.KernelSpec.facts`)."""
     from gemm_opt.runtime import gemm as rt
 
-    kernels = []
-    for spec in (plain, *rt.twins(plain)):
-        facts = {n: S.ALIGNMENT for n in S.ALIGNED_ARGS} if spec.aligned else {}
-        if spec.tma:
-            facts["K"] = spec.block_k
-        pointee = {"a": "fp16", "b": "fp16", "c": "fp16", "partials": "fp32"}
-        args = tuple(
-            Arg(n, "*" + pointee.get(n, "i32"), 16)
-            if n in ("a", "b", "c", "group_lens", "sync", "partials")
-            else Arg(n, "i32", facts.get(n, 1))
-            for n in spec.arg_names
-        )
-        kernels.append(
-            BundleKernel(
-                name=spec.name,
-                symbol="gemm",
-                target="cuda:90",
-                sm="sm_90a",
-                num_warps=4,
-                threads_per_warp=32,
-                shared_bytes=0,
-                args=args,
-                grid=(GridDim(), GridDim(), GridDim()),
-                binary=b"\x7fELF" + bytes(60),
-                meta={"grid": "tiles"},
-            )
-        )
-    (tmp_path / "cuda90").mkdir(parents=True, exist_ok=True)
-    Bundle(tuple(kernels)).write(tmp_path / "cuda90" / "schedules.bundle")
-    return rt.KernelStore("cuda:90", tmp_path)
+    return write_store(tmp_path, (plain, *rt.twins(plain)))
 
 
 def test_the_memoized_kernel_choice_follows_every_fact_it_depends_on(tmp_path: Path) -> None:
@@ -355,53 +274,6 @@ def test_the_store_follows_the_bundle_dir_variable(tmp_path: Path, monkeypatch) 
     assert rt.store() is first
 
 
-class _DeviceTensor:
-    """What the launch path reads of a CUDA tensor: device, dtype and address."""
-
-    def __init__(self, address: int) -> None:
-        import torch
-
-        self.device = torch.device("cuda", 0)
-        self.dtype = torch.float16
-        self.address = address
-        self.zeroed = 0
-
-    def data_ptr(self) -> int:
-        return self.address
-
-    def zero_(self) -> _DeviceTensor:
-        self.zeroed += 1
-        return self
-
-
-class _Driver:
-    """The driver calls of a launch, recorded instead of run."""
-
-    def __init__(self) -> None:
-        self.grids: list[tuple[int, int, int]] = []
-
-    def device_count(self) -> int:
-        return 1
-
-    def capability(self, ordinal: int) -> tuple[int, int]:
-        return (9, 0)
-
-    def make_current(self, ordinal: int) -> None:
-        pass
-
-    def load_module(self, image: bytes) -> object:
-        return object()
-
-    def function(self, module: object, symbol: str) -> object:
-        return object()
-
-    def parameter_sizes(self, fn: object) -> None:
-        return None
-
-    def launch_packed(self, fn, gx, gy, gz, threads, shared, stream, pointers) -> None:
-        self.grids.append((gx, gy, gz))
-
-
 def test_a_launch_allocates_a_workspace_only_for_schedules_that_use_one(
     tmp_path: Path, monkeypatch
 ) -> None:
@@ -414,7 +286,7 @@ def test_a_launch_allocates_a_workspace_only_for_schedules_that_use_one(
     from gemm_opt.runtime import gemm as rt
     from gemm_opt.runtime import launch as launcher
 
-    drv = _Driver()
+    drv = RecordingDriver()
     monkeypatch.setattr(cuda, "driver", lambda: drv)
     monkeypatch.setattr(launcher, "_current_stream", lambda torch, device: 0)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
@@ -441,7 +313,7 @@ def test_a_launch_allocates_a_workspace_only_for_schedules_that_use_one(
         root = tmp_path / spec.kind
         _twin_store(root, spec)
         monkeypatch.setenv(rt.BUNDLE_DIR_ENV, str(root))
-        ok = dict(a=_DeviceTensor(4096), b=_DeviceTensor(8192), c=_DeviceTensor(12288))
+        ok = dict(a=DeviceTensor(4096), b=DeviceTensor(8192), c=DeviceTensor(12288))
         ok |= dict(M=100, N=256, K=512, lda=512, ldb=256, ldc=256)
         for ldb, want in ((256, "_aligned_tma"), (264, ""), (256, "_aligned_tma")):
             values = {**ok, "ldb": ldb, "N": 256}
@@ -455,21 +327,6 @@ def test_a_launch_allocates_a_workspace_only_for_schedules_that_use_one(
             for w in workspaces:
                 assert w.numel() == layout.total_bytes
                 assert bool((w[: layout.sync_bytes] == 0).all())
-
-
-class _PackingDriver(_Driver):
-    """Records each launch's parameter bytes (8 from each parameter's address: the
-    test cuts each to its size)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.params: list[list[bytes]] = []
-
-    def launch_packed(self, fn, gx, gy, gz, threads, shared, stream, pointers) -> None:
-        import ctypes
-
-        super().launch_packed(fn, gx, gy, gz, threads, shared, stream, pointers)
-        self.params.append([ctypes.string_at(p, 8) for p in pointers])
 
 
 @pytest.mark.parametrize(
@@ -488,7 +345,7 @@ def test_a_prepared_launch_packs_what_the_full_launch_packs(
     from gemm_opt.runtime import gemm as rt
     from gemm_opt.runtime import launch as launcher
 
-    drv = _PackingDriver()
+    drv = RecordingDriver()
     monkeypatch.setattr(cuda, "driver", lambda: drv)
     monkeypatch.setattr(launcher, "_current_stream", lambda torch, device: 0)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
@@ -505,7 +362,7 @@ def test_a_prepared_launch_packs_what_the_full_launch_packs(
     _twin_store(tmp_path, spec)
     monkeypatch.setenv(rt.BUNDLE_DIR_ENV, str(tmp_path))
     shape = dict(M=100, N=256, K=512, lda=512, ldb=256, ldc=256)
-    first = dict(a=_DeviceTensor(4096), b=_DeviceTensor(8192), c=_DeviceTensor(12288))
+    first = dict(a=DeviceTensor(4096), b=DeviceTensor(8192), c=DeviceTensor(12288))
     prepared = rt.launch(
         spec,
         {**first, **shape},
@@ -516,7 +373,7 @@ def test_a_prepared_launch_packs_what_the_full_launch_packs(
     )
     assert isinstance(prepared, rt.Prepared) and prepared.kernel.name.endswith("_aligned_tma")
     for address in (65536, 1 << 40):
-        t = [_DeviceTensor(address + i * 4096) for i in range(3)]
+        t = [DeviceTensor(address + i * 4096) for i in range(3)]
         prepared(*t)
         via_prepared, ws_prepared = drv.params[-1], workspaces[-1:] if workspaces else []
         full_call = dict(a=t[0], b=t[1], c=t[2], **shape)

@@ -13,13 +13,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from support.scripts import load_script
+from support.scripts import BUILD_BUNDLE, EXAMPLE_GEMM, load_script, small_gemm
 from support.tile_build import after_passes, ops_named
 
 from gemm_opt.core.ext_compat import ir
@@ -27,8 +25,6 @@ from gemm_opt.lowering import pipelines
 from gemm_opt.lowering.compile import compile_tile_module, lower_tile_module
 from gemm_opt.model.interpreter import ModelError, run_gemm
 
-ROOT = Path(__file__).resolve().parents[2]
-BENCH = ROOT / "benchmarks" / "h100"
 TMA = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
 STORE = "tile.async_tdm_copy_local_to_global"
 #: (M, N, K), programs (the grid of the persistent form): ragged tiles, K = 0,
@@ -39,30 +35,17 @@ TAG = "128x256x64_w8_s3_g8_tma_tmastore_pers"
 
 @pytest.fixture(scope="module")
 def example() -> Any:
-    return load_script(ROOT / "examples" / "gemm_gfx1250.py", "gemm_example_epilogue_tma")
+    return load_script(EXAMPLE_GEMM, "gemm_example_epilogue_tma")
 
 
 @pytest.fixture(scope="module")
 def bb() -> Any:
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    return load_script(BENCH / "build_bundle.py", "build_bundle_epilogue_tma")
+    return load_script(BUILD_BUNDLE, "build_bundle_epilogue_tma")
 
 
 def _small(example: Any, target: str, persistent: bool, **constexprs: Any) -> ir.Module:
-    """The GEMM at 64x64x32 blocks and 4 warps with the TMA-store epilogue."""
-    return example.gemm.build_module(
-        num_warps=4,
-        target=target,
-        BLOCK_M=64,
-        BLOCK_N=64,
-        BLOCK_K=32,
-        HINT_A=0b0011,
-        HINT_B=0b1100,
-        PERSISTENT=persistent,
-        EPILOGUE_TMA=True,
-        **constexprs,
-    )
+    """The GEMM with the TMA-store epilogue at 64x64x32 blocks and 4 warps (fast in the model)."""
+    return small_gemm(example, target, PERSISTENT=persistent, EPILOGUE_TMA=True, **constexprs)
 
 
 def _check(module: Any, persistent: bool, cases=CASES) -> None:

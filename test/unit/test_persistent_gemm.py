@@ -14,13 +14,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from support.scripts import load_script
+from support.scripts import BUILD_BUNDLE, EXAMPLE_GEMM, load_script, small_gemm
 from support.tile_build import after_passes, ops_named
 
 import gemm_opt.language as tl
@@ -46,29 +45,17 @@ CASES = (
 
 @pytest.fixture(scope="module")
 def example() -> Any:
-    return load_script(ROOT / "examples" / "gemm_gfx1250.py", "gemm_example_persistent")
+    return load_script(EXAMPLE_GEMM, "gemm_example_persistent")
 
 
 @pytest.fixture(scope="module")
 def bb() -> Any:
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    return load_script(BENCH / "build_bundle.py", "build_bundle_persistent")
+    return load_script(BUILD_BUNDLE, "build_bundle_persistent")
 
 
 def _small(example: Any, target: str, **constexprs: Any) -> ir.Module:
     """The persistent GEMM at 64x64x32 blocks and 4 warps (fast in the model)."""
-    return example.gemm.build_module(
-        num_warps=4,
-        target=target,
-        BLOCK_M=64,
-        BLOCK_N=64,
-        BLOCK_K=32,
-        HINT_A=0b0011,
-        HINT_B=0b1100,
-        PERSISTENT=True,
-        **constexprs,
-    )
+    return small_gemm(example, target, PERSISTENT=True, **constexprs)
 
 
 def _operands(m: int, n: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -829,6 +829,22 @@ def aligned_args(grouped: str) -> tuple[str, ...]:
     return (*ALIGNED_ARGS, "M") if grouped == "k" else ALIGNED_ARGS
 
 
+def divisibility_facts(
+    grouped: str, trans_b: bool, block_k: int, aligned: bool, tma: bool
+) -> dict[str, int]:
+    """The ``tile.divisibility`` facts a schedule kernel states on its arguments, by
+    name: none for a plain kernel; :data:`ALIGNMENT` on :func:`aligned_args` for an
+    aligned one; and for a TMA twin of grouped "m" with row-major B, K a multiple of
+    ``block_k`` too (B's rows are ``g*K + k``: a K block never reaches the next
+    group's weights, which TMA's shape-only bounds would not stop)."""
+    if not aligned:
+        return {}
+    facts = {name: ALIGNMENT for name in aligned_args(grouped)}
+    if tma and grouped == "m" and not trans_b:
+        facts["K"] = max(ALIGNMENT, block_k)
+    return facts
+
+
 @dataclass(frozen=True)
 class KernelSpec:
     """Everything that changes a schedule kernel's binary; ``name`` is its bundle name."""
@@ -892,6 +908,11 @@ class KernelSpec:
     @property
     def arg_names(self) -> tuple[str, ...]:
         return kernel_args(self.kind, self.reduction, self.grouped)
+
+    @property
+    def facts(self) -> dict[str, int]:
+        """The divisibility facts its kernel states (:func:`divisibility_facts`)."""
+        return divisibility_facts(self.grouped, self.trans_b, self.block_k, self.aligned, self.tma)
 
 
 __all__ = [

@@ -45,15 +45,14 @@ from typing import Any
 from gemm_opt.core.contract import DIVISIBILITY, NUM_WARPS, TARGET, THREADS_PER_WARP
 from gemm_opt.core.ext_compat import arith, func, ir, scf
 from gemm_opt.core.schedules import (
-    ALIGNMENT,
     DTYPES,
     GROUPED,
     KINDS,
     MAX_STAGES,
     MIN_STAGES,
     REDUCTIONS,
-    aligned_args,
     check_kernel_config,
+    divisibility_facts,
     kernel_args,
     pipelined,
     tma_copies,
@@ -196,9 +195,7 @@ def build_gemm_module(
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp("gemm", (types, []))
         if aligned:
-            facts = {name: ALIGNMENT for name in aligned_args(grouped)}
-            if tma and grouped == "m" and not trans_b:  # B's rows g*K + k
-                facts["K"] = max(ALIGNMENT, block_k)
+            facts = divisibility_facts(grouped, trans_b, block_k, aligned, tma)
             fn.arg_attrs = ir.ArrayAttr.get(
                 [
                     ir.DictAttr.get({DIVISIBILITY: ir.IntegerAttr.get(i32, facts[name])})
