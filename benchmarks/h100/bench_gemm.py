@@ -18,7 +18,7 @@ For each shape and dtype:
    config for the shape (median of a few flushed samples each);
 3. interleaved timing of ours, that Triton config and cuBLAS
    (``torch.matmul(a, b, out=c)``): each sample is one call between CUDA
-   events after a 256 MiB L2 flush; medians of ``--reps``.
+   events after a 256 MiB L2 flush (a read); medians of ``--reps``.
 
 Prints a line per shape as it goes; writes ``results.csv``, ``results.md``,
 ``results.json`` and, where matplotlib is installed, ``results.png``
@@ -382,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
         "environment": env,
         "method": (
             f"median of {args.reps} interleaved samples after {args.warmup} warm-up rounds; "
-            "each sample is one call between CUDA events after a 256 MiB L2 flush and a 0.3 ms "
+            "each sample is one call between CUDA events after a 256 MiB L2 flush (a read) and a 0.3 ms "
             "GPU spin (the host's launch cost off the clock); random "
             "normal inputs, row-major A (MxK) and B (KxN), fresh per shape; the Triton config "
             f"per shape is the fastest correct one in a pre-pass of {PREPASS_REPS} flushed "

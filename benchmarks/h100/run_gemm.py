@@ -12,7 +12,7 @@ blocked from importing for the whole run, so nothing can fall back to it.
    (every element must be written) and the padding of a larger C buffer must
    stay untouched. Inputs are random normal, fresh per case.
 2. Timing: ours and ``torch.matmul`` (cuBLAS) interleaved in the same run,
-   each sample one call between CUDA events after a 256 MiB L2 flush, median
+   each sample one call between CUDA events after a 256 MiB L2 flush (a read), median
    of ``--reps`` after warm-up. The ``aligned`` variant (16-byte ``cp.async``)
    runs when the bundle's divisibility facts hold, else the ``any`` variant.
 
@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         "environment": env,
         "method": (
             f"median of {args.reps} interleaved samples after {args.warmup} warm-up rounds; "
-            "each sample is one call between CUDA events after a 256 MiB L2 flush; "
+            "each sample is one call between CUDA events after a 256 MiB L2 flush (a read); "
             "random normal inputs, row-major A (MxK) and B (KxN); cuBLAS is "
             "torch.matmul(a, b, out=c); ours is the bundle's cubin launched with "
             "cuLaunchKernel on torch's current stream"

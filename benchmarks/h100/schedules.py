@@ -24,7 +24,7 @@ and run through ``gemm_opt.matmul`` / ``grouped_matmul`` /
    flags would corrupt a later launch) and two streams running different
    shapes at once, ten launches each.
 2. Speed: ours and ``torch.matmul`` (cuBLAS) / ``torch._grouped_mm`` on the
-   issue's shapes, interleaved samples, each after a 256 MiB L2 flush and a 0.3 ms
+   issue's shapes, interleaved samples, each after a 256 MiB L2 flush (a read) and a 0.3 ms
    GPU spin (the host's launch cost off the clock: ``host_path.py`` times it), median
    of ``--reps``; TFLOP/s, our/torch ratio, and for the decode shape the
    fraction of the HBM roofline (operand bytes / 3.35 TB/s).

@@ -104,10 +104,10 @@ def test_problem_rejects_bad_sizes() -> None:
 @pytest.mark.parametrize(
     ("problem", "schedule", "reduction", "config"),
     [
-        # the shape class's config (small: 64 tiles of 128 K iterations) fills at most
+        # the shape class's config (small: 64 tiles, K 8192) fills at most
         # half of 132 SMs: stream-K
         (A.Problem("dense", 512, 512, 8192), "stream-k", "atomic", "small"),
-        # decode: 64 small tiles, 112 iterations each
+        # decode: 64 small tiles, K 7168
         (A.Problem("dense", 16, 4096, 7168), "stream-k", "atomic", "small"),
         # 112 narrow tiles > 66: enough tiles, data-parallel
         (A.Problem("dense", 128, 7168, 2048), "data-parallel", None, "narrow"),

@@ -37,9 +37,10 @@ def test_partition_facts_name_contributors_and_the_critical_path():
     bench = load_script(SCRIPT, "bench_stream_k_fixups")
     case = bench.Case(512, 512, 8192, "linear", "resident", "class")
     assert case.config_name(H100_SMS) == "small"
-    facts = bench.partition_facts(case, S.GPU_CONFIGS["small"], 396)
-    # 64 tiles of 128 iterations over 396 programs: 20 or 21 each, 7-8 per tile
-    assert facts.split() == ["tiles", "64", "contributors", "7-8", "path", "28", "of", "work", "21"]
+    facts = bench.partition_facts(case, S.GPU_CONFIGS["small"], 132)
+    # 64 tiles of 64 iterations (K blocks of 128) over 132 programs: 31 or 32 each,
+    # so a tile's 64 iterations meet 2 to 4 programs
+    assert facts.split() == ["tiles", "64", "contributors", "2-4", "path", "34", "of", "work", "32"]
 
 
 def test_without_a_gpu_it_exits_2():

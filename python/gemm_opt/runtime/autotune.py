@@ -170,8 +170,9 @@ class Choice:
 
 #: Stream-K pays off when the tiles fill at most this fraction of the compute units ...
 FALLBACK_MAX_TILE_FILL = 0.5
-#: ... and each tile has at least this many K iterations to split.
-FALLBACK_MIN_ITERS = 64
+#: ... and each tile has at least this much K (elements) to split: a length, not an
+#: iteration count, so the rule does not move with the shape class's K block.
+FALLBACK_MIN_K = 4096
 
 
 def fallback_choice(problem: Problem, sms: int) -> Choice:
@@ -180,9 +181,9 @@ def fallback_choice(problem: Problem, sms: int) -> Choice:
     The config is the shape class's (:func:`gemm_opt.core.schedules.gpu_config_name`),
     what a fixed schedule without ``config`` runs. Grouped: ``persistent``. Dense:
     atomic stream-K when that config's output tiles fill at most half the
-    compute units and each tile has >= 64 K iterations (skinny outputs with a
-    long K, where data-parallel leaves most SMs idle: 512x512x8192 has 64 tiles
-    of 128 iterations), data-parallel otherwise.
+    compute units and K is at least :data:`FALLBACK_MIN_K` (skinny outputs with
+    a long K, where data-parallel leaves most SMs idle: 512x512x8192 has 64
+    tiles, 16x4096x7168 64), data-parallel otherwise.
     """
     grouped, trans_b = OP_KERNELS[problem.op]
     cfg = S.GPU_CONFIGS[
@@ -191,8 +192,7 @@ def fallback_choice(problem: Problem, sms: int) -> Choice:
     if problem.op != "dense":
         return Choice(S.GROUPED_KINDS[0], None, cfg, "fallback")
     tiles = S.tile_count(problem.m, problem.n, cfg.block_m, cfg.block_n)
-    iters = S.iters_per_tile(problem.k, cfg.block_k)
-    if tiles <= sms * FALLBACK_MAX_TILE_FILL and iters >= FALLBACK_MIN_ITERS:
+    if tiles <= sms * FALLBACK_MAX_TILE_FILL and problem.k >= FALLBACK_MIN_K:
         return Choice("stream-k", "atomic", cfg, "fallback")
     return Choice("data-parallel", None, cfg, "fallback")
 
