@@ -245,6 +245,10 @@ CANDIDATES = (
     OurConfig(128, 64, 128, 4, stages=4, tma=True),
     OurConfig(64, 128, 64, 4, stages=4, tma=True),
     OurConfig(128, 64, 64, 4, stages=4, tma=True),
+    # Deeper rings of the small tiles: their shapes are bound by the bytes each SM
+    # keeps in flight (one 192 KB program per SM).
+    OurConfig(64, 64, 128, 4, stages=6, tma=True),
+    OurConfig(64, 64, 128, 4, stages=5, tma=True),
     # The TMA-store epilogue (C through shared memory; its buffer comes on top of
     # the ring: 128x256 fits three stages, 213,024 bytes, not four).
     OurConfig(128, 256, 64, 8, stages=3, group_m=8, tma=True, epilogue_tma=True),
