@@ -1429,6 +1429,10 @@ class _Lowering:
             [_const_int(x) == 1 for x in op.strides],
         )
         if self.tma is not None:
+            if self.tma_fn is not None and op.operation in self.tma_fn.remakes:
+                # Made again in a loop: its tensormap is rewritten in place, so
+                # no copy of the previous value may be in flight (tma_plan.py).
+                self.wait_copies(self.tma_fn.remakes[op.operation], 0)
             info.tma = self.b.create_make_tensor_descriptor(
                 self.must_type(op.result.type, op),
                 info.base,

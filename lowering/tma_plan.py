@@ -37,6 +37,20 @@ else (copies under other region ops, calls, fused copies) is refused with
 the op to blame, and the lowering then keeps ``cp.async`` (or reports the
 refusal when TMA was asked for).
 
+A descriptor made inside a loop or branch (``tile.make_tensor_descriptor``
+in a region op: a per-group descriptor of a grouped GEMM, made per tile)
+is made again on every pass, and Triton gives each
+``tt.make_tensor_descriptor`` one 128-byte tensormap per program, which
+every pass rewrites in place (``tensormap.cp_fenceproxy``, then
+``fence.proxy.tensormap::generic.acquire``). The tile dialect's descriptors
+are values, so a copy of the previous pass still in flight must read the
+previous value: the lowering first waits for every counted copy not yet
+waited for (``W`` before the make, recorded in ``remakes``; nothing when
+``W`` is 0, as in a GEMM body that waits for all its copies before the next
+tile), and the walk goes on from 0 copies in flight. Waiting for all, not
+only this descriptor's copies, is what the count can express; it is exact
+and costs nothing where the body already drained.
+
 Barrier-tracked copies (``tile.async_tdm_copy_global_to_local`` with an
 mbarrier operand) are not part of the count: the tile dialect completes
 them only by the ``tile.barrier_wait`` on their barrier, never by
@@ -52,10 +66,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gemm_opt.core.ext_compat import cast, ir
-from gemm_opt.dialect.tile import AsyncTDMWaitOp
+from gemm_opt.dialect.tile import (
+    AsyncTDMWaitOp,
+    MakeTensorDescriptorOp,
+    UpdateTensorDescriptorOp,
+)
 from gemm_opt.passes.common import COPY_OP, FUSED_OP
 
 WAIT_OP = AsyncTDMWaitOp.OPERATION_NAME
+MAKE_OP = MakeTensorDescriptorOp.OPERATION_NAME
+UPDATE_OP = UpdateTensorDescriptorOp.OPERATION_NAME
 
 
 class TmaRefusal(Exception):
@@ -78,6 +98,10 @@ class FunctionPlan:
     """Affine ``scf.for`` -> copies per iteration."""
     carried: set[ir.Operation] = field(default_factory=set)
     """``scf.for``, ``scf.while`` and ``scf.if`` ops that carry the count (copies nested)."""
+    remakes: dict[ir.Operation, int] = field(default_factory=dict)
+    """``tile.make_tensor_descriptor`` inside a region op (made again on every
+    pass) whose copies are counted -> ``W`` before it: the copies to drain
+    before its tensormap is rewritten (see :func:`plan_tma`)."""
 
 
 @dataclass
@@ -108,17 +132,47 @@ def _has_copy_ops(op: ir.Operation) -> bool:
     return found
 
 
+def _root(desc: ir.Value) -> ir.Operation | None:
+    """The op that made ``desc``, through ``tile.update_tensor_descriptor`` s."""
+    owner = desc.owner
+    while isinstance(owner, ir.OpView | ir.Operation) and owner.name == UPDATE_OP:
+        owner = owner.operands[0].owner
+    return owner.operation if isinstance(owner, ir.OpView | ir.Operation) else None
+
+
+def _copied_makes(fn: ir.Operation) -> set[ir.Operation]:
+    """The ``tile.make_tensor_descriptor`` ops whose descriptors counted copies use."""
+    makes: set[ir.Operation] = set()
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == COPY_OP and _counted(op):
+            root = _root(op.opview.desc)
+            if root is not None and root.name == MAKE_OP:
+                makes.add(root)
+        return ir.WalkResult.ADVANCE
+
+    fn.walk(visit)
+    return makes
+
+
 class _Walk:
-    def __init__(self, plan: FunctionPlan, copies: list[ir.Operation]) -> None:
+    def __init__(
+        self, plan: FunctionPlan, copies: list[ir.Operation], makes: set[ir.Operation]
+    ) -> None:
         self.plan = plan
         self.copies = copies
+        self.makes = makes
 
-    def ops(self, block: ir.Block, bound: int) -> int:
-        """Simulate ``block`` from ``bound`` copies not waited for; the bound after it."""
+    def ops(self, block: ir.Block, bound: int, nested: bool = False) -> int:
+        """Simulate ``block`` from ``bound`` copies not waited for; the bound after
+        it (``nested``: the block is inside a region op, so it may run again)."""
         for view in block.operations:
             op = view.operation
             name = op.name
-            if name == COPY_OP:
+            if name == MAKE_OP and nested and op in self.makes:
+                self.plan.remakes[op] = max(self.plan.remakes.get(op, 0), bound)
+                bound = 0  # the lowering drains the copies in flight first
+            elif name == COPY_OP:
                 if view.barrier is not None:
                     continue  # completed by its barrier's wait, not counted
                 bound += 1
@@ -145,7 +199,7 @@ class _Walk:
                 bound = self.while_loop(op, bound)
             elif name == "scf.if":
                 self.plan.carried.add(op)
-                ends = [self.ops(r.blocks[0], bound) for r in op.regions if len(r.blocks)]
+                ends = [self.ops(r.blocks[0], bound, True) for r in op.regions if len(r.blocks)]
                 bound = max([*ends, bound] if len(ends) < 2 else ends)
             else:
                 raise TmaRefusal(
@@ -191,15 +245,17 @@ class _Walk:
                     "a loop issuing copies must also wait in its body (else copies in flight grow)",
                 )
             self.plan.loops[op] = per_iter
-        return self.fixpoint(op, bound, lambda entry: self.ops(body, entry))
+        return self.fixpoint(op, bound, lambda entry: self.ops(body, entry, True))
 
     def while_loop(self, op: ir.Operation, bound: int) -> int:
         self.plan.carried.add(op)
         before, after = op.regions[0].blocks[0], op.regions[1].blocks[0]
         # The condition runs once more than the body: the bound after the loop is
         # the one after ``before``, from the head's fixpoint.
-        head = self.fixpoint(op, bound, lambda entry: self.ops(after, self.ops(before, entry)))
-        return self.ops(before, head)
+        head = self.fixpoint(
+            op, bound, lambda entry: self.ops(after, self.ops(before, entry, True), True)
+        )
+        return self.ops(before, head, True)
 
 
 def plan_tma(module: ir.Operation) -> TmaPlan:
@@ -211,7 +267,7 @@ def plan_tma(module: ir.Operation) -> TmaPlan:
             continue
         blocks = list(fn.regions[0].blocks)
         fplan = FunctionPlan()
-        _Walk(fplan, plan.copies).ops(blocks[0], 0)
+        _Walk(fplan, plan.copies, _copied_makes(fn)).ops(blocks[0], 0)
         fplan.ring = max(fplan.ring, 1)
         plan.functions[fn] = fplan
     return plan

@@ -10,17 +10,23 @@ Their transposed operand is copied as it lies and read through a
   seeded interleavings of the resident programs;
 * dgrad's TMA twin (copies bounded by the tensors' shapes) equals numpy with
   K not a multiple of ``block_k`` (its B rows cross groups only into output
-  columns the store drops; it states no K fact); wgrad has no TMA twin;
+  columns the store drops; it states no K fact); wgrad's TMA twin (each
+  tile's descriptors end at the group's K end) equals numpy after every pass
+  of the cuda:90 pipeline, on K blocks that straddle a group's end into
+  non-zero rows of the next group, and stops doing so when the descriptors
+  are given the tensor's K rows instead;
 * Triton 3.9.0 compiles both for cuda:90 (``ttg.memdesc_trans`` feeding an
   asynchronous ``warp_group_dot``; ``wgmma.mma_async`` with the transposed
-  operand's K-major flag, no local memory; dgrad's TMA twin with
-  ``cp.async.bulk.tensor``), for gfx1250 (``tensor_load_to_lds`` and WMMA,
-  no spills), gfx950 and gfx942; the bundled ``mid`` kernels keep one
-  wgmma group in flight with no stack or local memory (cuobjdump).
+  operand's K-major flag, no local memory; the TMA twins with
+  ``cp.async.bulk.tensor``, wgrad's making two tensormaps per tile, in the
+  tile loop and none in the K loop), for gfx1250 (``tensor_load_to_lds``
+  and WMMA, no spills), gfx950 and gfx942; the bundled ``mid`` kernels keep
+  one wgmma group in flight with no stack or local memory (cuobjdump).
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -98,12 +104,15 @@ def _dgrad(module: ir.Module, lens: list[int], k: int, n: int, seed: int | None)
     assert np.array_equal(c.astype(np.float64), ref), (lens, seed)
 
 
-def _wgrad(module: ir.Module, lens: list[int], m: int, n: int, seed: int | None) -> None:
-    """dw[g] = x_g^T @ dy_g over group g's rows; an empty group's is exactly 0."""
+def _wgrad(
+    module: ir.Module, lens: list[int], m: int, n: int, seed: int | None, low: int = -3
+) -> None:
+    """dw[g] = x_g^T @ dy_g over group g's rows; an empty group's is exactly 0
+    (inputs drawn from ``[low, 3]``: ``low = 1`` makes every row non-zero)."""
     rng = np.random.default_rng(sum(lens) + m + n)
     g, s = len(lens), sum(lens)
-    a = rng.integers(-3, 4, (s, m)).astype(np.float16)
-    b = rng.integers(-3, 4, (s, n)).astype(np.float16)
+    a = rng.integers(low, 4, (s, m)).astype(np.float16)
+    b = rng.integers(low, 4, (s, n)).astype(np.float16)
     c = np.full((g * m, n), np.nan, np.float16)
     run_function(
         module, "gemm", [a, b, c, m, n, s, m, n, n, np.array(lens, np.int32), g], (4,), seed=seed
@@ -168,15 +177,76 @@ def test_dgrad_tma_twin_reads_by_shape_and_equals_numpy() -> None:
         _dgrad(lowered, lens, k=70, n=45, seed=None)
 
 
-def test_wgrad_has_no_tma_twin() -> None:
-    """TMA bounds by shape only: a K block straddling a group's end would
-    multiply the next group's rows, so wgrad keeps the aligned cp.async twin."""
-    assert S.tma_copies("m", True, 8) and S.tma_copies("m", False, 8)
-    assert not S.tma_copies("k", False, 8)
-    with pytest.raises(ValueError, match="grouped = 'k' \\(wgrad\\) has no tma copies"):
-        _module("k", False, "cuda:90", tma=True)
-    with pytest.raises(ValueError, match="not wgrad"):
-        S.KernelSpec("persistent", None, "k", "bf16", 128, 128, 64, 8, 8, 3, aligned=True, tma=True)
+def _makes(module: ir.Module) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "tile.make_tensor_descriptor":
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def test_wgrad_tma_twin_equals_numpy_after_every_pass() -> None:
+    """The cuda:90 pipeline of the TMA twin (its hand-off makes every copy a
+    TMA copy): the descriptors are made in the tile loop, with the group's K
+    end as their rows, and the copies are unbounded, as TMA's are."""
+    module = _module("k", False, "cuda:90", tma=True)
+    assert S.tma_copies("k", False, 4)
+    passes = tile_passes("cuda:90")
+    for i in range(1, len(passes) + 1):
+        lowered = _after(module, passes[:i])
+        assert _count(lowered, "tile.memdesc_trans") == 1
+        makes = _makes(lowered)
+        assert len(makes) == 2 and all(op.parent.name == "scf.for" for op in makes)
+        for lens in GROUP_LENS:
+            for seed in SEEDS:
+                _wgrad(lowered, lens, m=40, n=45, seed=seed)
+
+
+#: K blocks of 32 rows straddling group ends into non-zero rows: group 0's
+#: second block reads rows 32..63 (group 1's from 37), group 1's last reads
+#: 64..69 of group 3 (group 2 is empty); K = 70 is no multiple of 32.
+STRADDLING = [37, 27, 0, 6]
+
+
+def _unbounded(module: ir.Module) -> ir.Module:
+    """The mutant: each tile's descriptors given the tensor's K rows, not the group's end."""
+    fn = next(iter(module.body.operations))
+    k = fn.regions[0].blocks[0].arguments[5]
+    for op in _makes(module):
+        op.operands[1] = k
+    module.operation.verify()
+    return module
+
+
+def test_wgrad_tma_twin_stops_k_blocks_at_the_group_end() -> None:
+    """The hazard TMA's shape-only bounds leave: a K block past ``k_end`` holds
+    the next group's rows. The twin reads them as zeros (exact); without the
+    per-group bound (the descriptors' rows set to K) the same data give a
+    different C, so the check sees the bound."""
+    lowered = _after(_module("k", False, "cuda:90", tma=True), tile_passes("cuda:90"))
+    for seed in SEEDS:
+        _wgrad(lowered, STRADDLING, m=40, n=45, seed=seed, low=1)
+    mutant = _unbounded(lowered)
+    with pytest.raises(AssertionError):
+        _wgrad(mutant, STRADDLING, m=40, n=45, seed=None, low=1)
+
+
+def test_every_pipelined_kernel_has_a_tma_twin() -> None:
+    """wgrad included (its per-tile descriptors bound K); the blocks body has none."""
+    for grouped, trans_b in (("none", False), ("m", False), ("m", True), ("k", False)):
+        assert S.tma_copies(grouped, trans_b, 8) and not S.tma_copies(grouped, trans_b, 1)
+    spec = S.KernelSpec(
+        "persistent", None, "k", "bf16", 128, 128, 64, 8, 8, 3, aligned=True, tma=True
+    )
+    assert spec.name.endswith("_aligned_tma") and spec.facts == dict.fromkeys(
+        S.aligned_args("k"), S.ALIGNMENT
+    )
+    with pytest.raises(ValueError, match="aligned and has the pipelined body"):
+        S.KernelSpec("persistent", None, "k", "bf16", 128, 128, 64, 8, 8, 3, tma=True)
 
 
 def test_unchecked_lengths_stay_in_bounds_on_the_pipelined_body() -> None:
@@ -237,6 +307,43 @@ def test_cuda90_reads_the_transposed_operand_with_wgmma(grouped: str, trans_b: b
     assert ".local" not in ptx  # no local memory: no spills, no stack
 
 
+def _loop_depths(ptx: str) -> list[tuple[int, str]]:
+    """Each PTX line with the loop depth of its basic block (LLVM's block
+    comments: ``Depth=N`` after a label; the entry block is depth 0)."""
+    out: list[tuple[int, str]] = []
+    depth, in_header = 0, False
+    for line in ptx.splitlines():
+        text = line.strip()
+        if re.match(r"^(\$L__BB\d+_\d+:|// %bb\.\d+:)", text):
+            depth, in_header = 0, True
+        elif not text.startswith("//"):
+            in_header = False
+        if in_header:
+            depth = max([depth, *map(int, re.findall(r"Depth=(\d+)", text))])
+        out.append((depth, text))
+    return out
+
+
+def test_cuda90_wgrad_tma_twin_makes_two_tensormaps_per_tile() -> None:
+    """Each tile makes its A and B tensormaps once (in the tile loop, depth 1:
+    ``tensormap.replace`` into shared memory, ``tensormap.cp_fenceproxy`` to
+    global scratch, ``fence.proxy.tensormap`` acquire), none per K block
+    (depth 2, the wgmma loop) and none per program; the copies are TMA."""
+    ptx = _cuda90("k", False, tma=True).asm["ptx"]
+    lines = _loop_depths(ptx)
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes") == 6
+    mmas = [d for d, t in lines if t.startswith("wgmma.mma_async")]
+    assert len(mmas) == 4 and set(mmas) == {2}  # the K loop in the tile loop
+    for marker, count in (
+        ("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu", 2),
+        ("fence.proxy.tensormap::generic.acquire.gpu", 2),
+        ("tensormap.replace.tile.global_dim", 4),  # 2 dims of each
+    ):
+        depths = [d for d, t in lines if marker in t]
+        assert len(depths) == count and set(depths) == {1}, (marker, depths)
+    assert "cp.async.cg" not in ptx and ".local" not in ptx
+
+
 def test_cuda90_dgrad_tma_twin_copies_with_tma_into_the_buffer_wgmma_transposes() -> None:
     ptx = _cuda90("m", True, tma=True).asm["ptx"]
     # The prologue's 2 stages and the loop's one, A and B each.
@@ -276,7 +383,8 @@ def bb() -> Any:
 
 
 @pytest.mark.parametrize(
-    ("grouped", "trans_b", "tma"), [("m", True, True), ("m", True, False), ("k", False, False)]
+    ("grouped", "trans_b", "tma"),
+    [("m", True, True), ("m", True, False), ("k", False, False), ("k", False, True)],
 )
 def test_cuda90_bundle_kernels_keep_wgmma_in_flight_without_spills(
     bb: Any, grouped: str, trans_b: bool, tma: bool

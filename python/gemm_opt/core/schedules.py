@@ -686,16 +686,18 @@ def pipelined(grouped: str, trans_b: bool, num_warps: int) -> bool:
 
 
 def tma_copies(grouped: str, trans_b: bool, num_warps: int) -> bool:
-    """Whether the kernel has a TMA twin (copies bounded by the tensors' shapes).
+    """Whether the kernel has a TMA twin (every pipelined kernel does).
 
-    Not wgrad (grouped "k"): its K ranges end at group boundaries inside A
-    and B, and a TMA descriptor bounds by the tensor's shape only, so a K
-    block that straddles ``k_end`` would multiply the next group's rows
-    (bounding them would take a device-side descriptor per group, rebuilt
-    and fenced per tile). wgrad keeps the aligned ``cp.async`` twin, whose
-    copies the K range masks. dgrad's B rows past a group's N reach only
-    output columns past N, which the store drops, so it has one."""
-    return pipelined(grouped, trans_b, num_warps) and grouped != "k"
+    A TMA descriptor bounds by the tensor's shape only, so each twin says why
+    its copies need no other bound (:func:`gemm_opt.kernels.schedule_gemm._pipelined_body`):
+    dense and grouped "m" K ranges end on a ``block_k`` boundary or at K;
+    dgrad's B rows past a group's N reach only output columns past N, which
+    the store drops. wgrad (grouped "k") is the exception: its K ranges end at
+    group boundaries inside A and B, so its TMA twin makes each tile's two
+    descriptors with ``k_end`` rows (one tensormap each per tile, made before
+    the tile's first copy), and a K block that straddles ``k_end`` reads the
+    next group's rows as TMA's zero fill, as the aligned twin's masks do."""
+    return pipelined(grouped, trans_b, num_warps)
 
 
 def check_kernel_config(
@@ -871,8 +873,9 @@ class KernelSpec:
     #: runtime launches it only for arguments that are.
     aligned: bool = False
     #: Compiled with TMA copies (cuda:90's ``lds-copies=tma``; an aligned kernel
-    #: whose copies are bounded by the tensors' shapes; grouped "m" also assumes K
-    #: a multiple of ``block_k``); the runtime launches it only for arguments
+    #: whose copies are bounded by the tensors' shapes, wgrad's by per-tile
+    #: descriptors that end at the group's K end; grouped "m" also assumes K a
+    #: multiple of ``block_k``); the runtime launches it only for arguments
     #: that satisfy its facts.
     tma: bool = False
 
@@ -890,10 +893,7 @@ class KernelSpec:
             _positive("num_stages", self.num_stages)
         _positive("num_xcds", self.num_xcds)
         if self.tma and not (self.aligned and tma_copies(self.grouped, self.trans_b, 2)):
-            raise ValueError(
-                "a TMA kernel is aligned and has the pipelined body, and is not wgrad "
-                "(grouped 'k': TMA cannot stop a K block at a group's end)"
-            )
+            raise ValueError("a TMA kernel is aligned and has the pipelined body")
 
     @property
     def name(self) -> str:

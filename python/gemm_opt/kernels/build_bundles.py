@@ -27,9 +27,10 @@ TARGETS = ("cuda:90",)
 
 def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
     """Every kernel the API may launch: each schedule, reduction, grouped form and config,
-    and the twins of each with the pipelined body: aligned ``cp.async`` and,
-    except for wgrad (:func:`~gemm_opt.core.schedules.tma_copies`), TMA, which
-    the runtime launches instead where the arguments satisfy their facts."""
+    and the twins of each with the pipelined body: aligned ``cp.async`` and TMA
+    (:func:`~gemm_opt.core.schedules.tma_copies`; wgrad's with per-tile
+    descriptors), which the runtime launches instead where the arguments
+    satisfy their facts."""
     specs = _plain_specs(dtypes)
     twins = [s for s in specs if S.pipelined(s.grouped, s.trans_b, s.num_warps)]
     tma = [s for s in twins if S.tma_copies(s.grouped, s.trans_b, s.num_warps)]

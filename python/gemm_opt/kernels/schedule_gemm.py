@@ -36,8 +36,9 @@ and B) and ``pipelined`` (hinted ``tile.async_tdm_copy_global_to_local`` s
 into a ring of ``num_stages`` buffers, ``num_stages - 1`` K blocks in flight
 while one multiplies; the descriptors' bounds mask the tile and the K range; TDM on
 gfx1250, ``ttg.async_copy`` or register copies and wgmma on cuda:90, or with
-``tma`` copies bounded by the tensors' shapes that cuda:90's ``lds-copies=tma``
-makes barrier-tracked TMA copies inside the schedule's loops).
+``tma`` copies bounded by the tensors' shapes (wgrad: by per-tile descriptors
+that end at the group's K end) that cuda:90's ``lds-copies=tma`` makes
+barrier-tracked TMA copies inside the schedule's loops).
 """
 
 from typing import Any
@@ -122,8 +123,9 @@ def build_gemm_module(
     why that computes the same C), so that cuda:90's ``lds-copies=tma`` can
     make them TMA copies, whose descriptors bound by shape only; grouped "m"
     (not ``trans_b``) then also states K divisible by ``block_k`` (a K block
-    never crosses into the next group's weights); grouped "k" has none
-    (:func:`~gemm_opt.core.schedules.tma_copies`). ValueError on a bad combination (the op
+    never crosses into the next group's weights); grouped "k" makes each
+    tile's descriptors with the group's K end as their row count instead
+    (:func:`_pipelined_body`). ValueError on a bad combination (the op
     verifier's message for schedule rules).
     """
     if kind not in KINDS:
@@ -153,13 +155,8 @@ def build_gemm_module(
             f"the pipelined body has {MIN_STAGES} to {MAX_STAGES} stages, "
             f"got num_stages={num_stages}"
         )
-    if tma and (body != "pipelined" or not aligned):
+    if tma and (body != "pipelined" or not aligned or not tma_copies(grouped, trans_b, num_warps)):
         raise ValueError("tma copies need the pipelined body and aligned = True")
-    if tma and not tma_copies(grouped, trans_b, num_warps):
-        raise ValueError(
-            "grouped = 'k' (wgrad) has no tma copies: a TMA descriptor bounds by the "
-            "tensor's shape, not by a group's K end (see gemm_opt.core.schedules.tma_copies)"
-        )
     check_kernel_config(
         block_m=block_m, block_n=block_n, block_k=block_k, num_warps=num_warps, num_stages=None
     )
@@ -210,8 +207,9 @@ def build_gemm_module(
             tdm = None
             if body == "pipelined":
                 tdm = _tdm_setup(
-                    args, elem, block_m, block_n, block_k, num_warps, grouped, stages, trans_b
-                )
+                    args, elem, block_m, block_n, block_k, num_warps, grouped, stages, trans_b,
+                    per_tile=tma and grouped == "k",
+                )  # fmt: skip
             sched = GemmScheduleOp(
                 args["M"],
                 args["N"],
@@ -313,9 +311,12 @@ def _tdm_setup(
     grouped: str,
     stages: int,
     trans_b: bool = False,
+    per_tile: bool = False,
 ) -> dict:
     """Descriptors of A and B (the whole tensors; the body moves and bounds
-    them per tile) and the rings of ``stages`` buffers, made once per program.
+    them per tile) and the rings of ``stages`` buffers, made once per program;
+    ``per_tile`` (wgrad's TMA twin): no descriptors, the body makes them per
+    tile (:func:`_pipelined_body`).
 
     Each operand's block is copied as it lies in memory, row-major: A as
     (BM, BK), or (BK, BM) for grouped "k" (A is (S, M), the MMA takes A^T);
@@ -351,8 +352,12 @@ def _tdm_setup(
         b_shape = [arith.MulIOp(args["num_groups"], k).result, n]
     else:
         b_shape = [k, n]
-    da = MakeTensorDescriptorOp(args["a"], a_shape, [args["lda"], one], da_t).result
-    db = MakeTensorDescriptorOp(args["b"], b_shape, [args["ldb"], one], db_t).result
+    a_strides, b_strides = [args["lda"], one], [args["ldb"], one]
+    if per_tile:  # made per tile by the body (shape: the group's K end)
+        da = db = None
+    else:
+        da = MakeTensorDescriptorOp(args["a"], a_shape, a_strides, da_t).result
+        db = MakeTensorDescriptorOp(args["b"], b_shape, b_strides, db_t).result
     half = num_warps // 2
     hints = ((1 << half) - 1, ((1 << num_warps) - 1) ^ ((1 << half) - 1))
     return {
@@ -360,6 +365,7 @@ def _tdm_setup(
         "abuf": LocalAllocOp(bufa_t).result, "bbuf": LocalAllocOp(bufb_t).result,
         "hints": hints, "i32": i32, "stages": stages,
         "a_trans": a_trans, "b_trans": b_trans,
+        "da_t": da_t, "db_t": db_t, "a_strides": a_strides, "b_strides": b_strides,
     }  # fmt: skip
 
 
@@ -385,8 +391,23 @@ def _pipelined_body(
     ``trans_b`` (dgrad) B's rows are ``g*N + n``: rows past the group's N
     are the next group's, and they only reach output columns past N, which
     the store drops; K is B's inner dim, bounded by its shape. Grouped "k"
-    (wgrad) is never unbounded: its K ranges end at group boundaries inside
-    A and B, where no shape bound stops a copy (see :func:`build_gemm_module`).
+    (wgrad): its K ranges end at group boundaries inside A and B, where the
+    tensors' shapes stop nothing, so its TMA twin (``tdm["da"]`` None) makes
+    the tile's descriptors of A and B with ``k_end`` rows (at least 1, a TMA
+    dimension's least; never past K): a K block straddling ``k_end`` reads
+    the next group's rows as zeros, the very data the bounded copies move,
+    and rows below ``k_off`` are never copied. Of the two ways to bound a TMA
+    copy per tile, this one is in the kernel: the other, lowering a bounded
+    ``tile.update_tensor_descriptor`` to a rebuilt TMA descriptor, rebuilds
+    where the bounds are set, which here is per K block (a tensormap per
+    copy, rewritten while the copies before it still read it) unless the
+    body is restructured to bound once per tile, after which both emit the
+    same code: two tensormaps per tile (``tensormap.replace`` s into shared
+    memory, ``tensormap.cp_fenceproxy`` to the program's global scratch,
+    ``fence.proxy.tensormap::generic.acquire``), none per K block. The body's
+    final wait drains the tile's copies before the next tile rewrites the
+    tensormaps (the lowering would drain them itself otherwise:
+    :mod:`gemm_opt.lowering.tma_plan`).
 
     Transposed operands (grouped "k"'s A, ``trans_b``'s B) land as they lie
     and reach the MMA through a ``tile.memdesc_trans`` ``[1, 0]`` view.
@@ -408,6 +429,13 @@ def _pipelined_body(
         b_shift = arith.MulIOp(group, args["K"]).result
     b_end = arith.AddIOp(b_shift, n if b_trans else k_end).result
     ha, hb = tdm["hints"]
+    da0, db0 = tdm["da"], tdm["db"]
+    if da0 is None:  # wgrad's TMA twin: this tile's descriptors end at the group's K end
+        rows = arith.MinSIOp(arith.MaxSIOp(k_end, c[1]).result, args["K"]).result
+        da0 = MakeTensorDescriptorOp(
+            args["a"], [rows, m_end], tdm["a_strides"], tdm["da_t"]
+        ).result
+        db0 = MakeTensorDescriptorOp(args["b"], [rows, n], tdm["b_strides"], tdm["db_t"]).result
 
     def issue(k: ir.Value, slot: ir.Value, pred: ir.Value | None) -> None:
         if a_trans:
@@ -415,14 +443,14 @@ def _pipelined_body(
         else:
             a_at, a_bounds = [m_off, k], [m_end, k_end]
         da = UpdateTensorDescriptorOp(
-            tdm["da"], a_at, a_bounds if bounded else [], tdm["da"].type, pred=pred
+            da0, a_at, a_bounds if bounded else [], da0.type, pred=pred
         ).result
         if b_trans:
             b_at, b_bounds = [arith.AddIOp(b_shift, n_off).result, k], [b_end, k_end]
         else:
             b_at, b_bounds = [arith.AddIOp(b_shift, k).result, n_off], [b_end, n]
         db = UpdateTensorDescriptorOp(
-            tdm["db"], b_at, b_bounds if bounded else [], tdm["db"].type, pred=pred
+            db0, b_at, b_bounds if bounded else [], db0.type, pred=pred
         ).result
         for desc, buf, t, hint in ((da, "abuf", "ba_t", ha), (db, "bbuf", "bb_t", hb)):
             dest = MemdescIndexOp(tdm[buf], slot, tdm[t]).result

@@ -307,7 +307,7 @@ def _twins_of(spec: S.KernelSpec) -> tuple[S.KernelSpec, ...]:
     if spec.aligned or spec.tma:
         return ()
     out = [replace(spec, aligned=True)]
-    if S.tma_copies(spec.grouped, spec.trans_b, spec.num_warps):  # not wgrad
+    if S.tma_copies(spec.grouped, spec.trans_b, spec.num_warps):
         out.insert(0, replace(spec, aligned=True, tma=True))
     return tuple(out)
 
