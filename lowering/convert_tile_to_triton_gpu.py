@@ -105,7 +105,10 @@ Target differences (all data semantics are the tile dialect's):
   ``tile.make_tensor_descriptor`` becomes ``tt.make_tensor_descriptor`` (its
   NVMMA shared layout is the destination buffers'), which Triton's
   ``tma-lowering`` turns into a 128-byte tensormap in per-program global
-  scratch before the text is printed. The counted waits stay exact: a
+  scratch before the text is printed (one tensormap per op and program: a
+  descriptor made inside a loop, such as wgrad's per-group descriptors, is
+  rewritten there on every pass, after the copies still in flight are
+  waited for). The counted waits stay exact: a
   function's copies share a ring of single-arrival barriers, copy ``g``
   expects its bytes on barrier ``g % R``, and ``tile.async_tdm_wait {num}``
   waits, with phase parity ``(g / R) % 2``, for the copies it completes

@@ -215,6 +215,32 @@ def test_the_tma_twin_comes_first_and_needs_every_dimension(tmp_path: Path) -> N
         assert rt.select_kernel(st, plain, {**ok, **bad})[0].name == want.name, bad
 
 
+def test_wgrad_takes_its_tma_twin_where_aligned(tmp_path: Path) -> None:
+    """wgrad (grouped k) has a TMA twin too (per-tile descriptors bound each
+    group's K end): it runs where M, N, K and the strides are multiples of 16
+    (no K-block fact: a group's K end is bounded by the descriptors), the
+    aligned twin where K is 0, the plain kernel where M is not aligned
+    (K = 1008: a multiple of 16, not of block_k)."""
+    from dataclasses import replace
+
+    from gemm_opt.runtime import gemm as rt
+
+    plain = S.KernelSpec("persistent", None, "k", "bf16", 128, 128, 64, 8, 8, 3)
+    aligned = replace(plain, aligned=True)
+    tma = replace(plain, aligned=True, tma=True)
+    assert rt.twins(plain) == [tma, aligned]
+    assert tma.facts == aligned.facts and "M" in tma.facts
+    st = write_store(tmp_path, (plain, aligned, tma))
+    ok = dict(a=4096, b=8192, c=12288, M=512, N=256, K=1008, lda=512, ldb=256, ldc=256)
+    ok |= dict(group_lens=16384, num_groups=8)
+    assert rt.select_kernel(st, plain, ok)[0].name == tma.name
+    for bad, want in (
+        ({"K": 0}, aligned),  # no TMA descriptor of a zero dimension
+        ({"M": 500, "lda": 500}, plain),
+    ):
+        assert rt.select_kernel(st, plain, {**ok, **bad})[0].name == want.name, bad
+
+
 def _twin_store(tmp_path: Path, plain: S.KernelSpec):
     """A store of ``plain``'s kernel and its twins, with the facts the bundle builder
     states (:attr:`~gemm_opt.core.schedules.KernelSpec.facts`)."""

@@ -221,12 +221,13 @@ def test_store_builds_what_no_bundle_holds(builder, tmp_path: Path) -> None:
     spec = S.KernelSpec("data-parallel", None, "none", "fp16", **S.GPU_CONFIG.__dict__)
     assert st.for_spec(spec).name == spec.name
     assert st.for_spec(spec) is st.for_spec(spec) and builder == [spec.name]
-    # the pipelined body pairs with TMA and aligned twins, built too; wgrad has
-    # no TMA twin (S.tma_copies); the blocks body (one warp) has none
+    # the pipelined body pairs with TMA and aligned twins, built too, wgrad's
+    # included (S.tma_copies); the blocks body (one warp) has none
     twins = [replace(spec, aligned=True, tma=True), replace(spec, aligned=True)]
     assert [k.name for _, k in st.twins(spec)] == [t.name for t in twins]
     wgrad = replace(spec, grouped="k", kind="persistent")
-    assert [k.name for _, k in st.twins(wgrad)] == [replace(wgrad, aligned=True).name]
+    wgrad_twins = [replace(wgrad, aligned=True, tma=True), replace(wgrad, aligned=True)]
+    assert [k.name for _, k in st.twins(wgrad)] == [t.name for t in wgrad_twins]
     blocks = replace(spec, num_warps=1)
     assert st.twins(blocks) == []
     assert replace(blocks, aligned=True).name not in builder

@@ -144,8 +144,10 @@ def test_tma_body_bounded_by_shape_equals_numpy(kind, reduction):
 def test_tma_body_needs_aligned_pipelined_kernels():
     with pytest.raises(ValueError, match="tma copies need the pipelined body and aligned"):
         build_gemm_module(tma=True)
-    with pytest.raises(ValueError, match=r"grouped = 'k' \(wgrad\) has no tma copies"):
-        build_gemm_module(kind="persistent", grouped="k", aligned=True, tma=True)
+    with pytest.raises(ValueError, match="tma copies need the pipelined body and aligned"):
+        build_gemm_module(kind="persistent", grouped="k", tma=True, num_warps=4)
+    with pytest.raises(ValueError, match="tma copies need the pipelined body and aligned"):
+        build_gemm_module(kind="persistent", grouped="k", aligned=True, tma=True, num_warps=1)
 
 
 @pytest.mark.parametrize(("kind", "reduction"), SCHEDULES)
