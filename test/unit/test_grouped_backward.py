@@ -26,7 +26,6 @@ Their transposed operand is copied as it lies and read through a
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -314,12 +313,15 @@ def _loop_depths(ptx: str) -> list[tuple[int, str]]:
     depth, in_header = 0, False
     for line in ptx.splitlines():
         text = line.strip()
-        if re.match(r"^(\$L__BB\d+_\d+:|// %bb\.\d+:)", text):
+        head = text.split()[0] if text else ""
+        if (head.startswith("$L__BB") and head.endswith(":")) or text.startswith("// %bb."):
             depth, in_header = 0, True
         elif not text.startswith("//"):
             in_header = False
         if in_header:
-            depth = max([depth, *map(int, re.findall(r"Depth=(\d+)", text))])
+            for part in text.split("Depth=")[1:]:
+                digits = part[: len(part) - len(part.lstrip("0123456789"))]
+                depth = max(depth, int(digits))
         out.append((depth, text))
     return out
 
