@@ -432,9 +432,7 @@ def _pipelined_body(
     da0, db0 = tdm["da"], tdm["db"]
     if da0 is None:  # wgrad's TMA twin: this tile's descriptors end at the group's K end
         rows = arith.MinSIOp(arith.MaxSIOp(k_end, c[1]).result, args["K"]).result
-        da0 = MakeTensorDescriptorOp(
-            args["a"], [rows, m_end], tdm["a_strides"], tdm["da_t"]
-        ).result
+        da0 = MakeTensorDescriptorOp(args["a"], [rows, m_end], tdm["a_strides"], tdm["da_t"]).result
         db0 = MakeTensorDescriptorOp(args["b"], [rows, n], tdm["b_strides"], tdm["db_t"]).result
 
     def issue(k: ir.Value, slot: ir.Value, pred: ir.Value | None) -> None:
