@@ -382,8 +382,8 @@ def main(argv: list[str] | None = None) -> int:
         "environment": env,
         "method": (
             f"median of {args.reps} interleaved samples after {args.warmup} warm-up rounds; "
-            "each sample is one call between CUDA events after a 256 MiB L2 flush (a read) and a 0.3 ms "
-            "GPU spin (the host's launch cost off the clock); random "
+            "each sample is one call between CUDA events after a 256 MiB L2 flush (a read) "
+            "and a 0.3 ms GPU spin (the host's launch cost off the clock); random "
             "normal inputs, row-major A (MxK) and B (KxN), fresh per shape; the Triton config "
             f"per shape is the fastest correct one in a pre-pass of {PREPASS_REPS} flushed "
             "samples each, outside the timed region; cuBLAS is torch.matmul(a, b, out=c); ours "
