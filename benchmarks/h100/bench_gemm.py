@@ -5,20 +5,24 @@ One command, one run, everything side by side. Needs only torch and
 ``gemm_opt.runtime``: the bundle (``build_bundle.py --candidates --triton``
 or ``--tuned --triton``) holds our kernels and the plain Triton baseline,
 both compiled here with Triton 3.9.0; ``import triton`` is blocked for the
-whole run, so the machine's own Triton cannot stand in for either.
+whole run, so the machine's own Triton cannot stand in for either. When the
+bundle also holds the warp-specialized Gluon GEMM (``--gluon-ws``), it is
+checked and timed the same way as the Triton baseline (best correct config
+per shape) in a column of its own.
 
 For each shape and dtype:
 
 1. correctness against a float64 reference (``torch.matmul`` on doubles of
    the same random normal inputs) for every kernel that may run the shape:
    ours (the config the config table gives, and the default config), each
-   Triton config, and cuBLAS; C starts as NaN, so every element must be
-   written;
+   Triton config, each warp-specialized Gluon config (if any) and cuBLAS;
+   C starts as NaN, so every element must be written;
 2. a pre-pass, outside the timed region, picks the fastest correct Triton
-   config for the shape (median of a few flushed samples each);
-3. interleaved timing of ours, that Triton config and cuBLAS
-   (``torch.matmul(a, b, out=c)``): each sample is one call between CUDA
-   events after a 256 MiB L2 flush (a read); medians of ``--reps``.
+   config (and Gluon config) for the shape (median of a few flushed samples
+   each);
+3. interleaved timing of ours, that Triton config, that Gluon config and
+   cuBLAS (``torch.matmul(a, b, out=c)``): each sample is one call between
+   CUDA events after a 256 MiB L2 flush (a read); medians of ``--reps``.
 
 Prints a line per shape as it goes; writes ``results.csv``, ``results.md``,
 ``results.json`` and, where matplotlib is installed, ``results.png``
@@ -71,6 +75,13 @@ CSV_FIELDS = (
     "triton_rel_err",
     "cublas_rel_err",
     "all_correct",
+    # Empty where the bundle has no warp-specialized Gluon kernels.
+    "gluon_ws_config",
+    "gluon_ws_tflops",
+    "gluon_ws_vs_cublas",
+    "ours_vs_gluon_ws",
+    "gluon_ws_median_ms",
+    "gluon_ws_rel_err",
 )
 
 
@@ -80,17 +91,21 @@ def fail(message: str) -> None:
 
 
 class Kernels:
-    """The bundle's kernels of one dtype: ours by config tag, Triton by config tag."""
+    """The bundle's kernels of one dtype: ours, Triton's and the warp-specialized
+    Gluon GEMM's (none, if the bundle has none), each by config tag."""
 
     def __init__(self, loaded: Any, dtype: str) -> None:
         self.ours: dict[str, Any] = {}
         self.triton: dict[str, Any] = {}
+        self.gluon_ws: dict[str, Any] = {}
         for k in loaded:
             meta = k.spec.meta
             if meta.get("dtype") != dtype:
                 continue
             if meta.get("kind") == "triton":
                 self.triton[meta["config"]] = k
+            elif meta.get("kind") == "gluon-ws":
+                self.gluon_ws[meta["config"]] = k
             elif meta.get("kind") == "ours" and meta.get("variant") == "aligned":
                 self.ours[meta["config"]] = k
         if not self.ours or not self.triton:
@@ -141,6 +156,14 @@ class Kernels:
             cfg["BLOCK_K"],
             cfg["GROUP_M"],
         )
+
+    @classmethod
+    def named_call(cls, kernel: Any, a: Any, b: Any, c: Any) -> tuple:
+        """The arguments of a kernel taking ``triton_gemm.py``'s (pointers, sizes,
+        strides) by name, then its config's constexprs (the Gluon GEMM's)."""
+        m, k = a.shape
+        values = {"a_ptr": a, "b_ptr": b, "c_ptr": c, **cls.triton_scalars(m, b.shape[1], k)}
+        return tuple(values[x.name] if x.name in values else x.constexpr for x in kernel.spec.args)
 
     @staticmethod
     def ours_scalars(m: int, n: int, k: int) -> dict[str, int]:
@@ -194,20 +217,30 @@ def run_shape(
     triton_tags = [t for t, k in kernels.triton.items() if kernels.eligible(k, tr_scalars)]
     if not triton_tags:
         fail(f"{m}x{n}x{kk}: no Triton config may run it (sizes must be multiples of 16)")
+    gluon_tags = [t for t, k in kernels.gluon_ws.items() if kernels.eligible(k, tr_scalars)]
+    if kernels.gluon_ws and not gluon_tags:
+        fail(f"{m}x{n}x{kk}: no Gluon config may run it (sizes must be multiples of 16)")
+    table_of = {"ours": kernels.ours, "triton": kernels.triton, "gluon_ws": kernels.gluon_ws}
+    call_of = {
+        "ours": kernels.ours_call,
+        "triton": kernels.triton_call,
+        "gluon_ws": kernels.named_call,
+    }
 
     def make(kind: str, tag: str | None) -> tuple[Any, Any]:
         c = torch.full((m, n), float("nan"), device="cuda", dtype=tdtype)
         if kind == "cublas":
             return (lambda: torch.matmul(a, b, out=c)), c
-        kernel = (kernels.ours if kind == "ours" else kernels.triton)[tag]
-        call = kernels.ours_call if kind == "ours" else kernels.triton_call
-        args = call(kernel, a, b, c)
-        kw = benchlib.launch_options(kernel, m, n) if kind == "ours" else {}
+        kernel = table_of[kind][tag]
+        args = call_of[kind](kernel, a, b, c)
+        # A persistent config's grid: a program per SM (ours' and the Gluon GEMM's).
+        kw = benchlib.launch_options(kernel, m, n) if kind != "triton" else {}
         return (lambda: kernel(*args, **kw)), c
 
     # 1. correctness of every kernel
     checks = []
-    for kind, tags in (("ours", ours_tags), ("triton", triton_tags), ("cublas", [None])):
+    kinds = (("ours", ours_tags), ("triton", triton_tags), ("gluon_ws", gluon_tags))
+    for kind, tags in (*kinds, ("cublas", [None])):
         for tag in tags:
             fn, c = make(kind, tag)
             fn()
@@ -221,20 +254,24 @@ def run_shape(
     if not timed:
         return None, checks
 
-    # 2. pre-pass (not part of the timing): the fastest correct Triton config
-    pre = {}
-    candidates = {t: make("triton", t)[0] for t in triton_tags if ok[("triton", t)]["ok"]}
-    if candidates:
-        times = benchlib.bench(candidates, PREPASS_REPS, 1, flush)
-        pre = {t: round(v["median_ms"], 4) for t, v in times.items()}
-        triton_tag = min(pre, key=lambda t: pre[t])
-    else:
-        triton_tag = triton_tags[0]
+    # 2. pre-pass (not part of the timing): the fastest correct Triton (and Gluon) config
+    pre: dict[str, dict[str, float]] = {}
+    chosen: dict[str, str] = {}
+    for kind, tags in kinds[1:]:
+        candidates = {t: make(kind, t)[0] for t in tags if ok[(kind, t)]["ok"]}
+        if candidates:
+            times = benchlib.bench(candidates, PREPASS_REPS, 1, flush)
+            pre[kind] = {t: round(v["median_ms"], 4) for t, v in times.items()}
+            chosen[kind] = min(pre[kind], key=lambda t: pre[kind][t])
+        elif tags:
+            chosen[kind] = tags[0]
+    triton_tag = chosen["triton"]
 
     # 3. interleaved timing
     fns = {
         "ours": make("ours", ours_tag)[0],
         "triton": make("triton", triton_tag)[0],
+        **({"gluon_ws": make("gluon_ws", chosen["gluon_ws"])[0]} if "gluon_ws" in chosen else {}),
         "cublas": make("cublas", None)[0],
     }
     t = benchlib.bench(fns, reps, warmup, flush)
@@ -258,8 +295,19 @@ def run_shape(
         "triton_rel_err": _sig(ok[("triton", triton_tag)]["rel_fro_err"]),
         "cublas_rel_err": _sig(ok[("cublas", None)]["rel_fro_err"]),
         "all_correct": all(x["ok"] for x in checks),
-        "triton_prepass_ms": pre,
+        "triton_prepass_ms": pre.get("triton", {}),
     }
+    if "gluon_ws" in chosen:
+        tag = chosen["gluon_ws"]
+        row |= {
+            "gluon_ws_config": tag,
+            "gluon_ws_tflops": round(tf["gluon_ws"], 1),
+            "gluon_ws_vs_cublas": round(tf["gluon_ws"] / tf["cublas"], 3),
+            "ours_vs_gluon_ws": round(tf["ours"] / tf["gluon_ws"], 3),
+            "gluon_ws_median_ms": round(t["gluon_ws"]["median_ms"], 4),
+            "gluon_ws_rel_err": _sig(ok[("gluon_ws", tag)]["rel_fro_err"]),
+            "gluon_ws_prepass_ms": pre.get("gluon_ws", {}),
+        }
     return row, checks
 
 
@@ -369,7 +417,15 @@ def main(argv: list[str] | None = None) -> int:
                 f"({row['triton_config']}), cuBLAS {row['cublas_tflops']:6.1f} TFLOP/s; "
                 f"ours/cuBLAS {row['ours_vs_cublas']:.2f}, ours/Triton "
                 f"{row['ours_vs_triton']:.2f}, Triton/cuBLAS {row['triton_vs_cublas']:.2f}; "
-                f"{len(cs) - len(bad)}/{len(cs)} correct" + (f" FAILED: {bad}" if bad else ""),
+                + (
+                    f"Gluon WS {row['gluon_ws_tflops']:.1f} ({row['gluon_ws_config']}), "
+                    f"Gluon WS/cuBLAS {row['gluon_ws_vs_cublas']:.2f}, ours/Gluon WS "
+                    f"{row['ours_vs_gluon_ws']:.2f}; "
+                    if "gluon_ws_config" in row
+                    else ""
+                )
+                + f"{len(cs) - len(bad)}/{len(cs)} correct"
+                + (f" FAILED: {bad}" if bad else ""),
                 flush=True,
             )
 
@@ -388,6 +444,12 @@ def main(argv: list[str] | None = None) -> int:
             f"per shape is the fastest correct one in a pre-pass of {PREPASS_REPS} flushed "
             "samples each, outside the timed region; cuBLAS is torch.matmul(a, b, out=c); ours "
             "and Triton are cubins from the bundle launched with cuLaunchKernel"
+            + (
+                "; the warp-specialized Gluon GEMM's config per shape is chosen as Triton's, "
+                "persistent configs on one program per SM"
+                if any(k.gluon_ws for k in kernels.values())
+                else ""
+            )
         ),
         "kernels": resources,
         "timings": rows,
@@ -422,8 +484,10 @@ def markdown(result: dict) -> str:
     env = result["environment"]
     checks = result["checks"]
     passed = sum(c["ok"] for c in checks)
+    gluon = any("gluon_ws_config" in r for r in result["timings"])
     lines = [
-        f"# GEMM on {env['gpu']}: ours vs plain Triton vs cuBLAS",
+        f"# GEMM on {env['gpu']}: ours vs plain Triton vs cuBLAS"
+        + (" vs warp-specialized Gluon" if gluon else ""),
         "",
         f"{env['capability']}, {env['sms']} SMs, torch {env['torch']} (CUDA {env['cuda']}), "
         f"{env['date']}. Ours and Triton compiled for cuda:90 with {env['compiled_with']} "
@@ -435,15 +499,28 @@ def markdown(result: dict) -> str:
         "(|err| <= 1e-2 + 4u|ref|, every element written).",
         "",
         "| shape (MxNxK) | dtype | ours TFLOP/s | Triton TFLOP/s | cuBLAS TFLOP/s "
-        "| ours/cuBLAS | ours/Triton | Triton/cuBLAS | ours config | Triton config |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| ours/cuBLAS | ours/Triton | Triton/cuBLAS | ours config | Triton config |"
+        + (
+            " Gluon WS TFLOP/s | Gluon WS/cuBLAS | ours/Gluon WS | Gluon WS config |"
+            if gluon
+            else ""
+        ),
+        "|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if gluon else ""),
     ]
     for r in result["timings"]:
-        lines.append(
+        line = (
             f"| {r['shape']} | {r['dtype']} | {r['ours_tflops']:.1f} | {r['triton_tflops']:.1f} "
             f"| {r['cublas_tflops']:.1f} | {r['ours_vs_cublas']:.2f} | {r['ours_vs_triton']:.2f} "
             f"| {r['triton_vs_cublas']:.2f} | {r['ours_config']} | {r['triton_config']} |"
         )
+        if gluon:
+            line += (
+                f" {r['gluon_ws_tflops']:.1f} | {r['gluon_ws_vs_cublas']:.2f} "
+                f"| {r['ours_vs_gluon_ws']:.2f} | {r['gluon_ws_config']} |"
+                if "gluon_ws_config" in r
+                else " n/a | n/a | n/a | n/a |"
+            )
+        lines.append(line)
     lines += [
         "",
         "Kernels (registers and spills from the loaded binary; CTAs/SM estimated from them):",

@@ -32,7 +32,10 @@ constexprs and ``num_warps``; all ``aligned``) are added on request:
 * ``--tuned``: the configurations chosen in the config table
   (``configs/cuda90.json``, written by ``tune.py``);
 * ``--triton``: the plain Triton ``tl.dot`` baseline of ``triton_gemm.py``
-  in each of its standard configs, compiled by Triton 3.9.0 itself.
+  in each of its standard configs, compiled by Triton 3.9.0 itself;
+* ``--gluon-ws``: the warp-specialized Gluon GEMM of ``gluon_ws_gemm.py``
+  (TMA producer warp, wgmma consumer warpgroups; meta kind ``gluon-ws``) in
+  each of its configs, a reference for what warp specialization gives.
 
 The MMA is a wgmma (``--mma=auto``, the default: both operands are read from
 shared buffers) or, with ``--mma=mma_v2``, the mma.sync of the earlier
@@ -46,7 +49,7 @@ serialize the wgmmas); each compiled kernel's registers, spills and wgmma
 waits (from its SASS) are printed.
 
     python benchmarks/h100/build_bundle.py -o benchmarks/h100/gemm_cuda90.bundle
-    python benchmarks/h100/build_bundle.py -o bench.bundle --candidates --triton
+    python benchmarks/h100/build_bundle.py -o bench.bundle --candidates --triton --gluon-ws
 """
 
 from __future__ import annotations
@@ -403,12 +406,14 @@ def build(
     *,
     configs: list[OurConfig] | None = None,
     triton: bool = False,
+    gluon_ws: bool = False,
     quiet: bool = False,
     mma: str = "auto",
     async_mma: bool = True,
     tma: bool = False,
 ) -> Any:
-    """Compile every variant (and ``configs``, the Triton baseline) into a bundle.
+    """Compile every variant (and ``configs``, the Triton baseline, the
+    warp-specialized Gluon GEMM) into a bundle.
 
     ``async_mma=False`` builds the default variants without ``tile-pipeline-mma``
     (each MMA waited for at once); ``configs`` say it themselves."""
@@ -443,6 +448,10 @@ def build(
         import triton_gemm
 
         kernels += triton_gemm.bundle_kernels(dtypes, quiet=quiet)
+    if gluon_ws:
+        import gluon_ws_gemm
+
+        kernels += gluon_ws_gemm.bundle_kernels(dtypes, quiet=quiet)
     return Bundle(tuple(kernels))
 
 
@@ -511,6 +520,11 @@ def main(argv: list[str] | None = None) -> int:
         "--triton", action="store_true", help="add the plain Triton baseline (triton_gemm.py)"
     )
     parser.add_argument(
+        "--gluon-ws",
+        action="store_true",
+        help="add the warp-specialized Gluon GEMM (gluon_ws_gemm.py)",
+    )
+    parser.add_argument(
         "--mma",
         default="auto",
         choices=("auto", "mma_v2", "wgmma"),
@@ -538,6 +552,7 @@ def main(argv: list[str] | None = None) -> int:
         dtypes,
         configs=configs,
         triton=args.triton,
+        gluon_ws=args.gluon_ws,
         mma=args.mma,
         async_mma=not args.sync_mma,
         tma=args.tma,

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Bar chart of ``bench_gemm.py``'s ``results.csv``: TFLOP/s of ours, plain Triton and cuBLAS.
+"""Bar chart of ``bench_gemm.py``'s ``results.csv``: TFLOP/s of ours, plain Triton and cuBLAS
+(and the warp-specialized Gluon GEMM, where the run had it).
 
 Needs matplotlib (``bench_gemm.py`` calls it where it is installed)::
 
@@ -18,6 +19,8 @@ SERIES = (
     ("triton_tflops", "plain Triton tl.dot (best config)"),
     ("cublas_tflops", "cuBLAS (torch.matmul)"),
 )
+#: The series of runs whose bundle had the warp-specialized Gluon GEMM.
+GLUON_SERIES = ("gluon_ws_tflops", "Gluon warp-specialized (best config)")
 
 
 def plot(csv_path: Path, png_path: Path) -> None:
@@ -32,20 +35,23 @@ def plot(csv_path: Path, png_path: Path) -> None:
     if not rows:
         raise ValueError(f"{csv_path}: no rows")
     labels = [f"{r['shape']}\n{'fp16' if r['dtype'] == 'float16' else 'bf16'}" for r in rows]
-    width = 0.27
+    series = SERIES
+    if all(r.get(GLUON_SERIES[0]) for r in rows):
+        series = (*SERIES[:2], GLUON_SERIES, SERIES[2])
+    width = 0.81 / len(series)
     fig, ax = plt.subplots(figsize=(max(8.0, 1.1 * len(rows)), 4.8))
-    for i, (key, name) in enumerate(SERIES):
-        xs = [j + (i - 1) * width for j in range(len(rows))]
+    for i, (key, name) in enumerate(series):
+        xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(rows))]
         ax.bar(xs, [float(r[key]) for r in rows], width, label=name)
     for j, r in enumerate(rows):
-        top = max(float(r[key]) for key, _ in SERIES)
+        top = max(float(r[key]) for key, _ in series)
         ax.text(j, top + 10, f"{float(r['ours_vs_cublas']):.2f}x", ha="center", fontsize=8)
     ax.set_xticks(range(len(rows)), labels, fontsize=7)
     ax.set_ylabel("TFLOP/s (median)")
     ax.set_title("GEMM on H100: ours vs plain Triton vs cuBLAS (label: ours/cuBLAS)")
-    peak = max(float(r[key]) for r in rows for key, _ in SERIES)
+    peak = max(float(r[key]) for r in rows for key, _ in series)
     ax.set_ylim(0, peak * 1.22)
-    ax.legend(fontsize=8, loc="upper center", ncol=3)
+    ax.legend(fontsize=8, loc="upper center", ncol=len(series))
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(png_path, dpi=120)

@@ -2,7 +2,10 @@
 """Choose our tile GEMM's config per shape class on the local GPU; write the config table.
 
 Runs where the GPU is, with only torch and ``gemm_opt.runtime``, on a bundle
-that holds the candidate configs (``build_bundle.py --candidates``). For
+that holds the candidate configs (``build_bundle.py --candidates``); the
+candidates are our kernel's configs (bundle kind ``ours``) only: the
+reference kernels a bench bundle may also hold (the Triton baseline, the
+warp-specialized Gluon GEMM) are not configs of ours and are left out. For
 each dtype and shape of the suite, every candidate is first checked against
 a float64 reference (a wrong kernel never wins), then the correct ones are
 timed interleaved (one call per sample after an L2 flush, median of
@@ -25,6 +28,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
@@ -38,6 +42,17 @@ DEFAULT = "128x128x64_w8"
 def fail(message: str) -> None:
     print(f"tune.py: error: {message}", file=sys.stderr)
     raise SystemExit(2)
+
+
+def candidates(loaded: Any, dtype: str) -> dict[str, Any]:
+    """The bundle's configs of our kernel for ``dtype`` (kind ``ours``, aligned), by tag."""
+    return {
+        k.spec.meta["config"]: k
+        for k in loaded
+        if k.spec.meta.get("kind") == "ours"
+        and k.spec.meta.get("variant") == "aligned"
+        and k.spec.meta.get("dtype") == dtype
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,13 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     seed = 1000
     for dtype in dtypes:
         tdtype = getattr(torch, dtype)
-        cands = {
-            k.spec.meta["config"]: k
-            for k in loaded
-            if k.spec.meta.get("kind") == "ours"
-            and k.spec.meta.get("variant") == "aligned"
-            and k.spec.meta.get("dtype") == dtype
-        }
+        cands = candidates(loaded, dtype)
         if len(cands) < 2:
             fail(f"the bundle has {len(cands)} {dtype} configs of ours; build it with --candidates")
         for m, n, kk in shapes:
