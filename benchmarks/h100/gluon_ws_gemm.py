@@ -79,8 +79,8 @@ def _tile_offsets(tile, M, N, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROU
 
 @gluon.jit
 def _producer(
-    a_desc,
-    b_desc,
+    a_ptr,
+    b_ptr,
     a_bufs,
     b_bufs,
     ready,
@@ -88,6 +88,10 @@ def _producer(
     M,
     N,
     K,
+    stride_am,
+    stride_ak: gl.constexpr,
+    stride_bk,
+    stride_bn: gl.constexpr,
     first_tile,
     tile_step,
     BLOCK_M: gl.constexpr,
@@ -97,6 +101,14 @@ def _producer(
     NUM_STAGES: gl.constexpr,
 ):
     """The TMA partition: fill the ring with every tile's (A, B) K slices, in order."""
+    # The descriptors are made by the warp that uses them: its own tensormap
+    # acquire fence orders their writes before its TMA copies.
+    a_desc = tma.make_tensor_descriptor(
+        a_ptr, [M, K], [stride_am, stride_ak], [BLOCK_M, BLOCK_K], a_bufs.type.layout
+    )
+    b_desc = tma.make_tensor_descriptor(
+        b_ptr, [K, N], [stride_bk, stride_bn], [BLOCK_K, BLOCK_N], b_bufs.type.layout
+    )
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
     k_tiles = gl.cdiv(K, BLOCK_K)
     nbytes: gl.constexpr = a_desc.block_type.nbytes + b_desc.block_type.nbytes
@@ -120,12 +132,12 @@ def _consumer(
     b_bufs,
     ready,
     empty,
-    c_desc,
     c_ptr,
     M,
     N,
     K,
     stride_cm,
+    stride_cn: gl.constexpr,
     first_tile,
     tile_step,
     BLOCK_M: gl.constexpr,
@@ -140,8 +152,13 @@ def _consumer(
     acc_layout: gl.constexpr = gl.NVMMADistributedLayout(
         version=[3, 0], warps_per_cta=[gl.num_warps(), 1], instr_shape=[16, BLOCK_N, 16]
     )
+    dtype: gl.constexpr = c_ptr.dtype.element_ty
     if EPILOGUE_TMA:
-        c_smem = gl.allocate_shared_memory(c_desc.dtype, [BLOCK_M, BLOCK_N], c_desc.layout)
+        c_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_M, BLOCK_N], dtype)
+        c_desc = tma.make_tensor_descriptor(
+            c_ptr, [M, N], [stride_cm, stride_cn], [BLOCK_M, BLOCK_N], c_layout
+        )
+        c_smem = gl.allocate_shared_memory(dtype, [BLOCK_M, BLOCK_N], c_layout)
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
     k_tiles = gl.cdiv(K, BLOCK_K)
     it = 0
@@ -159,7 +176,7 @@ def _consumer(
         acc = warpgroup_mma_wait(0, deps=[acc])
         mbarrier.arrive(empty.index((it + NUM_STAGES - 1) % NUM_STAGES), pred=k_tiles > 0)
 
-        c = acc.to(c_desc.dtype)
+        c = acc.to(dtype)
         if EPILOGUE_TMA:
             tma.store_wait(0)  # the previous tile's store has read c_smem
             c_smem.store(c)
@@ -168,7 +185,7 @@ def _consumer(
         else:
             offs_m = off_m + gl.arange(0, BLOCK_M, gl.SliceLayout(1, acc_layout))
             offs_n = off_n + gl.arange(0, BLOCK_N, gl.SliceLayout(0, acc_layout))
-            ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
+            ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
             gl.store(ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
     if EPILOGUE_TMA:
         tma.store_wait(0)
@@ -201,17 +218,6 @@ def gemm_ws_kernel(
     dtype: gl.constexpr = a_ptr.dtype.element_ty
     a_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_M, BLOCK_K], dtype)
     b_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_K, BLOCK_N], dtype)
-    c_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BLOCK_M, BLOCK_N], dtype)
-    a_desc = tma.make_tensor_descriptor(
-        a_ptr, [M, K], [stride_am, stride_ak], [BLOCK_M, BLOCK_K], a_layout
-    )
-    b_desc = tma.make_tensor_descriptor(
-        b_ptr, [K, N], [stride_bk, stride_bn], [BLOCK_K, BLOCK_N], b_layout
-    )
-    c_desc = tma.make_tensor_descriptor(
-        c_ptr, [M, N], [stride_cm, stride_cn], [BLOCK_M, BLOCK_N], c_layout
-    )
-
     a_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, BLOCK_M, BLOCK_K], a_layout)
     b_bufs = gl.allocate_shared_memory(dtype, [NUM_STAGES, BLOCK_K, BLOCK_N], b_layout)
     ready = gl.allocate_shared_memory(gl.int64, [NUM_STAGES, 1], mbarrier.MBarrierLayout())
@@ -237,12 +243,12 @@ def gemm_ws_kernel(
                     b_bufs,
                     ready,
                     empty,
-                    c_desc,
                     c_ptr,
                     M,
                     N,
                     K,
                     stride_cm,
+                    stride_cn,
                     first_tile,
                     tile_step,
                     BLOCK_M,
@@ -256,8 +262,8 @@ def gemm_ws_kernel(
             (
                 _producer,
                 (
-                    a_desc,
-                    b_desc,
+                    a_ptr,
+                    b_ptr,
                     a_bufs,
                     b_bufs,
                     ready,
@@ -265,6 +271,10 @@ def gemm_ws_kernel(
                     M,
                     N,
                     K,
+                    stride_am,
+                    stride_ak,
+                    stride_bk,
+                    stride_bn,
                     first_tile,
                     tile_step,
                     BLOCK_M,
