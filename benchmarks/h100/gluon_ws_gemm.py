@@ -16,7 +16,9 @@ roles between partitions that the hardware schedules independently:
   flight (``warpgroup_mma_wait(1)``) and then releases the previous slot on
   its ``empty`` barrier; after the K loop it converts the fp32 accumulator to
   C's element type and stores it, through shared memory and a TMA store
-  (``EPILOGUE_TMA=1``) or directly from registers with masks.
+  (``EPILOGUE_TMA=1``) or directly from registers with masks. Before releasing
+  a slot, Triton syncs the partition's warps (a named barrier), so the one
+  thread that arrives does so after every warpgroup's wgmma has read it.
 
 Persistent (``PERSISTENT=1``): one program per SM, each walking tiles
 ``pid, pid + programs, ...`` in the grouped ``GROUP_M`` order of
@@ -26,9 +28,18 @@ convert and store the current one: the overlap that warp specialization is
 for. Non-persistent (``PERSISTENT=0``): one program per tile, as
 ``triton_gemm.py`` launches.
 
+Cooperative or ping-pong (``NUM_CONSUMERS``): with one consumer partition all
+its warps work on each tile (two warpgroups split its rows); with two
+(persistent only, one warpgroup each, a worker partition beside the default
+one) they take the program's tiles in turn, so one's K loop runs while the
+other converts and stores its tile, each from its own C buffer. The ring
+is shared and filled in tile order, which makes their K loops alternate.
+
 The kernel builds its TMA descriptors on the device from pointers, shapes and
 strides (``tma.make_tensor_descriptor``: 128 bytes of global scratch per
-descriptor and program, which our launcher allocates), so it takes the same
+descriptor and program, which our launcher allocates), each in the partition
+that uses it (whose warp then fences the tensormap before its copies), so
+it takes the same
 arguments as ``triton_gemm.matmul_kernel`` (row-major A (MxK), B (KxN), C
 (MxN); pointers, ``M``, ``N``, ``K`` and the row strides stated multiples of
 16, the unit column strides constexpr 1, as Triton's JIT would specialise
@@ -128,6 +139,8 @@ def _producer(
 
 @gluon.jit
 def _consumer(
+    CONSUMER: gl.constexpr,
+    NUM_CONSUMERS: gl.constexpr,
     a_bufs,
     b_bufs,
     ready,
@@ -147,7 +160,14 @@ def _consumer(
     NUM_STAGES: gl.constexpr,
     EPILOGUE_TMA: gl.constexpr,
 ):
-    """The wgmma partition: one wgmma in flight, then the epilogue of each tile."""
+    """A wgmma partition: one wgmma in flight, then the epilogue of each of its tiles.
+
+    The program's tiles are ``first_tile + j * tile_step``; consumer ``CONSUMER``
+    of ``NUM_CONSUMERS`` takes those with ``j % NUM_CONSUMERS == CONSUMER`` (with
+    two, ping-pong: one's K loop runs while the other stores its tile). Slices come
+    through the ring in the producer's order, so tile ``j`` holds ring slots
+    ``j * k_tiles ...``.
+    """
     # The partition's warps stacked along M: a wgmma m64nBLOCK_Nk16 per warpgroup.
     acc_layout: gl.constexpr = gl.NVMMADistributedLayout(
         version=[3, 0], warps_per_cta=[gl.num_warps(), 1], instr_shape=[16, BLOCK_N, 16]
@@ -161,20 +181,21 @@ def _consumer(
         c_smem = gl.allocate_shared_memory(dtype, [BLOCK_M, BLOCK_N], c_layout)
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
     k_tiles = gl.cdiv(K, BLOCK_K)
-    it = 0
-    for tile in range(first_tile, num_tiles, tile_step):
-        off_m, off_n = _tile_offsets(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    program_tiles = gl.cdiv(num_tiles - first_tile, tile_step)
+    for j in range(CONSUMER, program_tiles, NUM_CONSUMERS):
+        off_m, off_n = _tile_offsets(first_tile + j * tile_step, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, acc_layout)
         for ki in range(k_tiles):
+            it = j * k_tiles + ki
             s = it % NUM_STAGES
             mbarrier.wait(ready.index(s), (it // NUM_STAGES) & 1)
             acc = warpgroup_mma(a_bufs.index(s), b_bufs.index(s), acc, is_async=True)
             # Every wgmma but this one has read its operands: give the previous slot back.
             acc, _, _ = warpgroup_mma_wait(1, deps=[acc, a_bufs.index(s), b_bufs.index(s)])
             mbarrier.arrive(empty.index((it + NUM_STAGES - 1) % NUM_STAGES), pred=ki > 0)
-            it += 1
         acc = warpgroup_mma_wait(0, deps=[acc])
-        mbarrier.arrive(empty.index((it + NUM_STAGES - 1) % NUM_STAGES), pred=k_tiles > 0)
+        last = j * k_tiles + k_tiles - 1
+        mbarrier.arrive(empty.index(last % NUM_STAGES), pred=k_tiles > 0)
 
         c = acc.to(dtype)
         if EPILOGUE_TMA:
@@ -212,7 +233,9 @@ def gemm_ws_kernel(
     NUM_STAGES: gl.constexpr,
     PERSISTENT: gl.constexpr,
     EPILOGUE_TMA: gl.constexpr,
+    NUM_CONSUMERS: gl.constexpr,
     PRODUCER_REGS: gl.constexpr,
+    CONSUMER_REGS: gl.constexpr,
 ):
     """C (MxN) = A (MxK) @ B (KxN), fp32 accumulation, C in A's element type."""
     dtype: gl.constexpr = a_ptr.dtype.element_ty
@@ -234,60 +257,148 @@ def gemm_ws_kernel(
         first_tile = gl.program_id(1) * gl.num_programs(0) + gl.program_id(0)
         tile_step = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
 
-    gl.warp_specialize(
-        [
-            (
-                _consumer,
+    # (The partitions' arguments are written out in each call: a tuple built
+    # beforehand would turn their constexprs into tensors.)
+    if NUM_CONSUMERS == 1:
+        gl.warp_specialize(
+            [
                 (
-                    a_bufs,
-                    b_bufs,
-                    ready,
-                    empty,
-                    c_ptr,
-                    M,
-                    N,
-                    K,
-                    stride_cm,
-                    stride_cn,
-                    first_tile,
-                    tile_step,
-                    BLOCK_M,
-                    BLOCK_N,
-                    BLOCK_K,
-                    GROUP_M,
-                    NUM_STAGES,
-                    EPILOGUE_TMA,
+                    _consumer,
+                    (
+                        0,
+                        NUM_CONSUMERS,
+                        a_bufs,
+                        b_bufs,
+                        ready,
+                        empty,
+                        c_ptr,
+                        M,
+                        N,
+                        K,
+                        stride_cm,
+                        stride_cn,
+                        first_tile,
+                        tile_step,
+                        BLOCK_M,
+                        BLOCK_N,
+                        BLOCK_K,
+                        GROUP_M,
+                        NUM_STAGES,
+                        EPILOGUE_TMA,
+                    ),
                 ),
-            ),
-            (
-                _producer,
                 (
-                    a_ptr,
-                    b_ptr,
-                    a_bufs,
-                    b_bufs,
-                    ready,
-                    empty,
-                    M,
-                    N,
-                    K,
-                    stride_am,
-                    stride_ak,
-                    stride_bk,
-                    stride_bn,
-                    first_tile,
-                    tile_step,
-                    BLOCK_M,
-                    BLOCK_N,
-                    BLOCK_K,
-                    GROUP_M,
-                    NUM_STAGES,
+                    _producer,
+                    (
+                        a_ptr,
+                        b_ptr,
+                        a_bufs,
+                        b_bufs,
+                        ready,
+                        empty,
+                        M,
+                        N,
+                        K,
+                        stride_am,
+                        stride_ak,
+                        stride_bk,
+                        stride_bn,
+                        first_tile,
+                        tile_step,
+                        BLOCK_M,
+                        BLOCK_N,
+                        BLOCK_K,
+                        GROUP_M,
+                        NUM_STAGES,
+                    ),
                 ),
-            ),
-        ],
-        [1],
-        [PRODUCER_REGS],
-    )
+            ],
+            [1],
+            [PRODUCER_REGS],
+        )
+    else:
+        gl.static_assert(NUM_CONSUMERS == 2, "one consumer partition or two (ping-pong)")
+        gl.warp_specialize(
+            [
+                (
+                    _consumer,
+                    (
+                        0,
+                        NUM_CONSUMERS,
+                        a_bufs,
+                        b_bufs,
+                        ready,
+                        empty,
+                        c_ptr,
+                        M,
+                        N,
+                        K,
+                        stride_cm,
+                        stride_cn,
+                        first_tile,
+                        tile_step,
+                        BLOCK_M,
+                        BLOCK_N,
+                        BLOCK_K,
+                        GROUP_M,
+                        NUM_STAGES,
+                        EPILOGUE_TMA,
+                    ),
+                ),
+                (
+                    _consumer,
+                    (
+                        1,
+                        NUM_CONSUMERS,
+                        a_bufs,
+                        b_bufs,
+                        ready,
+                        empty,
+                        c_ptr,
+                        M,
+                        N,
+                        K,
+                        stride_cm,
+                        stride_cn,
+                        first_tile,
+                        tile_step,
+                        BLOCK_M,
+                        BLOCK_N,
+                        BLOCK_K,
+                        GROUP_M,
+                        NUM_STAGES,
+                        EPILOGUE_TMA,
+                    ),
+                ),
+                (
+                    _producer,
+                    (
+                        a_ptr,
+                        b_ptr,
+                        a_bufs,
+                        b_bufs,
+                        ready,
+                        empty,
+                        M,
+                        N,
+                        K,
+                        stride_am,
+                        stride_ak,
+                        stride_bk,
+                        stride_bn,
+                        first_tile,
+                        tile_step,
+                        BLOCK_M,
+                        BLOCK_N,
+                        BLOCK_K,
+                        GROUP_M,
+                        NUM_STAGES,
+                    ),
+                ),
+            ],
+            [gl.num_warps(), 1],
+            [CONSUMER_REGS, PRODUCER_REGS],
+        )
 
 
 #: Registers of one H100 SM (the kernel runs one CTA per SM).
@@ -306,7 +417,8 @@ class Config:
     num_stages: int
     """(A, B) slots in the ring (the kernel's NUM_STAGES)."""
     num_warps: int
-    """Warps of the default (consumer) partition: 4 or 8, one or two warpgroups."""
+    """Warps of a consumer partition: 4 or 8, one or two warpgroups (the default
+    partition's, the kernel's ``num_warps``)."""
     persistent: bool = True
     epilogue_tma: bool = True
     """C staged in shared memory and written by a TMA store; False: masked stores
@@ -315,6 +427,14 @@ class Config:
     producer_regs: int = 40
     """Registers per thread of the producer warp (``setmaxnreg``; the rest go to
     the consumers)."""
+    consumers: int = 1
+    """Consumer partitions: 1 (cooperative: all consumer warps on each tile) or 2
+    (ping-pong: alternate tiles, one's K loop overlapping the other's epilogue;
+    persistent only, each with its own C buffer)."""
+
+    def __post_init__(self) -> None:
+        if self.consumers not in (1, 2) or (self.consumers == 2 and not self.persistent):
+            raise ValueError(f"{self.tag}: one consumer partition, or two when persistent")
 
     @property
     def tag(self) -> str:
@@ -322,6 +442,7 @@ class Config:
             f"{self.block_m}x{self.block_n}x{self.block_k}"
             f"_s{self.num_stages}_w{self.num_warps}_g{self.group_m}"
             + ("_tmastore" if self.epilogue_tma else "")
+            + ("_pp" if self.consumers == 2 else "")
             + ("_pers" if self.persistent else "")
         )
 
@@ -329,7 +450,7 @@ class Config:
     def total_warps(self) -> int:
         """Warps of the CTA: the consumers plus the producer's warpgroup (Triton
         allocates registers by warpgroup, so the one producer warp takes four)."""
-        return self.num_warps + 4
+        return self.num_warps * self.consumers + 4
 
     @property
     def maxnreg(self) -> int:
@@ -339,10 +460,18 @@ class Config:
         return min(256, SM_REGISTERS // (32 * self.total_warps) // 8 * 8)
 
     @property
+    def consumer_regs(self) -> int:
+        """Registers per thread of a consumer partition after ``setmaxnreg``: the
+        CTA's budget less the producer warpgroup's, shared by the consumer warps."""
+        budget = self.maxnreg * 32 * self.total_warps - self.producer_regs * 32 * 4
+        return min(256, budget // (32 * self.num_warps * self.consumers) // 8 * 8)
+
+    @property
     def shared_bytes(self) -> int:
         """Shared memory of the ring and the C buffer (barriers aside)."""
         ring = self.num_stages * (self.block_m + self.block_n) * self.block_k * 2
-        return ring + (self.block_m * self.block_n * 2 if self.epilogue_tma else 0)
+        c_buffer = self.block_m * self.block_n * 2 if self.epilogue_tma else 0
+        return ring + self.consumers * c_buffer
 
     def grid(self) -> list[Any]:
         """The bundle's grid: a program per tile, or (persistent) one program, which
@@ -361,6 +490,7 @@ CONFIGS = (
     Config(128, 128, 64, 5, 4),
     Config(128, 128, 64, 5, 8),
     Config(128, 256, 64, 3, 8, persistent=False),
+    Config(128, 128, 64, 4, 4, consumers=2),
 )
 DTYPES = {"fp16": "float16", "bf16": "bfloat16"}
 ARG_NAMES = tuple(gemm_ws_kernel.arg_names)
@@ -376,7 +506,9 @@ CONFIG_CONSTEXPRS = (
     "NUM_STAGES",
     "PERSISTENT",
     "EPILOGUE_TMA",
+    "NUM_CONSUMERS",
     "PRODUCER_REGS",
+    "CONSUMER_REGS",
 )
 CONSTEXPRS = (*UNIT_STRIDES, *CONFIG_CONSTEXPRS)
 
@@ -407,7 +539,9 @@ def constexprs(config: Config) -> dict[str, int]:
         "NUM_STAGES": config.num_stages,
         "PERSISTENT": int(config.persistent),
         "EPILOGUE_TMA": int(config.epilogue_tma),
+        "NUM_CONSUMERS": config.consumers,
         "PRODUCER_REGS": config.producer_regs,
+        "CONSUMER_REGS": config.consumer_regs,
     }
 
 
@@ -480,18 +614,21 @@ def bundle_kernels(
                     "group_m": config.group_m,
                     "persistent": config.persistent,
                     "epilogue": "tma-store" if config.epilogue_tma else "registers",
+                    "consumer_partitions": config.consumers,
                     "consumer_warps": config.num_warps,
                     "producer_warps": 1,
                     "maxnreg": config.maxnreg,
                     "producer_regs": config.producer_regs,
+                    "consumer_regs": config.consumer_regs,
                     "layout": "row-major A (MxK), B (KxN), C (MxN)",
                 },
             )
             out.append(k)
             if not quiet:
                 print(
-                    f"compiled {k.name}: {k.sm}, {k.num_warps} warps ({config.num_warps} "
-                    f"consumer + producer warpgroup), {k.shared_bytes} B shared, "
+                    f"compiled {k.name}: {k.sm}, {k.num_warps} warps ({config.consumers} x "
+                    f"{config.num_warps} consumer + producer warpgroup), "
+                    f"{k.shared_bytes} B shared, "
                     f"{_resources(k.binary)}, maxnreg {config.maxnreg}, "
                     f"setmaxnreg {', '.join(facts['setmaxnreg']) or 'none'}, "
                     f"{facts['wgmma']} wgmma, {facts['tma_loads']} TMA loads, "
