@@ -28,12 +28,14 @@ convert and store the current one: the overlap that warp specialization is
 for. Non-persistent (``PERSISTENT=0``): one program per tile, as
 ``triton_gemm.py`` launches.
 
-Cooperative or ping-pong (``NUM_CONSUMERS``): with one consumer partition all
-its warps work on each tile (two warpgroups split its rows); with two
-(persistent only, one warpgroup each, a worker partition beside the default
-one) they take the program's tiles in turn, so one's K loop runs while the
-other converts and stores its tile, each from its own C buffer. The ring
-is shared and filled in tile order, which makes their K loops alternate.
+One consumer partition, cooperative: all its warps work on each tile (two
+warpgroups split its rows). There is no ping-pong form (two consumers taking
+tiles in turn from one ring): a consumer that starts its tile while the
+other's K loop still runs waits on ring barriers a phase or more ahead of
+their current one, and an mbarrier's parity wait cannot tell those phases
+apart, so it passes at once and reads slots not yet filled (measured: a
+launch failure on 4112x1168x336 on the H100). Ping-pong needs an order
+barrier that lets the consumers' K loops run strictly in turn.
 
 The kernel builds its TMA descriptors on the device from pointers, shapes and
 strides (``tma.make_tensor_descriptor``: 128 bytes of global scratch per
@@ -139,8 +141,6 @@ def _producer(
 
 @gluon.jit
 def _consumer(
-    CONSUMER: gl.constexpr,
-    NUM_CONSUMERS: gl.constexpr,
     a_bufs,
     b_bufs,
     ready,
@@ -162,10 +162,8 @@ def _consumer(
 ):
     """A wgmma partition: one wgmma in flight, then the epilogue of each of its tiles.
 
-    The program's tiles are ``first_tile + j * tile_step``; consumer ``CONSUMER``
-    of ``NUM_CONSUMERS`` takes those with ``j % NUM_CONSUMERS == CONSUMER`` (with
-    two, ping-pong: one's K loop runs while the other stores its tile). Slices come
-    through the ring in the producer's order, so tile ``j`` holds ring slots
+    The program's tiles are ``first_tile + j * tile_step``. Slices come through
+    the ring in the producer's order, so tile ``j`` holds ring slots
     ``j * k_tiles ...``.
     """
     # The partition's warps stacked along M: a wgmma m64nBLOCK_Nk16 per warpgroup.
@@ -182,7 +180,7 @@ def _consumer(
     num_tiles = gl.cdiv(M, BLOCK_M) * gl.cdiv(N, BLOCK_N)
     k_tiles = gl.cdiv(K, BLOCK_K)
     program_tiles = gl.cdiv(num_tiles - first_tile, tile_step)
-    for j in range(CONSUMER, program_tiles, NUM_CONSUMERS):
+    for j in range(program_tiles):
         off_m, off_n = _tile_offsets(first_tile + j * tile_step, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, acc_layout)
         for ki in range(k_tiles):
@@ -233,7 +231,6 @@ def gemm_ws_kernel(
     NUM_STAGES: gl.constexpr,
     PERSISTENT: gl.constexpr,
     EPILOGUE_TMA: gl.constexpr,
-    NUM_CONSUMERS: gl.constexpr,
     PRODUCER_REGS: gl.constexpr,
     CONSUMER_REGS: gl.constexpr,
 ):
@@ -259,146 +256,60 @@ def gemm_ws_kernel(
 
     # (The partitions' arguments are written out in each call: a tuple built
     # beforehand would turn their constexprs into tensors.)
-    if NUM_CONSUMERS == 1:
-        gl.warp_specialize(
-            [
+    gl.warp_specialize(
+        [
+            (
+                _consumer,
                 (
-                    _consumer,
-                    (
-                        0,
-                        NUM_CONSUMERS,
-                        a_bufs,
-                        b_bufs,
-                        ready,
-                        empty,
-                        c_ptr,
-                        M,
-                        N,
-                        K,
-                        stride_cm,
-                        stride_cn,
-                        first_tile,
-                        tile_step,
-                        BLOCK_M,
-                        BLOCK_N,
-                        BLOCK_K,
-                        GROUP_M,
-                        NUM_STAGES,
-                        EPILOGUE_TMA,
-                    ),
+                    a_bufs,
+                    b_bufs,
+                    ready,
+                    empty,
+                    c_ptr,
+                    M,
+                    N,
+                    K,
+                    stride_cm,
+                    stride_cn,
+                    first_tile,
+                    tile_step,
+                    BLOCK_M,
+                    BLOCK_N,
+                    BLOCK_K,
+                    GROUP_M,
+                    NUM_STAGES,
+                    EPILOGUE_TMA,
                 ),
+            ),
+            (
+                _producer,
                 (
-                    _producer,
-                    (
-                        a_ptr,
-                        b_ptr,
-                        a_bufs,
-                        b_bufs,
-                        ready,
-                        empty,
-                        M,
-                        N,
-                        K,
-                        stride_am,
-                        stride_ak,
-                        stride_bk,
-                        stride_bn,
-                        first_tile,
-                        tile_step,
-                        BLOCK_M,
-                        BLOCK_N,
-                        BLOCK_K,
-                        GROUP_M,
-                        NUM_STAGES,
-                    ),
+                    a_ptr,
+                    b_ptr,
+                    a_bufs,
+                    b_bufs,
+                    ready,
+                    empty,
+                    M,
+                    N,
+                    K,
+                    stride_am,
+                    stride_ak,
+                    stride_bk,
+                    stride_bn,
+                    first_tile,
+                    tile_step,
+                    BLOCK_M,
+                    BLOCK_N,
+                    BLOCK_K,
+                    GROUP_M,
+                    NUM_STAGES,
                 ),
-            ],
-            [1],
-            [PRODUCER_REGS],
-        )
-    else:
-        gl.static_assert(NUM_CONSUMERS == 2, "one consumer partition or two (ping-pong)")
-        gl.warp_specialize(
-            [
-                (
-                    _consumer,
-                    (
-                        0,
-                        NUM_CONSUMERS,
-                        a_bufs,
-                        b_bufs,
-                        ready,
-                        empty,
-                        c_ptr,
-                        M,
-                        N,
-                        K,
-                        stride_cm,
-                        stride_cn,
-                        first_tile,
-                        tile_step,
-                        BLOCK_M,
-                        BLOCK_N,
-                        BLOCK_K,
-                        GROUP_M,
-                        NUM_STAGES,
-                        EPILOGUE_TMA,
-                    ),
-                ),
-                (
-                    _consumer,
-                    (
-                        1,
-                        NUM_CONSUMERS,
-                        a_bufs,
-                        b_bufs,
-                        ready,
-                        empty,
-                        c_ptr,
-                        M,
-                        N,
-                        K,
-                        stride_cm,
-                        stride_cn,
-                        first_tile,
-                        tile_step,
-                        BLOCK_M,
-                        BLOCK_N,
-                        BLOCK_K,
-                        GROUP_M,
-                        NUM_STAGES,
-                        EPILOGUE_TMA,
-                    ),
-                ),
-                (
-                    _producer,
-                    (
-                        a_ptr,
-                        b_ptr,
-                        a_bufs,
-                        b_bufs,
-                        ready,
-                        empty,
-                        M,
-                        N,
-                        K,
-                        stride_am,
-                        stride_ak,
-                        stride_bk,
-                        stride_bn,
-                        first_tile,
-                        tile_step,
-                        BLOCK_M,
-                        BLOCK_N,
-                        BLOCK_K,
-                        GROUP_M,
-                        NUM_STAGES,
-                    ),
-                ),
-            ],
-            [gl.num_warps(), 1],
-            [CONSUMER_REGS, PRODUCER_REGS],
-        )
+            ),
+        ],
+        [1],
+        [PRODUCER_REGS],
+    )
 
 
 #: Registers of one H100 SM (the kernel runs one CTA per SM).
@@ -427,14 +338,6 @@ class Config:
     producer_regs: int = 40
     """Registers per thread of the producer warp (``setmaxnreg``; the rest go to
     the consumers)."""
-    consumers: int = 1
-    """Consumer partitions: 1 (cooperative: all consumer warps on each tile) or 2
-    (ping-pong: alternate tiles, one's K loop overlapping the other's epilogue;
-    persistent only, each with its own C buffer)."""
-
-    def __post_init__(self) -> None:
-        if self.consumers not in (1, 2) or (self.consumers == 2 and not self.persistent):
-            raise ValueError(f"{self.tag}: one consumer partition, or two when persistent")
 
     @property
     def tag(self) -> str:
@@ -442,7 +345,6 @@ class Config:
             f"{self.block_m}x{self.block_n}x{self.block_k}"
             f"_s{self.num_stages}_w{self.num_warps}_g{self.group_m}"
             + ("_tmastore" if self.epilogue_tma else "")
-            + ("_pp" if self.consumers == 2 else "")
             + ("_pers" if self.persistent else "")
         )
 
@@ -450,7 +352,7 @@ class Config:
     def total_warps(self) -> int:
         """Warps of the CTA: the consumers plus the producer's warpgroup (Triton
         allocates registers by warpgroup, so the one producer warp takes four)."""
-        return self.num_warps * self.consumers + 4
+        return self.num_warps + 4
 
     @property
     def maxnreg(self) -> int:
@@ -464,14 +366,14 @@ class Config:
         """Registers per thread of a consumer partition after ``setmaxnreg``: the
         CTA's budget less the producer warpgroup's, shared by the consumer warps."""
         budget = self.maxnreg * 32 * self.total_warps - self.producer_regs * 32 * 4
-        return min(256, budget // (32 * self.num_warps * self.consumers) // 8 * 8)
+        return min(256, budget // (32 * self.num_warps) // 8 * 8)
 
     @property
     def shared_bytes(self) -> int:
         """Shared memory of the ring and the C buffer (barriers aside)."""
         ring = self.num_stages * (self.block_m + self.block_n) * self.block_k * 2
         c_buffer = self.block_m * self.block_n * 2 if self.epilogue_tma else 0
-        return ring + self.consumers * c_buffer
+        return ring + c_buffer
 
     def grid(self) -> list[Any]:
         """The bundle's grid: a program per tile, or (persistent) one program, which
@@ -490,7 +392,6 @@ CONFIGS = (
     Config(128, 128, 64, 5, 4),
     Config(128, 128, 64, 5, 8),
     Config(128, 256, 64, 3, 8, persistent=False),
-    Config(128, 128, 64, 4, 4, consumers=2),
 )
 DTYPES = {"fp16": "float16", "bf16": "bfloat16"}
 ARG_NAMES = tuple(gemm_ws_kernel.arg_names)
@@ -506,7 +407,6 @@ CONFIG_CONSTEXPRS = (
     "NUM_STAGES",
     "PERSISTENT",
     "EPILOGUE_TMA",
-    "NUM_CONSUMERS",
     "PRODUCER_REGS",
     "CONSUMER_REGS",
 )
@@ -539,7 +439,6 @@ def constexprs(config: Config) -> dict[str, int]:
         "NUM_STAGES": config.num_stages,
         "PERSISTENT": int(config.persistent),
         "EPILOGUE_TMA": int(config.epilogue_tma),
-        "NUM_CONSUMERS": config.consumers,
         "PRODUCER_REGS": config.producer_regs,
         "CONSUMER_REGS": config.consumer_regs,
     }
@@ -614,7 +513,6 @@ def bundle_kernels(
                     "group_m": config.group_m,
                     "persistent": config.persistent,
                     "epilogue": "tma-store" if config.epilogue_tma else "registers",
-                    "consumer_partitions": config.consumers,
                     "consumer_warps": config.num_warps,
                     "producer_warps": 1,
                     "maxnreg": config.maxnreg,
@@ -626,8 +524,8 @@ def bundle_kernels(
             out.append(k)
             if not quiet:
                 print(
-                    f"compiled {k.name}: {k.sm}, {k.num_warps} warps ({config.consumers} x "
-                    f"{config.num_warps} consumer + producer warpgroup), "
+                    f"compiled {k.name}: {k.sm}, {k.num_warps} warps "
+                    f"({config.num_warps} consumer + producer warpgroup), "
                     f"{k.shared_bytes} B shared, "
                     f"{_resources(k.binary)}, maxnreg {config.maxnreg}, "
                     f"setmaxnreg {', '.join(facts['setmaxnreg']) or 'none'}, "
