@@ -63,6 +63,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from triton.experimental import gluon
@@ -74,6 +75,12 @@ from triton.experimental.gluon.language.nvidia.hopper import (
     warpgroup_mma,
     warpgroup_mma_wait,
 )
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # triton_gemm.py, beside this file
+    sys.path.insert(0, str(HERE))
+import triton_gemm  # noqa: E402  (the argument convention shared with the baseline)
+from triton_gemm import DIVISIBLE_16, UNIT_STRIDES  # noqa: E402
 
 
 @gluon.jit
@@ -395,10 +402,6 @@ CONFIGS = (
 )
 DTYPES = {"fp16": "float16", "bf16": "bfloat16"}
 ARG_NAMES = tuple(gemm_ws_kernel.arg_names)
-#: Arguments stated to be multiples of 16 (as the JIT specialises them).
-DIVISIBLE_16 = ("a_ptr", "b_ptr", "c_ptr", "M", "N", "K", "stride_am", "stride_bk", "stride_cm")
-#: Unit strides of row-major operands, specialised to 1 (as the JIT does).
-UNIT_STRIDES = ("stride_ak", "stride_bn", "stride_cn")
 CONFIG_CONSTEXPRS = (
     "BLOCK_M",
     "BLOCK_N",
@@ -414,16 +417,9 @@ CONSTEXPRS = (*UNIT_STRIDES, *CONFIG_CONSTEXPRS)
 
 
 def signature(dtype: str) -> dict[str, str]:
-    """Triton's signature of the kernel for ``dtype`` (constexprs marked as such)."""
-    out = {}
-    for name in ARG_NAMES:
-        if name.endswith("_ptr"):
-            out[name] = "*" + dtype
-        elif name in CONSTEXPRS:
-            out[name] = "constexpr"
-        else:
-            out[name] = "i32"
-    return out
+    """Triton's signature of the kernel for ``dtype`` (``triton_gemm.py``'s arguments,
+    then this kernel's constexprs)."""
+    return triton_gemm.signature(dtype, ARG_NAMES, CONSTEXPRS)
 
 
 def constexprs(config: Config) -> dict[str, int]:

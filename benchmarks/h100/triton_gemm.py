@@ -123,13 +123,16 @@ UNIT_STRIDES = ("stride_ak", "stride_bn", "stride_cn")
 CONSTEXPRS = (*UNIT_STRIDES, "BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")
 
 
-def signature(dtype: str) -> dict[str, str]:
-    """Triton's signature of the kernel for ``dtype`` (constexprs marked as such)."""
+def signature(
+    dtype: str, arg_names: tuple[str, ...] = ARG_NAMES, constexprs: tuple[str, ...] = CONSTEXPRS
+) -> dict[str, str]:
+    """Triton's signature for ``dtype`` of a kernel taking this one's arguments
+    (pointers ``*_ptr``, i32 sizes and strides) and then ``constexprs``."""
     out = {}
-    for name in ARG_NAMES:
+    for name in arg_names:
         if name.endswith("_ptr"):
             out[name] = "*" + dtype
-        elif name in CONSTEXPRS:
+        elif name in constexprs:
             out[name] = "constexpr"
         else:
             out[name] = "i32"
