@@ -120,6 +120,22 @@ def enclosing_int_attr(op: ir.Operation, name: str) -> int | None:
     return None if attr is None else int_value(attr, f"'{name}'")
 
 
+#: The worker-partition op (:mod:`gemm_opt.dialect.warp_specialize`) and its warp count.
+WARP_PARTITION_OP = "tile.warp_partition"
+PARTITION_NUM_WARPS = "num_warps"
+
+
+def running_num_warps(op: ir.Operation) -> int | None:
+    """The warps that run ``op``: those of the worker partition it is in, else
+    the enclosing ``tile.num_warps`` (the default partition is the function's)."""
+    cur: Any = op
+    while cur is not None:
+        if cur.name == WARP_PARTITION_OP and PARTITION_NUM_WARPS in cur.attributes:
+            return int_value(cur.attributes[PARTITION_NUM_WARPS], f"'{PARTITION_NUM_WARPS}'")
+        cur = _parent(cur)
+    return enclosing_int_attr(op, NUM_WARPS)
+
+
 def enclosing_target(op: ir.Operation) -> str | None:
     """The ``tile.target`` string of the nearest enclosing op, if any."""
     attr = _enclosing_attr(op, TARGET)
@@ -839,9 +855,10 @@ class TileOp(Tile.Operation):
         return int_value(a, f"attribute '{name}'")
 
     def num_warps(self) -> int | None:
-        """The enclosing ``tile.num_warps`` (its own rules are the module's; the
-        warp-hint rule states those it needs in its own words)."""
-        return enclosing_int_attr(self.operation, NUM_WARPS)
+        """The warps that run the op: the enclosing worker partition's
+        ``num_warps``, else the enclosing ``tile.num_warps`` (its own rules are
+        the module's; the warp-hint rule states those it needs in its own words)."""
+        return running_num_warps(self.operation)
 
     def targets(self) -> tuple[Target, ...]:
         """The targets this op may be lowered for (see :func:`possible_targets`)."""

@@ -28,7 +28,7 @@ from gemm_opt.dialect.tile import (
     MemdescTransOp,
     TdmWarpLayoutAttr,
     cache_modifier,
-    enclosing_int_attr,
+    running_num_warps,
     viewed_block,
     warp_layout_fields,
 )
@@ -57,8 +57,9 @@ def collect_ops(root: ir.Operation, names: tuple[str, ...]) -> list[Any]:
 
 
 def num_warps_of(op: Any) -> int:
-    """The enclosing ``tile.num_warps``; LayoutError when there is none."""
-    nw = enclosing_int_attr(op.operation, NUM_WARPS)
+    """The warps that run ``op`` (its worker partition's, else the enclosing
+    ``tile.num_warps``); LayoutError when there is none."""
+    nw = running_num_warps(op.operation)
     if nw is None:
         raise LayoutError(f"needs '{NUM_WARPS}' on an enclosing op to lay out the warps")
     return nw
