@@ -182,6 +182,7 @@ from gemm_opt.dialect.tile import (
     Tile,
     WmmaAttr,
     cache_modifier,
+    running_num_warps,
     verify_for_target,
     viewed_block,
     warp_layout_fields,
@@ -189,6 +190,7 @@ from gemm_opt.dialect.tile import (
 from gemm_opt.lowering.convert_barrier_ops import HANDLERS as BARRIER_HANDLERS
 from gemm_opt.lowering.convert_barrier_ops import prescan_barriers
 from gemm_opt.lowering.convert_sync_ops import HANDLERS as SYNC_HANDLERS
+from gemm_opt.lowering.convert_warp_specialize import HANDLERS as WARP_SPECIALIZE_HANDLERS
 from gemm_opt.lowering.tma_plan import FunctionPlan, TmaPlan, TmaRefusal, plan_tma
 from gemm_opt.passes.common import COPY_OP, FUSED_OP, collect_ops
 
@@ -612,6 +614,11 @@ class _Lowering:
             filename = self.filename
         self.b.set_loc(self.b.create_loc(filename, line, col))
 
+    def warps_of(self, op: Any) -> int:
+        """The warps that run ``op``: its worker partition's, else the function's."""
+        operation = op.operation if hasattr(op, "operation") else op
+        return running_num_warps(operation) or self.num_warps
+
     def i32(self) -> Any:
         return self.b.get_int32_ty()
 
@@ -947,7 +954,7 @@ class _Lowering:
     def _wgmma_shape(self, op: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
         m, n = ir.RankedTensorType(op.c.type).shape
         k = ir.RankedTensorType(op.a.type).shape[1]
-        warps, instr = wgmma_shape(m, n, k, self.num_warps)
+        warps, instr = wgmma_shape(m, n, k, self.warps_of(op))
         return tuple(warps), tuple(instr)
 
     def wgmma_refusal(self, op: Any) -> str | None:
@@ -988,7 +995,7 @@ class _Lowering:
     def expected_layout(self, op: Any, desc: ir.Value, hint: int | None) -> TdmWarpLayout:
         t = desc.type
         try:
-            return tdm_warp_layout(t.shape, self.num_warps, hint, t.shared_layout())
+            return tdm_warp_layout(t.shape, self.warps_of(op), hint, t.shared_layout())
         except (WarpHintError, ValueError) as e:
             raise self.fail(op, f"cannot recompute the TDM warp layout: {e}") from None
 
@@ -1757,7 +1764,7 @@ class _Lowering:
                     raise self.fail(op, f"mma=wgmma: this MMA cannot use wgmma: {refusal}")
                 continue
             m, n = ir.RankedTensorType(op.c.type).shape
-            warps, instr = wgmma_shape(m, n, op.a.type.shape[1], self.num_warps)
+            warps, instr = wgmma_shape(m, n, op.a.type.shape[1], self.warps_of(op))
             self.wgmma_acc[str(ir.RankedTensorType(op.c.type).encoding)] = (warps, instr)
             self.wgmma_async.add(op.operation)
             for buf in (op.a, op.b):
@@ -1776,7 +1783,7 @@ class _Lowering:
                 return f"operand {name}'s {problem}"
         m, n = ir.RankedTensorType(op.c.type).shape
         try:
-            shape = wgmma_shape(m, n, op.a.type.shape[1], self.num_warps)
+            shape = wgmma_shape(m, n, op.a.type.shape[1], self.warps_of(op))
         except ValueError as e:
             return str(e)
         if self.wgmma_acc.get(key, shape) != shape:
@@ -2124,6 +2131,8 @@ _HANDLERS.update(SYNC_HANDLERS)  # tile.num_programs, tile.atomic_rmw, tile.atom
 # Barriers, TDM stores, tile.local_store; it wraps the copy and wait handlers
 # above (barrier-tracked copies, cuda:90 store waits) and calls them otherwise.
 _HANDLERS.update(BARRIER_HANDLERS)
+# tile.warp_specialize and its partitions' terminators.
+_HANDLERS.update(WARP_SPECIALIZE_HANDLERS)
 
 
 _KEPT: dict[str, Callable[[_Lowering, ir.Operation], Any]] = {

@@ -1,0 +1,58 @@
+// RUN: gemm-opt %s --split-input-file --pass-pipeline='builtin.module(convert-tile-to-triton-gpu{target=gfx1250})' | FileCheck %s
+
+// gfx1250: a TDM producer partition of the function's four warps (LDS barriers
+// count per-warp arrivals) becomes ttg.warp_specialize.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#bl = #tile.blocked<{size_per_thread = array<i64: 1, 8>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+!desc = !tile.tensor_desc<tensor<64x64xf16, #s>>
+!ring = !tile.shared<tensor<2x64x64xf16, #s>>
+!buf = !tile.shared<tensor<64x64xf16, #s>>
+!bars = !tile.mbarrier_ring<2 : i32>
+module attributes {tile.num_warps = 4 : i32} {
+  // CHECK-LABEL: tt.func public @producer_consumer
+  func.func @producer_consumer(%d: !desc) -> tensor<64x64xf16, #bl> {
+    %c0 = arith.constant 0 : i32
+    %ring = "tile.local_alloc"() : () -> !ring
+    %ready = "tile.barrier_alloc"() : () -> !bars
+    %empty = "tile.barrier_alloc"() : () -> !bars
+    %r0 = "tile.barrier_index"(%ready, %c0) : (!bars, i32) -> !tile.mbarrier<i64>
+    "tile.barrier_init"(%r0) {count = 1 : i32} : (!tile.mbarrier<i64>) -> ()
+    %e0 = "tile.barrier_index"(%empty, %c0) : (!bars, i32) -> !tile.mbarrier<i64>
+    "tile.barrier_init"(%e0) {count = 1 : i32} : (!tile.mbarrier<i64>) -> ()
+    // CHECK: %[[R:.*]] = ttg.warp_specialize(%arg0, %{{.*}}, %{{.*}}, %{{.*}})
+    // CHECK-NEXT: default {
+    // CHECK: amdg.wait_barrier
+    // CHECK: ttg.local_load
+    %v = "tile.warp_specialize"(%d, %ring, %ready, %empty) ({
+      %rb = "tile.barrier_index"(%ready, %c0) : (!bars, i32) -> !tile.mbarrier<i64>
+      "tile.barrier_wait"(%rb, %c0) {operandSegmentSizes = array<i32: 1, 1, 0>} : (!tile.mbarrier<i64>, i32) -> ()
+      %slot = "tile.memdesc_index"(%ring, %c0) : (!ring, i32) -> !buf
+      %x = "tile.local_load"(%slot) : (!buf) -> tensor<64x64xf16, #bl>
+      %eb = "tile.barrier_index"(%empty, %c0) : (!bars, i32) -> !tile.mbarrier<i64>
+      "tile.barrier_arrive"(%eb) {operandSegmentSizes = array<i32: 1, 0>} : (!tile.mbarrier<i64>) -> ()
+      // CHECK: ttg.warp_yield %{{.*}} : tensor<64x64xf16, #blocked>
+      "tile.warp_yield"(%x) {operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<64x64xf16, #bl>) -> ()
+    }, {
+      "tile.warp_partition"() ({
+      // CHECK: partition0(%{{.*}}: !tt.tensordesc<64x64xf16, #shared> {{.*}}) num_warps(4) {
+      // CHECK: amdg.wait_barrier
+      // CHECK: amdg.async_tdm_copy_global_to_local %{{.*}} into %{{.*}}, barrier = %{{.*}}
+      ^bb0(%pd: !desc, %pring: !ring, %pready: !bars, %pempty: !bars):
+        %z = arith.constant 0 : i32
+        %pe = "tile.barrier_index"(%pempty, %z) : (!bars, i32) -> !tile.mbarrier<i64>
+        %one = arith.constant 1 : i32
+        "tile.barrier_wait"(%pe, %one) {operandSegmentSizes = array<i32: 1, 1, 0>} : (!tile.mbarrier<i64>, i32) -> ()
+        %pr = "tile.barrier_index"(%pready, %z) : (!bars, i32) -> !tile.mbarrier<i64>
+        "tile.barrier_expect"(%pr) {operandSegmentSizes = array<i32: 1, 0>, bytes = 8192 : i32} : (!tile.mbarrier<i64>) -> ()
+        %pslot = "tile.memdesc_index"(%pring, %z) : (!ring, i32) -> !buf
+        "tile.async_tdm_copy_global_to_local"(%pd, %pslot, %pr) {operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (!desc, !buf, !tile.mbarrier<i64>) -> ()
+        // CHECK: ttg.warp_return
+        "tile.warp_return"() : () -> ()
+      }) {num_warps = 4 : i32} : () -> ()
+      "tile.warp_partitions_end"() : () -> ()
+    }) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0>} : (!desc, !ring, !bars, !bars) -> tensor<64x64xf16, #bl>
+    // CHECK: tt.return %[[R]]
+    return %v : tensor<64x64xf16, #bl>
+  }
+}
+
