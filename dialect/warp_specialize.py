@@ -12,7 +12,8 @@ while the consumers run the epilogue).
 %r = "tile.warp_specialize"(%bufs, %ready, %empty) ({
   // default partition: the function's own warps (tile.num_warps)
   ...
-  "tile.warp_yield"(%acc) : (tensor<64x64xf32, #acc>) -> ()
+  "tile.warp_yield"(%acc) {operandSegmentSizes = array<i32: 1, 0, 0, 0>}
+      : (tensor<64x64xf32, #acc>) -> ()
 }, {
   "tile.warp_partition"() ({
   ^bb0(%b: !ring, %rdy: !tile.mbarrier_ring<2 : i32>, %emp: !tile.mbarrier_ring<2 : i32>):
@@ -20,8 +21,16 @@ while the consumers run the epilogue).
     "tile.warp_return"() : () -> ()
   }) {num_warps = 1 : i32, num_regs = 24 : i32} : () -> ()
   "tile.warp_partitions_end"() : () -> ()
-}) : (!ring, !tile.mbarrier_ring<2 : i32>, !tile.mbarrier_ring<2 : i32>) -> tensor<64x64xf32, #acc>
+}) {operandSegmentSizes = array<i32: 1, 1, 1, 0, ..., 0>,  // 24 entries
+    resultSegmentSizes = array<i32: 1, 0, 0, 0>}
+  : (!ring, !tile.mbarrier_ring<2 : i32>, !tile.mbarrier_ring<2 : i32>) -> tensor<64x64xf32, #acc>
 ```
+
+Captures, results and yielded values are up to :data:`MAX_CAPTURES` (24) and
+:data:`MAX_RESULTS` (4) optional operands/results, one each, hence the segment
+attributes (an entry of 1 per value present): the dialect is defined through
+IRDL, which binds every element of one variadic group to a single type, and
+captures of one op have many types.
 
 The operands are the values the workers capture; every worker's block takes
 all of them, in order (Triton's form: a worker ignores those it does not
@@ -35,8 +44,9 @@ a worker are for its own ``num_warps`` (see :meth:`TileOp.num_warps`).
 (``setmaxnreg`` on cuda:90; a multiple of 8 from 24 to 256).
 
 The order between partitions is the barriers': the executable model
-(:mod:`gemm_opt.model.interpreter`) runs the partitions as concurrent agents
-and reports a deadlock or a shared-memory race between them.
+(:mod:`gemm_opt.model.warp_specialize`) runs the partitions as concurrent
+agents and reports a deadlock or a shared-memory race between them; the
+hand-off is :mod:`gemm_opt.lowering.convert_warp_specialize`.
 """
 
 from typing import Any
@@ -181,7 +191,8 @@ class WarpYieldOp(TileOp, name="warp_yield", traits=[ir.IsTerminatorTrait]):
     """End the default partition with the ``tile.warp_specialize`` results.
 
     ```mlir
-    "tile.warp_yield"(%acc) : (tensor<64x64xf32, #acc>) -> ()
+    "tile.warp_yield"(%acc) {operandSegmentSizes = array<i32: 1, 0, 0, 0>}
+      : (tensor<64x64xf32, #acc>) -> ()
     ```
     Rules: the terminator of a ``tile.warp_specialize``'s default region.
     """

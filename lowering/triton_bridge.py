@@ -212,6 +212,10 @@ def triton_ir(target: str) -> TritonIR:
 def verified_text(module: Any, target: str = "", context: Any = None) -> str:
     """Verify a built Triton module; return its pretty text, with locations.
 
+    On AMD targets a module with ``ttg.warp_specialize`` first gets Triton's
+    ``allocate-warp-groups`` (each partition's first warp, the total warps),
+    which Triton runs for Gluon kernels on AMD before the TTGIR stage.
+
     On cuda:90, device-side TMA descriptors (``tt.make_tensor_descriptor``)
     are first lowered by Triton's own ``tma-lowering`` pass, as Triton does
     for Gluon kernels before the TTGIR stage (our text enters there): each
@@ -226,15 +230,24 @@ def verified_text(module: Any, target: str = "", context: Any = None) -> str:
     if not module.verify():
         raise TritonError("Triton's verifier rejected the lowered module")
     names: set[str] = set()
-    if context is not None and target and TARGETS[target][0] == "cuda":
+    if context is not None and target:
         module.walk(lambda op: names.add(op.get_name()))
+    cuda = bool(target) and TARGETS[target][0] == "cuda"
     # Only modules with descriptors: the pass also folds and reorders constants.
-    if "tt.make_tensor_descriptor" in names:
+    if cuda and "tt.make_tensor_descriptor" in names:
         from triton._C.libtriton import ir, nvidia
 
         pm = ir.pass_manager(context)
         nvidia.passes.ttnvgpuir.add_tma_lowering(pm)
         pm.run(module, "tma_lowering")
+    # AMD: Triton allocates the partitions' warps in its Gluon pipeline, before
+    # the TTGIR stage our text enters at (NVIDIA's TTGIR stage does it itself).
+    if not cuda and "ttg.warp_specialize" in names:
+        from triton._C.libtriton import ir, passes
+
+        pm = ir.pass_manager(context)
+        passes.ttgpuir.add_allocate_warp_groups(pm)
+        pm.run(module, "allocate_warp_groups")
     return str(module.str())
 
 
