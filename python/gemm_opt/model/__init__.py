@@ -6,5 +6,7 @@ whole tile functions with all warps in lock-step and detects races on shared mem
 ``concurrency`` runs the programs of a grid concurrently (a fixed number resident,
 interleaved at atomics and global block accesses, in program order or by a seed),
 reports flag waits that can never end, and checks that programs read each other's
-global data only after a release -> acquire chain.
+global data only after a release -> acquire chain; ``warp_specialize`` runs the
+partitions of a ``tile.warp_specialize`` as agents interleaved at barrier ops and
+reports deadlocks between them (``barriers`` models the barriers themselves).
 """

@@ -157,6 +157,13 @@ def _optional_slot(c: _Compiler, value: Any) -> int | None:
 # ---- barriers ----------------------------------------------------------------------
 
 
+def _point(p: _Program) -> None:
+    """An interleaving point of the warp partition running ``p``, if any
+    (:mod:`gemm_opt.model.warp_specialize`): another partition may run first."""
+    if p.agent is not None:
+        p.agent.sched.point(p.agent)
+
+
 def _b_barrier_alloc(c: _Compiler, op: Any) -> Exec:
     r = _res(c, op)
     n = op.result.type.num
@@ -191,6 +198,7 @@ def _b_barrier_init(c: _Compiler, op: Any) -> Exec:
     def run(p: _Program, mask: np.ndarray) -> None:
         if not _program_level(mask, where):
             return
+        _point(p)
         b: Barrier = p.env[bar]
         if b.copies:
             raise ModelError(f"{where}: {b.label} is re-initialised while copies track it")
@@ -207,6 +215,7 @@ def _b_barrier_expect(c: _Compiler, op: Any) -> Exec:
     def run(p: _Program, mask: np.ndarray) -> None:
         if not _program_level(mask, where) or not _pred(p, pred, mask, where):
             return
+        _point(p)
         b: Barrier = p.env[bar]
         b.ready(where)
         b.tx += nbytes
@@ -222,6 +231,7 @@ def _b_barrier_arrive(c: _Compiler, op: Any) -> Exec:
 
     def run(p: _Program, mask: np.ndarray) -> None:
         if _program_level(mask, where) and _pred(p, pred, mask, where):
+            _point(p)
             p.env[bar].arrive(count, where)
 
     return run
@@ -234,12 +244,18 @@ def _b_barrier_wait(c: _Compiler, op: Any) -> Exec:
     def run(p: _Program, mask: np.ndarray) -> None:
         if not _program_level(mask, where) or not _pred(p, pred, mask, where):
             return
+        _point(p)
         b: Barrier = p.env[bar]
         b.ready(where)
         parity = int(_uniform(p.env[phase], mask, "the phase", where)) & 1
         start = b.phase
-        while b.phase == start and b.phase % 2 == parity and b.copies:
-            b.copies[0].land()
+        while True:
+            while b.phase == start and b.phase % 2 == parity and b.copies:
+                b.copies[0].land()
+            if b.phase != start or b.phase % 2 != parity or p.agent is None:
+                break
+            # Another partition may complete the phase (gemm_opt.model.warp_specialize).
+            p.agent.sched.block(p.agent, b, parity, where)
         if b.phase == start and b.phase % 2 == parity:
             raise ModelError(
                 f"deadlock: {where} in program {p.pid} waits for phase {b.phase} (parity "
@@ -274,6 +290,7 @@ def _b_tdm_copy(c: _Compiler, op: Any) -> Exec:
     def run(p: _Program, mask: np.ndarray) -> None:
         if not _program_level(mask, where):
             return
+        _point(p)
         b: Barrier = p.env[bar]
         b.ready(where)
         d: Descriptor = p.env[desc_slot]

@@ -464,6 +464,11 @@ def _location(op: Any) -> str:
         return str(loc)
 
 
+#: Terminators whose operands are a block's results (``tile.warp_yield``: the
+#: default partition's; ``tile.warp_return``: a worker's end).
+_TERMINATORS = ("scf.yield", "scf.condition", "func.return", "tile.warp_yield", "tile.warp_return")
+
+
 class _Compiler:
     def __init__(self, num_warps: int) -> None:
         self.num_warps = num_warps
@@ -484,7 +489,7 @@ class _Compiler:
         term: list[int] = []
         for op in block.operations:
             name = op.operation.name
-            if name in ("scf.yield", "scf.condition", "func.return"):
+            if name in _TERMINATORS:
                 term = [self.slot(v) for v in op.operation.operands]
                 continue
             builder = _BUILDERS.get(name)
@@ -534,6 +539,15 @@ class _Program:
         self.tracked: list[_InFlight] = []
         # The program's place in the grid's happens-before order (see concurrency).
         self.clock = clock if clock is not None else ProgramClock(0, pid)
+        # The partition this program runs as inside a tile.warp_specialize
+        # (gemm_opt.model.warp_specialize.Agent; None outside one).
+        self.agent: Any = None
+
+    def partners(self) -> list[_Program]:
+        """This program and the other partitions of its running warp_specialize."""
+        if self.agent is None:
+            return [self]
+        return [a.program for a in self.agent.sched.agents]
 
     def exec_block(self, block: _Block, mask: np.ndarray) -> list[Any]:
         for fn in block.instrs:
@@ -1325,7 +1339,9 @@ def _race_message(p: _Program, buf: SharedBuffer, prefix: tuple, where: str) -> 
     region = np.zeros(buf.data.shape, dtype=np.bool_)
     region[prefix] = True
     culprits = []
-    for q in [*p.queues, p.tracked]:
+    queues = [q for prog in p.partners() for q in (*prog.queues, prog.tracked)]
+    tracked = {id(rec) for prog in p.partners() for rec in prog.tracked}
+    for q in queues:
         for rec in q:
             if rec.buffer is buf and region[rec.index].any():
                 culprits.append(rec)
@@ -1333,7 +1349,6 @@ def _race_message(p: _Program, buf: SharedBuffer, prefix: tuple, where: str) -> 
         ", ..." if len(culprits) > 4 else ""
     )
     fix = "the preceding tile.async_tdm_wait leaves too many copies outstanding"
-    tracked = {id(rec) for rec in p.tracked}
     if any(id(rec) in tracked for rec in culprits):
         fix = "no tile.barrier_wait has completed the barrier phase the copy is tracked by"
     return (
@@ -1983,7 +1998,13 @@ class _PendingResult:
 def _mma_race_message(p: _Program, buf: SharedBuffer, index: tuple, where: str) -> str:
     region = np.zeros(buf.data.shape, dtype=np.bool_)
     region[index] = True
-    readers = [m.where for m in p.mmas for b, pre in m.reads if b is buf and region[pre].any()]
+    readers = [
+        m.where
+        for prog in p.partners()
+        for m in prog.mmas
+        for b, pre in m.reads
+        if b is buf and region[pre].any()
+    ]
     return (
         "write of shared memory an in-flight MMA reads: "
         f"{where} in program {p.pid} writes the {buf.label} while {len(readers)} in-flight "
@@ -2436,6 +2457,9 @@ def run_gemm(
 
 # The barrier ops' builders join _BUILDERS (they wrap the copy builder).
 from gemm_opt.model import barriers as _barriers  # noqa: E402, F401
+
+# tile.warp_specialize: partitions run as concurrent agents.
+from gemm_opt.model import warp_specialize as _warp_specialize  # noqa: E402, F401
 
 __all__ = [
     "GEMM_ARGS",
