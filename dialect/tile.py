@@ -967,9 +967,19 @@ def _pow2_entries(values: Sequence[int], what: str) -> None:
 def _check_warps_cover(op: TileOp, warps: Sequence[int], what: str) -> None:
     nw = op.num_warps()
     if nw is not None and math.prod(warps) != nw:
-        raise VerifyError(
-            f"{what} {list(warps)} covers {math.prod(warps)} warps, but '{NUM_WARPS}' = {nw}"
-        )
+        source = f"'{NUM_WARPS}' = {nw}"
+        if _in_worker_partition(op.operation):
+            source = f"its worker partition has {PARTITION_NUM_WARPS} = {nw}"
+        raise VerifyError(f"{what} {list(warps)} covers {math.prod(warps)} warps, but {source}")
+
+
+def _in_worker_partition(op: ir.Operation) -> bool:
+    cur: Any = _parent(op)
+    while cur is not None:
+        if cur.name == WARP_PARTITION_OP:
+            return True
+        cur = _parent(cur)
+    return False
 
 
 def check_wmma_layout(op: TileOp, attr: WmmaAttr) -> None:

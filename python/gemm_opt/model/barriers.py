@@ -220,6 +220,7 @@ def _b_barrier_expect(c: _Compiler, op: Any) -> Exec:
         b.ready(where)
         b.tx += nbytes
         b.arrive(1, where)
+        _point(p)  # a partition waiting on this phase may run now
 
     return run
 
@@ -233,6 +234,7 @@ def _b_barrier_arrive(c: _Compiler, op: Any) -> Exec:
         if _program_level(mask, where) and _pred(p, pred, mask, where):
             _point(p)
             p.env[bar].arrive(count, where)
+            _point(p)  # a partition waiting on this phase may run now
 
     return run
 

@@ -212,7 +212,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
       "tile.warp_partition"() ({
       ^bb0(%q: !tile.ptr<f16>, %m: i32):
         %buf = "tile.local_alloc"() : () -> !tile.shared<tensor<32xf32, #s>>
-        // expected-error@+1 {{covers 4 warps, but 'tile.num_warps' = 1}}
+        // expected-error@+1 {{covers 4 warps, but its worker partition has num_warps = 1}}
         %z = "tile.local_load"(%buf) : (!tile.shared<tensor<32xf32, #s>>) -> tensor<32xf32, #b>
         "tile.warp_return"() : () -> ()
       }) {num_warps = 1 : i32} : () -> ()
