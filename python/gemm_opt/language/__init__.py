@@ -126,12 +126,21 @@ from gemm_opt.language.ops import (
     zeros,
 )
 from gemm_opt.language.values import Pointer, Scalar, SharedBuffer, Tensor, TensorDescriptor
+from gemm_opt.language.warp_specialize import (
+    MBarrier,
+    MBarrierRing,
+    allocate_mbarrier,
+    mbarrier,
+    warp_specialize,
+)
 
 __all__ = [
     "Blocked",
     "CompilationError",
     "DotOperand",
     "Kernel",
+    "MBarrier",
+    "MBarrierRing",
     "PaddedShared",
     "PartitionedShared",
     "Pointer",
@@ -141,6 +150,7 @@ __all__ = [
     "Tensor",
     "TensorDescriptor",
     "WmmaLayout",
+    "allocate_mbarrier",
     "allocate_shared",
     "async_copy",
     "async_copy_fused",
@@ -164,6 +174,7 @@ __all__ = [
     "local_load",
     "local_store",
     "make_tensor_descriptor",
+    "mbarrier",
     "num_programs",
     "num_warps",
     "pointer_type",
@@ -173,6 +184,7 @@ __all__ = [
     "store_block",
     "target",
     "warp_id",
+    "warp_specialize",
     "where",
     "wmma",
     "zeros",

@@ -217,13 +217,16 @@ def async_copy(
     warp_used_hint: int | None = None,
     pred: Any = None,
     cache: str = "",
+    barrier: Any = None,
 ) -> None:
     """Asynchronously copy the descriptor's block into ``buf`` with TDM.
 
     ``warp_used_hint`` (bit n = warp n) restricts the copy to the selected
     warps; ``None`` lets every warp take part. The hint is checked against
     the warp-hint rule right away, with the nearest legal hints in the error.
-    ``pred`` false skips the copy. Wait for it with :func:`async_wait`.
+    ``pred`` false skips the copy. Wait for it with :func:`async_wait`, or,
+    with ``barrier`` (one barrier of ``tl.allocate_mbarrier``), with
+    ``tl.mbarrier.wait`` on the phase it completes (its bytes count there).
     """
     desc, buf = _check_copy_pair(desc, buf, "async_copy")
     b = current()
@@ -235,7 +238,12 @@ def async_copy(
             raise fail(f"async_copy: {e}") from None
     cache = _check_cache(cache)
     p = pred_operand(pred)
-    op = tile.AsyncTDMCopyGlobalToLocalOp(desc.handle, buf.handle, pred=p, loc=b.loc())
+    bar = None
+    if barrier is not None:
+        if not isinstance(barrier, Value) or not isinstance(barrier.handle.type, tile.MBarrierType):
+            raise fail(f"async_copy barrier must be one barrier of a ring, got {barrier!r}")
+        bar = barrier.handle
+    op = tile.AsyncTDMCopyGlobalToLocalOp(desc.handle, buf.handle, pred=p, barrier=bar, loc=b.loc())
     attrs = op.operation.attributes
     if warp_used_hint is not None:
         attrs["warp_used_hint"] = i32_attr(warp_used_hint)
