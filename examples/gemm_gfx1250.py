@@ -102,6 +102,8 @@ def gemm(
     PROLOGUE_PRED: tl.constexpr = True,
     PERSISTENT: tl.constexpr = False,
     EPILOGUE_TMA: tl.constexpr = False,
+    WARP_SPECIALIZE: tl.constexpr = False,
+    PRODUCER_REGS: tl.constexpr = None,
 ):
     tl.static_assert(NUM_BUFFERS >= 2, "the schedule needs one buffer to fill while one is read")
     shared_a = tl.PaddedShared(interval=BLOCK_K, amount=8, order=[1, 0])
@@ -124,6 +126,25 @@ def gemm(
     )
     a_bufs = tl.allocate_shared(DTYPE, [NUM_BUFFERS, BLOCK_M, BLOCK_K], shared_a)
     b_bufs = tl.allocate_shared(DTYPE, [NUM_BUFFERS, BLOCK_K, BLOCK_N], shared_b)
+    if WARP_SPECIALIZE:
+        tl.static_assert(PERSISTENT, "WARP_SPECIALIZE is a form of the persistent kernel")
+        ready = tl.allocate_mbarrier(NUM_BUFFERS)
+        empty = tl.allocate_mbarrier(NUM_BUFFERS)
+        for i in range(NUM_BUFFERS):
+            tl.mbarrier.init(ready.index(i), count=1)
+            tl.mbarrier.init(empty.index(i), count=1)
+        ring = (a_bufs, b_bufs, ready, empty)
+        blocks = (BLOCK_M, BLOCK_N, BLOCK_K, NUM_BUFFERS, GROUP_M)
+        # (A worker captures the values among its top-level arguments.)
+        tl.warp_specialize(
+            [
+                (ws_consumer, (ring, M, N, K, blocks, c, ldc, (op_a, op_b, acc_l), DTYPE, EPILOGUE_TMA)),
+                (ws_producer, (a, b, lda, ldb, *ring, M, N, K, blocks, shared_a, shared_b, DTYPE)),
+            ],
+            [1],
+            None if PRODUCER_REGS is None else [PRODUCER_REGS],
+        )
+        return
     c_out = c_epilogue(c, M, N, ldc, BLOCK_M, BLOCK_N, DTYPE) if EPILOGUE_TMA else None
     if PERSISTENT:
         persistent_tiles(
@@ -301,6 +322,88 @@ def persistent_tiles(
     acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32, acc_l)
     tl.for_loop(0, total, 1, init=(acc, 0, 0, *state), body=step)
     tl.async_wait(0)
+
+
+def program_steps(M, N, K, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int):
+    """A persistent program's tiles and (tile, K step) pairs: ``(num_tiles,
+    k_tiles, my_tiles, total)``; K = 0 still runs one zero-filled K step."""
+    num_tiles = ((M + (BLOCK_M - 1)) // BLOCK_M) * ((N + (BLOCK_N - 1)) // BLOCK_N)
+    pid = tl.program_id(0)
+    num_progs = tl.num_programs(0)
+    k_tiles = tl.where(K > BLOCK_K, (K + (BLOCK_K - 1)) // BLOCK_K, 1)
+    my_tiles = (num_tiles - pid + (num_progs - 1)) // num_progs
+    return num_tiles, k_tiles, my_tiles, my_tiles * k_tiles
+
+
+def ws_producer(a, b, lda, ldb, a_bufs, b_bufs, ready, empty, M, N, K, blocks, shared_a, shared_b, DTYPE):
+    """``WARP_SPECIALIZE``'s worker (one warp): walks the program's (tile, K
+    step) pairs in the consumer's order and fills slot ``it % NUM_BUFFERS``
+    once the consumer has given it back (``empty``), announcing the bytes on
+    ``ready`` that the two barrier-tracked copies then deliver."""
+    BLOCK_M, BLOCK_N, BLOCK_K, NUM_BUFFERS, GROUP_M = blocks
+    a_desc = tl.make_tensor_descriptor(
+        a, shape=[M, K], strides=[lda, 1], block_shape=[BLOCK_M, BLOCK_K], layout=shared_a
+    )
+    b_desc = tl.make_tensor_descriptor(
+        b, shape=[K, N], strides=[ldb, 1], block_shape=[BLOCK_K, BLOCK_N], layout=shared_b
+    )
+    _, k_tiles, _, total = program_steps(M, N, K, BLOCK_M, BLOCK_N, BLOCK_K)
+    pid = tl.program_id(0)
+    num_progs = tl.num_programs(0)
+    nbytes = (BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N) * DTYPE.bits // 8
+
+    def step(it, k, t):
+        s = it % NUM_BUFFERS
+        # The slot's previous fill (step it - NUM_BUFFERS) has been read; the
+        # first round's wait passes at once (phase parity 1 of a fresh barrier).
+        tl.mbarrier.wait(empty.index(s), ((it // NUM_BUFFERS) % 2) ^ 1)
+        pid_m, pid_n = tile_coords(pid + t * num_progs, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        tl.mbarrier.expect(ready.index(s), nbytes)
+        a_at = a_desc.update(offsets=[pid_m * BLOCK_M, k * BLOCK_K])
+        b_at = b_desc.update(offsets=[k * BLOCK_K, pid_n * BLOCK_N])
+        tl.async_copy(a_at, a_bufs.index(s), barrier=ready.index(s))
+        tl.async_copy(b_at, b_bufs.index(s), barrier=ready.index(s))
+        last = k == k_tiles - 1
+        return tl.where(last, 0, k + 1), tl.where(last, t + 1, t)
+
+    tl.for_loop(0, total, 1, init=(0, 0), body=step)
+
+
+def ws_consumer(ring, M, N, K, blocks, c, ldc, layouts, DTYPE, EPILOGUE_TMA):
+    """``WARP_SPECIALIZE``'s default partition (the kernel's warps): waits for
+    each slot, multiplies it, gives it back, and stores C on a tile's last K
+    step while the producer already fills the next tile's slots."""
+    a_bufs, b_bufs, ready, empty = ring
+    BLOCK_M, BLOCK_N, BLOCK_K, NUM_BUFFERS, GROUP_M = blocks
+    op_a, op_b, acc_l = layouts
+    c_out = c_epilogue(c, M, N, ldc, BLOCK_M, BLOCK_N, DTYPE) if EPILOGUE_TMA else None
+    _, k_tiles, _, total = program_steps(M, N, K, BLOCK_M, BLOCK_N, BLOCK_K)
+    pid = tl.program_id(0)
+    num_progs = tl.num_programs(0)
+
+    def step(it, acc, k, t):
+        s = it % NUM_BUFFERS
+        tl.mbarrier.wait(ready.index(s), (it // NUM_BUFFERS) % 2)
+        a_tile = tl.local_load(a_bufs.index(s), op_a)
+        b_tile = tl.local_load(b_bufs.index(s), op_b)
+        acc = tl.wmma(a_tile, b_tile, acc)
+        tl.mbarrier.arrive(empty.index(s))
+        last = k == k_tiles - 1
+
+        def epilogue():
+            pid_m, pid_n = tile_coords(pid + t * num_progs, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            if c_out is not None:
+                tl.async_wait(0)  # the previous tile's store has read the C buffer
+            store_c(c, c_out, M, N, ldc, pid_m * BLOCK_M, pid_n * BLOCK_N, acc.to(DTYPE))
+            return tl.zeros([BLOCK_M, BLOCK_N], tl.float32, acc_l)
+
+        acc = tl.if_(last, epilogue, lambda: acc)
+        return acc, tl.where(last, 0, k + 1), tl.where(last, t + 1, t)
+
+    acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32, acc_l)
+    tl.for_loop(0, total, 1, init=(acc, 0, 0), body=step)
+    if c_out is not None:
+        tl.async_wait(0)
 
 
 def main(argv: list[str] | None = None) -> int:

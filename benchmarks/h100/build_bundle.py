@@ -78,6 +78,9 @@ DIVISIBILITY = 16
 CONFIG_TABLE = HERE / "configs" / "cuda90.json"
 #: The hand-off of a TMA config: every copy a barrier-tracked TMA copy.
 TMA_HAND_OFF = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
+#: Registers per thread of a warp-specialized config's producer warp (``setmaxnreg``;
+#: Triton gives the rest of the budget to the kernel's own warps).
+WS_PRODUCER_REGS = 40
 #: The hand-off of an aligned config without TMA: ``cp.async`` copies (the
 #: default, ``lds-copies=auto``, would take TMA where the facts allow it).
 DIRECT_HAND_OFF = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=direct}"
@@ -109,6 +112,14 @@ class OurConfig:
     """The kernel's EPILOGUE_TMA (tag suffix ``_tmastore``): C is staged in
     shared memory and written by a TMA store, which runs on while the next
     tile's K loop does (the next epilogue waits for it)."""
+    ws: bool = False
+    """The kernel's WARP_SPECIALIZE (tag suffix ``_ws``; persistent only): a
+    one-warp producer partition fills the ring through ready/empty barriers
+    while the kernel's warps multiply and store C."""
+
+    def __post_init__(self) -> None:
+        if self.ws and not self.persistent:
+            raise ValueError(f"{self.tag}: warp specialization is a form of the persistent kernel")
 
     @property
     def tag(self) -> str:
@@ -117,9 +128,10 @@ class OurConfig:
         tma = "_tma" if self.tma else ""
         store = "_tmastore" if self.epilogue_tma else ""
         pers = "_pers" if self.persistent else ""
+        ws = "_ws" if self.ws else ""
         sync = "" if self.async_mma else "_sync"
         shape = f"{self.block_m}x{self.block_n}x{self.block_k}"
-        return f"{shape}_w{self.num_warps}{stages}{group}{tma}{store}{pers}{sync}"
+        return f"{shape}_w{self.num_warps}{stages}{group}{tma}{store}{pers}{ws}{sync}"
 
     @classmethod
     def parse(cls, tag: str) -> OurConfig:
@@ -139,6 +151,8 @@ class OurConfig:
                     fields["epilogue_tma"] = True
                 elif part == "pers" and "persistent" not in fields:
                     fields["persistent"] = True
+                elif part == "ws" and "ws" not in fields:
+                    fields["ws"] = True
                 elif part[:1] in "wsg" and part[1:].isdigit():
                     key = {"w": "num_warps", "s": "stages", "g": "group_m"}[part[0]]
                     if key in fields:
@@ -183,6 +197,8 @@ class OurConfig:
             "PROLOGUE_PRED": False,
             "PERSISTENT": self.persistent,
             "EPILOGUE_TMA": self.epilogue_tma,
+            "WARP_SPECIALIZE": self.ws,
+            "PRODUCER_REGS": WS_PRODUCER_REGS if self.ws else None,
             **self.hints(),
         }
 
@@ -248,6 +264,11 @@ CANDIDATES = (
     OurConfig(128, 64, 128, 4, stages=4, tma=True),
     OurConfig(64, 128, 64, 4, stages=4, tma=True),
     OurConfig(128, 64, 64, 4, stages=4, tma=True),
+    # Warp-specialized persistent forms (a one-warp TMA producer partition).
+    OurConfig(128, 256, 64, 8, stages=3, group_m=8, tma=True, persistent=True, ws=True),
+    OurConfig(128, 256, 64, 8, stages=4, group_m=8, tma=True, persistent=True, ws=True),
+    OurConfig(128, 128, 64, 8, stages=4, group_m=8, tma=True, persistent=True, ws=True),
+    OurConfig(128, 128, 64, 8, stages=5, group_m=8, tma=True, persistent=True, ws=True),
     # Deeper rings of the small tiles: their shapes are bound by the bytes each SM
     # keeps in flight (one 192 KB program per SM).
     OurConfig(64, 64, 128, 4, stages=6, tma=True),
