@@ -118,12 +118,13 @@ def gemm(
         off_n = pid_n * BLOCK_N
         num_k = (K + (BLOCK_K - 1)) // BLOCK_K
 
-    a_desc = tl.make_tensor_descriptor(
-        a, shape=[M, K], strides=[lda, 1], block_shape=[BLOCK_M, BLOCK_K], layout=shared_a
-    )
-    b_desc = tl.make_tensor_descriptor(
-        b, shape=[K, N], strides=[ldb, 1], block_shape=[BLOCK_K, BLOCK_N], layout=shared_b
-    )
+    if not WARP_SPECIALIZE:  # (the producer partition makes its own)
+        a_desc = tl.make_tensor_descriptor(
+            a, shape=[M, K], strides=[lda, 1], block_shape=[BLOCK_M, BLOCK_K], layout=shared_a
+        )
+        b_desc = tl.make_tensor_descriptor(
+            b, shape=[K, N], strides=[ldb, 1], block_shape=[BLOCK_K, BLOCK_N], layout=shared_b
+        )
     a_bufs = tl.allocate_shared(DTYPE, [NUM_BUFFERS, BLOCK_M, BLOCK_K], shared_a)
     b_bufs = tl.allocate_shared(DTYPE, [NUM_BUFFERS, BLOCK_K, BLOCK_N], shared_b)
     if WARP_SPECIALIZE:
@@ -138,7 +139,10 @@ def gemm(
         # (A worker captures the values among its top-level arguments.)
         tl.warp_specialize(
             [
-                (ws_consumer, (ring, M, N, K, blocks, c, ldc, (op_a, op_b, acc_l), DTYPE, EPILOGUE_TMA)),
+                (
+                    ws_consumer,
+                    (ring, M, N, K, blocks, c, ldc, acc_l, DTYPE, EPILOGUE_TMA),
+                ),
                 (ws_producer, (a, b, lda, ldb, *ring, M, N, K, blocks, shared_a, shared_b, DTYPE)),
             ],
             [1],
@@ -335,16 +339,18 @@ def program_steps(M, N, K, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int):
     return num_tiles, k_tiles, my_tiles, my_tiles * k_tiles
 
 
-def ws_producer(a, b, lda, ldb, a_bufs, b_bufs, ready, empty, M, N, K, blocks, shared_a, shared_b, DTYPE):
+def ws_producer(
+    a, b, lda, ldb, a_bufs, b_bufs, ready, empty, M, N, K, blocks, shared_a, shared_b, DTYPE
+):
     """``WARP_SPECIALIZE``'s worker (one warp): walks the program's (tile, K
     step) pairs in the consumer's order and fills slot ``it % NUM_BUFFERS``
     once the consumer has given it back (``empty``), announcing the bytes on
     ``ready`` that the two barrier-tracked copies then deliver."""
     BLOCK_M, BLOCK_N, BLOCK_K, NUM_BUFFERS, GROUP_M = blocks
-    a_desc = tl.make_tensor_descriptor(
+    a_in = tl.make_tensor_descriptor(
         a, shape=[M, K], strides=[lda, 1], block_shape=[BLOCK_M, BLOCK_K], layout=shared_a
     )
-    b_desc = tl.make_tensor_descriptor(
+    b_in = tl.make_tensor_descriptor(
         b, shape=[K, N], strides=[ldb, 1], block_shape=[BLOCK_K, BLOCK_N], layout=shared_b
     )
     _, k_tiles, _, total = program_steps(M, N, K, BLOCK_M, BLOCK_N, BLOCK_K)
@@ -358,9 +364,9 @@ def ws_producer(a, b, lda, ldb, a_bufs, b_bufs, ready, empty, M, N, K, blocks, s
         # first round's wait passes at once (phase parity 1 of a fresh barrier).
         tl.mbarrier.wait(empty.index(s), ((it // NUM_BUFFERS) % 2) ^ 1)
         pid_m, pid_n = tile_coords(pid + t * num_progs, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        a_at = a_in.update(offsets=[pid_m * BLOCK_M, k * BLOCK_K])
+        b_at = b_in.update(offsets=[k * BLOCK_K, pid_n * BLOCK_N])
         tl.mbarrier.expect(ready.index(s), nbytes)
-        a_at = a_desc.update(offsets=[pid_m * BLOCK_M, k * BLOCK_K])
-        b_at = b_desc.update(offsets=[k * BLOCK_K, pid_n * BLOCK_N])
         tl.async_copy(a_at, a_bufs.index(s), barrier=ready.index(s))
         tl.async_copy(b_at, b_bufs.index(s), barrier=ready.index(s))
         last = k == k_tiles - 1
@@ -369,13 +375,12 @@ def ws_producer(a, b, lda, ldb, a_bufs, b_bufs, ready, empty, M, N, K, blocks, s
     tl.for_loop(0, total, 1, init=(0, 0), body=step)
 
 
-def ws_consumer(ring, M, N, K, blocks, c, ldc, layouts, DTYPE, EPILOGUE_TMA):
+def ws_consumer(ring, M, N, K, blocks, c, ldc, acc_l, DTYPE, EPILOGUE_TMA):
     """``WARP_SPECIALIZE``'s default partition (the kernel's warps): waits for
     each slot, multiplies it, gives it back, and stores C on a tile's last K
     step while the producer already fills the next tile's slots."""
     a_bufs, b_bufs, ready, empty = ring
     BLOCK_M, BLOCK_N, BLOCK_K, NUM_BUFFERS, GROUP_M = blocks
-    op_a, op_b, acc_l = layouts
     c_out = c_epilogue(c, M, N, ldc, BLOCK_M, BLOCK_N, DTYPE) if EPILOGUE_TMA else None
     _, k_tiles, _, total = program_steps(M, N, K, BLOCK_M, BLOCK_N, BLOCK_K)
     pid = tl.program_id(0)
@@ -384,24 +389,27 @@ def ws_consumer(ring, M, N, K, blocks, c, ldc, layouts, DTYPE, EPILOGUE_TMA):
     def step(it, acc, k, t):
         s = it % NUM_BUFFERS
         tl.mbarrier.wait(ready.index(s), (it // NUM_BUFFERS) % 2)
-        a_tile = tl.local_load(a_bufs.index(s), op_a)
-        b_tile = tl.local_load(b_bufs.index(s), op_b)
-        acc = tl.wmma(a_tile, b_tile, acc)
-        tl.mbarrier.arrive(empty.index(s))
+        # One MMA in flight: this step's reads its slot while the wait retires
+        # the previous step's, whose slot goes back to the producer.
+        acc = tl.async_wmma(a_bufs.index(s), b_bufs.index(s), acc)
+        acc = tl.async_wmma_wait(acc, 1)
+        tl.mbarrier.arrive(empty.index((it + NUM_BUFFERS - 1) % NUM_BUFFERS), pred=it > 0)
         last = k == k_tiles - 1
 
         def epilogue():
             pid_m, pid_n = tile_coords(pid + t * num_progs, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            done = tl.async_wmma_wait(acc, 0)
             if c_out is not None:
                 tl.async_wait(0)  # the previous tile's store has read the C buffer
-            store_c(c, c_out, M, N, ldc, pid_m * BLOCK_M, pid_n * BLOCK_N, acc.to(DTYPE))
+            store_c(c, c_out, M, N, ldc, pid_m * BLOCK_M, pid_n * BLOCK_N, done.to(DTYPE))
             return tl.zeros([BLOCK_M, BLOCK_N], tl.float32, acc_l)
 
         acc = tl.if_(last, epilogue, lambda: acc)
         return acc, tl.where(last, 0, k + 1), tl.where(last, t + 1, t)
 
     acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32, acc_l)
-    tl.for_loop(0, total, 1, init=(acc, 0, 0), body=step)
+    acc, _, _ = tl.for_loop(0, total, 1, init=(acc, 0, 0), body=step)
+    tl.async_wmma_wait(acc, 0)
     if c_out is not None:
         tl.async_wait(0)
 

@@ -17,6 +17,7 @@ from gemm_opt import WarpHintError, check_fused_warp_hints, check_warp_used_hint
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.layouts import SharedLayout
 from gemm_opt.dialect import tile
+from gemm_opt.dialect.async_ops import AsyncWmmaOp, AsyncWmmaWaitOp
 from gemm_opt.dialect.barrier import AsyncTDMCopyLocalToGlobalOp, LocalStoreOp
 from gemm_opt.dialect.sync import NumProgramsOp
 from gemm_opt.language.builder import current, i32_attr
@@ -384,6 +385,48 @@ def wmma(a: Tensor, b: Tensor, acc: Tensor) -> Tensor:
         raise fail(f"wmma acc must be float32, got {acc.dtype!r}")
     bld = current()
     op = tile.WmmaOp(a.handle, b.handle, acc.handle, acc.handle.type, loc=bld.loc())
+    return acc._with(bld.checked(op).result)
+
+
+def async_wmma(a: SharedBuffer, b: SharedBuffer, acc: Tensor) -> Tensor:
+    """Start ``a @ b + acc`` with A (MxK) and B (KxN) read from shared buffers for as
+    long as the MMA runs (Hopper's wgmma). The result is valid once
+    :func:`async_wmma_wait` retires this MMA; until then the buffers must not be
+    overwritten (the model reports a copy into them as a race). ``tile-pipeline-mma``
+    makes this form out of :func:`wmma` in copy-then-MMA K loops; a kernel whose
+    loop waits on barriers instead (a warp-specialized consumer) writes it itself."""
+    for name, v in (("a", a), ("b", b)):
+        if not isinstance(v, SharedBuffer) or len(v.shape) != 2:
+            raise fail(f"async_wmma {name} must be a 2-D shared buffer, got {v!r}")
+    if not isinstance(acc, Tensor) or not isinstance(acc.layout, WmmaLayout):
+        raise fail(f"async_wmma acc must be a tensor with a tl.WmmaLayout layout, got {acc!r}")
+    (m, k), (k2, n) = a.shape, b.shape
+    if k != k2 or acc.shape != (m, n):
+        raise fail(
+            f"async_wmma shapes do not match: a is {m}x{k}, b is {k2}x{n}, acc is "
+            f"{acc.shape[0]}x{acc.shape[1]} (want a MxK, b KxN, acc MxN)"
+        )
+    if a.dtype not in (float16, bfloat16) or a.dtype is not b.dtype or acc.dtype is not float32:
+        raise fail(
+            "async_wmma takes float16 or bfloat16 buffers of one type and a float32 acc, "
+            f"got {a.dtype!r}, {b.dtype!r} and {acc.dtype!r}"
+        )
+    bld = current()
+    op = AsyncWmmaOp(a.handle, b.handle, acc.handle, acc.handle.type, loc=bld.loc())
+    return acc._with(bld.checked(op).result)
+
+
+def async_wmma_wait(acc: Tensor, num: int = 0) -> Tensor:
+    """Wait until at most ``num`` of this partition's async MMAs are in flight and
+    return ``acc``; with ``num > 0`` the result may only feed another
+    :func:`async_wmma` or a later wait."""
+    if not isinstance(acc, Tensor) or not isinstance(acc.layout, WmmaLayout):
+        raise fail(f"async_wmma_wait takes an accumulator tensor, got {acc!r}")
+    if not isinstance(num, int) or isinstance(num, bool) or num < 0:
+        raise fail(f"async_wmma_wait num must be a non-negative constexpr int, got {num!r}")
+    bld = current()
+    op = AsyncWmmaWaitOp(acc.handle, acc.handle.type, loc=bld.loc())
+    op.operation.attributes["num"] = i32_attr(num)
     return acc._with(bld.checked(op).result)
 
 

@@ -1,0 +1,134 @@
+"""The warp-specialized form of the example GEMM (``WARP_SPECIALIZE``) end to end.
+
+* The executable model runs it equal to numpy before and after every pass of
+  the cuda:90 pipeline, under several interleavings of its two partitions,
+  on ragged shapes, K = 0, one program for every tile and more programs than
+  tiles.
+* The cuda:90 bundle kernel: a one-warp TMA producer giving its registers to
+  the consumer warps (``setmaxnreg``), wgmma kept in flight, no spills, the
+  producer's warpgroup in the launch's warps.
+* gfx1250 refuses it with a located error, not a kernel: its LDS barriers
+  count arrivals (one announcing expect per tracked copy) and the kernel's
+  warps, which a one-warp producer announcing two copies at once is not.
+* The config tag ``_ws`` round-trips and needs the persistent form.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from support.scripts import BUILD_BUNDLE, EXAMPLE_GEMM, load_script, small_gemm
+from support.tile_build import after_passes, ops_named
+
+from gemm_opt.lowering import pipelines
+from gemm_opt.lowering.compile import TileCompileError, compile_tile_module
+from gemm_opt.model.interpreter import run_gemm
+
+#: (M, N, K), programs: uneven tiles per program, one tile for three programs,
+#: K = 0 (C = 0), a single program for all tiles, a tile smaller than a block.
+CASES = (
+    ((200, 150, 100), 5),
+    ((64, 64, 32), 3),
+    ((130, 70, 0), 2),
+    ((200, 150, 100), 1),
+    ((1, 1, 5), 4),
+)
+WS_TAG = "128x256x64_w8_s3_g8_tma_pers_ws"
+
+
+@pytest.fixture(scope="module")
+def example() -> Any:
+    return load_script(EXAMPLE_GEMM, "gemm_example_ws")
+
+
+@pytest.fixture(scope="module")
+def bb() -> Any:
+    return load_script(BUILD_BUNDLE, "build_bundle_ws")
+
+
+def _small(example: Any, **constexprs: Any) -> Any:
+    return small_gemm(
+        example, "cuda:90", PERSISTENT=True, WARP_SPECIALIZE=True, PROLOGUE_PRED=False, **constexprs
+    )
+
+
+def _check(module: Any, seed: int | None) -> None:
+    for (m, n, k), programs in CASES:
+        rng = np.random.default_rng(m + n + k + programs)
+        # Small integers: every product and sum is exact in fp16 inputs / fp32 sums.
+        a = rng.integers(-3, 4, (m, k)).astype(np.float16)
+        b = rng.integers(-3, 4, (k, n)).astype(np.float16)
+        ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
+        # C starts as NaN: a tile no program stores (or stores twice wrongly) shows.
+        got = run_gemm(module, a, b, grid=(programs, 1, 1), seed=seed)
+        np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("seed", [None, 0, 1, 2])
+def test_equals_numpy_before_and_after_every_pass(example, seed: int | None) -> None:
+    module = _small(example, NUM_BUFFERS=3, GROUP_M=2)
+    passes = pipelines.tile_passes("cuda:90")
+    for i in range(len(passes) + 1):
+        _check(after_passes(module, passes[:i]), seed)
+
+
+@pytest.mark.parametrize("stages", [2, 4])
+def test_ring_depths_equal_numpy(example, stages: int) -> None:
+    _check(_small(example, NUM_BUFFERS=stages), seed=3)
+
+
+def test_the_kernel_is_one_producer_and_the_consumer(example) -> None:
+    module = _small(example, NUM_BUFFERS=3, PRODUCER_REGS=40)
+    (ws,) = ops_named(module, "tile.warp_specialize")
+    (worker,) = ops_named(module, "tile.warp_partition")
+    assert ws.results == [] or len(ws.results) == 0
+    assert [worker.attributes[a].value for a in ("num_warps", "num_regs")] == [1, 40]
+    # The producer copies (barrier-tracked), the consumer multiplies asynchronously.
+    assert ops_named(worker, "tile.async_tdm_copy_global_to_local")
+    assert not ops_named(worker, "tile.async_wmma")
+    assert len(ops_named(module, "tile.async_wmma")) == 1
+
+
+def test_cuda90_bundle_kernel(bb) -> None:
+    cfg = bb.OurConfig.parse(WS_TAG)
+    assert cfg.ws and cfg.persistent and cfg.tma
+    kernel = bb.build(["bf16"], configs=[cfg], quiet=True)[f"gemm_bf16_aligned_{WS_TAG}"]
+    usage = dict(f.split(":") for f in bb.resource_usage(kernel.binary).split())
+    assert usage["STACK"] == "0" and usage["LOCAL"] == "0"
+    # Triton caps the registers so that the 12 warps fit; the producer gives its up.
+    assert int(usage["REG"]) <= 168
+    assert kernel.num_warps == 12  # 8 consumer warps and the producer's warpgroup
+    assert bb.wgmma_waits(kernel.binary) == "4 HGMMA, wgmma waits 0x1 0x0 0x0"
+    assert [d.evaluate({}) for d in kernel.grid] == [1, 1, 1]
+
+
+def test_cuda90_ptx(bb) -> None:
+    cfg = bb.OurConfig.parse(WS_TAG)
+    (v,) = bb.config_variants([cfg], ["fp16"])
+    ptx = compile_tile_module(v["module"], "cuda:90", pipeline=cfg.pipeline).asm["ptx"]
+    # The producer's registers (PRODUCER_REGS) and the consumers' raise.
+    assert "setmaxnreg.inc.sync.aligned.u32 40;" in ptx.replace("\t", "")
+    assert "setmaxnreg.inc.sync.aligned.u32 240;" in ptx.replace("\t", "")
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16") == 4
+    assert "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes" in ptx
+    assert ".local" not in ptx and "cp.async.cg" not in ptx
+
+
+def test_gfx1250_refuses_a_one_warp_producer_with_a_located_error(example) -> None:
+    module = small_gemm(
+        example, "gfx1250", PERSISTENT=True, WARP_SPECIALIZE=True, PROLOGUE_PRED=False
+    )
+    with pytest.raises(TileCompileError) as info:
+        compile_tile_module(module, "gfx1250")
+    line, col, rest = str(info.value).split(":", 2)
+    assert line.isdigit() and col.isdigit() and rest.startswith(" error: on gfx1250")
+
+
+def test_tag_round_trips_and_needs_persistent(bb) -> None:
+    cfg = bb.OurConfig.parse(WS_TAG)
+    assert cfg.tag == WS_TAG and cfg.constexprs()["WARP_SPECIALIZE"] is True
+    with pytest.raises(ValueError, match="persistent"):
+        bb.OurConfig(128, 256, 64, 8, stages=3, tma=True, ws=True)
+    assert any(c.ws for c in bb.CANDIDATES)
