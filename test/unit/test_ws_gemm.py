@@ -132,3 +132,16 @@ def test_tag_round_trips_and_needs_persistent(bb) -> None:
     with pytest.raises(ValueError, match="persistent"):
         bb.OurConfig(128, 256, 64, 8, stages=3, tma=True, ws=True)
     assert any(c.ws for c in bb.CANDIDATES)
+
+
+def test_a_tma_store_epilogue_in_the_consumer_is_a_located_refusal(bb) -> None:
+    # The TMA plan tracks counted copies and stores in the function's own loops;
+    # a store inside a partition would go uncounted, so the hand-off says where.
+    cfg = bb.OurConfig(
+        128, 256, 64, 8, stages=3, group_m=8, tma=True, epilogue_tma=True, persistent=True, ws=True
+    )
+    (v,) = bb.config_variants([cfg], ["fp16"])
+    with pytest.raises(TileCompileError) as info:
+        compile_tile_module(v["module"], "cuda:90", pipeline=cfg.pipeline)
+    assert "not inside 'tile.warp_specialize'" in str(info.value)
+    assert str(info.value).split(":")[0].isdigit()  # line:col: error: ...
