@@ -71,10 +71,12 @@ from gemm_opt.dialect.tile import (
     MakeTensorDescriptorOp,
     UpdateTensorDescriptorOp,
 )
+from gemm_opt.dialect.warp_specialize import WarpSpecializeOp
 from gemm_opt.passes.common import COPY_OP, FUSED_OP
 
 WAIT_OP = AsyncTDMWaitOp.OPERATION_NAME
 MAKE_OP = MakeTensorDescriptorOp.OPERATION_NAME
+WS_OP = WarpSpecializeOp.OPERATION_NAME
 UPDATE_OP = UpdateTensorDescriptorOp.OPERATION_NAME
 
 
@@ -197,6 +199,8 @@ class _Walk:
                 bound = self.loop(op, bound)
             elif name == "scf.while":
                 bound = self.while_loop(op, bound)
+            elif name == WS_OP:
+                self.partitions(op, bound)
             elif name == "scf.if":
                 self.plan.carried.add(op)
                 ends = [self.ops(r.blocks[0], bound, True) for r in op.regions if len(r.blocks)]
@@ -208,6 +212,38 @@ class _Walk:
                     f"scf.if, not inside '{name}' (their count would not be tracked)",
                 )
         return bound
+
+    def partitions(self, op: ir.Operation, bound: int) -> None:
+        """A ``tile.warp_specialize``: its partitions may hold counted waits (a
+        consumer retiring its TMA stores, which have their own counter) but no
+        counted copies, and no copies of the function may be in flight when
+        they start: a partition's copies are tracked by the barriers its
+        partners wait on (barrier-tracked copies), which is what the ring
+        cannot follow across concurrent partitions. Their waits wait for no
+        copy of the ring (window 0)."""
+        if bound:
+            raise TmaRefusal(
+                op,
+                f"{bound} counted TMA copies may still be in flight when the partitions "
+                "start; wait for them (tile.async_tdm_wait {num = 0}) before it",
+            )
+
+        def visit(inner: ir.Operation) -> ir.WalkResult:
+            if inner.name == WAIT_OP:
+                self.plan.windows[inner] = 0
+            elif _counted(inner):
+                raise TmaRefusal(
+                    inner,
+                    "counted TMA copies inside a 'tile.warp_specialize' partition are not "
+                    "supported (their count would not be tracked across the partitions): "
+                    "track them with an mbarrier (the copy's barrier operand)",
+                )
+            return ir.WalkResult.ADVANCE
+
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    inner.operation.walk(visit)
 
     def fixpoint(self, op: ir.Operation, bound: int, step) -> int:
         """The bound at the loop's head: grows monotonically up to a fixpoint

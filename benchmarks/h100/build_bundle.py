@@ -272,6 +272,9 @@ CANDIDATES = (
     OurConfig(128, 128, 64, 4, stages=4, group_m=8, tma=True, persistent=True, ws=True),
     OurConfig(64, 128, 64, 4, stages=4, group_m=8, tma=True, persistent=True, ws=True),
     OurConfig(64, 128, 128, 4, stages=3, group_m=8, tma=True, persistent=True, ws=True),
+    OurConfig(
+        128, 256, 64, 8, stages=3, group_m=8, tma=True, epilogue_tma=True, persistent=True, ws=True
+    ),
     # Deeper rings of the small tiles: their shapes are bound by the bytes each SM
     # keeps in flight (one 192 KB program per SM).
     OurConfig(64, 64, 128, 4, stages=6, tma=True),

@@ -10,6 +10,8 @@
 * gfx1250 refuses it with a located error, not a kernel: its LDS barriers
   count arrivals (one announcing expect per tracked copy) and the kernel's
   warps, which a one-warp producer announcing two copies at once is not.
+* The TMA-store epilogue in the consumer (its waits retire its stores only);
+  counted copies inside a partition are a located refusal.
 * The config tag ``_ws`` round-trips and needs the persistent form.
 """
 
@@ -22,6 +24,7 @@ import pytest
 from support.scripts import BUILD_BUNDLE, EXAMPLE_GEMM, load_script, small_gemm
 from support.tile_build import after_passes, ops_named
 
+import gemm_opt.language as tl
 from gemm_opt.lowering import pipelines
 from gemm_opt.lowering.compile import TileCompileError, compile_tile_module
 from gemm_opt.model.interpreter import run_gemm
@@ -134,14 +137,53 @@ def test_tag_round_trips_and_needs_persistent(bb) -> None:
     assert any(c.ws for c in bb.CANDIDATES)
 
 
-def test_a_tma_store_epilogue_in_the_consumer_is_a_located_refusal(bb) -> None:
-    # The TMA plan tracks counted copies and stores in the function's own loops;
-    # a store inside a partition would go uncounted, so the hand-off says where.
-    cfg = bb.OurConfig(
-        128, 256, 64, 8, stages=3, group_m=8, tma=True, epilogue_tma=True, persistent=True, ws=True
-    )
+@pytest.mark.parametrize("seed", [None, 0, 1])
+def test_tma_store_epilogue_equals_numpy(example, seed: int | None) -> None:
+    # The consumer stages C in shared memory and stores it by TMA while the
+    # producer fills the next tile's slots; the next epilogue waits for the store.
+    module = _small(example, NUM_BUFFERS=3, GROUP_M=2, EPILOGUE_TMA=True)
+    passes = pipelines.tile_passes("cuda:90")
+    for i in range(len(passes) + 1):
+        _check(after_passes(module, passes[:i]), seed)
+
+
+def test_tma_store_epilogue_ptx(bb) -> None:
+    tag = "128x256x64_w8_s3_g8_tma_tmastore_pers_ws"
+    cfg = bb.OurConfig.parse(tag)
     (v,) = bb.config_variants([cfg], ["fp16"])
+    ptx = compile_tile_module(v["module"], "cuda:90", pipeline=cfg.pipeline).asm["ptx"]
+    assert ptx.count("cp.async.bulk.tensor.2d.global.shared") == 1  # the C store
+    # The consumer's waits wait for its stores only (no copy of the ring).
+    assert "cp.async.bulk.wait_group.read 0" in ptx
+    assert ptx.count("wgmma.wait_group.sync.aligned 1;") == 1
+    assert ".local" not in ptx
+
+
+def test_counted_copies_inside_a_partition_are_a_located_refusal() -> None:
+    shared = tl.SwizzledShared(vec=1, per_phase=1, max_phase=1, order=[1, 0])
+
+    def consumer(ring, ready):
+        tl.mbarrier.wait(ready.index(0), 0)
+
+    def producer(a, m, lda, ring, ready):
+        desc = tl.make_tensor_descriptor(
+            a, shape=[m, 64], strides=[lda, 1], block_shape=[64, 64], layout=shared
+        )
+        tl.async_copy(desc, ring.index(0))  # counted: no barrier operand
+        tl.async_wait(0)
+        tl.mbarrier.arrive(ready.index(0))
+
+    @tl.kernel
+    def k(a: tl.ptr(tl.float16), m: tl.int32, lda: tl.divisible(tl.int64, 16)):
+        ring = tl.allocate_shared(tl.float16, [1, 64, 64], shared)
+        ready = tl.allocate_mbarrier(1)
+        tl.mbarrier.init(ready.index(0), count=1)
+        tl.warp_specialize([(consumer, (ring, ready)), (producer, (a, m, lda, ring, ready))], [4])
+
+    module = k.build_module(num_warps=4, target="cuda:90")
     with pytest.raises(TileCompileError) as info:
-        compile_tile_module(v["module"], "cuda:90", pipeline=cfg.pipeline)
-    assert "not inside 'tile.warp_specialize'" in str(info.value)
+        compile_tile_module(
+            module, "cuda:90", pipeline="convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
+        )
+    assert "inside a 'tile.warp_specialize' partition" in str(info.value)
     assert str(info.value).split(":")[0].isdigit()  # line:col: error: ...
