@@ -42,3 +42,32 @@ def small_gemm(example: ModuleType, target: str, **constexprs: object) -> object
         **{"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "HINT_A": 0b0011, "HINT_B": 0b1100,
            **constexprs},
     )  # fmt: skip
+
+
+#: Persistent launches of the example GEMM, (M, N, K) and programs: uneven tiles
+#: per program, one tile for three programs, K = 0 (C = 0), a single program for
+#: all tiles, a tile smaller than a block.
+PERSISTENT_CASES = (
+    ((200, 150, 100), 5),
+    ((64, 64, 32), 3),
+    ((130, 70, 0), 2),
+    ((200, 150, 100), 1),
+    ((1, 1, 5), 4),
+)
+
+
+def check_persistent_gemm(module: object, cases=PERSISTENT_CASES, seed: int | None = None) -> None:
+    """Run ``module`` (an example GEMM) on the model for each case and compare with
+    numpy exactly: small integer operands, so every product and fp32 sum is exact;
+    C starts as NaN, so a tile no program stores (or stores twice wrongly) shows."""
+    import numpy as np
+
+    from gemm_opt.model.interpreter import run_gemm
+
+    for (m, n, k), programs in cases:
+        rng = np.random.default_rng(m + n + k + programs)
+        a = rng.integers(-3, 4, (m, k)).astype(np.float16)
+        b = rng.integers(-3, 4, (k, n)).astype(np.float16)
+        ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
+        got = run_gemm(module, a, b, grid=(programs, 1, 1), seed=seed)
+        np.testing.assert_array_equal(got, ref)

@@ -17,30 +17,28 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-from support.scripts import BUILD_BUNDLE, EXAMPLE_GEMM, load_script, small_gemm
+from support.scripts import (
+    BUILD_BUNDLE,
+    EXAMPLE_GEMM,
+    PERSISTENT_CASES,
+    check_persistent_gemm,
+    load_script,
+    small_gemm,
+)
 from support.tile_build import after_passes, ops_named
 
 import gemm_opt.language as tl
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.lowering import pipelines
 from gemm_opt.lowering.compile import compile_tile_module, lower_tile_module
-from gemm_opt.model.interpreter import ModelError, run_gemm
+from gemm_opt.model.interpreter import ModelError
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks" / "h100"
 TMA = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
 WAIT = "tile.async_wmma_wait"
-#: (M, N, K), programs: uneven tiles per program, one tile for three programs,
-#: K = 0 (C = 0), a single program for all tiles, a tile smaller than a block.
-CASES = (
-    ((200, 150, 100), 5),
-    ((64, 64, 32), 3),
-    ((130, 70, 0), 2),
-    ((200, 150, 100), 1),
-    ((1, 1, 5), 4),
-)
+CASES = PERSISTENT_CASES
 
 
 @pytest.fixture(scope="module")
@@ -58,21 +56,8 @@ def _small(example: Any, target: str, **constexprs: Any) -> ir.Module:
     return small_gemm(example, target, PERSISTENT=True, **constexprs)
 
 
-def _operands(m: int, n: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Small integers: every product and sum is exact in fp16 inputs / fp32 sums."""
-    rng = np.random.default_rng(seed)
-    return (
-        rng.integers(-3, 4, (m, k)).astype(np.float16),
-        rng.integers(-3, 4, (k, n)).astype(np.float16),
-    )
-
-
 def _check(module: ir.Module, cases=CASES) -> None:
-    for (m, n, k), programs in cases:
-        a, b = _operands(m, n, k, seed=m + n + k + programs)
-        ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
-        # C starts as NaN: a tile no program stores (or stores twice wrongly) shows.
-        np.testing.assert_array_equal(run_gemm(module, a, b, grid=(programs, 1, 1)), ref)
+    check_persistent_gemm(module, cases)
 
 
 def _num(op: ir.Operation) -> int:

@@ -19,25 +19,20 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
-from support.scripts import BUILD_BUNDLE, EXAMPLE_GEMM, load_script, small_gemm
+from support.scripts import (
+    BUILD_BUNDLE,
+    EXAMPLE_GEMM,
+    check_persistent_gemm,
+    load_script,
+    small_gemm,
+)
 from support.tile_build import after_passes, ops_named
 
 import gemm_opt.language as tl
 from gemm_opt.lowering import pipelines
 from gemm_opt.lowering.compile import TileCompileError, compile_tile_module
-from gemm_opt.model.interpreter import run_gemm
 
-#: (M, N, K), programs: uneven tiles per program, one tile for three programs,
-#: K = 0 (C = 0), a single program for all tiles, a tile smaller than a block.
-CASES = (
-    ((200, 150, 100), 5),
-    ((64, 64, 32), 3),
-    ((130, 70, 0), 2),
-    ((200, 150, 100), 1),
-    ((1, 1, 5), 4),
-)
 WS_TAG = "128x256x64_w8_s3_g8_tma_pers_ws"
 
 
@@ -58,15 +53,7 @@ def _small(example: Any, **constexprs: Any) -> Any:
 
 
 def _check(module: Any, seed: int | None) -> None:
-    for (m, n, k), programs in CASES:
-        rng = np.random.default_rng(m + n + k + programs)
-        # Small integers: every product and sum is exact in fp16 inputs / fp32 sums.
-        a = rng.integers(-3, 4, (m, k)).astype(np.float16)
-        b = rng.integers(-3, 4, (k, n)).astype(np.float16)
-        ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)
-        # C starts as NaN: a tile no program stores (or stores twice wrongly) shows.
-        got = run_gemm(module, a, b, grid=(programs, 1, 1), seed=seed)
-        np.testing.assert_array_equal(got, ref)
+    check_persistent_gemm(module, seed=seed)
 
 
 @pytest.mark.parametrize("seed", [None, 0, 1, 2])
