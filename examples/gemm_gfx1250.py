@@ -353,26 +353,36 @@ def ws_producer(
     b_in = tl.make_tensor_descriptor(
         b, shape=[K, N], strides=[ldb, 1], block_shape=[BLOCK_K, BLOCK_N], layout=shared_b
     )
-    _, k_tiles, _, total = program_steps(M, N, K, BLOCK_M, BLOCK_N, BLOCK_K)
+    num_tiles, k_tiles, _, total = program_steps(M, N, K, BLOCK_M, BLOCK_N, BLOCK_K)
     pid = tl.program_id(0)
     num_progs = tl.num_programs(0)
     nbytes = (BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N) * DTYPE.bits // 8
 
-    def step(it, k, t):
+    def offsets(t):
+        """(off_m, off_n) of this program's t-th tile (tile 0 past the end: unused)."""
+        tile = pid + t * num_progs
+        pid_m, pid_n = tile_coords(
+            tl.where(tile < num_tiles, tile, 0), M, N, BLOCK_M, BLOCK_N, GROUP_M
+        )
+        return pid_m * BLOCK_M, pid_n * BLOCK_N
+
+    def step(it, k, t, off_m, off_n):
         s = it % NUM_BUFFERS
         # The slot's previous fill (step it - NUM_BUFFERS) has been read; the
         # first round's wait passes at once (phase parity 1 of a fresh barrier).
         tl.mbarrier.wait(empty.index(s), ((it // NUM_BUFFERS) % 2) ^ 1)
-        pid_m, pid_n = tile_coords(pid + t * num_progs, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        a_at = a_in.update(offsets=[pid_m * BLOCK_M, k * BLOCK_K])
-        b_at = b_in.update(offsets=[k * BLOCK_K, pid_n * BLOCK_N])
+        a_at = a_in.update(offsets=[off_m, k * BLOCK_K])
+        b_at = b_in.update(offsets=[k * BLOCK_K, off_n])
         tl.mbarrier.expect(ready.index(s), nbytes)
         tl.async_copy(a_at, a_bufs.index(s), barrier=ready.index(s))
         tl.async_copy(b_at, b_bufs.index(s), barrier=ready.index(s))
+        # The tile's coordinates change (a division chain) only when its K steps end.
         last = k == k_tiles - 1
-        return tl.where(last, 0, k + 1), tl.where(last, t + 1, t)
+        t = tl.where(last, t + 1, t)
+        off_m, off_n = tl.if_(last, lambda: offsets(t), lambda: (off_m, off_n))
+        return tl.where(last, 0, k + 1), t, off_m, off_n
 
-    tl.for_loop(0, total, 1, init=(0, 0), body=step)
+    tl.for_loop(0, total, 1, init=(0, 0, *offsets(0)), body=step)
 
 
 def ws_consumer(ring, M, N, K, blocks, c, ldc, acc_l, DTYPE, EPILOGUE_TMA):
@@ -393,12 +403,14 @@ def ws_consumer(ring, M, N, K, blocks, c, ldc, acc_l, DTYPE, EPILOGUE_TMA):
         # the previous step's, whose slot goes back to the producer.
         acc = tl.async_wmma(a_bufs.index(s), b_bufs.index(s), acc)
         acc = tl.async_wmma_wait(acc, 1)
-        tl.mbarrier.arrive(empty.index((it + NUM_BUFFERS - 1) % NUM_BUFFERS), pred=it > 0)
+        # (k = 0: the previous step ended a tile, whose epilogue gave its slot back.)
+        tl.mbarrier.arrive(empty.index((it + NUM_BUFFERS - 1) % NUM_BUFFERS), pred=k > 0)
         last = k == k_tiles - 1
 
         def epilogue():
             pid_m, pid_n = tile_coords(pid + t * num_progs, M, N, BLOCK_M, BLOCK_N, GROUP_M)
             done = tl.async_wmma_wait(acc, 0)
+            tl.mbarrier.arrive(empty.index(s))  # every MMA has retired: the slot is free
             if c_out is not None:
                 tl.async_wait(0)  # the previous tile's store has read the C buffer
             store_c(c, c_out, M, N, ldc, pid_m * BLOCK_M, pid_n * BLOCK_N, done.to(DTYPE))
