@@ -260,21 +260,9 @@ def persistent_tiles(
     """
     a_desc, b_desc, a_bufs, b_bufs, op_a, op_b, acc_l = operands
     c, c_out = c_and_out
-    num_tiles = ((M + (BLOCK_M - 1)) // BLOCK_M) * ((N + (BLOCK_N - 1)) // BLOCK_N)
-    pid = tl.program_id(0)
-    num_progs = tl.num_programs(0)
-    # K = 0 still runs one (zero-filled) K step per tile, so C is written.
-    k_tiles = tl.where(K > BLOCK_K, (K + (BLOCK_K - 1)) // BLOCK_K, 1)
-    my_tiles = (num_tiles - pid + (num_progs - 1)) // num_progs
-    total = my_tiles * k_tiles
-
-    def offsets(t):
-        """(off_m, off_n) of this program's t-th tile (tile 0 past the end: those
-        copies are predicated off or read a buffer no MMA reads)."""
-        tile = pid + t * num_progs
-        tile = tl.where(tile < num_tiles, tile, 0)
-        pid_m, pid_n = tile_coords(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        return pid_m * BLOCK_M, pid_n * BLOCK_N
+    # Past the end, offsets() gives tile 0: those copies are predicated off or
+    # read a buffer no MMA reads.
+    k_tiles, total, offsets = program_tiles(M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
 
     def issue(slot, k, off_m, off_n, pred):
         a_next = a_desc.update(offsets=[off_m, k * BLOCK_K], pred=pred)
@@ -328,15 +316,25 @@ def persistent_tiles(
     tl.async_wait(0)
 
 
-def program_steps(M, N, K, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int):
-    """A persistent program's tiles and (tile, K step) pairs: ``(num_tiles,
-    k_tiles, my_tiles, total)``; K = 0 still runs one zero-filled K step."""
+def program_tiles(M, N, K, BLOCK_M: int, BLOCK_N: int, BLOCK_K: int, GROUP_M: int):
+    """A persistent program's work: ``(k_tiles, total, offsets)``, the K steps
+    per tile (K = 0 still runs one zero-filled step, so C is written), its
+    (tile, K step) pairs, and ``offsets(t)``, the (off_m, off_n) of its t-th
+    tile (program ``p`` of ``P`` takes tiles ``p, p + P, ...`` in
+    :func:`tile_coords` order; tile 0 past the end)."""
     num_tiles = ((M + (BLOCK_M - 1)) // BLOCK_M) * ((N + (BLOCK_N - 1)) // BLOCK_N)
     pid = tl.program_id(0)
     num_progs = tl.num_programs(0)
     k_tiles = tl.where(K > BLOCK_K, (K + (BLOCK_K - 1)) // BLOCK_K, 1)
     my_tiles = (num_tiles - pid + (num_progs - 1)) // num_progs
-    return num_tiles, k_tiles, my_tiles, my_tiles * k_tiles
+
+    def offsets(t):
+        tile = pid + t * num_progs
+        tile = tl.where(tile < num_tiles, tile, 0)
+        pid_m, pid_n = tile_coords(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+        return pid_m * BLOCK_M, pid_n * BLOCK_N
+
+    return k_tiles, my_tiles * k_tiles, offsets
 
 
 def ws_producer(
@@ -353,18 +351,8 @@ def ws_producer(
     b_in = tl.make_tensor_descriptor(
         b, shape=[K, N], strides=[ldb, 1], block_shape=[BLOCK_K, BLOCK_N], layout=shared_b
     )
-    num_tiles, k_tiles, _, total = program_steps(M, N, K, BLOCK_M, BLOCK_N, BLOCK_K)
-    pid = tl.program_id(0)
-    num_progs = tl.num_programs(0)
+    k_tiles, total, offsets = program_tiles(M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
     nbytes = (BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N) * DTYPE.bits // 8
-
-    def offsets(t):
-        """(off_m, off_n) of this program's t-th tile (tile 0 past the end: unused)."""
-        tile = pid + t * num_progs
-        pid_m, pid_n = tile_coords(
-            tl.where(tile < num_tiles, tile, 0), M, N, BLOCK_M, BLOCK_N, GROUP_M
-        )
-        return pid_m * BLOCK_M, pid_n * BLOCK_N
 
     def step(it, k, t, off_m, off_n):
         s = it % NUM_BUFFERS
@@ -392,9 +380,7 @@ def ws_consumer(ring, M, N, K, blocks, c, ldc, acc_l, DTYPE, EPILOGUE_TMA):
     a_bufs, b_bufs, ready, empty = ring
     BLOCK_M, BLOCK_N, BLOCK_K, NUM_BUFFERS, GROUP_M = blocks
     c_out = c_epilogue(c, M, N, ldc, BLOCK_M, BLOCK_N, DTYPE) if EPILOGUE_TMA else None
-    _, k_tiles, _, total = program_steps(M, N, K, BLOCK_M, BLOCK_N, BLOCK_K)
-    pid = tl.program_id(0)
-    num_progs = tl.num_programs(0)
+    k_tiles, total, offsets = program_tiles(M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
 
     def step(it, acc, k, t):
         s = it % NUM_BUFFERS
@@ -408,12 +394,12 @@ def ws_consumer(ring, M, N, K, blocks, c, ldc, acc_l, DTYPE, EPILOGUE_TMA):
         last = k == k_tiles - 1
 
         def epilogue():
-            pid_m, pid_n = tile_coords(pid + t * num_progs, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            off_m, off_n = offsets(t)
             done = tl.async_wmma_wait(acc, 0)
             tl.mbarrier.arrive(empty.index(s))  # every MMA has retired: the slot is free
             if c_out is not None:
                 tl.async_wait(0)  # the previous tile's store has read the C buffer
-            store_c(c, c_out, M, N, ldc, pid_m * BLOCK_M, pid_n * BLOCK_N, done.to(DTYPE))
+            store_c(c, c_out, M, N, ldc, off_m, off_n, done.to(DTYPE))
             return tl.zeros([BLOCK_M, BLOCK_N], tl.float32, acc_l)
 
         acc = tl.if_(last, epilogue, lambda: acc)
