@@ -445,7 +445,6 @@ def build(
     ``async_mma=False`` builds the default variants without ``tile-pipeline-mma``
     (each MMA waited for at once); ``configs`` say it themselves."""
     from gemm_opt.runtime import Bundle
-    from gemm_opt.runtime.build import build_kernel
 
     kernels = []
     # gemm_variants builds the default config
@@ -453,16 +452,7 @@ def build(
     extra = [c for c in dict.fromkeys(configs or []) if c != default]
     for v in gemm_variants(dtypes, mma, async_mma, tma) + config_variants(extra, dtypes, mma):
         start = time.perf_counter()
-        k = build_kernel(
-            v["module"],
-            v["arg_names"],
-            name=v["name"],
-            grid=v["grid"],
-            target=TARGET,
-            meta=v["meta"],
-            mma=mma,
-            pipeline=v["pipeline"],
-        )
+        k = build_variant(v, mma)
         kernels.append(k)
         if not quiet:
             print(
@@ -480,6 +470,23 @@ def build(
 
         kernels += gluon_ws_gemm.bundle_kernels(dtypes, quiet=quiet)
     return Bundle(tuple(kernels))
+
+
+def build_variant(v: dict[str, Any], mma: str = "auto") -> Any:
+    """The bundle kernel of one variant of :func:`gemm_variants` /
+    :func:`config_variants`, compiled with its own pipeline."""
+    from gemm_opt.runtime.build import build_kernel
+
+    return build_kernel(
+        v["module"],
+        v["arg_names"],
+        name=v["name"],
+        grid=v["grid"],
+        target=TARGET,
+        meta=v["meta"],
+        mma=mma,
+        pipeline=v["pipeline"],
+    )
 
 
 def resource_usage(cubin: bytes) -> str:

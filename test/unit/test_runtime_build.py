@@ -32,15 +32,8 @@ def variants():
 
 @pytest.fixture(scope="module")
 def aligned(variants):
-    v = variants["gemm_fp16_aligned"]
-    return build_kernel(
-        v["module"],
-        v["arg_names"],
-        name=v["name"],
-        grid=v["grid"],
-        meta=v["meta"],
-        pipeline=v["pipeline"],  # cp.async, as the bundle builds it (auto would take TMA)
-    )
+    # with its own pipeline: cp.async, as the bundle builds it (auto would take TMA)
+    return _build_bundle_script().build_variant(variants["gemm_fp16_aligned"])
 
 
 def _ptx_param_sizes(ptx: str) -> list[int]:

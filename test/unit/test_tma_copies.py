@@ -28,7 +28,6 @@ from gemm_opt.lowering.compile import TileCompileError, compile_tile_module, low
 from gemm_opt.lowering.tma_plan import FunctionPlan, plan_tma
 from gemm_opt.passes.common import COPY_OP
 from gemm_opt.runtime import Bundle, Kernel, read_bundle
-from gemm_opt.runtime.build import build_kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 H100 = ROOT / "benchmarks" / "h100"
@@ -159,14 +158,7 @@ def test_barrier_protocol_keeps_the_wait_rule(stages: int, pipelined: bool) -> N
 def tma_kernel(bb):
     cfg = bb.OurConfig(128, 256, 64, 8, stages=3, group_m=8, tma=True)
     (v,) = bb.config_variants([cfg], ["bf16"])
-    return build_kernel(
-        v["module"],
-        v["arg_names"],
-        name=v["name"],
-        grid=v["grid"],
-        meta=v["meta"],
-        pipeline=v["pipeline"],
-    )
+    return bb.build_variant(v)
 
 
 def test_tma_gemm_ptx_has_tma_mbarriers_and_wgmma(bb) -> None:
