@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support.references import grouped_reference
 from support.scripts import load_script
 
 from gemm_opt import dialect
@@ -94,12 +95,7 @@ def _dgrad(module: ir.Module, lens: list[int], k: int, n: int, seed: int | None)
     run_function(
         module, "gemm", [a, b, c, s, n, k, k, k, n, np.array(lens, np.int32), g], (3,), seed=seed
     )
-    ref = np.zeros((s, n))
-    start = 0
-    for i, length in enumerate(lens):
-        rows = slice(start, start + length)
-        ref[rows] = a[rows].astype(np.float64) @ w[i].astype(np.float64)
-        start += length
+    ref = grouped_reference(a, w, lens)
     assert np.array_equal(c.astype(np.float64), ref), (lens, seed)
 
 

@@ -9,6 +9,7 @@ are exact too); the float test below states its tolerance.
 
 import numpy as np
 import pytest
+from support.references import grouped_reference
 
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.schedules import (
@@ -447,13 +448,7 @@ def test_grouped_m_equals_per_group_numpy(trans_b, body, tma):
         ldb = k if trans_b else n
         args = [a, b, c, s, n, k, k, ldb, n, np.array(lens, np.int32), g]
         run_function(module, "gemm", args, (3, 1, 1))
-        ref = np.zeros((s, n))
-        start = 0
-        for i, length in enumerate(lens):
-            rows = slice(start, start + length)
-            ref[rows] = a[rows].astype(np.float64) @ w[i].astype(np.float64)
-            start += length
-        assert np.array_equal(c.astype(np.float64), ref), lens
+        assert np.array_equal(c.astype(np.float64), grouped_reference(a, w, lens)), lens
 
 
 def test_grouped_k_wgrad_equals_per_group_numpy():
