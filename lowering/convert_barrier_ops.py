@@ -74,6 +74,7 @@ from gemm_opt.dialect.barrier import (
 )
 from gemm_opt.dialect.tile import AsyncTDMCopyGlobalToLocalOp, AsyncTDMWaitOp, element_bits
 from gemm_opt.lowering.tma_plan import TmaRefusal
+from gemm_opt.passes.common import descriptor_root
 
 COPY = AsyncTDMCopyGlobalToLocalOp.OPERATION_NAME
 STORE = AsyncTDMCopyLocalToGlobalOp.OPERATION_NAME
@@ -221,12 +222,7 @@ def prescan_barriers(low: Any) -> None:
             if op.name == STORE or (op.name == COPY and op.opview.barrier is not None):
                 if len(op.opview.desc.type.shape) == 2:  # the rank TMA takes here
                     low.wgmma_shared.add(str(op.opview.desc.type.layout_attr))
-                root = op.opview.desc
-                while isinstance(root.owner, ir.Operation | ir.OpView) and (
-                    root.owner.operation.name == "tile.update_tensor_descriptor"
-                ):
-                    root = root.owner.operation.opview.desc
-                low.tma_descs.add(root)
+                low.tma_descs.add(descriptor_root(op.opview.desc)[0])
 
 
 def _plan(low: Any) -> BarrierPlan:

@@ -192,7 +192,7 @@ from gemm_opt.lowering.convert_barrier_ops import prescan_barriers
 from gemm_opt.lowering.convert_sync_ops import HANDLERS as SYNC_HANDLERS
 from gemm_opt.lowering.convert_warp_specialize import HANDLERS as WARP_SPECIALIZE_HANDLERS
 from gemm_opt.lowering.tma_plan import FunctionPlan, TmaPlan, TmaRefusal, plan_tma
-from gemm_opt.passes.common import COPY_OP, FUSED_OP, collect_ops
+from gemm_opt.passes.common import COPY_OP, FUSED_OP, collect_ops, descriptor_root
 
 #: The ops of :mod:`gemm_opt.dialect.async_ops` the prescan sizes and chooses MMAs for.
 ASYNC_MMA_OPS = (AsyncWmmaOp.OPERATION_NAME,)
@@ -1646,15 +1646,12 @@ class _Lowering:
     def tma_refusal(self, op: Any) -> None:
         """Raise :class:`TmaRefusal` where ``op`` cannot be a TMA copy."""
         desc = op.desc.type
-        owner = op.desc.owner
-        while isinstance(owner, ir.OpView | ir.Operation) and (
-            owner.operation.name == "tile.update_tensor_descriptor"
-        ):
-            if len(owner.opview.bounds):
-                raise TmaRefusal(
-                    op.operation, "a descriptor with bounds has no TMA form (TMA bounds by shape)"
-                )
-            owner = owner.opview.desc.owner
+        root, updates = descriptor_root(op.desc)
+        if any(len(u.opview.bounds) for u in updates):
+            raise TmaRefusal(
+                op.operation, "a descriptor with bounds has no TMA form (TMA bounds by shape)"
+            )
+        owner = root.owner
         if not isinstance(owner, ir.OpView | ir.Operation) or (
             owner.operation.name != MakeTensorDescriptorOp.OPERATION_NAME
         ):

@@ -69,15 +69,13 @@ from gemm_opt.core.ext_compat import cast, ir
 from gemm_opt.dialect.tile import (
     AsyncTDMWaitOp,
     MakeTensorDescriptorOp,
-    UpdateTensorDescriptorOp,
 )
 from gemm_opt.dialect.warp_specialize import WarpSpecializeOp
-from gemm_opt.passes.common import COPY_OP, FUSED_OP
+from gemm_opt.passes.common import COPY_OP, FUSED_OP, descriptor_root
 
 WAIT_OP = AsyncTDMWaitOp.OPERATION_NAME
 MAKE_OP = MakeTensorDescriptorOp.OPERATION_NAME
 WS_OP = WarpSpecializeOp.OPERATION_NAME
-UPDATE_OP = UpdateTensorDescriptorOp.OPERATION_NAME
 
 
 class TmaRefusal(Exception):
@@ -135,10 +133,8 @@ def _has_copy_ops(op: ir.Operation) -> bool:
 
 
 def _root(desc: ir.Value) -> ir.Operation | None:
-    """The op that made ``desc``, through ``tile.update_tensor_descriptor`` s."""
-    owner = desc.owner
-    while isinstance(owner, ir.OpView | ir.Operation) and owner.name == UPDATE_OP:
-        owner = owner.operands[0].owner
+    """The op that made ``desc`` (through its updates), if an op did."""
+    owner = descriptor_root(desc)[0].owner
     return owner.operation if isinstance(owner, ir.OpView | ir.Operation) else None
 
 

@@ -135,6 +135,21 @@ def _const_int(value: ir.Value) -> int | None:
     return None if attr is None else attr.value
 
 
+def descriptor_root(desc: ir.Value) -> tuple[ir.Value, list[ir.Operation]]:
+    """The descriptor value ``desc`` was made as (through any number of
+    ``tile.update_tensor_descriptor``) and those updates, the outermost first."""
+    updates: list[ir.Operation] = []
+    while True:
+        owner = desc.owner
+        if not isinstance(owner, ir.OpView | ir.Operation):
+            return desc, updates
+        op = owner.operation
+        if op.name != "tile.update_tensor_descriptor":
+            return desc, updates
+        updates.append(op)
+        desc = op.operands[0]
+
+
 def buffer_root(value: ir.Value) -> tuple[ir.Value, tuple[ir.Value, ...]]:
     """The allocation a shared view comes from, and the ``memdesc_index`` path.
 
