@@ -76,6 +76,9 @@ class CompiledKernel:
     #: Triton's own split of ``stage_seconds["triton"]`` (see
     #: :attr:`gemm_opt.lowering.triton_bridge.CompiledArtifact.stages`).
     triton_stages: dict[str, float] = field(default_factory=dict)
+    #: cuda:90: the TMA descriptors the host encodes and passes after the
+    #: arguments, in order (:mod:`gemm_opt.lowering.host_tensormaps`).
+    tensormaps: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -114,6 +117,7 @@ class LoweredModule:
     pipeline: str
     seconds: dict[str, float]
     artifact: Any = None
+    tensormaps: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _first_error(diags: list[Any], stage: str, fallback: str) -> TileCompileError:
@@ -165,6 +169,22 @@ class HandOffResult:
     ttgir: str
     artifact: Any = None
     seconds: dict[str, float] = field(default_factory=dict)
+    #: The descriptors the host encodes, in parameter order (JSON-able, see
+    #: :class:`gemm_opt.lowering.host_tensormaps.HostTensorMap`).
+    tensormaps: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _tensormaps(
+    hosted: dict[str, list[Any]], triton_md: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Our host descriptors (one kernel function: bundles hold one) with the
+    block, swizzle and element type Triton reads from their types."""
+    ours = [h for maps in hosted.values() for h in maps]
+    if len(ours) != len(triton_md):
+        raise RuntimeError(
+            f"internal error: {len(ours)} host descriptors, Triton sees {len(triton_md)}"
+        )
+    return [{**h.to_json(), **md} for h, md in zip(ours, triton_md, strict=True)]
 
 
 def split_hand_off(steps: Sequence[Step]) -> tuple[list[Step], HandOff | None]:
@@ -266,26 +286,29 @@ def hand_off(
             def on_op(tile_op: Any) -> None:
                 report(("op", *_position(tile_op.location), tile_op.name))
 
-            built = convert(op, triton, target, lds_copies, filename, on_op, mma=mma)
+            built, hosted = convert(op, triton, target, lds_copies, filename, on_op, mma=mma)
             report(("stage", "verify"))
             text = tb.verified_text(built, resolved, triton.context)
+            tensormaps = (
+                _tensormaps(hosted, tb.tensordesc_metadata(built)) if any(hosted.values()) else []
+            )
         except LoweringFailure as e:
             return ("failed", *_position(e.op.location), str(e))
         seconds["convert"] = time.perf_counter() - start
         if not compile:
-            return ("ok", text, None, seconds)
+            return ("ok", text, None, seconds, tensormaps)
         report(("stage", "compile"))
         start = time.perf_counter()
         art = tb.compile_module(text, resolved, options)
         seconds["triton"] = time.perf_counter() - start
-        return ("ok", text, art, seconds)
+        return ("ok", text, art, seconds, tensormaps)
 
     if compile:
         tb.warm_for_compile()
     run = tb.run_isolated(work)
     if run.ok and run.result[0] == "ok":
-        _, text, art, seconds = run.result
-        return HandOffResult(text, art, seconds)
+        _, text, art, seconds, tensormaps = run.result
+        return HandOffResult(text, art, seconds, tensormaps)
     if run.ok:
         _, line, col, message = run.result
         raise TileCompileError(message, line, col, "convert")
@@ -423,6 +446,7 @@ def _lower(
     full = ",".join(p for p in (pipeline, f"{HAND_OFF}{{{how}}}") if p)
     low = LoweredModule(tile, result.ttgir, target, full, seconds)
     low.artifact = result.artifact
+    low.tensormaps = result.tensormaps
     return low
 
 
@@ -475,4 +499,5 @@ def compile_tile_module(
         target=low.target,
         pipeline=low.pipeline,
         triton_stages=dict(art.stages),
+        tensormaps=list(low.tensormaps),
     )

@@ -334,15 +334,7 @@ def lower_make_desc(low: Any, op: Any) -> Any:
     result = low.lower_make_desc(op)
     info = low.descs.get(op.result)
     if low.target.nvidia and info is not None and info.tma is None and op.result in low.tma_descs:
-        t = op.result.type
-        block = low.b.get_block_ty(low.elem(t.element_type, op), list(t.shape))
-        info.tma = low.b.create_make_tensor_descriptor(
-            low.b.get_tensor_descriptor_layout_type(block, False, low.layout(low.shared(t, op))),
-            info.base,
-            info.shape,
-            info.strides,
-            low.tt.ir.PADDING_OPTION.PAD_ZERO,
-        )
+        info.tma = low.tma_descriptor(op, info)
     return result
 
 

@@ -101,8 +101,12 @@ Target differences (all data semantics are the tile dialect's):
   aligned outer strides, which a device-side TMA descriptor needs, and every
   copy can be one; see :func:`_tma_facts_ok`): every copy becomes
   ``ttng.async_tma_copy_global_to_local`` of
-  the block at its origin, tracked by an mbarrier, the hint dropped; each
-  ``tile.make_tensor_descriptor`` becomes ``tt.make_tensor_descriptor`` (its
+  the block at its origin, tracked by an mbarrier, the hint dropped. A
+  ``tile.make_tensor_descriptor`` made once from the function's arguments
+  becomes a host descriptor, a ``!tt.tensordesc`` parameter after the
+  arguments that the launcher encodes (:mod:`gemm_opt.lowering.host_tensormaps`
+  says which and why: a device-side one costs microseconds per program);
+  any other becomes ``tt.make_tensor_descriptor`` (its
   NVMMA shared layout is the destination buffers'), which Triton's
   ``tma-lowering`` turns into a 128-byte tensormap in per-program global
   scratch before the text is printed (one tensormap per op and program: a
@@ -191,6 +195,7 @@ from gemm_opt.lowering.convert_barrier_ops import HANDLERS as BARRIER_HANDLERS
 from gemm_opt.lowering.convert_barrier_ops import prescan_barriers
 from gemm_opt.lowering.convert_sync_ops import HANDLERS as SYNC_HANDLERS
 from gemm_opt.lowering.convert_warp_specialize import HANDLERS as WARP_SPECIALIZE_HANDLERS
+from gemm_opt.lowering.host_tensormaps import HostTensorMap, host_tensormap
 from gemm_opt.lowering.tma_plan import FunctionPlan, TmaPlan, TmaRefusal, plan_tma
 from gemm_opt.passes.common import COPY_OP, FUSED_OP, collect_ops, descriptor_root
 
@@ -582,6 +587,13 @@ class _Lowering:
     barrier_plan: Any = None
     #: cuda:90: descriptors that barrier-tracked copies or TDM stores use (TMA ones).
     tma_descs: set[ir.Value] = field(default_factory=set)
+    #: cuda:90: TMA descriptors the host encodes (:mod:`gemm_opt.lowering.host_tensormaps`):
+    #: their ``tile.make_tensor_descriptor`` -> the lowered function's argument.
+    host_descs: dict[ir.Operation, Any] = field(default_factory=dict)
+    #: Function name -> (``tile.make_tensor_descriptor``, argument index) of its host descriptors.
+    host_desc_args: dict[str, list[tuple[ir.Operation, int]]] = field(default_factory=dict)
+    #: Function name -> its host descriptors, in parameter order.
+    host_tensormaps: dict[str, list[HostTensorMap]] = field(default_factory=dict)
 
     @property
     def b(self) -> Any:
@@ -1088,6 +1100,16 @@ class _Lowering:
         inputs = [self.must_type(t, fn) for t in ftype.inputs]
         results = [self.must_type(t, fn) for t in ftype.results]
         name = ir.StringAttr(fn.attributes["sym_name"]).value
+        # Host descriptors follow the arguments: each as Triton passes one.
+        hosted = self.host_descriptors(fn)
+        desc_args: list[tuple[ir.Operation, int]] = []
+        for op, _ in hosted:
+            desc_args.append((op.operation, len(inputs)))
+            rank = len(op.shape)
+            inputs += (
+                [self.tma_desc_type(op)] + [self.i32()] * rank + [self.b.get_int64_ty()] * rank
+            )
+        self.host_tensormaps[name] = [h for _, h in hosted]
         visibility = "public"
         if "sym_visibility" in fn.attributes:
             visibility = ir.StringAttr(fn.attributes["sym_visibility"]).value
@@ -1095,6 +1117,7 @@ class _Lowering:
             tmod, name, self.b.get_function_ty(inputs, results), visibility, False
         )
         tmod.push_back(new)
+        self.host_desc_args[name] = desc_args
         old_arg_attrs = (
             list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes else []
         )
@@ -1109,6 +1132,47 @@ class _Lowering:
                 new.set_arg_attr(i, "tt.divisibility", divisibility)
         self.functions[name] = new
 
+    def host_descriptors(self, fn: ir.Operation) -> list[tuple[Any, HostTensorMap]]:
+        """cuda:90: the TMA descriptors of ``fn`` the host encodes, in order."""
+        blocks = list(fn.regions[0].blocks)
+        if not self.target.nvidia or len(blocks) != 1:
+            return []
+        out = []
+        for op in blocks[0].operations:
+            if op.operation.name != MakeTensorDescriptorOp.OPERATION_NAME or not self.makes_tma(op):
+                continue
+            hosted = host_tensormap(op, blocks[0])
+            if hosted is not None:
+                out.append((op, hosted))
+        return out
+
+    def makes_tma(self, op: Any) -> bool:
+        """Whether ``tile.make_tensor_descriptor`` ``op`` gets a TMA descriptor."""
+        return self.tma is not None or op.result in self.tma_descs
+
+    def tma_desc_type(self, op: Any) -> Any:
+        """The ``!tt.tensordesc`` type of the TMA descriptor of ``op``."""
+        if self.tma is not None:
+            return self.must_type(op.result.type, op)
+        t = op.result.type
+        block = self.b.get_block_ty(self.elem(t.element_type, op), list(t.shape))
+        return self.b.get_tensor_descriptor_layout_type(
+            block, False, self.layout(self.shared(t, op))
+        )
+
+    def tma_descriptor(self, op: Any, info: _Desc) -> Any:
+        """The TMA descriptor of ``op``: the host's parameter, or made on the device."""
+        hosted = self.host_descs.get(op.operation)
+        if hosted is not None:
+            return hosted
+        return self.b.create_make_tensor_descriptor(
+            self.tma_desc_type(op),
+            info.base,
+            info.shape,
+            info.strides,
+            self.tt.ir.PADDING_OPTION.PAD_ZERO,
+        )
+
     def lower_func(self, fn: ir.Operation) -> None:
         self.at(fn)
         new = self.functions[ir.StringAttr(fn.attributes["sym_name"]).value]
@@ -1118,6 +1182,10 @@ class _Lowering:
         entry = new.add_entry_block()
         for i, a in enumerate(blocks[0].arguments):
             self.values[a] = new.args(i)
+        for desc_op, index in self.host_desc_args.get(
+            ir.StringAttr(fn.attributes["sym_name"]).value, []
+        ):
+            self.host_descs[desc_op] = new.args(index)
         self.b.set_insertion_point_to_start(entry)
         self.tma_fn = None if self.tma is None else self.tma.functions.get(fn)
         if self.tma_fn is not None:
@@ -1443,13 +1511,7 @@ class _Lowering:
                 # Made again in a loop: its tensormap is rewritten in place, so
                 # no copy of the previous value may be in flight (tma_plan.py).
                 self.wait_copies(self.tma_fn.remakes[op.operation], 0)
-            info.tma = self.b.create_make_tensor_descriptor(
-                self.must_type(op.result.type, op),
-                info.base,
-                info.shape,
-                info.strides,
-                self.tt.ir.PADDING_OPTION.PAD_ZERO,
-            )
+            info.tma = self.tma_descriptor(op, info)
         if not self.target.tdm:
             self.descs[op.result] = info
             return None
@@ -2266,8 +2328,10 @@ def convert(
     filename: str = "-",
     on_op: Callable[[ir.Operation], None] | None = None,
     mma: str = "auto",
-) -> Any:
-    """Build the Triton module of a tile module (run it in a child process).
+) -> tuple[Any, dict[str, list[HostTensorMap]]]:
+    """Build the Triton module of a tile module (run it in a child process),
+    and say for each function which descriptors the host encodes
+    (:mod:`gemm_opt.lowering.host_tensormaps`), in parameter order.
 
     Args:
         module: the tile module (after the tile passes); only read.
@@ -2288,7 +2352,7 @@ def convert(
         lowering.direct_copies = lds_copies == "direct" or _direct_copies_ok(
             module, inner_only=info.nvidia
         )
-    return lowering.run()
+    return lowering.run(), lowering.host_tensormaps
 
 
 def _direct_copies_ok(module: ir.Operation, inner_only: bool = False) -> bool:

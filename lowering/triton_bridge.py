@@ -209,6 +209,16 @@ def triton_ir(target: str) -> TritonIR:
     return TritonIR(ir, context, builder, layouts)
 
 
+#: Triton ops that make a module a TMA module (see :func:`verified_text`).
+_TMA_OPS = frozenset(
+    {
+        "tt.make_tensor_descriptor",
+        "ttng.async_tma_copy_global_to_local",
+        "ttng.async_tma_copy_local_to_global",
+    }
+)
+
+
 def verified_text(module: Any, target: str = "", context: Any = None) -> str:
     """Verify a built Triton module; return its pretty text, with locations.
 
@@ -233,8 +243,9 @@ def verified_text(module: Any, target: str = "", context: Any = None) -> str:
     if context is not None and target:
         module.walk(lambda op: names.add(op.get_name()))
     cuda = bool(target) and TARGETS[target][0] == "cuda"
-    # Only modules with descriptors: the pass also folds and reorders constants.
-    if cuda and "tt.make_tensor_descriptor" in names:
+    # Only modules with TMA (descriptors made here or passed by the host): the
+    # pass also folds and reorders constants (TMA modules print folded).
+    if cuda and names & _TMA_OPS:
         from triton._C.libtriton import ir, nvidia
 
         pm = ir.pass_manager(context)
@@ -249,6 +260,33 @@ def verified_text(module: Any, target: str = "", context: Any = None) -> str:
         passes.ttgpuir.add_allocate_warp_groups(pm)
         pm.run(module, "allocate_warp_groups")
     return str(module.str())
+
+
+#: Triton 3.9.0's TMA element-type codes (``tensordesc_meta``'s ``elem_type``)
+#: that differ from the CUDA driver's ``CU_TENSOR_MAP_DATA_TYPE_*`` (as its
+#: launcher maps them, ``TMA_DTYPE_DEVICE_TO_HOST`` in its NVIDIA driver).
+_TMA_DTYPE_TO_HOST = {8: 10, 9: 8, 10: 9}
+
+
+def tensordesc_metadata(module: Any) -> list[dict[str, Any]]:
+    """Per ``!tt.tensordesc`` argument of the built module's kernel, in order:
+    the block, swizzle mode, element size and ``CU_TENSOR_MAP_DATA_TYPE_*`` a
+    host must encode its tensormap with (Triton's own reading of the layouts,
+    as its compiler records it for its launcher)."""
+    out = []
+    for md in module.get_tensordesc_metadata():
+        if md.get("is_im2col") or md.get("fp4_padded"):
+            raise TritonError(f"host descriptor {md} is not a plain tiled one")
+        code = int(md["elem_type"])
+        out.append(
+            {
+                "block": [int(b) for b in md["block_size"]],
+                "swizzle": int(md["swizzle"]),
+                "elem_bytes": int(md["elem_size"]),
+                "dtype": _TMA_DTYPE_TO_HOST.get(code, code),
+            }
+        )
+    return out
 
 
 # ---------------------------------------------------------------------------

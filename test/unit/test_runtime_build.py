@@ -42,8 +42,11 @@ def _ptx_param_sizes(ptx: str) -> list[int]:
     params = head[head.index("(") + 1 : head.index(")")]
     sizes = []
     for line in params.split(","):
-        kind = line.split()[1]  # .param .u32 name / .param .u64 .ptr .global ...
-        sizes.append(int(kind[2:]) // 8)
+        words = line.split()  # .param .u32 name / .param .u64 .ptr .global ...
+        if words[1] == ".align":  # .param .align 64 .b8 name[128]
+            sizes.append(int(words[-1].split("[")[1].rstrip("]")))
+        else:
+            sizes.append(int(words[1][2:]) // 8)
     return sizes
 
 
@@ -68,8 +71,12 @@ def test_gemm_metadata_describes_the_binary(aligned, variants) -> None:
     ]
     assert [g.to_json() for g in k.grid] == [{"cdiv": ["M", 128]}, {"cdiv": ["N", 128]}, 1]
     v = variants["gemm_fp16_aligned"]
-    ptx = compile_tile_module(v["module"], "cuda:90").asm["ptx"]
+    ptx = compile_tile_module(v["module"], "cuda:90", pipeline=v["pipeline"]).asm["ptx"]
     assert _ptx_param_sizes(ptx) == parameter_sizes(k) == [8, 8, 8, 4, 4, 4, 8, 8, 8, 8, 8]
+    # Under the default pipeline the copies are TMA copies, whose descriptors
+    # the host encodes: a 128-byte map, two i32 extents and two i64 strides each.
+    tma = compile_tile_module(v["module"], "cuda:90").asm["ptx"]
+    assert _ptx_param_sizes(tma) == [8, 8, 8, 4, 4, 4, 8, 8, 8] + [128, 4, 4, 8, 8] * 2 + [8, 8]
     assert ".reqntid 256" in ptx
 
 

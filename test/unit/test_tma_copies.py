@@ -10,7 +10,7 @@ every copy the tile rule says is complete must be, and no barrier may be
 re-armed, nor a parity tested, while it would be ambiguous. The other tests
 check the kernel that goes into the H100 bundle: TMA and mbarrier
 instructions in the PTX, wgmma kept pipelined, no spills, the descriptors'
-global scratch in the metadata and the launch's argument packing.
+host descriptors in the metadata and the launch's argument packing.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from gemm_opt.core.ext_compat import ir
 from gemm_opt.lowering.compile import TileCompileError, compile_tile_module, lower_tile_module
 from gemm_opt.lowering.tma_plan import FunctionPlan, plan_tma
 from gemm_opt.passes.common import COPY_OP
-from gemm_opt.runtime import Bundle, Kernel, read_bundle
+from gemm_opt.runtime import Bundle, Kernel, pack_arguments, read_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
 H100 = ROOT / "benchmarks" / "h100"
@@ -170,7 +170,9 @@ def test_tma_gemm_ptx_has_tma_mbarriers_and_wgmma(bb) -> None:
     assert "mbarrier.arrive.expect_tx.shared::cta.b64" in ptx
     assert "mbarrier.try_wait.parity.shared::cta.b64" in ptx
     assert ptx.count("mbarrier.init.shared::cta.b64") == 2  # the ring: two copies in flight
-    assert "tensormap.replace.tile.global_address" in ptx  # device-side descriptors
+    # Host descriptors: two CUtensorMap parameters, nothing made on the device.
+    assert "tensormap.replace" not in ptx and "fence.proxy.tensormap" not in ptx
+    assert ptx.count(".param .align 64 .b8 gemm_param_") == 2
     assert "cp.async.cg" not in ptx and "cp.async.wait_group" not in ptx
     assert ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16") == 4
     assert "wgmma.wait_group.sync.aligned 1;" in ptx
@@ -179,8 +181,13 @@ def test_tma_gemm_ptx_has_tma_mbarriers_and_wgmma(bb) -> None:
 def test_tma_kernel_metadata_and_resources(bb, tma_kernel) -> None:
     k = tma_kernel
     assert k.meta["copies"] == "tma" and k.meta["config"] == "128x256x64_w8_s3_g8_tma"
-    # Two descriptors of 128 bytes per program, 128-byte aligned.
-    assert (k.global_scratch.bytes, k.global_scratch.align) == (256, 128)
+    # The host encodes both descriptors from the call's arguments: no scratch.
+    assert k.global_scratch.bytes == 0
+    assert [(t.base, t.shape, t.strides, t.block) for t in k.tensormaps] == [
+        ("a", ("M", "K"), ("lda", 1), (128, 64)),
+        ("b", ("K", "N"), ("ldb", 1), (64, 64)),
+    ]
+    assert {(t.swizzle, t.elem_bytes, t.dtype) for t in k.tensormaps} == {(3, 2, 9)}  # bf16
     # Three stages of A and B, and a ring of four barriers (8 bytes each).
     assert k.shared_bytes == 3 * (128 * 64 + 64 * 256) * 2 + 4 * 8
     usage = dict(f.split(":") for f in bb.resource_usage(k.binary).split())
@@ -188,14 +195,51 @@ def test_tma_kernel_metadata_and_resources(bb, tma_kernel) -> None:
     assert "serialized" not in bb.wgmma_waits(k.binary)
 
 
-def test_tma_kernel_round_trips_and_packs_the_scratch_pointer(tmp_path, tma_kernel) -> None:
+class _Encoder:
+    """The driver's stand-in: each "tensormap" spells out what it was made from."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def encode_tensormap(self, address, dtype, elem_bytes, shape, strides, block, swizzle):
+        self.calls.append((address, dtype, elem_bytes, shape, strides, block, swizzle))
+        return struct.pack("<Q4q", address, *shape, *strides).ljust(128, b"\0")
+
+
+def test_tma_kernel_round_trips_and_packs_its_tensormaps(tmp_path, tma_kernel, monkeypatch) -> None:
+    from gemm_opt.runtime import cuda
+
+    enc = _Encoder()
+    monkeypatch.setattr(cuda, "driver", lambda: enc)
     path = tmp_path / "tma.bundle"
     Bundle((tma_kernel,)).write(path)
     (k,) = read_bundle(path).kernels
-    assert k.global_scratch == tma_kernel.global_scratch
-    args = (0x10000, 0x20000, 0x30000, 4096, 4096, 4096, 4096, 4096, 4096)
-    params = Kernel(k).pack(args, scratch=(0x40000, 0))
-    assert params[-2:] == [struct.pack("<Q", 0x40000), struct.pack("<Q", 0)]
+    assert k.tensormaps == tma_kernel.tensormaps
+    args = (0x10000, 0x20000, 0x30000, 4096, 2048, 1024, 1040, 2064, 4096)  # M N K lda ldb ldc
+    params = Kernel(k).pack(args)
+    assert params == pack_arguments(k, args)[0]  # the fast path packs the same bytes
+    # After the 9 arguments: A's map, shape, strides; B's; then the two scratch pointers.
+    a_map, a_m, a_k, a_s0, a_s1 = params[9:14]
+    assert a_map[:8] == struct.pack("<Q", 0x10000) and len(a_map) == 128
+    assert (a_m, a_k, a_s0, a_s1) == (
+        *map(struct.Struct("<i").pack, (4096, 1024)),
+        struct.pack("<q", 1040),
+        struct.pack("<q", 1),
+    )
+    assert params[14][:8] == struct.pack("<Q", 0x20000)
+    assert enc.calls[:2] == [
+        (0x10000, 9, 2, [4096, 1024], [1040, 1], [128, 64], 3),
+        (0x20000, 9, 2, [1024, 2048], [2064, 1], [64, 64], 3),
+    ]
+    assert params[-2:] == [struct.pack("<Q", 0), struct.pack("<Q", 0)]
+    # The fast path encodes again only what changed; a zero extent is encoded as 1.
+    kern = Kernel(k)
+    kern.pack(args)
+    enc.calls.clear()
+    kern.pack(args)
+    assert enc.calls == []
+    kern.pack((0x10000, 0x20000, 0x30000, 4096, 2048, 0, 1040, 2064, 4096))
+    assert [c[3] for c in enc.calls] == [[4096, 1], [1, 2048]]
 
 
 def test_tma_needs_cuda90() -> None:

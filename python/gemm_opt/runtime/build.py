@@ -36,6 +36,7 @@ from gemm_opt.runtime.bundle import (
     BundleKernel,
     GridDim,
     Scratch,
+    TensorMap,
 )
 
 #: Alignment in bytes the lowering states for every pointer argument.
@@ -127,7 +128,7 @@ def build_kernel(
         raise BundleError(f"bundles hold CUDA kernels: target {target!r} is not one of {cuda}")
     args = tile_arguments(module, arg_names)
     compiled = compile_tile_module(module, target, mma=mma, pipeline=pipeline)
-    return _describe(
+    kernel = _describe(
         compiled.metadata,
         name=name,
         symbol=compiled.name,
@@ -137,6 +138,33 @@ def build_kernel(
         grid=grid,
         target=target,
         meta=meta,
+        tensormaps=[_tensormap(t, args) for t in compiled.tensormaps],
+    )
+    from gemm_opt.runtime.launch import parameter_sizes
+
+    have, want = ptx_parameter_sizes(compiled.asm["ptx"]), parameter_sizes(kernel)
+    if have != want:
+        raise BundleError(
+            f"{name}: the PTX entry has parameters of sizes {have}; the bundle gives {want}"
+        )
+    return kernel
+
+
+def _tensormap(t: Mapping[str, Any], args: Sequence[Arg]) -> TensorMap:
+    """A host descriptor of the compiler (argument indices) as the bundle names it."""
+
+    def source(s: Sequence[Any]) -> str | int:
+        kind, v = s
+        return args[v].name if kind == "arg" else int(v)
+
+    return TensorMap(
+        base=args[t["base"]].name,
+        shape=tuple(source(s) for s in t["shape"]),
+        strides=tuple(source(s) for s in t["strides"]),
+        block=tuple(t["block"]),
+        swizzle=t["swizzle"],
+        elem_bytes=t["elem_bytes"],
+        dtype=t["dtype"],
     )
 
 
@@ -151,6 +179,7 @@ def _describe(
     grid: Sequence[int | tuple[str, int]],
     target: str,
     meta: Mapping[str, Any] | None,
+    tensormaps: Sequence[TensorMap] = (),
 ) -> BundleKernel:
     """The bundle kernel of a compiled binary, from Triton's metadata of it."""
     import gemm_opt
@@ -185,6 +214,7 @@ def _describe(
         gemm_opt=gemm_opt.__version__,
         triton_hash=str(md.get("hash", "")),
         meta=dict(meta or {}),
+        tensormaps=tuple(tensormaps),
     )
 
 
@@ -297,6 +327,9 @@ def ptx_parameter_sizes(ptx: str) -> list[int]:
     for decl in params.split(","):
         words = decl.split()
         if not words:
+            continue
+        if words[1] == ".align":  # .param .align 64 .b8 name[128]: a CUtensorMap
+            sizes.append(int(words[-1][words[-1].index("[") + 1 : -1]))
             continue
         kind = words[1]  # .param .u32 name / .param .u64 .ptr .global .align 1 name
         sizes.append(int(kind.lstrip(".ubsf")) // 8)

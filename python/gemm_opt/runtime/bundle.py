@@ -23,6 +23,10 @@ compiler and checked by eye::
             ...
           ],
           "grid": [{"cdiv": ["M", 128]}, {"cdiv": ["N", 128]}, 1],
+          "tensormaps": [                   # optional: TMA descriptors the host encodes
+            {"base": "a", "shape": ["M", "K"], "strides": ["lda", 1],
+             "block": [128, 64], "swizzle": 3, "elem_bytes": 2, "dtype": 6}
+          ],
           "meta": {...},                    # free-form: block shape, dtype, variant
           "triton": "3.9.0", "gemm_opt": "0.1.0", "triton_hash": "...",
           "binary_sha256": "...", "binary": "<base64 cubin>"
@@ -35,9 +39,17 @@ Types use Triton's signature spelling (``*fp16`` is a pointer to fp16,
 to assume (a pointer's address or an integer's value is a multiple of it), so
 the launcher checks it: a kernel run on arguments that break it computes
 garbage silently. ``constexpr`` arguments were specialized at compile time:
-the caller passes the same value and it is not a kernel parameter. Every
-kernel parameter list ends with Triton's two scratch pointers (global and
-profile scratch), after the arguments.
+the caller passes the same value and it is not a kernel parameter.
+
+``tensormaps`` are TMA descriptors the launcher encodes on the host from the
+call's own arguments (``cuTensorMapEncodeTiled``: the ``base`` pointer, the
+``shape`` and element ``strides``, each an argument's name or a constant,
+outermost first; the ``block`` box, ``swizzle`` and ``dtype`` as the driver's
+``CU_TENSOR_MAP_SWIZZLE_*`` and ``CU_TENSOR_MAP_DATA_TYPE_*`` codes). Each
+becomes, after the arguments and in order, the parameters Triton 3.9.0 gives a
+host ``TensorDescriptor``: the 128-byte ``CUtensorMap``, its shape as
+``i32`` s and its strides as ``i64`` s. Every kernel parameter list ends with
+Triton's two scratch pointers (global and profile scratch).
 
 This module needs only the standard library: the launcher and the benchmark
 runner read bundles on machines without the compiler.
@@ -151,6 +163,47 @@ class Scratch:
     align: int = 1
 
 
+#: Bytes of a ``CUtensorMap`` (its parameter is 64-byte aligned).
+TENSORMAP_BYTES = 128
+#: ``CU_TENSOR_MAP_SWIZZLE_*`` codes (none, 32, 64, 128 bytes) and the largest
+#: ``CU_TENSOR_MAP_DATA_TYPE_*`` code.
+TENSORMAP_SWIZZLES = (0, 1, 2, 3)
+TENSORMAP_MAX_DTYPE = 12
+
+
+@dataclass(frozen=True)
+class TensorMap:
+    """A TMA descriptor the launcher encodes from the call's arguments.
+
+    ``base`` names a pointer argument; each entry of ``shape`` and ``strides``
+    (elements, outermost first, the last stride 1) names an integer argument
+    or is a constant.
+    """
+
+    base: str
+    shape: tuple[str | int, ...]
+    strides: tuple[str | int, ...]
+    block: tuple[int, ...]
+    swizzle: int
+    elem_bytes: int
+    dtype: int
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "base": self.base,
+            "shape": list(self.shape),
+            "strides": list(self.strides),
+            "block": list(self.block),
+            "swizzle": self.swizzle,
+            "elem_bytes": self.elem_bytes,
+            "dtype": self.dtype,
+        }
+
+
 @dataclass(frozen=True)
 class BundleKernel:
     """One compiled kernel with its launch metadata."""
@@ -172,6 +225,7 @@ class BundleKernel:
     gemm_opt: str = ""
     triton_hash: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    tensormaps: tuple[TensorMap, ...] = ()
 
     @property
     def threads(self) -> int:
@@ -225,6 +279,7 @@ class BundleKernel:
             },
             "args": [a.to_json() for a in self.args],
             "grid": [g.to_json() for g in self.grid],
+            **({"tensormaps": [t.to_json() for t in self.tensormaps]} if self.tensormaps else {}),
             "meta": self.meta,
             "triton": self.triton,
             "gemm_opt": self.gemm_opt,
@@ -351,6 +406,7 @@ _KERNEL_FIELDS = {
     "profile_scratch",
     "args",
     "grid",
+    "tensormaps",
     "meta",
     "triton",
     "gemm_opt",
@@ -419,6 +475,51 @@ def _read_grid(r: _Reader, value: Any, path: str, args: tuple[Arg, ...]) -> tupl
     return tuple(dims)
 
 
+def _read_tensormap(r: _Reader, value: Any, path: str, args: tuple[Arg, ...]) -> TensorMap:
+    obj = r.obj(value, path)
+    fields = {"base", "shape", "strides", "block", "swizzle", "elem_bytes", "dtype"}
+    r.unknown(obj, fields, path)
+    pointers = {a.name for a in args if a.is_pointer and a.constexpr is None}
+    ints = {a.name for a in args if a.type[0] in "iu" and a.type[1:].isdigit()}
+    base = r.field(obj, "base", path, str)
+    if base not in pointers:
+        raise r.fail(f"{path}.base", f"{base!r} is not a pointer argument of the kernel")
+    lists = {}
+    for key in ("shape", "strides", "block"):
+        items = r.field(obj, key, path, list)
+        if not 1 <= len(items) <= 5:
+            raise r.fail(f"{path}.{key}", f"expected 1 to 5 entries, got {len(items)}")
+        for i, item in enumerate(items):
+            is_int = isinstance(item, int) and not isinstance(item, bool)
+            if key == "block":
+                if not is_int or not 1 <= item <= 256:
+                    raise r.fail(
+                        f"{path}.block[{i}]", f"expected an integer 1 to 256, got {item!r}"
+                    )
+            elif not (is_int and item >= 0) and item not in ints:
+                raise r.fail(
+                    f"{path}.{key}[{i}]",
+                    f"expected an integer argument's name or a constant >= 0, got {item!r}",
+                )
+        lists[key] = tuple(items)
+    if not len(lists["shape"]) == len(lists["strides"]) == len(lists["block"]):
+        raise r.fail(path, "shape, strides and block must have one entry per dimension")
+    if lists["strides"][-1] != 1:
+        raise r.fail(f"{path}.strides", "the innermost stride must be the constant 1")
+    swizzle = r.count(obj, "swizzle", path, 0)
+    if swizzle not in TENSORMAP_SWIZZLES:
+        raise r.fail(f"{path}.swizzle", f"expected one of {TENSORMAP_SWIZZLES}, got {swizzle}")
+    elem_bytes = r.count(obj, "elem_bytes", path, 1)
+    if elem_bytes not in (1, 2, 4, 8):
+        raise r.fail(f"{path}.elem_bytes", f"expected 1, 2, 4 or 8, got {elem_bytes}")
+    dtype = r.count(obj, "dtype", path, 0)
+    if dtype > TENSORMAP_MAX_DTYPE:
+        raise r.fail(f"{path}.dtype", f"expected a code 0 to {TENSORMAP_MAX_DTYPE}, got {dtype}")
+    return TensorMap(
+        base, lists["shape"], lists["strides"], lists["block"], swizzle, elem_bytes, dtype
+    )
+
+
 def _read_scratch(r: _Reader, obj: dict[str, Any], key: str, path: str) -> Scratch:
     value = r.obj(obj.get(key, {}), f"{path}.{key}")
     r.unknown(value, {"bytes", "align"}, f"{path}.{key}")
@@ -472,6 +573,10 @@ def _read_kernel(r: _Reader, value: Any, path: str) -> BundleKernel:
         profile_scratch=_read_scratch(r, obj, "profile_scratch", path),
         args=args,
         grid=_read_grid(r, obj.get("grid"), f"{path}.grid", args),  # type: ignore[arg-type]
+        tensormaps=tuple(
+            _read_tensormap(r, t, f"{path}.tensormaps[{i}]", args)
+            for i, t in enumerate(r.field(obj, "tensormaps", path, list, []))
+        ),
         meta=r.obj(obj.get("meta", {}), f"{path}.meta"),
         triton=r.field(obj, "triton", path, str, ""),
         gemm_opt=r.field(obj, "gemm_opt", path, str, ""),

@@ -56,7 +56,31 @@ _SIGNATURES: dict[str, list[type]] = {
         ctypes.POINTER(_vp),
         ctypes.POINTER(_vp),
     ],
+    "cuDriverGetVersion": [ctypes.POINTER(ctypes.c_int)],
+    "cuTensorMapEncodeTiled": [
+        ctypes.c_char_p,  # CUtensorMap* (128 bytes, 64-byte aligned)
+        ctypes.c_int,  # CUtensorMapDataType
+        ctypes.c_uint,  # rank
+        _vp,  # global address
+        ctypes.POINTER(ctypes.c_uint64),  # global dims, innermost first
+        ctypes.POINTER(ctypes.c_uint64),  # global strides in bytes (rank - 1)
+        ctypes.POINTER(ctypes.c_uint32),  # box dims
+        ctypes.POINTER(ctypes.c_uint32),  # element strides
+        ctypes.c_int,  # interleave
+        ctypes.c_int,  # swizzle
+        ctypes.c_int,  # L2 promotion
+        ctypes.c_int,  # out-of-bounds fill
+    ],
 }
+#: ``cuTensorMapEncodeTiled`` settings of a tiled descriptor, as Triton's
+#: launcher encodes a host ``TensorDescriptor``: no interleave, 128-byte L2
+#: promotion, out-of-bounds elements read as zero.
+TENSOR_MAP_INTERLEAVE_NONE = 0
+TENSOR_MAP_L2_PROMOTION_L2_128B = 2
+TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0
+#: Drivers up to this version mishandle a descriptor of less than 128 KiB
+#: unless bit 21 of its second word is cleared (Triton's launcher, after CUTLASS).
+_SMALL_TENSORMAP_FIX_UP_TO = 13010
 #: Present from CUDA 12.4 drivers on; used to check a binary's parameter list.
 _OPTIONAL = {
     "cuFuncGetParamInfo": [
@@ -103,6 +127,7 @@ class Driver:
                 fn.argtypes = argtypes
                 fn.restype = ctypes.c_int
         self._contexts: dict[int, ctypes.c_void_p] = {}
+        self._version: int | None = None
         self.check(self.lib.cuInit(0), "cuInit")
 
     def error_text(self, status: int) -> tuple[str, str]:
@@ -213,6 +238,66 @@ class Driver:
                 return sizes
             self.check(status, "cuFuncGetParamInfo")
             sizes.append(size.value)
+
+    def encode_tensormap(
+        self,
+        address: int,
+        dtype: int,
+        elem_bytes: int,
+        shape: list[int],
+        strides: list[int],
+        block: list[int],
+        swizzle: int,
+    ) -> bytes:
+        """A tiled ``CUtensorMap`` (128 bytes) of the tensor at ``address``:
+        ``shape`` and element ``strides`` outermost first, the last stride 1."""
+        rank = len(shape)
+        dims = (ctypes.c_uint64 * rank)(*reversed(shape))
+        byte_strides = [s * elem_bytes for s in reversed(strides[:-1])]
+        stride_arr = (ctypes.c_uint64 * max(rank - 1, 1))(*byte_strides)
+        box = (ctypes.c_uint32 * rank)(*reversed(block))
+        ones = (ctypes.c_uint32 * rank)(*[1] * rank)
+        buf = ctypes.create_string_buffer(128 + 64)
+        at = -ctypes.addressof(buf) % 64  # the driver wants the map 64-byte aligned
+        out = (ctypes.c_char * 128).from_buffer(buf, at)
+        status = self.lib.cuTensorMapEncodeTiled(
+            ctypes.cast(out, ctypes.c_char_p),
+            dtype,
+            rank,
+            address,
+            dims,
+            stride_arr,
+            box,
+            ones,
+            TENSOR_MAP_INTERLEAVE_NONE,
+            swizzle,
+            TENSOR_MAP_L2_PROMOTION_L2_128B,
+            TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+        if status:
+            name, text = self.error_text(status)
+            raise CudaError(
+                "cuTensorMapEncodeTiled",
+                status,
+                name,
+                f"{text} (address {address:#x}, shape {shape}, strides {strides}, "
+                f"block {block}, {elem_bytes}-byte elements)",
+            )
+        data = bytearray(out.raw)
+        if self.version() <= _SMALL_TENSORMAP_FIX_UP_TO:
+            last = sum((d - 1) * s for d, s in zip(shape, strides, strict=True)) * elem_bytes
+            if last + 1 < 128 * 1024:
+                word = int.from_bytes(data[8:16], "little") & ~(1 << 21)
+                data[8:16] = word.to_bytes(8, "little")
+        return bytes(data)
+
+    def version(self) -> int:
+        """The driver's CUDA version (``cuDriverGetVersion``: 12040 is 12.4)."""
+        if self._version is None:
+            v = ctypes.c_int()
+            self.check(self.lib.cuDriverGetVersion(ctypes.byref(v)), "cuDriverGetVersion")
+            self._version = v.value
+        return self._version
 
     def launch_packed(
         self,

@@ -4,6 +4,10 @@ Triton 3.9.0's CUDA launcher (``triton/backends/nvidia/driver.py`` and its
 ``driver.c``) passes, in order: every argument that is not a specialized
 constexpr, each as its own C type (pointers as 64-bit device addresses, ``i1``
 as a 32-bit integer, ``bf16`` as the top half of its fp32 bits), then the
+TMA descriptors the host encodes (the bundle's ``tensormaps``: each a
+128-byte ``CUtensorMap`` made with ``cuTensorMapEncodeTiled`` from the call's
+own arguments, then its shape as ``i32`` s and strides as ``i64`` s, as Triton
+passes a host ``TensorDescriptor``), then the
 global scratch pointer and the profile scratch pointer, each null unless the
 kernel asks for scratch (``grid size x num_ctas x bytes per CTA``, allocated
 on the launch stream). The block is ``num_warps x 32`` threads, the dynamic
@@ -36,10 +40,12 @@ from gemm_opt.runtime.bundle import (
     POINTEE_TYPES,
     SCALAR_TYPES,
     SCRATCH_PARAMS,
+    TENSORMAP_BYTES,
     Arg,
     Bundle,
     BundleError,
     BundleKernel,
+    TensorMap,
     read_bundle,
 )
 
@@ -114,6 +120,38 @@ def _scalar(kernel: BundleKernel, arg: Arg, value: Any) -> bytes:
         raise ArgumentError(f"{where}: {value} overflows {arg.type}") from None
 
 
+def _tensormap_fields(tm: TensorMap, value: Any) -> tuple[int, list[int], list[int]]:
+    """(address, shape, strides) of a host descriptor; ``value(name)`` is an argument's."""
+    shape = [d if isinstance(d, int) else value(d) for d in tm.shape]
+    strides = [d if isinstance(d, int) else value(d) for d in tm.strides]
+    return value(tm.base), shape, strides
+
+
+def encode_tensormap(tm: TensorMap, address: int, shape: list[int], strides: list[int]) -> bytes:
+    """The ``CUtensorMap`` of ``tm`` for one call. A zero extent is encoded as
+    1 (the driver refuses 0): the kernel copies nothing through the
+    descriptor of an empty tensor, and gets the true shape beside it."""
+    return cuda.driver().encode_tensormap(
+        address,
+        tm.dtype,
+        tm.elem_bytes,
+        [max(d, 1) for d in shape],
+        strides,
+        list(tm.block),
+        tm.swizzle,
+    )
+
+
+def _tensormap_params(kernel: BundleKernel, value: Any) -> list[bytes]:
+    """The parameters of the kernel's host descriptors, in order."""
+    params = []
+    for tm in kernel.tensormaps:
+        address, shape, strides = _tensormap_fields(tm, value)
+        params.append(encode_tensormap(tm, address, shape, strides))
+        params += [struct.pack("<i", d) for d in shape] + [struct.pack("<q", d) for d in strides]
+    return params
+
+
 def pack_arguments(
     kernel: BundleKernel, args: Sequence[Any], scratch: tuple[int, int] = (0, 0)
 ) -> tuple[list[bytes], int | None]:
@@ -148,6 +186,14 @@ def pack_arguments(
             params.append(_scalar(kernel, arg, value))
     if len(devices) > 1:
         raise ArgumentError(f"{kernel.name}: tensors on several devices: {sorted(devices)}")
+    if kernel.tensormaps:
+        by_name = dict(zip((a.name for a in kernel.args), args, strict=True))
+
+        def value(name: str) -> int:
+            v = by_name[name]
+            return v if isinstance(v, int) else int(v.data_ptr())
+
+        params += _tensormap_params(kernel, value)
     params += [struct.pack("<Q", address) for address in scratch]
     return params, (devices.pop() if devices else None)
 
@@ -155,6 +201,8 @@ def pack_arguments(
 def parameter_sizes(kernel: BundleKernel) -> list[int]:
     """Byte size of each kernel parameter, as :func:`pack_arguments` packs it."""
     sizes = [8 if a.is_pointer else struct.calcsize(SCALAR_TYPES[a.type]) for a in kernel.params]
+    for tm in kernel.tensormaps:
+        sizes += [TENSORMAP_BYTES] + [4] * tm.rank + [8] * tm.rank
     return sizes + [8] * len(SCRATCH_PARAMS)
 
 
@@ -236,6 +284,18 @@ def _plan(kernel: BundleKernel) -> tuple[list[_Step], struct.Struct, list[int], 
         offsets.append(offset)
         sizes.append(size)
         offset += size
+    for tm in kernel.tensormaps:  # CUtensorMap (64-byte aligned), shape i32s, strides i64s
+        for code, size, align in (
+            [(f"{TENSORMAP_BYTES}s", TENSORMAP_BYTES, 64)]
+            + [("i", 4, 4)] * tm.rank
+            + [("q", 8, 8)] * tm.rank
+        ):
+            pad = -offset % align
+            fmt += "x" * pad + code
+            offset += pad
+            offsets.append(offset)
+            sizes.append(size)
+            offset += size
     for _ in SCRATCH_PARAMS:
         pad = -offset % 8
         fmt += "x" * pad + "Q"
@@ -272,6 +332,18 @@ class Kernel:
         ]
         self._dtypes: dict[str, Any] = {}
         self._devices: dict[int, Any] = {}
+        # Host descriptors: where each field sits among the checked values, and
+        # the last encoding of each (a call on the same tensors reuses it).
+        slots = self.value_positions()
+        where = {a.name: (slots.get(i), a.constexpr) for i, a in enumerate(spec.args)}
+        self._maps = [
+            tuple(
+                where[f] if isinstance(f, str) else (None, f)
+                for f in (tm.base, *tm.shape, *tm.strides)
+            )
+            for tm in spec.tensormaps
+        ]
+        self._encoded: list[tuple[Any, bytes] | None] = [None] * len(spec.tensormaps)
         self._local = threading.local()
         self._torch: Any = None
 
@@ -357,8 +429,23 @@ class Kernel:
         if checked is None:
             pack_arguments(self.spec, args, scratch)  # raises the detailed error
             raise ArgumentError(f"{self.spec.name}: the arguments fail the launch checks")
-        data = self._struct.pack(*checked[0], *scratch)
+        data = self._struct.pack(*checked[0], *self.tensormap_values(checked[0]), *scratch)
         return [data[o : o + n] for o, n in zip(self._offsets, self._sizes, strict=True)]
+
+    def tensormap_values(self, values: Sequence[Any]) -> list[Any]:
+        """The parameter values of the host descriptors for checked ``values``
+        (each encoded again only when its address, shape or strides changed)."""
+        out: list[Any] = []
+        for i, (tm, fields) in enumerate(zip(self.spec.tensormaps, self._maps, strict=True)):
+            key = tuple(values[pos] if pos is not None else const for pos, const in fields)
+            cached = self._encoded[i]
+            if cached is None or cached[0] != key:
+                rank = tm.rank
+                blob = encode_tensormap(tm, key[0], list(key[1 : 1 + rank]), list(key[1 + rank :]))
+                cached = self._encoded[i] = (key, blob)
+            out.append(cached[1])
+            out += key[1:]
+        return out
 
     # -- loading --
 
@@ -540,7 +627,8 @@ class Kernel:
                 keep.append(buf)
                 scratch[slot] = -(-buf.data_ptr() // spec.align) * spec.align
         block, pointers = self._buffers()
-        self._struct.pack_into(block, 0, *values, *scratch)
+        maps = self.tensormap_values(values) if self._maps else ()
+        self._struct.pack_into(block, 0, *values, *maps, *scratch)
         drv = cuda.driver()
         drv.make_current(device)
         drv.launch_packed(fn, gx, gy, gz, k.threads, k.shared_bytes, raw_stream, pointers)

@@ -60,10 +60,10 @@ module attributes {tile.num_warps = 4 : i32} {
 !buf = !tile.shared<tensor<64x64xf16, #s>>
 module attributes {tile.num_warps = 4 : i32} {
   // CHECK-LABEL: tt.func public @tracked_tma_copy
+  // CHECK-SAME: %[[DESC:arg4]]: !tt.tensordesc<64x64xf16
   func.func @tracked_tma_copy(%a: !tile.ptr<f16>, %m: i32, %ld: i64, %k: i32) {
     %one = arith.constant 1 : i64
     %c0 = arith.constant 0 : i32
-    // CHECK: %[[DESC:.*]] = ttng.reinterpret_tensor_descriptor
     %d = "tile.make_tensor_descriptor"(%a, %m, %m, %ld, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !desc
     %dk = "tile.update_tensor_descriptor"(%d, %c0, %k) {operandSegmentSizes = array<i32: 1, 2, 0, 0>} : (!desc, i32, i32) -> !desc
     %b = "tile.local_alloc"() : () -> !buf

@@ -29,8 +29,8 @@
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // CHECK-LABEL: tt.func public @facts(
+  // CHECK-SAME: !tt.tensordesc<64x64xf16
   // CHECK: ttng.init_barrier
-  // CHECK: ttng.tensormap_create
   // CHECK: ttng.barrier_expect %{{.*}}, 8192, %arg4
   // CHECK: ttng.async_tma_copy_global_to_local
   // CHECK: ttng.wait_barrier
@@ -104,7 +104,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // CHECK-LABEL: tt.func public @no_facts(
-  // CHECK-NOT: ttng.tensormap_create
+  // CHECK-NOT: tensordesc
   // CHECK-NOT: ttng.async_tma_copy_global_to_local
   // CHECK-NOT: ttg.async_copy_global_to_local
   // CHECK: tt.load
@@ -180,7 +180,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // CHECK-LABEL: tt.func public @bounded(
-  // CHECK-NOT: ttng.tensormap_create
+  // CHECK-NOT: tensordesc
   // CHECK: ttg.async_copy_global_to_local
   // CHECK: ttg.async_wait {num = 0 : i32}
   // PTX-LABEL: .entry bounded(

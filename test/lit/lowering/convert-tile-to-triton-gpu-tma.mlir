@@ -4,10 +4,13 @@
 // Each function gets a ring of single-arrival mbarriers, one per copy that
 // can be in flight; copy g arrives on barrier g % R (its bytes expected
 // there first) and a tile.async_tdm_wait {num} waits, with the phase
-// parity (g / R) % 2, for the copies that it completes. Descriptors
-// become device-side TMA descriptors (tt.make_tensor_descriptor, which
-// Triton's tma-lowering, run before the text is printed, turns into a
-// 128-byte tensormap in per-program global scratch); hints are dropped.
+// parity (g / R) % 2, for the copies that it completes. A descriptor made
+// once from the function's arguments is encoded by the host: the function
+// takes it after its arguments (!tt.tensordesc, then its extents as i32s and
+// strides as i64s, as Triton passes a host TensorDescriptor). One the host
+// cannot know becomes a device-side TMA descriptor (tt.make_tensor_descriptor,
+// which Triton's tma-lowering, run before the text is printed, turns into a
+// 128-byte tensormap in per-program global scratch). Hints are dropped.
 
 // A copy issued and waited for at once: a ring of one barrier. A pred on
 // the copy predicates the expect and the TMA copy; when it is false the
@@ -21,17 +24,15 @@
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // CHECK-LABEL: tt.func public @one_copy
+  // CHECK-SAME: %arg4: tensor<64x64xf32, #mma> {{.*}}, %[[DESC:arg5]]: !tt.tensordesc<64x64xf16, #shared> {{.*}}, %arg6: i32 {{.*}}, %arg7: i32 {{.*}}, %arg8: i64 {{.*}}, %arg9: i64
+  // CHECK-NOT: ttg.global_scratch_alloc
+  // CHECK-NOT: ttng.tensormap_create
   func.func @one_copy(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %p: i1, %c: !acc) -> !acc {
     %one = arith.constant 1 : i64
     %c0 = arith.constant 0 : i32
     // CHECK: %[[BARS:.*]] = ttg.local_alloc : () -> !ttg.memdesc<1x1xi64
     // CHECK: ttng.init_barrier %{{.*}}, 1
     // CHECK: ttng.fence_async_shared
-    // CHECK: %[[SCRATCH:.*]] = ttg.global_scratch_alloc {alignment = 128 : i32, nbytes = 128 : i32}
-    // CHECK: ttng.tensormap_create %[[SCRATCH]], %arg0, [%c64_i32, %c64_i32], [%arg1, %arg1]
-    // CHECK-SAME: swizzle_mode = 3
-    // CHECK: ttng.tensormap_fenceproxy_acquire %[[SCRATCH]]
-    // CHECK: %[[DESC:.*]] = ttng.reinterpret_tensor_descriptor %[[SCRATCH]] : !tt.ptr<i8> to !tt.tensordesc<64x64xf16, #[[NVMMA:.*]]>
     %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
     %d1 = "tile.update_tensor_descriptor"(%d, %m, %c0, %p) {operandSegmentSizes = array<i32: 1, 2, 0, 1>} : (!da, i32, i32, i1) -> !da
     %buf = "tile.local_alloc"() : () -> !ba
@@ -43,6 +44,42 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     // CHECK: ttng.wait_barrier
     // CHECK-NOT: ttng.wait_barrier
     // CHECK: ttng.warp_group_dot
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    %ta = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opa>
+    %tb = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opb>
+    %r = "tile.wmma"(%ta, %tb, %c) : (tensor<64x64xf16, #opa>, tensor<64x64xf16, #opb>, !acc) -> !acc
+    return %r : !acc
+  }
+}
+
+// -----
+
+// A descriptor whose extent the host does not know (computed in the kernel)
+// is made on the device: a 128-byte tensormap in global scratch, written,
+// released and acquired by each program before its first copy.
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 1>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+#opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
+#opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
+!da = !tile.tensor_desc<tensor<64x64xf16, #s>>
+!ba = !tile.shared<tensor<64x64xf16, #s>>
+!acc = tensor<64x64xf32, #acc>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  // CHECK-LABEL: tt.func public @device_side(
+  // CHECK-NOT: !tt.tensordesc
+  // CHECK-SAME: {
+  func.func @device_side(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %c: !acc) -> !acc {
+    %one = arith.constant 1 : i64
+    %half = arith.divsi %m, %m : i32
+    // CHECK: %[[SCRATCH:.*]] = ttg.global_scratch_alloc {alignment = 128 : i32, nbytes = 128 : i32}
+    // CHECK: ttng.tensormap_create %[[SCRATCH]], %arg0, [%c64_i32, %c64_i32], [%{{.*}}, %arg1]
+    // CHECK-SAME: swizzle_mode = 3
+    // CHECK: ttng.tensormap_fenceproxy_acquire %[[SCRATCH]]
+    // CHECK: %[[DESC:.*]] = ttng.reinterpret_tensor_descriptor %[[SCRATCH]] : !tt.ptr<i8> to !tt.tensordesc<64x64xf16, #[[NVMMA:.*]]>
+    // CHECK: ttng.async_tma_copy_global_to_local %[[DESC]]
+    %d = "tile.make_tensor_descriptor"(%a, %m, %half, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
+    %buf = "tile.local_alloc"() : () -> !ba
+    "tile.async_tdm_copy_global_to_local"(%d, %buf) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!da, !ba) -> ()
     "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
     %ta = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opa>
     %tb = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opb>
