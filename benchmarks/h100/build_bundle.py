@@ -16,9 +16,11 @@ into one bundle:
 * ``any``: no facts, so copies go through registers; valid for every shape.
 
 With ``--tma`` (or a config tag ending in ``_tma``) the aligned variants copy
-with TMA instead of ``cp.async``: device-side TMA descriptors (128 bytes of
-global scratch per descriptor and program, which the launcher allocates)
-and one mbarrier per copy in flight (``lds-copies=tma`` of the lowering).
+with TMA instead of ``cp.async``: TMA descriptors the launcher encodes on
+the host from the call's arguments (the bundle's ``tensormaps``; a
+descriptor made in a loop or a partition stays device-side, 128 bytes of
+global scratch per program) and one mbarrier per copy in flight
+(``lds-copies=tma`` of the lowering).
 
 Other configurations of the same kernel (block shape and warps through its
 constexprs and ``num_warps``; all ``aligned``) are added on request:

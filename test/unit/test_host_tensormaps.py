@@ -30,12 +30,25 @@ TAIL = """
 """
 
 
-def _make(shape: str, strides: str) -> str:
-    return (
-        f'"tile.make_tensor_descriptor"(%a, {shape}, {strides}) '
-        "{operandSegmentSizes = array<i32: 1, 2, 2>} : "
-        "(!tile.ptr<f16>, i32, i32, i64, i64) -> !d"
-    )
+#: The descriptor op with its operands spelled out (segment sizes and types fixed).
+SEG = " {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !d\n"
+PLAIN = '    %d = "tile.make_tensor_descriptor"(%a, %m, %k, %ld, %one)' + SEG
+CONST_EXTENT = '    %d = "tile.make_tensor_descriptor"(%a, %c64, %k, %ld, %one)' + SEG
+EXTENDED = (
+    "    %w = arith.extsi %ld32 : i32 to i64\n"
+    '    %d = "tile.make_tensor_descriptor"(%a, %m, %k, %w, %one)' + SEG
+)
+COMPUTED = (
+    "    %h = arith.divsi %m, %k : i32\n"
+    '    %d = "tile.make_tensor_descriptor"(%a, %h, %k, %ld, %one)' + SEG
+)
+STRIDE_2 = '    %d = "tile.make_tensor_descriptor"(%a, %m, %k, %ld, %two)' + SEG
+STRIDE_ARG = '    %d = "tile.make_tensor_descriptor"(%a, %m, %k, %ld, %ld)' + SEG
+IN_LOOP = (
+    "    %c0 = arith.constant 0 : index\n"
+    "    %c1 = arith.constant 1 : index\n"
+    "    scf.for %i = %c0 to %n step %c1 {\n" + PLAIN + "    }\n"
+)
 
 
 def _hosted(body: str) -> list[HostTensorMap | None]:
@@ -55,32 +68,20 @@ def _hosted(body: str) -> list[HostTensorMap | None]:
 
 
 def test_arguments_and_constants_are_hosted() -> None:
-    (h,) = _hosted(f"    %d = {_make('%m, %k', '%ld, %one')}\n")
+    (h,) = _hosted(PLAIN)
     assert h == HostTensorMap(0, (("arg", 1), ("arg", 2)), (("arg", 3), ("const", 1)))
-    (h,) = _hosted(f"    %d = {_make('%c64, %k', '%ld, %one')}\n")
+    (h,) = _hosted(CONST_EXTENT)
     assert h is not None and h.shape == (("const", 64), ("arg", 2))
 
 
 def test_an_extended_argument_is_the_argument() -> None:
-    body = f"    %w = arith.extsi %ld32 : i32 to i64\n    %d = {_make('%m, %k', '%w, %one')}\n"
-    (h,) = _hosted(body)
+    (h,) = _hosted(EXTENDED)
     assert h is not None and h.strides == (("arg", 4), ("const", 1))
 
 
 @pytest.mark.parametrize(
     "body",
-    [
-        # an extent computed in the kernel
-        f"    %h = arith.divsi %m, %k : i32\n    %d = {_make('%h, %k', '%ld, %one')}\n",
-        # the innermost stride is not 1
-        f"    %d = {_make('%m, %k', '%ld, %two')}\n",
-        # the innermost stride is an argument (the host cannot prove it is 1)
-        f"    %d = {_make('%m, %k', '%ld, %ld')}\n",
-        # made in a loop: made again on every pass
-        "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
-        f"    scf.for %i = %c0 to %n step %c1 {{\n      %d = {_make('%m, %k', '%ld, %one')}\n"
-        "    }\n",
-    ],
+    [COMPUTED, STRIDE_2, STRIDE_ARG, IN_LOOP],
     ids=["computed-extent", "stride-2", "stride-argument", "in-a-loop"],
 )
 def test_what_the_host_cannot_know_stays_on_the_device(body: str) -> None:
