@@ -8,7 +8,9 @@ one MMA stays in flight while the next is issued. These ops make that visible
 in the IR, so a pass can schedule it and the executable model can check it:
 
 * ``tile.async_wmma`` starts ``d = a @ b + c`` with A and B read from shared
-  buffers for as long as it is in flight;
+  buffers for as long as it is in flight; an optional i1 ``use_acc`` false
+  makes it ``d = a @ b`` (``c`` ignored), so a loop that starts a new
+  accumulation need not zero its accumulator registers first;
 * ``tile.async_wmma_wait {num}`` waits until at most ``num`` async MMAs
   issued by this program are in flight, and returns the accumulator it is
   given. Threading the accumulator through the wait keeps every use of the
@@ -20,10 +22,11 @@ run-time buffer indices): no copy may write a buffer region that an in-flight
 async MMA reads, and only an async MMA (as its accumulator), a wait or a loop
 carry may use a result before the wait that retires its MMA.
 
-Lowering: on cuda:90 the pair is ``ttng.warp_group_dot`` (``isAsync``) and
-``ttng.warp_group_dot_wait {pendings = num}``; on the AMD targets, whose MMA
-reads registers, the MMA is synchronous (both buffers are loaded, then a dot)
-and the wait returns its operand.
+Lowering: on cuda:90 the pair is ``ttng.warp_group_dot`` (``isAsync``; ``use_acc``
+is its ``useC`` predicate) and ``ttng.warp_group_dot_wait {pendings = num}``; on
+the AMD targets, whose MMA reads registers, the MMA is synchronous (both
+buffers are loaded, then a dot of ``select(use_acc, c, 0)``) and the wait
+returns its operand.
 """
 
 from typing import Any
@@ -35,6 +38,7 @@ from gemm_opt.dialect.tile import (
     TileOp,
     VerifyError,
     WmmaAttr,
+    _check_i1,
     check_register_layout,
 )
 
@@ -56,19 +60,22 @@ def _accumulator(value: ir.Value, what: str) -> ir.RankedTensorType:
 
 
 class AsyncWmmaOp(TileOp, name="async_wmma"):
-    """Start ``d = a @ b + c`` reading A and B from shared buffers; ``d`` is
-    valid once a ``tile.async_wmma_wait`` retires this MMA.
+    """Start ``d = a @ b + (use_acc ? c : 0)`` reading A and B from shared
+    buffers; ``d`` is valid once a ``tile.async_wmma_wait`` retires this MMA.
 
     ```mlir
-    %d = "tile.async_wmma"(%abuf, %bbuf, %acc)
+    %d = "tile.async_wmma"(%abuf, %bbuf, %acc, %use_acc)
+         {operandSegmentSizes = array<i32: 1, 1, 1, 1>}
          : (!tile.shared<tensor<128x64xf16, #sa>>, !tile.shared<tensor<64x128xf16, #sb>>,
-            tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
+            tensor<128x128xf32, #acc>, i1) -> tensor<128x128xf32, #acc>
     ```
     Rules: A is an MxK and B a KxN shared buffer, both f16 or both bf16; C and
     D are MxN f32 tensors of one ``#tile.wmma_layout``; M, N and K are
-    multiples of its instruction shape; the optional ``k_width`` (the
-    register operands' layout where the target's MMA reads registers) is a
-    power of two up to the instruction's K.
+    multiples of its instruction shape; the optional ``use_acc`` (absent:
+    true) is an i1 scalar: false ignores C's values (C still names the
+    accumulator registers D takes, as wgmma's ``useC``); the optional
+    ``k_width`` (the register operands' layout where the target's MMA reads
+    registers) is a power of two up to the instruction's K.
     """
 
     ATTRS = ("k_width",)
@@ -77,6 +84,7 @@ class AsyncWmmaOp(TileOp, name="async_wmma"):
     b: ext.Operand[SharedType]
     c: ext.Operand[Any]
     result: ext.Result[Any]
+    use_acc: ext.Operand[Any] | None = None
 
     def verify(self) -> None:
         a, b = self.a.type, self.b.type
@@ -107,6 +115,7 @@ class AsyncWmmaOp(TileOp, name="async_wmma"):
         kw, kmax = self.k_width(), WMMA_INSTR_SHAPE[2]
         if kw < 1 or kw > kmax or kw & (kw - 1):
             raise VerifyError(f"k_width = {kw} must be a power of two from 1 to {kmax}")
+        _check_i1(self.use_acc, "use_acc")
 
     def k_width(self) -> int:
         """K elements per thread of the register operands (targets whose MMA reads registers)."""

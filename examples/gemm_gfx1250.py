@@ -386,8 +386,10 @@ def ws_consumer(ring, M, N, K, blocks, c, ldc, acc_l, DTYPE, EPILOGUE_TMA):
         s = it % NUM_BUFFERS
         tl.mbarrier.wait(ready.index(s), (it // NUM_BUFFERS) % 2)
         # One MMA in flight: this step's reads its slot while the wait retires
-        # the previous step's, whose slot goes back to the producer.
-        acc = tl.async_wmma(a_bufs.index(s), b_bufs.index(s), acc)
+        # the previous step's, whose slot goes back to the producer. A tile's
+        # first step does not add acc (use_acc false), so the epilogue hands
+        # the registers on as they are instead of zeroing them.
+        acc = tl.async_wmma(a_bufs.index(s), b_bufs.index(s), acc, use_acc=k > 0)
         acc = tl.async_wmma_wait(acc, 1)
         # (k = 0: the previous step ended a tile, whose epilogue gave its slot back.)
         tl.mbarrier.arrive(empty.index((it + NUM_BUFFERS - 1) % NUM_BUFFERS), pred=k > 0)
@@ -400,11 +402,13 @@ def ws_consumer(ring, M, N, K, blocks, c, ldc, acc_l, DTYPE, EPILOGUE_TMA):
             if c_out is not None:
                 tl.async_wait(0)  # the previous tile's store has read the C buffer
             store_c(c, c_out, M, N, ldc, off_m, off_n, done.to(DTYPE))
-            return tl.zeros([BLOCK_M, BLOCK_N], tl.float32, acc_l)
+            return done
 
         acc = tl.if_(last, epilogue, lambda: acc)
         return acc, tl.where(last, 0, k + 1), tl.where(last, t + 1, t)
 
+    # The loop carries an accumulator from the start; the first step ignores
+    # its values (k = 0), so these zeros are set once per program, not per tile.
     acc = tl.zeros([BLOCK_M, BLOCK_N], tl.float32, acc_l)
     acc, _, _ = tl.for_loop(0, total, 1, init=(acc, 0, 0), body=step)
     tl.async_wmma_wait(acc, 0)

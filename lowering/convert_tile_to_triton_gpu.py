@@ -1851,10 +1851,21 @@ class _Lowering:
 
     def lower_async_wmma(self, op: Any) -> Any:
         a, b, c = self.v(op.a), self.v(op.b), self.v(op.c)
+        use_acc = None if op.use_acc is None else self.v(op.use_acc)
         if op.operation in self.wgmma_async:
+            # use_acc is wgmma's useC: false multiplies without reading C, so a
+            # new accumulation needs no zeroed registers.
+            use_c = self.b.get_int1(True) if use_acc is None else use_acc
             return self.b.create_warpgroup_mma(
-                a, b, c, self.b.get_int1(True), self.tt.ir.INPUT_PRECISION.IEEE, 0, True
+                a, b, c, use_c, self.tt.ir.INPUT_PRECISION.IEEE, 0, True
             )
+        if use_acc is not None:
+            # A dot always adds C: select zeros in its place where use_acc is false.
+            ct = ir.RankedTensorType(op.c.type)
+            layout = self.convert_encoding(ct.encoding, op, 32)
+            zeros = self._zeros(ct.shape, ct.element_type, layout, op)
+            cond = self.b.create_splat(self.tensor(ct.shape, self.b.get_int1_ty(), layout), use_acc)
+            c = self.b.create_select(cond, c, zeros)
         # Synchronous: load both operands in the MMA's register layout, then a dot.
         acc = ir.RankedTensorType(op.c.type).encoding
         operands = []

@@ -53,6 +53,11 @@ def _copy_pair(a, M, K, lda, shape=(128, 64)):
     return desc, tl.allocate_shared(tl.float16, list(shape), _SA)
 
 
+def _mma_operands():
+    """B (64x64) and an accumulator for an MMA with :func:`_copy_pair`'s buffer as A."""
+    return tl.allocate_shared(tl.float16, [64, 64], _SA), tl.zeros([128, 64], tl.float32, _ACC)
+
+
 # ---- the known holes ---------------------------------------------------------------------
 
 
@@ -348,6 +353,12 @@ def misuse_kernel(
         M.to("float8")  # MARK: scalar-to-bad
     elif CASE == "local-load-not-buffer":
         tl.local_load(desc, _BLOCKED)  # MARK: local-load-not-buffer
+    elif CASE == "use-acc-int":
+        b_buf, acc = _mma_operands()
+        tl.async_wmma(buf, b_buf, acc, use_acc=1)  # MARK: use-acc-int
+    elif CASE == "use-acc-i32":
+        b_buf, acc = _mma_operands()
+        tl.async_wmma(buf, b_buf, acc, use_acc=M)  # MARK: use-acc-i32
 
 
 MISUSES = [
@@ -393,6 +404,8 @@ MISUSES = [
     ("scalar-float-mix", "cannot mix the tl.int32 value with the float 0.5"),
     ("scalar-to-bad", "to() must be a tl dtype"),
     ("local-load-not-buffer", "local_load expects a shared buffer"),
+    ("use-acc-int", "async_wmma use_acc must be a bool or a traced i1 (a comparison), got 1"),
+    ("use-acc-i32", "async_wmma use_acc must be a bool or a traced i1 (a comparison), got"),
 ]
 
 

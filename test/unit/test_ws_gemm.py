@@ -6,7 +6,8 @@
   tiles.
 * The cuda:90 bundle kernel: a one-warp TMA producer giving its registers to
   the consumer warps (``setmaxnreg``), wgmma kept in flight, no spills, the
-  producer's warpgroup in the launch's warps.
+  producer's warpgroup in the launch's warps; a tile's first wgmma ignores the
+  accumulator (``use_acc``), so the consumer never re-zeroes it.
 * gfx1250 refuses it with a located error, not a kernel: its LDS barriers
   count arrivals (one announcing expect per tracked copy) and the kernel's
   warps, which a one-warp producer announcing two copies at once is not.
@@ -97,13 +98,22 @@ def test_cuda90_bundle_kernel(bb) -> None:
 def test_cuda90_ptx(bb) -> None:
     cfg = bb.OurConfig.parse(WS_TAG)
     (v,) = bb.config_variants([cfg], ["fp16"])
-    ptx = compile_tile_module(v["module"], "cuda:90", pipeline=cfg.pipeline).asm["ptx"]
+    asm = compile_tile_module(v["module"], "cuda:90", pipeline=cfg.pipeline).asm
+    ptx = asm["ptx"]
     # The producer's registers (PRODUCER_REGS) and the consumers' raise.
     assert "setmaxnreg.inc.sync.aligned.u32 40;" in ptx.replace("\t", "")
     assert "setmaxnreg.inc.sync.aligned.u32 240;" in ptx.replace("\t", "")
     assert ptx.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16") == 4
     assert "cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes" in ptx
     assert ".local" not in ptx and "cp.async.cg" not in ptx
+    # A tile's first wgmma does not add the accumulator (useC = k > 0), so the
+    # epilogue hands the registers on instead of zeroing 128 of them per tile:
+    # the one zero tensor is the loop's initial value (set on its two entry paths).
+    ttgir = asm["ttgir"]
+    assert ttgir.count("arith.constant dense<0.000000e+00> : tensor<128x256xf32") == 1
+    (dot,) = [line for line in ttgir.splitlines() if "ttng.warp_group_dot " in line]
+    assert dot.split(",")[3].split()[0] != "%true", dot
+    assert ptx.count(", 0f00000000;") == 2
 
 
 def test_gfx1250_refuses_a_one_warp_producer_with_a_located_error(example) -> None:
@@ -138,7 +148,8 @@ def test_tma_store_epilogue_ptx(bb) -> None:
     tag = "128x256x64_w8_s3_g8_tma_tmastore_pers_ws"
     cfg = bb.OurConfig.parse(tag)
     (v,) = bb.config_variants([cfg], ["fp16"])
-    ptx = compile_tile_module(v["module"], "cuda:90", pipeline=cfg.pipeline).asm["ptx"]
+    asm = compile_tile_module(v["module"], "cuda:90", pipeline=cfg.pipeline).asm
+    ptx = asm["ptx"]
     assert ptx.count("cp.async.bulk.tensor.2d.global.shared") == 1  # the C store
     # The consumer's waits wait for its stores only (no copy of the ring).
     assert "cp.async.bulk.wait_group.read 0" in ptx

@@ -388,13 +388,19 @@ def wmma(a: Tensor, b: Tensor, acc: Tensor) -> Tensor:
     return acc._with(bld.checked(op).result)
 
 
-def async_wmma(a: SharedBuffer, b: SharedBuffer, acc: Tensor) -> Tensor:
+def async_wmma(
+    a: SharedBuffer, b: SharedBuffer, acc: Tensor, use_acc: bool | Scalar = True
+) -> Tensor:
     """Start ``a @ b + acc`` with A (MxK) and B (KxN) read from shared buffers for as
     long as the MMA runs (Hopper's wgmma). The result is valid once
     :func:`async_wmma_wait` retires this MMA; until then the buffers must not be
     overwritten (the model reports a copy into them as a race). ``tile-pipeline-mma``
     makes this form out of :func:`wmma` in copy-then-MMA K loops; a kernel whose
-    loop waits on barriers instead (a warp-specialized consumer) writes it itself."""
+    loop waits on barriers instead (a warp-specialized consumer) writes it itself.
+
+    ``use_acc`` (a Python bool or a traced i1, e.g. ``k > 0``) false computes
+    ``a @ b`` alone: ``acc`` only names the registers the result takes, so a
+    loop that starts a new accumulation needs no zeroed accumulator."""
     for name, v in (("a", a), ("b", b)):
         if not isinstance(v, SharedBuffer) or len(v.shape) != 2:
             raise fail(f"async_wmma {name} must be a 2-D shared buffer, got {v!r}")
@@ -411,8 +417,9 @@ def async_wmma(a: SharedBuffer, b: SharedBuffer, acc: Tensor) -> Tensor:
             "async_wmma takes float16 or bfloat16 buffers of one type and a float32 acc, "
             f"got {a.dtype!r}, {b.dtype!r} and {acc.dtype!r}"
         )
+    use = pred_operand(use_acc, "async_wmma use_acc")
     bld = current()
-    op = AsyncWmmaOp(a.handle, b.handle, acc.handle, acc.handle.type, loc=bld.loc())
+    op = AsyncWmmaOp(a.handle, b.handle, acc.handle, acc.handle.type, use_acc=use, loc=bld.loc())
     return acc._with(bld.checked(op).result)
 
 

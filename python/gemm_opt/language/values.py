@@ -291,15 +291,16 @@ def int_operand(v: Any, want: dtype, what: str) -> ir.Value:
     raise fail(f"{what} must be a Python int or a traced {want!r}, got {got!r}")
 
 
-def pred_operand(pred: Any) -> ir.Value | None:
-    """``None`` for no predicate; i1 for a Python bool or a traced i1."""
+def pred_operand(pred: Any, what: str = "pred") -> ir.Value | None:
+    """``None`` for no predicate (None or True: the operand is left out); i1
+    for False or a traced i1; ``what`` names the argument in the error."""
     if pred is None or pred is True:
         return None
     if pred is False:
         return current().constant(False, int1)
     if isinstance(pred, Scalar) and pred.dtype is int1:
         return pred.handle
-    raise fail(f"pred must be a bool or a traced i1 (a comparison), got {pred!r}")
+    raise fail(f"{what} must be a bool or a traced i1 (a comparison), got {pred!r}")
 
 
 class Pointer(Value):

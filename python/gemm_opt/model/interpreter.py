@@ -1957,6 +1957,9 @@ def _b_atomic_add_block(c: _Compiler, op: Any) -> Exec:
 # ``SharedBuffer.mma_reading``) and hands out the result wrapped in
 # :class:`_PendingResult` until a wait retires the MMA: any op but another
 # async MMA (its accumulator), a wait or a loop carry that reads it raises.
+# A ``use_acc`` operand false (warp-uniform) makes the result ``a @ b``: the
+# accumulator's values are not read (NaNs or a pending result in it do not
+# matter), while the buffers are read and race-checked as always.
 
 
 @dataclass
@@ -2021,7 +2024,8 @@ def _settled(value: Any) -> np.ndarray:
 
 @_builder("tile.async_wmma")
 def _b_async_wmma(c: _Compiler, op: Any) -> Exec:
-    a, b, acc = _opnds(c, op)
+    a, b, acc = (c.slot(v) for v in (op.a, op.b, op.c))
+    use_acc = None if op.use_acc is None else c.slot(op.use_acc)
     r = _res(c, op)
     where = _where(op)
     elems = [_value_elem(v.type.element_type)[0] for v in (op.a, op.b)]
@@ -2035,12 +2039,14 @@ def _b_async_wmma(c: _Compiler, op: Any) -> Exec:
     def run(p: _Program, mask: np.ndarray) -> None:
         ba, pa, x = read(p, a, mask, elems[0], "a")
         bb, pb, y = read(p, b, mask, elems[1], "b")
-        z = _settled(p.env[acc]).astype(np.float64)
+        product = x @ y
+        if use_acc is None or _uniform(p.env[use_acc], mask, "use_acc", where):
+            product += _settled(p.env[acc]).astype(np.float64)
         mma = _AsyncMma(where, [(ba, pa), (bb, pb)])
         for buf, prefix in mma.reads:
             buf.mma_reading[prefix] += 1
         p.mmas.append(mma)
-        p.env[r] = _PendingResult((x @ y + z).astype(np.float32), mma)
+        p.env[r] = _PendingResult(product.astype(np.float32), mma)
 
     return run
 

@@ -7,7 +7,7 @@
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<32x128xf16, #s>>, %c: tensor<128x128xf32, #acc>) {
     // expected-error@+1 {{expects a's K (64) to equal b's K (32)}}
-    %d = "tile.async_wmma"(%a, %b, %c) : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<32x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<32x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
     return
   }
 }
@@ -21,7 +21,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%a: !tile.shared<tensor<2x128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf32, #acc>) {
     // expected-error@+1 {{a and b must be 2-D buffers (index a multi-buffer first), got [2, 128, 64] and [64, 128]}}
-    %d = "tile.async_wmma"(%a, %b, %c) : (!tile.shared<tensor<2x128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<2x128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
     return
   }
 }
@@ -35,7 +35,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xbf16, #s>>, %c: tensor<128x128xf32, #acc>) {
     // expected-error@+1 {{expects a and b to be both f16 or both bf16, got f16 and bf16}}
-    %d = "tile.async_wmma"(%a, %b, %c) : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xbf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xbf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
     return
   }
 }
@@ -49,7 +49,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf32, #bl>) {
     // expected-error@+1 {{c must have a #tile.wmma_layout layout}}
-    %d = "tile.async_wmma"(%a, %b, %c) : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #bl>) -> tensor<128x128xf32, #bl>
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #bl>) -> tensor<128x128xf32, #bl>
     return
   }
 }
@@ -63,7 +63,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf16, #acc>) {
     // expected-error@+1 {{c must be an f32 accumulator, got f16}}
-    %d = "tile.async_wmma"(%a, %b, %c) : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf16, #acc>) -> tensor<128x128xf16, #acc>
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf16, #acc>) -> tensor<128x128xf16, #acc>
     return
   }
 }
@@ -77,7 +77,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf32, #acc>) {
     // expected-error@+1 {{must equal c's type}}
-    %d = "tile.async_wmma"(%a, %b, %c) : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #bl>
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #bl>
     return
   }
 }
@@ -91,7 +91,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x64xf32, #acc>) {
     // expected-error@+1 {{expects c to be 128x128 (a is 128x64, b is 64x128)}}
-    %d = "tile.async_wmma"(%a, %b, %c) : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x64xf32, #acc>) -> tensor<128x64xf32, #acc>
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x64xf32, #acc>) -> tensor<128x64xf32, #acc>
     return
   }
 }
@@ -105,7 +105,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%a: !tile.shared<tensor<128x16xf16, #s>>, %b: !tile.shared<tensor<16x128xf16, #s>>, %c: tensor<128x128xf32, #acc>) {
     // expected-error@+1 {{128x128x16 is not a multiple of the instruction shape 16x16x32}}
-    %d = "tile.async_wmma"(%a, %b, %c) : (!tile.shared<tensor<128x16xf16, #s>>, !tile.shared<tensor<16x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<128x16xf16, #s>>, !tile.shared<tensor<16x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
     return
   }
 }
@@ -119,7 +119,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf32, #acc>) {
     // expected-error@+1 {{k_width = 3 must be a power of two from 1 to 32}}
-    %d = "tile.async_wmma"(%a, %b, %c) {k_width = 3 : i32} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>, k_width = 3 : i32} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
     return
   }
 }
@@ -133,7 +133,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%a: tensor<128x64xf16, #bl>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf32, #acc>) {
     // expected-error@+1 {{a and b must be !tile.shared buffers, got tensor<128x64xf16}}
-    %d = "tile.async_wmma"(%a, %b, %c) : (tensor<128x64xf16, #bl>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<128x64xf16, #bl>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
     return
   }
 }
@@ -147,7 +147,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf32, #acc>) {
     // expected-error@+1 {{unknown attribute 'kwidth'}}
-    %d = "tile.async_wmma"(%a, %b, %c) {kwidth = 4 : i32} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>, kwidth = 4 : i32} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
     return
   }
 }
@@ -204,6 +204,58 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%c: tensor<128x128xf32, #bl>) {
     // expected-error@+1 {{value must have a #tile.wmma_layout layout}}
     %d = "tile.async_wmma_wait"(%c) {num = 0 : i32} : (tensor<128x128xf32, #bl>) -> tensor<128x128xf32, #bl>
+    return
+  }
+}
+
+// -----
+
+// ==== use_acc is an i1. ====
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
+  func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf32, #acc>, %k: i32) {
+    // expected-error@+1 {{use_acc must be i1, got i32}}
+    %d = "tile.async_wmma"(%a, %b, %c, %k) {operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>, i32) -> tensor<128x128xf32, #acc>
+    return
+  }
+}
+
+// -----
+
+// ==== use_acc is a scalar, not a tensor of i1. ====
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
+  func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf32, #acc>, %m: tensor<128x128xi1, #acc>) {
+    // expected-error@+1 {{use_acc must be i1, got tensor<128x128xi1}}
+    %d = "tile.async_wmma"(%a, %b, %c, %m) {operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>, tensor<128x128xi1, #acc>) -> tensor<128x128xf32, #acc>
+    return
+  }
+}
+
+// -----
+
+// ==== use_acc is one operand at most. ====
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
+  func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf32, #acc>, %p: i1) {
+    // expected-error@+1 {{'operandSegmentSizes' gives use_acc 2 operands; it takes 0 or 1}}
+    %d = "tile.async_wmma"(%a, %b, %c, %p, %p) {operandSegmentSizes = array<i32: 1, 1, 1, 2>} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>, i1, i1) -> tensor<128x128xf32, #acc>
+    return
+  }
+}
+
+// -----
+
+// ==== the operand segments are required. ====
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
+  func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf32, #acc>, %p: i1) {
+    // expected-error@+1 {{requires attribute 'operandSegmentSizes' (array<i32: ...>, one operand count for each of a, b, c, use_acc)}}
+    %d = "tile.async_wmma"(%a, %b, %c, %p) : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #s>>, tensor<128x128xf32, #acc>, i1) -> tensor<128x128xf32, #acc>
     return
   }
 }

@@ -13,7 +13,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
     %a = "tile.local_alloc"() : () -> !tile.shared<tensor<64x32xf16, #t>>
     %b = "tile.local_alloc"() : () -> !tile.shared<tensor<32x64xf16, #s>>
     // expected-error@+1 {{mma=wgmma: this MMA cannot use wgmma: operand A's buffer is not row-major (transposed)}}
-    %d = "tile.async_wmma"(%a, %b, %c) : (!tile.shared<tensor<64x32xf16, #t>>, !tile.shared<tensor<32x64xf16, #s>>, !acc) -> !acc
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<64x32xf16, #t>>, !tile.shared<tensor<32x64xf16, #s>>, !acc) -> !acc
     %w = "tile.async_wmma_wait"(%d) {num = 0 : i32} : (!acc) -> !acc
     return %w : !acc
   }
@@ -30,7 +30,7 @@ module attributes {tile.num_warps = 2 : i32, tile.target = "cuda:90"} {
     %a = "tile.local_alloc"() : () -> !tile.shared<tensor<64x32xf16, #s>>
     %b = "tile.local_alloc"() : () -> !tile.shared<tensor<32x64xf16, #s>>
     // expected-error@+1 {{mma=wgmma: this MMA cannot use wgmma: 2 warps are not whole warpgroups of 4}}
-    %d = "tile.async_wmma"(%a, %b, %c) : (!tile.shared<tensor<64x32xf16, #s>>, !tile.shared<tensor<32x64xf16, #s>>, !acc) -> !acc
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<64x32xf16, #s>>, !tile.shared<tensor<32x64xf16, #s>>, !acc) -> !acc
     return %d : !acc
   }
 }

@@ -75,7 +75,7 @@ module attributes {tile.num_warps = 4 : i32} {
     %b = "tile.local_alloc"() : () -> !tile.shared<tensor<64x64xbf16, #s>>
     %a = "tile.memdesc_index"(%ring, %i) : (!tile.shared<tensor<2x64x64xbf16, #s>>, i32) -> !tile.shared<tensor<64x64xbf16, #s>>
     %at = "tile.memdesc_trans"(%a) {order = array<i32: 1, 0>} : (!tile.shared<tensor<64x64xbf16, #s>>) -> !tile.shared<tensor<64x64xbf16, #t>>
-    %d = "tile.async_wmma"(%at, %b, %c) : (!tile.shared<tensor<64x64xbf16, #t>>, !tile.shared<tensor<64x64xbf16, #s>>, !acc) -> !acc
+    %d = "tile.async_wmma"(%at, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<64x64xbf16, #t>>, !tile.shared<tensor<64x64xbf16, #s>>, !acc) -> !acc
     %w = "tile.async_wmma_wait"(%d) {num = 0 : i32} : (!acc) -> !acc
     return %w : !acc
   }

@@ -46,7 +46,7 @@ module attributes {tile.num_warps = 4 : i32} {
         "tile.barrier_wait"(%rdy, %ph) {operandSegmentSizes = array<i32: 1, 1, 0>} : (!bar, i32) -> ()
         %xa = "tile.memdesc_index"(%ra, %s) : (!ra, i32) -> !sa
         %xb = "tile.memdesc_index"(%rb, %s) : (!rb, i32) -> !sb
-        %d = "tile.async_wmma"(%xa, %xb, %acc) : (!sa, !sb, !t) -> !t
+        %d = "tile.async_wmma"(%xa, %xb, %acc) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!sa, !sb, !t) -> !t
         %w = "tile.async_wmma_wait"(%d) {num = 0 : i32} : (!t) -> !t
         %emp = "tile.barrier_index"(%empty, %s) : (!bars, i32) -> !bar
         "tile.barrier_arrive"(%emp) {operandSegmentSizes = array<i32: 1, 0>} : (!bar) -> ()
