@@ -256,12 +256,24 @@ class _Step:
 def _plan(kernel: BundleKernel) -> tuple[list[_Step], struct.Struct, list[int], list[int]]:
     """The fast path's argument steps and the parameter block's layout.
 
-    Parameters sit at their natural alignment in one buffer; the launch
-    passes a pointer to each. Returns the steps, the block's struct (scratch
-    pointers included), each parameter's offset, and its size.
+    Parameters sit at their natural alignment in one buffer (a ``CUtensorMap``
+    at 64 bytes); the launch passes a pointer to each. Returns the steps, the
+    block's struct (host descriptors and scratch pointers included), each
+    parameter's offset, and its size.
     """
     steps = []
     fmt, offsets, sizes, offset = "<", [], [], 0
+
+    def place(code: str, align: int) -> None:
+        nonlocal fmt, offset
+        size = struct.calcsize("<" + code)
+        pad = -offset % align
+        fmt += "x" * pad + code
+        offset += pad
+        offsets.append(offset)
+        sizes.append(size)
+        offset += size
+
     for i, arg in enumerate(kernel.args):
         if arg.constexpr is not None:
             steps.append(_Step(i, _CONSTEXPR, value=arg.constexpr))
@@ -277,32 +289,13 @@ def _plan(kernel: BundleKernel) -> tuple[list[_Step], struct.Struct, list[int], 
             code = SCALAR_TYPES[arg.type][1]
             bf16 = arg.type == "bf16"
             steps.append(_Step(i, _BF16 if bf16 else _FLOAT, code="<f" if bf16 else "<" + code))
-        size = struct.calcsize("<" + code)
-        pad = -offset % size
-        fmt += "x" * pad + code
-        offset += pad
-        offsets.append(offset)
-        sizes.append(size)
-        offset += size
-    for tm in kernel.tensormaps:  # CUtensorMap (64-byte aligned), shape i32s, strides i64s
-        for code, size, align in (
-            [(f"{TENSORMAP_BYTES}s", TENSORMAP_BYTES, 64)]
-            + [("i", 4, 4)] * tm.rank
-            + [("q", 8, 8)] * tm.rank
-        ):
-            pad = -offset % align
-            fmt += "x" * pad + code
-            offset += pad
-            offsets.append(offset)
-            sizes.append(size)
-            offset += size
+        place(code, struct.calcsize("<" + code))
+    for tm in kernel.tensormaps:  # CUtensorMap, then the shape's i32s and the strides' i64s
+        place(f"{TENSORMAP_BYTES}s", 64)
+        for code in "i" * tm.rank + "q" * tm.rank:
+            place(code, struct.calcsize(code))
     for _ in SCRATCH_PARAMS:
-        pad = -offset % 8
-        fmt += "x" * pad + "Q"
-        offset += pad
-        offsets.append(offset)
-        sizes.append(8)
-        offset += 8
+        place("Q", 8)
     return steps, struct.Struct(fmt), offsets, sizes
 
 
