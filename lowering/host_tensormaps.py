@@ -38,33 +38,24 @@ Source = tuple[str, int]
 
 @dataclass(frozen=True)
 class HostTensorMap:
-    """How the launcher encodes one host descriptor from the call's arguments.
+    """Where the launcher finds one host descriptor's fields among the call's arguments.
 
     ``base``, ``shape`` and ``strides`` name tile function arguments (by
-    index) or constants; strides are in elements, the last one 1. ``block``,
-    ``swizzle`` (``CU_TENSOR_MAP_SWIZZLE_*``), ``elem_bytes`` and ``dtype``
-    (``CU_TENSOR_MAP_DATA_TYPE_*``) are Triton's, read back from the lowered
-    module so that host and kernel agree on them (see
-    :func:`gemm_opt.lowering.triton_bridge.tensordesc_metadata`).
+    index) or constants; strides are in elements, the last one 1. The box,
+    swizzle and element type are Triton's, read back from the lowered module
+    so that host and kernel agree on them
+    (:func:`gemm_opt.lowering.triton_bridge.tensordesc_metadata`).
     """
 
     base: int
     shape: tuple[Source, ...]
     strides: tuple[Source, ...]
-    block: tuple[int, ...] = ()
-    swizzle: int = 0
-    elem_bytes: int = 0
-    dtype: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
             "base": self.base,
             "shape": [list(s) for s in self.shape],
             "strides": [list(s) for s in self.strides],
-            "block": list(self.block),
-            "swizzle": self.swizzle,
-            "elem_bytes": self.elem_bytes,
-            "dtype": self.dtype,
         }
 
 

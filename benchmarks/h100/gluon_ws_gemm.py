@@ -425,13 +425,7 @@ def signature(dtype: str) -> dict[str, str]:
 def constexprs(config: Config) -> dict[str, int]:
     """The kernel's constexprs for ``config`` (flags as 0/1: bundles carry numbers)."""
     return {
-        "stride_ak": 1,
-        "stride_bn": 1,
-        "stride_cn": 1,
-        "BLOCK_M": config.block_m,
-        "BLOCK_N": config.block_n,
-        "BLOCK_K": config.block_k,
-        "GROUP_M": config.group_m,
+        **triton_gemm.constexprs(config),  # unit strides, block shape, GROUP_M
         "NUM_STAGES": config.num_stages,
         "PERSISTENT": int(config.persistent),
         "EPILOGUE_TMA": int(config.epilogue_tma),
@@ -500,13 +494,7 @@ def bundle_kernels(
                 name=f"gluon_ws_{dtype}_{config.tag}",
                 grid=config.grid(),
                 meta={
-                    "kind": "gluon-ws",
-                    "source": "benchmarks/h100/gluon_ws_gemm.py",
-                    "dtype": DTYPES[dtype],
-                    "config": config.tag,
-                    "block": {"M": config.block_m, "N": config.block_n, "K": config.block_k},
-                    "num_stages": config.num_stages,
-                    "group_m": config.group_m,
+                    **triton_gemm.bundle_meta("gluon-ws", "gluon_ws_gemm.py", dtype, config),
                     "persistent": config.persistent,
                     "epilogue": "tma-store" if config.epilogue_tma else "registers",
                     "consumer_warps": config.num_warps,
@@ -514,7 +502,6 @@ def bundle_kernels(
                     "maxnreg": config.maxnreg,
                     "producer_regs": config.producer_regs,
                     "consumer_regs": config.consumer_regs,
-                    "layout": "row-major A (MxK), B (KxN), C (MxN)",
                 },
             )
             out.append(k)

@@ -164,6 +164,21 @@ def compile_config(config: Config, dtype: str, capability: int = 90) -> Any:
     )
 
 
+def bundle_meta(kind: str, source: str, dtype: str, config: Any) -> dict[str, Any]:
+    """The bundle metadata every baseline kernel of ``benchmarks/h100/source`` carries
+    (``config``: a config with this module's block, stage and GROUP_M fields)."""
+    return {
+        "kind": kind,
+        "source": f"benchmarks/h100/{source}",
+        "dtype": DTYPES[dtype],
+        "config": config.tag,
+        "block": {"M": config.block_m, "N": config.block_n, "K": config.block_k},
+        "num_stages": config.num_stages,
+        "group_m": config.group_m,
+        "layout": "row-major A (MxK), B (KxN), C (MxN)",
+    }
+
+
 def bundle_kernels(
     dtypes: list[str] | None = None,
     configs: tuple[Config, ...] = CONFIGS,
@@ -186,16 +201,7 @@ def bundle_kernels(
                 divisibility={n: 16 for n in DIVISIBLE_16},
                 name=f"triton_{dtype}_{config.tag}",
                 grid=[("M", config.block_m), ("N", config.block_n), 1],
-                meta={
-                    "kind": "triton",
-                    "source": "benchmarks/h100/triton_gemm.py",
-                    "dtype": DTYPES[dtype],
-                    "config": config.tag,
-                    "block": {"M": config.block_m, "N": config.block_n, "K": config.block_k},
-                    "num_stages": config.num_stages,
-                    "group_m": config.group_m,
-                    "layout": "row-major A (MxK), B (KxN), C (MxN)",
-                },
+                meta=bundle_meta("triton", "triton_gemm.py", dtype, config),
             )
             out.append(k)
             if not quiet:

@@ -16,7 +16,7 @@ from support.scripts import load_script
 from gemm_opt.core.ext_compat import func, ir
 from gemm_opt.lowering.compile import compile_tile_module
 from gemm_opt.runtime import BundleError, parameter_sizes, read_bundle
-from gemm_opt.runtime.build import build_kernel, tile_arguments
+from gemm_opt.runtime.build import build_kernel, ptx_parameter_sizes, tile_arguments
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,20 +34,6 @@ def variants():
 def aligned(variants):
     # with its own pipeline: cp.async, as the bundle builds it (auto would take TMA)
     return _build_bundle_script().build_variant(variants["gemm_fp16_aligned"])
-
-
-def _ptx_param_sizes(ptx: str) -> list[int]:
-    """Byte sizes of the ``.entry`` parameters (``.param .u64 ...`` is 8)."""
-    head = ptx[ptx.index(".entry") :]
-    params = head[head.index("(") + 1 : head.index(")")]
-    sizes = []
-    for line in params.split(","):
-        words = line.split()  # .param .u32 name / .param .u64 .ptr .global ...
-        if words[1] == ".align":  # .param .align 64 .b8 name[128]
-            sizes.append(int(words[-1].split("[")[1].rstrip("]")))
-        else:
-            sizes.append(int(words[1][2:]) // 8)
-    return sizes
 
 
 def test_gemm_metadata_describes_the_binary(aligned, variants) -> None:
@@ -72,11 +58,11 @@ def test_gemm_metadata_describes_the_binary(aligned, variants) -> None:
     assert [g.to_json() for g in k.grid] == [{"cdiv": ["M", 128]}, {"cdiv": ["N", 128]}, 1]
     v = variants["gemm_fp16_aligned"]
     ptx = compile_tile_module(v["module"], "cuda:90", pipeline=v["pipeline"]).asm["ptx"]
-    assert _ptx_param_sizes(ptx) == parameter_sizes(k) == [8, 8, 8, 4, 4, 4, 8, 8, 8, 8, 8]
+    assert ptx_parameter_sizes(ptx) == parameter_sizes(k) == [8, 8, 8, 4, 4, 4, 8, 8, 8, 8, 8]
     # Under the default pipeline the copies are TMA copies, whose descriptors
     # the host encodes: a 128-byte map, two i32 extents and two i64 strides each.
     tma = compile_tile_module(v["module"], "cuda:90").asm["ptx"]
-    assert _ptx_param_sizes(tma) == [8, 8, 8, 4, 4, 4, 8, 8, 8] + [128, 4, 4, 8, 8] * 2 + [8, 8]
+    assert ptx_parameter_sizes(tma) == [8, 8, 8, 4, 4, 4, 8, 8, 8] + [128, 4, 4, 8, 8] * 2 + [8, 8]
     assert ".reqntid 256" in ptx
 
 
