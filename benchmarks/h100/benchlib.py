@@ -46,6 +46,23 @@ SM_MAX_WARPS = 64
 SM_MAX_CTAS = 32
 
 
+#: A first-round candidate within this fraction of the best rate goes to the final round.
+FINALIST_WITHIN = 0.03
+
+
+def finalists(rates: dict[str, float], within: float = FINALIST_WITHIN) -> list[str]:
+    """The candidates whose rate is within ``within`` of the best, best first: the
+    close calls a tuner times again with more samples (on a 10 us kernel the
+    first round's medians are a few percent apart run to run)."""
+    if not rates:
+        raise ValueError("no candidates")
+    if not 0 <= within < 1:
+        raise ValueError(f"within must be in [0, 1), got {within}")
+    best = max(rates.values())
+    close = [t for t, r in rates.items() if r >= best * (1 - within)]
+    return sorted(close, key=lambda t: -rates[t])
+
+
 def parse_shapes(text: str) -> list[tuple[int, int, int]]:
     """``MxNxK,...`` as a list of positive triples; ValueError otherwise."""
     shapes = []

@@ -9,7 +9,10 @@ warp-specialized Gluon GEMM) are not configs of ours and are left out. For
 each dtype and shape of the suite, every candidate is first checked against
 a float64 reference (a wrong kernel never wins), then the correct ones are
 timed interleaved (one call per sample after an L2 flush, median of
-``--reps``). The fastest becomes the shape's entry in the config table; a
+``--reps``); the candidates within 3% of the best (``benchlib.finalists``)
+are timed again, interleaved, with ``--final-reps`` samples, so a close call
+is not decided by a few samples' noise. The fastest of the final round
+becomes the shape's entry in the config table; a
 shape outside the suite takes the entry of the nearest tuned shape
 (``benchlib.choose_config``). Tuning is its own command: nothing here runs
 inside the benchmark's timed region.
@@ -60,11 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bundle", type=Path, required=True)
     parser.add_argument("--out", type=Path, default=benchlib.CONFIG_TABLE)
     parser.add_argument("--reps", type=int, default=15)
+    parser.add_argument(
+        "--final-reps", type=int, default=60, help="samples of the final round (close calls)"
+    )
     parser.add_argument("--dtypes", default=",".join(benchlib.DTYPES))
     parser.add_argument("--shapes", default="", help="MxNxK,... instead of the benchmark suite")
     args = parser.parse_args(argv)
-    if args.reps < 5:
-        fail("--reps must be at least 5")
+    if args.reps < 5 or args.final_reps < 5:
+        fail("--reps and --final-reps must be at least 5")
     try:
         dtypes = benchlib.parse_dtypes(args.dtypes)
     except ValueError as e:
@@ -117,15 +123,24 @@ def main(argv: list[str] | None = None) -> int:
             rates = {
                 t: round(benchlib.tflops(m, n, kk, v["median_ms"]), 1) for t, v in times.items()
             }
-            best = max(rates, key=lambda t: rates[t])
+            final = benchlib.finalists(rates)
+            if len(final) > 1:
+                again = benchlib.bench({t: fns[t] for t in final}, args.final_reps, 2, flush)
+                final_rates = {
+                    t: round(benchlib.tflops(m, n, kk, v["median_ms"]), 1) for t, v in again.items()
+                }
+            else:
+                final_rates = {final[0]: rates[final[0]]}
+            best = max(final_rates, key=lambda t: final_rates[t])
             entries.append(
                 {
                     "dtype": dtype,
                     "shape": [m, n, kk],
                     "config": best,
-                    "tflops": rates[best],
+                    "tflops": final_rates[best],
                     "default_tflops": rates.get(DEFAULT),
                     "candidates_tflops": rates,
+                    "final_tflops": final_rates,
                     "wrong": sorted(set(cands) - set(fns)),
                 }
             )
@@ -134,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(
                 f"[{time.perf_counter() - start:5.0f} s] {dtype:8s} {m}x{n}x{kk}: best {best} "
-                f"({ranked} TFLOP/s)"
+                f"({ranked} TFLOP/s; final round "
+                + ", ".join(f"{t} {r:.0f}" for t, r in final_rates.items())
+                + ")"
                 + (f"; WRONG: {entries[-1]['wrong']}" if entries[-1]["wrong"] else ""),
                 flush=True,
             )
@@ -152,7 +169,9 @@ def main(argv: list[str] | None = None) -> int:
         },
         "method": (
             f"per shape: candidates checked against float64, the correct ones timed "
-            f"interleaved, median of {args.reps} samples after an L2 flush; the fastest wins; "
+            f"interleaved, median of {args.reps} samples after an L2 flush; those within "
+            f"{benchlib.FINALIST_WITHIN:.0%} of the best timed again ({args.final_reps} "
+            "samples); the fastest of that round wins; "
             "other shapes take the entry of the nearest tuned shape (sum of |log2| ratios)"
         ),
         "entries": entries,

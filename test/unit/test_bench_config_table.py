@@ -149,3 +149,15 @@ def test_committed_results_are_the_scripts_output() -> None:
         assert text == (results / f"{name}.md").read_text(), name
     with pytest.raises(ValueError, match="no ncu CSV header"):
         ncu.read(results / "results.csv")
+
+
+def test_close_calls_go_to_the_final_round(lib) -> None:
+    """The tuner times again every candidate within 3% of the best, best first."""
+    rates = {"64x128x128": 221.0, "128x64x128": 223.0, "128x64x64": 201.0, "64x64x64": 216.4}
+    assert lib.finalists(rates) == ["128x64x128", "64x128x128", "64x64x64"]
+    assert lib.finalists(rates, within=0.0) == ["128x64x128"]
+    assert lib.finalists({"only": 1.0}) == ["only"]
+    with pytest.raises(ValueError, match="no candidates"):
+        lib.finalists({})
+    with pytest.raises(ValueError, match="within must be in"):
+        lib.finalists(rates, within=1.5)
