@@ -843,8 +843,7 @@ def _run_model(call: _Call) -> Any:
     layout = S.workspace_layout(
         spec.kind, spec.reduction, P, spec.num_xcds, spec.block_m, spec.block_n
     )
-    fill = 0.0 if layout.zero_output else np.nan
-    c = np.full(call.out_shape, fill, dtype=np.float16 if spec.dtype == "fp16" else np.float32)
+    c = np.full(call.out_shape, np.nan, dtype=np.float16 if spec.dtype == "fp16" else np.float32)
     values = {
         "a": a,
         "b": b,
