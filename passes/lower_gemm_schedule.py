@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from gemm_opt.core.ext_compat import arith, ir, scf
 from gemm_opt.core.pass_base import TilePass
-from gemm_opt.core.schedules import EPOCH_COUNTER, EXIT_COUNTER, workspace_layout
+from gemm_opt.core.schedules import workspace_layout
 from gemm_opt.dialect.schedule import GemmScheduleOp
 from gemm_opt.dialect.tile import VerifyError
 from gemm_opt.passes.common import collect_ops
@@ -25,11 +25,10 @@ class LowerGemmSchedulePass(TilePass):
     """Lower tile.gemm_schedule to scf loops, arith, tile atomics and block stores.
 
     Host contract (every kind): C is written only through the stores and
-    atomics below (every element, so C needs no zeroing); the host zeroes
-    ``sync`` (counters and flags) on the launch stream before every launch,
-    except a persistent workspace (atomic stream-K), which it zeroes once and
-    the kernel keeps (see below); a workspace is never shared by launches
-    that may overlap. Grid: ``tiles`` programs for data-parallel
+    atomics below; the host zeroes ``sync`` (counters and flags) on the
+    launch stream before every launch, and C as well for stream-K with
+    atomic reduction; a workspace is never shared by launches that may
+    overlap. Grid: ``tiles`` programs for data-parallel
     (``cdiv(M, BM) * cdiv(N, BN)``), any ``P >= 1`` for the others (one per
     compute unit); stream-K linear/tree programs wait only on lower-numbered
     programs, so they finish under in-order dispatch whatever P is.
@@ -51,19 +50,8 @@ class LowerGemmSchedulePass(TilePass):
       its whole tiles ``pid, pid + P, ...`` below ``dp_tiles``, then one unit
       per tile its iteration range ``[pid*q + min(pid, r), +q + (pid < r))``
       touches, *last tile first*. A unit covering its whole tile is stored.
-      Otherwise: atomic: the tile's first contributor (its unit starts at
-      the tile's first iteration) stores its partial in C's type and raises
-      the tile's flag (``flag[tl]``, ``tl`` the tile among the stream-K
-      tiles) to the launch's epoch (xchg release); the others wait for the
-      flag to reach the epoch (acquire) and ``tile.atomic_add_block`` their
-      partial into C. The epoch is one past ``sync[EPOCH]`` read at the
-      start; each program counts itself out at the end (``sync[EXIT]``, add
-      1 acq_rel: after its epoch read), and the last one resets the count
-      and stores the epoch, so ``sync`` is ready for the next launch with no
-      memset (flags hold earlier epochs). A first contributor publishes
-      before it waits on anything (its first stream-K unit, below), and its
-      waiters are higher-numbered programs, so no wait outlives in-order
-      dispatch; linear: the tile's last contributor (whose range ends the
+      Otherwise: atomic: ``tile.atomic_add_block`` of the partial in C's
+      type into C; linear: the tile's last contributor (whose range ends the
       tile) is its owner: the others store their fp32 partial in
       ``partials[pid]`` and count themselves into the owner's flag
       (``flag[owner]``, add 1 release); the owner waits once for the count
@@ -289,9 +277,6 @@ class _Schedule:
         it_end = e.add(it_begin, e.add(q, extra))
         has_dp = e.cmp("slt", self.pid, dp)
         n_dp = e.select(has_dp, e.cdiv(e.max(e.sub(dp, self.pid), e.c(0)), P), e.c(0))
-        if self.reduction == "atomic":
-            seen = e.atomic(self.op.sync, self.counter(EPOCH_COUNTER), e.c(0), "add", "relaxed")
-            self.epoch = e.add(seen, e.c(1))
         first = e.div(it_begin, ipt1)
         last = e.div(e.sub(it_end, e.c(1)), ipt1)
         n_seg = e.select(e.cmp("sgt", it_end, it_begin), e.add(e.sub(last, first), e.c(1)), e.c(0))
@@ -312,14 +297,12 @@ class _Schedule:
             whole = e.and_(e.cmp("eq", sb, e.c(0)), e.cmp("eq", se, ipt))
             place = (acc, m_off, n_off)
             if self.reduction == "atomic":
-                self._atomic(sb, se, ipt, tl, *place)
+                self._atomic(whole, *place)
             elif self.reduction == "linear":
                 self._linear(whole, se, ipt, tile_begin, tile_end, *place)
             else:
                 self._tree(whole, tile_begin, tile_end, *place)
             scf.YieldOp([])
-        if self.reduction == "atomic":
-            self._leave(P)
 
     # -- grouped (persistent) --
 
@@ -428,41 +411,15 @@ class _Schedule:
         high = e.add(self.r, e.div(e.sub(it, edge), q1))
         return e.select(e.cmp("slt", it, edge), low, high)
 
-    def counter(self, which: int) -> Value:
-        return self.e.c(self.ws.counter_offset + which * self.ws.counter_stride)
-
-    def _atomic(
-        self, sb: Value, se: Value, ipt: Value, tl: Value, acc: Value, m_off: Value, n_off: Value
-    ) -> None:
-        """The first contributor (or a whole tile's program) stores; a split
-        tile's first contributor then raises the tile's flag to the epoch; the
-        others wait for it and add."""
+    def _atomic(self, whole: Value, acc: Value, m_off: Value, n_off: Value) -> None:
         e = self.e
-        sync = self.op.sync
-        flag = self.flag(tl)
-        br = e.if_(e.cmp("eq", sb, e.c(0)), has_else=True)
+        br = e.if_(whole, has_else=True)
         with ir.InsertionPoint(br.then_block):
             self.store_c(acc, m_off, n_off)
-            split = e.if_(e.cmp("ne", se, ipt))
-            with ir.InsertionPoint(split.then_block):
-                e.atomic(sync, flag, self.epoch, "xchg", "release")
-                scf.YieldOp([])
             scf.YieldOp([])
         with ir.InsertionPoint(br.else_block):
-            e.wait_count(sync, flag, self.epoch)
             out = self.out(acc)
             e.atomic_add(self.op.c, self.M, self.N, self.op.ldc, m_off, n_off, out)
-            scf.YieldOp([])
-
-    def _leave(self, num_programs: Value) -> None:
-        """Count this program out; the last one readies ``sync`` for the next launch."""
-        e = self.e
-        sync = self.op.sync
-        gone = e.atomic(sync, self.counter(EXIT_COUNTER), e.c(1), "add", "acq_rel")
-        last = e.if_(e.cmp("eq", gone, e.sub(num_programs, e.c(1))))
-        with ir.InsertionPoint(last.then_block):
-            e.atomic(sync, self.counter(EXIT_COUNTER), e.c(0), "xchg", "relaxed")
-            e.atomic(sync, self.counter(EPOCH_COUNTER), self.epoch, "xchg", "relaxed")
             scf.YieldOp([])
 
     def partial_at(self, program: Value) -> tuple[Value, Value, Value]:

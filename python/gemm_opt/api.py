@@ -843,7 +843,8 @@ def _run_model(call: _Call) -> Any:
     layout = S.workspace_layout(
         spec.kind, spec.reduction, P, spec.num_xcds, spec.block_m, spec.block_n
     )
-    c = np.full(call.out_shape, np.nan, dtype=np.float16 if spec.dtype == "fp16" else np.float32)
+    fill = 0.0 if layout.zero_output else np.nan
+    c = np.full(call.out_shape, fill, dtype=np.float16 if spec.dtype == "fp16" else np.float32)
     values = {
         "a": a,
         "b": b,

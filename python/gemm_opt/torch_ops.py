@@ -23,10 +23,8 @@ without a graph break and a bad call fails at trace time with the eager
 message. The CUDA path never reads device data on the host: ``group_lens``
 on the GPU goes to the kernel as it is (see ``validate`` in
 :func:`gemm_opt.api.grouped_matmul`), the workspace is allocated and zeroed
-on the launch stream (atomic stream-K's is kept per stream and needs no
-zeroing, except under capture, where it is fresh and zeroed in the graph), so
-a call can be captured in a CUDA graph and replayed with new lengths copied
-into the captured tensor.
+on the launch stream, so a call can be captured in a CUDA graph and
+replayed with new lengths copied into the captured tensor.
 
 The backward of ``matmul`` runs the grouped kernels with one group:
 ``dA = grouped_matmul(dC, B[None], [M], trans_b=True)`` and

@@ -82,7 +82,7 @@ def _run(module, kind, reduction, a, b, programs, *, num_xcds=1, c=None, sync=No
     n = b.shape[1]
     grid = tile_count(m, n, BM, BN) if kind == "data-parallel" else programs
     if c is None:
-        c = np.full((m, n), np.nan, a.dtype)  # every kind writes every element
+        c = np.zeros((m, n), a.dtype) if reduction == "atomic" else np.full((m, n), np.nan, a.dtype)
     layout = workspace_layout(kind, reduction, grid, num_xcds, BM, BN)
     args = [a, b, c, m, n, k, k, n, n]
     names = kernel_args(kind, reduction)
@@ -283,7 +283,7 @@ def test_workspace_layout():
     assert ws.partial_elements == 0
     sk = workspace_layout("stream-k", "tree", 132, 1, 128, 128)
     assert (sk.num_flags, sk.sync_elements, sk.partial_elements) == (132, 132, 132 * 128 * 128)
-    assert workspace_layout("stream-k", "atomic", 132, 1, 128, 128).sync_elements == 128 + 264
+    assert workspace_layout("stream-k", "atomic", 132, 1, 128, 128).sync_elements == 0
     with pytest.raises(ValueError, match="unknown schedule kind"):
         workspace_layout("split-k", None, 4, 1, 64, 64)
 
@@ -294,7 +294,7 @@ def test_workspace_layout():
 def test_kernel_signature():
     assert kernel_args("persistent", None) == ("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc")
     assert kernel_args("work-stealing", None)[-1] == "sync"
-    assert kernel_args("stream-k", "atomic")[-1] == "sync"
+    assert kernel_args("stream-k", "atomic")[-1] == "ldc"
     assert kernel_args("stream-k", "tree")[-2:] == ("sync", "partials")
     module = build_gemm_module(kind="stream-k", reduction="linear")
     fn = module.body.operations[0]

@@ -334,7 +334,7 @@ def test_negative_group_lengths_are_refused() -> None:
 
 def test_workspace_layouts() -> None:
     dp = S.workspace_layout("data-parallel", None, 132, 1, 128, 128)
-    assert dp.total_bytes == 0 and not dp.persistent
+    assert dp.total_bytes == 0 and not dp.zero_output
     ws = S.workspace_layout("work-stealing", None, 304, 8, 128, 128)
     assert ws.num_counters == 8 and ws.sync_elements == 8 * S.COUNTER_STRIDE
     assert [ws.counter_index(x) for x in range(8)] == [64 * x for x in range(8)]
@@ -346,12 +346,7 @@ def test_workspace_layouts() -> None:
     # The lowering addresses partial tile p as rows [p*128, p*128 + 128), partial_ld apart.
     assert lin.partial_ld == 64 and lin.partial_stride == 128 * lin.partial_ld
     atomic = S.workspace_layout("stream-k", "atomic", 132, 1, 128, 64)
-    # the epoch and exit counters on their own lines, then a flag per stream-K tile (< 2 P)
-    assert atomic.persistent and not lin.persistent and not ws.persistent
-    assert [atomic.counter_index(x) for x in (S.EPOCH_COUNTER, S.EXIT_COUNTER)] == [0, 64]
-    assert (atomic.flag_index(0), atomic.flag_index(263), atomic.num_flags) == (128, 391, 264)
-    assert atomic.sync_bytes == (128 + 264) * 4 and atomic.partial_elements == 0
-    assert atomic.total_bytes == atomic.sync_bytes
+    assert atomic.total_bytes == 0 and atomic.zero_output
     assert S.workspace_layout("stream-k", None, 4, 1, 16, 16).num_flags == 4  # linear
 
 

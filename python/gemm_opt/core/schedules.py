@@ -19,9 +19,8 @@ Schedules (``kind``):
   counter until the range is used up, then stops (it never claims again).
 * ``stream-k``: whole tiles first (data-parallel over ``P`` programs), then
   the leftover tiles' iterations split evenly over the ``P`` programs
-  (:func:`stream_k_partition`); partials combine by ``atomic`` add into C
-  (the tile's first contributor stores, the others add after its flag), by a
-  ``linear`` fix-up (the tile's owner, its last contributor, adds the
+  (:func:`stream_k_partition`); partials combine by ``atomic`` add into C,
+  by a ``linear`` fix-up (the tile's owner, its last contributor, adds the
   other programs' fp32 partials in descending program order) or a ``tree``
   (pairwise, fixed order). Both fix-ups are deterministic for a fixed ``P``.
 
@@ -51,13 +50,6 @@ COUNTER_STRIDE = 64
 ELEMENT_BYTES = 4
 #: Byte alignment of the partials region inside one workspace allocation.
 PARTIALS_ALIGN = 256
-#: Atomic stream-K's two counters (of :class:`WorkspaceLayout`): the epoch of the
-#: last launch that finished on the workspace, and the count of programs that
-#: have left the running launch.
-EPOCH_COUNTER, EXIT_COUNTER = 0, 1
-#: Launches one persistent workspace serves before the host zeroes it again, so
-#: the i32 epoch never wraps (a flag always holds an earlier launch's epoch).
-PERSISTENT_LAUNCHES = 1 << 30
 
 
 def cdiv(a: int, b: int) -> int:
@@ -493,27 +485,19 @@ class WorkspaceLayout:
     """Where a launch's counters, flags and partials live.
 
     Two buffers, as the kernel takes them. ``sync`` (i32): ``num_counters``
-    counters from ``counter_offset``, ``counter_stride`` apart (one per
-    chiplet for work stealing; :data:`EPOCH_COUNTER` and :data:`EXIT_COUNTER`
-    for atomic stream-K), then ``num_flags`` flags from ``flag_offset``,
+    counters (one per chiplet) from ``counter_offset``, ``counter_stride``
+    apart, then ``num_flags`` flags (one per program) from ``flag_offset``,
     ``flag_stride`` apart; ``sync_elements`` in all. A flag is the count of
-    published partials of the tile its program owns (linear), whether its
-    program's partial is published (tree), or the epoch of the last launch
-    whose first contributor stored its stream-K tile (atomic: one flag per
-    stream-K tile, fewer than ``2 P``). ``partials`` (f32): one
+    published partials of the tile its program owns (linear) or whether its
+    program's partial is published (tree). ``partials`` (f32): one
     ``block_m x block_n`` row-major tile (rows ``partial_ld`` apart) per
     program, ``partial_stride`` apart; ``partial_elements`` in all. Offsets
     and strides do not depend on the program count (the kernel reads that at
-    run time). Partials are always written before they are read
+    run time). The host zeroes ``sync`` on the launch stream before every
+    launch; partials are always written before they are read
     (release/acquire on the flags), so they are never zeroed.
-
-    ``persistent`` False: the host zeroes ``sync`` on the launch stream
-    before every launch. True (atomic stream-K): ``sync`` is zeroed once and
-    then kept by the kernel, so a workspace serves every launch on one stream
-    with no memset: a launch's epoch is one past the stored one, its flags
-    are raised to it, and the last program to leave resets the exit count and
-    stores the epoch (at most :data:`PERSISTENT_LAUNCHES` launches before the
-    host zeroes it again). Launches that may overlap never share one.
+    ``zero_output``: C itself must be zero before the launch (atomic
+    stream-K adds every contribution into it).
     """
 
     counter_offset: int
@@ -526,7 +510,7 @@ class WorkspaceLayout:
     partial_stride: int
     partial_ld: int
     partial_elements: int
-    persistent: bool = False
+    zero_output: bool = False
 
     def counter_index(self, xcd: int) -> int:
         """Index (in i32) of chiplet ``xcd``'s counter in ``sync``."""
@@ -568,8 +552,8 @@ class WorkspaceLayout:
 
 
 def needs_sync(kind: str, reduction: str | None) -> bool:
-    """Whether the kernel takes ``sync``: work stealing's counters, or stream-K's flags."""
-    return kind in ("work-stealing", "stream-k")
+    """Whether the kernel takes ``sync``: work stealing's counters, or fix-up flags."""
+    return kind == "work-stealing" or needs_partials(kind, reduction)
 
 
 def needs_partials(kind: str, reduction: str | None) -> bool:
@@ -618,11 +602,9 @@ def workspace_layout(
     _positive("num_xcds", num_xcds)
     _positive("block_m", block_m)
     _positive("block_n", block_n)
-    atomic = kind == "stream-k" and reduction == "atomic"
-    counters = num_xcds if kind == "work-stealing" else 2 if atomic else 0
+    counters = num_xcds if kind == "work-stealing" else 0
     fixup = needs_partials(kind, reduction)
-    # one flag per program (fix-ups) or per stream-K tile (atomic: fewer than 2 P)
-    flags = num_programs if fixup else 2 * num_programs if atomic else 0
+    flags = num_programs if fixup else 0
     counter_words = counters * COUNTER_STRIDE
     return WorkspaceLayout(
         counter_offset=0,
@@ -635,7 +617,7 @@ def workspace_layout(
         partial_stride=block_m * block_n,
         partial_ld=block_n,
         partial_elements=num_programs * block_m * block_n if fixup else 0,
-        persistent=atomic,
+        zero_output=kind == "stream-k" and reduction == "atomic",
     )
 
 

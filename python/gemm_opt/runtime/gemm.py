@@ -13,20 +13,12 @@ The host contract, kept on every launch:
   allocated from PyTorch's caching allocator on the launch stream, so two
   launches that may overlap (two streams, or one stream captured into two
   graphs) never share it, and the allocator reuses the memory only after
-  the launch on that stream (a schedule whose layout is empty, data-parallel
-  and persistent, takes no workspace argument and gets none);
+  the launch on that stream (a schedule whose layout is empty, data-parallel,
+  persistent and atomic stream-K, takes no workspace argument and gets none);
 * its counters and flags are zeroed on the launch stream right before the
   launch (one memset of the ``sync`` part; partials are always written
-  before they are read, so they are never zeroed);
-* except a persistent layout (atomic stream-K), whose kernel leaves ``sync``
-  ready for its next launch: it is owned by the launch stream instead
-  (:func:`kept_workspace`: one per device and stream, zeroed when made and
-  again every :data:`~gemm_opt.core.schedules.PERSISTENT_LAUNCHES`
-  launches), so an eager launch needs no memset; launches on one stream
-  never overlap, and one on another stream has its own. While a stream is
-  being captured into a CUDA graph the call gets a fresh workspace zeroed
-  inside the graph, so replays never share state with eager launches;
-* C is never zeroed: every kind writes every element;
+  before they are read, so they are never zeroed); atomic stream-K zeroes
+  C the same way;
 * persistent kinds launch ``num_programs`` programs (default: the number of
   resident programs, compute units x occupancy: :func:`resident_programs`);
   stream-K with a fix-up reduction waits on other programs' flags, so its
@@ -65,7 +57,6 @@ from pathlib import Path
 from typing import Any
 
 from gemm_opt.core import schedules as S
-from gemm_opt.runtime import launch as _launch
 from gemm_opt.runtime.bundle import BundleError, BundleKernel, read_bundle
 from gemm_opt.runtime.launch import Kernel
 
@@ -443,55 +434,18 @@ def launch_grid(spec: S.KernelSpec, num_programs: int, total_tiles: int) -> tupl
     return (S.grid_size(spec.kind, total_tiles, num_programs), 1, 1)
 
 
-#: Persistent workspaces by (device type, index, stream handle): [buffer, launches served].
-_KEPT: dict[tuple[str, int, int], list[Any]] = {}
-
-
-def capturing(torch: Any) -> bool:
-    """Whether the current stream is being captured into a CUDA graph."""
-    return bool(torch.cuda.is_current_stream_capturing())
-
-
-def kept_workspace(torch: Any, layout: S.WorkspaceLayout, device: Any) -> Any:
-    """The launch stream's persistent workspace for ``layout`` (see the host contract).
-
-    Made zeroed on that stream (so ordered before the launch) when the stream
-    has none, when the one it has is too small, and after
-    :data:`~gemm_opt.core.schedules.PERSISTENT_LAUNCHES` launches (so the
-    kernel's i32 epoch never wraps). A replaced buffer goes back to the
-    caching allocator, which reuses it only after the work queued on that
-    stream.
-    """
-    dev = torch.device(device)
-    index = dev.index
-    if index is None:
-        index = torch.cuda.current_device() if dev.type == "cuda" else 0
-    key = (dev.type, index, _launch._current_stream(torch, index))
-    need = max(layout.total_bytes, 16)
-    kept = _KEPT.get(key)
-    if kept is None or kept[0].numel() < need or kept[1] >= S.PERSISTENT_LAUNCHES:
-        kept = _KEPT[key] = [torch.zeros(need, dtype=torch.uint8, device=device), 0]
-    kept[1] += 1
-    return kept[0]
-
-
 def allocate_workspace(torch: Any, layout: S.WorkspaceLayout, device: Any) -> tuple[Any, int, int]:
-    """The workspace of one launch: (buffer, sync address, partials address).
+    """A fresh workspace for one launch: (buffer, sync address, partials address).
 
     Allocated from the caching allocator on the current stream (so no other
     launch that may overlap this one gets it) with its ``sync`` part (counters
-    and flags) zeroed by a memset on that stream, ordered before the launch;
-    a persistent layout's is the stream's :func:`kept_workspace` instead,
-    except while the stream is being captured into a CUDA graph. Partials are
-    left as they are: every partial is written before a flag releases it.
-    Keep the buffer alive until the launch is enqueued.
+    and flags) zeroed by a memset on that stream, ordered before the launch.
+    Partials are left as they are: every partial is written before a flag
+    releases it. Keep the buffer alive until the launch is enqueued.
     """
-    if layout.persistent and not capturing(torch):
-        workspace = kept_workspace(torch, layout, device)
-    else:
-        workspace = torch.empty(max(layout.total_bytes, 16), dtype=torch.uint8, device=device)
-        if layout.sync_bytes:
-            workspace[: layout.sync_bytes].zero_()
+    workspace = torch.empty(max(layout.total_bytes, 16), dtype=torch.uint8, device=device)
+    if layout.sync_bytes:
+        workspace[: layout.sync_bytes].zero_()
     base = workspace.data_ptr()
     partials = base + (layout.partials_byte_offset if layout.partial_elements else 0)
     return workspace, base, partials
@@ -506,8 +460,8 @@ class Prepared:
     the same dtypes, device and address divisibility (the caller keys it by
     them): its addresses replace the first call's and the launch skips the
     checks and choices. The host contract is kept as :func:`launch` keeps it: a
-    fresh workspace per call with its counters zeroed on the launch stream, or
-    the stream's persistent one (:func:`allocate_workspace`).
+    fresh workspace per call, its counters zeroed on the launch stream, C zeroed
+    for atomic stream-K.
     """
 
     __slots__ = ("device", "grid", "kernel", "layout", "slots", "sync_slots", "values")
@@ -556,6 +510,8 @@ class Prepared:
                 values[ps] = sync
             if pp is not None:
                 values[pp] = partials
+        if layout.zero_output:
+            c.zero_()
         if 0 not in self.grid:
             self.kernel.launch_values(values, self.device, *self.grid)
         del workspace  # reused by the caching allocator only after the launch on this stream
@@ -592,6 +548,8 @@ def launch(
         workspace, sync, partials = allocate_workspace(torch, layout, device)
     else:
         workspace, sync, partials = None, 0, 0  # the kernel touches no workspace
+    if layout.zero_output:
+        c.zero_()
     bound = {**values, "sync": sync, "partials": partials}
     kernel, args = select_kernel(st, spec, bound)
     grid = launch_grid(spec, num_programs, total_tiles)
