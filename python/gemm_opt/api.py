@@ -30,8 +30,10 @@ schedule, reduction and config from the tuned table of the device's target
 (:mod:`gemm_opt.runtime.autotune`: by shape class, the nearest tuned
 problem, else a stated rule; the model resolves as ``cuda:90`` does); it may
 pick atomic stream-K, whose bits vary run to run: name the schedule where
-bitwise reproducibility matters. An explicit ``config`` replaces the tuned
-one. Bad input is a
+bitwise reproducibility matters. A stream-K pick on the GPU without
+``num_programs`` launches the count that gives each program one K range in
+one tile (:func:`~gemm_opt.core.schedules.aligned_stream_k_programs`). An
+explicit ``config`` replaces the tuned one. Bad input is a
 ``TypeError`` (wrong kind or dtype) or ``ValueError`` (wrong shape, value or
 layout) naming the argument and what was expected, raised before any kernel
 is built or launched.
@@ -361,6 +363,9 @@ class _Call:
     num_programs: int | None
     seed: int | None
     total_tiles: int
+    #: ``schedule="auto"`` chose a stream-K kernel: its default program count
+    #: splits the K work into whole segments (:func:`_programs`).
+    auto_stream_k: bool = False
 
 
 def _common(
@@ -548,6 +553,7 @@ def _matmul_call(a: Any, b: Any, *, meta: bool = False, **kw: Any) -> _Call:
         num_programs=P,
         seed=seed,
         total_tiles=S.tile_count(m, n, cfg.block_m, cfg.block_n),
+        auto_stream_k=kw["schedule"] == AUTO and kind == "stream-k",
     )
 
 
@@ -928,6 +934,21 @@ def _run_cuda(call: _Call) -> Any:
     return _launch_cuda(call)[0]
 
 
+def _programs(call: _Call, default: int) -> int:
+    """The program count of a GPU launch: the caller's, else ``default`` (the
+    resident programs); when ``schedule="auto"`` chose stream-K, the most
+    programs within 10% below ``default`` that give each one a single K range
+    inside one tile (:func:`~gemm_opt.core.schedules.aligned_stream_k_programs`)."""
+    if call.num_programs is not None:
+        return call.num_programs
+    if not call.auto_stream_k:
+        return default
+    spec = call.spec
+    assert spec is not None
+    ipt = S.iters_per_tile(call.scalars["K"], spec.block_k)
+    return S.aligned_stream_k_programs(call.total_tiles, ipt, default)
+
+
 def _launch_cuda(call: _Call, prepare: tuple[str, ...] | None = None) -> tuple[Any, Any]:
     import torch
 
@@ -940,7 +961,7 @@ def _launch_cuda(call: _Call, prepare: tuple[str, ...] | None = None) -> tuple[A
     spec = call.spec
     device = call.a.device
     resident = None if spec.kind == "data-parallel" else rt.resident_programs(spec, device)
-    P = call.num_programs or resident or rt.sm_count(torch, device)
+    P = _programs(call, resident or rt.sm_count(torch, device))
     if spec.kind == "work-stealing":
         S.check_work_stealing(P, spec.num_xcds)
     if spec.kind == "stream-k" and spec.reduction != "atomic":

@@ -421,3 +421,24 @@ def test_a_prepared_launch_packs_what_the_full_launch_packs(
         if reduction == "atomic":
             assert t[2].zeroed == 2, "C zeroed by both launches"
     assert len(drv.grids) == 5
+
+
+def test_auto_stream_k_takes_the_aligned_program_count() -> None:
+    """schedule="auto" with a stream-K pick launches the aligned count (one K
+    range per program); an explicit stream-K schedule keeps the default and
+    an explicit num_programs always wins."""
+    from gemm_opt import api
+
+    spec = S.KernelSpec("stream-k", "atomic", "none", "bf16", 128, 128, 64, 8, 8, 3)
+    scalars = {"M": 512, "N": 512, "K": 8192, "lda": 8192, "ldb": 512, "ldc": 512}
+
+    def call(num_programs=None, auto=True):
+        return api._Call(
+            spec, "cuda", None, None, None, (512, 512), scalars, None, None,
+            num_programs, None, 16, auto_stream_k=auto,
+        )  # fmt: skip
+
+    assert api._programs(call(), 132) == 128  # 16 tiles x 128 iterations: 16 each
+    assert api._programs(call(auto=False), 132) == 132
+    assert api._programs(call(num_programs=132), 132) == 132
+    assert api._programs(call(num_programs=40), 132) == 40

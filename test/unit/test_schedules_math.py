@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import random
 from collections import Counter
 
@@ -427,3 +428,51 @@ def test_gpu_shape_classes_pick_a_config_per_shape():
         )  # fmt: skip
     with pytest.raises(ValueError, match="num_stages must be 1"):
         S.check_kernel_config(block_m=16, block_n=16, block_k=32, num_warps=1, num_stages=3)
+
+
+# ---- stream-K program counts of schedule="auto" -----------------------------------------
+
+
+def test_aligned_stream_k_programs_on_the_measured_shapes() -> None:
+    """512x512x8192 in 128x128x64 tiles (16 tiles of 128 iterations) and
+    16x4096x7168 / 128x2048x7168 in 64x128x128 tiles (32 of 56): 128 programs
+    on a 132-SM part give each program one range in one tile (16 and 14
+    iterations); whole waves, too little K work, or nothing aligned within
+    10% keep the count."""
+    assert S.aligned_stream_k_programs(16, 128, 132) == 128
+    assert S.aligned_stream_k_programs(32, 56, 132) == 128
+    assert S.aligned_stream_k_programs(3 * 132, 10, 132) == 132  # whole waves: no stream-K tiles
+    assert S.aligned_stream_k_programs(7, 3, 132) == 132  # 21 iterations: data-parallel fallback
+    assert S.aligned_stream_k_programs(100, 7, 132) == 132  # none of 119..132 aligns
+    assert S.aligned_stream_k_programs(16, 128, 132, slack=0.99) == 132
+    with pytest.raises(ValueError, match="slack must be in"):
+        S.aligned_stream_k_programs(16, 128, 132, slack=0.0)
+    with pytest.raises(ValueError, match="max_programs must be a positive"):
+        S.aligned_stream_k_programs(16, 128, 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    tiles=st.integers(1, 300),
+    ipt=st.integers(0, 200),
+    max_programs=st.integers(1, 264),
+)
+def test_aligned_stream_k_programs_give_one_range_per_program(tiles, ipt, max_programs) -> None:
+    """The count is within [ceil(0.9 max), max]; below max, every program's
+    stream-K work is one range inside one tile (or whole tiles) and the
+    split still covers every (tile, iteration) once."""
+    p = S.aligned_stream_k_programs(tiles, ipt, max_programs)
+    assert math.ceil(0.9 * max_programs) <= p <= max_programs
+    if p == max_programs:
+        return
+    part = S.stream_k_partition(tiles, ipt, p)
+    assert part.sk_tiles > 0
+    covered = set()
+    for prog in range(p):
+        split = [s for s in part.segments(prog) if not s.whole]
+        assert len(split) <= 1
+        for s in part.segments(prog):
+            for it in range(s.k_begin, s.k_end):
+                assert (s.tile, it) not in covered
+                covered.add((s.tile, it))
+    assert covered == {(t, i) for t in range(tiles) for i in range(ipt)}
