@@ -128,12 +128,29 @@ PARTITION_NUM_WARPS = "num_warps"
 def running_num_warps(op: ir.Operation) -> int | None:
     """The warps that run ``op``: those of the worker partition it is in, else
     the enclosing ``tile.num_warps`` (the default partition is the function's)."""
-    cur: Any = op
-    while cur is not None:
-        if cur.name == WARP_PARTITION_OP and PARTITION_NUM_WARPS in cur.attributes:
-            return int_value(cur.attributes[PARTITION_NUM_WARPS], f"'{PARTITION_NUM_WARPS}'")
-        cur = _parent(cur)
+    w = enclosing_op(op, WARP_PARTITION_OP)
+    if w is not None and PARTITION_NUM_WARPS in w.attributes:
+        return int_value(w.attributes[PARTITION_NUM_WARPS], f"'{PARTITION_NUM_WARPS}'")
     return enclosing_int_attr(op, NUM_WARPS)
+
+
+def enclosing_op(op: Any, name: str) -> Any:
+    """The nearest op named ``name`` that is ``op`` or encloses it, else None."""
+    cur = op
+    while cur is not None:
+        if cur.name == name:
+            return cur
+        cur = _parent(cur)
+    return None
+
+
+def check_parent(op: ir.Operation, name: str, what: str) -> ir.Operation:
+    """``op``'s parent, which must be named ``name`` (else: "must {what}, not ...")."""
+    parent = op.parent
+    if parent is None or parent.name != name:
+        where = "nothing" if parent is None else f"'{parent.name}'"
+        raise VerifyError(f"must {what}, not {where}")
+    return parent
 
 
 def enclosing_target(op: ir.Operation) -> str | None:
@@ -968,18 +985,9 @@ def _check_warps_cover(op: TileOp, warps: Sequence[int], what: str) -> None:
     nw = op.num_warps()
     if nw is not None and math.prod(warps) != nw:
         source = f"'{NUM_WARPS}' = {nw}"
-        if _in_worker_partition(op.operation):
+        if enclosing_op(_parent(op.operation), WARP_PARTITION_OP) is not None:
             source = f"its worker partition has {PARTITION_NUM_WARPS} = {nw}"
         raise VerifyError(f"{what} {list(warps)} covers {math.prod(warps)} warps, but {source}")
-
-
-def _in_worker_partition(op: ir.Operation) -> bool:
-    cur: Any = _parent(op)
-    while cur is not None:
-        if cur.name == WARP_PARTITION_OP:
-            return True
-        cur = _parent(cur)
-    return False
 
 
 def check_wmma_layout(op: TileOp, attr: WmmaAttr) -> None:

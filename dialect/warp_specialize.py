@@ -58,16 +58,13 @@ from gemm_opt.dialect.tile import (
     WARP_PARTITION_OP,
     TileOp,
     VerifyError,
+    check_parent,
     enclosing_int_attr,
+    enclosing_op,
 )
 
 #: ``setmaxnreg``'s range of registers per thread (a multiple of 8).
 MIN_REGS, MAX_REGS = 24, 256
-
-
-def _name(value: ir.Value) -> str:
-    """``%name`` of a value as the printer spells it (for messages)."""
-    return value.get_name()
 
 
 #: Values one ``tile.warp_specialize`` captures, and results it returns.
@@ -84,16 +81,6 @@ def _single_block(region: ir.Region, what: str) -> ir.Block:
     if len(blocks) != 1:
         raise VerifyError(f"the {what} region must have one block, got {len(blocks)}")
     return blocks[0]
-
-
-def _inside(op: ir.Operation, region_owner: ir.Operation) -> bool:
-    """Whether ``op`` is nested (at any depth) in ``region_owner``."""
-    p = op
-    while p is not None:
-        if p == region_owner:
-            return True
-        p = p.parent
-    return False
 
 
 class WarpSpecializeOp(TileOp, name="warp_specialize"):
@@ -121,18 +108,15 @@ class WarpSpecializeOp(TileOp, name="warp_specialize"):
 
     def verify(self) -> None:
         op = self.operation
-        p = op.parent
-        while p is not None:
-            if p.name == self.OPERATION_NAME:
-                raise VerifyError(
-                    "is nested in another 'tile.warp_specialize'; partitions cannot be "
-                    "specialized again (Triton has no nested warp specialization)"
-                )
-            p = p.parent
+        if enclosing_op(op.parent, self.OPERATION_NAME) is not None:
+            raise VerifyError(
+                "is nested in another 'tile.warp_specialize'; partitions cannot be "
+                "specialized again (Triton has no nested warp specialization)"
+            )
         for i, v in enumerate(op.operands):
             if cast(v.type, ir.RankedTensorType) is not None:
                 raise VerifyError(
-                    f"captures {_name(v)} (operand {i}) of register tensor type {v.type}; "
+                    f"captures {v.get_name()} (operand {i}) of register tensor type {v.type}; "
                     "worker partitions capture scalars, pointers, shared buffers, barriers "
                     "and descriptors only (store a tensor to a shared buffer and pass that)"
                 )
@@ -201,10 +185,8 @@ class WarpYieldOp(TileOp, name="warp_yield", traits=[ir.IsTerminatorTrait]):
     locals().update(dict.fromkeys(__annotations__))
 
     def verify(self) -> None:
-        parent = self.operation.parent
-        if parent is None or parent.name != WarpSpecializeOp.OPERATION_NAME:
-            where = "nothing" if parent is None else f"'{parent.name}'"
-            raise VerifyError(f"must end a 'tile.warp_specialize' default region, not {where}")
+        what = "end a 'tile.warp_specialize' default region"
+        check_parent(self.operation, WarpSpecializeOp.OPERATION_NAME, what)
 
 
 class WarpPartitionOp(TileOp, name=WARP_PARTITION_OP.split(".", 1)[1]):
@@ -239,10 +221,8 @@ class WarpPartitionOp(TileOp, name=WARP_PARTITION_OP.split(".", 1)[1]):
 
     def verify(self) -> None:
         op = self.operation
-        holder = op.parent
-        if holder is None or holder.name != WarpSpecializeOp.OPERATION_NAME:
-            where = "nothing" if holder is None else f"'{holder.name}'"
-            raise VerifyError(f"must be in a 'tile.warp_specialize' partitions region, not {where}")
+        what = "be in a 'tile.warp_specialize' partitions region"
+        holder = check_parent(op, WarpSpecializeOp.OPERATION_NAME, what)
         self.warps()
         self.regs()
         block = _single_block(op.regions[0], "partition")
@@ -261,9 +241,9 @@ class WarpPartitionOp(TileOp, name=WARP_PARTITION_OP.split(".", 1)[1]):
         ops = list(block.operations)
         if not ops or ops[-1].operation.name != WarpReturnOp.OPERATION_NAME:
             raise VerifyError("the partition must end with 'tile.warp_return'")
-        self._check_isolated(block)
+        self._check_isolated()
 
-    def _check_isolated(self, block: ir.Block) -> None:
+    def _check_isolated(self) -> None:
         op = self.operation
         outside: list[tuple[ir.Value, str]] = []
 
@@ -272,20 +252,20 @@ class WarpPartitionOp(TileOp, name=WARP_PARTITION_OP.split(".", 1)[1]):
                 owner = v.owner
                 if isinstance(owner, ir.Block):
                     owner = owner.owner
-                if not _inside(owner, op):
+                holder = enclosing_op(owner, op.name)
+                if holder is None or holder != op:
                     outside.append((v, inner.name))
                     return ir.WalkResult.INTERRUPT
             return ir.WalkResult.ADVANCE
 
-        for inner in block.operations:
-            inner.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
-            if outside:
-                v, user = outside[0]
-                raise VerifyError(
-                    f"uses {_name(v)}, defined outside the partition ('{user}' uses it); "
-                    "worker partitions are isolated from above: pass it as an operand of "
-                    "the 'tile.warp_specialize' and use the block argument"
-                )
+        op.walk(visit, ir.WalkOrder.PRE_ORDER)
+        if outside:
+            v, user = outside[0]
+            raise VerifyError(
+                f"uses {v.get_name()}, defined outside the partition ('{user}' uses it); "
+                "worker partitions are isolated from above: pass it as an operand of "
+                "the 'tile.warp_specialize' and use the block argument"
+            )
 
 
 class WarpReturnOp(TileOp, name="warp_return", traits=[ir.IsTerminatorTrait]):
@@ -297,10 +277,7 @@ class WarpReturnOp(TileOp, name="warp_return", traits=[ir.IsTerminatorTrait]):
     """
 
     def verify(self) -> None:
-        parent = self.operation.parent
-        if parent is None or parent.name != WarpPartitionOp.OPERATION_NAME:
-            where = "nothing" if parent is None else f"'{parent.name}'"
-            raise VerifyError(f"must end a 'tile.warp_partition', not {where}")
+        check_parent(self.operation, WarpPartitionOp.OPERATION_NAME, "end a 'tile.warp_partition'")
 
 
 class PartitionsEndOp(TileOp, name="warp_partitions_end", traits=[ir.IsTerminatorTrait]):
@@ -312,10 +289,8 @@ class PartitionsEndOp(TileOp, name="warp_partitions_end", traits=[ir.IsTerminato
     """
 
     def verify(self) -> None:
-        parent = self.operation.parent
-        if parent is None or parent.name != WarpSpecializeOp.OPERATION_NAME:
-            where = "nothing" if parent is None else f"'{parent.name}'"
-            raise VerifyError(f"must end a 'tile.warp_specialize' partitions region, not {where}")
+        what = "end a 'tile.warp_specialize' partitions region"
+        check_parent(self.operation, WarpSpecializeOp.OPERATION_NAME, what)
 
 
 OPS: tuple[type, ...] = (

@@ -186,7 +186,6 @@ from gemm_opt.dialect.tile import (
     Tile,
     WmmaAttr,
     cache_modifier,
-    running_num_warps,
     verify_for_target,
     viewed_block,
     warp_layout_fields,
@@ -197,7 +196,13 @@ from gemm_opt.lowering.convert_sync_ops import HANDLERS as SYNC_HANDLERS
 from gemm_opt.lowering.convert_warp_specialize import HANDLERS as WARP_SPECIALIZE_HANDLERS
 from gemm_opt.lowering.host_tensormaps import HostTensorMap, host_tensormap
 from gemm_opt.lowering.tma_plan import FunctionPlan, TmaPlan, TmaRefusal, plan_tma
-from gemm_opt.passes.common import COPY_OP, FUSED_OP, collect_ops, descriptor_root
+from gemm_opt.passes.common import (
+    COPY_OP,
+    FUSED_OP,
+    collect_ops,
+    descriptor_root,
+    num_warps_of,
+)
 
 #: The ops of :mod:`gemm_opt.dialect.async_ops` the prescan sizes and chooses MMAs for.
 ASYNC_MMA_OPS = (AsyncWmmaOp.OPERATION_NAME,)
@@ -626,11 +631,6 @@ class _Lowering:
             filename = self.filename
         self.b.set_loc(self.b.create_loc(filename, line, col))
 
-    def warps_of(self, op: Any) -> int:
-        """The warps that run ``op``: its worker partition's, else the function's."""
-        operation = op.operation if hasattr(op, "operation") else op
-        return running_num_warps(operation) or self.num_warps
-
     def i32(self) -> Any:
         return self.b.get_int32_ty()
 
@@ -966,7 +966,7 @@ class _Lowering:
     def _wgmma_shape(self, op: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
         m, n = ir.RankedTensorType(op.c.type).shape
         k = ir.RankedTensorType(op.a.type).shape[1]
-        warps, instr = wgmma_shape(m, n, k, self.warps_of(op))
+        warps, instr = wgmma_shape(m, n, k, num_warps_of(op))
         return tuple(warps), tuple(instr)
 
     def wgmma_refusal(self, op: Any) -> str | None:
@@ -1007,7 +1007,7 @@ class _Lowering:
     def expected_layout(self, op: Any, desc: ir.Value, hint: int | None) -> TdmWarpLayout:
         t = desc.type
         try:
-            return tdm_warp_layout(t.shape, self.warps_of(op), hint, t.shared_layout())
+            return tdm_warp_layout(t.shape, num_warps_of(op), hint, t.shared_layout())
         except (WarpHintError, ValueError) as e:
             raise self.fail(op, f"cannot recompute the TDM warp layout: {e}") from None
 
@@ -1823,7 +1823,7 @@ class _Lowering:
                     raise self.fail(op, f"mma=wgmma: this MMA cannot use wgmma: {refusal}")
                 continue
             m, n = ir.RankedTensorType(op.c.type).shape
-            warps, instr = wgmma_shape(m, n, op.a.type.shape[1], self.warps_of(op))
+            warps, instr = wgmma_shape(m, n, op.a.type.shape[1], num_warps_of(op))
             self.wgmma_acc[str(ir.RankedTensorType(op.c.type).encoding)] = (warps, instr)
             self.wgmma_async.add(op.operation)
             for buf in (op.a, op.b):
@@ -1842,7 +1842,7 @@ class _Lowering:
                 return f"operand {name}'s {problem}"
         m, n = ir.RankedTensorType(op.c.type).shape
         try:
-            shape = wgmma_shape(m, n, op.a.type.shape[1], self.warps_of(op))
+            shape = wgmma_shape(m, n, op.a.type.shape[1], num_warps_of(op))
         except ValueError as e:
             return str(e)
         if self.wgmma_acc.get(key, shape) != shape:

@@ -27,7 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gemm_opt.core.ext_compat import cast, ir
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.dialect.tile import constant_int
 
 #: Value-preserving casts between a function argument and an extent or stride.
 _EXTENSIONS = ("arith.extsi", "arith.extui")
@@ -70,10 +71,8 @@ def _source(value: ir.Value, entry: ir.Block) -> Source | None:
     if op.name in _EXTENSIONS:
         inner = _source(op.operands[0], entry)
         return inner if inner is not None and inner[0] == "arg" else None
-    if op.name == "arith.constant":
-        attr = cast(op.attributes["value"], ir.IntegerAttr)
-        return None if attr is None else ("const", ir.IntegerAttr(attr).value)
-    return None
+    c = constant_int(value)
+    return None if c is None else ("const", c)
 
 
 def host_tensormap(op: Any, entry: ir.Block) -> HostTensorMap | None:

@@ -236,10 +236,7 @@ class _Walk:
                 )
             return ir.WalkResult.ADVANCE
 
-        for region in op.regions:
-            for block in region.blocks:
-                for inner in block.operations:
-                    inner.operation.walk(visit)
+        op.walk(visit)  # the tile.warp_specialize itself is neither a wait nor a copy
 
     def fixpoint(self, op: ir.Operation, bound: int, step) -> int:
         """The bound at the loop's head: grows monotonically up to a fixpoint

@@ -80,7 +80,7 @@ HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:  # triton_gemm.py, beside this file
     sys.path.insert(0, str(HERE))
 import triton_gemm  # noqa: E402  (the argument convention shared with the baseline)
-from triton_gemm import DIVISIBLE_16, UNIT_STRIDES  # noqa: E402
+from triton_gemm import DIVISIBLE_16, DTYPES, UNIT_STRIDES  # noqa: E402
 
 
 @gluon.jit
@@ -400,7 +400,6 @@ CONFIGS = (
     Config(128, 128, 64, 5, 8),
     Config(128, 256, 64, 3, 8, persistent=False),
 )
-DTYPES = {"fp16": "float16", "bf16": "bfloat16"}
 ARG_NAMES = tuple(gemm_ws_kernel.arg_names)
 CONFIG_CONSTEXPRS = (
     "BLOCK_M",

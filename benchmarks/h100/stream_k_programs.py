@@ -21,12 +21,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import benchlib
 
-#: The GPU configurations compared (``gemm_opt.core.schedules.GPU_CONFIGS``' classes).
-CONFIGS = {
-    "mid": dict(block_m=128, block_n=128, block_k=64, group_m=8, num_warps=8, num_stages=3),
-    "narrow": dict(block_m=64, block_n=128, block_k=128, group_m=8, num_warps=4, num_stages=4),
-    "small": dict(block_m=64, block_n=64, block_k=128, group_m=8, num_warps=4, num_stages=6),
-}
 CASES = [
     ((512, 512, 8192), ("mid", "narrow", "small")),
     ((16, 4096, 7168), ("narrow", "small")),
@@ -35,12 +29,10 @@ CASES = [
 ]
 
 
-def cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 def aligned_counts(total: int, ipt: int) -> list[int]:
-    """132 and the counts in 96..132 that split ``total`` iterations into whole ranges."""
+    """132 and the counts in 96..132 that split ``total`` iterations into whole ranges
+    (a count whose stream-K split has no stream-K tiles runs data-parallel: 112 on
+    128x7168x2048 in 64x128x128 tiles)."""
     return sorted(
         {132}
         | {
@@ -55,6 +47,7 @@ def main() -> int:
     import torch
 
     import gemm_opt as g
+    from gemm_opt.core import schedules as S
 
     flush = benchlib.Flusher()
     for (m, n, k), names in CASES:
@@ -65,9 +58,9 @@ def main() -> int:
             "auto": lambda a=a, b=b: g.matmul(a, b, schedule="auto"),
         }
         for name in names:
-            cfg = CONFIGS[name]
-            ipt = cdiv(k, cfg["block_k"])
-            total = cdiv(m, cfg["block_m"]) * cdiv(n, cfg["block_n"]) * ipt
+            cfg = S.GPU_CONFIGS[name]
+            ipt = S.iters_per_tile(k, cfg.block_k)
+            total = S.tile_count(m, n, cfg.block_m, cfg.block_n) * ipt
             for p in aligned_counts(total, ipt):
                 fns[f"{name} P={p} ({total / p:.1f} it)"] = lambda a=a, b=b, cfg=cfg, p=p: g.matmul(
                     a, b, schedule="stream-k", reduction="atomic", config=cfg, num_programs=p

@@ -119,16 +119,17 @@ def main(argv: list[str] | None = None) -> int:
                     fns[tag] = lambda kernel=kernel, args_=args_, kw=kw: kernel(*args_, **kw)
             if not fns:
                 fail(f"{dtype} {m}x{n}x{kk}: no candidate is correct")
-            times = benchlib.bench(fns, args.reps, 2, flush)
-            rates = {
-                t: round(benchlib.tflops(m, n, kk, v["median_ms"]), 1) for t, v in times.items()
-            }
+
+            def rates_of(times: dict[str, dict], m=m, n=n, kk=kk) -> dict[str, float]:
+                return {
+                    t: round(benchlib.tflops(m, n, kk, v["median_ms"]), 1) for t, v in times.items()
+                }
+
+            rates = rates_of(benchlib.bench(fns, args.reps, 2, flush))
             final = benchlib.finalists(rates)
             if len(final) > 1:
-                again = benchlib.bench({t: fns[t] for t in final}, args.final_reps, 2, flush)
-                final_rates = {
-                    t: round(benchlib.tflops(m, n, kk, v["median_ms"]), 1) for t, v in again.items()
-                }
+                fin = {t: fns[t] for t in final}
+                final_rates = rates_of(benchlib.bench(fin, args.final_reps, 2, flush))
             else:
                 final_rates = {final[0]: rates[final[0]]}
             best = max(final_rates, key=lambda t: final_rates[t])

@@ -21,7 +21,6 @@ import pytest
 from support.scripts import (
     BUILD_BUNDLE,
     EXAMPLE_GEMM,
-    PERSISTENT_CASES,
     check_persistent_gemm,
     load_script,
     small_gemm,
@@ -38,7 +37,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks" / "h100"
 TMA = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
 WAIT = "tile.async_wmma_wait"
-CASES = PERSISTENT_CASES
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +54,6 @@ def _small(example: Any, target: str, **constexprs: Any) -> ir.Module:
     return small_gemm(example, target, PERSISTENT=True, **constexprs)
 
 
-def _check(module: ir.Module, cases=CASES) -> None:
-    check_persistent_gemm(module, cases)
-
-
 def _num(op: ir.Operation) -> int:
     return ir.IntegerAttr(op.attributes["num"]).value
 
@@ -72,7 +66,7 @@ def test_equals_numpy_before_and_after_every_pass(example, target: str) -> None:
     module = _small(example, target, NUM_BUFFERS=3, GROUP_M=2, PROLOGUE_PRED=False)
     passes = pipelines.tile_passes(target)
     for i in range(len(passes) + 1):
-        _check(after_passes(module, passes[:i]))
+        check_persistent_gemm(after_passes(module, passes[:i]))
 
 
 @pytest.mark.parametrize("stages", [2, 3, 4])
@@ -90,8 +84,8 @@ def test_pipelined_equals_numpy(example, stages: int, group_m: int, prologue_pre
     assert waits[1].parent.name == "scf.if"
     # The loop's copies now come after its copy wait.
     assert [_num(w) for w in ops_named(after, "tile.async_tdm_wait")] == [2 * (stages - 2), 0]
-    _check(module)
-    _check(after)
+    check_persistent_gemm(module)
+    check_persistent_gemm(after)
 
 
 def test_tma_hand_off_tile_ir_equals_numpy(example) -> None:
@@ -100,7 +94,7 @@ def test_tma_hand_off_tile_ir_equals_numpy(example) -> None:
     module = _small(example, "cuda:90", NUM_BUFFERS=4, GROUP_M=2, PROLOGUE_PRED=False)
     low = lower_tile_module(module, "cuda:90", pipeline=f"tile-pipeline-mma,{TMA}")
     assert low.ttgir.count("ttng.async_tma_copy_global_to_local") == 2 * 4
-    _check(low.tile)
+    check_persistent_gemm(low.tile)
 
 
 def test_epilogue_reading_an_inflight_result_is_an_error(example) -> None:
@@ -109,7 +103,7 @@ def test_epilogue_reading_an_inflight_result_is_an_error(example) -> None:
     with epilogue_wait.context:
         epilogue_wait.attributes["num"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1)
     with pytest.raises(ModelError, match="while the MMA is still in flight"):
-        _check(after, [((64, 64, 64), 1)])
+        check_persistent_gemm(after, [((64, 64, 64), 1)])
 
 
 def test_copy_into_a_buffer_an_inflight_mma_reads_is_a_race(example) -> None:
@@ -118,7 +112,7 @@ def test_copy_into_a_buffer_an_inflight_mma_reads_is_a_race(example) -> None:
     with loop_wait.context:
         loop_wait.attributes["num"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 2)
     with pytest.raises(ModelError, match="write of shared memory an in-flight MMA reads"):
-        _check(after, [((128, 64, 96), 1)])
+        check_persistent_gemm(after, [((128, 64, 96), 1)])
 
 
 def test_the_data_parallel_form_is_unchanged(example) -> None:

@@ -53,21 +53,28 @@ def _small(example: Any, **constexprs: Any) -> Any:
     )
 
 
-def _check(module: Any, seed: int | None) -> None:
-    check_persistent_gemm(module, seed=seed)
+def _every_pass(module: Any, seed: int | None) -> None:
+    """The model equals numpy before the cuda:90 passes and after each."""
+    passes = pipelines.tile_passes("cuda:90")
+    for i in range(len(passes) + 1):
+        check_persistent_gemm(after_passes(module, passes[:i]), seed=seed)
+
+
+def _asm(bb: Any, tag: str) -> dict[str, str]:
+    """The cuda:90 assembly (ttgir, ptx, ...) of config ``tag``'s fp16 kernel."""
+    cfg = bb.OurConfig.parse(tag)
+    (v,) = bb.config_variants([cfg], ["fp16"])
+    return compile_tile_module(v["module"], "cuda:90", pipeline=cfg.pipeline).asm
 
 
 @pytest.mark.parametrize("seed", [None, 0, 1, 2])
 def test_equals_numpy_before_and_after_every_pass(example, seed: int | None) -> None:
-    module = _small(example, NUM_BUFFERS=3, GROUP_M=2)
-    passes = pipelines.tile_passes("cuda:90")
-    for i in range(len(passes) + 1):
-        _check(after_passes(module, passes[:i]), seed)
+    _every_pass(_small(example, NUM_BUFFERS=3, GROUP_M=2), seed)
 
 
 @pytest.mark.parametrize("stages", [2, 4])
 def test_ring_depths_equal_numpy(example, stages: int) -> None:
-    _check(_small(example, NUM_BUFFERS=stages), seed=3)
+    check_persistent_gemm(_small(example, NUM_BUFFERS=stages), seed=3)
 
 
 def test_the_kernel_is_one_producer_and_the_consumer(example) -> None:
@@ -96,9 +103,7 @@ def test_cuda90_bundle_kernel(bb) -> None:
 
 
 def test_cuda90_ptx(bb) -> None:
-    cfg = bb.OurConfig.parse(WS_TAG)
-    (v,) = bb.config_variants([cfg], ["fp16"])
-    asm = compile_tile_module(v["module"], "cuda:90", pipeline=cfg.pipeline).asm
+    asm = _asm(bb, WS_TAG)
     ptx = asm["ptx"]
     # The producer's registers (PRODUCER_REGS) and the consumers' raise.
     assert "setmaxnreg.inc.sync.aligned.u32 40;" in ptx.replace("\t", "")
@@ -138,17 +143,11 @@ def test_tag_round_trips_and_needs_persistent(bb) -> None:
 def test_tma_store_epilogue_equals_numpy(example, seed: int | None) -> None:
     # The consumer stages C in shared memory and stores it by TMA while the
     # producer fills the next tile's slots; the next epilogue waits for the store.
-    module = _small(example, NUM_BUFFERS=3, GROUP_M=2, EPILOGUE_TMA=True)
-    passes = pipelines.tile_passes("cuda:90")
-    for i in range(len(passes) + 1):
-        _check(after_passes(module, passes[:i]), seed)
+    _every_pass(_small(example, NUM_BUFFERS=3, GROUP_M=2, EPILOGUE_TMA=True), seed)
 
 
 def test_tma_store_epilogue_ptx(bb) -> None:
-    tag = "128x256x64_w8_s3_g8_tma_tmastore_pers_ws"
-    cfg = bb.OurConfig.parse(tag)
-    (v,) = bb.config_variants([cfg], ["fp16"])
-    asm = compile_tile_module(v["module"], "cuda:90", pipeline=cfg.pipeline).asm
+    asm = _asm(bb, "128x256x64_w8_s3_g8_tma_tmastore_pers_ws")
     ptx = asm["ptx"]
     assert ptx.count("cp.async.bulk.tensor.2d.global.shared") == 1  # the C store
     # The consumer's waits wait for its stores only (no copy of the ring).

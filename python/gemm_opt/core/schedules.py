@@ -376,7 +376,7 @@ def aligned_stream_k_programs(
         return max_programs
     for p in range(max_programs, max(1, math.ceil(slack * max_programs)) - 1, -1):
         part = stream_k_partition(total_tiles, iters_per_tile, p)
-        if part.sk_tiles and part.extra_iters == 0 and part.q > 0:
+        if part.sk_tiles and part.extra_iters == 0:  # sk_tiles > 0 makes q >= 1
             q, i = part.q, iters_per_tile
             if i % q == 0 or q % i == 0:
                 return p

@@ -47,6 +47,18 @@ class Builder:
             self.diagnostics.append((*file_line_col(n.location), "note", str(n.message)))
         return True
 
+    @contextmanager
+    def scope(self, entry: ir.Block, num_warps: int) -> Iterator[None]:
+        """Trace into a worker partition: its block, its warps, its own constants."""
+        saved = (self.entry, self._constants, self._last_constant, self.num_warps)
+        self.entry, self._constants, self._last_constant, self.num_warps = (
+            entry, {}, None, num_warps,
+        )  # fmt: skip
+        try:
+            yield
+        finally:
+            self.entry, self._constants, self._last_constant, self.num_warps = saved
+
     def verify(self, op: Any) -> None:
         """Verify ``op``; raise its diagnostics as a CompilationError."""
         self.diagnostics.clear()

@@ -371,12 +371,7 @@ def wmma(a: Tensor, b: Tensor, acc: Tensor) -> Tensor:
                 f"wmma layouts do not match: {name}'s DotOperand parent {lay.parent!r} "
                 f"is not acc's layout {acc.layout!r}"
             )
-    (m, k), (k2, n) = a.shape, b.shape
-    if k != k2 or acc.shape != (m, n):
-        raise fail(
-            f"wmma shapes do not match: a is {m}x{k}, b is {k2}x{n}, acc is "
-            f"{acc.shape[0]}x{acc.shape[1]} (want a MxK, b KxN, acc MxN)"
-        )
+    _check_mma_shapes("wmma", a, b, acc)
     if a.dtype not in (float16, bfloat16) or a.dtype is not b.dtype:
         raise fail(
             f"wmma a and b must be both float16 or both bfloat16, got {a.dtype!r} and {b.dtype!r}"
@@ -386,6 +381,15 @@ def wmma(a: Tensor, b: Tensor, acc: Tensor) -> Tensor:
     bld = current()
     op = tile.WmmaOp(a.handle, b.handle, acc.handle, acc.handle.type, loc=bld.loc())
     return acc._with(bld.checked(op).result)
+
+
+def _check_mma_shapes(what: str, a: Any, b: Any, acc: Tensor) -> None:
+    (m, k), (k2, n) = a.shape, b.shape
+    if k != k2 or acc.shape != (m, n):
+        raise fail(
+            f"{what} shapes do not match: a is {m}x{k}, b is {k2}x{n}, acc is "
+            f"{acc.shape[0]}x{acc.shape[1]} (want a MxK, b KxN, acc MxN)"
+        )
 
 
 def async_wmma(
@@ -406,12 +410,7 @@ def async_wmma(
             raise fail(f"async_wmma {name} must be a 2-D shared buffer, got {v!r}")
     if not isinstance(acc, Tensor) or not isinstance(acc.layout, WmmaLayout):
         raise fail(f"async_wmma acc must be a tensor with a tl.WmmaLayout layout, got {acc!r}")
-    (m, k), (k2, n) = a.shape, b.shape
-    if k != k2 or acc.shape != (m, n):
-        raise fail(
-            f"async_wmma shapes do not match: a is {m}x{k}, b is {k2}x{n}, acc is "
-            f"{acc.shape[0]}x{acc.shape[1]} (want a MxK, b KxN, acc MxN)"
-        )
+    _check_mma_shapes("async_wmma", a, b, acc)
     if a.dtype not in (float16, bfloat16) or a.dtype is not b.dtype or acc.dtype is not float32:
         raise fail(
             "async_wmma takes float16 or bfloat16 buffers of one type and a float32 acc, "

@@ -38,7 +38,6 @@ error at the call.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
 from types import SimpleNamespace
 from typing import Any
 
@@ -46,9 +45,10 @@ from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect import barrier as bar_ops
 from gemm_opt.dialect import warp_specialize as ws_ops
 from gemm_opt.dialect.tile import MBarrierType
-from gemm_opt.language.builder import Builder, current, i32_attr
+from gemm_opt.language.builder import current, i32_attr
 from gemm_opt.language.dtypes import int32, int64
 from gemm_opt.language.errors import fail, user_pos
+from gemm_opt.language.layouts import is_pow2
 from gemm_opt.language.values import Tensor, Value, int_operand, pred_operand
 
 
@@ -137,15 +137,9 @@ mbarrier = SimpleNamespace(init=_init, expect=_expect, arrive=_arrive, wait=_wai
 # ---- warp specialization ------------------------------------------------------------
 
 
-@contextmanager
-def _partition(b: Builder, entry: ir.Block, num_warps: int):
-    """Trace into a worker: its warps, and constants made in its own block."""
-    saved = (b.entry, b._constants, b._last_constant, b.num_warps)
-    b.entry, b._constants, b._last_constant, b.num_warps = entry, {}, None, num_warps
-    try:
-        yield
-    finally:
-        b.entry, b._constants, b._last_constant, b.num_warps = saved
+def _segments(n: int, cap: int) -> ir.Attribute:
+    """The segment sizes of ``n`` of ``cap`` optional operands or results."""
+    return ir.DenseI32ArrayAttr.get([1] * n + [0] * (cap - n))
 
 
 def _pair(item: Any, i: int) -> tuple[Callable[..., Any], tuple]:
@@ -216,15 +210,13 @@ def warp_specialize(
     loc = pos.location()
 
     def make(result_types: list[ir.Type]) -> ir.Operation:
-        segments = [1] * len(handles) + [0] * (ws_ops.MAX_CAPTURES - len(handles))
-        results = [1] * len(result_types) + [0] * (ws_ops.MAX_RESULTS - len(result_types))
         return ir.Operation.create(
             ws_ops.WarpSpecializeOp.OPERATION_NAME,
             results=result_types,
             operands=handles,
             attributes={
-                "operandSegmentSizes": ir.DenseI32ArrayAttr.get(segments),
-                "resultSegmentSizes": ir.DenseI32ArrayAttr.get(results),
+                "operandSegmentSizes": _segments(len(handles), ws_ops.MAX_CAPTURES),
+                "resultSegmentSizes": _segments(len(result_types), ws_ops.MAX_RESULTS),
             },
             regions=2,
             loc=loc,
@@ -237,27 +229,24 @@ def warp_specialize(
     with ir.InsertionPoint(default):
         values, single = _yields(default_fn(*default_args))
     if len(values) > ws_ops.MAX_RESULTS:
-        raise fail(f"the default partition returns {len(values)} values, at most 4")
+        raise fail(
+            f"the default partition returns {len(values)} values, at most {ws_ops.MAX_RESULTS}"
+        )
     op = make([v.handle.type for v in values])
     block = op.regions[0].blocks.append()
     for inner in list(default.operations):
         block.append(inner)
     with ir.InsertionPoint(block):
-        y = ir.Operation.create(
+        ir.Operation.create(
             ws_ops.WarpYieldOp.OPERATION_NAME,
             operands=[v.handle for v in values],
-            attributes={
-                "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
-                    [1] * len(values) + [0] * (ws_ops.MAX_RESULTS - len(values))
-                )
-            },
+            attributes={"operandSegmentSizes": _segments(len(values), ws_ops.MAX_RESULTS)},
             loc=loc,
         )
-    del y
     probe.erase()
     holder = op.regions[1].blocks.append()
     for i, ((fn, args), n) in enumerate(zip(workers, warps, strict=True)):
-        if not isinstance(n, int) or isinstance(n, bool) or n < 1 or n & (n - 1):
+        if not isinstance(n, int) or isinstance(n, bool) or not is_pow2(n):
             raise fail(f"worker_num_warps[{i}] must be a power of two >= 1, got {n!r}")
         with ir.InsertionPoint(holder):
             part = ir.Operation.create(ws_ops.WarpPartitionOp.OPERATION_NAME, regions=1, loc=loc)
@@ -267,7 +256,7 @@ def warp_specialize(
         body = part.regions[0].blocks.append(*[h.type for h in handles])
         inner_of = {id(v): v._with(arg) for v, arg in zip(captures, body.arguments, strict=True)}
         mapped = tuple(inner_of.get(id(a), a) if isinstance(a, Value) else a for a in args)
-        with _partition(b, body, n), ir.InsertionPoint(body):
+        with b.scope(body, n), ir.InsertionPoint(body):
             out = fn(*mapped)
             if out is not None:
                 raise fail(f"warp_specialize worker {i} must return None, got {out!r}")

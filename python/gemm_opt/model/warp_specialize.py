@@ -299,11 +299,4 @@ def _b_warp_specialize(c: _Compiler, op: WarpSpecializeOp) -> Exec:
 _BUILDERS[WarpSpecializeOp.OPERATION_NAME] = _b_warp_specialize
 
 
-def point(p: _Program) -> None:
-    """An interleaving point of the partition running ``p`` (none outside one)."""
-    agent = getattr(p, "agent", None)
-    if agent is not None:
-        agent.sched.point(agent)
-
-
-__all__ = ["Agent", "PartitionScheduler", "point"]
+__all__ = ["Agent", "PartitionScheduler"]

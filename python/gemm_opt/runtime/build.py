@@ -24,13 +24,10 @@ that as their divisibility and the launcher checks it.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gemm_opt.runtime.bundle import (
-    SCALAR_TYPES,
-    SCRATCH_PARAMS,
     Arg,
     BundleError,
     BundleKernel,
@@ -128,7 +125,7 @@ def build_kernel(
         raise BundleError(f"bundles hold CUDA kernels: target {target!r} is not one of {cuda}")
     args = tile_arguments(module, arg_names)
     compiled = compile_tile_module(module, target, mma=mma, pipeline=pipeline)
-    kernel = _describe(
+    return _describe(
         compiled.metadata,
         name=name,
         symbol=compiled.name,
@@ -140,14 +137,6 @@ def build_kernel(
         meta=meta,
         tensormaps=[_tensormap(t, args) for t in compiled.tensormaps],
     )
-    from gemm_opt.runtime.launch import parameter_sizes
-
-    have, want = ptx_parameter_sizes(compiled.asm["ptx"]), parameter_sizes(kernel)
-    if have != want:
-        raise BundleError(
-            f"{name}: the PTX entry has parameters of sizes {have}; the bundle gives {want}"
-        )
-    return kernel
 
 
 def _tensormap(t: Mapping[str, Any], args: Sequence[Arg]) -> TensorMap:
@@ -192,7 +181,7 @@ def _describe(
     dims = tuple(
         GridDim(arg=d[0], block=d[1]) if isinstance(d, tuple) else GridDim(constant=d) for d in grid
     )
-    return BundleKernel(
+    kernel = BundleKernel(
         name=name,
         symbol=symbol,
         target=target,
@@ -216,6 +205,15 @@ def _describe(
         meta=dict(meta or {}),
         tensormaps=tuple(tensormaps),
     )
+    from gemm_opt.runtime.launch import parameter_sizes
+
+    # The bundle never records a calling convention the binary does not have.
+    have, want = ptx_parameter_sizes(ptx), parameter_sizes(kernel)
+    if have != want:
+        raise BundleError(
+            f"{name}: the PTX entry has parameters of sizes {have}; the bundle gives {want}"
+        )
+    return kernel
 
 
 def triton_arguments(
@@ -292,17 +290,6 @@ def bundle_triton_kernel(
         raise BundleError(f"{name}: not a CUDA kernel (compiled for {md.get('target')})")
     args = triton_arguments(arg_names, signature, constexprs=constexprs, divisibility=divisibility)
     ptx = compiled.asm["ptx"]
-    want = [
-        8 if a.is_pointer else struct.calcsize(SCALAR_TYPES[a.type])
-        for a in args
-        if a.constexpr is None
-    ]
-    want += [8] * len(SCRATCH_PARAMS)
-    have = ptx_parameter_sizes(ptx)
-    if have != want:
-        raise BundleError(
-            f"{name}: the PTX entry has parameters of sizes {have}; the arguments give {want}"
-        )
     return _describe(
         md,
         name=name,

@@ -429,10 +429,11 @@ class Kernel:
         """The parameter values of the host descriptors for checked ``values``
         (each encoded again only when its address, shape or strides changed)."""
         out: list[Any] = []
-        for i, (tm, fields) in enumerate(zip(self.spec.tensormaps, self._maps, strict=True)):
-            key = tuple(values[pos] if pos is not None else const for pos, const in fields)
+        for i, fields in enumerate(self._maps):
+            key = tuple([values[pos] if pos is not None else const for pos, const in fields])
             cached = self._encoded[i]
             if cached is None or cached[0] != key:
+                tm = self.spec.tensormaps[i]
                 rank = tm.rank
                 blob = encode_tensormap(tm, key[0], list(key[1 : 1 + rank]), list(key[1 + rank :]))
                 cached = self._encoded[i] = (key, blob)
