@@ -38,7 +38,8 @@ the op to blame, and the lowering then keeps ``cp.async`` (or reports the
 refusal when TMA was asked for).
 
 A descriptor made inside a loop or branch (``tile.make_tensor_descriptor``
-in a region op: a per-group descriptor of a grouped GEMM, made per tile)
+in a region op: a per-group descriptor of a grouped GEMM, made in the
+group loop)
 is made again on every pass, and Triton gives each
 ``tt.make_tensor_descriptor`` one 128-byte tensormap per program, which
 every pass rewrites in place (``tensormap.cp_fenceproxy``, then

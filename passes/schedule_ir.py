@@ -151,4 +151,40 @@ class Emitter:
         return scf.IfOp(cond, list(results), has_else=has_else)
 
 
-__all__ = ["Emitter"]
+def hoist(loop: Any, name: str) -> None:
+    """Move the ops named ``name`` in ``loop``'s body, with the ``arith`` ops
+    they are computed from, to just before ``loop``, where none of them
+    depends on the loop's induction variable, iteration arguments or any
+    other op of its body (those stay). The moved ops are pure, so they
+    compute the same values once as on every iteration."""
+    body = loop.body
+    moved: list[ir.Operation] = []
+
+    def closure(op: ir.Operation, chain: list[ir.Operation]) -> bool:
+        if op in moved or op in chain:
+            return True
+        for v in op.operands:
+            owner = v.owner
+            if isinstance(owner, ir.Block):
+                if owner == body:
+                    return False
+                continue
+            owner = owner.operation
+            if owner.block != body:
+                continue
+            if not owner.name.startswith("arith.") or not closure(owner, chain):
+                return False
+        chain.append(op)
+        return True
+
+    for op in list(body.operations):
+        if op.operation.name != name:
+            continue
+        chain: list[ir.Operation] = []
+        if closure(op.operation, chain):
+            for inner in chain:
+                inner.move_before(loop.operation)
+            moved += chain
+
+
+__all__ = ["Emitter", "hoist"]

@@ -18,8 +18,8 @@ Their transposed operand is copied as it lies and read through a
 * Triton 3.9.0 compiles both for cuda:90 (``ttg.memdesc_trans`` feeding an
   asynchronous ``warp_group_dot``; ``wgmma.mma_async`` with the transposed
   operand's K-major flag, no local memory; the TMA twins with
-  ``cp.async.bulk.tensor``, wgrad's making two tensormaps per tile, in the
-  tile loop and none in the K loop), for gfx1250 (``tensor_load_to_lds``
+  ``cp.async.bulk.tensor``, wgrad's making two tensormaps per group, in
+  the group loop and none in the tile or K loop), for gfx1250 (``tensor_load_to_lds``
   and WMMA, no spills), gfx950 and gfx942; the bundled ``mid`` kernels keep
   one wgmma group in flight with no stack or local memory (cuobjdump).
 """
@@ -186,8 +186,9 @@ def _makes(module: ir.Module) -> list[ir.Operation]:
 
 def test_wgrad_tma_twin_equals_numpy_after_every_pass() -> None:
     """The cuda:90 pipeline of the TMA twin (its hand-off makes every copy a
-    TMA copy): the descriptors are made in the tile loop, with the group's K
-    end as their rows, and the copies are unbounded, as TMA's are."""
+    TMA copy): the descriptors are made once per group, in the group loop's
+    guard before the tile loop (not in it), with the group's K end as their
+    rows, and the copies are unbounded, as TMA's are."""
     module = _module("k", False, "cuda:90", tma=True)
     assert S.tma_copies("k", False, 4)
     passes = tile_passes("cuda:90")
@@ -195,7 +196,11 @@ def test_wgrad_tma_twin_equals_numpy_after_every_pass() -> None:
         lowered = _after(module, passes[:i])
         assert _count(lowered, "tile.memdesc_trans") == 1
         makes = _makes(lowered)
-        assert len(makes) == 2 and all(op.parent.name == "scf.for" for op in makes)
+        assert len(makes) == 2
+        for op in makes:
+            assert op.parent.name == "scf.if" and op.parent.parent.name == "scf.for"
+            later = [o.operation.name for o in op.block.operations][-2:]
+            assert later == ["scf.for", "scf.yield"]  # the group's tile loop follows
         for lens in GROUP_LENS:
             for seed in SEEDS:
                 _wgrad(lowered, lens, m=40, n=45, seed=seed)
@@ -231,7 +236,7 @@ def test_wgrad_tma_twin_stops_k_blocks_at_the_group_end() -> None:
 
 
 def test_every_pipelined_kernel_has_a_tma_twin() -> None:
-    """wgrad included (its per-tile descriptors bound K); the blocks body has none."""
+    """wgrad included (its per-group descriptors bound K); the blocks body has none."""
     for grouped, trans_b in (("none", False), ("m", False), ("m", True), ("k", False)):
         assert S.tma_copies(grouped, trans_b, 8) and not S.tma_copies(grouped, trans_b, 1)
     spec = S.KernelSpec(
@@ -322,16 +327,17 @@ def _loop_depths(ptx: str) -> list[tuple[int, str]]:
     return out
 
 
-def test_cuda90_wgrad_tma_twin_makes_two_tensormaps_per_tile() -> None:
-    """Each tile makes its A and B tensormaps once (in the tile loop, depth 1:
-    ``tensormap.replace`` into shared memory, ``tensormap.cp_fenceproxy`` to
-    global scratch, ``fence.proxy.tensormap`` acquire), none per K block
-    (depth 2, the wgmma loop) and none per program; the copies are TMA."""
+def test_cuda90_wgrad_tma_twin_makes_two_tensormaps_per_group() -> None:
+    """Each program makes its A and B tensormaps once per group it has tiles
+    in (in the group loop, depth 1: ``tensormap.replace`` into shared memory,
+    ``tensormap.cp_fenceproxy`` to global scratch, ``fence.proxy.tensormap``
+    acquire), none per tile (depth 2, the group's tile loop) or per K block
+    (depth 3, the wgmma loop); the copies are TMA."""
     ptx = _cuda90("k", False, tma=True).asm["ptx"]
     lines = _loop_depths(ptx)
     assert ptx.count("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes") == 6
     mmas = [d for d, t in lines if t.startswith("wgmma.mma_async")]
-    assert len(mmas) == 4 and set(mmas) == {2}  # the K loop in the tile loop
+    assert len(mmas) == 4 and set(mmas) == {3}  # the K loop in the tile loop in the group loop
     for marker, count in (
         ("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu", 2),
         ("fence.proxy.tensormap::generic.acquire.gpu", 2),

@@ -729,9 +729,10 @@ def tma_copies(grouped: str, trans_b: bool, num_warps: int) -> bool:
     dense and grouped "m" K ranges end on a ``block_k`` boundary or at K;
     dgrad's B rows past a group's N reach only output columns past N, which
     the store drops. wgrad (grouped "k") is the exception: its K ranges end at
-    group boundaries inside A and B, so its TMA twin makes each tile's two
-    descriptors with ``k_end`` rows (one tensormap each per tile, made before
-    the tile's first copy), and a K block that straddles ``k_end`` reads the
+    group boundaries inside A and B, so its TMA twin makes the two
+    descriptors of each group with ``k_end`` rows (one tensormap each, made
+    once per group and program by the lowering's group loop, before the
+    group's first copy), and a K block that straddles ``k_end`` reads the
     next group's rows as TMA's zero fill, as the aligned twin's masks do."""
     return pipelined(grouped, trans_b, num_warps)
 
@@ -909,7 +910,7 @@ class KernelSpec:
     #: runtime launches it only for arguments that are.
     aligned: bool = False
     #: Compiled with TMA copies (cuda:90's ``lds-copies=tma``; an aligned kernel
-    #: whose copies are bounded by the tensors' shapes, wgrad's by per-tile
+    #: whose copies are bounded by the tensors' shapes, wgrad's by per-group
     #: descriptors that end at the group's K end; grouped "m" also assumes K a
     #: multiple of ``block_k``); the runtime launches it only for arguments
     #: that satisfy its facts.

@@ -36,8 +36,8 @@ and B) and ``pipelined`` (hinted ``tile.async_tdm_copy_global_to_local`` s
 into a ring of ``num_stages`` buffers, ``num_stages - 1`` K blocks in flight
 while one multiplies; the descriptors' bounds mask the tile and the K range; TDM on
 gfx1250, ``ttg.async_copy`` or register copies and wgmma on cuda:90, or with
-``tma`` copies bounded by the tensors' shapes (wgrad: by per-tile descriptors
-that end at the group's K end) that cuda:90's ``lds-copies=tma`` makes
+``tma`` copies bounded by the tensors' shapes (wgrad: by descriptors that
+end at the group's K end, made once per group) that cuda:90's ``lds-copies=tma`` makes
 barrier-tracked TMA copies inside the schedule's loops).
 """
 
@@ -123,8 +123,8 @@ def build_gemm_module(
     why that computes the same C), so that cuda:90's ``lds-copies=tma`` can
     make them TMA copies, whose descriptors bound by shape only; grouped "m"
     (not ``trans_b``) then also states K divisible by ``block_k`` (a K block
-    never crosses into the next group's weights); grouped "k" makes each
-    tile's descriptors with the group's K end as their row count instead
+    never crosses into the next group's weights); grouped "k" makes the
+    body's descriptors with the group's K end as their row count instead
     (:func:`_pipelined_body`). ValueError on a bad combination (the op
     verifier's message for schedule rules).
     """
@@ -315,8 +315,9 @@ def _tdm_setup(
 ) -> dict:
     """Descriptors of A and B (the whole tensors; the body moves and bounds
     them per tile) and the rings of ``stages`` buffers, made once per program;
-    ``per_tile`` (wgrad's TMA twin): no descriptors, the body makes them per
-    tile (:func:`_pipelined_body`).
+    ``per_tile`` (wgrad's TMA twin): no descriptors, the body makes them
+    from the group's K end (:func:`_pipelined_body`; the lowering hoists
+    them out of the tile loop into its group loop).
 
     Each operand's block is copied as it lies in memory, row-major: A as
     (BM, BK), or (BK, BM) for grouped "k" (A is (S, M), the MMA takes A^T);
@@ -353,7 +354,7 @@ def _tdm_setup(
     else:
         b_shape = [k, n]
     a_strides, b_strides = [args["lda"], one], [args["ldb"], one]
-    if per_tile:  # made per tile by the body (shape: the group's K end)
+    if per_tile:  # made by the body (shape: the group's K end)
         da = db = None
     else:
         da = MakeTensorDescriptorOp(args["a"], a_shape, a_strides, da_t).result
@@ -393,20 +394,23 @@ def _pipelined_body(
     the store drops; K is B's inner dim, bounded by its shape. Grouped "k"
     (wgrad): its K ranges end at group boundaries inside A and B, where the
     tensors' shapes stop nothing, so its TMA twin (``tdm["da"]`` None) makes
-    the tile's descriptors of A and B with ``k_end`` rows (at least 1, a TMA
-    dimension's least; never past K): a K block straddling ``k_end`` reads
-    the next group's rows as zeros, the very data the bounded copies move,
-    and rows below ``k_off`` are never copied. Of the two ways to bound a TMA
-    copy per tile, this one is in the kernel: the other, lowering a bounded
-    ``tile.update_tensor_descriptor`` to a rebuilt TMA descriptor, rebuilds
-    where the bounds are set, which here is per K block (a tensormap per
-    copy, rewritten while the copies before it still read it) unless the
-    body is restructured to bound once per tile, after which both emit the
-    same code: two tensormaps per tile (``tensormap.replace`` s into shared
-    memory, ``tensormap.cp_fenceproxy`` to the program's global scratch,
-    ``fence.proxy.tensormap::generic.acquire``), none per K block. The body's
-    final wait drains the tile's copies before the next tile rewrites the
-    tensormaps (the lowering would drain them itself otherwise:
+    descriptors of A and B with ``k_end`` rows (at least 1, a TMA
+    dimension's least; never past K) at the top of the body, from the
+    group's values only, which ``tile-lower-gemm-schedule`` hoists into its
+    group loop (made once per group and program, not per tile): a K block
+    straddling ``k_end`` reads the next group's rows as zeros, the very data
+    the bounded copies move, and rows below ``k_off`` are never copied. Of
+    the two ways to bound a TMA copy per tile, this one is in the kernel:
+    the other, lowering a bounded ``tile.update_tensor_descriptor`` to a
+    rebuilt TMA descriptor, rebuilds where the bounds are set, which here is
+    per K block (a tensormap per copy, rewritten while the copies before it
+    still read it) unless the body is restructured to bound once per tile.
+    Made once per group, they cost two tensormaps per group a program has
+    tiles in (``tensormap.replace`` s into shared memory,
+    ``tensormap.cp_fenceproxy`` to the program's global scratch,
+    ``fence.proxy.tensormap::generic.acquire``), none per tile or K block.
+    The body's final wait drains the tile's copies before the next group
+    rewrites the tensormaps (the lowering would drain them itself otherwise:
     :mod:`gemm_opt.lowering.tma_plan`).
 
     Transposed operands (grouped "k"'s A, ``trans_b``'s B) land as they lie
@@ -430,7 +434,7 @@ def _pipelined_body(
     b_end = arith.AddIOp(b_shift, n if b_trans else k_end).result
     ha, hb = tdm["hints"]
     da0, db0 = tdm["da"], tdm["db"]
-    if da0 is None:  # wgrad's TMA twin: this tile's descriptors end at the group's K end
+    if da0 is None:  # wgrad's TMA twin: the group's descriptors end at its K end
         rows = arith.MinSIOp(arith.MaxSIOp(k_end, c[1]).result, args["K"]).result
         da0 = MakeTensorDescriptorOp(args["a"], [rows, m_end], tdm["a_strides"], tdm["da_t"]).result
         db0 = MakeTensorDescriptorOp(args["b"], [rows, n], tdm["b_strides"], tdm["db_t"]).result
