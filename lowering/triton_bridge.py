@@ -262,17 +262,14 @@ def verified_text(module: Any, target: str = "", context: Any = None) -> str:
     return str(module.str())
 
 
-#: Triton 3.9.0's TMA element-type codes (``tensordesc_meta``'s ``elem_type``)
-#: that differ from the CUDA driver's ``CU_TENSOR_MAP_DATA_TYPE_*`` (as its
-#: launcher maps them, ``TMA_DTYPE_DEVICE_TO_HOST`` in its NVIDIA driver).
-_TMA_DTYPE_TO_HOST = {8: 10, 9: 8, 10: 9}
-
-
 def tensordesc_metadata(module: Any) -> list[dict[str, Any]]:
     """Per ``!tt.tensordesc`` argument of the built module's kernel, in order:
     the block, swizzle mode, element size and ``CU_TENSOR_MAP_DATA_TYPE_*`` a
     host must encode its tensormap with (Triton's own reading of the layouts,
-    as its compiler records it for its launcher)."""
+    as its compiler records it for its launcher; the element type mapped to
+    the driver's code by the table Triton's own launcher uses)."""
+    from triton.backends.nvidia.driver import TMA_DTYPE_DEVICE_TO_HOST
+
     out = []
     for md in module.get_tensordesc_metadata():
         if md.get("is_im2col") or md.get("fp4_padded"):
@@ -283,7 +280,7 @@ def tensordesc_metadata(module: Any) -> list[dict[str, Any]]:
                 "block": [int(b) for b in md["block_size"]],
                 "swizzle": int(md["swizzle"]),
                 "elem_bytes": int(md["elem_size"]),
-                "dtype": _TMA_DTYPE_TO_HOST.get(code, code),
+                "dtype": TMA_DTYPE_DEVICE_TO_HOST.get(code, code),
             }
         )
     return out

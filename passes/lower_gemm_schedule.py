@@ -214,9 +214,11 @@ class _Schedule:
         e = self.e
         e.store(self.op.c, rows or self.M, self.N, self.op.ldc, m_off, n_off, self.out(acc))
 
-    def tile(self, t: Value, k_off: Value, k_end: Value) -> tuple[Value, Value, Value]:
+    def tile(
+        self, t: Value, k_off: Value, k_end: Value, group: Value | None = None
+    ) -> tuple[Value, Value, Value]:
         m_off, n_off = self.coords(t)
-        return self.body(m_off, n_off, k_off, k_end), m_off, n_off
+        return self.body(m_off, n_off, k_off, k_end, group=group), m_off, n_off
 
     # -- kinds --
 
@@ -390,10 +392,8 @@ class _Schedule:
         per-thread address arithmetic out of the tile loop and keeps it in
         registers (cuda:90's ``mid`` ``cp.async`` twin: 156 registers instead
         of 120, one program per SM instead of two)."""
-        if not any(
-            op.operation.name == MakeTensorDescriptorOp.OPERATION_NAME
-            for op in self.block.operations
-        ):
+        make = MakeTensorDescriptorOp.OPERATION_NAME
+        if not any(op.operation.name == make for op in self.block.operations):
             self._grouped_k_flat()
             return
         e = self.e
@@ -411,12 +411,9 @@ class _Schedule:
             with ir.InsertionPoint(owns.then_block):
                 tiles = e.for_(first, per_group, P)
                 with ir.InsertionPoint(tiles.body):
-                    m_off, n_off = self.coords(tiles.induction_variable)
-                    acc = self.body(m_off, n_off, k_off, k_end, group=g)
-                    shift = e.mul(g, self.M)
-                    self.store_c(acc, e.add(shift, m_off), n_off, rows=e.add(shift, self.M))
+                    self._wgrad_tile(tiles.induction_variable, g, k_off, k_end)
                     scf.YieldOp([])
-                hoist(tiles, MakeTensorDescriptorOp.OPERATION_NAME)
+                hoist(tiles, make)
                 scf.YieldOp([])
             scf.YieldOp([k_next])
 
@@ -445,11 +442,16 @@ class _Schedule:
                 scf.YieldOp([e.add(h, e.c(1)), e.add(start, self.group_len(h))])
             k_off = walk.results[1]
             k_end = e.min(e.add(k_off, self.group_len(g)), self.K)
-            m_off, n_off = self.coords(e.rem(t, per_group))
-            acc = self.body(m_off, n_off, k_off, k_end, group=g)
-            shift = e.mul(g, self.M)
-            self.store_c(acc, e.add(shift, m_off), n_off, rows=e.add(shift, self.M))
+            self._wgrad_tile(e.rem(t, per_group), g, k_off, k_end)
             scf.YieldOp([g, k_off])
+
+    def _wgrad_tile(self, local: Value, g: Value, k_off: Value, k_end: Value) -> None:
+        """Group ``g``'s tile ``local`` over K rows ``[k_off, k_end)``, stored
+        at rows ``g*M + m`` of C."""
+        e = self.e
+        acc, m_off, n_off = self.tile(local, k_off, k_end, group=g)
+        shift = e.mul(g, self.M)
+        self.store_c(acc, e.add(shift, m_off), n_off, rows=e.add(shift, self.M))
 
     def cta_of(self, it: Value) -> Value:
         """The program whose stream-K range holds iteration ``it``."""

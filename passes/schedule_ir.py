@@ -158,10 +158,12 @@ def hoist(loop: Any, name: str) -> None:
     other op of its body (those stay). The moved ops are pure, so they
     compute the same values once as on every iteration."""
     body = loop.body
-    moved: list[ir.Operation] = []
 
     def closure(op: ir.Operation, chain: list[ir.Operation]) -> bool:
-        if op in moved or op in chain:
+        """Append ``op``'s in-body operand ops, then ``op``, to ``chain``
+        (operands first); False if one of them cannot move. An op moved for an
+        earlier root is no longer in the body, so it is an invariant here."""
+        if op in chain:
             return True
         for v in op.operands:
             owner = v.owner
@@ -178,13 +180,10 @@ def hoist(loop: Any, name: str) -> None:
         return True
 
     for op in list(body.operations):
-        if op.operation.name != name:
-            continue
         chain: list[ir.Operation] = []
-        if closure(op.operation, chain):
+        if op.operation.name == name and closure(op.operation, chain):
             for inner in chain:
                 inner.move_before(loop.operation)
-            moved += chain
 
 
 __all__ = ["Emitter", "hoist"]

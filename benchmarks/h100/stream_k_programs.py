@@ -29,16 +29,19 @@ CASES = [
 ]
 
 
-def aligned_counts(total: int, ipt: int) -> list[int]:
-    """132 and the counts in 96..132 that split ``total`` iterations into whole ranges
-    (a count whose stream-K split has no stream-K tiles runs data-parallel: 112 on
+def aligned_counts(tiles: int, ipt: int) -> list[int]:
+    """132 and the counts in 96..132 whose stream-K split is aligned
+    (:attr:`~gemm_opt.core.schedules.StreamKPartition.aligned`) or whole waves
+    (a count whose split has no stream-K tiles runs data-parallel: 112 on
     128x7168x2048 in 64x128x128 tiles)."""
+    from gemm_opt.core import schedules as S
+
     return sorted(
         {132}
         | {
             p
             for p in range(96, 133)
-            if total % p == 0 and (ipt % (total // p) == 0 or (total // p) % ipt == 0)
+            if tiles % p == 0 or S.stream_k_partition(tiles, ipt, p).aligned
         }
     )
 
@@ -60,8 +63,9 @@ def main() -> int:
         for name in names:
             cfg = S.GPU_CONFIGS[name]
             ipt = S.iters_per_tile(k, cfg.block_k)
-            total = S.tile_count(m, n, cfg.block_m, cfg.block_n) * ipt
-            for p in aligned_counts(total, ipt):
+            tiles = S.tile_count(m, n, cfg.block_m, cfg.block_n)
+            total = tiles * ipt
+            for p in aligned_counts(tiles, ipt):
                 fns[f"{name} P={p} ({total / p:.1f} it)"] = lambda a=a, b=b, cfg=cfg, p=p: g.matmul(
                     a, b, schedule="stream-k", reduction="atomic", config=cfg, num_programs=p
                 )

@@ -227,6 +227,14 @@ class StreamKPartition:
     def total_sk_iters(self) -> int:
         return self.sk_tiles * self.iters_per_tile
 
+    @property
+    def aligned(self) -> bool:
+        """Each program's stream-K range lies in one tile: a stream-K phase,
+        ``r = 0``, and ``q`` dividing (or a multiple of) the iterations per
+        tile (:func:`aligned_stream_k_programs`)."""
+        q, i = self.q, self.iters_per_tile
+        return self.sk_tiles > 0 and self.r == 0 and (i % q == 0 or q % i == 0)
+
     def sk_range(self, program: int) -> tuple[int, int]:
         """Stream-K iterations ``[begin, end)`` of ``program`` (empty in fallback)."""
         p = program
@@ -375,11 +383,8 @@ def aligned_stream_k_programs(
     if stream_k_partition(total_tiles, iters_per_tile, max_programs).sk_tiles == 0:
         return max_programs
     for p in range(max_programs, max(1, math.ceil(slack * max_programs)) - 1, -1):
-        part = stream_k_partition(total_tiles, iters_per_tile, p)
-        if part.sk_tiles and part.extra_iters == 0:  # sk_tiles > 0 makes q >= 1
-            q, i = part.q, iters_per_tile
-            if i % q == 0 or q % i == 0:
-                return p
+        if stream_k_partition(total_tiles, iters_per_tile, p).aligned:
+            return p
     return max_programs
 
 

@@ -199,11 +199,9 @@ def pack_arguments(
 
 
 def parameter_sizes(kernel: BundleKernel) -> list[int]:
-    """Byte size of each kernel parameter, as :func:`pack_arguments` packs it."""
-    sizes = [8 if a.is_pointer else struct.calcsize(SCALAR_TYPES[a.type]) for a in kernel.params]
-    for tm in kernel.tensormaps:
-        sizes += [TENSORMAP_BYTES] + [4] * tm.rank + [8] * tm.rank
-    return sizes + [8] * len(SCRATCH_PARAMS)
+    """Byte size of each kernel parameter, as :func:`pack_arguments` packs it
+    (the layout of :func:`_plan`)."""
+    return _plan(kernel)[3]
 
 
 def grid_of(kernel: BundleKernel, args: Sequence[Any]) -> tuple[int, int, int]:
@@ -483,10 +481,10 @@ class Kernel:
         """Check the loaded binary against its metadata and opt in to its shared memory."""
         k = self.spec
         sizes = drv.parameter_sizes(fn)
-        if sizes is not None and sizes != parameter_sizes(k):
+        if sizes is not None and sizes != self._sizes:
             raise BundleError(
                 f"{k.name}: the binary's parameters (sizes {sizes}) do not match its "
-                f"arguments in the bundle (sizes {parameter_sizes(k)}: "
+                f"arguments in the bundle (sizes {self._sizes}: "
                 f"{', '.join(a.type for a in k.params)}, then 2 scratch pointers)"
             )
         if k.shared_bytes > cuda.DEFAULT_SHARED_LIMIT:
