@@ -4,7 +4,8 @@ BundleError or a bundle that survives its own round trip, never another exceptio
 Mutations: a value swapped for one of another type (or a boundary number: negative,
 huge, NaN, infinite), a field or list entry deleted, one inserted, ASCII digits made
 Unicode digits, a value nested past the parser's stack, a key duplicated, digits past
-Python's integer-string limit, and the text truncated or a byte of it changed.
+Python's integer-string limit, and the text truncated or a byte of it changed. What is
+read also makes a launch plan (:class:`~gemm_opt.runtime.Kernel`, no driver needed).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from support.bundle_docs import document
 
-from gemm_opt.runtime import BundleError, loads
+from gemm_opt.runtime import BundleError, Kernel, loads, parameter_sizes
+from gemm_opt.runtime.bundle import SCRATCH_PARAMS
 
 BASE = document()
 
@@ -156,6 +158,10 @@ def test_a_mutated_bundle_is_a_bundle_error_or_round_trips(text: str) -> None:
     again = loads(bundle.dumps(), "again.bundle")
     assert again.kernels == bundle.kernels
     assert again.dumps() == bundle.dumps()
+    for kernel in bundle:  # the launcher's plan of what it read (no driver needed)
+        assert len(parameter_sizes(kernel)) == len(Kernel(kernel).value_positions()) + sum(
+            1 + 2 * t.rank for t in kernel.tensormaps
+        ) + len(SCRATCH_PARAMS)
 
 
 def test_the_unmutated_document_is_read() -> None:
