@@ -18,6 +18,7 @@ import support.tile_build as tb
 from support.bundle_docs import full_kernel
 from support.fake_bundles import RecordingDriver, launch_kernel
 
+import gemm_opt.language as tl
 from gemm_opt.core import schedules as S
 from gemm_opt.core.diagnostics import collect
 from gemm_opt.core.ext_compat import MLIRError, ir
@@ -68,6 +69,36 @@ def test_a_functions_buffers_together_at_the_byte(target: str) -> None:
         f"'tile.local_alloc' op the function's shared buffers take {cap + 1} bytes up to this "
         f"1x1 buffer ({cap} before it), but {target} has {cap} per workgroup"
     ]
+
+
+# ---- threads per block per target ------------------------------------------------------
+
+
+@tl.kernel
+def _one_program(M: tl.int32):
+    tl.program_id(0) + M
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_threads_per_block_at_the_targets_limit(target: str) -> None:
+    """The most warps a block of the target launches is taken by the verifier and the
+    front end; the next power of two (the verifier's) or one more warp (the front end's)
+    is refused."""
+    t = TARGETS[target]
+    warps = t.max_threads_per_block // t.warp_size
+    tile.check_num_warps(warps, [t])
+    with pytest.raises(tile.VerifyError, match=f"but {target} launches at most 1024"):
+        tile.check_num_warps(2 * warps, [t])
+    _one_program.build_module(num_warps=warps, target=target)
+    with pytest.raises(tl.CompilationError, match="a program launches at most 1024"):
+        _one_program.build_module(num_warps=warps + 1, target=target)
+
+
+def test_threads_per_block_without_a_target_take_the_most_any_launches() -> None:
+    wide, narrow = TARGETS["gfx1250"], TARGETS["gfx950"]  # 32 and 16 warps
+    tile.check_num_warps(32, [narrow, wide])
+    with pytest.raises(tile.VerifyError, match=r"gfx1250 launches at most 1024 \(at most 32"):
+        tile.check_num_warps(64, [narrow, wide])
 
 
 def test_isa_report_halves_the_k_block_at_the_byte(monkeypatch) -> None:
