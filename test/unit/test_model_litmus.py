@@ -58,7 +58,7 @@ class Program:
             splat = ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(self.i32, value))
             block = arith.ConstantOp(t, splat).result
             tile.StoreBlockOp(
-                self.args[array], [tb.const(at + 1)], [tb.const(1, 64)], [tb.const(0)], block
+                self.args[array], [tb.const(at + 1)], [tb.const(1, 64)], [tb.const(at)], block
             )
 
     def load(self, array: str, at: int = 0) -> ir.Value:
@@ -322,6 +322,29 @@ def test_a_relaxed_rmw_continues_the_release_sequence() -> None:
 
     quiet = {(0, NOT_RECORDED, NOT_RECORDED), (1, NOT_RECORDED, NOT_RECORDED)}
     assert litmus(p0, p1, p2) == quiet | {(2, 42, NOT_RECORDED)}
+
+
+def test_a_counting_flag_publishes_every_release() -> None:
+    """Two programs each publish their word with a release increment of one
+    flag (stream-K's count of partials): the program that reads the count 2
+    sees both words."""
+
+    def publisher(word: int) -> Body:
+        def body(p: Program) -> None:
+            p.store("data", 42 + word, at=word)
+            p.rmw("add", "flag", 1, "release")
+
+        return body
+
+    def consumer(p: Program) -> None:
+        seen = p.rmw("add", "flag", 0, "acquire")
+        p.record(0, seen)
+        with p.when(seen, 2):
+            p.record(1, p.load("data", at=0))
+            p.record(2, p.load("data", at=1))
+
+    quiet = {(n, NOT_RECORDED, NOT_RECORDED) for n in (0, 1)}
+    assert litmus(publisher(0), publisher(1), consumer) == quiet | {(2, 42, 43)}
 
 
 # ---- store buffering and atomicity ---------------------------------------------------------
