@@ -89,6 +89,16 @@ class Barrier:
         self.tx -= copy.bytes
         self._settle()
 
+    def missing(self) -> str:
+        """What the current phase still lacks, for a deadlock report: its
+        arrivals, and the bytes announced but not delivered (or delivered
+        beyond those announced: the count is below zero and the phase cannot
+        complete until another expect announces them)."""
+        arrivals = f"{self.arrivals} of {self.count} arrivals missing"
+        if self.tx < 0:
+            return f"{arrivals}, {-self.tx} bytes delivered beyond those announced"
+        return f"{arrivals}, {self.tx} announced bytes not delivered"
+
     def _settle(self) -> None:
         if self.arrivals == 0 and self.tx == 0:
             assert self.count is not None
@@ -221,9 +231,8 @@ def _b_barrier_wait(c: Compiler, op: Any) -> Exec:
         if b.phase == start and b.phase % 2 == parity:
             raise ModelError(
                 f"deadlock: {where} in program {p.pid} waits for phase {b.phase} (parity "
-                f"{parity}) of the {b.label}, which can never complete: {b.arrivals} of "
-                f"{b.count} arrivals missing, {max(b.tx, 0)} announced bytes not delivered "
-                "by any copy in flight"
+                f"{parity}) of the {b.label}, which can never complete: {b.missing()}"
+                + (" by any copy in flight" if b.tx >= 0 else "")
             )
 
     return run

@@ -146,8 +146,7 @@ class PartitionScheduler:
             bar, _, parity, where = a.waiting  # type: ignore[misc]
             parts.append(
                 f"{a.name} waits at {where} for phase {bar.phase} (parity {parity}) of the "
-                f"{bar.label} ({bar.arrivals} of {bar.count} arrivals missing, "
-                f"{max(bar.tx, 0)} announced bytes not delivered)"
+                f"{bar.label} ({bar.missing()})"
             )
         return (
             f"deadlock between the partitions of {self.where} in program {self.pid}: "
