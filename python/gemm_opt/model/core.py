@@ -34,17 +34,22 @@ from gemm_opt.model.values import (
     value_elem,
 )
 
+#: One compiled op: runs it on a program for the warps whose mask entry is true.
 Exec = Callable[["Program", np.ndarray], None]
 
 
 @dataclass
 class Block:
+    """A compiled block: the slots of its arguments, one closure per op, and
+    the slots its terminator yields."""
+
     arg_slots: list[int]
     instrs: list[Exec]
     term_slots: list[int]
 
 
 def op_location(op: Any) -> str:
+    """``file:line:col`` of an op (the location as printed when it has no file)."""
     loc = op.location
     try:
         return f"{loc.filename}:{loc.start_line}:{loc.start_col}"
