@@ -375,3 +375,8 @@ _UNARY: dict[str, Callable[[Elem, Elem, bool], Callable[[np.ndarray], np.ndarray
 }
 for _name, _make in _UNARY.items():
     IMPLS.register(_name, _unary(_make))
+
+
+__all__ = [
+    "IMPLS",
+]

@@ -171,3 +171,8 @@ def _b_if(c: Compiler, op: Any) -> Exec:
                 p.env[s] = merge_region(then_mask, mask, t, e, tensors[i], where)
 
     return run
+
+
+__all__ = [
+    "IMPLS",
+]

@@ -294,3 +294,30 @@ def partition_point(p: Program) -> None:
     (:mod:`gemm_opt.model.warp_specialize`): another partition may run first."""
     if p.agent is not None:
         p.agent.sched.point(p.agent)
+
+
+__all__ = [
+    "TERMINATORS",
+    "Block",
+    "Compiler",
+    "Exec",
+    "Program",
+    "Run",
+    "active_warps",
+    "is_tensor_type",
+    "merge_region",
+    "op_location",
+    "op_where",
+    "operand_elem",
+    "operand_slots",
+    "optional_slot",
+    "partition_point",
+    "pred_holds",
+    "program_level",
+    "result_elem",
+    "result_slot",
+    "select_per_warp",
+    "stack_slots",
+    "uniform",
+    "uniform_rows",
+]

@@ -348,3 +348,9 @@ def _b_local_store(c: Compiler, op: Any) -> Exec:
         buf.written[prefix] = True
 
     return run
+
+
+__all__ = [
+    "IMPLS",
+    "block_indices",
+]

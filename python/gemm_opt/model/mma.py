@@ -144,3 +144,8 @@ def _b_async_wmma_wait(c: Compiler, op: Any) -> Exec:
         p.env[r] = value
 
     return run
+
+
+__all__ = [
+    "IMPLS",
+]

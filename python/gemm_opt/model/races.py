@@ -126,3 +126,12 @@ def mma_race_message(p: Program, buf: SharedBuffer, index: tuple, where: str) ->
         f"async MMA(s) read it ({', '.join(dict.fromkeys(readers))}); a tile.async_wmma_wait "
         "must retire that MMA before the copy is issued"
     )
+
+
+__all__ = [
+    "check_write_race",
+    "mma_race_message",
+    "race_message",
+    "read_shared",
+    "store_race_message",
+]

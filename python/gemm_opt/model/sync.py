@@ -192,3 +192,8 @@ def _b_atomic_add_block(c: Compiler, op: Any) -> Exec:
         sync.atomic_block(p.clock, arr, ptr.name, idx, sem, scope, where)
 
     return run
+
+
+__all__ = [
+    "IMPLS",
+]

@@ -136,7 +136,7 @@ def _copy_layout(
 
 
 @dataclass
-class CopyMember:
+class _CopyMember:
     """One copy member, with its per-warp plan computed once per op.
 
     ``active[w]`` is the layout's warp mask, ``start[w]`` the block-relative
@@ -152,14 +152,16 @@ class CopyMember:
     dst: tuple[tuple[slice, ...], ...]
 
 
-def copy_member(c: Compiler, desc: ir.Value, dest: ir.Value, hint, attr, where: str) -> CopyMember:
+def _copy_member(
+    c: Compiler, desc: ir.Value, dest: ir.Value, hint, attr, where: str
+) -> _CopyMember:
     layout = _copy_layout(c, desc, hint, attr, where)
     elem = elem_of(desc.type.element_type)
     if elem is None:
         raise ModelError(f"{where}: unsupported element type {desc.type.element_type}")
     warps = range(layout.num_warps)
     starts = tuple(tuple(int(x) for x in layout.start(w)) for w in warps)
-    return CopyMember(
+    return _CopyMember(
         c.slot(desc),
         c.slot(dest),
         layout,
@@ -177,14 +179,14 @@ def _b_tdm_copy(c: Compiler, op: AsyncTDMCopyGlobalToLocalOp) -> Exec:
     where = op_where(op)
     attrs = op.operation.attributes
     layout_attr = attrs[WARP_LAYOUT] if WARP_LAYOUT in attrs else None
-    members = [copy_member(c, op.desc, op.dest, op.warp_used_hint, layout_attr, where)]
+    members = [_copy_member(c, op.desc, op.dest, op.warp_used_hint, layout_attr, where)]
     pred = optional_slot(c, op.pred)
     predicated = WARP_PREDICATED in attrs
 
     if op.barrier is None:
 
         def run(p: Program, mask: np.ndarray) -> None:
-            issue_copy(p, mask, members, lambda w: 0, pred, predicated, where)
+            _issue_copy(p, mask, members, lambda w: 0, pred, predicated, where)
 
         return run
 
@@ -202,7 +204,7 @@ def _b_tdm_copy(c: Compiler, op: AsyncTDMCopyGlobalToLocalOp) -> Exec:
         d: Descriptor = p.env[desc_slot]
         on = bool(uniform(d.pred, mask, "the descriptor's pred", where))
         on = on and pred_holds(p, pred, mask, where)
-        issue_copy(p, mask, members, lambda w: 0, pred, predicated, where)
+        _issue_copy(p, mask, members, lambda w: 0, pred, predicated, where)
         # The barrier, not the warps' TDM counters, tracks the copy.
         records = [p.queues[w].pop() for w in range(p.W)]
         track_copy(p, b, records, block_bytes if on else 0, where)
@@ -230,7 +232,7 @@ def _b_tdm_fused_copy(c: Compiler, op: AsyncTDMFusedCopyGlobalToLocalOp) -> Exec
             raise ModelError(f"{where}: '{WARP_LAYOUTS}' needs one layout per member")
         layout_attrs = list(ir.ArrayAttr(arr))
     members = [
-        copy_member(c, d, b, h, a, f"{where} member {i}")
+        _copy_member(c, d, b, h, a, f"{where} member {i}")
         for i, (d, b, h, a) in enumerate(zip(descs, dests, hints, layout_attrs, strict=True))
     ]
     layouts = [m.layout for m in members]
@@ -238,7 +240,7 @@ def _b_tdm_fused_copy(c: Compiler, op: AsyncTDMFusedCopyGlobalToLocalOp) -> Exec
     predicated = WARP_PREDICATED in attrs
 
     def run(p: Program, mask: np.ndarray) -> None:
-        issue_copy(p, mask, members, choice.__getitem__, None, predicated, where)
+        _issue_copy(p, mask, members, choice.__getitem__, None, predicated, where)
 
     return run
 
@@ -266,10 +268,10 @@ def _global_view(ptr: Pointer, warp: int, extent: np.ndarray, strides: np.ndarra
     )
 
 
-def issue_copy(
+def _issue_copy(
     p: Program,
     mask: np.ndarray,
-    members: list[CopyMember],
+    members: list[_CopyMember],
     choose: Callable[[int], int],
     pred_slot: int | None,
     predicated: bool,
@@ -406,3 +408,6 @@ def _store_global(
     if sync is not None and sync.memory is not None:
         sync.memory.write(p.clock, ptr.array, ptr.name, flat, where)
     ptr.array[flat] = data.reshape(-1)[inside]
+
+
+__all__ = ["IMPLS"]

@@ -324,3 +324,26 @@ class RunResult:
 def wrap_int(v: int, width: int) -> int:
     half = 1 << (width - 1)
     return ((int(v) + half) % (1 << width)) - half
+
+
+__all__ = [
+    "CopyEvent",
+    "Descriptor",
+    "Elem",
+    "InFlight",
+    "Pointer",
+    "RunResult",
+    "SharedBuffer",
+    "SharedView",
+    "Stats",
+    "bf16_round",
+    "elem_of",
+    "from_storage",
+    "round_to",
+    "tensor_type",
+    "to_storage",
+    "unsigned_bits",
+    "value_elem",
+    "wrap_bits",
+    "wrap_int",
+]
