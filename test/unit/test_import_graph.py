@@ -35,13 +35,6 @@ ROOT = Path(__file__).resolve().parents[2]
 # entry (test_known_cycles_still_exist fails until it is); never add one.
 KNOWN_CYCLES: dict[str, frozenset[str]] = {
     "the GEMM API and its PyTorch operators": frozenset({"gemm_opt.api", "gemm_opt.torch_ops"}),
-    "the model's interpreter and the handlers that replace its own": frozenset(
-        {
-            "gemm_opt.model.interpreter",
-            "gemm_opt.model.barriers",
-            "gemm_opt.model.warp_specialize",
-        }
-    ),
     "the H100 bundle builder and the Gluon reference kernel": frozenset(
         {"benchmarks/h100/build_bundle.py", "benchmarks/h100/gluon_ws_gemm.py"}
     ),
