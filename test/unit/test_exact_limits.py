@@ -1,8 +1,9 @@
 """Every limit at its exact boundary: the value at the limit is taken, one past it is not.
 
 Shared memory per target at the byte (the verifier, the ISA report's K block, the bundle
-launcher's opt-in), the stream-K split's fallback and aligned-count rules at N-1, N and
-N+1, the occupancy of a kernel with twins (the worst one's), and the bounds of the
+launcher's opt-in), threads per block per target (the verifier, the front end, warp
+specialization's workers), the stream-K split's fallback and aligned-count rules at N-1,
+N and N+1, the occupancy of a kernel with twins (the worst one's), and the bounds of the
 autotune fallback rule. Each case pins one comparison, so an off-by-one in it fails.
 """
 
@@ -92,6 +93,33 @@ def test_threads_per_block_at_the_targets_limit(target: str) -> None:
     _one_program.build_module(num_warps=warps, target=target)
     with pytest.raises(tl.CompilationError, match="a program launches at most 1024"):
         _one_program.build_module(num_warps=warps + 1, target=target)
+
+
+def _default_partition() -> None:
+    pass
+
+
+def _worker(m) -> None:
+    pass
+
+
+@tl.kernel
+def _specialized(M: tl.int32, WORKERS: tl.constexpr = None):
+    tl.warp_specialize(
+        [(_default_partition, ()), *[(_worker, (M,)) for _ in WORKERS]], list(WORKERS)
+    )
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_warp_specialized_warps_at_the_targets_limit(target: str) -> None:
+    """The function's warps plus every worker's fill the block exactly: taken; one more
+    worker warp: refused, naming the count."""
+    t = TARGETS[target]
+    limit = t.max_threads_per_block // t.warp_size
+    half, quarter = limit // 2, limit // 4
+    _specialized.build_module(num_warps=half, target=target, WORKERS=(quarter, quarter))
+    with pytest.raises(tl.CompilationError, match=rf"needs {limit + 1} warps .* at most {limit}"):
+        _specialized.build_module(num_warps=half, target=target, WORKERS=(quarter, quarter, 1))
 
 
 def test_threads_per_block_without_a_target_take_the_most_any_launches() -> None:
