@@ -288,10 +288,12 @@ def test_auto_runs_the_tuned_choice_on_the_model(tmp_path: Path, monkeypatch) ->
            entry("dense", 40, 48, 96, dtype="fp16", schedule="stream-k", reduction="linear",
                  config=cfg))  # fmt: skip
     seen = []
-    from gemm_opt import api
+    from gemm_opt.kernels import model_gemm
 
-    real = api._run_model
-    monkeypatch.setattr(api, "_run_model", lambda call: seen.append(call.spec) or real(call))
+    real = model_gemm.run
+    monkeypatch.setattr(
+        model_gemm, "run", lambda plan, *a, **k: seen.append(plan.spec) or real(plan, *a, **k)
+    )
     rng = np.random.default_rng(0)
     a = rng.standard_normal((40, 96)).astype(np.float16)
     b = rng.standard_normal((96, 48)).astype(np.float16)
@@ -318,11 +320,13 @@ def test_auto_grouped_forms_resolve_by_their_operation(tmp_path: Path, monkeypat
            entry("fwd", 48, 40, 64, 2, dtype="fp16", schedule="persistent", config=small),
            entry("wgrad", 64, 40, 48, 2, dtype="fp16", schedule="persistent",
                  config=S.GemmConfig(64, 32, 32, 1, 4)))  # fmt: skip
-    from gemm_opt import api
+    from gemm_opt.kernels import model_gemm
 
     seen = []
-    real = api._run_model
-    monkeypatch.setattr(api, "_run_model", lambda call: seen.append(call.spec) or real(call))
+    real = model_gemm.run
+    monkeypatch.setattr(
+        model_gemm, "run", lambda plan, *a, **k: seen.append(plan.spec) or real(plan, *a, **k)
+    )
     rng = np.random.default_rng(1)
     lens = [20, 28]
     x = rng.standard_normal((48, 64)).astype(np.float16)
@@ -400,7 +404,7 @@ def test_auto_on_cuda_uses_the_device_target_and_compute_units(monkeypatch, tmp_
 
     import torch
 
-    from gemm_opt import api
+    from gemm_opt.runtime import plan as P
 
     monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path))  # no table: the rule decides
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
@@ -415,8 +419,8 @@ def test_auto_on_cuda_uses_the_device_target_and_compute_units(monkeypatch, tmp_
     gpu(132)
     a = SimpleNamespace(device=torch.device("cuda", 0))
     problem = ("dense", 512, 512, 8192, 1)  # 64 small tiles of 128 iterations
-    kind, red, cfg = api._auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
+    kind, red, cfg = P.resolve_auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
     assert (kind, red, cfg) == ("stream-k", "atomic", S.GPU_CONFIGS["small"])
     gpu(114)  # an H100 PCIe: 64 tiles fill more than half of it
-    kind, red, cfg = api._auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
+    kind, red, cfg = P.resolve_auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
     assert (kind, red) == ("data-parallel", None)

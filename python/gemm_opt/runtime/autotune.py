@@ -347,6 +347,13 @@ def _table_version(base: str, target: str) -> int | None:
     return mtime
 
 
+def table_version(target: str, root: str | os.PathLike[str] | None = None) -> tuple:
+    """Which table ``target``'s choices come from now: its folder and the file's mtime
+    (looked at most every :data:`RECHECK_S`); a plan made under another is stale."""
+    base = os.fspath(root or os.environ.get(TUNED_DIR_ENV) or DEFAULT_TUNED_DIR)
+    return (base, _table_version(base, target))
+
+
 def choose(
     op: str,
     m: int,
@@ -404,5 +411,6 @@ __all__ = [
     "shape_class",
     "shape_distance",
     "table_path",
+    "table_version",
     "validate_table",
 ]
