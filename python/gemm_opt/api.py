@@ -35,7 +35,11 @@ pick atomic stream-K, whose bits vary run to run: name the schedule where
 bitwise reproducibility matters. A stream-K pick on the GPU without
 ``num_programs`` launches the count that gives each program one K range in
 one tile (:func:`~gemm_opt.core.schedules.aligned_stream_k_programs`). An
-explicit ``config`` replaces the tuned one. Bad input is a
+explicit ``config`` replaces the tuned one. ``num_programs`` (a Python or
+numpy integer) is at most 2**31 - 1, CUDA's grid limit; a call runs at most
+the programs that can find work (:func:`~gemm_opt.runtime.plan.work_programs`:
+the result is the same). Config values are 32-bit, blocks at most 256, warps
+a power of two up to 32. Bad input is a
 ``TypeError`` (wrong kind or dtype) or ``ValueError`` (wrong shape, value or
 layout) naming the argument and what was expected, raised before any kernel
 is built or launched.
@@ -190,7 +194,7 @@ def _run_model(plan: P.GemmPlan, a: Any, b: Any, kw: Mapping[str, Any]) -> Any:
     """Run a host call's plan on the executable model."""
     from gemm_opt.kernels import model_gemm
 
-    return model_gemm.run(plan, a, b, out=kw["out"], seed=kw["seed"])
+    return model_gemm.run(plan, a, b, out=kw["out"])
 
 
 __all__ = [

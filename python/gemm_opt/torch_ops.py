@@ -105,7 +105,7 @@ def _run(op: str, a: Tensor, b: Tensor, group_lens: Any = None, **kw: Any) -> An
         return P.launch(p, a, b, lens, kw["out"])
     from gemm_opt.kernels import model_gemm
 
-    return model_gemm.run(p, a, b, out=kw["out"], seed=kw["seed"])
+    return model_gemm.run(p, a, b, out=kw["out"])
 
 
 def _safe_kind(x: Any) -> str | None:
@@ -419,7 +419,8 @@ def _scalar_types_ok(kw: dict[str, Any]) -> bool:
         return v is None or (isinstance(v, int) and not isinstance(v, bool))
 
     return (
-        isinstance(kw["schedule"], str)
+        (kw["out"] is None or isinstance(kw["out"], Tensor))
+        and isinstance(kw["schedule"], str)
         and (kw["reduction"] is None or isinstance(kw["reduction"], str))
         and opt_int(kw["num_programs"])
         and kw["num_xcds"] is not None
@@ -448,6 +449,21 @@ def _op_args(a: Tensor, b: Tensor, kw: dict[str, Any], eager_check: Any) -> tupl
         _pack_config(config),
         kw["seed"],
     )
+
+
+def _plain_ints(kw: dict[str, Any]) -> dict[str, Any]:
+    """The integer keywords as ``int`` (the operators' schema takes Python ints; numpy
+    integers are accepted as the API accepts them). Anything else is left for the
+    checks to name."""
+    kw = dict(kw)
+    for name in ("num_programs", "num_xcds", "seed"):
+        v = kw[name]
+        if v is not None and type(v) is not int:
+            try:
+                kw[name] = P.as_int(v, name)
+            except TypeError:
+                pass
+    return kw
 
 
 def _lens_tensor(group_lens: Any) -> Tensor:
@@ -520,6 +536,7 @@ def _mutated(out: Tensor) -> None:
 
 def matmul(a: Tensor, b: Tensor, **kw: Any) -> Tensor:
     """``gemm_opt.matmul`` on torch tensors (keywords as there)."""
+    kw = _plain_ints(kw)
     if _direct(a, b):
         result = _run("matmul", a, b, **kw)
         if kw["out"] is not None:
@@ -537,6 +554,7 @@ def grouped_matmul(
     a: Tensor, b: Tensor, group_lens: Any, *, trans_b: Any, validate: Any, **kw: Any
 ) -> Tensor:
     """``gemm_opt.grouped_matmul`` on torch tensors (keywords as there)."""
+    kw = _plain_ints(kw)
     if not isinstance(trans_b, bool):
         raise TypeError(f"trans_b: expected a bool, got {type(trans_b).__name__}")
     mode = P.validate_mode(validate)
@@ -562,6 +580,7 @@ def grouped_matmul_variable_k(
     a: Tensor, b: Tensor, group_lens: Any, *, validate: Any, **kw: Any
 ) -> Tensor:
     """``gemm_opt.grouped_matmul_variable_k`` on torch tensors (keywords as there)."""
+    kw = _plain_ints(kw)
     mode = P.validate_mode(validate)
     if _direct(a, b):
         lens = _lens_tensor(group_lens)

@@ -8,13 +8,15 @@ back in their own framework and dtype.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from gemm_opt.runtime.plan import GemmPlan
 
 
-def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None, seed: int | None = None) -> Any:
-    """C of ``plan`` for the operands ``a`` and ``b`` (written into ``out`` when given)."""
+def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None) -> Any:
+    """C of ``plan`` for the operands ``a`` and ``b`` (written into ``out`` when given),
+    its programs interleaved as the plan's ``seed`` says."""
     import numpy as np
 
     from gemm_opt.kernels import cache
@@ -35,14 +37,14 @@ def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None, seed: int | None = N
     values = {
         "a": storage(a),
         "b": storage(b),
-        "c": c.reshape(-1, plan.out_shape[-1]),
+        "c": c.reshape(math.prod(plan.out_shape[:-1]), plan.out_shape[-1]),  # N may be 0
         "sync": np.zeros(max(layout.sync_elements, 1), dtype=np.int32),
         "partials": np.full(max(layout.partial_elements, 1), np.nan, dtype=np.float32),
         **plan.scalars,
     }
     if plan.lens is not None:  # the model reads host lengths (always checked)
         values["group_lens"] = np.asarray(plan.lens, dtype=np.int32).reshape(-1)
-    cache.run_on_model(spec, values, grid=plan.grid, num_resident=plan.programs, seed=seed)
+    cache.run_on_model(spec, values, grid=plan.grid, num_resident=plan.programs, seed=plan.seed)
     if torch_in:
         import torch
 

@@ -60,6 +60,18 @@ VALIDATE = (False, True, "device")
 OPS = ("matmul", "grouped_matmul", "grouped_matmul_variable_k")
 #: Plans kept before the cache is emptied.
 PLAN_CACHE_SIZE = 1024
+#: The most programs a launch can have: CUDA's grid limit in x (the model keeps it too).
+MAX_PROGRAMS = rt.MAX_GRID[0]
+#: The most chiplets work stealing spreads its counters over (MI300X has 8); each
+#: chiplet's counter takes its own 256-byte line of the workspace.
+MAX_XCDS = 64
+#: The largest value of any config field: the kernels take them as 32-bit attributes.
+MAX_CONFIG_VALUE = 2**31 - 1
+#: The largest block dimension: a 256 x 256 fp32 accumulator (256 KiB) already
+#: needs every register of an H100 SM.
+MAX_BLOCK = 256
+#: The most warps of a program: CUDA's 1024 threads per block.
+MAX_WARPS = 32
 
 
 # ---- argument checks -------------------------------------------------------------------
@@ -118,10 +130,10 @@ def _check_cuda_layout(x: Any, name: str) -> None:
             f"{name}: the kernel reads rows with unit stride; got strides {tuple(x.stride())} "
             f"(pass {name}.contiguous())"
         )
-    if x.dim() == 3 and x.shape[1] > 1 and x.stride(0) != x.shape[1] * x.stride(1):
+    if x.dim() == 3 and x.shape[0] > 1 and x.stride(0) != x.shape[1] * _ld(x, "cuda", x.shape[2]):
         raise ValueError(
-            f"{name}: the groups must be stored back to back (strides {tuple(x.stride())}); "
-            f"pass {name}.contiguous()"
+            f"{name}: the groups must be stored back to back, {x.shape[1]} rows of the row "
+            f"stride apart (strides {tuple(x.stride())}); pass {name}.contiguous()"
         )
     if x.data_ptr() % ALIGN:
         raise ValueError(
@@ -158,6 +170,22 @@ def check_config(config: Any, default: S.GemmConfig) -> S.GemmConfig:
             continue
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"config.{f.name} must be a positive integer, got {v!r}")
+        if v > MAX_CONFIG_VALUE:
+            raise ValueError(
+                f"config.{f.name} must be at most {MAX_CONFIG_VALUE} (the kernels take it as a "
+                f"32-bit attribute), got {v}"
+            )
+    for f, most in (("block_m", MAX_BLOCK), ("block_n", MAX_BLOCK), ("block_k", MAX_BLOCK)):
+        if getattr(cfg, f) > most:
+            raise ValueError(
+                f"config.{f} must be at most {most} (the largest tile a program's "
+                f"accumulator and buffers hold), got {getattr(cfg, f)}"
+            )
+    if cfg.num_warps > MAX_WARPS:
+        raise ValueError(
+            f"config.num_warps must be at most {MAX_WARPS} (1024 threads per program), "
+            f"got {cfg.num_warps}"
+        )
     for f in ("block_m", "block_n", "block_k", "num_warps"):
         v = getattr(cfg, f)
         if v & (v - 1):
@@ -168,11 +196,23 @@ def check_config(config: Any, default: S.GemmConfig) -> S.GemmConfig:
     return cfg
 
 
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name}: expected an int, got {type(value).__name__}")
+def as_int(value: Any, name: str, what: str = "an int") -> int:
+    """An integer argument as an ``int``: Python and numpy integers (anything with
+    ``__index__``), not bools (``True`` is not a count)."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        raise TypeError(f"{name}: expected {what}, got bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected {what}, got {type(value).__name__}") from None
+
+
+def _positive_int(value: Any, name: str, most: int) -> int:
+    value = as_int(value, name)
     if value < 1:
         raise ValueError(f"{name} must be at least 1, got {value}")
+    if value > most:
+        raise ValueError(f"{name} must be at most {most}, got {value}")
     return value
 
 
@@ -233,14 +273,14 @@ def host_lens(group_lens: Any) -> list[int]:
     shape = getattr(group_lens, "shape", None)
     if shape is not None and len(shape) != 1:
         raise ValueError(f"group_lens: expected a 1-D array, got shape {tuple(shape)}")
+    if is_torch_tensor(group_lens) and group_lens.device.type != "cpu":
+        raise ValueError(
+            "group_lens: the host reads these lengths, so they must be a sequence, an array "
+            f"or a CPU tensor; got a tensor on {group_lens.device}"
+        )
     lens = group_lens.tolist() if hasattr(group_lens, "tolist") else list(group_lens)
     for i, n in enumerate(lens):
-        try:
-            lens[i] = operator.index(n)
-        except TypeError:
-            raise TypeError(
-                f"group_lens[{i}]: expected an integer, got {type(n).__name__}"
-            ) from None
+        lens[i] = as_int(n, f"group_lens[{i}]", "an integer")
         if lens[i] < 0:
             raise ValueError(f"group_lens[{i}] is {lens[i]}; group lengths must be >= 0")
     return lens
@@ -350,6 +390,18 @@ def _spec(kind, red, grouped, dtype, cfg: S.GemmConfig, num_xcds, trans_b=False)
     )
 
 
+def _check_group_m(spec: S.KernelSpec, n: int) -> None:
+    """GROUP_M times the tile columns is a 32-bit product in the kernels (a band of
+    tiles); past the range it wraps and tiles go unwritten, so it is refused."""
+    cols = S.cdiv(n, spec.block_n)
+    if spec.group_m * cols > MAX_CONFIG_VALUE:
+        raise ValueError(
+            f"config.group_m={spec.group_m} times the {cols} tile columns of N = {n} must be "
+            f"at most {MAX_CONFIG_VALUE} (the kernels index a band of tiles in 32 bits); "
+            f"pass a group_m of at most {MAX_CONFIG_VALUE // cols}"
+        )
+
+
 def _shape_config(
     a: Any,
     m: int,
@@ -386,6 +438,8 @@ class GemmPlan:
     num_groups: int = 0
     #: The caller's ``num_programs`` (None: the backend's default).
     num_programs: int | None = None
+    #: The model's interleaving of programs (None: program order).
+    seed: int | None = None
     #: Tiles of the grid (an upper bound where the lengths stay on the device).
     total_tiles: int = 0
     #: ``schedule="auto"`` chose a stream-K kernel: its default program count
@@ -418,7 +472,7 @@ def _common(
     config: Any,
     out: Any,
     seed: Any,
-) -> tuple[str, str, str, str | None, int | None, int, S.GemmConfig | None]:
+) -> tuple[str, str, str, str | None, int | None, int, S.GemmConfig | None, int | None]:
     ka, kb = kind_of(a, "a"), kind_of(b, "b")
     if ka != kb:
         raise TypeError(f"{op}: a is a {ka} operand and b a {kb} one; pass both alike")
@@ -429,14 +483,13 @@ def _common(
         raise ValueError(f"b: expected a tensor on {a.device} like a, got {b.device}")
     kind, red = _schedule(schedule, reduction)
     default_config = S.GPU_CONFIG if ka == "cuda" else S.MODEL_CONFIG
-    if num_programs is not None:
-        num_programs = _positive_int(num_programs, "num_programs")
-    num_xcds = _positive_int(num_xcds, "num_xcds")
+    if num_programs is not None:  # the launch limit (a larger grid cannot launch)
+        num_programs = _positive_int(num_programs, "num_programs", MAX_PROGRAMS)
+    num_xcds = _positive_int(num_xcds, "num_xcds", MAX_XCDS)
     if kind == "work-stealing" and num_programs is not None:
         S.check_work_stealing(num_programs, num_xcds)
     if seed is not None:
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise TypeError(f"seed: expected an int or None, got {type(seed).__name__}")
+        seed = as_int(seed, "seed", "an int or None")
         if ka == "cuda":
             raise ValueError(
                 "seed chooses the model's interleaving of programs; on the GPU the hardware "
@@ -446,7 +499,7 @@ def _common(
     cfg = None if kind == AUTO and config is None else check_config(config, default_config)
     if out is not None and kind_of(out, "out") != ka:
         raise TypeError(f"out: expected a {ka} operand like a, got a {kind_of(out, 'out')} one")
-    return ka, da, kind, red, num_programs, num_xcds, cfg
+    return ka, da, kind, red, num_programs, num_xcds, cfg, seed
 
 
 def _traced(spec: S.KernelSpec | None, op: str, backend: str, dtype: str, shape: tuple):
@@ -456,7 +509,7 @@ def _traced(spec: S.KernelSpec | None, op: str, backend: str, dtype: str, shape:
 
 
 def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
-    backend, dtype, kind, red, P, X, cfg = _common("matmul", a, b, **kw)
+    backend, dtype, kind, red, P, X, cfg, seed = _common("matmul", a, b, **kw)
     m, k = _expect_ndim(a, "a", 2, "(M, K)")
     kb, n = _expect_ndim(b, "b", 2, f"(K, N) with K = {k}")
     if kb != k:
@@ -474,6 +527,7 @@ def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
     spec = _spec(kind, red, "none", dtype, cfg, X)
     if meta:
         return _traced(spec, "matmul", backend, dtype, (m, n))
+    _check_group_m(spec, n)
     return GemmPlan(
         op="matmul",
         backend=backend,
@@ -489,6 +543,7 @@ def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
             "ldc": n,
         },
         num_programs=P,
+        seed=seed,
         total_tiles=S.tile_count(m, n, cfg.block_m, cfg.block_n),
         auto_stream_k=auto and kind == "stream-k",
         auto=auto,
@@ -555,7 +610,7 @@ def _grouped(
     if not isinstance(trans_b, bool):
         raise TypeError(f"trans_b: expected a bool, got {type(trans_b).__name__}")
     validate = validate_mode(validate)
-    backend, dtype, kind, red, P, X, cfg = _common("grouped_matmul", a, b, **kw)
+    backend, dtype, kind, red, P, X, cfg, seed = _common("grouped_matmul", a, b, **kw)
     _grouped_kind(kind)
     s, k = _expect_ndim(a, "a", 2, "(sum(group_lens), K)")
     want = "(G, N, K)" if trans_b else "(G, K, N)"
@@ -582,6 +637,7 @@ def _grouped(
     spec = _spec(kind, red, "m", dtype, cfg, X, trans_b)
     if meta:
         return _traced(spec, "grouped_matmul", backend, dtype, (s, n))
+    _check_group_m(spec, n)
     bm, bn = cfg.block_m, cfg.block_n
     if backend == "cuda" or lens is None:
         # The lengths stay where they are: the grid is sized without them.
@@ -606,6 +662,7 @@ def _grouped(
         lens=None if lens is None else tuple(lens),
         num_groups=g,
         num_programs=P,
+        seed=seed,
         total_tiles=tiles,
         validate=validate,
         auto=auto,
@@ -616,7 +673,7 @@ def _variable_k(
     a: Any, b: Any, group_lens: Any, *, validate: Any, meta: bool, **kw: Any
 ) -> GemmPlan:
     validate = validate_mode(validate)
-    backend, dtype, kind, red, P, X, cfg = _common("grouped_matmul_variable_k", a, b, **kw)
+    backend, dtype, kind, red, P, X, cfg, seed = _common("grouped_matmul_variable_k", a, b, **kw)
     _grouped_kind(kind)
     s, m = _expect_ndim(a, "a", 2, "(sum(group_lens), M)")
     sb, n = _expect_ndim(b, "b", 2, f"(S, N) with S = {s}")
@@ -638,6 +695,7 @@ def _variable_k(
     spec = _spec(kind, red, "k", dtype, cfg, X)
     if meta:
         return _traced(spec, name, backend, dtype, (g, m, n))
+    _check_group_m(spec, n)
     tiles = S.grouped_tiles_bound(
         "k", g, rows=s, m=m, n=n, block_m=cfg.block_m, block_n=cfg.block_n
     )  # exact: G grids of M x N tiles
@@ -659,6 +717,7 @@ def _variable_k(
         lens=None if lens is None else tuple(lens),
         num_groups=g,
         num_programs=P,
+        seed=seed,
         total_tiles=tiles,
         validate=validate,
         auto=auto,
@@ -680,10 +739,38 @@ def program_count(plan: GemmPlan, default: int) -> int:
     return S.aligned_stream_k_programs(plan.total_tiles, ipt, default)
 
 
+def work_programs(plan: GemmPlan, programs: int) -> int:
+    """``programs`` bounded by the problem's work: the most programs that can find any.
+
+    Persistent and work-stealing programs past the tile count find no tile (work
+    stealing keeps one per chiplet); stream-K's split gives every program some K
+    iterations only while there are at least as many iterations as programs, and
+    with more programs falls back to whole tiles, one program each; data-parallel
+    launches a program per tile whatever ``num_programs`` says. Launching more would
+    only start idle programs (and on the model, allocate and interleave them), so a
+    plan runs at most this many; the result is the same.
+    """
+    spec = plan.spec
+    assert spec is not None
+    tiles = plan.total_tiles
+    if spec.kind == "stream-k":
+        work = tiles * S.iters_per_tile(plan.scalars["K"], spec.block_k)
+        if programs <= work:
+            return programs
+        return max(tiles, 1)
+    return min(programs, max(tiles, spec.num_xcds if spec.kind == "work-stealing" else 1))
+
+
 def _place(plan: GemmPlan, device: Any) -> None:
     """Resolve where the plan runs: its program count, grid and workspace layout."""
     spec = plan.spec
     assert spec is not None
+    if plan.total_tiles > MAX_PROGRAMS:
+        raise ValueError(
+            f"the output has {plan.total_tiles} tiles of {spec.block_m}x{spec.block_n}; the "
+            f"kernels number tiles in 32 bits (at most {MAX_PROGRAMS}): pass larger blocks in "
+            "config"
+        )
     if plan.backend == "cuda":
         import torch
 
@@ -701,6 +788,7 @@ def _place(plan: GemmPlan, device: Any) -> None:
         P = plan.num_programs or MODEL_PROGRAMS
     if spec.kind == "work-stealing":
         S.check_work_stealing(P, spec.num_xcds)
+    P = work_programs(plan, P)
     plan.programs = P
     plan.grid = S.grid_size(spec.kind, plan.total_tiles, P)
     plan.layout = S.workspace_layout(
