@@ -30,9 +30,13 @@ rounds once per program adding into a tile. ``schedule`` is
 ``"linear"``: deterministic and needing no zeroed output). ``"auto"`` picks
 schedule, reduction and config from the tuned table of the device's target
 (:mod:`gemm_opt.runtime.autotune`: by shape class, the nearest tuned
-problem, else a stated rule; the model resolves as ``cuda:90`` does); it may
-pick atomic stream-K, whose bits vary run to run: name the schedule where
-bitwise reproducibility matters. A stream-K pick on the GPU without
+problem, else a stated rule; the model resolves as ``cuda:90`` does). Its
+results are bitwise reproducible: where the table or rule says atomic
+stream-K (whose adds into C land in the order programs finish), it runs the
+linear fix-up instead (:func:`~gemm_opt.runtime.autotune.deterministic`),
+unless the caller opts in with ``reduction="atomic"``; never while
+``torch.use_deterministic_algorithms(True)`` is in force, under which a named
+atomic stream-K is a RuntimeError (a warning with ``warn_only``). A stream-K pick on the GPU without
 ``num_programs`` launches the count that gives each program one K range in
 one tile (:func:`~gemm_opt.core.schedules.aligned_stream_k_programs`). An
 explicit ``config`` replaces the tuned one. ``num_programs`` (a Python or

@@ -106,6 +106,8 @@ def calls(draw: Any, fault: str | None, op: str | None = None, schedule: str | N
     reduction = None
     if schedule == "stream-k":
         reduction = draw(st.sampled_from((None, "atomic", "linear", "tree")))
+    elif schedule == "auto":  # reduction="atomic": atomic stream-K allowed
+        reduction = draw(st.sampled_from((None, "atomic")))
     num_programs = draw(st.sampled_from((None, 1, 2, 3, 5, np.int64(4), 2**31 - 1)))
     kw = {
         "schedule": schedule,
@@ -127,9 +129,8 @@ def calls(draw: Any, fault: str | None, op: str | None = None, schedule: str | N
     if fault in BAD:
         call.kw[fault] = draw(st.sampled_from(BAD[fault]))
     elif fault == "reduction":
-        call.kw["reduction"] = (
-            "fast" if schedule == "stream-k" else draw(st.sampled_from(("linear", "atomic", 5)))
-        )
+        others = ("linear", "tree", 5) if schedule == "auto" else ("linear", "atomic", 5)
+        call.kw["reduction"] = "fast" if schedule == "stream-k" else draw(st.sampled_from(others))
     elif fault == "group_lens":
         spoils = ["bools", "negative", "sum", "short", "float", "2d", "str"]
         if op == "grouped_matmul":  # variable K takes any count of groups

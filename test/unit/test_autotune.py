@@ -419,8 +419,91 @@ def test_auto_on_cuda_uses_the_device_target_and_compute_units(monkeypatch, tmp_
     gpu(132)
     a = SimpleNamespace(device=torch.device("cuda", 0))
     problem = ("dense", 512, 512, 8192, 1)  # 64 small tiles of 128 iterations
-    kind, red, cfg = P.resolve_auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
+    kind, red, cfg = P.resolve_auto("auto", "atomic", None, problem, "cuda", "bf16", a, None, 1)
     assert (kind, red, cfg) == ("stream-k", "atomic", S.GPU_CONFIGS["small"])
     gpu(114)  # an H100 PCIe: 64 tiles fill more than half of it
     kind, red, cfg = P.resolve_auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
     assert (kind, red) == ("data-parallel", None)
+
+
+# ---- bitwise reproducibility of "auto" ----------------------------------------------------
+
+#: A skinny long-K problem: the fallback rule's atomic stream-K (1 tile, K = 4096).
+SKINNY = (64, 4096, 64)
+
+
+def _skinny() -> tuple[np.ndarray, np.ndarray]:
+    m, k, n = SKINNY
+    rng = np.random.default_rng(7)
+    return rng.standard_normal((m, k)).astype(np.float16), rng.standard_normal((k, n)).astype(
+        np.float16
+    )
+
+
+def _auto_spec(a, b, reduction=None):
+    from gemm_opt.runtime import plan as P
+
+    kw = dict(num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    return P.plan("matmul", a, b, schedule="auto", reduction=reduction, **kw).spec
+
+
+def test_the_deterministic_stand_in_of_atomic_stream_k() -> None:
+    small, wide = S.GPU_CONFIGS["small"], S.GPU_CONFIGS["wide"]
+    atomic = A.Choice("stream-k", "atomic", small, "table")
+    assert A.deterministic(atomic) == A.Choice("stream-k", "linear", small, "table")
+    # the wide class's kernels spill with a fix-up tile: data-parallel on its config
+    assert A.deterministic(A.Choice("stream-k", "atomic", wide, "table")) == A.Choice(
+        "data-parallel", None, wide, "table"
+    )
+    for kept in (
+        A.Choice("stream-k", "tree", small, "table"),
+        A.Choice("persistent", None, small, "fallback"),
+    ):
+        assert A.deterministic(kept) is kept
+
+
+def test_auto_is_bitwise_reproducible_unless_atomic_is_asked_for(tmp_path, monkeypatch) -> None:
+    """The rule says atomic stream-K for a skinny long-K problem; auto runs the linear
+    fix-up on the same config (identical bits under every interleaving) unless the
+    caller passes reduction='atomic'."""
+    monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path))  # no table: the rule decides
+    a, b = _skinny()
+    rule = A.fallback_choice(A.Problem("dense", *SKINNY[::2], SKINNY[1]), 132)
+    assert (rule.schedule, rule.reduction) == ("stream-k", "atomic")
+    spec = _auto_spec(a, b)
+    assert (spec.kind, spec.reduction, spec.block_m) == ("stream-k", "linear", 64)
+    assert _auto_spec(a, b, "atomic").reduction == "atomic"
+    first = gemm_opt.matmul(a, b, schedule="auto", num_programs=8)
+    for seed in (1, 2, 3):
+        again = gemm_opt.matmul(a, b, schedule="auto", num_programs=8, seed=seed)
+        assert again.tobytes() == first.tobytes(), seed
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(first.astype(np.float64), ref, rtol=2e-2, atol=0.5)
+
+
+def test_use_deterministic_algorithms_is_honoured(tmp_path, monkeypatch) -> None:
+    """Under torch.use_deterministic_algorithms(True) auto never picks atomic stream-K,
+    even when asked, and a named atomic stream-K is a RuntimeError (a warning with
+    warn_only), as PyTorch's own nondeterministic operations are; the plan cache
+    follows the switch."""
+    import torch
+
+    monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path))
+    a, b = _skinny()
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    assert _auto_spec(ta, tb, "atomic").reduction == "atomic"
+    before = torch.are_deterministic_algorithms_enabled()
+    try:
+        torch.use_deterministic_algorithms(True)
+        assert _auto_spec(ta, tb, "atomic").reduction == "linear"
+        assert _auto_spec(a, b, "atomic").reduction == "linear"
+        with pytest.raises(RuntimeError, match=r"reduction='atomic'.*use_deterministic_algo"):
+            gemm_opt.matmul(ta[:16, :64], tb[:64], schedule="stream-k", reduction="atomic")
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        with pytest.warns(UserWarning, match=r"reduction='atomic'"):
+            gemm_opt.matmul(ta[:16, :64], tb[:64], schedule="stream-k", reduction="atomic")
+    finally:
+        torch.use_deterministic_algorithms(before)
+    assert _auto_spec(ta, tb, "atomic").reduction == "atomic"
+    c = gemm_opt.matmul(ta[:16, :64], tb[:64], schedule="stream-k", reduction="atomic")
+    assert c.shape == (16, 64)

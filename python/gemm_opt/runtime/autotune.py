@@ -31,7 +31,7 @@ import math
 import os
 import threading
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +195,20 @@ def fallback_choice(problem: Problem, sms: int) -> Choice:
     if tiles <= sms * FALLBACK_MAX_TILE_FILL and problem.k >= FALLBACK_MIN_K:
         return Choice("stream-k", "atomic", cfg, "fallback")
     return Choice("data-parallel", None, cfg, "fallback")
+
+
+def deterministic(choice: Choice) -> Choice:
+    """``choice`` with bitwise reproducible results: atomic stream-K (whose adds into C
+    land in the order the programs finish) becomes stream-K with the linear fix-up on
+    the same config where that config's kernels take a fix-up (not the ``wide`` class,
+    where the partial tile next to the accumulator spills), else data-parallel on it.
+    Other choices are deterministic already."""
+    if choice.reduction != "atomic":
+        return choice
+    names = [name for name, cfg in S.GPU_CONFIGS.items() if cfg == choice.config]
+    if all(S.config_serves(name, "linear") for name in names):
+        return replace(choice, reduction="linear")
+    return replace(choice, schedule="data-parallel", reduction=None)
 
 
 # ---- tables -------------------------------------------------------------------------------
@@ -405,6 +419,7 @@ __all__ = [
     "Problem",
     "TunedTableError",
     "choose",
+    "deterministic",
     "fallback_choice",
     "load_table",
     "resolve",

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import operator
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -218,12 +219,14 @@ def _positive_int(value: Any, name: str, most: int) -> int:
 
 def _schedule(schedule: Any, reduction: Any) -> tuple[str, str | None]:
     if schedule == AUTO:
-        if reduction is not None:
+        if reduction is not None and reduction != "atomic":
             raise ValueError(
                 f"reduction={reduction!r} with schedule='auto': auto picks the reduction with "
-                "the schedule; pass reduction=None, or name the schedule (schedule='stream-k')"
+                "the schedule; pass reduction=None (bitwise reproducible picks), "
+                "reduction='atomic' (atomic stream-K allowed), or name the schedule "
+                "(schedule='stream-k')"
             )
-        return AUTO, None
+        return AUTO, reduction
     if not isinstance(schedule, str) or schedule not in SCHEDULES:
         raise ValueError(
             f"schedule must be 'auto' or one of {', '.join(map(repr, SCHEDULES))}; got {schedule!r}"
@@ -246,7 +249,12 @@ def resolve_auto(
 ) -> tuple[str, str | None, S.GemmConfig]:
     """Resolve ``schedule="auto"`` (:mod:`gemm_opt.runtime.autotune`): the tuned table of
     the device's target (the model resolves against ``cuda:90``'s); an explicit
-    ``config`` replaces the tuned one. Other schedules pass through."""
+    ``config`` replaces the tuned one. Other schedules pass through.
+
+    The pick is bitwise reproducible (:func:`~gemm_opt.runtime.autotune.deterministic`)
+    unless the caller opts in to atomic stream-K with ``red="atomic"``
+    (``reduction="atomic"``), and never atomic while
+    ``torch.use_deterministic_algorithms(True)`` is in force."""
     if kind != AUTO:
         assert cfg is not None
         return kind, red, cfg
@@ -256,9 +264,37 @@ def resolve_auto(
 
         target, sms = rt.device_target(torch, a.device), rt.sm_count(torch, a.device)
     choice = autotune.choose(*problem, dtype, target=target, sms=sms)
+    if red != "atomic" or torch_deterministic():
+        choice = autotune.deterministic(choice)
     if choice.schedule == "work-stealing" and num_programs is not None:
         S.check_work_stealing(num_programs, num_xcds)
     return choice.schedule, choice.reduction, cfg or choice.config
+
+
+def torch_deterministic() -> bool:
+    """Whether ``torch.use_deterministic_algorithms(True)`` is in force (torch loaded)."""
+    torch = sys.modules.get("torch")
+    return bool(torch is not None and torch.are_deterministic_algorithms_enabled())
+
+
+def _check_deterministic(kind: str, red: str | None) -> None:
+    """Atomic stream-K named under ``torch.use_deterministic_algorithms(True)``: an
+    error, as PyTorch's own nondeterministic operations give (a warning with
+    ``warn_only``)."""
+    if not (kind == "stream-k" and red == "atomic" and torch_deterministic()):
+        return
+    message = (
+        "reduction='atomic': atomic stream-K adds into C in the order its programs finish, "
+        "so its bits vary run to run, and torch.use_deterministic_algorithms(True) is set; "
+        "pass reduction='linear' or 'tree' (deterministic)"
+    )
+    torch = sys.modules["torch"]
+    if torch.is_deterministic_algorithms_warn_only_enabled():
+        import warnings
+
+        warnings.warn(message, UserWarning, stacklevel=4)
+        return
+    raise RuntimeError(message)
 
 
 def host_lens(group_lens: Any) -> list[int]:
@@ -482,6 +518,7 @@ def _common(
     if ka == "cuda" and a.device != b.device:
         raise ValueError(f"b: expected a tensor on {a.device} like a, got {b.device}")
     kind, red = _schedule(schedule, reduction)
+    _check_deterministic(kind, red)
     default_config = S.GPU_CONFIG if ka == "cuda" else S.MODEL_CONFIG
     if num_programs is not None:  # the launch limit (a larger grid cannot launch)
         num_programs = _positive_int(num_programs, "num_programs", MAX_PROGRAMS)
@@ -883,6 +920,7 @@ def signature(
             xcds,
             type(seed := kw["seed"]),
             seed,
+            torch_deterministic(),
             _config_key(kw["config"]),
             tuple([(type(v), v) for v in extra]) if extra else (),
         )
