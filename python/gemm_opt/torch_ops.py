@@ -455,12 +455,11 @@ def _plain_ints(kw: dict[str, Any]) -> dict[str, Any]:
     """The integer keywords as ``int`` (the operators' schema takes Python ints; numpy
     integers are accepted as the API accepts them). Anything else is left for the
     checks to name."""
-    kw = dict(kw)
     for name in ("num_programs", "num_xcds", "seed"):
         v = kw[name]
         if v is not None and type(v) is not int:
             try:
-                kw[name] = P.as_int(v, name)
+                kw = {**kw, name: P.as_int(v, name)}
             except TypeError:
                 pass
     return kw

@@ -44,6 +44,7 @@ TABLE_VERSION = 1
 TUNED_DIR_ENV = "GEMM_OPT_TUNED_DIR"
 #: The packaged tables (beside the bundles, under ``kernels/``).
 DEFAULT_TUNED_DIR = Path(__file__).resolve().parents[1] / "kernels" / "tuned"
+_DEFAULT_TUNED_DIR = os.fspath(DEFAULT_TUNED_DIR)  # as a string: every "auto" call reads it
 #: The target the model backend resolves against (the one target with kernels on a GPU).
 MODEL_TARGET = "cuda:90"
 #: Compute units per target, for the fallback rule where no device is at hand (the model).
@@ -364,7 +365,8 @@ def _table_version(base: str, target: str) -> int | None:
 def table_version(target: str, root: str | os.PathLike[str] | None = None) -> tuple:
     """Which table ``target``'s choices come from now: its folder and the file's mtime
     (looked at most every :data:`RECHECK_S`); a plan made under another is stale."""
-    base = os.fspath(root or os.environ.get(TUNED_DIR_ENV) or DEFAULT_TUNED_DIR)
+    base = root or os.environ.get(TUNED_DIR_ENV) or _DEFAULT_TUNED_DIR
+    base = base if type(base) is str else os.fspath(base)
     return (base, _table_version(base, target))
 
 

@@ -921,7 +921,7 @@ def signature(
             type(seed := kw["seed"]),
             seed,
             torch_deterministic(),
-            _config_key(kw["config"]),
+            None if (config := kw["config"]) is None else _config_key(config),
             tuple([(type(v), v) for v in extra]) if extra else (),
         )
         hash(key)
