@@ -463,22 +463,32 @@ def test_the_deterministic_stand_in_of_atomic_stream_k() -> None:
 
 
 def test_auto_is_bitwise_reproducible_unless_atomic_is_asked_for(tmp_path, monkeypatch) -> None:
-    """The rule says atomic stream-K for a skinny long-K problem; auto runs the linear
-    fix-up on the same config (identical bits under every interleaving) unless the
-    caller passes reduction='atomic'."""
-    monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path))  # no table: the rule decides
+    """Where the rule or the table says atomic stream-K, auto runs the linear fix-up on
+    the same config (identical bits under every interleaving of its programs) unless
+    the caller passes reduction='atomic'."""
+    monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path / "none"))  # no table: the rule decides
     a, b = _skinny()
     rule = A.fallback_choice(A.Problem("dense", *SKINNY[::2], SKINNY[1]), 132)
     assert (rule.schedule, rule.reduction) == ("stream-k", "atomic")
     spec = _auto_spec(a, b)
     assert (spec.kind, spec.reduction, spec.block_m) == ("stream-k", "linear", 64)
     assert _auto_spec(a, b, "atomic").reduction == "atomic"
+    cfg = S.GemmConfig(32, 32, 32, 2, 4)  # 4 tiles of 3 K iterations, split over 8 programs
+    _tuned(monkeypatch, tmp_path, entry("dense", 40, 48, 96, dtype="fp16", schedule="stream-k",
+                                        reduction="atomic", config=cfg))  # fmt: skip
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((40, 96)).astype(np.float16)
+    b = rng.standard_normal((96, 48)).astype(np.float16)
+    assert _auto_spec(a, b) == S.KernelSpec(
+        "stream-k", "linear", "none", "fp16", 32, 32, 32, 2, 4, None
+    )
+    assert _auto_spec(a, b, "atomic").reduction == "atomic"
     first = gemm_opt.matmul(a, b, schedule="auto", num_programs=8)
     for seed in (1, 2, 3):
         again = gemm_opt.matmul(a, b, schedule="auto", num_programs=8, seed=seed)
         assert again.tobytes() == first.tobytes(), seed
     ref = a.astype(np.float64) @ b.astype(np.float64)
-    np.testing.assert_allclose(first.astype(np.float64), ref, rtol=2e-2, atol=0.5)
+    np.testing.assert_allclose(first.astype(np.float64), ref, rtol=2e-2, atol=2e-2)
 
 
 def test_use_deterministic_algorithms_is_honoured(tmp_path, monkeypatch) -> None:
