@@ -226,12 +226,9 @@ class ScheduleYieldOp(TileOp, name="schedule_yield", traits=[ir.IsTerminatorTrai
             raise VerifyError(f"must be inside a 'tile.gemm_schedule', not {where}")
 
 
-OPS: tuple[type, ...] = (GemmScheduleOp, ScheduleYieldOp)
-
 __all__ = [
     "BODY_ARGS",
     "C_ELEMENTS",
-    "OPS",
     "GemmScheduleOp",
     "ScheduleYieldOp",
 ]
