@@ -13,7 +13,8 @@ path and the torch operators' fake implementations all build their plan here
 
 Plans are kept in one cache, keyed by the call's signature: everything the
 checks and choices read (shapes, strides, dtypes, devices, addresses modulo
-:data:`ALIGN`, host group lengths, the keyword values with their types). The
+:data:`ALIGN`, host group lengths, the keyword values with their types,
+whether ``torch.use_deterministic_algorithms(True)`` is in force). The
 one invalidation rule: a plan is used only while the environment it was made
 under holds (:func:`environment`: the bundle folder, the on-demand kernel
 builder, the tuned table's folder and version for ``"auto"``), and the cache
