@@ -340,7 +340,7 @@ def test_other_gpus_get_a_clear_error(cap, name) -> None:
 def test_launch_paths_check_the_gpu_first(monkeypatch) -> None:
     import torch
 
-    from gemm_opt import api
+    from gemm_opt.runtime import plan as P
 
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (8, 0))
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA A100")
@@ -351,7 +351,7 @@ def test_launch_paths_check_the_gpu_first(monkeypatch) -> None:
         rt.resident_programs(BASE, "cuda:0")
     # schedule="auto" on such a GPU fails the same way before resolving
     with pytest.raises(RuntimeError, match="gemm-opt has kernels for sm_90"):
-        api._auto("auto", None, None, ("dense", 64, 64, 64, 1), "cuda", "fp16", c, None, 1)
+        P.resolve_auto("auto", None, None, ("dense", 64, 64, 64, 1), "cuda", "fp16", c, None, 1)
 
 
 def test_an_unwritable_cache_warns_and_keeps_the_kernel(builds, tmp_path: Path) -> None:

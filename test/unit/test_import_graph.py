@@ -34,7 +34,6 @@ ROOT = Path(__file__).resolve().parents[2]
 # Cycles in the tree today. Each entry must go: when its cycle is broken, delete the
 # entry (test_known_cycles_still_exist fails until it is); never add one.
 KNOWN_CYCLES: dict[str, frozenset[str]] = {
-    "the GEMM API and its PyTorch operators": frozenset({"gemm_opt.api", "gemm_opt.torch_ops"}),
     "the H100 bundle builder and the Gluon reference kernel": frozenset(
         {"benchmarks/h100/build_bundle.py", "benchmarks/h100/gluon_ws_gemm.py"}
     ),

@@ -24,6 +24,7 @@ from gemm_opt import api, torch_ops
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import build_bundles
 from gemm_opt.runtime import gemm as rt
+from gemm_opt.runtime import plan as P
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = load_script(ROOT / "benchmarks" / "h100" / "torch_ops.py", "h100_torch_ops")
@@ -243,7 +244,7 @@ class HostRead(AssertionError):
 def cuda_stand_in(monkeypatch):
     """CPU tensors taken for CUDA ones: the API's GPU path runs up to the launch, which
     is recorded; any host read of tensor data raises HostRead."""
-    kind_of = api._kind_of
+    kind_of = P.kind_of
 
     def as_cuda(x, name):
         kind = kind_of(x, name)
@@ -264,7 +265,7 @@ def cuda_stand_in(monkeypatch):
 
         return prepared
 
-    monkeypatch.setattr(api, "_kind_of", as_cuda)
+    monkeypatch.setattr(P, "kind_of", as_cuda)
     monkeypatch.setattr(rt, "launch", launch)
     monkeypatch.setattr(rt, "resident_programs", lambda spec, device, target="cuda:90": 132)
     monkeypatch.setattr(rt, "sm_count", lambda torch, device: 132)
@@ -335,7 +336,7 @@ def test_validate_true_is_the_host_check_and_device_is_an_assertion(
     [([3, 4], "sum to 7, but a has 8 rows"), ([9, -1], r"group_lens\[1\] is -1")],
 )
 def test_validate_catches_bad_lengths_on_the_host_and_on_the_device(monkeypatch, lens, match):
-    monkeypatch.setattr(api, "_kind_of", lambda x, n: "cuda" if x.device.type == "cpu" else "numpy")
+    monkeypatch.setattr(P, "kind_of", lambda x, n: "cuda" if x.device.type == "cpu" else "numpy")
     monkeypatch.setattr(rt, "launch", lambda *a, **k: None)
     monkeypatch.setattr(rt, "resident_programs", lambda *a, **k: 132)
     x = torch.zeros(8, 16, dtype=torch.float16)
@@ -363,7 +364,7 @@ def test_the_launch_path_has_no_host_read_in_its_source() -> None:
         mod = path if path.endswith(".py") else __import__(path, fromlist=["_"]).__file__
         found = _calls(ast.parse(Path(mod).read_text())) & banned
         assert not found, (mod, found)
-    src = inspect.getsource(api._run_cuda)
+    src = inspect.getsource(P.launch)
     assert not _calls(ast.parse(src)) & banned
 
 
@@ -456,7 +457,7 @@ def test_an_eager_call_reuses_the_launch_prepared_for_its_signature(direct_on_cp
     a = torch.randn(64, 40, generator=g).half()
     b = torch.randn(40, 48, generator=g).half()
     gemm_opt.matmul(a, b)  # the first CUDA call installs the builder (part of the signature)
-    api._PREPARED.clear()
+    P.clear_plans()
     gemm_opt.matmul(a, b)
     assert not launches[-1].get("prepared")
     a2, b2 = a.clone(), b.clone()
@@ -479,7 +480,7 @@ def test_an_eager_call_reuses_the_launch_prepared_for_its_signature(direct_on_cp
     misaligned = torch.randn(64 * 40 + 1).half()[1:].view(64, 40)  # a's shape and strides
     with pytest.raises(ValueError, match=r"a: data at \S+ is not 16-byte aligned"):
         gemm_opt.matmul(misaligned, b)
-    assert len(api._PREPARED) == 5
+    assert P.cached_plans() == 5
 
 
 def test_the_host_path_benchmark_refuses_to_run_without_a_gpu(capsys) -> None:
