@@ -88,7 +88,7 @@ def test_table_facts_match_ml_dtypes_finfo(fmt: Fp8Format) -> None:
 
 def test_format_names_parse_from_every_spelling() -> None:
     for fmt in ALL:
-        for spelling in (fmt, fmt.value, fmt.dtype_name, th(fmt), np.dtype(ml(fmt))):
+        for spelling in (fmt, fmt.value, fmt.dtype_name, th(fmt), np.dtype(ml(fmt)), ml(fmt)):
             assert fp8_format(spelling) is fmt
     with pytest.raises(ValueError, match=r"^dtype: unknown 8-bit format 'e4m3' \(known: e4m3fn,"):
         fp8_format("e4m3")

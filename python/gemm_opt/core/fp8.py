@@ -157,6 +157,8 @@ def fp8_format(value: Any, arg: str = "dtype") -> Fp8Format:
     """
     if isinstance(value, Fp8Format):
         return value
+    if isinstance(value, type):  # a numpy scalar type (ml_dtypes.float8_e4m3fn)
+        value = np.dtype(value)
     name = value if isinstance(value, str) else getattr(value, "name", None) or str(value)
     name = str(name).removeprefix("torch.").removeprefix("float8_")
     try:
