@@ -267,3 +267,23 @@ def test_encode_refuses_non_numbers() -> None:
 
 def test_formats_table_is_complete() -> None:
     assert set(FORMATS) == set(Fp8Format)
+
+
+def test_core_modules_import_neither_torch_nor_ml_dtypes() -> None:
+    """The core layer is pure Python and numpy: every layer (and the model) may use it."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "python" / "gemm_opt" / "core"
+    for name in ("fp8.py", "scaling.py"):
+        tree = ast.parse((root / name).read_text())
+        imported = {
+            alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+            for alias in node.names
+        } | {
+            (node.module or "").split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+        }  # fmt: skip
+        assert imported <= {"__future__", "dataclasses", "enum", "functools", "sys", "typing",
+                            "math", "collections", "numpy", "gemm_opt"}, (name, imported)  # fmt: skip
