@@ -248,7 +248,11 @@ def encode(
     """
     fmt = fp8_format(fmt, "fmt")
     s = fmt.spec
-    mode = s.cast_overflow if overflow is None else Overflow(overflow)
+    try:
+        mode = s.cast_overflow if overflow is None else Overflow(overflow)
+    except ValueError:
+        known = ", ".join(o.value for o in Overflow)
+        raise ValueError(f"overflow: expected one of {known}, got {overflow!r}") from None
     x = np.asarray(values)
     try:  # numpy's reals, and ml_dtypes' (kind "V": bfloat16, float8_*) by their cast
         if x.dtype.kind not in "fiuV" or x.dtype.names is not None:
