@@ -17,6 +17,7 @@ from gemm_opt.core.scaling import (
     Recipe,
     ScaleType,
     accepted_scale_shapes,
+    check_scale_values,
     check_scales,
     element_scales,
     parse_recipe,
@@ -272,3 +273,22 @@ def test_reference_refuses_bad_input() -> None:
 def test_block_counts() -> None:
     for k in EDGES:
         assert scale_shape("block128", "a", (3, k)) == (3, math.ceil(k / 128))
+
+
+def test_scale_values_must_be_finite_and_positive() -> None:
+    good = np.array([[0.5], [2.0**-126], [3e38]], np.float32)
+    check_scale_values("rowwise", good, "scale_a")
+    check_scale_values("tensorwise", np.float32(1.0), "scale_b")
+    for bad, shown in ((0.0, "0.0"), (-1.0, "-1.0"), (np.inf, "inf"), (np.nan, "nan")):
+        s = good.copy()
+        s[1, 0] = bad
+        with pytest.raises(
+            ValueError, match=rf"^scale_a: the scale at \(1, 0\) \({shown}\) is not"
+        ):
+            check_scale_values("block128", s, "scale_a")
+    codes = np.array([[0, 127], [254, 0xFF]], np.uint8)
+    with pytest.raises(
+        ValueError, match=r"^scale_b: the scale at \(1, 1\) \(0xFF\) is the e8m0fnu NaN"
+    ):
+        check_scale_values("mx32", codes.view(ml_dtypes.float8_e8m0fnu), "scale_b")
+    check_scale_values("mx32", codes[:, :1], "scale_b")

@@ -250,6 +250,28 @@ def check_scales(
             )
 
 
+def check_scale_values(recipe: Recipe | str, scales: Any, arg: str) -> None:
+    """ValueError naming ``arg`` and the first offending index unless every scale is a finite
+    positive number (mx32: no NaN code ``0xFF``; every other ``e8m0fnu`` code is positive).
+
+    For scales already on the host: the API asks for this only when validation is on,
+    since on a GPU reading the values is a sync.
+    """
+    r = parse_recipe(recipe)
+    s = np.asarray(scales)
+    if r is Recipe.MX32:
+        bad = s.view(np.uint8) == 0xFF
+        what = "is the e8m0fnu NaN code 0xFF"
+    else:
+        v = s.astype(np.float64)
+        bad = ~(np.isfinite(v) & (v > 0))
+        what = "is not a finite positive number"
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        value = s[index] if r is not Recipe.MX32 else f"0x{int(s.view(np.uint8)[index]):02X}"
+        raise ValueError(f"{arg}: the scale at {index} ({value}) {what}")
+
+
 def element_scales(
     recipe: Recipe | str, operand: Operand | str, scales: Any, shape: Sequence[int]
 ) -> np.ndarray:
@@ -347,6 +369,7 @@ __all__ = [
     "Recipe",
     "ScaleType",
     "accepted_scale_shapes",
+    "check_scale_values",
     "check_scales",
     "element_scales",
     "parse_recipe",
