@@ -128,7 +128,10 @@ def quantize_fp8(
     sshape = scale_shape(r, op, shape)
     blocks = _blocks(r, op, shape)
     if fw == "torch":
-        return _quantize_torch(x, r, fmt, shape, sshape, blocks, check_finite)
+        import torch
+
+        with torch.no_grad():  # rounding has no gradient; training recipes choose their own
+            return _quantize_torch(x, r, fmt, shape, sshape, blocks, check_finite)
     return _quantize_numpy(x, r, fmt, shape, sshape, blocks, check_finite)
 
 

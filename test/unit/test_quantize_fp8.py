@@ -138,6 +138,13 @@ def test_the_data_keeps_the_input_layout() -> None:
     np.testing.assert_array_equal(codes(dn), codes(quantize_fp8(f.copy(), recipe="mx32")[0]))
 
 
+def test_outputs_carry_no_autograd_history() -> None:
+    x = torch.from_numpy(sample((4, 64), 7)).requires_grad_()
+    for recipe in Recipe:
+        d, s = quantize_fp8(x, recipe=recipe)
+        assert not d.requires_grad and not s.requires_grad and d.grad_fn is None
+
+
 def test_no_read_of_tensor_data_on_the_host() -> None:
     """On the meta device any host read of a value fails: the torch path makes none."""
     for recipe in Recipe:
