@@ -38,14 +38,19 @@ zero tile ("k").
 from typing import Any
 
 from gemm_opt.core.ext_compat import cast, ext, ir
-from gemm_opt.core.schedules import (
+from gemm_opt.core.modes import (
     GROUPED,
     GROUPED_KINDS,
     KINDS,
     REDUCTIONS,
-    needs_partials,
-    needs_sync,
+    TILE_LOOPS,
+    Grouped,
+    Kind,
+    Mode,
+    Reduction,
+    TileLoop,
 )
+from gemm_opt.core.schedules import needs_partials, needs_sync
 from gemm_opt.dialect.tile import (
     BlockedAttr,
     PtrType,
@@ -63,13 +68,14 @@ BODY_ARGS = ("group", "m_off", "m_end", "n_off", "k_off", "k_end")
 C_ELEMENTS = ("f16", "bf16", "f32")
 
 
-def _string(op: TileOp, name: str, allowed: tuple[str, ...], default: str | None) -> str | None:
+def _mode(op: TileOp, name: str, allowed: tuple[Mode, ...], default: Mode | None) -> Any:
+    """The string attribute ``name`` as the member of ``allowed`` it names."""
     a = op.attr(name)
     if a is None:
         return default
     if cast(a, ir.StringAttr) is None or ir.StringAttr(a).value not in allowed:
         raise VerifyError(f"'{name}' must be one of {', '.join(allowed)}, got {a}")
-    return ir.StringAttr(a).value
+    return type(allowed[0])(ir.StringAttr(a).value)
 
 
 class GemmScheduleOp(TileOp, name="gemm_schedule"):
@@ -78,15 +84,20 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     Rules: kind one of data-parallel, persistent, work-stealing, stream-k;
     ``reduction`` (atomic, linear, tree) given exactly for stream-k;
     ``grouped`` none, m or k (default none), grouped only with kind
-    persistent; block sizes powers of two; group_m and num_xcds positive;
-    M, N, K, num_groups i32, ldc i64; C of f16, bf16 or f32; group_lens and
-    num_groups present iff grouped; sync present iff the kind needs it, of
-    i32; partials present iff the reduction needs them, of f32; one body
-    block with six i32 arguments ending in ``tile.schedule_yield`` of an f32
-    ``block_m x block_n`` tensor with a register layout.
+    persistent; ``tile_loop`` flat or per-group (default flat), only with
+    grouped k (see :class:`~gemm_opt.core.modes.TileLoop`); block sizes
+    powers of two; group_m and num_xcds positive; M, N, K, num_groups i32,
+    ldc i64; C of f16, bf16 or f32; group_lens and num_groups present iff
+    grouped; sync present iff the kind needs it, of i32; partials present iff
+    the reduction needs them, of f32; one body block with six i32 arguments
+    ending in ``tile.schedule_yield`` of an f32 ``block_m x block_n`` tensor
+    with a register layout.
     """
 
-    ATTRS = ("kind", "reduction", "grouped", "block_m", "block_n", "block_k", "group_m", "num_xcds")
+    ATTRS = (
+        *("kind", "reduction", "grouped", "tile_loop"),
+        *("block_m", "block_n", "block_k", "group_m", "num_xcds"),
+    )
     m: ext.Operand[Any]
     n: ext.Operand[Any]
     k: ext.Operand[Any]
@@ -102,14 +113,17 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
         kind = self.kind
         reduction = self.reduction
         grouped = self.grouped
-        if kind == "stream-k" and reduction is None:
+        if kind == Kind.STREAM_K and reduction is None:
             raise VerifyError("kind \"stream-k\" requires a 'reduction' (atomic, linear or tree)")
-        if kind != "stream-k" and reduction is not None:
+        if kind != Kind.STREAM_K and reduction is not None:
             raise VerifyError(f'\'reduction\' is only for kind "stream-k", not "{kind}"')
-        if grouped != "none" and kind not in GROUPED_KINDS:
+        if grouped != Grouped.NONE and kind not in GROUPED_KINDS:
             raise VerifyError(
                 f'grouped = "{grouped}" needs kind {" or ".join(GROUPED_KINDS)}, got "{kind}"'
             )
+        if self.attr("tile_loop") is not None and grouped != Grouped.K:
+            raise VerifyError(f'\'tile_loop\' is only for grouped = "k", not grouped = "{grouped}"')
+        _mode(self, "tile_loop", TILE_LOOPS, None)
         for name in ("block_m", "block_n", "block_k"):
             v = self.int_attr(name, required=True)
             if v is None or v < 1 or v & (v - 1):
@@ -123,11 +137,12 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
         c_elem = str(_type_of(self.c, PtrType).element_type)
         if c_elem not in C_ELEMENTS:
             raise VerifyError(f"C must point to {', '.join(C_ELEMENTS)}, got {c_elem}")
+        is_grouped = grouped != Grouped.NONE
         self._check_optional(
-            "group_lens", self.group_lens, grouped != "none", "i32", f'grouped = "{grouped}"'
+            "group_lens", self.group_lens, is_grouped, "i32", f'grouped = "{grouped}"'
         )
-        if (self.num_groups is not None) != (grouped != "none"):
-            need = "needs" if grouped != "none" else "takes no"
+        if (self.num_groups is not None) != is_grouped:
+            need = "needs" if is_grouped else "takes no"
             raise VerifyError(f'grouped = "{grouped}" {need} a num_groups operand')
         if self.num_groups is not None:
             _check_ints([self.num_groups], 32, "num_groups")
@@ -181,19 +196,23 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     # -- accessors (checked) --
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> Kind:
         a = self.attr("kind")
         if a is None:
             raise VerifyError(f"requires attribute 'kind' (one of {', '.join(KINDS)})")
-        return _string(self, "kind", KINDS, None)  # type: ignore[return-value]
+        return _mode(self, "kind", KINDS, None)
 
     @property
-    def reduction(self) -> str | None:
-        return _string(self, "reduction", REDUCTIONS, None)
+    def reduction(self) -> Reduction | None:
+        return _mode(self, "reduction", REDUCTIONS, None)
 
     @property
-    def grouped(self) -> str:
-        return _string(self, "grouped", GROUPED, "none")  # type: ignore[return-value]
+    def grouped(self) -> Grouped:
+        return _mode(self, "grouped", GROUPED, Grouped.NONE)
+
+    @property
+    def tile_loop(self) -> TileLoop:
+        return _mode(self, "tile_loop", TILE_LOOPS, TileLoop.FLAT)
 
     @property
     def needs_sync(self) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from gemm_opt.core.ext_compat import arith, ir, scf
+from gemm_opt.core.modes import Grouped, Reduction, TileLoop
 from gemm_opt.core.pass_base import TilePass
 from gemm_opt.core.schedules import workspace_layout
 from gemm_opt.dialect.schedule import GemmScheduleOp
@@ -133,6 +134,7 @@ class _Schedule:
         self.kind = op.kind
         self.reduction = op.reduction
         self.grouped = op.grouped
+        self.tile_loop = op.tile_loop
         self.bm, self.bn, self.bk = op.block()
         self.group_m = op.int_attr("group_m")
         self.num_xcds = op.int_attr("num_xcds")
@@ -154,12 +156,12 @@ class _Schedule:
             self.num_pid_m = e.cdiv(self.M, e.c(self.bm))
             self.num_pid_n = e.cdiv(self.N, e.c(self.bn))
             self.tiles = e.mul(self.num_pid_m, self.num_pid_n)
-            if self.grouped == "m":
+            if self.grouped == Grouped.M:
                 self._grouped_m()
-            elif self.grouped == "k":
+            elif self.grouped == Grouped.K:
                 self._grouped_k()
             else:
-                getattr(self, "_" + self.kind.replace("-", "_"))()
+                getattr(self, "_" + self.kind.name.lower())()  # Kind.STREAM_K: _stream_k
         op.erase()
 
     # -- pieces --
@@ -303,9 +305,9 @@ class _Schedule:
             acc, m_off, n_off = self.tile(t, k_off, k_end)
             whole = e.and_(e.cmp("eq", sb, e.c(0)), e.cmp("eq", se, ipt))
             place = (acc, m_off, n_off)
-            if self.reduction == "atomic":
+            if self.reduction == Reduction.ATOMIC:
                 self._atomic(whole, *place)
-            elif self.reduction == "linear":
+            elif self.reduction == Reduction.LINEAR:
                 self._linear(whole, se, ipt, tile_begin, tile_end, *place)
             else:
                 self._tree(whole, tile_begin, tile_end, *place)
@@ -387,13 +389,12 @@ class _Schedule:
         of the group's tiles (the first is ``(pid - g*T) mod P``), a loop over
         them, with the descriptors hoisted between the two
         (:func:`~gemm_opt.passes.schedule_ir.hoist`): made once per group and
-        program instead of once per tile. Any other body keeps one flat tile
-        loop (:meth:`_grouped_k_flat`): nested, LLVM hoists the group's
-        per-thread address arithmetic out of the tile loop and keeps it in
-        registers (cuda:90's ``mid`` ``cp.async`` twin: 156 registers instead
-        of 120, one program per SM instead of two)."""
-        make = MakeTensorDescriptorOp.OPERATION_NAME
-        if not any(op.operation.name == make for op in self.block.operations):
+        program instead of once per tile. The op's ``tile_loop`` says which:
+        ``per-group`` this nest, ``flat`` one flat tile loop
+        (:meth:`_grouped_k_flat`), for a body with nothing to hoist: nested,
+        LLVM hoists the group's per-thread address arithmetic out of the tile
+        loop and keeps it in registers, which costs occupancy."""
+        if self.tile_loop == TileLoop.FLAT:
             self._grouped_k_flat()
             return
         e = self.e
@@ -413,7 +414,7 @@ class _Schedule:
                 with ir.InsertionPoint(tiles.body):
                     self._wgrad_tile(tiles.induction_variable, g, k_off, k_end)
                     scf.YieldOp([])
-                hoist(tiles, make)
+                hoist(tiles, MakeTensorDescriptorOp.OPERATION_NAME)
                 scf.YieldOp([])
             scf.YieldOp([k_next])
 

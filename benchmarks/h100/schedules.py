@@ -222,7 +222,7 @@ def shape_config(
 ) -> dict:
     """The configuration the API runs an ``m x n`` output with (no ``config`` given;
     wgrad: ``groups`` outputs of ``m x n``)."""
-    name = S.gpu_config_name(m, n, grouped, trans_b, sms, reduction, groups=groups)
+    name = S.gpu_config_name(m, n, grouped, sms, reduction, groups=groups)
     return GPU_CONFIGS[name].__dict__
 
 
@@ -501,9 +501,7 @@ def time_case(
             )
             groups = len(case.lens) if case.lens else 1
             red = label.split("/")[1] if "/" in label else None
-            row["config"] = S.gpu_config_name(
-                m, n, grouped, case.op == "dgrad", sms, red, groups=groups
-            )
+            row["config"] = S.gpu_config_name(m, n, grouped, sms, red, groups=groups)
         if case.op == "dense" and case.m <= 64:
             size = 2 * (case.m * case.k + case.k * case.n + case.m * case.n)
             row["hbm_roofline"] = round(size / HBM_BYTES_PER_S / (ms * 1e-3), 3)

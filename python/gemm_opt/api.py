@@ -440,7 +440,7 @@ def _class_config(
     groups: int = 1,
 ) -> GemmConfig:
     """:func:`~gemm_opt.core.schedules.gpu_config_name`'s config (pure: once per shape)."""
-    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms, reduction, groups)]
+    return GPU_CONFIGS[S.gpu_config_name(m, n, grouped, sms, reduction, groups)]
 
 
 def _check_out(
@@ -481,8 +481,6 @@ def _spec_of(kind, red, grouped, dtype, cfg: GemmConfig, num_xcds, trans_b) -> S
             block_k=cfg.block_k,
             num_warps=cfg.num_warps,
             num_stages=cfg.num_stages,
-            grouped=grouped,
-            trans_b=trans_b,
         )
     except ValueError as e:
         raise ValueError(f"config.{e}") from None

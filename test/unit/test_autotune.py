@@ -129,10 +129,8 @@ def test_fallback_rule(problem, schedule, reduction, config) -> None:
     assert (choice.schedule, choice.reduction) == (schedule, reduction)
     assert choice.config == S.GPU_CONFIGS[config]
     assert choice.source == "fallback"
-    grouped, trans_b = A.OP_KERNELS[problem.op]
-    name = S.gpu_config_name(
-        problem.m, problem.n, grouped, trans_b, 132, reduction, groups=problem.groups
-    )
+    grouped, _ = A.OP_KERNELS[problem.op]
+    name = S.gpu_config_name(problem.m, problem.n, grouped, 132, reduction, groups=problem.groups)
     assert choice.config == S.GPU_CONFIGS[name], "what the fixed schedule runs"
 
 

@@ -190,7 +190,7 @@ def test_wgrad_tma_twin_equals_numpy_after_every_pass() -> None:
     guard before the tile loop (not in it), with the group's K end as their
     rows, and the copies are unbounded, as TMA's are."""
     module = _module("k", False, "cuda:90", tma=True)
-    assert S.tma_copies("k", False, 4)
+    assert S.tma_copies(4)
     passes = tile_passes("cuda:90")
     for i in range(1, len(passes) + 1):
         lowered = _after(module, passes[:i])
@@ -237,8 +237,7 @@ def test_wgrad_tma_twin_stops_k_blocks_at_the_group_end() -> None:
 
 def test_every_pipelined_kernel_has_a_tma_twin() -> None:
     """wgrad included (its per-group descriptors bound K); the blocks body has none."""
-    for grouped, trans_b in (("none", False), ("m", False), ("m", True), ("k", False)):
-        assert S.tma_copies(grouped, trans_b, 8) and not S.tma_copies(grouped, trans_b, 1)
+    assert S.tma_copies(8) and not S.tma_copies(1)
     spec = S.KernelSpec(
         "persistent", None, "k", "bf16", 128, 128, 64, 8, 8, 3, aligned=True, tma=True
     )

@@ -409,7 +409,7 @@ def test_gpu_shape_classes_pick_a_config_per_shape():
     assert S.config_serves("mid", "linear") and S.config_serves("default", "tree")
     assert pick(32768, 4096, "m") == "wide"
     # dgrad and wgrad have the pipelined body: every class; wgrad's G grids count
-    assert pick(32768, 4096, "m", trans_b=True) == pick(4096, 4096, "k") == "wide"
+    assert pick(32768, 4096, "m") == pick(4096, 4096, "k") == "wide"
     assert pick(256, 512, "k") == "small" and pick(256, 512, "k", groups=64) == "wide"
     for cfg in S.GPU_CONFIGS.values():
         S.check_kernel_config(
@@ -421,11 +421,8 @@ def test_gpu_shape_classes_pick_a_config_per_shape():
         )
     with pytest.raises(ValueError, match="num_stages must be 2 to 6"):
         S.check_kernel_config(block_m=64, block_n=64, block_k=64, num_warps=4, num_stages=7)
-    for grouped, trans_b in (("m", True), ("k", False)):  # dgrad, wgrad: pipelined too
-        S.check_kernel_config(
-            block_m=64, block_n=64, block_k=64, num_warps=4, num_stages=3, grouped=grouped,
-            trans_b=trans_b,
-        )  # fmt: skip
+    # dgrad and wgrad have the pipelined body too: the rule reads num_warps only.
+    S.check_kernel_config(block_m=64, block_n=64, block_k=64, num_warps=4, num_stages=3)
     with pytest.raises(ValueError, match="num_stages must be 1"):
         S.check_kernel_config(block_m=16, block_n=16, block_k=32, num_warps=1, num_stages=3)
 

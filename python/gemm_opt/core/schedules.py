@@ -34,16 +34,18 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-KINDS = ("data-parallel", "persistent", "work-stealing", "stream-k")
-REDUCTIONS = ("atomic", "linear", "tree")
-GROUPED = ("none", "m", "k")
-#: The kinds a grouped GEMM runs under: all groups' tiles over one persistent grid.
-GROUPED_KINDS = ("persistent",)
-#: Stream-K reductions that combine partials through flags and fp32 partial tiles.
-FIXUP_REDUCTIONS = ("linear", "tree")
-#: The reduction a stream-K schedule gets when none is named: deterministic
-#: (bitwise identical run to run for a fixed grid), needs no zeroed output.
-DEFAULT_REDUCTION = "linear"
+from gemm_opt.core.modes import (
+    DEFAULT_REDUCTION,
+    FIXUP_REDUCTIONS,
+    GROUPED,
+    GROUPED_KINDS,
+    KINDS,
+    REDUCTIONS,
+    Grouped,
+    Kind,
+    Reduction,
+)
+
 #: i32 slots between two atomic counters (256 bytes: no two counters share a
 #: cache line or an L2 sector group).
 COUNTER_STRIDE = 64
@@ -122,9 +124,9 @@ def grid_size(kind: str, total_tiles: int, num_programs: int) -> int:
     check_kind(kind)
     _non_negative("total_tiles", total_tiles)
     _positive("num_programs", num_programs)
-    if kind == "data-parallel":
+    if kind == Kind.DATA_PARALLEL:
         return total_tiles
-    if kind == "persistent":
+    if kind == Kind.PERSISTENT:
         return min(num_programs, total_tiles)
     return num_programs
 
@@ -316,9 +318,9 @@ class StreamKPartition:
             t = 0.0
             for s in self.segments(p):
                 t += s.k_end - s.k_begin
-                if s.whole or reduction == "atomic":
+                if s.whole or reduction == Reduction.ATOMIC:
                     continue
-                if reduction == "linear":  # one wait for the count, then the adds
+                if reduction == Reduction.LINEAR:  # one wait for the count, then the adds
                     others = self.contributors(s.tile)[1:]
                     if not s.owner:
                         published[p] = t
@@ -440,10 +442,10 @@ class GroupedTiles:
             raise ValueError(f"tile_id must be in [0, {self.total_tiles}), got {tile_id}")
         g = bisect.bisect_right(self.tile_starts, tile_id) - 1
         local = tile_id - self.tile_starts[g]
-        rows = self.lens[g] if self.grouped == "m" else self.m
+        rows = self.lens[g] if self.grouped == Grouped.M else self.m
         pm, pn = tile_grid(rows, self.n, self.block_m, self.block_n)
         pid_m, pid_n = tile_coords(local, pm, pn, self.group_m)
-        if self.grouped == "m":
+        if self.grouped == Grouped.M:
             base = self.starts[g]
             k_off, k_end = 0, self.k
         else:
@@ -480,8 +482,7 @@ def grouped_tiles(
     For ``grouped="m"`` the output has ``sum(lens)`` rows; for ``"k"`` it has
     ``len(lens) * m`` rows (one ``m x n`` block per group).
     """
-    if grouped not in ("m", "k"):
-        raise ValueError(f"grouped must be 'm' or 'k', got {grouped!r}")
+    _check_grouped(grouped)
     lens = tuple(lens)
     starts = group_starts(lens)
     for name, v in (("m", m), ("n", n), ("k", k)):
@@ -489,10 +490,10 @@ def grouped_tiles(
     _positive("group_m", group_m)
     tile_starts = [0]
     for length in lens:
-        rows = length if grouped == "m" else m
+        rows = length if grouped == Grouped.M else m
         tile_starts.append(tile_starts[-1] + tile_count(rows, n, block_m, block_n))
     return GroupedTiles(
-        grouped, lens, starts, m, n, k, block_m, block_n, group_m, tuple(tile_starts)
+        Grouped(grouped), lens, starts, m, n, k, block_m, block_n, group_m, tuple(tile_starts)
     )
 
 
@@ -507,11 +508,10 @@ def grouped_tiles_bound(
     floors is at most the floor of the sum). ``"k"``: exact, ``G`` grids of
     ``m x n`` tiles whatever the lengths.
     """
-    if grouped not in ("m", "k"):
-        raise ValueError(f"grouped must be 'm' or 'k', got {grouped!r}")
+    _check_grouped(grouped)
     for name, v in (("num_groups", num_groups), ("rows", rows), ("m", m), ("n", n)):
         _non_negative(name, v)
-    if grouped == "k":
+    if grouped == Grouped.K:
         return num_groups * tile_count(m, n, block_m, block_n)
     _positive("block_m", block_m)
     _positive("block_n", block_n)
@@ -594,12 +594,17 @@ class WorkspaceLayout:
 
 def needs_sync(kind: str, reduction: str | None) -> bool:
     """Whether the kernel takes ``sync``: work stealing's counters, or fix-up flags."""
-    return kind == "work-stealing" or needs_partials(kind, reduction)
+    return kind == Kind.WORK_STEALING or needs_partials(kind, reduction)
 
 
 def needs_partials(kind: str, reduction: str | None) -> bool:
     """Whether the kernel takes ``partials``: stream-K with a fix-up reduction."""
-    return kind == "stream-k" and reduction in FIXUP_REDUCTIONS
+    return kind == Kind.STREAM_K and reduction in FIXUP_REDUCTIONS
+
+
+def _check_grouped(grouped: str) -> None:
+    if grouped not in (Grouped.M, Grouped.K):
+        raise ValueError(f"grouped must be 'm' or 'k', got {grouped!r}")
 
 
 def check_kind(kind: str) -> None:
@@ -609,10 +614,10 @@ def check_kind(kind: str) -> None:
         )
 
 
-def resolve_reduction(kind: str, reduction: str | None) -> str | None:
+def resolve_reduction(kind: str, reduction: str | None) -> Reduction | None:
     """The reduction a schedule runs with: stream-K defaults to ``linear``; others take none."""
     check_kind(kind)
-    if kind != "stream-k":
+    if kind != Kind.STREAM_K:
         if reduction is not None:
             raise ValueError(
                 f"reduction={reduction!r} needs schedule='stream-k' "
@@ -626,7 +631,7 @@ def resolve_reduction(kind: str, reduction: str | None) -> str | None:
             f"reduction must be one of {', '.join(map(repr, REDUCTIONS))} for stream-K; "
             f"got {reduction!r}"
         )
-    return reduction
+    return Reduction(reduction)
 
 
 def workspace_layout(
@@ -643,7 +648,7 @@ def workspace_layout(
     _positive("num_xcds", num_xcds)
     _positive("block_m", block_m)
     _positive("block_n", block_n)
-    counters = num_xcds if kind == "work-stealing" else 0
+    counters = num_xcds if kind == Kind.WORK_STEALING else 0
     fixup = needs_partials(kind, reduction)
     flags = num_programs if fixup else 0
     counter_words = counters * COUNTER_STRIDE
@@ -658,7 +663,7 @@ def workspace_layout(
         partial_stride=block_m * block_n,
         partial_ld=block_n,
         partial_elements=num_programs * block_m * block_n if fixup else 0,
-        zero_output=kind == "stream-k" and reduction == "atomic",
+        zero_output=kind == Kind.STREAM_K and reduction == Reduction.ATOMIC,
     )
 
 
@@ -682,10 +687,10 @@ ARG_NAMES = (
 )
 
 
-def kernel_args(kind: str, reduction: str | None, grouped: str = "none") -> tuple[str, ...]:
+def kernel_args(kind: str, reduction: str | None, grouped: str = Grouped.NONE) -> tuple[str, ...]:
     """The argument names, in order, of the kernel of ``kind``, ``reduction`` and ``grouped``."""
     names = list(ARG_NAMES[:9])
-    if grouped != "none":
+    if grouped != Grouped.NONE:
         names += ["group_lens", "num_groups"]
     if needs_sync(kind, reduction):
         names.append("sync")
@@ -715,18 +720,16 @@ MIN_STAGES = 2
 MAX_STAGES = 6
 
 
-def pipelined(grouped: str, trans_b: bool, num_warps: int) -> bool:
-    """Whether the kernel has the pipelined body (a ring of 2 or more stages:
-    async copies of A and B by two halves of the warps), else the blocks body
-    (1 stage). Every grouped form has it: an operand that lies transposed in
-    memory (dgrad's B with ``trans_b``, wgrad's A) is copied as it lies and
-    read through a transposed shared-memory view. ``trans_b`` only with
-    grouped "m" (the kernel builder refuses the rest)."""
-    del grouped, trans_b  # every form; kept so callers state the kernel they ask about
+def pipelined(num_warps: int) -> bool:
+    """Whether a kernel of ``num_warps`` warps has the pipelined body (a ring of
+    2 or more stages: async copies of A and B by two halves of the warps), else
+    the blocks body (1 stage). Every form has it, grouped ones included: an
+    operand that lies transposed in memory (dgrad's B with ``trans_b``, wgrad's
+    A) is copied as it lies and read through a transposed shared-memory view."""
     return num_warps >= 2
 
 
-def tma_copies(grouped: str, trans_b: bool, num_warps: int) -> bool:
+def tma_copies(num_warps: int) -> bool:
     """Whether the kernel has a TMA twin (every pipelined kernel does).
 
     A TMA descriptor bounds by the tensor's shape only, so each twin says why
@@ -739,7 +742,7 @@ def tma_copies(grouped: str, trans_b: bool, num_warps: int) -> bool:
     once per group and program by the lowering's group loop, before the
     group's first copy), and a K block that straddles ``k_end`` reads the
     next group's rows as TMA's zero fill, as the aligned twin's masks do."""
-    return pipelined(grouped, trans_b, num_warps)
+    return pipelined(num_warps)
 
 
 def check_kernel_config(
@@ -749,8 +752,6 @@ def check_kernel_config(
     block_k: int,
     num_warps: int,
     num_stages: int | None,
-    grouped: str = "none",
-    trans_b: bool = False,
 ) -> None:
     """ValueError, naming the argument, for a block shape the kernels are not built for."""
     if block_k % MMA_K:
@@ -768,7 +769,7 @@ def check_kernel_config(
             )
     if num_stages is None:
         return
-    if pipelined(grouped, trans_b, num_warps):
+    if pipelined(num_warps):
         if not MIN_STAGES <= num_stages <= MAX_STAGES:
             raise ValueError(
                 f"num_stages must be {MIN_STAGES} to {MAX_STAGES} (or None) for this kernel "
@@ -838,8 +839,7 @@ def config_serves(name: str, reduction: str | None) -> bool:
 def gpu_config_name(
     m: int,
     n: int,
-    grouped: str = "none",
-    trans_b: bool = False,
+    grouped: str = Grouped.NONE,
     sms: int = 132,
     reduction: str | None = None,
     groups: int = 1,
@@ -850,8 +850,7 @@ def gpu_config_name(
     :data:`GPU_SHAPE_CLASSES` whose tiles fill its share of a wave (and that
     ``reduction`` may use). Every grouped form, dgrad and wgrad included, has
     the pipelined body and so every class."""
-    del trans_b  # dgrad has the pipelined body too (see pipelined)
-    copies = groups if grouped == "k" else 1
+    copies = groups if grouped == Grouped.K else 1
     fixup = reduction in FIXUP_REDUCTIONS
     for name, wave, fixup_ok in GPU_SHAPE_CLASSES:
         cfg = GPU_CONFIGS[name]
@@ -875,7 +874,7 @@ def aligned_args(grouped: str) -> tuple[str, ...]:
     """The arguments an aligned kernel of ``grouped`` states facts on:
     :data:`ALIGNED_ARGS`, and M for grouped "k" (wgrad), whose A is (S, M)
     and is copied as it lies, so its copy rows run along M."""
-    return (*ALIGNED_ARGS, "M") if grouped == "k" else ALIGNED_ARGS
+    return (*ALIGNED_ARGS, "M") if grouped == Grouped.K else ALIGNED_ARGS
 
 
 def divisibility_facts(
@@ -889,7 +888,7 @@ def divisibility_facts(
     if not aligned:
         return {}
     facts = {name: ALIGNMENT for name in aligned_args(grouped)}
-    if tma and grouped == "m" and not trans_b:
+    if tma and grouped == Grouped.M and not trans_b:
         facts["K"] = max(ALIGNMENT, block_k)
     return facts
 
@@ -898,9 +897,9 @@ def divisibility_facts(
 class KernelSpec:
     """Everything that changes a schedule kernel's binary; ``name`` is its bundle name."""
 
-    kind: str
-    reduction: str | None
-    grouped: str
+    kind: Kind
+    reduction: Reduction | None
+    grouped: Grouped
     dtype: str
     block_m: int
     block_n: int
@@ -922,11 +921,15 @@ class KernelSpec:
     tma: bool = False
 
     def __post_init__(self) -> None:
-        resolve_reduction(self.kind, self.reduction)
-        if self.kind == "stream-k" and self.reduction is None:
+        reduction = resolve_reduction(self.kind, self.reduction)
+        if self.kind == Kind.STREAM_K and self.reduction is None:
             raise ValueError("a stream-K kernel names its reduction")
         if self.grouped not in GROUPED:
             raise ValueError(f"grouped must be one of {GROUPED}, got {self.grouped!r}")
+        # The modes as enums, whichever form the caller gave (equal either way).
+        object.__setattr__(self, "kind", Kind(self.kind))
+        object.__setattr__(self, "reduction", reduction)
+        object.__setattr__(self, "grouped", Grouped(self.grouped))
         if self.dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {tuple(DTYPES)}, got {self.dtype!r}")
         for name in ("block_m", "block_n", "block_k", "group_m", "num_warps"):
@@ -934,13 +937,13 @@ class KernelSpec:
         if self.num_stages is not None:
             _positive("num_stages", self.num_stages)
         _positive("num_xcds", self.num_xcds)
-        if self.tma and not (self.aligned and tma_copies(self.grouped, self.trans_b, 2)):
+        if self.tma and not (self.aligned and tma_copies(self.num_warps)):
             raise ValueError("a TMA kernel is aligned and has the pipelined body")
 
     @property
     def name(self) -> str:
         red = f"_{self.reduction}" if self.reduction else ""
-        grp = "" if self.grouped == "none" else f"_grouped{self.grouped}"
+        grp = "" if self.grouped == Grouped.NONE else f"_grouped{self.grouped}"
         tb = "_tb" if self.trans_b else ""
         xcd = f"_x{self.num_xcds}" if self.num_xcds != 1 else ""
         stages = f"_s{self.num_stages}" if self.num_stages is not None else ""

@@ -32,8 +32,8 @@ def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
     descriptors), which the runtime launches instead where the arguments
     satisfy their facts."""
     specs = _plain_specs(dtypes)
-    twins = [s for s in specs if S.pipelined(s.grouped, s.trans_b, s.num_warps)]
-    tma = [s for s in twins if S.tma_copies(s.grouped, s.trans_b, s.num_warps)]
+    twins = [s for s in specs if S.pipelined(s.num_warps)]
+    tma = [s for s in twins if S.tma_copies(s.num_warps)]
     return (
         specs
         + [replace(s, aligned=True) for s in twins]

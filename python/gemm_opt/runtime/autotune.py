@@ -185,9 +185,9 @@ def fallback_choice(problem: Problem, sms: int) -> Choice:
     a long K, where data-parallel leaves most SMs idle: 512x512x8192 has 64
     tiles, 16x4096x7168 64), data-parallel otherwise.
     """
-    grouped, trans_b = OP_KERNELS[problem.op]
+    grouped, _ = OP_KERNELS[problem.op]
     cfg = S.GPU_CONFIGS[
-        S.gpu_config_name(problem.m, problem.n, grouped, trans_b, sms, groups=problem.groups)
+        S.gpu_config_name(problem.m, problem.n, grouped, sms, groups=problem.groups)
     ]
     if problem.op != "dense":
         return Choice(S.GROUPED_KINDS[0], None, cfg, "fallback")
@@ -256,13 +256,10 @@ def validate_entry(entry: Any, where: str) -> tuple[Problem, Choice, str]:
     except ValueError as e:
         raise _fail(f"{where}.schedule", str(e)) from None
     cfg = _config_of(entry["config"], f"{where}.config")
-    grouped = {"dense": "none", "wgrad": "k"}.get(problem.op, "m")
     try:
         S.check_kernel_config(
             **{k: getattr(cfg, k) for k in ("block_m", "block_n", "block_k", "num_warps")},
             num_stages=cfg.num_stages,
-            grouped=grouped,
-            trans_b=problem.op == "dgrad",
         )
     except ValueError as e:
         raise _fail(f"{where}.config", str(e)) from None

@@ -81,3 +81,35 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// wgrad with tile_loop = "per-group".
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @grouped_k_per_group(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %gl: !tile.ptr<i32>, %G: i32, %x: tensor<32x32xf32, #acc>) {
+    // CHECK-LABEL: func.func @grouped_k_per_group
+    // CHECK: tile_loop = "per-group"
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %gl, %G) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "persistent", grouped = "k", tile_loop = "per-group", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, i32) -> ()
+    return
+  }
+}
+
+// -----
+
+// wgrad with tile_loop = "flat".
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @grouped_k_flat(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %gl: !tile.ptr<i32>, %G: i32, %x: tensor<32x32xf32, #acc>) {
+    // CHECK-LABEL: func.func @grouped_k_flat
+    // CHECK: tile_loop = "flat"
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %gl, %G) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "persistent", grouped = "k", tile_loop = "flat", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, i32) -> ()
+    return
+  }
+}
