@@ -50,7 +50,7 @@ from gemm_opt.core.modes import (
     Reduction,
     TileLoop,
 )
-from gemm_opt.core.schedules import needs_partials, needs_sync
+from gemm_opt.core.schedules.partition import needs_partials, needs_sync
 from gemm_opt.dialect.tile import (
     BlockedAttr,
     PtrType,

@@ -5,7 +5,7 @@ exactly once, inside the loop the schedule needs; one call site keeps code
 size flat and avoids the duplicated-body miscompiles seen upstream. All
 index arithmetic is i32 ``arith``; the tile order is the GROUP_M swizzle
 (``group_m`` tile-rows per band, column-major inside a band); the workspace
-offsets come from :func:`gemm_opt.core.schedules.workspace_layout`.
+offsets come from :func:`gemm_opt.core.schedules.partition.workspace_layout`.
 """
 
 from dataclasses import dataclass
@@ -14,7 +14,7 @@ from typing import ClassVar
 from gemm_opt.core.ext_compat import arith, ir, scf
 from gemm_opt.core.modes import Grouped, Reduction, TileLoop
 from gemm_opt.core.pass_base import TilePass
-from gemm_opt.core.schedules import workspace_layout
+from gemm_opt.core.schedules.partition import workspace_layout
 from gemm_opt.dialect.schedule import GemmScheduleOp
 from gemm_opt.dialect.tile import MakeTensorDescriptorOp, VerifyError
 from gemm_opt.passes.common import collect_ops
@@ -46,13 +46,11 @@ class LowerGemmSchedulePass(TilePass):
       claim past the chiplet's tiles. cuda:90's Triton hands a scalar
       atomic's result to every thread through shared memory behind a CTA
       barrier where it is issued, so the program waits out the claim's round
-      trip there; made inside the body before its K loop instead (the wait
-      overlapping the prologue's copies), it measured the same on the H100
-      (4096^3 work stealing 0.93x torch either way), so the claim stays
-      outside the body.
-    * stream-k: the partition of :func:`gemm_opt.core.schedules.stream_k_partition`
+      trip there; the claim stays outside the body, where it is no slower
+      than inside it before the K loop (``docs/schedule-tuning-history.md``).
+    * stream-k: the partition of :func:`gemm_opt.core.schedules.partition.stream_k_partition`
       computed on the device; one ``scf.for`` over the program's work units
-      in the order of :meth:`~gemm_opt.core.schedules.StreamKPartition.segments`:
+      in the order of :meth:`~gemm_opt.core.schedules.partition.StreamKPartition.segments`:
       its whole tiles ``pid, pid + P, ...`` below ``dp_tiles``, then one unit
       per tile its iteration range ``[pid*q + min(pid, r), +q + (pid < r))``
       touches, *last tile first*. A unit covering its whole tile is stored.
@@ -268,7 +266,7 @@ class _Schedule:
         P = e.num_programs()
         ipt = e.cdiv(self.K, e.c(self.bk))
         ipt1 = e.max(ipt, e.c(1))
-        # The partition (core.schedules.stream_k_partition, on the device).
+        # The partition (core.schedules.partition.stream_k_partition, on the device).
         rem_tiles = e.rem(self.tiles, P)
         sk0 = e.select(
             e.cmp("eq", rem_tiles, e.c(0)),
@@ -393,7 +391,8 @@ class _Schedule:
         ``per-group`` this nest, ``flat`` one flat tile loop
         (:meth:`_grouped_k_flat`), for a body with nothing to hoist: nested,
         LLVM hoists the group's per-thread address arithmetic out of the tile
-        loop and keeps it in registers, which costs occupancy."""
+        loop and keeps it in registers, which costs occupancy
+        (``docs/schedule-tuning-history.md``)."""
         if self.tile_loop == TileLoop.FLAT:
             self._grouped_k_flat()
             return

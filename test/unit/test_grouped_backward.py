@@ -39,6 +39,7 @@ from gemm_opt import dialect
 from gemm_opt.core import schedules as S
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.pipeline import Registry, build_pass_manager
+from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.kernels.build_bundles import TMA_HAND_OFF, build
 from gemm_opt.kernels.schedule_gemm import build_gemm_module
 from gemm_opt.lowering.compile import compile_tile_module
@@ -397,7 +398,7 @@ def test_cuda90_bundle_kernels_keep_wgmma_in_flight_without_spills(
     flight in the K loop (``wait 0x1``; ptxas would serialize a pipeline it
     cannot prove safe to ``0x0`` everywhere)."""
     spec = S.KernelSpec(
-        "persistent", None, grouped, "bf16", **S.GPU_CONFIGS["mid"].__dict__, trans_b=trans_b,
+        "persistent", None, grouped, "bf16", **h100.GPU_CONFIGS["mid"].__dict__, trans_b=trans_b,
         aligned=True, tma=tma,
     )  # fmt: skip
     (kernel,) = build("cuda:90", [spec], quiet=True).kernels

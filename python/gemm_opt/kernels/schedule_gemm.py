@@ -2,7 +2,7 @@
 
 Built with the dialect's op builders (no IR text). The kernel is one
 function ``@gemm``; its arguments, in order (optional ones only when the
-schedule has them, see :func:`gemm_opt.core.schedules.kernel_args`):
+schedule has them, see :func:`gemm_opt.core.schedules.abi.kernel_args`):
 
 ==========  ===================  ===============================================
 name        type                 meaning
@@ -21,12 +21,12 @@ partials    ``!tile.ptr<f32>``   stream-k linear/tree: fp32 partial tiles
 ==========  ===================  ===============================================
 
 ``T`` is f16 or bf16 (``dtype`` "fp16" or "bf16"; fp32 accumulation, C in
-T); the names and order are :func:`gemm_opt.core.schedules.kernel_args`.
+T); the names and order are :func:`gemm_opt.core.schedules.abi.kernel_args`.
 Grid: ``(tiles, 1, 1)`` for data-parallel (``tiles = cdiv(M, block_m) * cdiv(N, block_n)``), else
 ``(P, 1, 1)`` for any number of programs P (the runtime's default: the
 resident programs, compute units x occupancy). Sizes
 of ``sync`` and ``partials`` for P programs:
-:func:`gemm_opt.core.schedules.workspace_layout`; the host zeroes ``sync``
+:func:`gemm_opt.core.schedules.partition.workspace_layout`; the host zeroes ``sync``
 before every launch (and C for stream-K with atomic reduction).
 
 Two bodies (one tile, one K range), both for every target: ``blocks``
@@ -56,7 +56,7 @@ from gemm_opt.core.modes import (
     Reduction,
     TileLoop,
 )
-from gemm_opt.core.schedules import (
+from gemm_opt.core.schedules.abi import (
     DTYPES,
     MAX_STAGES,
     MIN_STAGES,
@@ -123,7 +123,7 @@ def build_gemm_module(
     more, else blocks). ``num_stages`` None: the
     body's own. ``aligned``: state
     ``tile.divisibility = 16`` on N, K and the leading dimensions
-    (:func:`~gemm_opt.core.schedules.aligned_args`; M too for grouped "k"), so every copy row is
+    (:func:`~gemm_opt.core.schedules.abi.aligned_args`; M too for grouped "k"), so every copy row is
     whole 16-byte vectors: on cuda:90 the copies become direct ``cp.async``
     (without the facts they go through registers); the launcher refuses
     arguments that break them. ``tma`` (pipelined, ``aligned``): the copies

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from gemm_opt.core import schedules as S
+from gemm_opt.kernels import h100_configs as h100
 
 #: The ``format`` field of a tuned table, and the version this module reads.
 TABLE_FORMAT = "gemm-opt-tuned-schedules"
@@ -178,7 +179,7 @@ FALLBACK_MIN_K = 4096
 def fallback_choice(problem: Problem, sms: int) -> Choice:
     """The rule for problems no table entry covers.
 
-    The config is the shape class's (:func:`gemm_opt.core.schedules.gpu_config_name`),
+    The config is the shape class's (:func:`gemm_opt.kernels.h100_configs.gpu_config_name`),
     what a fixed schedule without ``config`` runs. Grouped: ``persistent``. Dense:
     atomic stream-K when that config's output tiles fill at most half the
     compute units and K is at least :data:`FALLBACK_MIN_K` (skinny outputs with
@@ -186,8 +187,8 @@ def fallback_choice(problem: Problem, sms: int) -> Choice:
     tiles, 16x4096x7168 64), data-parallel otherwise.
     """
     grouped, _ = OP_KERNELS[problem.op]
-    cfg = S.GPU_CONFIGS[
-        S.gpu_config_name(problem.m, problem.n, grouped, sms, groups=problem.groups)
+    cfg = h100.GPU_CONFIGS[
+        h100.gpu_config_name(problem.m, problem.n, grouped, sms, groups=problem.groups)
     ]
     if problem.op != "dense":
         return Choice(S.GROUPED_KINDS[0], None, cfg, "fallback")
