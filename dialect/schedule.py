@@ -50,7 +50,7 @@ from gemm_opt.core.modes import (
     Reduction,
     TileLoop,
 )
-from gemm_opt.core.schedules.partition import needs_partials, needs_sync
+from gemm_opt.core.schedules.partition import COUNTER_STRIDE, needs_partials, needs_sync
 from gemm_opt.dialect.tile import (
     BlockedAttr,
     PtrType,
@@ -66,6 +66,22 @@ from gemm_opt.dialect.tile import (
 BODY_ARGS = ("group", "m_off", "m_end", "n_off", "k_off", "k_end")
 #: Element types of C.
 C_ELEMENTS = ("f16", "bf16", "f32")
+#: The largest value of the i32 index arithmetic ``tile-lower-gemm-schedule`` emits.
+I32_MAX = 2**31 - 1
+
+
+def group_m_limit(block_n: int) -> int:
+    """The largest ``group_m`` whose GROUP_M band, ``group_m * cdiv(N, block_n)``
+    tiles, is an i32 for every N the tile count's own ``cdiv`` takes (N up to
+    ``2**31 - block_n``, so at most ``I32_MAX // block_n`` tile columns): at
+    least ``block_n``, far above the GROUP_M bands that help L2 (a few rows)."""
+    return I32_MAX // max(I32_MAX // block_n, 1)
+
+
+def num_xcds_limit() -> int:
+    """The most chiplets whose counters, ``COUNTER_STRIDE`` i32 slots apart, are
+    indexed by an i32 (``xcd * COUNTER_STRIDE``)."""
+    return I32_MAX // COUNTER_STRIDE
 
 
 def _mode(op: TileOp, name: str, allowed: tuple[Mode, ...], default: Mode | None) -> Any:
@@ -85,8 +101,11 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     ``reduction`` (atomic, linear, tree) given exactly for stream-k;
     ``grouped`` none, m or k (default none), grouped only with kind
     persistent; ``tile_loop`` flat or per-group (default flat), only with
-    grouped k (see :class:`~gemm_opt.core.modes.TileLoop`); block sizes
-    powers of two; group_m and num_xcds positive; M, N, K, num_groups i32,
+    grouped k (see :class:`~gemm_opt.core.modes.TileLoop`); ``num_xcds``
+    given exactly for work-stealing; block sizes powers of two; group_m and
+    num_xcds positive and at most :func:`group_m_limit` and
+    :func:`num_xcds_limit` (the lowering's i32 arithmetic cannot wrap); not
+    nested in another schedule's body; M, N, K, num_groups i32,
     ldc i64; C of f16, bf16 or f32; group_lens and num_groups present iff
     grouped; sync present iff the kind needs it, of i32; partials present iff
     the reduction needs them, of f32; one body block with six i32 arguments
@@ -124,14 +143,19 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
         if self.attr("tile_loop") is not None and grouped != Grouped.K:
             raise VerifyError(f'\'tile_loop\' is only for grouped = "k", not grouped = "{grouped}"')
         _mode(self, "tile_loop", TILE_LOOPS, None)
+        if self.attr("num_xcds") is not None and kind != Kind.WORK_STEALING:
+            raise VerifyError(f'\'num_xcds\' is only for kind "work-stealing", not "{kind}"')
+        self._check_nesting()
         for name in ("block_m", "block_n", "block_k"):
             v = self.int_attr(name, required=True)
             if v is None or v < 1 or v & (v - 1):
                 raise VerifyError(f"'{name}' must be a power of two, got {v}")
-        for name in ("group_m", "num_xcds"):
+        names = ("group_m", "num_xcds") if kind == Kind.WORK_STEALING else ("group_m",)
+        for name in names:
             v = self.int_attr(name, required=True)
             if v is None or v < 1:
                 raise VerifyError(f"'{name}' must be positive, got {v}")
+        self._check_limits()
         _check_ints([self.m, self.n, self.k], 32, "M, N and K")
         _check_ints([self.ldc], 64, "ldc")
         c_elem = str(_type_of(self.c, PtrType).element_type)
@@ -149,6 +173,33 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
         self._check_optional("sync", self.sync, self.needs_sync, "i32", self._what())
         self._check_optional("partials", self.partials, self.needs_partials, "f32", self._what())
         self._check_body()
+
+    def _check_limits(self) -> None:
+        """Attributes whose products in the lowering's i32 arithmetic could wrap."""
+        bn = self.int_attr("block_n")
+        limit = group_m_limit(bn)
+        if self.int_attr("group_m") > limit:
+            raise VerifyError(
+                f"'group_m' must be at most {limit} for block_n = {bn} (the lowering "
+                f"computes group_m * cdiv(N, block_n) in i32), got {self.int_attr('group_m')}"
+            )
+        if self.kind == Kind.WORK_STEALING and self.num_xcds > num_xcds_limit():
+            raise VerifyError(
+                f"'num_xcds' must be at most {num_xcds_limit()} (the lowering indexes "
+                f"counters num_xcds * {COUNTER_STRIDE} in i32), got {self.num_xcds}"
+            )
+
+    def _check_nesting(self) -> None:
+        """A schedule inside another's body would rewrite all of C once per outer
+        tile: every outer program's stores race on every element."""
+        parent = self.operation.parent
+        while parent is not None:
+            if parent.name == self.OPERATION_NAME:
+                raise VerifyError(
+                    "must not be nested in another 'tile.gemm_schedule' (each outer tile "
+                    "would write all of C: a write race)"
+                )
+            parent = parent.parent
 
     def _what(self) -> str:
         r = self.reduction
@@ -215,6 +266,12 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
         return _mode(self, "tile_loop", TILE_LOOPS, TileLoop.FLAT)
 
     @property
+    def num_xcds(self) -> int:
+        """Work stealing's chiplets (one counter each); 1 for the other kinds."""
+        v = self.int_attr("num_xcds") if self.kind == Kind.WORK_STEALING else None
+        return 1 if v is None else v
+
+    @property
     def needs_sync(self) -> bool:
         return needs_sync(self.kind, self.reduction)
 
@@ -250,7 +307,10 @@ OPS: tuple[type, ...] = (GemmScheduleOp, ScheduleYieldOp)
 __all__ = [
     "BODY_ARGS",
     "C_ELEMENTS",
+    "I32_MAX",
     "OPS",
     "GemmScheduleOp",
     "ScheduleYieldOp",
+    "group_m_limit",
+    "num_xcds_limit",
 ]

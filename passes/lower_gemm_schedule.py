@@ -112,7 +112,8 @@ class LowerGemmSchedulePass(TilePass):
     ``[start_g, start_g + len_g)`` (empty: a zero tile), stored at rows
     ``g*M + m``.
 
-    Diagnostics (at the op): a schedule the verifier refuses.
+    Every op it creates is at the schedule op's location (the body's ops keep
+    theirs). Diagnostics (at the op): a schedule the verifier refuses.
     """
 
     name: ClassVar[str] = "tile-lower-gemm-schedule"
@@ -135,7 +136,7 @@ class _Schedule:
         self.tile_loop = op.tile_loop
         self.bm, self.bn, self.bk = op.block()
         self.group_m = op.int_attr("group_m")
-        self.num_xcds = op.int_attr("num_xcds")
+        self.num_xcds = op.num_xcds
         self.block = op.operation.regions[0].blocks[0]
         ops = list(self.block.operations)
         self.yield_op = ops[-1].operation

@@ -47,3 +47,14 @@ def test_a_kernel_spec_takes_strings_or_members() -> None:
         S.KernelSpec("persistent", None, "x", "fp16", 64, 64, 32, 8, 4, None)
     with pytest.raises(ValueError, match="unknown schedule kind 'split-k'"):
         S.KernelSpec("split-k", None, "none", "fp16", 64, 64, 32, 8, 4, None)
+
+
+def test_only_work_stealing_kernels_have_chiplets() -> None:
+    """num_xcds is work stealing's (the op verifier refuses it on the other kinds):
+    another kind's spec takes the machine's count but its binary has none."""
+    spec = S.KernelSpec("persistent", None, "none", "fp16", 64, 64, 32, 8, 4, None, num_xcds=4)
+    assert spec.num_xcds == 1 and "_x" not in spec.name
+    ws = S.KernelSpec("work-stealing", None, "none", "fp16", 64, 64, 32, 8, 4, None, num_xcds=4)
+    assert ws.num_xcds == 4 and ws.name.endswith("_x4")
+    with pytest.raises(ValueError, match="num_xcds must be a positive integer"):
+        S.KernelSpec("persistent", None, "none", "fp16", 64, 64, 32, 8, 4, None, num_xcds=0)

@@ -69,7 +69,7 @@ from gemm_opt.core.schedules.abi import (
 )
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect import make_context
-from gemm_opt.dialect.schedule import GemmScheduleOp, ScheduleYieldOp
+from gemm_opt.dialect.schedule import I32_MAX, GemmScheduleOp, ScheduleYieldOp
 from gemm_opt.dialect.tile import (
     AsyncTDMCopyGlobalToLocalOp,
     AsyncTDMWaitOp,
@@ -150,6 +150,12 @@ def build_gemm_module(
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+    ints = dict(block_m=block_m, block_n=block_n, block_k=block_k, group_m=group_m)
+    for name, value in (*ints.items(), ("num_xcds", num_xcds), ("num_warps", num_warps)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= I32_MAX:
+            raise ValueError(f"{name} must be a positive i32 (1 to {I32_MAX}), got {value!r}")
+    if num_xcds != 1 and kind != Kind.WORK_STEALING:
+        raise ValueError(f"num_xcds={num_xcds} is for kind 'work-stealing', not {kind!r}")
     kind, grouped = Kind(kind), Grouped(grouped)
     reduction = None if reduction is None else Reduction(reduction)
     pipelined_ok = pipelined(num_warps)
@@ -243,13 +249,9 @@ def build_gemm_module(
             if grouped == Grouped.K:
                 loop = TileLoop.PER_GROUP if per_group else TileLoop.FLAT
                 a["tile_loop"] = ir.StringAttr.get(loop)
-            for name, value in (
-                ("block_m", block_m),
-                ("block_n", block_n),
-                ("block_k", block_k),
-                ("group_m", group_m),
-                ("num_xcds", num_xcds),
-            ):
+            if kind == Kind.WORK_STEALING:
+                ints["num_xcds"] = num_xcds
+            for name, value in ints.items():
                 a[name] = ir.IntegerAttr.get(i32, value)
             region = sched.operation.regions[0].blocks.append(*([i32] * 6))
             with ir.InsertionPoint(region):

@@ -195,6 +195,9 @@ class KernelSpec:
     group_m: int
     num_warps: int
     num_stages: int | None
+    #: Work stealing's chiplets (one counter each); the other kinds claim no
+    #: tiles, so their kernels have none: taken as 1 (the machine's chiplet
+    #: count a caller passes whatever the kind does not change their binary).
     num_xcds: int = 1
     trans_b: bool = False
     #: Compiled assuming :func:`aligned_args` are multiples of :data:`ALIGNMENT`
@@ -218,6 +221,9 @@ class KernelSpec:
         object.__setattr__(self, "kind", Kind(self.kind))
         object.__setattr__(self, "reduction", reduction)
         object.__setattr__(self, "grouped", Grouped(self.grouped))
+        if self.kind != Kind.WORK_STEALING:
+            check_positive("num_xcds", self.num_xcds)
+            object.__setattr__(self, "num_xcds", 1)
         if self.dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {tuple(DTYPES)}, got {self.dtype!r}")
         for name in ("block_m", "block_n", "block_k", "group_m", "num_warps"):
