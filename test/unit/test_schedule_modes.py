@@ -58,3 +58,21 @@ def test_only_work_stealing_kernels_have_chiplets() -> None:
     assert ws.num_xcds == 4 and ws.name.endswith("_x4")
     with pytest.raises(ValueError, match="num_xcds must be a positive integer"):
         S.KernelSpec("persistent", None, "none", "fp16", 64, 64, 32, 8, 4, None, num_xcds=0)
+
+
+def test_the_schedules_namespace_is_its_two_modules() -> None:
+    """gemm_opt.core.schedules defines nothing itself: each name comes from the
+    schedule math (partition), the kernel ABI (abi) or the modes; the H100
+    tuning is not core."""
+    from gemm_opt.core.schedules import abi, partition
+
+    sources = {"abi": set(abi.__all__), "partition": set(partition.__all__)}
+    assert not sources["abi"] & sources["partition"]
+    mode_names = set(S.__all__) - sources["abi"] - sources["partition"]
+    assert mode_names <= set(modes.__all__)
+    for name in S.__all__:
+        owner = modes if name in mode_names else abi if name in sources["abi"] else partition
+        assert getattr(S, name) is getattr(owner, name), name
+    assert sources["abi"] | sources["partition"] <= set(S.__all__)
+    for name in ("GPU_CONFIGS", "GPU_CONFIG", "gpu_config_name", "config_serves"):
+        assert not hasattr(S, name), name
