@@ -7,9 +7,10 @@ parts, with CPU stand-ins for what only a GPU has:
 * ``api``: ``gemm_opt.matmul`` through the ``torch.ops.gemm_opt`` operator (as
   traced, grad-requiring or profiled calls go), as plain eager CUDA calls go
   (the dispatcher skipped: :func:`gemm_opt.torch_ops._direct`), and
-  ``api._run(api._matmul_call(...))`` (the entry point bypassed) on CPU
-  tensors taken for CUDA ones, up to :func:`gemm_opt.runtime.gemm.launch`,
-  which is replaced by a no-op (as the tests' CUDA stand-in does);
+  a signature's first call (the plan cache emptied before each:
+  :func:`gemm_opt.runtime.plan.clear_plans`) on CPU tensors taken for CUDA
+  ones, up to :func:`gemm_opt.runtime.gemm.launch`, which is replaced by a
+  no-op (as the tests' CUDA stand-in does);
 * ``launch``: :func:`gemm_opt.runtime.gemm.launch` itself (store, kernel
   choice among twins, binding, workspace, grid, the launcher's checks and
   packing) on a bundle of the tests' stand-in kernels with a driver that
@@ -18,10 +19,10 @@ parts, with CPU stand-ins for what only a GPU has:
 
 ``api`` + ``launch`` is the host cost of gemm-opt's own code per call; the
 operator's dispatch is the difference between the operator and eager rows.
-An eager call whose signature (shapes, strides, dtypes, device, keywords,
-address divisibility) was seen launches the :class:`~gemm_opt.runtime.gemm.Prepared`
-launch of its first call: its cost is the eager ``api`` row plus the
-``rt.Prepared`` row; a first call's is the ``api._run`` row plus ``rt.launch``.
+A call whose signature (shapes, strides, dtypes, device, keywords, address
+divisibility) was seen launches its plan's :class:`~gemm_opt.runtime.gemm.Prepared`
+launch: its cost is the eager ``api`` row plus the ``rt.Prepared`` row; a
+first call's is the ``first call`` row plus ``rt.launch``.
 
     python benchmarks/host_overhead.py [--calls 2000] [--m 512 --n 512 --k 8192]
 """
@@ -39,11 +40,12 @@ from typing import Any
 import torch
 
 import gemm_opt
-from gemm_opt import api, torch_ops
+from gemm_opt import torch_ops
 from gemm_opt.core import schedules as S
 from gemm_opt.runtime import cuda
 from gemm_opt.runtime import gemm as rt
 from gemm_opt.runtime import launch as launcher
+from gemm_opt.runtime import plan as plans
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test"))
 from support.fake_bundles import DeviceTensor, RecordingDriver, write_store
@@ -97,8 +99,8 @@ def main() -> None:
     m, n, k, dt = args.m, args.n, args.k, DTYPE[args.dtype]
 
     # CPU tensors taken for CUDA ones on a 132-SM cuda:90 device (the tests' stand-in).
-    kind_of = api._kind_of
-    api._kind_of = lambda x, name: "cuda" if kind_of(x, name) == "torch-cpu" else kind_of(x, name)
+    kind_of = plans.kind_of
+    plans.kind_of = lambda x, name: "cuda" if kind_of(x, name) == "torch-cpu" else kind_of(x, name)
     rt.resident_programs = lambda spec, device, target="cuda:90": 132
     rt.sm_count = lambda torch, device: 132
     torch.cuda.get_device_capability = lambda device=None: (9, 0)
@@ -125,12 +127,15 @@ def main() -> None:
              _per_call_us(lambda s=schedule: gemm_opt.matmul(a, b, schedule=s), args.calls))
         )  # fmt: skip
         torch_ops._DIRECT_DEVICE = "cuda"
-        rows.append(
-            (f"api: api._run(api._matmul_call), {schedule}",
-             _per_call_us(lambda s=schedule: api._run(api._matmul_call(
-                 a, b, schedule=s, reduction=None, num_programs=None, num_xcds=1,
-                 config=None, out=None, seed=None)), args.calls))
-        )  # fmt: skip
+        torch_ops._DIRECT_DEVICE = "cpu"
+
+        def first_call(s: str = schedule) -> None:
+            plans.clear_plans()
+            gemm_opt.matmul(a, b, schedule=s)
+
+        rows.append((f"api: first call (plan made), {schedule}",
+                     _per_call_us(first_call, args.calls)))  # fmt: skip
+        torch_ops._DIRECT_DEVICE = "cuda"
     rt.launch = real_launch
 
     # rt.launch on a bundle of stand-in kernels of the specs the calls chose (and their twins).

@@ -334,22 +334,10 @@ class AsyncTDMCopyLocalToGlobalOp(TileOp, name="async_tdm_copy_local_to_global")
                 )
 
 
-OPS: tuple[type, ...] = (
-    BarrierAllocOp,
-    BarrierIndexOp,
-    BarrierInitOp,
-    BarrierExpectOp,
-    BarrierArriveOp,
-    BarrierWaitOp,
-    LocalStoreOp,
-    AsyncTDMCopyLocalToGlobalOp,
-)
-
 __all__ = [
     "MAX_ARRIVALS",
     "MAX_BYTES",
     "MAX_RING",
-    "OPS",
     "AsyncTDMCopyLocalToGlobalOp",
     "BarrierAllocOp",
     "BarrierArriveOp",

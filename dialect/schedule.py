@@ -74,7 +74,8 @@ def group_m_limit(block_n: int) -> int:
     """The largest ``group_m`` whose GROUP_M band, ``group_m * cdiv(N, block_n)``
     tiles, is an i32 for every N the tile count's own ``cdiv`` takes (N up to
     ``2**31 - block_n``, so at most ``I32_MAX // block_n`` tile columns): at
-    least ``block_n``, far above the GROUP_M bands that help L2 (a few rows)."""
+    least ``block_n``, far above the bands that help L2 (a few tile rows).
+    ``tile-lower-gemm-schedule`` clamps a larger one to the tile rows."""
     return I32_MAX // max(I32_MAX // block_n, 1)
 
 
@@ -103,8 +104,9 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     persistent; ``tile_loop`` flat or per-group (default flat), only with
     grouped k (see :class:`~gemm_opt.core.modes.TileLoop`); ``num_xcds``
     given exactly for work-stealing; block sizes powers of two; group_m and
-    num_xcds positive and at most :func:`group_m_limit` and
-    :func:`num_xcds_limit` (the lowering's i32 arithmetic cannot wrap); not
+    num_xcds positive, num_xcds at most :func:`num_xcds_limit` (the lowering's
+    i32 arithmetic cannot wrap; a group_m past :func:`group_m_limit` it
+    clamps); not
     nested in another schedule's body; M, N, K, num_groups i32,
     ldc i64; C of f16, bf16 or f32; group_lens and num_groups present iff
     grouped; sync present iff the kind needs it, of i32; partials present iff
@@ -175,14 +177,8 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
         self._check_body()
 
     def _check_limits(self) -> None:
-        """Attributes whose products in the lowering's i32 arithmetic could wrap."""
-        bn = self.int_attr("block_n")
-        limit = group_m_limit(bn)
-        if self.int_attr("group_m") > limit:
-            raise VerifyError(
-                f"'group_m' must be at most {limit} for block_n = {bn} (the lowering "
-                f"computes group_m * cdiv(N, block_n) in i32), got {self.int_attr('group_m')}"
-            )
+        """Attributes whose products in the lowering's i32 arithmetic could wrap
+        (group_m cannot: the lowering clamps it, see :func:`group_m_limit`)."""
         if self.kind == Kind.WORK_STEALING and self.num_xcds > num_xcds_limit():
             raise VerifyError(
                 f"'num_xcds' must be at most {num_xcds_limit()} (the lowering indexes "
@@ -302,13 +298,10 @@ class ScheduleYieldOp(TileOp, name="schedule_yield", traits=[ir.IsTerminatorTrai
             raise VerifyError(f"must be inside a 'tile.gemm_schedule', not {where}")
 
 
-OPS: tuple[type, ...] = (GemmScheduleOp, ScheduleYieldOp)
-
 __all__ = [
     "BODY_ARGS",
     "C_ELEMENTS",
     "I32_MAX",
-    "OPS",
     "GemmScheduleOp",
     "ScheduleYieldOp",
     "group_m_limit",

@@ -170,11 +170,8 @@ class LoadScalarOp(TileOp, name="load_scalar"):
             raise VerifyError("must return one i32")
 
 
-OPS: tuple[type, ...] = (NumProgramsOp, AtomicRmwOp, AtomicAddBlockOp, LoadScalarOp)
-
 __all__ = [
     "ATOMIC_ADD_ELEMENTS",
-    "OPS",
     "RMW_KINDS",
     "SCOPES",
     "SEMANTICS",

@@ -1878,27 +1878,8 @@ class StoreBlockOp(_BlockAccessOp, name="store_block"):
         self.check_access(_ranked(self.value, "value"), "value")
 
 
-OPS: tuple[type, ...] = (
-    WarpIdOp,
-    ProgramIdOp,
-    MakeTensorDescriptorOp,
-    UpdateTensorDescriptorOp,
-    LocalAllocOp,
-    MemdescIndexOp,
-    MemdescTransOp,
-    LocalLoadOp,
-    AsyncTDMCopyGlobalToLocalOp,
-    AsyncTDMFusedCopyGlobalToLocalOp,
-    AsyncTDMWaitOp,
-    WmmaOp,
-    ConvertLayoutOp,
-    LoadBlockOp,
-    StoreBlockOp,
-)
-
 __all__ = [
     "NUM_WARPS",
-    "OPS",
     "TARGET",
     "TARGETS",
     "THREADS_PER_WARP",

@@ -293,18 +293,9 @@ class PartitionsEndOp(TileOp, name="warp_partitions_end", traits=[ir.IsTerminato
         check_parent(self.operation, WarpSpecializeOp.OPERATION_NAME, what)
 
 
-OPS: tuple[type, ...] = (
-    WarpSpecializeOp,
-    WarpYieldOp,
-    WarpPartitionOp,
-    WarpReturnOp,
-    PartitionsEndOp,
-)
-
 __all__ = [
     "MAX_REGS",
     "MIN_REGS",
-    "OPS",
     "PartitionsEndOp",
     "WarpPartitionOp",
     "WarpReturnOp",

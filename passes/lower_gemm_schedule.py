@@ -15,7 +15,7 @@ from gemm_opt.core.ext_compat import arith, ir, scf
 from gemm_opt.core.modes import Grouped, Reduction, TileLoop
 from gemm_opt.core.pass_base import TilePass
 from gemm_opt.core.schedules.partition import workspace_layout
-from gemm_opt.dialect.schedule import GemmScheduleOp
+from gemm_opt.dialect.schedule import GemmScheduleOp, group_m_limit
 from gemm_opt.dialect.tile import MakeTensorDescriptorOp, VerifyError
 from gemm_opt.passes.common import collect_ops
 from gemm_opt.passes.schedule_ir import Emitter, Value, hoist
@@ -166,12 +166,20 @@ class _Schedule:
     # -- pieces --
 
     def coords(self, t: Value, num_pid_m: Value | None = None) -> tuple[Value, Value]:
-        """(m_off, n_off) of tile ``t`` in GROUP_M order (of ``num_pid_m`` tile-rows)."""
+        """(m_off, n_off) of tile ``t`` in GROUP_M order (of ``num_pid_m`` tile-rows).
+
+        A band is ``group_m * num_pid_n`` tiles in i32. Up to
+        :func:`~gemm_opt.dialect.schedule.group_m_limit` that fits for every N;
+        a larger ``group_m`` is clamped to the tile rows first (a band of all
+        the rows is the same order), so the band is at most the tile count."""
         e = self.e
+        rows = num_pid_m or self.num_pid_m
         gm = e.c(self.group_m)
+        if self.group_m > group_m_limit(self.bn):
+            gm = e.max(e.min(gm, rows), e.c(1))
         in_group = e.mul(gm, self.num_pid_n)
         first_m = e.mul(e.div(t, in_group), gm)
-        size_m = e.min(e.sub(num_pid_m or self.num_pid_m, first_m), gm)
+        size_m = e.min(e.sub(rows, first_m), gm)
         local = e.rem(t, in_group)
         pid_m = e.add(first_m, e.rem(local, size_m))
         pid_n = e.div(local, size_m)

@@ -12,8 +12,9 @@ synchronized every 200 calls so the launch queue never fills):
   (:class:`gemm_opt.runtime.gemm.Prepared`) reused;
 * ``operator``: ``torch.ops.gemm_opt.matmul``, as traced, grad-requiring or
   profiled calls go (the dispatcher and the full checks);
-* ``first call``: ``api._run(api._matmul_call(...))``, the full checks and
-  choices of a signature's first call, without the dispatcher;
+* ``first call``: the eager call with the plan cache emptied first
+  (:func:`gemm_opt.runtime.plan.clear_plans`): the full checks and choices
+  of a signature's first call, without the dispatcher;
 * ``prepared launch``: the prepared launch alone (C allocated once);
 * ``torch.matmul`` (cuBLAS) on the same operands;
 
@@ -65,8 +66,8 @@ def per_call_us(torch: Any, fn: Any, calls: int, batch: int = 200) -> float:
 def one_shape(torch: Any, m: int, n: int, k: int, calls: int, say: Any) -> None:
     """The host rows and the GPU row of one shape."""
     import gemm_opt
-    from gemm_opt import api, torch_ops  # noqa: F401  (registers torch.ops.gemm_opt)
-    from gemm_opt.runtime import gemm as rt
+    from gemm_opt import torch_ops  # noqa: F401  (registers torch.ops.gemm_opt)
+    from gemm_opt.runtime import plan as plans
 
     dt = torch.bfloat16
     gen = torch.Generator(device="cuda").manual_seed(0)
@@ -80,21 +81,19 @@ def one_shape(torch: Any, m: int, n: int, k: int, calls: int, say: Any) -> None:
         label = kind + (f"/{red}" if red else "")
         kw = dict(schedule=kind, reduction=red, num_programs=None, num_xcds=1,
                   config=None, out=None, seed=None)  # fmt: skip
-        call = api._matmul_call(a, b, **kw)
-        c = torch.empty(call.out_shape, dtype=dt, device="cuda")
-        values = {"a": a, "b": b, "c": c, **call.scalars}
-        P = call.num_programs or (
-            rt.sm_count(torch, a.device)
-            if kind == "data-parallel"
-            else rt.resident_programs(call.spec, a.device)
-        )
-        prepared = rt.launch(call.spec, values, num_programs=P,
-                             total_tiles=call.total_tiles, prepare=("a", "b", "c"))  # fmt: skip
+        plan = plans.plan("matmul", a, b, **kw)
+        c = plans.launch(plan, a, b)  # the plan's first launch makes its prepared launch
+        prepared = plan.prepared
         eager = functools.partial(gemm_opt.matmul, a, b, schedule=kind, reduction=red)
+
+        def first_call(eager=eager) -> None:
+            plans.clear_plans()
+            eager()
+
         rows = {
             "eager": eager,
             "operator": functools.partial(torch.ops.gemm_opt.matmul, a, b, kind, red),
-            "first call": lambda kw=kw: api._run(api._matmul_call(a, b, **kw)),
+            "first call": first_call,
             "prepared launch": functools.partial(prepared, a, b, c),
         }
         host = "  ".join(f"{name} {per_call_us(torch, fn, calls):6.1f}"

@@ -82,8 +82,8 @@ def partition_facts(case: Case, cfg: S.GemmConfig, programs: int) -> str:
 
 def run_case(torch: Any, case: Case, a: Any, b: Any, ref: Any, mag: Any, say: Any) -> None:
     import gemm_opt
-    from gemm_opt import api
     from gemm_opt.runtime import gemm as rt
+    from gemm_opt.runtime import plan as plans
 
     sms = rt.sm_count(torch, a.device)
     name = case.config_name(sms)
@@ -94,8 +94,7 @@ def run_case(torch: Any, case: Case, a: Any, b: Any, ref: Any, mag: Any, say: An
     same = all(torch.equal(first, gemm_opt.matmul(a, b, **kw)) for _ in range(REPEATS - 1))
     err = ((first.double() - ref).abs() / mag.clamp_min(1e-30)).max().item()
     us = graph_us(torch, lambda: gemm_opt.matmul(a, b, **kw))
-    call = api._matmul_call(a, b, num_xcds=1, out=None, seed=None, **kw)
-    programs = call.num_programs or rt.resident_programs(call.spec, a.device)
+    programs = plans.plan("matmul", a, b, num_xcds=1, out=None, seed=None, **kw).programs
     say(
         f"{case.m}x{case.n}x{case.k:<5} {name:>6} {case.reduction:>6} {case.grid:>8} "
         f"P {programs:4d}  {us:7.1f} us  bitwise {'yes' if same else 'NO '}  "

@@ -40,12 +40,15 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from gemm_opt import api
+from gemm_opt.core import schedules as S
+from gemm_opt.kernels import h100_configs as h100
+from gemm_opt.runtime import gemm as rt
+from gemm_opt.runtime import plan as P
 
 #: The operators' namespace: ``torch.ops.gemm_opt``.
 NAMESPACE = "gemm_opt"
 
-_CONFIG_FIELDS = tuple(f.name for f in fields(api.GemmConfig))
+_CONFIG_FIELDS = tuple(f.name for f in fields(S.GemmConfig))
 #: ``validate=`` of the API as the operators' ``str?`` argument.
 _VALIDATE = {False: None, True: "host", "device": "device"}
 _VALIDATE_BACK = {v: k for k, v in _VALIDATE.items()}
@@ -54,19 +57,19 @@ _VALIDATE_BACK = {v: k for k, v in _VALIDATE.items()}
 _TAGS = (torch.Tag.needs_fixed_stride_order,)
 
 
-def _pack_config(config: api.GemmConfig | None) -> list[int] | None:
+def _pack_config(config: S.GemmConfig | None) -> list[int] | None:
     """A config as the operators' ``int[]?``: its fields in order, ``num_stages`` None as 0."""
     if config is None:
         return None
     return [getattr(config, f) or 0 for f in _CONFIG_FIELDS]
 
 
-def _unpack_config(config: list[int] | None) -> api.GemmConfig | None:
+def _unpack_config(config: list[int] | None) -> S.GemmConfig | None:
     if config is None:
         return None
     values = dict(zip(_CONFIG_FIELDS, config, strict=True))
     values["num_stages"] = values["num_stages"] or None
-    return api.GemmConfig(**values)
+    return S.GemmConfig(**values)
 
 
 def _kw(
@@ -90,6 +93,29 @@ def _kw(
     }
 
 
+def _run(op: str, a: Tensor, b: Tensor, group_lens: Any = None, **kw: Any) -> Any:
+    """One call of an operator: its plan (:func:`gemm_opt.runtime.plan.plan`), run on
+    the GPU or on the model, where its tensors are."""
+    if not rt.has_builder() and _safe_kind(a) == "cuda" and rt.compiler_installed():
+        from gemm_opt.kernels import disk_cache  # kernels the bundles lack: built, kept on disk
+
+        disk_cache.install()
+    p = P.plan(op, a, b, group_lens, **kw)
+    if p.backend == "cuda":
+        lens = None if op == "matmul" else P.device_lens(p, group_lens, a.device)
+        return P.launch(p, a, b, lens, kw["out"])
+    from gemm_opt.kernels import model_gemm
+
+    return model_gemm.run(p, a, b, out=kw["out"])
+
+
+def _safe_kind(x: Any) -> str | None:
+    try:
+        return P.kind_of(x, "a")
+    except TypeError:
+        return None
+
+
 # ---- the operators ---------------------------------------------------------------------
 
 
@@ -104,8 +130,7 @@ def _matmul(
     config: list[int] | None = None,
     seed: int | None = None,
 ) -> Tensor:
-    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
-    return api._run(api._matmul_call(a, b, **kw))
+    return _run("matmul", a, b, **_kw(schedule, reduction, num_programs, num_xcds, config, seed))
 
 
 @_matmul.register_fake
@@ -120,7 +145,7 @@ def _(
     seed=None,
 ):
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
-    return a.new_empty(api._matmul_call(a, b, meta=True, **kw).out_shape)
+    return a.new_empty(P.plan("matmul", a, b, meta=True, **kw).out_shape)
 
 
 @torch.library.custom_op(f"{NAMESPACE}::matmul_out", mutates_args=("out",), tags=_TAGS)
@@ -135,8 +160,7 @@ def _matmul_out(
     config: list[int] | None = None,
     seed: int | None = None,
 ) -> None:
-    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
-    api._run(api._matmul_call(a, b, **kw))
+    _run("matmul", a, b, **_kw(schedule, reduction, num_programs, num_xcds, config, seed, out))
 
 
 @_matmul_out.register_fake
@@ -151,9 +175,8 @@ def _(
     config=None,
     seed=None,
 ):
-    api._matmul_call(
-        a, b, meta=True, **_kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
-    )
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    P.plan("matmul", a, b, meta=True, **kw)
 
 
 @torch.library.custom_op(f"{NAMESPACE}::grouped_matmul", mutates_args=(), tags=_TAGS)
@@ -172,7 +195,7 @@ def _grouped_matmul(
 ) -> Tensor:
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
     v = _VALIDATE_BACK[validate]
-    return api._run(api._grouped_call(a, b, group_lens, trans_b, validate=v, **kw))
+    return _run("grouped_matmul", a, b, group_lens, trans_b=trans_b, validate=v, **kw)
 
 
 @_grouped_matmul.register_fake
@@ -190,8 +213,8 @@ def _(
     validate=None,
 ):
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
-    call = api._grouped_call(a, b, group_lens, trans_b, meta=True, **kw)
-    return a.new_empty(call.out_shape)
+    shape = P.plan("grouped_matmul", a, b, group_lens, trans_b=trans_b, meta=True, **kw).out_shape
+    return a.new_empty(shape)
 
 
 @torch.library.custom_op(f"{NAMESPACE}::grouped_matmul_out", mutates_args=("out",), tags=_TAGS)
@@ -211,7 +234,7 @@ def _grouped_matmul_out(
 ) -> None:
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
     v = _VALIDATE_BACK[validate]
-    api._run(api._grouped_call(a, b, group_lens, trans_b, validate=v, **kw))
+    _run("grouped_matmul", a, b, group_lens, trans_b=trans_b, validate=v, **kw)
 
 
 @_grouped_matmul_out.register_fake
@@ -230,7 +253,7 @@ def _(
     validate=None,
 ):
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
-    api._grouped_call(a, b, group_lens, trans_b, meta=True, **kw)
+    P.plan("grouped_matmul", a, b, group_lens, trans_b=trans_b, meta=True, **kw)
 
 
 @torch.library.custom_op(f"{NAMESPACE}::grouped_matmul_variable_k", mutates_args=(), tags=_TAGS)
@@ -248,7 +271,7 @@ def _grouped_matmul_variable_k(
 ) -> Tensor:
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
     v = _VALIDATE_BACK[validate]
-    return api._run(api._variable_k_call(a, b, group_lens, validate=v, **kw))
+    return _run("grouped_matmul_variable_k", a, b, group_lens, validate=v, **kw)
 
 
 @_grouped_matmul_variable_k.register_fake
@@ -265,7 +288,8 @@ def _(
     validate=None,
 ):
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
-    return a.new_empty(api._variable_k_call(a, b, group_lens, meta=True, **kw).out_shape)
+    shape = P.plan("grouped_matmul_variable_k", a, b, group_lens, meta=True, **kw).out_shape
+    return a.new_empty(shape)
 
 
 @torch.library.custom_op(
@@ -286,7 +310,7 @@ def _grouped_matmul_variable_k_out(
 ) -> None:
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
     v = _VALIDATE_BACK[validate]
-    api._run(api._variable_k_call(a, b, group_lens, validate=v, **kw))
+    _run("grouped_matmul_variable_k", a, b, group_lens, validate=v, **kw)
 
 
 @_grouped_matmul_variable_k_out.register_fake
@@ -304,7 +328,7 @@ def _(
     validate=None,
 ):
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
-    api._variable_k_call(a, b, group_lens, meta=True, **kw)
+    P.plan("grouped_matmul_variable_k", a, b, group_lens, meta=True, **kw)
 
 
 # ---- autograd --------------------------------------------------------------------------
@@ -396,7 +420,8 @@ def _scalar_types_ok(kw: dict[str, Any]) -> bool:
         return v is None or (isinstance(v, int) and not isinstance(v, bool))
 
     return (
-        isinstance(kw["schedule"], str)
+        (kw["out"] is None or isinstance(kw["out"], Tensor))
+        and isinstance(kw["schedule"], str)
         and (kw["reduction"] is None or isinstance(kw["reduction"], str))
         and opt_int(kw["num_programs"])
         and kw["num_xcds"] is not None
@@ -415,8 +440,8 @@ def _op_args(a: Tensor, b: Tensor, kw: dict[str, Any], eager_check: Any) -> tupl
     if not _scalar_types_ok(kw):
         eager_check()
         raise TypeError("gemm_opt: bad scalar arguments")  # eager_check raises first
-    default = api.GPU_CONFIG if a.device.type == "cuda" else api.MODEL_CONFIG
-    config = api._config(kw["config"], default) if kw["config"] is not None else None
+    default = h100.GPU_CONFIG if a.device.type == "cuda" else S.MODEL_CONFIG
+    config = P.check_config(kw["config"], default) if kw["config"] is not None else None
     return (
         kw["schedule"],
         kw["reduction"],
@@ -427,13 +452,27 @@ def _op_args(a: Tensor, b: Tensor, kw: dict[str, Any], eager_check: Any) -> tupl
     )
 
 
+def _plain_ints(kw: dict[str, Any]) -> dict[str, Any]:
+    """The integer keywords as ``int`` (the operators' schema takes Python ints; numpy
+    integers are accepted as the API accepts them). Anything else is left for the
+    checks to name."""
+    for name in ("num_programs", "num_xcds", "seed"):
+        v = kw[name]
+        if v is not None and type(v) is not int:
+            try:
+                kw = {**kw, name: P.as_int(v, name)}
+            except TypeError:
+                pass
+    return kw
+
+
 def _lens_tensor(group_lens: Any) -> Tensor:
     """``group_lens`` as a tensor: a tensor as it is (on the GPU it stays there); host
     lengths (a sequence or an array) checked element by element, as a CPU tensor
     (the operator checks them in full and copies them to the GPU)."""
     if isinstance(group_lens, Tensor):
         return group_lens
-    return torch.tensor(api._host_lens(group_lens), dtype=torch.int64)
+    return torch.tensor(P.host_lens(group_lens), dtype=torch.int64)
 
 
 def _no_grad_out(name: str, *tensors: Tensor) -> None:
@@ -497,13 +536,13 @@ def _mutated(out: Tensor) -> None:
 
 def matmul(a: Tensor, b: Tensor, **kw: Any) -> Tensor:
     """``gemm_opt.matmul`` on torch tensors (keywords as there)."""
+    kw = _plain_ints(kw)
     if _direct(a, b):
-        if kw["out"] is None:
-            return api._matmul_eager_cuda(a, b, kw)
-        api._run(api._matmul_call(a, b, **kw))
-        _mutated(kw["out"])
-        return kw["out"]
-    args = _op_args(a, b, kw, lambda: api._matmul_call(a, b, **kw))
+        result = _run("matmul", a, b, **kw)
+        if kw["out"] is not None:
+            _mutated(kw["out"])
+        return result
+    args = _op_args(a, b, kw, lambda: P.plan("matmul", a, b, **kw))
     if kw["out"] is not None:
         _no_grad_out("matmul", a, b)
         torch.ops.gemm_opt.matmul_out(a, b, kw["out"], *args)
@@ -515,17 +554,20 @@ def grouped_matmul(
     a: Tensor, b: Tensor, group_lens: Any, *, trans_b: Any, validate: Any, **kw: Any
 ) -> Tensor:
     """``gemm_opt.grouped_matmul`` on torch tensors (keywords as there)."""
+    kw = _plain_ints(kw)
     if not isinstance(trans_b, bool):
         raise TypeError(f"trans_b: expected a bool, got {type(trans_b).__name__}")
-    mode = api._validate_mode(validate)
+    mode = P.validate_mode(validate)
     if _direct(a, b):
         lens = _lens_tensor(group_lens)
-        result = api._run(api._grouped_call(a, b, lens, trans_b, validate=mode, **kw))
+        result = _run("grouped_matmul", a, b, lens, trans_b=trans_b, validate=mode, **kw)
         if kw["out"] is not None:
             _mutated(kw["out"])
         return result
     v = _VALIDATE[mode]
-    args = _op_args(a, b, kw, lambda: api._grouped_call(a, b, group_lens, trans_b, **kw))
+    args = _op_args(
+        a, b, kw, lambda: P.plan("grouped_matmul", a, b, group_lens, trans_b=trans_b, **kw)
+    )
     lens = _lens_tensor(group_lens)
     if kw["out"] is not None:
         _no_grad_out("grouped_matmul", a, b)
@@ -538,15 +580,16 @@ def grouped_matmul_variable_k(
     a: Tensor, b: Tensor, group_lens: Any, *, validate: Any, **kw: Any
 ) -> Tensor:
     """``gemm_opt.grouped_matmul_variable_k`` on torch tensors (keywords as there)."""
-    mode = api._validate_mode(validate)
+    kw = _plain_ints(kw)
+    mode = P.validate_mode(validate)
     if _direct(a, b):
         lens = _lens_tensor(group_lens)
-        result = api._run(api._variable_k_call(a, b, lens, validate=mode, **kw))
+        result = _run("grouped_matmul_variable_k", a, b, lens, validate=mode, **kw)
         if kw["out"] is not None:
             _mutated(kw["out"])
         return result
     v = _VALIDATE[mode]
-    args = _op_args(a, b, kw, lambda: api._variable_k_call(a, b, group_lens, **kw))
+    args = _op_args(a, b, kw, lambda: P.plan("grouped_matmul_variable_k", a, b, group_lens, **kw))
     lens = _lens_tensor(group_lens)
     if kw["out"] is not None:
         _no_grad_out("grouped_matmul_variable_k", a, b)

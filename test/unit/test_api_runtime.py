@@ -326,13 +326,13 @@ def test_a_launch_allocates_a_workspace_only_for_schedules_that_use_one(
 
     monkeypatch.setattr(rt, "allocate_workspace", on_cpu)
     launched: list[str] = []
-    call = launcher.Kernel.__call__
+    call = launcher.Kernel.launch_values
 
     def record(self, *args, **kw):
         launched.append(self.name)
         return call(self, *args, **kw)
 
-    monkeypatch.setattr(launcher.Kernel, "__call__", record)
+    monkeypatch.setattr(launcher.Kernel, "launch_values", record)
     dp = S.KernelSpec("data-parallel", None, "none", "fp16", 64, 64, 64, 8, 4, 4)
     sk = S.KernelSpec("stream-k", "linear", "none", "fp16", 64, 64, 64, 8, 4, 4)
     for spec in (dp, sk):
@@ -427,18 +427,18 @@ def test_auto_stream_k_takes_the_aligned_program_count() -> None:
     """schedule="auto" with a stream-K pick launches the aligned count (one K
     range per program); an explicit stream-K schedule keeps the default and
     an explicit num_programs always wins."""
-    from gemm_opt import api
+    from gemm_opt.runtime import plan as P
 
     spec = S.KernelSpec("stream-k", "atomic", "none", "bf16", 128, 128, 64, 8, 8, 3)
     scalars = {"M": 512, "N": 512, "K": 8192, "lda": 8192, "ldb": 512, "ldc": 512}
 
     def call(num_programs=None, auto=True):
-        return api._Call(
-            spec, "cuda", None, None, None, (512, 512), scalars, None, None,
-            num_programs, None, 16, auto_stream_k=auto,
+        return P.GemmPlan(
+            "matmul", "cuda", "bf16", (512, 512), spec, scalars,
+            num_programs=num_programs, total_tiles=16, auto_stream_k=auto,
         )  # fmt: skip
 
-    assert api._programs(call(), 132) == 128  # 16 tiles x 128 iterations: 16 each
-    assert api._programs(call(auto=False), 132) == 132
-    assert api._programs(call(num_programs=132), 132) == 132
-    assert api._programs(call(num_programs=40), 132) == 40
+    assert P.program_count(call(), 132) == 128  # 16 tiles x 128 iterations: 16 each
+    assert P.program_count(call(auto=False), 132) == 132
+    assert P.program_count(call(num_programs=132), 132) == 132
+    assert P.program_count(call(num_programs=40), 132) == 40

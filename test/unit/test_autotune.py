@@ -289,10 +289,12 @@ def test_auto_runs_the_tuned_choice_on_the_model(tmp_path: Path, monkeypatch) ->
            entry("dense", 40, 48, 96, dtype="fp16", schedule="stream-k", reduction="linear",
                  config=cfg))  # fmt: skip
     seen = []
-    from gemm_opt import api
+    from gemm_opt.kernels import model_gemm
 
-    real = api._run_model
-    monkeypatch.setattr(api, "_run_model", lambda call: seen.append(call.spec) or real(call))
+    real = model_gemm.run
+    monkeypatch.setattr(
+        model_gemm, "run", lambda plan, *a, **k: seen.append(plan.spec) or real(plan, *a, **k)
+    )
     rng = np.random.default_rng(0)
     a = rng.standard_normal((40, 96)).astype(np.float16)
     b = rng.standard_normal((96, 48)).astype(np.float16)
@@ -319,11 +321,13 @@ def test_auto_grouped_forms_resolve_by_their_operation(tmp_path: Path, monkeypat
            entry("fwd", 48, 40, 64, 2, dtype="fp16", schedule="persistent", config=small),
            entry("wgrad", 64, 40, 48, 2, dtype="fp16", schedule="persistent",
                  config=S.GemmConfig(64, 32, 32, 1, 4)))  # fmt: skip
-    from gemm_opt import api
+    from gemm_opt.kernels import model_gemm
 
     seen = []
-    real = api._run_model
-    monkeypatch.setattr(api, "_run_model", lambda call: seen.append(call.spec) or real(call))
+    real = model_gemm.run
+    monkeypatch.setattr(
+        model_gemm, "run", lambda plan, *a, **k: seen.append(plan.spec) or real(plan, *a, **k)
+    )
     rng = np.random.default_rng(1)
     lens = [20, 28]
     x = rng.standard_normal((48, 64)).astype(np.float16)
@@ -401,7 +405,7 @@ def test_auto_on_cuda_uses_the_device_target_and_compute_units(monkeypatch, tmp_
 
     import torch
 
-    from gemm_opt import api
+    from gemm_opt.runtime import plan as P
 
     monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path))  # no table: the rule decides
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
@@ -416,8 +420,101 @@ def test_auto_on_cuda_uses_the_device_target_and_compute_units(monkeypatch, tmp_
     gpu(132)
     a = SimpleNamespace(device=torch.device("cuda", 0))
     problem = ("dense", 512, 512, 8192, 1)  # 64 small tiles of 128 iterations
-    kind, red, cfg = api._auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
+    kind, red, cfg = P.resolve_auto("auto", "atomic", None, problem, "cuda", "bf16", a, None, 1)
     assert (kind, red, cfg) == ("stream-k", "atomic", h100.GPU_CONFIGS["small"])
     gpu(114)  # an H100 PCIe: 64 tiles fill more than half of it
-    kind, red, cfg = api._auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
+    kind, red, cfg = P.resolve_auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
     assert (kind, red) == ("data-parallel", None)
+
+
+# ---- bitwise reproducibility of "auto" ----------------------------------------------------
+
+#: A skinny long-K problem: the fallback rule's atomic stream-K (1 tile, K = 4096).
+SKINNY = (64, 4096, 64)
+
+
+def _skinny() -> tuple[np.ndarray, np.ndarray]:
+    m, k, n = SKINNY
+    rng = np.random.default_rng(7)
+    return rng.standard_normal((m, k)).astype(np.float16), rng.standard_normal((k, n)).astype(
+        np.float16
+    )
+
+
+def _auto_spec(a, b, reduction=None):
+    from gemm_opt.runtime import plan as P
+
+    kw = dict(num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    return P.plan("matmul", a, b, schedule="auto", reduction=reduction, **kw).spec
+
+
+def test_the_deterministic_stand_in_of_atomic_stream_k() -> None:
+    small, wide = h100.GPU_CONFIGS["small"], h100.GPU_CONFIGS["wide"]
+    atomic = A.Choice("stream-k", "atomic", small, "table")
+    assert A.deterministic(atomic) == A.Choice("stream-k", "linear", small, "table")
+    # the wide class's kernels spill with a fix-up tile: data-parallel on its config
+    assert A.deterministic(A.Choice("stream-k", "atomic", wide, "table")) == A.Choice(
+        "data-parallel", None, wide, "table"
+    )
+    for kept in (
+        A.Choice("stream-k", "tree", small, "table"),
+        A.Choice("persistent", None, small, "fallback"),
+    ):
+        assert A.deterministic(kept) is kept
+
+
+def test_auto_is_bitwise_reproducible_unless_atomic_is_asked_for(tmp_path, monkeypatch) -> None:
+    """Where the rule or the table says atomic stream-K, auto runs the linear fix-up on
+    the same config (identical bits under every interleaving of its programs) unless
+    the caller passes reduction='atomic'."""
+    monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path / "none"))  # no table: the rule decides
+    a, b = _skinny()
+    rule = A.fallback_choice(A.Problem("dense", *SKINNY[::2], SKINNY[1]), 132)
+    assert (rule.schedule, rule.reduction) == ("stream-k", "atomic")
+    spec = _auto_spec(a, b)
+    assert (spec.kind, spec.reduction, spec.block_m) == ("stream-k", "linear", 64)
+    assert _auto_spec(a, b, "atomic").reduction == "atomic"
+    cfg = S.GemmConfig(32, 32, 32, 2, 4)  # 4 tiles of 3 K iterations, split over 8 programs
+    _tuned(monkeypatch, tmp_path, entry("dense", 40, 48, 96, dtype="fp16", schedule="stream-k",
+                                        reduction="atomic", config=cfg))  # fmt: skip
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((40, 96)).astype(np.float16)
+    b = rng.standard_normal((96, 48)).astype(np.float16)
+    assert _auto_spec(a, b) == S.KernelSpec(
+        "stream-k", "linear", "none", "fp16", 32, 32, 32, 2, 4, None
+    )
+    assert _auto_spec(a, b, "atomic").reduction == "atomic"
+    first = gemm_opt.matmul(a, b, schedule="auto", num_programs=8)
+    for seed in (1, 2, 3):
+        again = gemm_opt.matmul(a, b, schedule="auto", num_programs=8, seed=seed)
+        assert again.tobytes() == first.tobytes(), seed
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(first.astype(np.float64), ref, rtol=2e-2, atol=2e-2)
+
+
+def test_use_deterministic_algorithms_is_honoured(tmp_path, monkeypatch) -> None:
+    """Under torch.use_deterministic_algorithms(True) auto never picks atomic stream-K,
+    even when asked, and a named atomic stream-K is a RuntimeError (a warning with
+    warn_only), as PyTorch's own nondeterministic operations are; the plan cache
+    follows the switch."""
+    import torch
+
+    monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path))
+    a, b = _skinny()
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    assert _auto_spec(ta, tb, "atomic").reduction == "atomic"
+    before = torch.are_deterministic_algorithms_enabled()
+    try:
+        torch.use_deterministic_algorithms(True)
+        assert _auto_spec(ta, tb, "atomic").reduction == "linear"
+        assert _auto_spec(a, b, "atomic").reduction == "linear"
+        with pytest.raises(RuntimeError, match=r"reduction='atomic'.*use_deterministic_algo"):
+            gemm_opt.matmul(ta[:16, :64], tb[:64], schedule="stream-k", reduction="atomic")
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        with pytest.warns(UserWarning, match=r"reduction='atomic'"):
+            gemm_opt.matmul(ta[:16, :64], tb[:64], schedule="stream-k", reduction="atomic")
+    finally:
+        torch.use_deterministic_algorithms(before)
+    assert _auto_spec(ta, tb, "atomic").reduction == "atomic"
+    c = gemm_opt.matmul(ta[:16, :64], tb[:64], schedule="stream-k", reduction="atomic")
+    assert c.shape == (16, 64)

@@ -4,9 +4,11 @@ the runtime's builder hook, and the error for GPUs gemm-opt has no kernels for."
 from __future__ import annotations
 
 import hashlib
+import json
 import multiprocessing
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import fields, replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,6 +22,7 @@ from gemm_opt.kernels import disk_cache as D
 from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import Bundle, read_bundle
 from gemm_opt.runtime import gemm as rt
+from gemm_opt.runtime.bundle import TensorMap
 
 BASE = S.KernelSpec("stream-k", "linear", "none", "fp16", 64, 64, 32, 4, 4, None)
 TOOLS = {
@@ -44,7 +47,7 @@ CHANGES = {
     "group_m": {"group_m": 8},
     "num_warps": {"num_warps": 8},
     "num_stages": {"num_stages": 2},
-    "num_xcds": {"num_xcds": 2},
+    "num_xcds": {"kind": "work-stealing", "reduction": None, "num_xcds": 2},  # its kind's
     "trans_b": {"trans_b": True},
     "aligned": {"aligned": True},
     "tma": {"aligned": True, "tma": True},
@@ -142,6 +145,62 @@ def test_a_bad_entry_is_rebuilt_and_replaced(builds, tmp_path: Path, spoil) -> N
     spoil(path)
     kernel = D.load_or_build(BASE, "cuda:90", tmp_path)
     assert len(builds) == 1
+    assert read_bundle(path).kernels == (kernel,)
+
+
+def _entry_text(edit=None, raw: tuple[str, str] | None = None) -> str:
+    """A hand-written entry of BASE (a host descriptor included), after ``edit`` changes its
+    kernel's JSON and ``raw`` replaces a piece of its text."""
+    kernel = replace(
+        fake_kernel(BASE),
+        tensormaps=(TensorMap("a", ("M", 64), (64, 1), (64, 64), 3, 2, 6),),
+    )
+    doc = Bundle((kernel,)).to_json()
+    if edit is not None:
+        edit(doc["kernels"][0])
+    text = json.dumps(doc)
+    return text.replace(*raw) if raw else text
+
+
+def _setting(key: str, value) -> Callable[[dict], None]:
+    return lambda k: k.__setitem__(key, value)
+
+
+#: Malformed entries of every kind the reader once let escape as another exception
+#: (RecursionError, TypeError) or took although only a launch could fail on them.
+MALFORMED = {
+    "deep": _entry_text(_setting("meta", {"x": "@"}), ('"@"', "[" * 50_000 + "]" * 50_000)),
+    "list-in-shape": _entry_text(lambda k: k["tensormaps"][0].__setitem__("shape", [["M"], 64])),
+    "unicode-digits": _entry_text(_setting("sm", "sm_\u00b2\u00b3a")),
+    "bool-version": _entry_text(raw=('"version": 1', '"version": true')),
+    "warp-64": _entry_text(_setting("threads_per_warp", 64)),
+    "shared-2**70": _entry_text(_setting("shared_bytes", 2**70)),
+    "nan-constexpr": _entry_text(
+        lambda k: k["args"][1].__setitem__("constexpr", 0), ('"constexpr": 0', '"constexpr": NaN')
+    ),
+    "big-constexpr": _entry_text(lambda k: k["args"][1].__setitem__("constexpr", 2**31)),
+    "grid-negative": _entry_text(_setting("grid", [-1, 1, 1])),
+    "grid-huge": _entry_text(_setting("grid", [1, 2**16, 1])),
+    "warps-huge": _entry_text(_setting("num_warps", 2**40)),
+}
+
+
+def test_a_hand_written_entry_is_served(builds, tmp_path: Path) -> None:
+    """The entry MALFORMED spoils is itself valid: each is rebuilt for its one fault."""
+    path = D.entry_path(BASE, "cuda:90", tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(_entry_text())
+    assert D.load_or_build(BASE, "cuda:90", tmp_path).tensormaps[0].shape == ("M", 64)
+    assert builds == []
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_a_malformed_entry_is_rebuilt_not_raised(builds, tmp_path: Path, name: str) -> None:
+    path = D.entry_path(BASE, "cuda:90", tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(MALFORMED[name])
+    kernel = D.load_or_build(BASE, "cuda:90", tmp_path)
+    assert builds == [BASE]
     assert read_bundle(path).kernels == (kernel,)
 
 
@@ -282,7 +341,7 @@ def test_other_gpus_get_a_clear_error(cap, name) -> None:
 def test_launch_paths_check_the_gpu_first(monkeypatch) -> None:
     import torch
 
-    from gemm_opt import api
+    from gemm_opt.runtime import plan as P
 
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (8, 0))
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA A100")
@@ -293,7 +352,7 @@ def test_launch_paths_check_the_gpu_first(monkeypatch) -> None:
         rt.resident_programs(BASE, "cuda:0")
     # schedule="auto" on such a GPU fails the same way before resolving
     with pytest.raises(RuntimeError, match="gemm-opt has kernels for sm_90"):
-        api._auto("auto", None, None, ("dense", 64, 64, 64, 1), "cuda", "fp16", c, None, 1)
+        P.resolve_auto("auto", None, None, ("dense", 64, 64, 64, 1), "cuda", "fp16", c, None, 1)
 
 
 def test_an_unwritable_cache_warns_and_keeps_the_kernel(builds, tmp_path: Path) -> None:

@@ -23,7 +23,9 @@ import gemm_opt
 from gemm_opt import api, torch_ops
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import build_bundles
+from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import gemm as rt
+from gemm_opt.runtime import plan as P
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = load_script(ROOT / "benchmarks" / "h100" / "torch_ops.py", "h100_torch_ops")
@@ -243,7 +245,7 @@ class HostRead(AssertionError):
 def cuda_stand_in(monkeypatch):
     """CPU tensors taken for CUDA ones: the API's GPU path runs up to the launch, which
     is recorded; any host read of tensor data raises HostRead."""
-    kind_of = api._kind_of
+    kind_of = P.kind_of
 
     def as_cuda(x, name):
         kind = kind_of(x, name)
@@ -264,7 +266,7 @@ def cuda_stand_in(monkeypatch):
 
         return prepared
 
-    monkeypatch.setattr(api, "_kind_of", as_cuda)
+    monkeypatch.setattr(P, "kind_of", as_cuda)
     monkeypatch.setattr(rt, "launch", launch)
     monkeypatch.setattr(rt, "resident_programs", lambda spec, device, target="cuda:90": 132)
     monkeypatch.setattr(rt, "sm_count", lambda torch, device: 132)
@@ -295,7 +297,7 @@ def test_the_cuda_path_never_reads_device_data(cuda_stand_in) -> None:
     assert kinds == [("m", False), ("m", True), ("k", False)], kinds
     assert all(d["group_lens"] is lens for d in launches), "the tensor itself, not a copy"
     spec = launches[0]["spec"]  # the shape class's config (config=None)
-    assert spec.block_m == api.GPU_CONFIGS[S.gpu_config_name(300, 48, "m", 132)].block_m
+    assert spec.block_m == api.GPU_CONFIGS[h100.gpu_config_name(300, 48, "m", 132)].block_m
     bm, bn = spec.block_m, spec.block_n
     bound = S.grouped_tiles_bound("m", 4, rows=300, m=0, n=48, block_m=bm, block_n=bn)
     assert launches[0]["tiles"] == bound == (300 + 4 * (bm - 1)) // bm * -(-48 // bn)
@@ -335,7 +337,7 @@ def test_validate_true_is_the_host_check_and_device_is_an_assertion(
     [([3, 4], "sum to 7, but a has 8 rows"), ([9, -1], r"group_lens\[1\] is -1")],
 )
 def test_validate_catches_bad_lengths_on_the_host_and_on_the_device(monkeypatch, lens, match):
-    monkeypatch.setattr(api, "_kind_of", lambda x, n: "cuda" if x.device.type == "cpu" else "numpy")
+    monkeypatch.setattr(P, "kind_of", lambda x, n: "cuda" if x.device.type == "cpu" else "numpy")
     monkeypatch.setattr(rt, "launch", lambda *a, **k: None)
     monkeypatch.setattr(rt, "resident_programs", lambda *a, **k: 132)
     x = torch.zeros(8, 16, dtype=torch.float16)
@@ -363,7 +365,7 @@ def test_the_launch_path_has_no_host_read_in_its_source() -> None:
         mod = path if path.endswith(".py") else __import__(path, fromlist=["_"]).__file__
         found = _calls(ast.parse(Path(mod).read_text())) & banned
         assert not found, (mod, found)
-    src = inspect.getsource(api._run_cuda)
+    src = inspect.getsource(P.launch)
     assert not _calls(ast.parse(src)) & banned
 
 
@@ -456,7 +458,7 @@ def test_an_eager_call_reuses_the_launch_prepared_for_its_signature(direct_on_cp
     a = torch.randn(64, 40, generator=g).half()
     b = torch.randn(40, 48, generator=g).half()
     gemm_opt.matmul(a, b)  # the first CUDA call installs the builder (part of the signature)
-    api._PREPARED.clear()
+    P.clear_plans()
     gemm_opt.matmul(a, b)
     assert not launches[-1].get("prepared")
     a2, b2 = a.clone(), b.clone()
@@ -479,7 +481,7 @@ def test_an_eager_call_reuses_the_launch_prepared_for_its_signature(direct_on_cp
     misaligned = torch.randn(64 * 40 + 1).half()[1:].view(64, 40)  # a's shape and strides
     with pytest.raises(ValueError, match=r"a: data at \S+ is not 16-byte aligned"):
         gemm_opt.matmul(misaligned, b)
-    assert len(api._PREPARED) == 5
+    assert P.cached_plans() == 5
 
 
 def test_the_host_path_benchmark_refuses_to_run_without_a_gpu(capsys) -> None:

@@ -126,7 +126,7 @@ def _read(path: Path, spec: S.KernelSpec, target: str, tools: dict) -> B.BundleK
     try:
         bundle = B.read_bundle(path)
     except B.BundleError:
-        return None  # absent, torn by a crash before the rename, or corrupt: rebuild
+        return None  # absent, torn by a crash before the rename, or malformed in any way: rebuild
     if len(bundle) != 1 or not _matches(bundle.kernels[0], spec, target, tools):
         return None
     return bundle.kernels[0]

@@ -57,8 +57,11 @@ release sequence: the address keeps the join of all releases on it).
 A plain read (``load_block``) of an element another program wrote must be
 ordered after that write, else "partial read before its release"; a plain
 write must be ordered after another program's last write and last read of
-the element. Atomics on the same element never race with each other; an
-atomic and a plain access of another program do, unless ordered. Program
+the element. Atomics of ``gpu`` or ``sys`` scope on the same element never
+race with each other; an atomic and a plain access of another program do,
+unless ordered. A ``cta``-scope atomic is atomic only within its program (its
+scope does not include the other programs), so it races any unordered access
+of another program to the element, atomics included. Program
 completion orders nothing (a program that starts after another finished on
 the same compute unit does not see its writes on the device either).
 Reads by TDM copies are not checked (they read the operands A and B, which no
@@ -146,6 +149,17 @@ class ProgramClock:
         return self.vc[self.index]
 
 
+def _kind(atomic: bool, narrow: bool) -> str:
+    """How a race report names an access."""
+    if not atomic:
+        return "write"
+    return "cta-scope atomic" if narrow else "atomic"
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
+
+
 def _join(into: dict[int, int], other: dict[int, int]) -> None:
     for k, v in other.items():
         if into.get(k, -1) < v:
@@ -158,11 +172,13 @@ def _join(into: dict[int, int], other: dict[int, int]) -> None:
 
 
 # One int64 tag per element and access kind (last write, last read) packs
-# who accessed it, at which epoch, with which op and whether atomically, so a
-# check is one gather and an update one scatter. 0 = never accessed.
+# who accessed it, at which epoch, with which op, whether atomically and
+# whether at a scope narrower than the grid, so a check is one gather and an
+# update one scatter. 0 = never accessed.
 _EPOCH_BITS = 24
 _ATOMIC_SHIFT = _EPOCH_BITS
-_OP_SHIFT, _OP_BITS = _EPOCH_BITS + 1, 15
+_NARROW_SHIFT = _EPOCH_BITS + 1
+_OP_SHIFT, _OP_BITS = _EPOCH_BITS + 2, 14
 _PROG_SHIFT, _PROG_BITS = _OP_SHIFT + _OP_BITS, 23
 _EPOCH_MASK = (1 << _EPOCH_BITS) - 1
 _OP_MASK = (1 << _OP_BITS) - 1
@@ -201,7 +217,7 @@ class GlobalMemory:
             sh = self._shadows[id(array)] = _Shadow(array)
         return sh
 
-    def _tag(self, p: ProgramClock, where: str, atomic: bool) -> int:
+    def _tag(self, p: ProgramClock, where: str, atomic: bool, narrow: bool = False) -> int:
         op = self._op_ids.get(where)
         if op is None:
             op = self._op_ids[where] = len(self._ops)
@@ -214,6 +230,7 @@ class GlobalMemory:
         return (
             ((p.index + 1) << _PROG_SHIFT)
             | (op << _OP_SHIFT)
+            | (int(narrow) << _NARROW_SHIFT)
             | (int(atomic) << _ATOMIC_SHIFT)
             | epoch
         )
@@ -222,13 +239,14 @@ class GlobalMemory:
         self, p: ProgramClock, tags: np.ndarray, skip_atomic: bool
     ) -> tuple[int, int] | None:
         """(position, tag) of the first access in ``tags`` by another program
-        that is not ordered before ``p``'s now (atomics skipped if asked)."""
+        that is not ordered before ``p``'s now (grid-scope atomics skipped if asked)."""
         if not tags.any():  # never accessed: the common case of a first write
             return None
         progs = (tags >> _PROG_SHIFT) - 1
         cand = (progs >= 0) & (progs != p.index)
         if skip_atomic:
-            cand &= ((tags >> _ATOMIC_SHIFT) & 1) == 0
+            strong = (((tags >> _ATOMIC_SHIFT) & 1) == 1) & (((tags >> _NARROW_SHIFT) & 1) == 0)
+            cand &= ~strong
         if not cand.any():
             return None
         pos = np.flatnonzero(cand)
@@ -242,11 +260,14 @@ class GlobalMemory:
         return k, int(tags[k])
 
     def _describe(self, tag: int) -> tuple[Pid, str, str]:
-        """(program, op location, 'atomic' or 'write') of an access tag."""
+        """(program, op location, kind of access) of an access tag."""
         prog = (tag >> _PROG_SHIFT) - 1
         op = self._ops[(tag >> _OP_SHIFT) & _OP_MASK]
-        kind = "atomic" if (tag >> _ATOMIC_SHIFT) & 1 else "write"
-        return self.pids[prog], op, kind
+        return (
+            self.pids[prog],
+            op,
+            _kind(bool((tag >> _ATOMIC_SHIFT) & 1), bool((tag >> _NARROW_SHIFT) & 1)),
+        )
 
     def read(self, p: ProgramClock, array: np.ndarray, name: str, idx: np.ndarray, where: str):
         """A plain read of ``array[idx]`` by ``p``."""
@@ -273,18 +294,28 @@ class GlobalMemory:
         idx: np.ndarray,
         where: str,
         atomic: bool = False,
+        scope: str = "gpu",
     ) -> None:
-        """A write of ``array[idx]`` by ``p`` (``atomic``: an atomic read-modify-write)."""
+        """A write of ``array[idx]`` by ``p`` (``atomic``: an atomic read-modify-write
+        of ``scope``; below the grid's scopes it is atomic only within ``p``)."""
         sh = self._shadow(array)
-        what = "atomic" if atomic else "write"
-        hit = self._conflict(p, sh.wtag[idx], skip_atomic=atomic) if sh.written else None
+        narrow = atomic and scope not in GRID_SCOPES
+        what = _kind(atomic, narrow)
+        note = " (a cta-scope atomic is atomic only within its program)" if narrow else ""
+        hit = (
+            self._conflict(p, sh.wtag[idx], skip_atomic=atomic and not narrow)
+            if sh.written
+            else None
+        )
         if hit is not None:
             k, tag = hit
             other, at, kind = self._describe(tag)
+            if "cta-scope" in kind:
+                note = " (a cta-scope atomic is atomic only within its program)"
             raise ModelError(
-                f"{where}: {what} racing a {kind} of another program: program {p.pid} "
+                f"{where}: {what} racing {_a(kind)} of another program: program {p.pid} "
                 f"writes '{name}'[{int(idx[k])}] that program {other} wrote at {at}, and no "
-                "release->acquire chain orders the two"
+                f"release->acquire chain orders the two{note}"
             )
         hit = self._conflict(p, sh.rtag[idx], skip_atomic=False) if sh.read else None
         if hit is not None:
@@ -293,9 +324,9 @@ class GlobalMemory:
             raise ModelError(
                 f"{where}: {what} racing a read of another program: program {p.pid} writes "
                 f"'{name}'[{int(idx[k])}] that program {other} read at {at}, and no "
-                "release->acquire chain orders the read before this write"
+                f"release->acquire chain orders the read before this write{note}"
             )
-        sh.wtag[idx] = self._tag(p, where, atomic)
+        sh.wtag[idx] = self._tag(p, where, atomic, narrow)
         sh.written = True
 
     def acquire(self, p: ProgramClock, array: np.ndarray, elems: np.ndarray) -> None:
@@ -666,7 +697,7 @@ class Grid:
         mem = self.memory
         if mem is None:
             return
-        mem.write(p, array, name, idx, where, atomic=True)
+        mem.write(p, array, name, idx, where, atomic=True, scope=scope)
         if scope not in GRID_SCOPES:
             return
         if sem in ACQUIRE_SEMS:

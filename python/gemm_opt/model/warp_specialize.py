@@ -1,5 +1,5 @@
 """Warp specialization in the executable model: the partitions of one program
-run concurrently (``tile.warp_specialize``; builders joined to the interpreter's).
+run concurrently (the implementation of ``tile.warp_specialize``).
 
 Partitions as agents
 --------------------
@@ -43,19 +43,13 @@ from typing import Any
 import numpy as np
 
 from gemm_opt.dialect.warp_specialize import WarpSpecializeOp
+from gemm_opt.model.core import Block, Compiler, Exec, Program, op_where
 from gemm_opt.model.errors import ModelError
-from gemm_opt.model.interpreter import (
-    _BUILDERS,
-    Descriptor,
-    Pointer,
-    SharedView,
-    _Block,
-    _Compiler,
-    _Program,
-    _where,
-)
+from gemm_opt.model.registry import OpImpls
+from gemm_opt.model.values import Descriptor, Pointer, SharedView
 
-Exec = Any
+IMPLS = OpImpls("warp specialization")
+"""The warp specialization family's implementations."""
 
 
 class _Abort(BaseException):
@@ -67,8 +61,8 @@ class Agent:
     """One partition of one program while its ``tile.warp_specialize`` runs."""
 
     name: str
-    program: _Program
-    block: _Block
+    program: Program
+    block: Block
     mask: np.ndarray
     sched: PartitionScheduler | None = None
     go: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(0))
@@ -152,8 +146,7 @@ class PartitionScheduler:
             bar, _, parity, where = a.waiting  # type: ignore[misc]
             parts.append(
                 f"{a.name} waits at {where} for phase {bar.phase} (parity {parity}) of the "
-                f"{bar.label} ({bar.arrivals} of {bar.count} arrivals missing, "
-                f"{max(bar.tx, 0)} announced bytes not delivered)"
+                f"{bar.label} ({bar.missing()})"
             )
         return (
             f"deadlock between the partitions of {self.where} in program {self.pid}: "
@@ -244,17 +237,18 @@ def _capture(value: Any, mask: np.ndarray, n: int, where: str) -> Any:
     return value  # barriers and buffers: shared objects
 
 
-def _rng(p: _Program) -> random.Random | None:
+def _rng(p: Program) -> random.Random | None:
     sync = p.run.sync
     seed = None if sync is None else sync.stats.seed
     return None if seed is None else random.Random(f"{seed}:{p.pid}")
 
 
-def _b_warp_specialize(c: _Compiler, op: WarpSpecializeOp) -> Exec:
+@IMPLS.impl(WarpSpecializeOp.OPERATION_NAME)
+def _b_warp_specialize(c: Compiler, op: WarpSpecializeOp) -> Exec:
     o = op.operation
-    where = _where(op)
+    where = op_where(op)
     default = c.block(o.regions[0].blocks[0])
-    workers: list[tuple[int, _Block]] = []
+    workers: list[tuple[int, Block]] = []
     function_warps = c.num_warps
     for w in op.workers():
         n = w.opview.warps()
@@ -266,7 +260,7 @@ def _b_warp_specialize(c: _Compiler, op: WarpSpecializeOp) -> Exec:
     captures = [c.slot(v) for v in o.operands]
     results = [c.slot(v) for v in o.results]
 
-    def run(p: _Program, mask: np.ndarray) -> None:
+    def run(p: Program, mask: np.ndarray) -> None:
         if not mask.all():
             raise ModelError(f"{where}: runs on only some of the program's warps")
         sync = p.run.sync
@@ -277,7 +271,7 @@ def _b_warp_specialize(c: _Compiler, op: WarpSpecializeOp) -> Exec:
             )
         agents = [Agent("the default partition", p, default, mask)]
         for i, (n, block) in enumerate(workers):
-            wp = _Program(len(p.env), n, p.pid, p.run, p.clock)
+            wp = Program(len(p.env), n, p.pid, p.run, p.clock)
             for s, v in zip(block.arg_slots, captures, strict=True):
                 wp.env[s] = _capture(p.env[v], mask, n, where)
             warps = "warp" if n == 1 else "warps"
@@ -296,7 +290,4 @@ def _b_warp_specialize(c: _Compiler, op: WarpSpecializeOp) -> Exec:
     return run
 
 
-_BUILDERS[WarpSpecializeOp.OPERATION_NAME] = _b_warp_specialize
-
-
-__all__ = ["Agent", "PartitionScheduler"]
+__all__ = ["IMPLS", "Agent", "PartitionScheduler"]

@@ -31,7 +31,7 @@ import math
 import os
 import threading
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ TABLE_VERSION = 1
 TUNED_DIR_ENV = "GEMM_OPT_TUNED_DIR"
 #: The packaged tables (beside the bundles, under ``kernels/``).
 DEFAULT_TUNED_DIR = Path(__file__).resolve().parents[1] / "kernels" / "tuned"
+_DEFAULT_TUNED_DIR = os.fspath(DEFAULT_TUNED_DIR)  # as a string: every "auto" call reads it
 #: The target the model backend resolves against (the one target with kernels on a GPU).
 MODEL_TARGET = "cuda:90"
 #: Compute units per target, for the fallback rule where no device is at hand (the model).
@@ -198,6 +199,20 @@ def fallback_choice(problem: Problem, sms: int) -> Choice:
     return Choice("data-parallel", None, cfg, "fallback")
 
 
+def deterministic(choice: Choice) -> Choice:
+    """``choice`` with bitwise reproducible results: atomic stream-K (whose adds into C
+    land in the order the programs finish) becomes stream-K with the linear fix-up on
+    the same config where that config's kernels take a fix-up (not the ``wide`` class,
+    where the partial tile next to the accumulator spills), else data-parallel on it.
+    Other choices are deterministic already."""
+    if choice.reduction != "atomic":
+        return choice
+    names = [name for name, cfg in h100.GPU_CONFIGS.items() if cfg == choice.config]
+    if all(h100.config_serves(name, "linear") for name in names):
+        return replace(choice, reduction="linear")
+    return replace(choice, schedule="data-parallel", reduction=None)
+
+
 # ---- tables -------------------------------------------------------------------------------
 
 
@@ -345,6 +360,14 @@ def _table_version(base: str, target: str) -> int | None:
     return mtime
 
 
+def table_version(target: str, root: str | os.PathLike[str] | None = None) -> tuple:
+    """Which table ``target``'s choices come from now: its folder and the file's mtime
+    (looked at most every :data:`RECHECK_S`); a plan made under another is stale."""
+    base = root or os.environ.get(TUNED_DIR_ENV) or _DEFAULT_TUNED_DIR
+    base = base if type(base) is str else os.fspath(base)
+    return (base, _table_version(base, target))
+
+
 def choose(
     op: str,
     m: int,
@@ -396,11 +419,13 @@ __all__ = [
     "Problem",
     "TunedTableError",
     "choose",
+    "deterministic",
     "fallback_choice",
     "load_table",
     "resolve",
     "shape_class",
     "shape_distance",
     "table_path",
+    "table_version",
     "validate_table",
 ]

@@ -51,8 +51,17 @@ host ``TensorDescriptor``: the 128-byte ``CUtensorMap``, its shape as
 ``i32`` s and its strides as ``i64`` s. Every kernel parameter list ends with
 Triton's two scratch pointers (global and profile scratch).
 
-This module needs only the standard library: the launcher and the benchmark
-runner read bundles on machines without the compiler.
+The reader refuses, as :class:`BundleError`, every document a launch could
+not run as written: besides the shape of each field, the limits of the
+kernel's target in :mod:`gemm_opt.core.targets` (warp size, threads and
+shared memory per block), the grid limits of a CUDA launch, and each
+``constexpr`` value's fit in its argument's type. A malformed file (a cache
+entry torn or edited by hand, deep nesting, numbers no type holds) is a
+``BundleError`` too, never another exception.
+
+This module needs only the standard library (and the pure-Python target
+table): the launcher and the benchmark runner read bundles on machines
+without the compiler.
 """
 
 from __future__ import annotations
@@ -61,11 +70,16 @@ import base64
 import contextlib
 import hashlib
 import json
+import math
 import os
+import re
+import struct
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from gemm_opt.core.targets import TARGETS, Target
 
 FORMAT = "gemm-opt-bundle"
 VERSION = 1
@@ -110,6 +124,26 @@ POINTEE_TYPES: dict[str, str] = {
 }
 #: Triton's trailing kernel parameters, after the arguments.
 SCRATCH_PARAMS = ("global_scratch", "profile_scratch")
+#: Grid limits of a CUDA launch (x, y, z).
+MAX_GRID = (2**31 - 1, 65535, 65535)
+#: How deeply a document may nest objects and lists. A bundle needs a handful of
+#: levels; the bound keeps a corrupt file from exhausting the parser's stack.
+MAX_DEPTH = 32
+
+
+def int_range(ty: str) -> tuple[int, int]:
+    """The values an integer type of :data:`SCALAR_TYPES` holds (``i1``: 0 and 1)."""
+    if ty in ("i1", "u1"):
+        return 0, 1
+    bits = int(ty[1:])
+    if ty[0] == "u":
+        return 0, 2**bits - 1
+    return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+
+
+def is_int_type(ty: str) -> bool:
+    """Whether ``ty`` is one of the integer types of :data:`SCALAR_TYPES`."""
+    return ty in SCALAR_TYPES and ty[0] in "iu"
 
 
 class BundleError(ValueError):
@@ -414,6 +448,80 @@ _KERNEL_FIELDS = {
     "binary_sha256",
     "binary",
 }
+#: What ptxas compiles for: ``sm_`` and ASCII digits (the last one the minor
+#: version), then ``a`` or ``f`` for an arch-specific binary.
+_SM_NAME = re.compile(r"sm_[0-9]{2,}[af]?")
+#: A PTX identifier (the kernel's entry symbol).
+_PTX_SYMBOL = re.compile(r"[A-Za-z_$%][A-Za-z0-9_$]*")
+
+
+def _parse(text: str | bytes, where: str) -> Any:
+    """The JSON document, duplicate keys and the non-JSON constants (``NaN``,
+    ``Infinity``) refused: each would make the file mean something else to another reader."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj: dict[str, Any] = {}
+        for key, value in items:
+            if key in obj:
+                raise BundleError(f"{where}: not a bundle: field {key!r} twice in one object")
+            obj[key] = value
+        return obj
+
+    def constant(name: str) -> Any:
+        raise BundleError(f"{where}: not a bundle: {name} is not a JSON number")
+
+    try:
+        return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    except RecursionError:
+        raise BundleError(f"{where}: not a bundle: nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, an integer of too many digits
+        raise BundleError(f"{where}: not a bundle: invalid JSON ({e})") from None
+
+
+def _child(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    name = key if key.isidentifier() else repr(key)
+    return name if path == "bundle" else f"{path}.{name}"
+
+
+def _check_tree(r: _Reader, doc: Any) -> None:
+    """Refuse what JSON allows and no field holds: nesting deeper than :data:`MAX_DEPTH`,
+    strings that are not Unicode text (lone surrogates), numbers that are not finite
+    (``1e999`` parses as infinity). Iterative, so depth itself cannot break it."""
+    stack: list[tuple[Any, int, str]] = [(doc, 1, "bundle")]
+    while stack:
+        value, depth, path = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise r.fail(path, f"nested deeper than {MAX_DEPTH} levels")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                child = _child(path, key)
+                if isinstance(key, str) and not _is_text(key):
+                    raise r.fail(child, "a field name is not valid Unicode text")
+                stack.append((item, depth + 1, child))
+        elif isinstance(value, str) and not _is_text(value):
+            raise r.fail(path, "not valid Unicode text (a lone surrogate)")
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise r.fail(path, f"{value} is not a finite number")
+
+
+def _is_text(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _read_target(r: _Reader, obj: dict[str, Any], path: str) -> Target:
+    name = r.field(obj, "target", path, str)
+    target = TARGETS.get(name)
+    if target is None or not target.nvidia:
+        cuda = ", ".join(n for n, t in TARGETS.items() if t.nvidia)
+        raise r.fail(f"{path}.target", f"bundles hold CUDA kernels: {name!r} is not one of {cuda}")
+    return target
 
 
 def _check_type(r: _Reader, ty: str, path: str) -> None:
@@ -423,6 +531,26 @@ def _check_type(r: _Reader, ty: str, path: str) -> None:
     elif ty not in SCALAR_TYPES:
         known = ", ".join(SCALAR_TYPES)
         raise r.fail(path, f"unknown type {ty!r} (scalars: {known}; pointers: '*' + element)")
+
+
+def _check_constexpr(r: _Reader, ty: str, value: Any, path: str) -> None:
+    """A specialized value the kernel's type holds: the kernel was compiled with it, so
+    one that does not fit (or a NaN, which no call could match) was never compiled."""
+    if ty.startswith("*"):
+        raise r.fail(path, "a pointer argument cannot be specialized")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise r.fail(path, f"expected a number, got {_kind(value)}")
+    if is_int_type(ty):
+        low, high = int_range(ty)
+        if not isinstance(value, int):
+            raise r.fail(path, f"expected an integer for a {ty} argument, got {value!r}")
+        if not low <= value <= high:
+            raise r.fail(path, f"{value} does not fit {ty} ({low} to {high})")
+        return
+    try:
+        struct.pack("<f" if ty == "bf16" else SCALAR_TYPES[ty], float(value))
+    except OverflowError:
+        raise r.fail(path, f"{value!r} overflows {ty}") from None
 
 
 def _read_arg(r: _Reader, value: Any, path: str) -> Arg:
@@ -436,10 +564,7 @@ def _read_arg(r: _Reader, value: Any, path: str) -> Arg:
     div = r.count(obj, "divisibility", path, 1, 1)
     const = obj.get("constexpr")
     if const is not None:
-        if ty.startswith("*"):
-            raise r.fail(f"{path}.constexpr", "a pointer argument cannot be specialized")
-        if not isinstance(const, (int, float, bool)):
-            raise r.fail(f"{path}.constexpr", f"expected a number, got {_kind(const)}")
+        _check_constexpr(r, ty, const, f"{path}.constexpr")
     return Arg(name, ty, div, const)
 
 
@@ -453,6 +578,8 @@ def _read_grid(r: _Reader, value: Any, path: str, args: tuple[Arg, ...]) -> tupl
         if isinstance(d, int) and not isinstance(d, bool):
             if d < 1:
                 raise r.fail(p, f"a constant dimension must be at least 1, got {d}")
+            if d > MAX_GRID[i]:
+                raise r.fail(p, f"a CUDA launch has at most {MAX_GRID[i]} here, got {d}")
             dims.append(GridDim(constant=d))
             continue
         obj = r.obj(d, p)
@@ -475,12 +602,16 @@ def _read_grid(r: _Reader, value: Any, path: str, args: tuple[Arg, ...]) -> tupl
     return tuple(dims)
 
 
+#: How a host descriptor's shape and strides travel (after its ``CUtensorMap``).
+_TENSORMAP_PARAM_TYPES = {"shape": "i32", "strides": "i64"}
+
+
 def _read_tensormap(r: _Reader, value: Any, path: str, args: tuple[Arg, ...]) -> TensorMap:
     obj = r.obj(value, path)
     fields = {"base", "shape", "strides", "block", "swizzle", "elem_bytes", "dtype"}
     r.unknown(obj, fields, path)
     pointers = {a.name for a in args if a.is_pointer and a.constexpr is None}
-    ints = {a.name for a in args if a.type[0] in "iu" and a.type[1:].isdigit()}
+    ints = {a.name: int_range(a.type) for a in args if is_int_type(a.type)}
     base = r.field(obj, "base", path, str)
     if base not in pointers:
         raise r.fail(f"{path}.base", f"{base!r} is not a pointer argument of the kernel")
@@ -496,10 +627,19 @@ def _read_tensormap(r: _Reader, value: Any, path: str, args: tuple[Arg, ...]) ->
                     raise r.fail(
                         f"{path}.block[{i}]", f"expected an integer 1 to 256, got {item!r}"
                     )
-            elif not (is_int and item >= 0) and item not in ints:
+                continue
+            travels = _TENSORMAP_PARAM_TYPES[key]
+            low, high = int_range(travels)
+            if is_int:
+                ok = 0 <= item <= high
+            else:
+                held = ints.get(item) if isinstance(item, str) else None
+                ok = held is not None and low <= held[0] and held[1] <= high
+            if not ok:
                 raise r.fail(
                     f"{path}.{key}[{i}]",
-                    f"expected an integer argument's name or a constant >= 0, got {item!r}",
+                    f"expected a constant 0 to {high} or an integer argument whose values "
+                    f"fit {travels} (as the entry is passed), got {item!r}",
                 )
         lists[key] = tuple(items)
     if not len(lists["shape"]) == len(lists["strides"]) == len(lists["block"]):
@@ -529,17 +669,47 @@ def _read_scratch(r: _Reader, obj: dict[str, Any], key: str, path: str) -> Scrat
     return Scratch(r.count(value, "bytes", f"{path}.{key}", 0, 0), align)
 
 
+def _read_launch(r: _Reader, obj: dict[str, Any], path: str, target: Target) -> tuple[int, ...]:
+    """Warps, threads per warp and dynamic shared memory, within ``target``'s limits."""
+    num_warps = r.count(obj, "num_warps", path, 1)
+    if num_warps & (num_warps - 1):
+        raise r.fail(f"{path}.num_warps", f"must be a power of two, got {num_warps}")
+    threads_per_warp = r.count(obj, "threads_per_warp", path, 1)
+    if threads_per_warp != target.warp_size:
+        raise r.fail(
+            f"{path}.threads_per_warp",
+            f"{target.name} has warps of {target.warp_size} threads, got {threads_per_warp}",
+        )
+    if num_warps * threads_per_warp > target.max_threads_per_block:
+        raise r.fail(
+            path,
+            f"{num_warps} warps of {threads_per_warp} exceed {target.max_threads_per_block} "
+            f"threads, the most one {target.name} block launches",
+        )
+    shared_bytes = r.count(obj, "shared_bytes", path, 0)
+    if shared_bytes > target.shared_memory_bytes:
+        raise r.fail(
+            f"{path}.shared_bytes",
+            f"{shared_bytes} bytes exceed the {target.shared_memory_bytes} bytes of shared "
+            f"memory one {target.name} block may allocate",
+        )
+    return num_warps, threads_per_warp, shared_bytes
+
+
 def _read_kernel(r: _Reader, value: Any, path: str) -> BundleKernel:
     obj = r.obj(value, path)
     r.unknown(obj, _KERNEL_FIELDS, path)
     name = r.field(obj, "name", path, str)
     if not name:
         raise r.fail(f"{path}.name", "must not be empty")
-    path = f"{path} ({name})"
+    path = f"{path} ({name!r})" if not name.isprintable() else f"{path} ({name})"
+    target = _read_target(r, obj, path)
     sm = r.field(obj, "sm", path, str)
-    digits = sm[3:].rstrip("abf")
-    if not sm.startswith("sm_") or len(digits) < 2 or not digits.isdigit():
+    if not _SM_NAME.fullmatch(sm):
         raise r.fail(f"{path}.sm", f"expected an SM name like 'sm_90a', got {sm!r}")
+    symbol = r.field(obj, "symbol", path, str)
+    if not _PTX_SYMBOL.fullmatch(symbol):
+        raise r.fail(f"{path}.symbol", f"{symbol!r} is not a PTX identifier")
     raw_args = r.field(obj, "args", path, list)
     args = tuple(_read_arg(r, a, f"{path}.args[{i}]") for i, a in enumerate(raw_args))
     names = [a.name for a in args]
@@ -556,19 +726,16 @@ def _read_kernel(r: _Reader, value: Any, path: str) -> BundleKernel:
     digest = r.field(obj, "binary_sha256", path, str)
     if hashlib.sha256(binary).hexdigest() != digest:
         raise r.fail(f"{path}.binary", "does not match binary_sha256 (the file is corrupt)")
-    num_warps = r.count(obj, "num_warps", path, 1)
-    threads_per_warp = r.count(obj, "threads_per_warp", path, 1)
-    if num_warps * threads_per_warp > 1024:
-        raise r.fail(path, f"{num_warps} warps of {threads_per_warp} exceed 1024 threads")
+    num_warps, threads_per_warp, shared_bytes = _read_launch(r, obj, path, target)
     return BundleKernel(
         name=name,
-        symbol=r.field(obj, "symbol", path, str),
-        target=r.field(obj, "target", path, str),
+        symbol=symbol,
+        target=target.name,
         sm=sm,
         num_warps=num_warps,
         threads_per_warp=threads_per_warp,
         num_ctas=r.count(obj, "num_ctas", path, 1, 1),
-        shared_bytes=r.count(obj, "shared_bytes", path, 0),
+        shared_bytes=shared_bytes,
         global_scratch=_read_scratch(r, obj, "global_scratch", path),
         profile_scratch=_read_scratch(r, obj, "profile_scratch", path),
         args=args,
@@ -586,16 +753,18 @@ def _read_kernel(r: _Reader, value: Any, path: str) -> BundleKernel:
 
 
 def loads(text: str | bytes, where: str = "bundle") -> Bundle:
-    """Parse and validate a bundle document; :class:`BundleError` names the bad field."""
+    """Parse and validate a bundle document; :class:`BundleError` names the bad field.
+
+    Every malformed document is a :class:`BundleError` (a cache that rebuilds bad
+    entries relies on it), never another exception.
+    """
     r = _Reader(where)
-    try:
-        doc = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise BundleError(f"{where}: not a bundle: invalid JSON ({e})") from None
+    doc = _parse(text, where)
+    _check_tree(r, doc)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise BundleError(f'{where}: not a bundle: no "format": "{FORMAT}" field')
     version = doc.get("version")
-    if version != VERSION:
+    if type(version) is not int or version != VERSION:  # True == 1 in Python
         raise BundleError(
             f"{where}: bundle format version {version!r}; this gemm-opt reads version {VERSION}"
         )

@@ -36,10 +36,10 @@ without kernels (:data:`CAPABILITY_TARGETS`) is a RuntimeError naming the
 ones gemm-opt has (:func:`device_target`).
 
 Every decision that depends only on the spec, the device and the facts of
-the arguments (the kernel among twins, its argument binding, the resident
-programs, the store of ``$GEMM_OPT_BUNDLE_DIR``'s value, the workspace layout)
-is made once and memoized: a launch's host cost is the launcher's checks and
-packing, the workspace when there is one, and the launch.
+the arguments (the kernel among twins, its checked arguments, the grid, the
+workspace layout) is made once, by :func:`prepare_launch`; the API keeps the
+result in its call's plan (:mod:`gemm_opt.runtime.plan`), so a later call's
+host cost is the packing, the workspace when there is one, and the launch.
 
 Imports only the standard library and :mod:`gemm_opt.core.schedules` at
 module level; torch when a kernel launches.
@@ -58,7 +58,7 @@ from typing import Any
 
 from gemm_opt.core import schedules as S
 from gemm_opt.runtime.bundle import BundleError, BundleKernel, read_bundle
-from gemm_opt.runtime.launch import Kernel
+from gemm_opt.runtime.launch import MAX_GRID, Kernel
 
 #: Environment variable naming the bundle directory (it holds one folder per target).
 BUNDLE_DIR_ENV = "GEMM_OPT_BUNDLE_DIR"
@@ -78,18 +78,9 @@ class KernelMissing(BundleError):
     """No bundle holds the kernel a call needs; the message says how to build it."""
 
 
-#: Targets of the devices seen, by (capability query, device): every launch asks.
-_device_targets: dict[tuple[Any, Any], str] = {}
-
-
 def device_target(torch: Any, device: Any) -> str:
     """The compiler target of a CUDA device; RuntimeError naming what is supported otherwise."""
-    query = torch.cuda.get_device_capability
-    key = (query, str(device))
-    target = _device_targets.get(key)
-    if target is None:
-        target = _device_targets[key] = _target_of(torch, device)
-    return target
+    return _target_of(torch, device)
 
 
 def _target_of(torch: Any, device: Any) -> str:
@@ -133,6 +124,11 @@ def has_builder() -> bool:
     return _builder is not None
 
 
+def builder() -> Builder | None:
+    """The installed builder of missing kernels (None: none)."""
+    return _builder
+
+
 def set_builder(builder: Builder | None) -> None:
     """Install (or remove, with None) the builder of kernels the bundles lack."""
     global _builder
@@ -161,7 +157,6 @@ class KernelStore:
         #: :func:`select_kernel`, :func:`resident_programs`).
         self._selections: dict[Any, tuple[Kernel, tuple[Any, ...]]] = {}
         self._fact_plans: dict[Any, tuple[Any, ...]] = {}
-        self._resident: dict[Any, int] = {}
 
     def _load(self) -> dict[str, Kernel]:
         kernels: dict[str, Kernel] = {}
@@ -219,39 +214,21 @@ class KernelStore:
 
 _stores: dict[tuple[str, str], KernelStore] = {}
 _stores_lock = threading.Lock()
-#: Stores by (target, raw ``$GEMM_OPT_BUNDLE_DIR``): every launch asks, so the
-#: directory (a Path) is worked out once per value of the variable.
-_store_of_env: dict[tuple[str, str | None], KernelStore] = {}
 
 
 def store(target: str = "cuda:90") -> KernelStore:
     """The process's kernel store of ``target`` (re-read when ``$GEMM_OPT_BUNDLE_DIR`` changes)."""
-    env_key = (target, os.environ.get(BUNDLE_DIR_ENV))
-    s = _store_of_env.get(env_key)
-    if s is not None:
-        return s
     key = (target, str(bundle_dir(target)))
     with _stores_lock:
         s = _stores.get(key)
         if s is None:
             s = _stores[key] = KernelStore(target)
-        _store_of_env[env_key] = s
         return s
-
-
-#: Compute units by (properties query, device): a fixed property of the GPU, asked
-#: once per device (every call asks); keyed by the query like :func:`device_target`.
-_sm_counts: dict[tuple[Any, Any], int] = {}
 
 
 def sm_count(torch: Any, device: Any) -> int:
     """The device's compute units."""
-    query = torch.cuda.get_device_properties
-    key = (query, device)
-    n = _sm_counts.get(key)
-    if n is None:
-        n = _sm_counts[key] = int(query(device).multi_processor_count)
-    return n
+    return int(torch.cuda.get_device_properties(device).multi_processor_count)
 
 
 def resident_programs(spec: S.KernelSpec, device: Any) -> int:
@@ -267,13 +244,9 @@ def resident_programs(spec: S.KernelSpec, device: Any) -> int:
     if index is None:
         index = torch.cuda.current_device()
     st = store(device_target(torch, index))
-    key = (spec, index, _builder)  # a builder may add twins the bundles lack
-    n = st._resident.get(key)
-    if n is None:
-        kernels = [st.for_spec(spec), *(k for _, k in st.twins(spec))]
-        per_sm = min(k.resident_per_sm(index) for k in kernels)
-        n = st._resident[key] = sm_count(torch, index) * max(per_sm, 1)
-    return n
+    kernels = [st.for_spec(spec), *(k for _, k in st.twins(spec))]
+    per_sm = min(k.resident_per_sm(index) for k in kernels)
+    return sm_count(torch, index) * max(per_sm, 1)
 
 
 def _binding(bundled: BundleKernel, name: str, names: Any) -> tuple[tuple[str | None, Any], ...]:
@@ -302,7 +275,6 @@ def bind_arguments(bundled: BundleKernel, name: str, values: Mapping[str, Any]) 
     return _bind(_binding(bundled, name, values), values)
 
 
-@functools.cache
 def _twins_of(spec: S.KernelSpec) -> tuple[S.KernelSpec, ...]:
     if spec.aligned or spec.tma:
         return ()
@@ -313,8 +285,7 @@ def _twins_of(spec: S.KernelSpec) -> tuple[S.KernelSpec, ...]:
 
 
 def twins(spec: S.KernelSpec) -> list[S.KernelSpec]:
-    """The twins of a plain ``spec``, preferred first: TMA copies, then aligned ``cp.async``
-    (made once per spec: every launch asks)."""
+    """The twins of a plain ``spec``, preferred first: TMA copies, then aligned ``cp.async``."""
     return list(_twins_of(spec))
 
 
@@ -452,19 +423,18 @@ def allocate_workspace(torch: Any, layout: S.WorkspaceLayout, device: Any) -> tu
 
 
 class Prepared:
-    """A launch of :func:`launch` with its decisions made (the kernel among twins, its
-    checked arguments, the grid, the workspace layout), for calls whose operands
-    differ only in their addresses.
+    """A launch with its decisions made (the kernel among twins, its checked arguments,
+    the grid, the workspace layout): :func:`prepare_launch` makes it, each call launches it
+    on one call's tensors, keeping the host contract.
 
     Valid for a call whose scalars equal the first call's and whose tensors have
     the same dtypes, device and address divisibility (the caller keys it by
-    them): its addresses replace the first call's and the launch skips the
-    checks and choices. The host contract is kept as :func:`launch` keeps it: a
-    fresh workspace per call, its counters zeroed on the launch stream, C zeroed
-    for atomic stream-K.
+    them: :mod:`gemm_opt.runtime.plan`): its addresses replace the first call's.
+    Every call gets a fresh workspace with its counters zeroed on the launch
+    stream, and C zeroed for atomic stream-K; an empty grid launches nothing.
     """
 
-    __slots__ = ("device", "grid", "kernel", "layout", "slots", "sync_slots", "values")
+    __slots__ = ("c_index", "device", "grid", "kernel", "layout", "slots", "sync_slots", "values")
 
     def __init__(
         self,
@@ -487,18 +457,19 @@ class Prepared:
         #: Positions among ``values`` of the tensors' addresses, in the order of ``names``.
         self.slots = tuple(slot(n) for n in names)
         self.sync_slots = (slot("sync"), slot("partials"))
+        self.c_index = names.index("c")
         self.device = device
         self.grid = grid
         self.layout = layout
 
     def __call__(self, *tensors: Any) -> None:
-        """Launch on ``tensors`` (in the order of the names it was prepared with; the
-        last one is C) on the current stream of their device."""
+        """Launch on ``tensors`` (in the order of the names it was prepared with; C
+        among them, named ``c``) on the current stream of their device."""
         values = self.values.copy()
         for pos, t in zip(self.slots, tensors, strict=True):
             if pos is not None:
                 values[pos] = t.data_ptr()
-        c = tensors[-1]
+        c = tensors[self.c_index]
         layout = self.layout
         workspace = None
         if layout.total_bytes:
@@ -517,6 +488,45 @@ class Prepared:
         del workspace  # reused by the caching allocator only after the launch on this stream
 
 
+def prepare_launch(
+    spec: S.KernelSpec,
+    values: Mapping[str, Any],
+    *,
+    num_programs: int,
+    total_tiles: int,
+    target: str | None = None,
+    names: tuple[str, ...] = ("c",),
+) -> Prepared:
+    """The launch of ``spec``'s kernel on ``values`` (:class:`Prepared`), checked.
+
+    ``values`` holds the kernel's tensors and scalars by name
+    (:func:`~gemm_opt.core.schedules.kernel_args`) except ``sync`` and
+    ``partials``, which each launch allocates and zeroes per the host contract.
+    ``total_tiles`` sizes a data-parallel grid (an upper bound is fine: extra
+    programs find no tile). ``target``: the device's (:func:`device_target`)
+    when None. ``names``: the tensors (``c`` among them) each launch supplies.
+    """
+    import torch
+
+    device = values["c"].device
+    st = store(device_target(torch, device) if target is None else target)
+    layout = S.workspace_layout(
+        spec.kind, spec.reduction, num_programs, spec.num_xcds, spec.block_m, spec.block_n
+    )
+    # The workspace's addresses are 0 here (16-byte multiples, as every fresh
+    # workspace's are): each launch puts its own in their slots.
+    kernel, args = select_kernel(st, spec, {**values, "sync": 0, "partials": 0})
+    grid = launch_grid(spec, num_programs, total_tiles)
+    if not 0 <= grid[0] <= MAX_GRID[0]:
+        raise ValueError(
+            f"{spec.name}: a grid of {grid[0]} programs is past the launch limit {MAX_GRID[0]}"
+        )
+    checked, device_index = kernel.checked_values(*args)
+    if device_index == -1:
+        device_index = torch.cuda.current_device()
+    return Prepared(kernel, checked, names, device_index, grid, layout)
+
+
 def launch(
     spec: S.KernelSpec,
     values: Mapping[str, Any],
@@ -526,44 +536,13 @@ def launch(
     target: str | None = None,
     prepare: tuple[str, ...] | None = None,
 ) -> Prepared | None:
-    """Launch ``spec``'s kernel on the current stream of the tensors' device.
-
-    ``values`` holds the kernel's tensors and scalars by name
-    (:func:`~gemm_opt.core.schedules.kernel_args`) except ``sync`` and
-    ``partials``, which this call allocates and zeroes per the host contract.
-    ``total_tiles`` sizes a data-parallel grid (an upper bound is fine: extra
-    programs find no tile). ``target``: the device's (:func:`device_target`)
-    when None. ``prepare``: the names of the tensors (C last) a later call
-    supplies to the returned :class:`Prepared` launch of the same kind.
-    """
-    import torch
-
-    c = values["c"]
-    device = c.device
-    st = store(device_target(torch, device) if target is None else target)
-    layout = _workspace_layout(spec, num_programs)
-    # Tensor ops and the caching allocator use the current stream of the tensor's
-    # device, and the kernel launches there too (Kernel picks it from the tensors).
-    if layout.total_bytes:
-        workspace, sync, partials = allocate_workspace(torch, layout, device)
-    else:
-        workspace, sync, partials = None, 0, 0  # the kernel touches no workspace
-    if layout.zero_output:
-        c.zero_()
-    bound = {**values, "sync": sync, "partials": partials}
-    kernel, args = select_kernel(st, spec, bound)
-    grid = launch_grid(spec, num_programs, total_tiles)
-    kernel(*args, grid=grid)
-    # The caching allocator reuses `workspace` only after the launch on this stream.
-    del workspace
-    if prepare is None:
-        return None
-    checked, device_index = kernel.checked_values(*args)
-    return Prepared(kernel, checked, prepare, device_index, grid, layout)
-
-
-@functools.lru_cache(maxsize=1024)
-def _workspace_layout(spec: S.KernelSpec, num_programs: int) -> S.WorkspaceLayout:
-    return S.workspace_layout(
-        spec.kind, spec.reduction, num_programs, spec.num_xcds, spec.block_m, spec.block_n
-    )
+    """Launch ``spec``'s kernel on ``values`` on the current stream of the tensors'
+    device (:func:`prepare_launch`, then the launch). ``prepare``: the names of the
+    tensors a later call supplies to the returned :class:`Prepared` launch."""
+    names = prepare or ("c",)
+    made = prepare_launch(
+        spec, values, num_programs=num_programs, total_tiles=total_tiles, target=target,
+        names=names,
+    )  # fmt: skip
+    made(*(values[n] for n in names))
+    return made if prepare is not None else None

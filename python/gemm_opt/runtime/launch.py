@@ -37,6 +37,7 @@ from typing import Any
 
 from gemm_opt.runtime import cuda
 from gemm_opt.runtime.bundle import (
+    MAX_GRID,
     POINTEE_TYPES,
     SCALAR_TYPES,
     SCRATCH_PARAMS,
@@ -48,22 +49,11 @@ from gemm_opt.runtime.bundle import (
     TensorMap,
     read_bundle,
 )
-
-#: Grid limits of a launch (x, y, z).
-MAX_GRID = (2**31 - 1, 65535, 65535)
+from gemm_opt.runtime.bundle import int_range as _int_range
 
 
 class ArgumentError(TypeError):
     """A launch's arguments do not fit the kernel."""
-
-
-def _int_range(ty: str) -> tuple[int, int]:
-    if ty in ("i1", "u1"):
-        return 0, 1
-    bits = int(ty[1:])
-    if ty[0] == "u":
-        return 0, 2**bits - 1
-    return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
 
 
 def _pointer(kernel: BundleKernel, arg: Arg, value: Any) -> tuple[int, int | None]:

@@ -325,36 +325,6 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
-// ==== group_m past its i32 limit: group_m * cdiv(N, block_n) would wrap (2^31 - 1 used to leave tiles unwritten). ====
-#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
-module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
-  func.func @f(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %x: tensor<32x32xf32, #acc>) {
-    // expected-error@+1 {{'tile.gemm_schedule' op 'group_m' must be at most 32 for block_n = 32 (the lowering computes group_m * cdiv(N, block_n) in i32), got 2147483647}}
-    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
-    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
-      "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
-    }) {kind = "persistent", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 2147483647 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
-    return
-  }
-}
-
-// -----
-
-// ==== group_m one past its limit. ====
-#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
-module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
-  func.func @f(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %x: tensor<32x32xf32, #acc>) {
-    // expected-error@+1 {{'tile.gemm_schedule' op 'group_m' must be at most 32 for block_n = 32 (the lowering computes group_m * cdiv(N, block_n) in i32), got 33}}
-    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
-    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
-      "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
-    }) {kind = "data-parallel", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 33 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
-    return
-  }
-}
-
-// -----
-
 // ==== num_xcds is work stealing's. ====
 #acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {

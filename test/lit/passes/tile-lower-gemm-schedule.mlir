@@ -291,3 +291,51 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// GROUP_M at its i32 limit (block_n: group_m * cdiv(N, block_n) fits for every N): the band is the constant times the tile columns, as written.
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @group_m_at_limit
+  func.func @group_m_at_limit(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64) {
+    // CHECK: %[[ROWS:.*]] = arith.divsi %{{.*}}, %c32_i32 : i32
+    // CHECK: %[[COLS:.*]] = arith.divsi
+    // CHECK: scf.for
+    // CHECK: %[[GM:.*]] = arith.constant 32 : i32
+    // CHECK-NEXT: %[[BAND:.*]] = arith.muli %[[GM]], %[[COLS]] : i32
+    // CHECK: arith.divsi %{{.*}}, %[[BAND]] : i32
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "persistent", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 32 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    return
+  }
+}
+
+// -----
+
+// GROUP_M past its limit (2^31 - 1 wrapped the band and left tiles unwritten): clamped to the tile rows (and at least 1) before the band is formed, so the band is at most the tile count; the order is the same.
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @group_m_clamped
+  func.func @group_m_clamped(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64) {
+    // CHECK: %[[ROWS:.*]] = arith.divsi %{{.*}}, %c32_i32 : i32
+    // CHECK: %[[COLS:.*]] = arith.divsi
+    // CHECK: scf.for
+    // CHECK: %[[GM:.*]] = arith.constant 2147483647 : i32
+    // CHECK-NEXT: %[[LOW:.*]] = arith.minsi %[[GM]], %[[ROWS]] : i32
+    // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : i32
+    // CHECK-NEXT: %[[CL:.*]] = arith.maxsi %[[LOW]], %[[ONE]] : i32
+    // CHECK-NEXT: %[[BAND:.*]] = arith.muli %[[CL]], %[[COLS]] : i32
+    // CHECK: arith.divsi %{{.*}}, %[[BAND]] : i32
+    // CHECK: arith.muli %{{.*}}, %[[CL]] : i32
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "persistent", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 2147483647 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    return
+  }
+}

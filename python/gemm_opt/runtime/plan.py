@@ -1,0 +1,1060 @@
+"""The GEMM plan: every decision of one GEMM call, made once per call signature.
+
+A :class:`GemmPlan` holds what a call of ``matmul``, ``grouped_matmul`` or
+``grouped_matmul_variable_k`` runs: the problem (shapes, dtype, backend, the
+scalars the kernel takes), the schedule, reduction and configuration (the
+tuned ones for ``schedule="auto"``), the kernel spec, the program count and
+grid, the workspace layout, and on the GPU, after its first launch, the
+prepared launch (the twin chosen among the spec's kernels, its checked
+arguments: :class:`~gemm_opt.runtime.gemm.Prepared`). The model path, the GPU
+path and the torch operators' fake implementations all build their plan here
+(:func:`plan`), from the same checks, so a bad call fails with the same
+``TypeError``/``ValueError`` naming the argument wherever it runs.
+
+Plans are kept in one cache, keyed by the call's signature: everything the
+checks and choices read (shapes, strides, dtypes, devices, addresses modulo
+:data:`ALIGN`, host group lengths, the keyword values with their types,
+whether ``torch.use_deterministic_algorithms(True)`` is in force). The
+one invalidation rule: a plan is used only while the environment it was made
+under holds (:func:`environment`: the bundle folder, the on-demand kernel
+builder, the tuned table's folder and version for ``"auto"``), and the cache
+is emptied when it holds :data:`PLAN_CACHE_SIZE` plans. A call whose
+signature cannot be keyed (a traced call, ``config`` as a mapping of non-int
+values, unusual ``group_lens``) builds its plan without the cache.
+
+What a plan cannot hold is done per call: the output allocation, host
+lengths copied to the device, ``validate``'s checks of device lengths, the
+workspace (fresh per launch, its counters zeroed on the launch stream:
+:class:`~gemm_opt.runtime.gemm.Prepared`).
+
+Imports only the standard library and the runtime at module level; torch
+when a tensor is planned or launched (the GPU half runs with only torch
+installed).
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from gemm_opt.core import schedules as S
+from gemm_opt.kernels import h100_configs as h100
+from gemm_opt.runtime import autotune
+from gemm_opt.runtime import gemm as rt
+
+#: Schedules ``schedule=`` takes besides :data:`AUTO`.
+SCHEDULES = S.KINDS
+#: The schedule that picks schedule, reduction and config from the tuned tables.
+AUTO = "auto"
+#: Kernel element type names by framework dtype name.
+_DTYPES = {framework: name for name, framework in S.DTYPES.items()}
+#: Pointer alignment the compiled kernels assume (bytes).
+ALIGN = 16
+#: Resident programs on the model when ``num_programs`` is None.
+MODEL_PROGRAMS = 4
+#: ``validate=`` values: no value check, a host check (reads the lengths: a device
+#: sync), a device-side assertion (no sync; a failure is a device-side assert).
+VALIDATE = (False, True, "device")
+#: The operations a plan is made for.
+OPS = ("matmul", "grouped_matmul", "grouped_matmul_variable_k")
+#: Plans kept before the cache is emptied.
+PLAN_CACHE_SIZE = 1024
+#: The most programs a launch can have: CUDA's grid limit in x (the model keeps it too).
+MAX_PROGRAMS = rt.MAX_GRID[0]
+#: The most chiplets work stealing spreads its counters over (MI300X has 8); each
+#: chiplet's counter takes its own 256-byte line of the workspace.
+MAX_XCDS = 64
+#: The largest value of any config field: the kernels take them as 32-bit attributes.
+MAX_CONFIG_VALUE = 2**31 - 1
+#: The largest block dimension: a 256 x 256 fp32 accumulator (256 KiB) already
+#: needs every register of an H100 SM.
+MAX_BLOCK = 256
+#: The most warps of a program: CUDA's 1024 threads per block.
+MAX_WARPS = 32
+
+
+# ---- argument checks -------------------------------------------------------------------
+
+
+def kind_of(x: Any, name: str) -> str:
+    """``"numpy"``, ``"torch-cpu"`` or ``"cuda"``; TypeError for anything else."""
+    mod = type(x).__module__.split(".")[0]
+    if mod == "numpy" and hasattr(x, "dtype") and hasattr(x, "shape"):
+        return "numpy"
+    if mod == "torch" and hasattr(x, "device") and hasattr(x, "dtype"):
+        dev = x.device.type
+        if dev == "cpu":
+            return "torch-cpu"
+        if dev == "cuda":
+            return "cuda"
+        raise TypeError(f"{name}: tensors on {x.device} are not supported (use CPU or CUDA)")
+    raise TypeError(
+        f"{name}: expected a numpy array or a torch tensor, got {type(x).__module__}."
+        f"{type(x).__name__}"
+    )
+
+
+def is_torch_tensor(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "torch" and hasattr(x, "device")
+
+
+def _dtype_of(x: Any, name: str) -> str:
+    dt = str(x.dtype).removeprefix("torch.")
+    if dt not in _DTYPES:
+        extra = " (numpy has no bf16: use ml_dtypes.bfloat16 arrays)" if dt == "float32" else ""
+        raise TypeError(f"{name}: expected float16 or bfloat16 elements, got {dt}{extra}")
+    return _DTYPES[dt]
+
+
+def _shape(x: Any) -> tuple[int, ...]:
+    """The shape as ints; a traced tensor's symbolic sizes stay symbolic (comparing them
+    guards on the relation, ``int()`` would specialize the trace to one size)."""
+    shape = tuple(x.shape)
+    if all(type(d) is int for d in shape):
+        return shape
+    return tuple(d if type(d).__name__ == "SymInt" else int(d) for d in shape)
+
+
+def _expect_ndim(x: Any, name: str, ndim: int, what: str) -> tuple[int, ...]:
+    shape = _shape(x)
+    if len(shape) != ndim:
+        raise ValueError(f"{name}: expected a {ndim}-D array of shape {what}, got shape {shape}")
+    return shape
+
+
+def _check_cuda_layout(x: Any, name: str) -> None:
+    """CUDA tensors must be row-major with unit inner stride and 16-byte aligned data."""
+    if x.dim() and x.stride(-1) != 1 and x.shape[-1] > 1:
+        raise ValueError(
+            f"{name}: the kernel reads rows with unit stride; got strides {tuple(x.stride())} "
+            f"(pass {name}.contiguous())"
+        )
+    if x.dim() == 3 and x.shape[0] > 1 and x.stride(0) != x.shape[1] * _ld(x, "cuda", x.shape[2]):
+        raise ValueError(
+            f"{name}: the groups must be stored back to back, {x.shape[1]} rows of the row "
+            f"stride apart (strides {tuple(x.stride())}); pass {name}.contiguous()"
+        )
+    if x.data_ptr() % ALIGN:
+        raise ValueError(
+            f"{name}: data at {x.data_ptr():#x} is not {ALIGN}-byte aligned, which the kernel "
+            f"assumes (pass {name}.clone())"
+        )
+
+
+def _ld(x: Any, backend: str, dense: int) -> int:
+    """A row-major operand's leading dimension: its row stride on CUDA (views keep theirs),
+    the dense row length on the model (which copies operands to contiguous storage)."""
+    if backend == "cuda" and x.dim() >= 2 and x.shape[-2] > 1:
+        return int(x.stride(-2))
+    return dense
+
+
+def check_config(config: Any, default: S.GemmConfig) -> S.GemmConfig:
+    """``config`` (a GemmConfig, a partial dict over ``default``, or None) checked."""
+    if config is None:
+        return default
+    if isinstance(config, S.GemmConfig):
+        cfg = config
+    elif isinstance(config, Mapping):
+        known = {f.name for f in fields(S.GemmConfig)}
+        bad = sorted(set(config) - known)
+        if bad:
+            raise ValueError(f"config: unknown key {bad[0]!r} (keys: {', '.join(sorted(known))})")
+        cfg = S.GemmConfig(**{**default.__dict__, **config})
+    else:
+        raise TypeError(f"config: expected a GemmConfig or a dict, got {type(config).__name__}")
+    for f in fields(S.GemmConfig):
+        v = getattr(cfg, f.name)
+        if f.name == "num_stages" and v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"config.{f.name} must be a positive integer, got {v!r}")
+        if v > MAX_CONFIG_VALUE:
+            raise ValueError(
+                f"config.{f.name} must be at most {MAX_CONFIG_VALUE} (the kernels take it as a "
+                f"32-bit attribute), got {v}"
+            )
+    for f, most in (("block_m", MAX_BLOCK), ("block_n", MAX_BLOCK), ("block_k", MAX_BLOCK)):
+        if getattr(cfg, f) > most:
+            raise ValueError(
+                f"config.{f} must be at most {most} (the largest tile a program's "
+                f"accumulator and buffers hold), got {getattr(cfg, f)}"
+            )
+    if cfg.num_warps > MAX_WARPS:
+        raise ValueError(
+            f"config.num_warps must be at most {MAX_WARPS} (1024 threads per program), "
+            f"got {cfg.num_warps}"
+        )
+    for f in ("block_m", "block_n", "block_k", "num_warps"):
+        v = getattr(cfg, f)
+        if v & (v - 1):
+            raise ValueError(f"config.{f} must be a power of two, got {v}")
+    for f in ("block_m", "block_n", "block_k"):
+        if getattr(cfg, f) < 16:
+            raise ValueError(f"config.{f} must be at least 16, got {getattr(cfg, f)}")
+    return cfg
+
+
+def as_int(value: Any, name: str, what: str = "an int") -> int:
+    """An integer argument as an ``int``: Python and numpy integers (anything with
+    ``__index__``), not bools (``True`` is not a count)."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        raise TypeError(f"{name}: expected {what}, got bool")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected {what}, got {type(value).__name__}") from None
+
+
+def _positive_int(value: Any, name: str, most: int) -> int:
+    value = as_int(value, name)
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}")
+    if value > most:
+        raise ValueError(f"{name} must be at most {most}, got {value}")
+    return value
+
+
+def _schedule(schedule: Any, reduction: Any) -> tuple[str, str | None]:
+    if schedule == AUTO:
+        if reduction is not None and reduction != "atomic":
+            raise ValueError(
+                f"reduction={reduction!r} with schedule='auto': auto picks the reduction with "
+                "the schedule; pass reduction=None (bitwise reproducible picks), "
+                "reduction='atomic' (atomic stream-K allowed), or name the schedule "
+                "(schedule='stream-k')"
+            )
+        return AUTO, reduction
+    if not isinstance(schedule, str) or schedule not in SCHEDULES:
+        raise ValueError(
+            f"schedule must be 'auto' or one of {', '.join(map(repr, SCHEDULES))}; got {schedule!r}"
+        )
+    if reduction is not None and not isinstance(reduction, str):
+        raise TypeError(f"reduction: expected a string or None, got {type(reduction).__name__}")
+    return schedule, S.resolve_reduction(schedule, reduction)
+
+
+def resolve_auto(
+    kind: str,
+    red: str | None,
+    cfg: S.GemmConfig | None,
+    problem: tuple[str, int, int, int, int],
+    backend: str,
+    dtype: str,
+    a: Any,
+    num_programs: int | None,
+    num_xcds: int,
+) -> tuple[str, str | None, S.GemmConfig]:
+    """Resolve ``schedule="auto"`` (:mod:`gemm_opt.runtime.autotune`): the tuned table of
+    the device's target (the model resolves against ``cuda:90``'s); an explicit
+    ``config`` replaces the tuned one. Other schedules pass through.
+
+    The pick is bitwise reproducible (:func:`~gemm_opt.runtime.autotune.deterministic`)
+    unless the caller opts in to atomic stream-K with ``red="atomic"``
+    (``reduction="atomic"``), and never atomic while
+    ``torch.use_deterministic_algorithms(True)`` is in force."""
+    if kind != AUTO:
+        assert cfg is not None
+        return kind, red, cfg
+    target, sms = autotune.MODEL_TARGET, None
+    if backend == "cuda":
+        import torch
+
+        target, sms = rt.device_target(torch, a.device), rt.sm_count(torch, a.device)
+    choice = autotune.choose(*problem, dtype, target=target, sms=sms)
+    if red != "atomic" or torch_deterministic():
+        choice = autotune.deterministic(choice)
+    if choice.schedule == "work-stealing" and num_programs is not None:
+        S.check_work_stealing(num_programs, num_xcds)
+    return choice.schedule, choice.reduction, cfg or choice.config
+
+
+def torch_deterministic() -> bool:
+    """Whether ``torch.use_deterministic_algorithms(True)`` is in force (torch loaded)."""
+    torch = sys.modules.get("torch")
+    return bool(torch is not None and torch.are_deterministic_algorithms_enabled())
+
+
+def _check_deterministic(kind: str, red: str | None) -> None:
+    """Atomic stream-K named under ``torch.use_deterministic_algorithms(True)``: an
+    error, as PyTorch's own nondeterministic operations give (a warning with
+    ``warn_only``)."""
+    if not (kind == "stream-k" and red == "atomic" and torch_deterministic()):
+        return
+    message = (
+        "reduction='atomic': atomic stream-K adds into C in the order its programs finish, "
+        "so its bits vary run to run, and torch.use_deterministic_algorithms(True) is set; "
+        "pass reduction='linear' or 'tree' (deterministic)"
+    )
+    torch = sys.modules["torch"]
+    if torch.is_deterministic_algorithms_warn_only_enabled():
+        import warnings
+
+        warnings.warn(message, UserWarning, stacklevel=4)
+        return
+    raise RuntimeError(message)
+
+
+def host_lens(group_lens: Any) -> list[int]:
+    """Host lengths as a list of ints: a 1-D integer sequence, array or CPU tensor, each >= 0."""
+    if isinstance(group_lens, (str, bytes)) or not hasattr(group_lens, "__len__"):
+        raise TypeError(
+            f"group_lens: expected a 1-D integer array or sequence, got {type(group_lens).__name__}"
+        )
+    dt = str(getattr(group_lens, "dtype", "int")).removeprefix("torch.")
+    if not (("int" in dt and "uint" not in dt) or dt.startswith("uint")):
+        raise TypeError(f"group_lens: expected integer elements, got {dt}")
+    shape = getattr(group_lens, "shape", None)
+    if shape is not None and len(shape) != 1:
+        raise ValueError(f"group_lens: expected a 1-D array, got shape {tuple(shape)}")
+    if is_torch_tensor(group_lens) and group_lens.device.type != "cpu":
+        raise ValueError(
+            "group_lens: the host reads these lengths, so they must be a sequence, an array "
+            f"or a CPU tensor; got a tensor on {group_lens.device}"
+        )
+    lens = group_lens.tolist() if hasattr(group_lens, "tolist") else list(group_lens)
+    for i, n in enumerate(lens):
+        lens[i] = as_int(n, f"group_lens[{i}]", "an integer")
+        if lens[i] < 0:
+            raise ValueError(f"group_lens[{i}] is {lens[i]}; group lengths must be >= 0")
+    return lens
+
+
+def _group_lens(group_lens: Any, num_groups: int | None, total: int, total_name: str):
+    """The lengths as a list of ints; checks type, sign, count and sum (reads every length)."""
+    lens = host_lens(group_lens)
+    if num_groups is not None and len(lens) != num_groups:
+        raise ValueError(
+            f"group_lens: expected {num_groups} lengths (one per group of b), got {len(lens)}"
+        )
+    if sum(lens) != total:
+        raise ValueError(
+            f"group_lens: the lengths sum to {sum(lens)}, but {total_name} has {total} rows"
+        )
+    return lens
+
+
+def validate_mode(validate: Any) -> bool | str:
+    """``validate`` checked (one of :data:`VALIDATE`)."""
+    if not any(validate is v or (isinstance(v, str) and validate == v) for v in VALIDATE):
+        raise ValueError(
+            f"validate must be False, True (check group_lens on the host: a device sync) or "
+            f"'device' (a device-side assertion, no sync); got {validate!r}"
+        )
+    return validate
+
+
+def _lens_metadata(group_lens: Any, num_groups: int | None, device: Any) -> int:
+    """Checks of a tensor ``group_lens`` that read no element (dtype, rank, count, device);
+    returns the number of groups. What the GPU path and the traced (fake) op check."""
+    dt = str(group_lens.dtype).removeprefix("torch.")
+    if dt not in ("int32", "int64"):
+        raise TypeError(f"group_lens: expected int32 or int64 elements, got {dt}")
+    if group_lens.dim() != 1:
+        raise ValueError(f"group_lens: expected a 1-D tensor, got shape {_shape(group_lens)}")
+    g = _shape(group_lens)[0]
+    if num_groups is not None and g != num_groups:
+        raise ValueError(f"group_lens: expected {num_groups} lengths (one per group of b), got {g}")
+    if group_lens.device.type != "cpu" and group_lens.device != device:
+        raise ValueError(
+            f"group_lens: expected a tensor on {device} like a, got {group_lens.device}"
+        )
+    return g
+
+
+def _lens_on_device(group_lens: Any, device: Any) -> bool:
+    """Whether ``group_lens`` is device data (never read by the host): a tensor on a GPU
+    (on another one than ``device``: refused by :func:`_lens_metadata`), or where the
+    operands are."""
+    if not is_torch_tensor(group_lens):
+        return False
+    return group_lens.device.type != "cpu" or group_lens.device == device
+
+
+def _check_out(
+    out: Any, shape: tuple[int, ...], dtype: str, backend: str, device: Any, meta: bool = False
+) -> None:
+    if out is None:
+        return
+    if _shape(out) != shape:
+        raise ValueError(f"out: expected shape {shape}, got {_shape(out)}")
+    dt = str(out.dtype).removeprefix("torch.")
+    if _DTYPES.get(dt) != dtype:
+        raise TypeError(
+            f"out: expected {dtype} elements like the inputs (other output types are not "
+            f"built yet), got {dt}"
+        )
+    if backend == "cuda":
+        if out.device != device:
+            raise ValueError(f"out: expected a tensor on {device}, got {out.device}")
+        if not out.is_contiguous():
+            raise ValueError("out: the kernel writes a contiguous row-major output")
+        if not meta:
+            _check_cuda_layout(out, "out")
+
+
+def _spec(kind, red, grouped, dtype, cfg: S.GemmConfig, num_xcds, trans_b=False) -> S.KernelSpec:
+    """The kernel of a checked call; ValueError naming the ``config`` field the kernels
+    are not built for (the block shape must split over the warps' MMAs)."""
+    try:
+        S.check_kernel_config(
+            block_m=cfg.block_m,
+            block_n=cfg.block_n,
+            block_k=cfg.block_k,
+            num_warps=cfg.num_warps,
+            num_stages=cfg.num_stages,
+        )
+    except ValueError as e:
+        raise ValueError(f"config.{e}") from None
+    return S.KernelSpec(
+        kind=kind,
+        reduction=red,
+        grouped=grouped,
+        dtype=dtype,
+        block_m=cfg.block_m,
+        block_n=cfg.block_n,
+        block_k=cfg.block_k,
+        group_m=cfg.group_m,
+        num_warps=cfg.num_warps,
+        num_stages=cfg.num_stages,
+        num_xcds=num_xcds,
+        trans_b=trans_b,
+    )
+
+
+def _check_group_m(spec: S.KernelSpec, n: int) -> None:
+    """GROUP_M times the tile columns is a 32-bit product in the kernels (a band of
+    tiles); past the range it wraps and tiles go unwritten, so it is refused."""
+    cols = S.cdiv(n, spec.block_n)
+    if spec.group_m * cols > MAX_CONFIG_VALUE:
+        raise ValueError(
+            f"config.group_m={spec.group_m} times the {cols} tile columns of N = {n} must be "
+            f"at most {MAX_CONFIG_VALUE} (the kernels index a band of tiles in 32 bits); "
+            f"pass a group_m of at most {MAX_CONFIG_VALUE // cols}"
+        )
+
+
+def _shape_config(
+    a: Any,
+    m: int,
+    n: int,
+    grouped: str,
+    trans_b: bool = False,
+    reduction: str | None = None,
+    groups: int = 1,
+) -> S.GemmConfig:
+    """The bundled configuration of the shape's class on ``a``'s GPU (no ``config`` given)."""
+    import torch
+
+    sms = rt.sm_count(torch, a.device)
+    return h100.GPU_CONFIGS[h100.gpu_config_name(m, n, grouped, sms, reduction, groups)]
+
+
+# ---- the plan ---------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class GemmPlan:
+    """One call's decisions (see the module docstring); shared by every call of its
+    signature, so nothing in it belongs to one call's tensors."""
+
+    op: str
+    backend: str  # "numpy", "torch-cpu" or "cuda"
+    dtype: str  # the kernels' element type name
+    out_shape: tuple[int, ...]
+    spec: S.KernelSpec | None  # None: a traced call of schedule="auto" (never run)
+    scalars: dict[str, int]
+    #: The checked host lengths (the model reads them; the GPU gets a copy), or None:
+    #: the lengths are device data, never read by the host.
+    lens: tuple[int, ...] | None = None
+    num_groups: int = 0
+    #: The caller's ``num_programs`` (None: the backend's default).
+    num_programs: int | None = None
+    #: The model's interleaving of programs (None: program order).
+    seed: int | None = None
+    #: Tiles of the grid (an upper bound where the lengths stay on the device).
+    total_tiles: int = 0
+    #: ``schedule="auto"`` chose a stream-K kernel: its default program count
+    #: splits the K work into whole segments (:func:`program_count`).
+    auto_stream_k: bool = False
+    validate: bool | str = False
+    #: Made for ``schedule="auto"`` (its pick depends on the tuned table of ``target``).
+    auto: bool = False
+    #: The target whose tuned table an ``"auto"`` plan's pick came from.
+    target: str = autotune.MODEL_TARGET
+    #: Resolved by :func:`_place`: programs run (resident), launch grid, workspace.
+    programs: int = 0
+    grid: int = 0
+    layout: S.WorkspaceLayout | None = None
+    #: What the plan's validity depends on (:func:`environment`).
+    env: tuple = ()
+    #: The GPU launch made on the first call (:class:`~gemm_opt.runtime.gemm.Prepared`).
+    prepared: Any = None
+
+
+def _common(
+    op: str,
+    a: Any,
+    b: Any,
+    *,
+    schedule: Any,
+    reduction: Any,
+    num_programs: Any,
+    num_xcds: Any,
+    config: Any,
+    out: Any,
+    seed: Any,
+) -> tuple[str, str, str, str | None, int | None, int, S.GemmConfig | None, int | None]:
+    ka, kb = kind_of(a, "a"), kind_of(b, "b")
+    if ka != kb:
+        raise TypeError(f"{op}: a is a {ka} operand and b a {kb} one; pass both alike")
+    da, db = _dtype_of(a, "a"), _dtype_of(b, "b")
+    if da != db:
+        raise TypeError(f"b: expected {da} elements like a, got {db}")
+    if ka == "cuda" and a.device != b.device:
+        raise ValueError(f"b: expected a tensor on {a.device} like a, got {b.device}")
+    kind, red = _schedule(schedule, reduction)
+    _check_deterministic(kind, red)
+    default_config = h100.GPU_CONFIG if ka == "cuda" else S.MODEL_CONFIG
+    if num_programs is not None:  # the launch limit (a larger grid cannot launch)
+        num_programs = _positive_int(num_programs, "num_programs", MAX_PROGRAMS)
+    num_xcds = _positive_int(num_xcds, "num_xcds", MAX_XCDS)
+    if kind == "work-stealing" and num_programs is not None:
+        S.check_work_stealing(num_programs, num_xcds)
+    if seed is not None:
+        seed = as_int(seed, "seed", "an int or None")
+        if ka == "cuda":
+            raise ValueError(
+                "seed chooses the model's interleaving of programs; on the GPU the hardware "
+                "interleaves them (pass seed=None)"
+            )
+    # "auto" without a config takes the tuned one (resolved once the shapes are known)
+    cfg = None if kind == AUTO and config is None else check_config(config, default_config)
+    if out is not None and kind_of(out, "out") != ka:
+        raise TypeError(f"out: expected a {ka} operand like a, got a {kind_of(out, 'out')} one")
+    return ka, da, kind, red, num_programs, num_xcds, cfg, seed
+
+
+def _traced(spec: S.KernelSpec | None, op: str, backend: str, dtype: str, shape: tuple):
+    """A traced call's plan: checked, with its output shape (symbolic sizes kept), not
+    runnable."""
+    return GemmPlan(op, backend, dtype, shape, spec, {})
+
+
+def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
+    backend, dtype, kind, red, P, X, cfg, seed = _common("matmul", a, b, **kw)
+    m, k = _expect_ndim(a, "a", 2, "(M, K)")
+    kb, n = _expect_ndim(b, "b", 2, f"(K, N) with K = {k}")
+    if kb != k:
+        raise ValueError(f"b: expected shape (K, N) with K = {k} (a's columns), got {(kb, n)}")
+    if backend == "cuda" and not meta:
+        _check_cuda_layout(a, "a")
+        _check_cuda_layout(b, "b")
+        if kw["config"] is None and kind != AUTO:  # auto resolves its own config
+            cfg = _shape_config(a, m, n, "none", reduction=red)
+    _check_out(kw["out"], (m, n), dtype, backend, getattr(a, "device", None), meta)
+    if meta and kind == AUTO:  # the output does not depend on the pick
+        return _traced(None, "matmul", backend, dtype, (m, n))
+    auto = kind == AUTO
+    kind, red, cfg = resolve_auto(kind, red, cfg, ("dense", m, n, k, 1), backend, dtype, a, P, X)
+    spec = _spec(kind, red, "none", dtype, cfg, X)
+    if meta:
+        return _traced(spec, "matmul", backend, dtype, (m, n))
+    _check_group_m(spec, n)
+    return GemmPlan(
+        op="matmul",
+        backend=backend,
+        dtype=dtype,
+        out_shape=(m, n),
+        spec=spec,
+        scalars={
+            "M": m,
+            "N": n,
+            "K": k,
+            "lda": _ld(a, backend, k),
+            "ldb": _ld(b, backend, n),
+            "ldc": n,
+        },
+        num_programs=P,
+        seed=seed,
+        total_tiles=S.tile_count(m, n, cfg.block_m, cfg.block_n),
+        auto_stream_k=auto and kind == "stream-k",
+        auto=auto,
+    )
+
+
+def _grouped_kind(kind: str) -> None:
+    if kind != AUTO and kind not in S.GROUPED_KINDS:
+        raise ValueError(
+            f"schedule={kind!r} does not run grouped GEMM; grouped GEMM runs all groups' tiles "
+            f"over one grid: schedule must be one of {', '.join(map(repr, S.GROUPED_KINDS))}"
+        )
+
+
+def _check_device_lens(
+    group_lens: Any, num_groups: int | None, total: int, validate: bool | str
+) -> None:
+    """``validate``'s check of lengths on the device, made on every call: ``True`` reads
+    them (a device sync), ``"device"`` enqueues a device-side assertion of their signs
+    and sum (no sync), ``False`` nothing."""
+    if validate is True:
+        _group_lens(group_lens, num_groups, total, "a")  # reads them: a device sync
+    elif validate == "device":
+        import torch
+
+        ok = group_lens.sum() == total
+        if _shape(group_lens)[0]:
+            ok = ok & (group_lens.min() >= 0)
+        torch._assert_async(
+            ok, f"gemm_opt: group_lens must be >= 0 and sum to {total} (the rows of a)"
+        )
+
+
+def _lens_of_call(
+    group_lens: Any,
+    num_groups: int | None,
+    total: int,
+    backend: str,
+    device: Any,
+    meta: bool,
+    validate: bool | str = False,
+) -> tuple[list[int] | None, int]:
+    """(checked host lengths, or None where they stay on the device; G)."""
+    if meta:
+        return None, _lens_metadata(group_lens, num_groups, device)
+    if backend == "cuda" and _lens_on_device(group_lens, device):
+        g = _lens_metadata(group_lens, num_groups, device)
+        _check_device_lens(group_lens, num_groups, total, validate)
+        return None, g
+    lens = _group_lens(group_lens, num_groups, total, "a")  # host data: always checked
+    return lens, len(lens)
+
+
+def _grouped(
+    a: Any,
+    b: Any,
+    group_lens: Any,
+    *,
+    trans_b: Any,
+    validate: Any,
+    meta: bool,
+    **kw: Any,
+) -> GemmPlan:
+    if not isinstance(trans_b, bool):
+        raise TypeError(f"trans_b: expected a bool, got {type(trans_b).__name__}")
+    validate = validate_mode(validate)
+    backend, dtype, kind, red, P, X, cfg, seed = _common("grouped_matmul", a, b, **kw)
+    _grouped_kind(kind)
+    s, k = _expect_ndim(a, "a", 2, "(sum(group_lens), K)")
+    want = "(G, N, K)" if trans_b else "(G, K, N)"
+    g, d1, d2 = _expect_ndim(b, "b", 3, want)
+    kb, n = (d2, d1) if trans_b else (d1, d2)
+    if kb != k:
+        raise ValueError(
+            f"b: expected shape {want} with K = {k} (a's columns), got {_shape(b)}"
+            + ("" if trans_b else " (pass trans_b=True for weights stored (G, N, K))")
+        )
+    device = getattr(a, "device", None)
+    lens, _ = _lens_of_call(group_lens, g, s, backend, device, meta, validate)
+    if backend == "cuda" and not meta:
+        _check_cuda_layout(a, "a")
+        _check_cuda_layout(b, "b")
+        if kw["config"] is None and kind != AUTO:  # auto resolves its own config
+            cfg = _shape_config(a, s, n, "m", trans_b)
+    _check_out(kw["out"], (s, n), dtype, backend, device, meta)
+    if meta and kind == AUTO:
+        return _traced(None, "grouped_matmul", backend, dtype, (s, n))
+    op = "dgrad" if trans_b else "fwd"
+    auto = kind == AUTO
+    kind, red, cfg = resolve_auto(kind, red, cfg, (op, s, n, k, g), backend, dtype, a, P, X)
+    spec = _spec(kind, red, "m", dtype, cfg, X, trans_b)
+    if meta:
+        return _traced(spec, "grouped_matmul", backend, dtype, (s, n))
+    _check_group_m(spec, n)
+    bm, bn = cfg.block_m, cfg.block_n
+    if backend == "cuda" or lens is None:
+        # The lengths stay where they are: the grid is sized without them.
+        tiles = S.grouped_tiles_bound("m", g, rows=s, m=0, n=n, block_m=bm, block_n=bn)
+    else:
+        tiles = S.grouped_tiles("m", lens, m=0, n=n, k=k, block_m=bm, block_n=bn).total_tiles
+    return GemmPlan(
+        op="grouped_matmul",
+        backend=backend,
+        dtype=dtype,
+        out_shape=(s, n),
+        spec=spec,
+        scalars={
+            "M": s,
+            "N": n,
+            "K": k,
+            "num_groups": g,
+            "lda": _ld(a, backend, k),
+            "ldb": _ld(b, backend, k if trans_b else n),
+            "ldc": n,
+        },
+        lens=None if lens is None else tuple(lens),
+        num_groups=g,
+        num_programs=P,
+        seed=seed,
+        total_tiles=tiles,
+        validate=validate,
+        auto=auto,
+    )
+
+
+def _variable_k(
+    a: Any, b: Any, group_lens: Any, *, validate: Any, meta: bool, **kw: Any
+) -> GemmPlan:
+    validate = validate_mode(validate)
+    backend, dtype, kind, red, P, X, cfg, seed = _common("grouped_matmul_variable_k", a, b, **kw)
+    _grouped_kind(kind)
+    s, m = _expect_ndim(a, "a", 2, "(sum(group_lens), M)")
+    sb, n = _expect_ndim(b, "b", 2, f"(S, N) with S = {s}")
+    if sb != s:
+        raise ValueError(f"b: expected shape (S, N) with S = {s} (a's rows), got {(sb, n)}")
+    device = getattr(a, "device", None)
+    lens, g = _lens_of_call(group_lens, None, s, backend, device, meta, validate)
+    if backend == "cuda" and not meta:
+        _check_cuda_layout(a, "a")
+        _check_cuda_layout(b, "b")
+        if kw["config"] is None and kind != AUTO:  # auto resolves its own config
+            cfg = _shape_config(a, m, n, "k", groups=g)
+    _check_out(kw["out"], (g, m, n), dtype, backend, device, meta)
+    name = "grouped_matmul_variable_k"
+    if meta and kind == AUTO:
+        return _traced(None, name, backend, dtype, (g, m, n))
+    auto = kind == AUTO
+    kind, red, cfg = resolve_auto(kind, red, cfg, ("wgrad", m, n, s, g), backend, dtype, a, P, X)
+    spec = _spec(kind, red, "k", dtype, cfg, X)
+    if meta:
+        return _traced(spec, name, backend, dtype, (g, m, n))
+    _check_group_m(spec, n)
+    tiles = S.grouped_tiles_bound(
+        "k", g, rows=s, m=m, n=n, block_m=cfg.block_m, block_n=cfg.block_n
+    )  # exact: G grids of M x N tiles
+    return GemmPlan(
+        op=name,
+        backend=backend,
+        dtype=dtype,
+        out_shape=(g, m, n),
+        spec=spec,
+        scalars={
+            "M": m,
+            "N": n,
+            "K": s,
+            "num_groups": g,
+            "lda": _ld(a, backend, m),
+            "ldb": _ld(b, backend, n),
+            "ldc": n,
+        },
+        lens=None if lens is None else tuple(lens),
+        num_groups=g,
+        num_programs=P,
+        seed=seed,
+        total_tiles=tiles,
+        validate=validate,
+        auto=auto,
+    )
+
+
+def program_count(plan: GemmPlan, default: int) -> int:
+    """The program count of a GPU launch: the caller's, else ``default`` (the
+    resident programs); when ``schedule="auto"`` chose stream-K, the most
+    programs within 10% below ``default`` that give each one a single K range
+    inside one tile (:func:`~gemm_opt.core.schedules.aligned_stream_k_programs`)."""
+    if plan.num_programs is not None:
+        return plan.num_programs
+    if not plan.auto_stream_k:
+        return default
+    spec = plan.spec
+    assert spec is not None
+    ipt = S.iters_per_tile(plan.scalars["K"], spec.block_k)
+    return S.aligned_stream_k_programs(plan.total_tiles, ipt, default)
+
+
+def work_programs(plan: GemmPlan, programs: int) -> int:
+    """``programs`` bounded by the problem's work: the most programs that can find any.
+
+    Persistent and work-stealing programs past the tile count find no tile (work
+    stealing keeps one per chiplet); stream-K's split gives every program some K
+    iterations only while there are at least as many iterations as programs, and
+    with more programs falls back to whole tiles, one program each; data-parallel
+    launches a program per tile whatever ``num_programs`` says. Launching more would
+    only start idle programs (and on the model, allocate and interleave them), so a
+    plan runs at most this many; the result is the same.
+    """
+    spec = plan.spec
+    assert spec is not None
+    tiles = plan.total_tiles
+    if spec.kind == "stream-k":
+        work = tiles * S.iters_per_tile(plan.scalars["K"], spec.block_k)
+        if programs <= work:
+            return programs
+        return max(tiles, 1)
+    return min(programs, max(tiles, spec.num_xcds if spec.kind == "work-stealing" else 1))
+
+
+def _place(plan: GemmPlan, device: Any) -> None:
+    """Resolve where the plan runs: its program count, grid and workspace layout."""
+    spec = plan.spec
+    assert spec is not None
+    if plan.total_tiles > MAX_PROGRAMS:
+        raise ValueError(
+            f"the output has {plan.total_tiles} tiles of {spec.block_m}x{spec.block_n}; the "
+            f"kernels number tiles in 32 bits (at most {MAX_PROGRAMS}): pass larger blocks in "
+            "config"
+        )
+    if plan.backend == "cuda":
+        import torch
+
+        if plan.auto:
+            plan.target = rt.device_target(torch, device)
+        resident = None if spec.kind == "data-parallel" else rt.resident_programs(spec, device)
+        P = program_count(plan, resident or rt.sm_count(torch, device))
+        if spec.kind == "stream-k" and spec.reduction != "atomic" and P > resident:
+            raise ValueError(
+                f"num_programs={P} exceeds the {resident} resident programs (SMs x occupancy): "
+                f"stream-K's {spec.reduction} fix-up waits on other programs, so all of them "
+                "must be resident at once"
+            )
+    else:
+        P = plan.num_programs or MODEL_PROGRAMS
+    if spec.kind == "work-stealing":
+        S.check_work_stealing(P, spec.num_xcds)
+    P = work_programs(plan, P)
+    plan.programs = P
+    plan.grid = S.grid_size(spec.kind, plan.total_tiles, P)
+    plan.layout = S.workspace_layout(
+        spec.kind, spec.reduction, P, spec.num_xcds, spec.block_m, spec.block_n
+    )
+
+
+_BUILDERS = {
+    "matmul": _matmul,
+    "grouped_matmul": _grouped,
+    "grouped_matmul_variable_k": _variable_k,
+}
+
+
+# ---- the cache ---------------------------------------------------------------------------
+
+_PLANS: dict[tuple, GemmPlan] = {}
+
+
+def environment(plan: GemmPlan) -> tuple:
+    """What a plan's choices depend on besides its call's arguments: for the GPU the
+    bundle folder and the kernel builder (they decide the kernels and twins), for
+    ``schedule="auto"`` the tuned table's folder and version (its pick)."""
+    env: tuple = ()
+    if plan.backend == "cuda":
+        env = (os.environ.get(rt.BUNDLE_DIR_ENV), rt.builder())
+    if plan.auto:
+        env += (autotune.table_version(plan.target),)
+    return env
+
+
+def _tensor_key(x: Any, backend: str) -> tuple:
+    if backend == "cuda":
+        return (type(x), x.shape, x.stride(), x.dtype, x.device, x.data_ptr() % ALIGN)
+    return (type(x), tuple(x.shape), str(x.dtype))  # the model copies to dense storage
+
+
+def _lens_key(gl: Any, backend: str, device: Any) -> tuple | None:
+    if is_torch_tensor(gl):
+        if backend == "cuda" and _lens_on_device(gl, device):
+            return ("device", *_tensor_key(gl, "cuda"))
+        if gl.device.type != "cpu" or gl.dim() != 1:
+            return None
+        return ("host", str(gl.dtype), tuple(gl.tolist()))
+    if type(gl).__module__.split(".")[0] == "numpy":
+        if getattr(gl, "ndim", None) != 1:
+            return None
+        return ("array", str(gl.dtype), tuple(gl.tolist()))
+    if type(gl) in (list, tuple) and all(type(v) is int for v in gl):
+        return ("list", tuple(gl))
+    return None
+
+
+def _config_key(config: Any) -> Any:
+    if config is None:
+        return None
+    if type(config) is S.GemmConfig:
+        return config
+    if isinstance(config, Mapping) and all(type(v) is int for v in config.values()):
+        return ("mapping", tuple(sorted(config.items())))
+    raise TypeError  # not keyed
+
+
+def signature(
+    op: str, a: Any, b: Any, group_lens: Any, extra: tuple, kw: Mapping[str, Any]
+) -> tuple | None:
+    """The cache key of a call: everything its checks and choices read (see the module
+    docstring), or None where a call is not keyed. ``b``'s and ``out``'s kinds
+    follow from their types and devices, which the key holds."""
+    try:
+        backend = kind_of(a, "a")
+        out = kw["out"]
+        lens = () if group_lens is None else _lens_key(group_lens, backend, a.device)
+        if lens is None:
+            return None
+        key = (
+            op,
+            backend,
+            _tensor_key(a, backend),
+            _tensor_key(b, backend),
+            lens,
+            None if out is None else _tensor_key(out, backend),
+            # each keyword with its type: True == 1 and np.int64(4) == 4 are not the
+            # same argument until the checks say so
+            type(sched := kw["schedule"]),
+            sched,
+            type(red := kw["reduction"]),
+            red,
+            type(programs := kw["num_programs"]),
+            programs,
+            type(xcds := kw["num_xcds"]),
+            xcds,
+            type(seed := kw["seed"]),
+            seed,
+            torch_deterministic(),
+            None if (config := kw["config"]) is None else _config_key(config),
+            tuple([(type(v), v) for v in extra]) if extra else (),
+        )
+        hash(key)
+    except (TypeError, ValueError, AttributeError, RuntimeError):
+        return None
+    return key
+
+
+def plan(
+    op: str,
+    a: Any,
+    b: Any,
+    group_lens: Any = None,
+    *,
+    trans_b: Any = False,
+    validate: Any = False,
+    meta: bool = False,
+    **kw: Any,
+) -> GemmPlan:
+    """The plan of a call of ``op`` (:data:`OPS`) with the API's arguments, checked.
+
+    ``meta``: a traced call (torch fake tensors): only metadata is read (shapes,
+    dtypes, devices: no data pointer, no element) and the plan only says the
+    output's shape (symbolic sizes kept); it is not cached. Otherwise the plan
+    of a signature seen before is returned while its environment holds.
+    """
+    extra: tuple = ()
+    if op == "grouped_matmul":
+        extra = (trans_b, validate)
+        build_kw = {"trans_b": trans_b, "validate": validate}
+    elif op == "grouped_matmul_variable_k":
+        extra = (validate,)
+        build_kw = {"validate": validate}
+    elif op == "matmul":
+        build_kw = {}
+    else:
+        raise ValueError(f"op must be one of {OPS}, got {op!r}")
+    args = (a, b) if op == "matmul" else (a, b, group_lens)
+    if meta:
+        return _BUILDERS[op](*args, meta=True, **build_kw, **kw)
+    key = signature(op, a, b, group_lens if op != "matmul" else None, extra, kw)
+    hit = _PLANS.get(key) if key is not None else None
+    if hit is not None and hit.env == environment(hit):
+        if hit.lens is None and hit.validate is not False:  # device lengths: every call
+            num_groups = hit.num_groups if op == "grouped_matmul" else None
+            _check_device_lens(group_lens, num_groups, _shape(a)[0], hit.validate)
+        return hit
+    p = _BUILDERS[op](*args, meta=False, **build_kw, **kw)
+    _place(p, getattr(a, "device", None))
+    p.env = environment(p)
+    if key is not None:
+        if len(_PLANS) >= PLAN_CACHE_SIZE:
+            _PLANS.clear()
+        _PLANS[key] = p
+    return p
+
+
+def cached_plans() -> int:
+    """How many plans the cache holds."""
+    return len(_PLANS)
+
+
+def clear_plans() -> None:
+    """Empty the plan cache (the next call of each signature plans again)."""
+    _PLANS.clear()
+
+
+# ---- per call on the GPU -------------------------------------------------------------------
+
+
+def device_lens(plan: GemmPlan, group_lens: Any, device: Any) -> Any:
+    """The int32 lengths on ``device`` the kernel reads, for one call of a grouped plan:
+    host lengths (checked in full when planned) copied there, or the device tensor."""
+    import torch
+
+    if plan.lens is not None:
+        return torch.tensor(plan.lens, dtype=torch.int32, device=device)
+    return group_lens if group_lens.dtype == torch.int32 else group_lens.to(torch.int32)
+
+
+def launch(plan: GemmPlan, a: Any, b: Any, group_lens: Any = None, out: Any = None) -> Any:
+    """Run a GPU plan on one call's tensors on the current stream; returns C.
+
+    The first call of a plan makes its launch (the kernel among twins, its
+    checked arguments: :func:`~gemm_opt.runtime.gemm.prepare`); every call then
+    launches it on its own tensors with a fresh workspace. ``group_lens`` of
+    a grouped plan as :func:`device_lens` gives it.
+    """
+    spec = plan.spec
+    assert spec is not None and plan.backend == "cuda"
+    c = out
+    if c is None:
+        c = a.new_empty(plan.out_shape)
+    grouped = spec.grouped != "none"
+    tensors = (a, b, c, group_lens) if grouped else (a, b, c)
+    if plan.prepared is None:
+        values: dict[str, Any] = {"a": a, "b": b, "c": c, **plan.scalars}
+        if grouped:
+            values["group_lens"] = group_lens  # int32 on the device: read by the kernel only
+        names = ("a", "b", "c", "group_lens") if grouped else ("a", "b", "c")
+        plan.prepared = rt.launch(
+            spec,
+            values,
+            num_programs=plan.programs,
+            total_tiles=plan.total_tiles,
+            prepare=names,
+        )
+    else:
+        plan.prepared(*tensors)
+    return c
+
+
+__all__ = [
+    "ALIGN",
+    "AUTO",
+    "MODEL_PROGRAMS",
+    "OPS",
+    "PLAN_CACHE_SIZE",
+    "SCHEDULES",
+    "VALIDATE",
+    "GemmPlan",
+    "cached_plans",
+    "check_config",
+    "clear_plans",
+    "device_lens",
+    "environment",
+    "host_lens",
+    "is_torch_tensor",
+    "kind_of",
+    "launch",
+    "plan",
+    "program_count",
+    "resolve_auto",
+    "signature",
+    "validate_mode",
+]
