@@ -3,7 +3,8 @@
 The package root re-exports the pure-Python public API (no MLIR import):
 the warp-hint rule and the per-warp TDM plan; and, loaded on first use, the
 GEMM API (``matmul``, ``grouped_matmul``, ``grouped_matmul_variable_k``,
-``GemmConfig``: :mod:`gemm_opt.api`), so ``import gemm_opt`` stays cheap.
+``GemmConfig``: :mod:`gemm_opt.api`; ``quantize_fp8``: :mod:`gemm_opt.quantize`), so
+``import gemm_opt`` stays cheap.
 """
 
 from __future__ import annotations
@@ -26,14 +27,20 @@ from gemm_opt.core.warp_hint import (
 
 __version__ = "0.1.0"
 
-#: Names loaded from :mod:`gemm_opt.api` on first access (PEP 562).
-_LAZY = ("GemmConfig", "grouped_matmul", "grouped_matmul_variable_k", "matmul")
+#: Names loaded on first access (PEP 562), with the module of the API layer holding each.
+_LAZY = {
+    "GemmConfig": "gemm_opt.api",
+    "grouped_matmul": "gemm_opt.api",
+    "grouped_matmul_variable_k": "gemm_opt.api",
+    "matmul": "gemm_opt.api",
+    "quantize_fp8": "gemm_opt.quantize",
+}
 
 
 def __getattr__(name: str):
     if name in _LAZY:
         # By name: the package root sits below every layer, the API above all of them.
-        value = getattr(importlib.import_module("gemm_opt.api"), name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'gemm_opt' has no attribute {name!r}")
@@ -58,4 +65,5 @@ __all__ = [  # noqa: RUF022 (the lazy names last)
     "grouped_matmul",
     "grouped_matmul_variable_k",
     "matmul",
+    "quantize_fp8",
 ]

@@ -602,7 +602,8 @@ def _check_device_lens(
     them (a device sync), ``"device"`` enqueues a device-side assertion of their signs
     and sum (no sync), ``False`` nothing."""
     if validate is True:
-        _group_lens(group_lens, num_groups, total, "a")  # reads them: a device sync
+        # reads them: the copy to the host is the device sync validate=True asks for
+        _group_lens(group_lens.cpu(), num_groups, total, "a")
     elif validate == "device":
         import torch
 
