@@ -38,14 +38,19 @@ zero tile ("k").
 from typing import Any
 
 from gemm_opt.core.ext_compat import cast, ext, ir
-from gemm_opt.core.schedules import (
+from gemm_opt.core.modes import (
     GROUPED,
     GROUPED_KINDS,
     KINDS,
     REDUCTIONS,
-    needs_partials,
-    needs_sync,
+    TILE_LOOPS,
+    Grouped,
+    Kind,
+    Mode,
+    Reduction,
+    TileLoop,
 )
+from gemm_opt.core.schedules.partition import COUNTER_STRIDE, needs_partials, needs_sync
 from gemm_opt.dialect.tile import (
     BlockedAttr,
     PtrType,
@@ -61,15 +66,33 @@ from gemm_opt.dialect.tile import (
 BODY_ARGS = ("group", "m_off", "m_end", "n_off", "k_off", "k_end")
 #: Element types of C.
 C_ELEMENTS = ("f16", "bf16", "f32")
+#: The largest value of the i32 index arithmetic ``tile-lower-gemm-schedule`` emits.
+I32_MAX = 2**31 - 1
 
 
-def _string(op: TileOp, name: str, allowed: tuple[str, ...], default: str | None) -> str | None:
+def group_m_limit(block_n: int) -> int:
+    """The largest ``group_m`` whose GROUP_M band, ``group_m * cdiv(N, block_n)``
+    tiles, is an i32 for every N the tile count's own ``cdiv`` takes (N up to
+    ``2**31 - block_n``, so at most ``I32_MAX // block_n`` tile columns): at
+    least ``block_n``, far above the bands that help L2 (a few tile rows).
+    ``tile-lower-gemm-schedule`` clamps a larger one to the tile rows."""
+    return I32_MAX // max(I32_MAX // block_n, 1)
+
+
+def num_xcds_limit() -> int:
+    """The most chiplets whose counters, ``COUNTER_STRIDE`` i32 slots apart, are
+    indexed by an i32 (``xcd * COUNTER_STRIDE``)."""
+    return I32_MAX // COUNTER_STRIDE
+
+
+def _mode(op: TileOp, name: str, allowed: tuple[Mode, ...], default: Mode | None) -> Any:
+    """The string attribute ``name`` as the member of ``allowed`` it names."""
     a = op.attr(name)
     if a is None:
         return default
     if cast(a, ir.StringAttr) is None or ir.StringAttr(a).value not in allowed:
         raise VerifyError(f"'{name}' must be one of {', '.join(allowed)}, got {a}")
-    return ir.StringAttr(a).value
+    return type(allowed[0])(ir.StringAttr(a).value)
 
 
 class GemmScheduleOp(TileOp, name="gemm_schedule"):
@@ -78,15 +101,24 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     Rules: kind one of data-parallel, persistent, work-stealing, stream-k;
     ``reduction`` (atomic, linear, tree) given exactly for stream-k;
     ``grouped`` none, m or k (default none), grouped only with kind
-    persistent; block sizes powers of two; group_m and num_xcds positive;
-    M, N, K, num_groups i32, ldc i64; C of f16, bf16 or f32; group_lens and
-    num_groups present iff grouped; sync present iff the kind needs it, of
-    i32; partials present iff the reduction needs them, of f32; one body
-    block with six i32 arguments ending in ``tile.schedule_yield`` of an f32
-    ``block_m x block_n`` tensor with a register layout.
+    persistent; ``tile_loop`` flat or per-group (default flat), only with
+    grouped k (see :class:`~gemm_opt.core.modes.TileLoop`); ``num_xcds``
+    given exactly for work-stealing; block sizes powers of two; group_m and
+    num_xcds positive, num_xcds at most :func:`num_xcds_limit` (the lowering's
+    i32 arithmetic cannot wrap; a group_m past :func:`group_m_limit` it
+    clamps); not
+    nested in another schedule's body; M, N, K, num_groups i32,
+    ldc i64; C of f16, bf16 or f32; group_lens and num_groups present iff
+    grouped; sync present iff the kind needs it, of i32; partials present iff
+    the reduction needs them, of f32; one body block with six i32 arguments
+    ending in ``tile.schedule_yield`` of an f32 ``block_m x block_n`` tensor
+    with a register layout.
     """
 
-    ATTRS = ("kind", "reduction", "grouped", "block_m", "block_n", "block_k", "group_m", "num_xcds")
+    ATTRS = (
+        *("kind", "reduction", "grouped", "tile_loop"),
+        *("block_m", "block_n", "block_k", "group_m", "num_xcds"),
+    )
     m: ext.Operand[Any]
     n: ext.Operand[Any]
     k: ext.Operand[Any]
@@ -102,38 +134,68 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
         kind = self.kind
         reduction = self.reduction
         grouped = self.grouped
-        if kind == "stream-k" and reduction is None:
+        if kind == Kind.STREAM_K and reduction is None:
             raise VerifyError("kind \"stream-k\" requires a 'reduction' (atomic, linear or tree)")
-        if kind != "stream-k" and reduction is not None:
+        if kind != Kind.STREAM_K and reduction is not None:
             raise VerifyError(f'\'reduction\' is only for kind "stream-k", not "{kind}"')
-        if grouped != "none" and kind not in GROUPED_KINDS:
+        if grouped != Grouped.NONE and kind not in GROUPED_KINDS:
             raise VerifyError(
                 f'grouped = "{grouped}" needs kind {" or ".join(GROUPED_KINDS)}, got "{kind}"'
             )
+        if self.attr("tile_loop") is not None and grouped != Grouped.K:
+            raise VerifyError(f'\'tile_loop\' is only for grouped = "k", not grouped = "{grouped}"')
+        _mode(self, "tile_loop", TILE_LOOPS, None)
+        if self.attr("num_xcds") is not None and kind != Kind.WORK_STEALING:
+            raise VerifyError(f'\'num_xcds\' is only for kind "work-stealing", not "{kind}"')
+        self._check_nesting()
         for name in ("block_m", "block_n", "block_k"):
             v = self.int_attr(name, required=True)
             if v is None or v < 1 or v & (v - 1):
                 raise VerifyError(f"'{name}' must be a power of two, got {v}")
-        for name in ("group_m", "num_xcds"):
+        names = ("group_m", "num_xcds") if kind == Kind.WORK_STEALING else ("group_m",)
+        for name in names:
             v = self.int_attr(name, required=True)
             if v is None or v < 1:
                 raise VerifyError(f"'{name}' must be positive, got {v}")
+        self._check_limits()
         _check_ints([self.m, self.n, self.k], 32, "M, N and K")
         _check_ints([self.ldc], 64, "ldc")
         c_elem = str(_type_of(self.c, PtrType).element_type)
         if c_elem not in C_ELEMENTS:
             raise VerifyError(f"C must point to {', '.join(C_ELEMENTS)}, got {c_elem}")
+        is_grouped = grouped != Grouped.NONE
         self._check_optional(
-            "group_lens", self.group_lens, grouped != "none", "i32", f'grouped = "{grouped}"'
+            "group_lens", self.group_lens, is_grouped, "i32", f'grouped = "{grouped}"'
         )
-        if (self.num_groups is not None) != (grouped != "none"):
-            need = "needs" if grouped != "none" else "takes no"
+        if (self.num_groups is not None) != is_grouped:
+            need = "needs" if is_grouped else "takes no"
             raise VerifyError(f'grouped = "{grouped}" {need} a num_groups operand')
         if self.num_groups is not None:
             _check_ints([self.num_groups], 32, "num_groups")
         self._check_optional("sync", self.sync, self.needs_sync, "i32", self._what())
         self._check_optional("partials", self.partials, self.needs_partials, "f32", self._what())
         self._check_body()
+
+    def _check_limits(self) -> None:
+        """Attributes whose products in the lowering's i32 arithmetic could wrap
+        (group_m cannot: the lowering clamps it, see :func:`group_m_limit`)."""
+        if self.kind == Kind.WORK_STEALING and self.num_xcds > num_xcds_limit():
+            raise VerifyError(
+                f"'num_xcds' must be at most {num_xcds_limit()} (the lowering indexes "
+                f"counters num_xcds * {COUNTER_STRIDE} in i32), got {self.num_xcds}"
+            )
+
+    def _check_nesting(self) -> None:
+        """A schedule inside another's body would rewrite all of C once per outer
+        tile: every outer program's stores race on every element."""
+        parent = self.operation.parent
+        while parent is not None:
+            if parent.name == self.OPERATION_NAME:
+                raise VerifyError(
+                    "must not be nested in another 'tile.gemm_schedule' (each outer tile "
+                    "would write all of C: a write race)"
+                )
+            parent = parent.parent
 
     def _what(self) -> str:
         r = self.reduction
@@ -181,19 +243,29 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     # -- accessors (checked) --
 
     @property
-    def kind(self) -> str:
+    def kind(self) -> Kind:
         a = self.attr("kind")
         if a is None:
             raise VerifyError(f"requires attribute 'kind' (one of {', '.join(KINDS)})")
-        return _string(self, "kind", KINDS, None)  # type: ignore[return-value]
+        return _mode(self, "kind", KINDS, None)
 
     @property
-    def reduction(self) -> str | None:
-        return _string(self, "reduction", REDUCTIONS, None)
+    def reduction(self) -> Reduction | None:
+        return _mode(self, "reduction", REDUCTIONS, None)
 
     @property
-    def grouped(self) -> str:
-        return _string(self, "grouped", GROUPED, "none")  # type: ignore[return-value]
+    def grouped(self) -> Grouped:
+        return _mode(self, "grouped", GROUPED, Grouped.NONE)
+
+    @property
+    def tile_loop(self) -> TileLoop:
+        return _mode(self, "tile_loop", TILE_LOOPS, TileLoop.FLAT)
+
+    @property
+    def num_xcds(self) -> int:
+        """Work stealing's chiplets (one counter each); 1 for the other kinds."""
+        v = self.int_attr("num_xcds") if self.kind == Kind.WORK_STEALING else None
+        return 1 if v is None else v
 
     @property
     def needs_sync(self) -> bool:
@@ -229,6 +301,9 @@ class ScheduleYieldOp(TileOp, name="schedule_yield", traits=[ir.IsTerminatorTrai
 __all__ = [
     "BODY_ARGS",
     "C_ELEMENTS",
+    "I32_MAX",
     "GemmScheduleOp",
     "ScheduleYieldOp",
+    "group_m_limit",
+    "num_xcds_limit",
 ]

@@ -5,16 +5,17 @@ exactly once, inside the loop the schedule needs; one call site keeps code
 size flat and avoids the duplicated-body miscompiles seen upstream. All
 index arithmetic is i32 ``arith``; the tile order is the GROUP_M swizzle
 (``group_m`` tile-rows per band, column-major inside a band); the workspace
-offsets come from :func:`gemm_opt.core.schedules.workspace_layout`.
+offsets come from :func:`gemm_opt.core.schedules.partition.workspace_layout`.
 """
 
 from dataclasses import dataclass
 from typing import ClassVar
 
 from gemm_opt.core.ext_compat import arith, ir, scf
+from gemm_opt.core.modes import Grouped, Reduction, TileLoop
 from gemm_opt.core.pass_base import TilePass
-from gemm_opt.core.schedules import workspace_layout
-from gemm_opt.dialect.schedule import GemmScheduleOp
+from gemm_opt.core.schedules.partition import workspace_layout
+from gemm_opt.dialect.schedule import GemmScheduleOp, group_m_limit
 from gemm_opt.dialect.tile import MakeTensorDescriptorOp, VerifyError
 from gemm_opt.passes.common import collect_ops
 from gemm_opt.passes.schedule_ir import Emitter, Value, hoist
@@ -45,13 +46,11 @@ class LowerGemmSchedulePass(TilePass):
       claim past the chiplet's tiles. cuda:90's Triton hands a scalar
       atomic's result to every thread through shared memory behind a CTA
       barrier where it is issued, so the program waits out the claim's round
-      trip there; made inside the body before its K loop instead (the wait
-      overlapping the prologue's copies), it measured the same on the H100
-      (4096^3 work stealing 0.93x torch either way), so the claim stays
-      outside the body.
-    * stream-k: the partition of :func:`gemm_opt.core.schedules.stream_k_partition`
+      trip there; the claim stays outside the body, where it is no slower
+      than inside it before the K loop (``docs/schedule-tuning-history.md``).
+    * stream-k: the partition of :func:`gemm_opt.core.schedules.partition.stream_k_partition`
       computed on the device; one ``scf.for`` over the program's work units
-      in the order of :meth:`~gemm_opt.core.schedules.StreamKPartition.segments`:
+      in the order of :meth:`~gemm_opt.core.schedules.partition.StreamKPartition.segments`:
       its whole tiles ``pid, pid + P, ...`` below ``dp_tiles``, then one unit
       per tile its iteration range ``[pid*q + min(pid, r), +q + (pid < r))``
       touches, *last tile first*. A unit covering its whole tile is stored.
@@ -113,7 +112,8 @@ class LowerGemmSchedulePass(TilePass):
     ``[start_g, start_g + len_g)`` (empty: a zero tile), stored at rows
     ``g*M + m``.
 
-    Diagnostics (at the op): a schedule the verifier refuses.
+    Every op it creates is at the schedule op's location (the body's ops keep
+    theirs). Diagnostics (at the op): a schedule the verifier refuses.
     """
 
     name: ClassVar[str] = "tile-lower-gemm-schedule"
@@ -133,9 +133,10 @@ class _Schedule:
         self.kind = op.kind
         self.reduction = op.reduction
         self.grouped = op.grouped
+        self.tile_loop = op.tile_loop
         self.bm, self.bn, self.bk = op.block()
         self.group_m = op.int_attr("group_m")
-        self.num_xcds = op.int_attr("num_xcds")
+        self.num_xcds = op.num_xcds
         self.block = op.operation.regions[0].blocks[0]
         ops = list(self.block.operations)
         self.yield_op = ops[-1].operation
@@ -154,23 +155,31 @@ class _Schedule:
             self.num_pid_m = e.cdiv(self.M, e.c(self.bm))
             self.num_pid_n = e.cdiv(self.N, e.c(self.bn))
             self.tiles = e.mul(self.num_pid_m, self.num_pid_n)
-            if self.grouped == "m":
+            if self.grouped == Grouped.M:
                 self._grouped_m()
-            elif self.grouped == "k":
+            elif self.grouped == Grouped.K:
                 self._grouped_k()
             else:
-                getattr(self, "_" + self.kind.replace("-", "_"))()
+                getattr(self, "_" + self.kind.name.lower())()  # Kind.STREAM_K: _stream_k
         op.erase()
 
     # -- pieces --
 
     def coords(self, t: Value, num_pid_m: Value | None = None) -> tuple[Value, Value]:
-        """(m_off, n_off) of tile ``t`` in GROUP_M order (of ``num_pid_m`` tile-rows)."""
+        """(m_off, n_off) of tile ``t`` in GROUP_M order (of ``num_pid_m`` tile-rows).
+
+        A band is ``group_m * num_pid_n`` tiles in i32. Up to
+        :func:`~gemm_opt.dialect.schedule.group_m_limit` that fits for every N;
+        a larger ``group_m`` is clamped to the tile rows first (a band of all
+        the rows is the same order), so the band is at most the tile count."""
         e = self.e
+        rows = num_pid_m or self.num_pid_m
         gm = e.c(self.group_m)
+        if self.group_m > group_m_limit(self.bn):
+            gm = e.max(e.min(gm, rows), e.c(1))
         in_group = e.mul(gm, self.num_pid_n)
         first_m = e.mul(e.div(t, in_group), gm)
-        size_m = e.min(e.sub(num_pid_m or self.num_pid_m, first_m), gm)
+        size_m = e.min(e.sub(rows, first_m), gm)
         local = e.rem(t, in_group)
         pid_m = e.add(first_m, e.rem(local, size_m))
         pid_n = e.div(local, size_m)
@@ -266,7 +275,7 @@ class _Schedule:
         P = e.num_programs()
         ipt = e.cdiv(self.K, e.c(self.bk))
         ipt1 = e.max(ipt, e.c(1))
-        # The partition (core.schedules.stream_k_partition, on the device).
+        # The partition (core.schedules.partition.stream_k_partition, on the device).
         rem_tiles = e.rem(self.tiles, P)
         sk0 = e.select(
             e.cmp("eq", rem_tiles, e.c(0)),
@@ -303,9 +312,9 @@ class _Schedule:
             acc, m_off, n_off = self.tile(t, k_off, k_end)
             whole = e.and_(e.cmp("eq", sb, e.c(0)), e.cmp("eq", se, ipt))
             place = (acc, m_off, n_off)
-            if self.reduction == "atomic":
+            if self.reduction == Reduction.ATOMIC:
                 self._atomic(whole, *place)
-            elif self.reduction == "linear":
+            elif self.reduction == Reduction.LINEAR:
                 self._linear(whole, se, ipt, tile_begin, tile_end, *place)
             else:
                 self._tree(whole, tile_begin, tile_end, *place)
@@ -387,13 +396,13 @@ class _Schedule:
         of the group's tiles (the first is ``(pid - g*T) mod P``), a loop over
         them, with the descriptors hoisted between the two
         (:func:`~gemm_opt.passes.schedule_ir.hoist`): made once per group and
-        program instead of once per tile. Any other body keeps one flat tile
-        loop (:meth:`_grouped_k_flat`): nested, LLVM hoists the group's
-        per-thread address arithmetic out of the tile loop and keeps it in
-        registers (cuda:90's ``mid`` ``cp.async`` twin: 156 registers instead
-        of 120, one program per SM instead of two)."""
-        make = MakeTensorDescriptorOp.OPERATION_NAME
-        if not any(op.operation.name == make for op in self.block.operations):
+        program instead of once per tile. The op's ``tile_loop`` says which:
+        ``per-group`` this nest, ``flat`` one flat tile loop
+        (:meth:`_grouped_k_flat`), for a body with nothing to hoist: nested,
+        LLVM hoists the group's per-thread address arithmetic out of the tile
+        loop and keeps it in registers, which costs occupancy
+        (``docs/schedule-tuning-history.md``)."""
+        if self.tile_loop == TileLoop.FLAT:
             self._grouped_k_flat()
             return
         e = self.e
@@ -413,7 +422,7 @@ class _Schedule:
                 with ir.InsertionPoint(tiles.body):
                     self._wgrad_tile(tiles.induction_variable, g, k_off, k_end)
                     scf.YieldOp([])
-                hoist(tiles, make)
+                hoist(tiles, MakeTensorDescriptorOp.OPERATION_NAME)
                 scf.YieldOp([])
             scf.YieldOp([k_next])
 

@@ -56,7 +56,8 @@ if str(HERE) not in sys.path:
 import benchlib  # noqa: E402
 
 from gemm_opt.core import schedules as S  # noqa: E402
-from gemm_opt.core.schedules import GPU_CONFIGS  # noqa: E402
+from gemm_opt.kernels import h100_configs as h100  # noqa: E402
+from gemm_opt.kernels.h100_configs import GPU_CONFIGS  # noqa: E402
 
 PROG = "schedules.py"
 #: torch dtype names, and the kernels' name of each.
@@ -203,7 +204,7 @@ def kernel_names(dtypes: list[str], quick: bool = False) -> list[str]:
             cfg = config.__dict__
             for kind, red in DENSE:
                 red = S.resolve_reduction(kind, red)
-                if S.config_serves(name, red):
+                if h100.config_serves(name, red):
                     names.add(S.KernelSpec(kind, red, "none", d, **cfg).name)
             for kind, _ in GROUPED:  # forward, dgrad and wgrad: one per shape class too
                 for grouped, tb in (("m", False), ("m", True), ("k", False)):
@@ -222,7 +223,7 @@ def shape_config(
 ) -> dict:
     """The configuration the API runs an ``m x n`` output with (no ``config`` given;
     wgrad: ``groups`` outputs of ``m x n``)."""
-    name = S.gpu_config_name(m, n, grouped, trans_b, sms, reduction, groups=groups)
+    name = h100.gpu_config_name(m, n, grouped, sms, reduction, groups=groups)
     return GPU_CONFIGS[name].__dict__
 
 
@@ -501,9 +502,7 @@ def time_case(
             )
             groups = len(case.lens) if case.lens else 1
             red = label.split("/")[1] if "/" in label else None
-            row["config"] = S.gpu_config_name(
-                m, n, grouped, case.op == "dgrad", sms, red, groups=groups
-            )
+            row["config"] = h100.gpu_config_name(m, n, grouped, sms, red, groups=groups)
         if case.op == "dense" and case.m <= 64:
             size = 2 * (case.m * case.k + case.k * case.n + case.m * case.n)
             row["hbm_roofline"] = round(size / HBM_BYTES_PER_S / (ms * 1e-3), 3)

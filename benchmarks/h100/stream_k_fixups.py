@@ -34,6 +34,7 @@ import benchlib
 from benchlib import graph_us
 
 from gemm_opt.core import schedules as S
+from gemm_opt.kernels import h100_configs as h100
 
 SHAPES = ((512, 512, 8192), (16, 4096, 7168), (128, 7168, 2048))
 REDUCTIONS = ("atomic", "linear", "tree")
@@ -52,10 +53,10 @@ class Case:
     config: str
 
     def config_name(self, sms: int) -> str:
-        """The :data:`~gemm_opt.core.schedules.GPU_CONFIGS` entry the case runs."""
+        """The :data:`~gemm_opt.kernels.h100_configs.GPU_CONFIGS` entry the case runs."""
         if self.config != "class":
             return self.config
-        return S.gpu_config_name(self.m, self.n, sms=sms, reduction=self.reduction)
+        return h100.gpu_config_name(self.m, self.n, sms=sms, reduction=self.reduction)
 
 
 def cases() -> list[Case]:
@@ -86,7 +87,7 @@ def run_case(torch: Any, case: Case, a: Any, b: Any, ref: Any, mag: Any, say: An
 
     sms = rt.sm_count(torch, a.device)
     name = case.config_name(sms)
-    cfg = S.GPU_CONFIGS[name]
+    cfg = h100.GPU_CONFIGS[name]
     kw = dict(schedule="stream-k", reduction=case.reduction, config=cfg,
               num_programs=sms if case.grid == "sm" else None)  # fmt: skip
     first = gemm_opt.matmul(a, b, **kw)

@@ -51,6 +51,7 @@ def main() -> int:
 
     import gemm_opt as g
     from gemm_opt.core import schedules as S
+    from gemm_opt.kernels import h100_configs as h100
 
     flush = benchlib.Flusher()
     for (m, n, k), names in CASES:
@@ -61,7 +62,7 @@ def main() -> int:
             "auto": lambda a=a, b=b: g.matmul(a, b, schedule="auto"),
         }
         for name in names:
-            cfg = S.GPU_CONFIGS[name]
+            cfg = h100.GPU_CONFIGS[name]
             ipt = S.iters_per_tile(k, cfg.block_k)
             tiles = S.tile_count(m, n, cfg.block_m, cfg.block_n)
             total = tiles * ipt

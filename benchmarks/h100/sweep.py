@@ -94,6 +94,7 @@ import benchlib  # noqa: E402
 import schedules as suite  # noqa: E402
 
 from gemm_opt.core import schedules as S  # noqa: E402
+from gemm_opt.kernels import h100_configs as h100  # noqa: E402
 
 PROG = "sweep.py"
 #: The largest M, N and K drawn.
@@ -517,7 +518,7 @@ def first_line(e: BaseException) -> str:
 
 
 def choice_text(choice: Any) -> str:
-    name = next((n for n, c in S.GPU_CONFIGS.items() if c == choice.config), "custom")
+    name = next((n for n, c in h100.GPU_CONFIGS.items() if c == choice.config), "custom")
     return f"{choice.schedule}{'/' + choice.reduction if choice.reduction else ''} {name}"
 
 

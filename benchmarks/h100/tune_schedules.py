@@ -68,6 +68,7 @@ import benchlib  # noqa: E402
 from schedules import atomic_contributors, group_sizes  # noqa: E402
 
 from gemm_opt.core import schedules as S  # noqa: E402
+from gemm_opt.kernels import h100_configs as h100  # noqa: E402
 from gemm_opt.runtime import autotune as A  # noqa: E402
 
 PROG = "tune_schedules.py"
@@ -168,7 +169,7 @@ class Candidate:
 
     @property
     def label(self) -> str:
-        names = {cfg: name for name, cfg in S.GPU_CONFIGS.items()}
+        names = {cfg: name for name, cfg in h100.GPU_CONFIGS.items()}
         c = self.config
         cfg = names.get(c) or f"{c.block_m}x{c.block_n}x{c.block_k}_g{c.group_m}_w{c.num_warps}"
         red = f"/{self.reduction}" if self.reduction else ""
@@ -298,7 +299,7 @@ def make_table(results: dict[str, dict[str, Any]], provenance: dict[str, Any]) -
 
 def best_fixed(result: dict[str, Any]) -> dict[str, Any] | None:
     """The fastest correct candidate with the default config (what a fixed schedule gives)."""
-    default = dataclasses.asdict(S.GPU_CONFIG)
+    default = dataclasses.asdict(h100.GPU_CONFIG)
     return best_of([r for r in result["candidates"] if r["config"] == default])
 
 

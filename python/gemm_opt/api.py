@@ -57,6 +57,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gemm_opt.core import schedules as S
+from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import plan as P
 
 #: Schedules ``schedule=`` takes besides :data:`AUTO`.
@@ -68,10 +69,10 @@ GemmConfig = S.GemmConfig
 #: The configuration the model runs by default (small blocks: quick to interpret).
 MODEL_CONFIG = S.MODEL_CONFIG
 #: The configuration a partial ``config`` dict fills in on the GPU.
-GPU_CONFIG = S.GPU_CONFIG
+GPU_CONFIG = h100.GPU_CONFIG
 #: The configurations bundled for the GPU, by name; with ``config=None`` the
-#: GPU runs the one of the shape's class (:func:`gemm_opt.core.schedules.gpu_config_name`).
-GPU_CONFIGS = S.GPU_CONFIGS
+#: GPU runs the one of the shape's class (:func:`gemm_opt.kernels.h100_configs.gpu_config_name`).
+GPU_CONFIGS = h100.GPU_CONFIGS
 #: Resident programs on the model when ``num_programs`` is None.
 MODEL_PROGRAMS = P.MODEL_PROGRAMS
 #: ``validate=`` values (see :func:`grouped_matmul`).

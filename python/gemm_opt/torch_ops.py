@@ -41,6 +41,7 @@ import torch
 from torch import Tensor
 
 from gemm_opt.core import schedules as S
+from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import gemm as rt
 from gemm_opt.runtime import plan as P
 
@@ -439,7 +440,7 @@ def _op_args(a: Tensor, b: Tensor, kw: dict[str, Any], eager_check: Any) -> tupl
     if not _scalar_types_ok(kw):
         eager_check()
         raise TypeError("gemm_opt: bad scalar arguments")  # eager_check raises first
-    default = S.GPU_CONFIG if a.device.type == "cuda" else S.MODEL_CONFIG
+    default = h100.GPU_CONFIG if a.device.type == "cuda" else S.MODEL_CONFIG
     config = P.check_config(kw["config"], default) if kw["config"] is not None else None
     return (
         kw["schedule"],

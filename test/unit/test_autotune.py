@@ -12,6 +12,7 @@ import pytest
 
 import gemm_opt
 from gemm_opt.core import schedules as S
+from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import autotune as A
 
 PROVENANCE = {
@@ -28,7 +29,7 @@ PROVENANCE = {
 
 
 def entry(op, m, n, k, groups=1, *, dtype="bf16", schedule="data-parallel", reduction=None,
-          config=S.GPU_CONFIG):  # fmt: skip
+          config=h100.GPU_CONFIG):  # fmt: skip
     p = A.Problem(op, m, n, k, groups)
     return {
         "op": op,
@@ -127,13 +128,13 @@ def test_problem_rejects_bad_sizes() -> None:
 def test_fallback_rule(problem, schedule, reduction, config) -> None:
     choice = A.fallback_choice(problem, 132)
     assert (choice.schedule, choice.reduction) == (schedule, reduction)
-    assert choice.config == S.GPU_CONFIGS[config]
+    assert choice.config == h100.GPU_CONFIGS[config]
     assert choice.source == "fallback"
-    grouped, trans_b = A.OP_KERNELS[problem.op]
-    name = S.gpu_config_name(
-        problem.m, problem.n, grouped, trans_b, 132, reduction, groups=problem.groups
+    grouped, _ = A.OP_KERNELS[problem.op]
+    name = h100.gpu_config_name(
+        problem.m, problem.n, grouped, 132, reduction, groups=problem.groups
     )
-    assert choice.config == S.GPU_CONFIGS[name], "what the fixed schedule runs"
+    assert choice.config == h100.GPU_CONFIGS[name], "what the fixed schedule runs"
 
 
 def test_fallback_depends_on_the_compute_units() -> None:
@@ -152,7 +153,7 @@ def test_no_table_resolves_by_the_rule(tmp_path: Path) -> None:
 
 
 def test_lookup_takes_the_nearest_entry_of_the_class(tmp_path: Path) -> None:
-    narrow = S.GPU_CONFIGS["narrow"]
+    narrow = h100.GPU_CONFIGS["narrow"]
     write(
         tmp_path,
         table(
@@ -164,7 +165,7 @@ def test_lookup_takes_the_nearest_entry_of_the_class(tmp_path: Path) -> None:
     )
     got = A.resolve(A.Problem("dense", 3000, 4000, 4096), "bf16", root=tmp_path)
     assert (got.schedule, got.reduction, got.config, got.source) == (
-        "persistent", None, S.GPU_CONFIG, "table",
+        "persistent", None, h100.GPU_CONFIG, "table",
     )  # fmt: skip
     assert got.tuned == A.Problem("dense", 4096, 4096, 4096)
     got = A.resolve(A.Problem("dense", 2000, 2100, 1500), "bf16", root=tmp_path)
@@ -340,7 +341,7 @@ def test_auto_grouped_forms_resolve_by_their_operation(tmp_path: Path, monkeypat
     assert (seen[-1].grouped, seen[-1].block_m) == ("k", 64)
     # dgrad has no entry: persistent with its shape class's config (48 x 64: small)
     gemm_opt.grouped_matmul(dy, w, lens, trans_b=True, schedule="auto")
-    small_class = S.GPU_CONFIGS["small"]
+    small_class = h100.GPU_CONFIGS["small"]
     assert (seen[-1].trans_b, seen[-1].block_m, seen[-1].block_n) == (
         True, small_class.block_m, small_class.block_n
     )  # fmt: skip
@@ -420,7 +421,7 @@ def test_auto_on_cuda_uses_the_device_target_and_compute_units(monkeypatch, tmp_
     a = SimpleNamespace(device=torch.device("cuda", 0))
     problem = ("dense", 512, 512, 8192, 1)  # 64 small tiles of 128 iterations
     kind, red, cfg = P.resolve_auto("auto", "atomic", None, problem, "cuda", "bf16", a, None, 1)
-    assert (kind, red, cfg) == ("stream-k", "atomic", S.GPU_CONFIGS["small"])
+    assert (kind, red, cfg) == ("stream-k", "atomic", h100.GPU_CONFIGS["small"])
     gpu(114)  # an H100 PCIe: 64 tiles fill more than half of it
     kind, red, cfg = P.resolve_auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
     assert (kind, red) == ("data-parallel", None)
@@ -448,7 +449,7 @@ def _auto_spec(a, b, reduction=None):
 
 
 def test_the_deterministic_stand_in_of_atomic_stream_k() -> None:
-    small, wide = S.GPU_CONFIGS["small"], S.GPU_CONFIGS["wide"]
+    small, wide = h100.GPU_CONFIGS["small"], h100.GPU_CONFIGS["wide"]
     atomic = A.Choice("stream-k", "atomic", small, "table")
     assert A.deterministic(atomic) == A.Choice("stream-k", "linear", small, "table")
     # the wide class's kernels spill with a fix-up tile: data-parallel on its config

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from support.scripts import load_script
 
-from gemm_opt.core import schedules as S
+from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.kernels.build_bundles import bundle_specs
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "h100" / "stream_k_fixups.py"
@@ -28,7 +28,7 @@ def test_every_case_runs_a_bundled_kernel():
     cases = bench.cases()
     assert len(cases) == len(bench.SHAPES) * 3 * 2 * 2
     for case in cases:
-        cfg = S.GPU_CONFIGS[case.config_name(H100_SMS)]
+        cfg = h100.GPU_CONFIGS[case.config_name(H100_SMS)]
         key = (case.reduction, "bf16", cfg.block_m, cfg.block_n, cfg.block_k, cfg.num_warps)
         assert key in bundled, case
 
@@ -37,7 +37,7 @@ def test_partition_facts_name_contributors_and_the_critical_path():
     bench = load_script(SCRIPT, "bench_stream_k_fixups")
     case = bench.Case(512, 512, 8192, "linear", "resident", "class")
     assert case.config_name(H100_SMS) == "small"
-    facts = bench.partition_facts(case, S.GPU_CONFIGS["small"], 132)
+    facts = bench.partition_facts(case, h100.GPU_CONFIGS["small"], 132)
     # 64 tiles of 64 iterations (K blocks of 128) over 132 programs: 31 or 32 each,
     # so a tile's 64 iterations meet 2 to 4 programs
     assert facts.split() == ["tiles", "64", "contributors", "2-4", "path", "34", "of", "work", "32"]

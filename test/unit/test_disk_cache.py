@@ -19,6 +19,7 @@ from support.fake_bundles import fake_kernel
 
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import disk_cache as D
+from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import Bundle, read_bundle
 from gemm_opt.runtime import gemm as rt
 from gemm_opt.runtime.bundle import TensorMap
@@ -46,7 +47,7 @@ CHANGES = {
     "group_m": {"group_m": 8},
     "num_warps": {"num_warps": 8},
     "num_stages": {"num_stages": 2},
-    "num_xcds": {"num_xcds": 2},
+    "num_xcds": {"kind": "work-stealing", "reduction": None, "num_xcds": 2},  # its kind's
     "trans_b": {"trans_b": True},
     "aligned": {"aligned": True},
     "tma": {"aligned": True, "tma": True},
@@ -277,7 +278,7 @@ def builder():
 
 def test_store_builds_what_no_bundle_holds(builder, tmp_path: Path) -> None:
     st = rt.KernelStore("cuda:90", tmp_path)
-    spec = S.KernelSpec("data-parallel", None, "none", "fp16", **S.GPU_CONFIG.__dict__)
+    spec = S.KernelSpec("data-parallel", None, "none", "fp16", **h100.GPU_CONFIG.__dict__)
     assert st.for_spec(spec).name == spec.name
     assert st.for_spec(spec) is st.for_spec(spec) and builder == [spec.name]
     # the pipelined body pairs with TMA and aligned twins, built too, wgrad's

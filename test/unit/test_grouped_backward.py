@@ -39,6 +39,7 @@ from gemm_opt import dialect
 from gemm_opt.core import schedules as S
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.pipeline import Registry, build_pass_manager
+from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.kernels.build_bundles import TMA_HAND_OFF, build
 from gemm_opt.kernels.schedule_gemm import build_gemm_module
 from gemm_opt.lowering.compile import compile_tile_module
@@ -190,7 +191,7 @@ def test_wgrad_tma_twin_equals_numpy_after_every_pass() -> None:
     guard before the tile loop (not in it), with the group's K end as their
     rows, and the copies are unbounded, as TMA's are."""
     module = _module("k", False, "cuda:90", tma=True)
-    assert S.tma_copies("k", False, 4)
+    assert S.tma_copies(4)
     passes = tile_passes("cuda:90")
     for i in range(1, len(passes) + 1):
         lowered = _after(module, passes[:i])
@@ -237,8 +238,7 @@ def test_wgrad_tma_twin_stops_k_blocks_at_the_group_end() -> None:
 
 def test_every_pipelined_kernel_has_a_tma_twin() -> None:
     """wgrad included (its per-group descriptors bound K); the blocks body has none."""
-    for grouped, trans_b in (("none", False), ("m", False), ("m", True), ("k", False)):
-        assert S.tma_copies(grouped, trans_b, 8) and not S.tma_copies(grouped, trans_b, 1)
+    assert S.tma_copies(8) and not S.tma_copies(1)
     spec = S.KernelSpec(
         "persistent", None, "k", "bf16", 128, 128, 64, 8, 8, 3, aligned=True, tma=True
     )
@@ -398,7 +398,7 @@ def test_cuda90_bundle_kernels_keep_wgmma_in_flight_without_spills(
     flight in the K loop (``wait 0x1``; ptxas would serialize a pipeline it
     cannot prove safe to ``0x0`` everywhere)."""
     spec = S.KernelSpec(
-        "persistent", None, grouped, "bf16", **S.GPU_CONFIGS["mid"].__dict__, trans_b=trans_b,
+        "persistent", None, grouped, "bf16", **h100.GPU_CONFIGS["mid"].__dict__, trans_b=trans_b,
         aligned=True, tma=tma,
     )  # fmt: skip
     (kernel,) = build("cuda:90", [spec], quiet=True).kernels

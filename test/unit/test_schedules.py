@@ -19,6 +19,7 @@ from gemm_opt.core.schedules import (
     tile_count,
     workspace_layout,
 )
+from gemm_opt.dialect import make_context
 from gemm_opt.kernels.schedule_gemm import build_gemm_module
 from gemm_opt.lowering.compile import compile_tile_module
 from gemm_opt.model.interpreter import ModelError, run_function
@@ -320,6 +321,9 @@ def test_kernel_signature():
         ({"body": "pipelined", "num_stages": 1}, "has 2 to 6 stages"),
         ({"body": "pipelined", "num_stages": 7}, "has 2 to 6 stages"),
         ({"body": "blocks", "num_stages": 2}, "has 1 stage"),
+        ({"kind": "persistent", "num_xcds": 2}, "num_xcds=2 is for kind 'work-stealing'"),
+        ({"group_m": True}, "group_m must be a positive i32"),
+        ({"block_n": 2**31}, "block_n must be a positive i32"),
     ],
 )
 def test_kernel_builder_rejects_bad_configs(kwargs, message):
@@ -404,6 +408,50 @@ def test_module_context_is_kept():
     module = build_gemm_module()
     assert isinstance(module, ir.Module)
     assert "tile.gemm_schedule" in str(module)
+
+
+@pytest.mark.parametrize(
+    ("kind", "reduction", "grouped", "tma"),
+    [*((k, r, "none", False) for k, r in SCHEDULES), ("persistent", None, "m", False),
+     ("persistent", None, "k", False), ("persistent", None, "k", True)],
+)  # fmt: skip
+def test_lowered_ops_carry_the_schedule_location(kind, reduction, grouped, tma):
+    """Every op the lowering creates (loops, index arithmetic, atomics, stores) is
+    at the schedule op's location, so a diagnostic or a model report about one
+    names the schedule's line; the body's ops keep their own."""
+    built = build_gemm_module(
+        kind=kind, reduction=reduction, grouped=grouped, num_warps=8 if tma else 4,
+        block_m=128 if tma else 64, block_n=128 if tma else 64, block_k=64 if tma else 32,
+        aligned=tma, tma=tma, target="cuda:90" if tma else "gfx1250",
+    )  # fmt: skip
+    text = built.operation.get_asm(print_generic_op_form=True)
+    with make_context():
+        module = ir.Module.parse(text)  # each op at its own line of ``text``
+        before: dict[str, int] = {}
+        sched = []
+
+        def count(op):
+            if op.name == "tile.gemm_schedule":
+                sched.append(str(op.location))
+            elif op.name != "tile.schedule_yield":  # erased with the schedule
+                before[str(op.location)] = before.get(str(op.location), 0) + 1
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(count)
+        LowerGemmSchedulePass().run(module.operation)
+        after: dict[str, int] = {}
+
+        def tally(op):
+            after[str(op.location)] = after.get(str(op.location), 0) + 1
+            return ir.WalkResult.ADVANCE
+
+        module.operation.walk(tally)
+    (at,) = sched
+    assert "loc(unknown)" not in after and at not in before
+    created = {loc: n for loc, n in after.items() if loc not in before}
+    assert set(created) == {at} and created[at] > 10, created
+    # The body's ops are moved, not rebuilt: each original location is still there.
+    assert all(after.get(loc, 0) >= 1 for loc in before)
 
 
 # ---- grouped GEMM -------------------------------------------------------------------

@@ -23,6 +23,7 @@ import gemm_opt
 from gemm_opt import api, torch_ops
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import build_bundles
+from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import gemm as rt
 from gemm_opt.runtime import plan as P
 
@@ -296,7 +297,7 @@ def test_the_cuda_path_never_reads_device_data(cuda_stand_in) -> None:
     assert kinds == [("m", False), ("m", True), ("k", False)], kinds
     assert all(d["group_lens"] is lens for d in launches), "the tensor itself, not a copy"
     spec = launches[0]["spec"]  # the shape class's config (config=None)
-    assert spec.block_m == api.GPU_CONFIGS[S.gpu_config_name(300, 48, "m", False, 132)].block_m
+    assert spec.block_m == api.GPU_CONFIGS[h100.gpu_config_name(300, 48, "m", 132)].block_m
     bm, bn = spec.block_m, spec.block_n
     bound = S.grouped_tiles_bound("m", 4, rows=300, m=0, n=48, block_m=bm, block_n=bn)
     assert launches[0]["tiles"] == bound == (300 + 4 * (bm - 1)) // bm * -(-48 // bn)

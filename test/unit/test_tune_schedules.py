@@ -12,6 +12,7 @@ import pytest
 from support.scripts import load_script
 
 from gemm_opt.core import schedules as S
+from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import autotune as A
 
 H100 = Path(__file__).resolve().parents[2] / "benchmarks" / "h100"
@@ -26,14 +27,14 @@ def metas() -> list[dict[str, Any]]:
     """Kernel metas as build_bundles writes them: every dense form in each config, the
     grouped forms in the default one, and aligned twins (which are not candidates)."""
     out = []
-    for cfg in S.GPU_CONFIGS.values():
+    for cfg in h100.GPU_CONFIGS.values():
         for kind in S.KINDS:
             for red in S.REDUCTIONS if kind == "stream-k" else (None,):
                 for dtype in S.DTYPES:
                     spec = S.KernelSpec(kind, red, "none", dtype, **asdict(cfg))
                     out += [asdict(spec), asdict(replace(spec, aligned=True))]
     for grouped, tb in (("m", False), ("m", True), ("k", False)):
-        spec = S.KernelSpec("persistent", None, grouped, "bf16", **asdict(S.GPU_CONFIG),
+        spec = S.KernelSpec("persistent", None, grouped, "bf16", **asdict(h100.GPU_CONFIG),
                             trans_b=tb)  # fmt: skip
         out.append(asdict(spec))
     out.append({"kind": "gemm", "dtype": "fp16"})  # a non-schedule kernel of another bundle
@@ -66,12 +67,12 @@ def test_cases_cover_the_issue_problems(T) -> None:
 
 def test_candidates_are_what_the_bundles_hold(T) -> None:
     dense = T.candidates(metas(), "dense", "bfloat16")
-    assert len(dense) == 6 * len(S.GPU_CONFIGS)
+    assert len(dense) == 6 * len(h100.GPU_CONFIGS)
     assert {(c.schedule, c.reduction) for c in dense} == {
         ("data-parallel", None), ("persistent", None), ("work-stealing", None),
         ("stream-k", "atomic"), ("stream-k", "linear"), ("stream-k", "tree"),
     }  # fmt: skip
-    assert {c.config for c in dense} == set(S.GPU_CONFIGS.values())
+    assert {c.config for c in dense} == set(h100.GPU_CONFIGS.values())
     assert dense[0].label == "data-parallel default"
     assert [c.label for c in T.candidates(metas(), "dgrad", "bfloat16")] == ["persistent default"]
     assert T.candidates(metas(), "wgrad", "float16") == []  # not bundled in fp16
@@ -132,7 +133,7 @@ def test_tuning_picks_the_fastest_correct_candidate(T, tmp_path: Path, capsys) -
     assert any("FAIL stream-k/tree narrow" in x for x in lines)
     entry = T.table_entry(result)
     assert (entry["schedule"], entry["reduction"], entry["config"]) == (
-        "stream-k", "atomic", asdict(S.GPU_CONFIG),
+        "stream-k", "atomic", asdict(h100.GPU_CONFIG),
     )  # fmt: skip
     assert entry["runner_up"] == "data-parallel default" and entry["torch_ms"] == 0.3
     assert entry["class"] == "dense m<=1024 n<=1024 k>4096"
@@ -193,10 +194,10 @@ def test_the_written_table_is_what_auto_resolves(T, tmp_path: Path) -> None:
     T.write_json(tmp_path / "cuda90.json", doc)
     got = A.resolve(A.Problem("dense", 8, 4096, 8192), "bf16", root=tmp_path)
     assert (got.schedule, got.reduction, got.config, got.source) == (
-        "stream-k", "linear", S.GPU_CONFIGS["narrow"], "table",
+        "stream-k", "linear", h100.GPU_CONFIGS["narrow"], "table",
     )  # fmt: skip
     got = A.resolve(A.Problem("dense", 3072, 3072, 3072), "bf16", root=tmp_path)
-    assert (got.schedule, got.config) == ("persistent", S.GPU_CONFIG)
+    assert (got.schedule, got.config) == ("persistent", h100.GPU_CONFIG)
     got = A.resolve(A.Problem("wgrad", 2048, 7168, 16 * 2048, 16), "bf16", root=tmp_path)
     assert got.source == "table"
     got = A.resolve(A.Problem("dgrad", 8192, 2880, 2880, 4), "bf16", root=tmp_path)
@@ -310,9 +311,9 @@ def test_main_tunes_resumes_and_benches_end_to_end(T, tmp_path: Path, monkeypatc
     from gemm_opt.runtime import Bundle
 
     specs = [
-        S.KernelSpec("data-parallel", None, "none", "bf16", **asdict(S.GPU_CONFIGS["narrow"])),
-        S.KernelSpec("stream-k", "linear", "none", "bf16", **asdict(S.GPU_CONFIG)),
-        S.KernelSpec("persistent", None, "m", "bf16", **asdict(S.GPU_CONFIG)),
+        S.KernelSpec("data-parallel", None, "none", "bf16", **asdict(h100.GPU_CONFIGS["narrow"])),
+        S.KernelSpec("stream-k", "linear", "none", "bf16", **asdict(h100.GPU_CONFIG)),
+        S.KernelSpec("persistent", None, "m", "bf16", **asdict(h100.GPU_CONFIG)),
     ]
     (tmp_path / "b" / "cuda90").mkdir(parents=True)
     Bundle(tuple(fake_kernel(s) for s in specs)).write(tmp_path / "b" / "cuda90" / "k.bundle")

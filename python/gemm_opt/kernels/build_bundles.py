@@ -18,7 +18,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from gemm_opt.core import schedules as S
-from gemm_opt.core.schedules import GPU_CONFIGS
+from gemm_opt.kernels import h100_configs as h100
+from gemm_opt.kernels.h100_configs import GPU_CONFIGS
 
 #: The GPU configurations bundled (the API's, by name).
 CONFIGS = {name: cfg.__dict__ for name, cfg in GPU_CONFIGS.items()}
@@ -32,8 +33,8 @@ def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
     descriptors), which the runtime launches instead where the arguments
     satisfy their facts."""
     specs = _plain_specs(dtypes)
-    twins = [s for s in specs if S.pipelined(s.grouped, s.trans_b, s.num_warps)]
-    tma = [s for s in twins if S.tma_copies(s.grouped, s.trans_b, s.num_warps)]
+    twins = [s for s in specs if S.pipelined(s.num_warps)]
+    tma = [s for s in twins if S.tma_copies(s.num_warps)]
     return (
         specs
         + [replace(s, aligned=True) for s in twins]
@@ -62,7 +63,7 @@ def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
             for kind in S.KINDS:
                 reductions = S.REDUCTIONS if kind == "stream-k" else (None,)
                 for red in reductions:
-                    if S.config_serves(name, red):
+                    if h100.config_serves(name, red):
                         specs.append(S.KernelSpec(kind, red, "none", dtype, **cfg))
         for kind in S.GROUPED_KINDS:
             for cfg in CONFIGS.values():  # forward, dgrad (trans_b), wgrad

@@ -2,7 +2,7 @@
 
 Built with the dialect's op builders (no IR text). The kernel is one
 function ``@gemm``; its arguments, in order (optional ones only when the
-schedule has them, see :func:`gemm_opt.core.schedules.kernel_args`):
+schedule has them, see :func:`gemm_opt.core.schedules.abi.kernel_args`):
 
 ==========  ===================  ===============================================
 name        type                 meaning
@@ -21,12 +21,12 @@ partials    ``!tile.ptr<f32>``   stream-k linear/tree: fp32 partial tiles
 ==========  ===================  ===============================================
 
 ``T`` is f16 or bf16 (``dtype`` "fp16" or "bf16"; fp32 accumulation, C in
-T); the names and order are :func:`gemm_opt.core.schedules.kernel_args`.
+T); the names and order are :func:`gemm_opt.core.schedules.abi.kernel_args`.
 Grid: ``(tiles, 1, 1)`` for data-parallel (``tiles = cdiv(M, block_m) * cdiv(N, block_n)``), else
 ``(P, 1, 1)`` for any number of programs P (the runtime's default: the
 resident programs, compute units x occupancy). Sizes
 of ``sync`` and ``partials`` for P programs:
-:func:`gemm_opt.core.schedules.workspace_layout`; the host zeroes ``sync``
+:func:`gemm_opt.core.schedules.partition.workspace_layout`; the host zeroes ``sync``
 before every launch (and C for stream-K with atomic reduction).
 
 Two bodies (one tile, one K range), both for every target: ``blocks``
@@ -45,13 +45,21 @@ from typing import Any
 
 from gemm_opt.core.contract import DIVISIBILITY, NUM_WARPS, TARGET, THREADS_PER_WARP
 from gemm_opt.core.ext_compat import arith, func, ir, scf
-from gemm_opt.core.schedules import (
-    DTYPES,
+from gemm_opt.core.modes import (
+    BODIES,
     GROUPED,
     KINDS,
+    REDUCTIONS,
+    Body,
+    Grouped,
+    Kind,
+    Reduction,
+    TileLoop,
+)
+from gemm_opt.core.schedules.abi import (
+    DTYPES,
     MAX_STAGES,
     MIN_STAGES,
-    REDUCTIONS,
     check_kernel_config,
     divisibility_facts,
     kernel_args,
@@ -61,7 +69,7 @@ from gemm_opt.core.schedules import (
 )
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect import make_context
-from gemm_opt.dialect.schedule import GemmScheduleOp, ScheduleYieldOp
+from gemm_opt.dialect.schedule import I32_MAX, GemmScheduleOp, ScheduleYieldOp
 from gemm_opt.dialect.tile import (
     AsyncTDMCopyGlobalToLocalOp,
     AsyncTDMWaitOp,
@@ -84,9 +92,9 @@ from gemm_opt.dialect.tile import (
 
 def build_gemm_module(
     *,
-    kind: str = "data-parallel",
-    reduction: str | None = None,
-    grouped: str = "none",
+    kind: Kind | str = Kind.DATA_PARALLEL,
+    reduction: Reduction | str | None = None,
+    grouped: Grouped | str = Grouped.NONE,
     dtype: str = "fp16",
     block_m: int = 64,
     block_n: int = 64,
@@ -97,7 +105,7 @@ def build_gemm_module(
     num_stages: int | None = None,
     target: str = "gfx1250",
     trans_b: bool = False,
-    body: str = "auto",
+    body: Body | str = Body.AUTO,
     aligned: bool = False,
     tma: bool = False,
     context: ir.Context | None = None,
@@ -115,7 +123,7 @@ def build_gemm_module(
     more, else blocks). ``num_stages`` None: the
     body's own. ``aligned``: state
     ``tile.divisibility = 16`` on N, K and the leading dimensions
-    (:func:`~gemm_opt.core.schedules.aligned_args`; M too for grouped "k"), so every copy row is
+    (:func:`~gemm_opt.core.schedules.abi.aligned_args`; M too for grouped "k"), so every copy row is
     whole 16-byte vectors: on cuda:90 the copies become direct ``cp.async``
     (without the facts they go through registers); the launcher refuses
     arguments that break them. ``tma`` (pipelined, ``aligned``): the copies
@@ -125,8 +133,10 @@ def build_gemm_module(
     (not ``trans_b``) then also states K divisible by ``block_k`` (a K block
     never crosses into the next group's weights); grouped "k" makes the
     body's descriptors with the group's K end as their row count instead
-    (:func:`_pipelined_body`). ValueError on a bad combination (the op
-    verifier's message for schedule rules).
+    (:func:`_pipelined_body`), and its schedule visits the tiles group by
+    group so that the lowering makes them once per group (``tile_loop =
+    "per-group"``; other wgrad kernels ``"flat"``). ValueError on a bad
+    combination (the op verifier's message for schedule rules).
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
@@ -134,33 +144,43 @@ def build_gemm_module(
         raise ValueError(f"reduction must be one of {', '.join(REDUCTIONS)}, got {reduction!r}")
     if grouped not in GROUPED:
         raise ValueError(f"grouped must be one of {', '.join(GROUPED)}, got {grouped!r}")
-    if trans_b and grouped != "m":
+    if trans_b and grouped != Grouped.M:
         raise ValueError("trans_b is for grouped = 'm' (dgrad-style B of shape (G, N, K))")
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
-    pipelined_ok = pipelined(grouped, trans_b, num_warps)
-    if body == "auto":
-        body = "pipelined" if pipelined_ok else "blocks"
-    if body not in ("pipelined", "blocks"):
+    ints = dict(block_m=block_m, block_n=block_n, block_k=block_k, group_m=group_m)
+    for name, value in (*ints.items(), ("num_xcds", num_xcds), ("num_warps", num_warps)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= I32_MAX:
+            raise ValueError(f"{name} must be a positive i32 (1 to {I32_MAX}), got {value!r}")
+    if num_xcds != 1 and kind != Kind.WORK_STEALING:
+        raise ValueError(f"num_xcds={num_xcds} is for kind 'work-stealing', not {kind!r}")
+    kind, grouped = Kind(kind), Grouped(grouped)
+    reduction = None if reduction is None else Reduction(reduction)
+    pipelined_ok = pipelined(num_warps)
+    if body == Body.AUTO:
+        body = Body.PIPELINED if pipelined_ok else Body.BLOCKS
+    if body not in BODIES:
         raise ValueError(f"body must be 'pipelined', 'blocks' or 'auto', got {body!r}")
-    if body == "pipelined" and not pipelined_ok:
+    if body == Body.PIPELINED and not pipelined_ok:
         raise ValueError("body 'pipelined' needs at least 2 warps (two halves copy A and B)")
-    stages = num_stages if num_stages is not None else (2 if body == "pipelined" else 1)
-    if body == "blocks" and stages != 1:
+    stages = num_stages if num_stages is not None else (2 if body == Body.PIPELINED else 1)
+    if body == Body.BLOCKS and stages != 1:
         raise ValueError(f"the blocks body has 1 stage, got num_stages={num_stages}")
-    if body == "pipelined" and not MIN_STAGES <= stages <= MAX_STAGES:
+    if body == Body.PIPELINED and not MIN_STAGES <= stages <= MAX_STAGES:
         raise ValueError(
             f"the pipelined body has {MIN_STAGES} to {MAX_STAGES} stages, "
             f"got num_stages={num_stages}"
         )
-    if tma and (body != "pipelined" or not aligned or not tma_copies(grouped, trans_b, num_warps)):
+    if tma and (body != Body.PIPELINED or not aligned or not tma_copies(num_warps)):
         raise ValueError("tma copies need the pipelined body and aligned = True")
     check_kernel_config(
         block_m=block_m, block_n=block_n, block_k=block_k, num_warps=num_warps, num_stages=None
     )
     wm, wn = warp_grid(num_warps)
+    # wgrad's TMA twin makes its descriptors in the body, once per group.
+    per_group = tma and grouped == Grouped.K
     ctx = context or make_context()
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
@@ -205,10 +225,10 @@ def build_gemm_module(
         args = dict(zip(names, entry.arguments, strict=True))
         with ir.InsertionPoint(entry):
             tdm = None
-            if body == "pipelined":
+            if body == Body.PIPELINED:
                 tdm = _tdm_setup(
                     args, elem, block_m, block_n, block_k, num_warps, grouped, stages, trans_b,
-                    per_tile=tma and grouped == "k",
+                    per_tile=per_group,
                 )  # fmt: skip
             sched = GemmScheduleOp(
                 args["M"],
@@ -226,13 +246,12 @@ def build_gemm_module(
             if reduction is not None:
                 a["reduction"] = ir.StringAttr.get(reduction)
             a["grouped"] = ir.StringAttr.get(grouped)
-            for name, value in (
-                ("block_m", block_m),
-                ("block_n", block_n),
-                ("block_k", block_k),
-                ("group_m", group_m),
-                ("num_xcds", num_xcds),
-            ):
+            if grouped == Grouped.K:
+                loop = TileLoop.PER_GROUP if per_group else TileLoop.FLAT
+                a["tile_loop"] = ir.StringAttr.get(loop)
+            if kind == Kind.WORK_STEALING:
+                ints["num_xcds"] = num_xcds
+            for name, value in ints.items():
                 a[name] = ir.IntegerAttr.get(i32, value)
             region = sched.operation.regions[0].blocks.append(*([i32] * 6))
             with ir.InsertionPoint(region):
@@ -282,15 +301,15 @@ def _body(
     loop = scf.ForOp(c0, nk, arith.ConstantOp(i32, 1).result, [zero.result])
     with ir.InsertionPoint(loop.body):
         k = arith.AddIOp(k_off, arith.MulIOp(loop.induction_variable, bk).result).result
-        if grouped == "k":
+        if grouped == Grouped.K:
             a = LoadBlockOp(args["a"], [m_end, k_end], [one, lda], [m_off, k], a_t).result
         else:
             a = LoadBlockOp(args["a"], [m_end, k_end], [lda, one], [m_off, k], a_t).result
-        if grouped == "m" and trans_b:
+        if grouped == Grouped.M and trans_b:
             col = arith.MulIOp(group, n).result
             cols = [arith.AddIOp(col, n).result, arith.AddIOp(col, n_off).result]
             b = LoadBlockOp(args["b"], [k_end, cols[0]], [one, ldb], [k, cols[1]], b_t).result
-        elif grouped == "m":
+        elif grouped == Grouped.M:
             row = arith.MulIOp(group, args["K"]).result
             rows = [arith.AddIOp(row, k_end).result, arith.AddIOp(row, k).result]
             b = LoadBlockOp(args["b"], [rows[0], n], [ldb, one], [rows[1], n_off], b_t).result
@@ -333,7 +352,7 @@ def _tdm_setup(
         # A pad of 8 elements every row breaks LDS bank conflicts (TDM pads, never swizzles).
         return PaddedSharedAttr.build(interval=inner, amount=8, order=(1, 0))
 
-    a_trans, b_trans = grouped == "k", trans_b
+    a_trans, b_trans = grouped == Grouped.K, trans_b
     a_block = (bk, bm) if a_trans else (bm, bk)
     b_block = (bn, bk) if b_trans else (bk, bn)
     sa, sb = padded(a_block[1]), padded(b_block[1])
@@ -349,7 +368,7 @@ def _tdm_setup(
     a_shape = [k, m] if a_trans else [m, k]
     if b_trans:  # B is (G, N, K): G*N rows of K
         b_shape = [arith.MulIOp(args["num_groups"], n).result, k]
-    elif grouped == "m":  # B is (G, K, N): G*K rows of N
+    elif grouped == Grouped.M:  # B is (G, K, N): G*K rows of N
         b_shape = [arith.MulIOp(args["num_groups"], k).result, n]
     else:
         b_shape = [k, n]
@@ -429,7 +448,7 @@ def _pipelined_body(
     b_shift = c[0]
     if b_trans:  # B's rows g*N + n
         b_shift = arith.MulIOp(group, n).result
-    elif grouped == "m":  # B's rows g*K + k
+    elif grouped == Grouped.M:  # B's rows g*K + k
         b_shift = arith.MulIOp(group, args["K"]).result
     b_end = arith.AddIOp(b_shift, n if b_trans else k_end).result
     ha, hb = tdm["hints"]

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from gemm_opt.core import schedules as S
+from gemm_opt.kernels import h100_configs as h100
 
 #: The ``format`` field of a tuned table, and the version this module reads.
 TABLE_FORMAT = "gemm-opt-tuned-schedules"
@@ -179,16 +180,16 @@ FALLBACK_MIN_K = 4096
 def fallback_choice(problem: Problem, sms: int) -> Choice:
     """The rule for problems no table entry covers.
 
-    The config is the shape class's (:func:`gemm_opt.core.schedules.gpu_config_name`),
+    The config is the shape class's (:func:`gemm_opt.kernels.h100_configs.gpu_config_name`),
     what a fixed schedule without ``config`` runs. Grouped: ``persistent``. Dense:
     atomic stream-K when that config's output tiles fill at most half the
     compute units and K is at least :data:`FALLBACK_MIN_K` (skinny outputs with
     a long K, where data-parallel leaves most SMs idle: 512x512x8192 has 64
     tiles, 16x4096x7168 64), data-parallel otherwise.
     """
-    grouped, trans_b = OP_KERNELS[problem.op]
-    cfg = S.GPU_CONFIGS[
-        S.gpu_config_name(problem.m, problem.n, grouped, trans_b, sms, groups=problem.groups)
+    grouped, _ = OP_KERNELS[problem.op]
+    cfg = h100.GPU_CONFIGS[
+        h100.gpu_config_name(problem.m, problem.n, grouped, sms, groups=problem.groups)
     ]
     if problem.op != "dense":
         return Choice(S.GROUPED_KINDS[0], None, cfg, "fallback")
@@ -206,8 +207,8 @@ def deterministic(choice: Choice) -> Choice:
     Other choices are deterministic already."""
     if choice.reduction != "atomic":
         return choice
-    names = [name for name, cfg in S.GPU_CONFIGS.items() if cfg == choice.config]
-    if all(S.config_serves(name, "linear") for name in names):
+    names = [name for name, cfg in h100.GPU_CONFIGS.items() if cfg == choice.config]
+    if all(h100.config_serves(name, "linear") for name in names):
         return replace(choice, reduction="linear")
     return replace(choice, schedule="data-parallel", reduction=None)
 
@@ -271,13 +272,10 @@ def validate_entry(entry: Any, where: str) -> tuple[Problem, Choice, str]:
     except ValueError as e:
         raise _fail(f"{where}.schedule", str(e)) from None
     cfg = _config_of(entry["config"], f"{where}.config")
-    grouped = {"dense": "none", "wgrad": "k"}.get(problem.op, "m")
     try:
         S.check_kernel_config(
             **{k: getattr(cfg, k) for k in ("block_m", "block_n", "block_k", "num_warps")},
             num_stages=cfg.num_stages,
-            grouped=grouped,
-            trans_b=problem.op == "dgrad",
         )
     except ValueError as e:
         raise _fail(f"{where}.config", str(e)) from None

@@ -207,7 +207,7 @@ class KernelStore:
     def twins(self, spec: S.KernelSpec) -> list[tuple[S.KernelSpec, Kernel]]:
         """The twins of ``spec`` (:func:`twins`, preferred first) it has: bundled, or
         built on demand for the pipelined bodies, the ones the bundles pair with twins."""
-        build = S.pipelined(spec.grouped, spec.trans_b, spec.num_warps)
+        build = S.pipelined(spec.num_warps)
         found = ((t, self.lookup(t, build=build)) for t in _twins_of(spec))
         return [(t, k) for t, k in found if k is not None]
 
@@ -279,7 +279,7 @@ def _twins_of(spec: S.KernelSpec) -> tuple[S.KernelSpec, ...]:
     if spec.aligned or spec.tma:
         return ()
     out = [replace(spec, aligned=True)]
-    if S.tma_copies(spec.grouped, spec.trans_b, spec.num_warps):
+    if S.tma_copies(spec.num_warps):
         out.insert(0, replace(spec, aligned=True, tma=True))
     return tuple(out)
 

@@ -42,6 +42,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from gemm_opt.core import schedules as S
+from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import autotune
 from gemm_opt.runtime import gemm as rt
 
@@ -406,8 +407,6 @@ def _spec(kind, red, grouped, dtype, cfg: S.GemmConfig, num_xcds, trans_b=False)
             block_k=cfg.block_k,
             num_warps=cfg.num_warps,
             num_stages=cfg.num_stages,
-            grouped=grouped,
-            trans_b=trans_b,
         )
     except ValueError as e:
         raise ValueError(f"config.{e}") from None
@@ -452,7 +451,7 @@ def _shape_config(
     import torch
 
     sms = rt.sm_count(torch, a.device)
-    return S.GPU_CONFIGS[S.gpu_config_name(m, n, grouped, trans_b, sms, reduction, groups)]
+    return h100.GPU_CONFIGS[h100.gpu_config_name(m, n, grouped, sms, reduction, groups)]
 
 
 # ---- the plan ---------------------------------------------------------------------------
@@ -520,7 +519,7 @@ def _common(
         raise ValueError(f"b: expected a tensor on {a.device} like a, got {b.device}")
     kind, red = _schedule(schedule, reduction)
     _check_deterministic(kind, red)
-    default_config = S.GPU_CONFIG if ka == "cuda" else S.MODEL_CONFIG
+    default_config = h100.GPU_CONFIG if ka == "cuda" else S.MODEL_CONFIG
     if num_programs is not None:  # the launch limit (a larger grid cannot launch)
         num_programs = _positive_int(num_programs, "num_programs", MAX_PROGRAMS)
     num_xcds = _positive_int(num_xcds, "num_xcds", MAX_XCDS)

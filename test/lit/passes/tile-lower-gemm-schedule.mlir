@@ -18,7 +18,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
       %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
       "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
-    }) {kind = "data-parallel", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    }) {kind = "data-parallel", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
     return
   }
 }
@@ -41,7 +41,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
       %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
       "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
-    }) {kind = "persistent", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    }) {kind = "persistent", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
     return
   }
 }
@@ -92,7 +92,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
       %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
       "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
-    }) {kind = "stream-k", reduction = "atomic", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    }) {kind = "stream-k", reduction = "atomic", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
     return
   }
 }
@@ -132,7 +132,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
       %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
       "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
-    }) {kind = "stream-k", reduction = "linear", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
+    }) {kind = "stream-k", reduction = "linear", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
     return
   }
 }
@@ -157,7 +157,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
       %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
       "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
-    }) {kind = "stream-k", reduction = "tree", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
+    }) {kind = "stream-k", reduction = "tree", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
     return
   }
 }
@@ -189,7 +189,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
       %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
       "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
-    }) {kind = "persistent", grouped = "m", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, i32) -> ()
+    }) {kind = "persistent", grouped = "m", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, i32) -> ()
     return
   }
 }
@@ -215,14 +215,14 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
       %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
       "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
-    }) {kind = "persistent", grouped = "k", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, i32) -> ()
+    }) {kind = "persistent", grouped = "k", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, i32) -> ()
     return
   }
 }
 
 // -----
 
-// Grouped by K with a body that makes a descriptor from the group's K end (a TMA twin's): the tiles are visited group by group, and the make (with the arith it is computed from) moves out of the tile loop into the group loop, after the guard that the program owns one of the group's tiles; a make from the tile's offsets stays in the tile loop.
+// Grouped by K with tile_loop = "per-group" (a TMA twin's, whose body makes a descriptor from the group's K end): the tiles are visited group by group, and the make (with the arith it is computed from) moves out of the tile loop into the group loop, after the guard that the program owns one of the group's tiles; a make from the tile's offsets stays in the tile loop.
 #acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
 #sh = #tile.padded_shared<{interval = 32, amount = 8, order = array<i64: 1, 0>}>
 !da = !tile.tensor_desc<tensor<32x32xf16, #sh>>
@@ -256,7 +256,86 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
       %d2 = "tile.make_tensor_descriptor"(%a, %rows, %mo, %lda, %one64) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
       %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
       "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
-    }) {kind = "persistent", grouped = "k", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, i32) -> ()
+    }) {kind = "persistent", grouped = "k", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, tile_loop = "per-group", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, i32) -> ()
+    return
+  }
+}
+
+// -----
+
+// Grouped by K with tile_loop = "flat" and the same descriptor-making body: the attribute, not the body, picks the loop nest: one flat tile loop, the make stays in it (made per tile).
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+#sh = #tile.padded_shared<{interval = 32, amount = 8, order = array<i64: 1, 0>}>
+!da = !tile.tensor_desc<tensor<32x32xf16, #sh>>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @grouped_k_flat_keeps_the_make
+  func.func @grouped_k_flat_keeps_the_make(%a: !tile.ptr<f16>, %M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %gl: !tile.ptr<i32>, %G: i32) {
+    // CHECK: %[[NT:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+    // CHECK: %[[ALL:.*]] = arith.muli %arg7, %[[NT]] : i32
+    // CHECK-NOT: tile.make_tensor_descriptor
+    // CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[ALL]] step %{{.*}} iter_args(
+    // CHECK: scf.while
+    // CHECK: "tile.make_tensor_descriptor"(%arg0,
+    // CHECK: "tile.store_block"
+    // CHECK-NEXT: scf.yield
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %gl, %G) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %one = arith.constant 1 : i32
+      %one64 = arith.constant 1 : i64
+      %rows = arith.maxsi %ke, %one : i32
+      %lda = arith.extsi %M : i32 to i64
+      %d = "tile.make_tensor_descriptor"(%a, %rows, %M, %lda, %one64) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "persistent", grouped = "k", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, tile_loop = "flat", operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, i32) -> ()
+    return
+  }
+}
+
+// -----
+
+// GROUP_M at its i32 limit (block_n: group_m * cdiv(N, block_n) fits for every N): the band is the constant times the tile columns, as written.
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @group_m_at_limit
+  func.func @group_m_at_limit(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64) {
+    // CHECK: %[[ROWS:.*]] = arith.divsi %{{.*}}, %c32_i32 : i32
+    // CHECK: %[[COLS:.*]] = arith.divsi
+    // CHECK: scf.for
+    // CHECK: %[[GM:.*]] = arith.constant 32 : i32
+    // CHECK-NEXT: %[[BAND:.*]] = arith.muli %[[GM]], %[[COLS]] : i32
+    // CHECK: arith.divsi %{{.*}}, %[[BAND]] : i32
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "persistent", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 32 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    return
+  }
+}
+
+// -----
+
+// GROUP_M past its limit (2^31 - 1 wrapped the band and left tiles unwritten): clamped to the tile rows (and at least 1) before the band is formed, so the band is at most the tile count; the order is the same.
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @group_m_clamped
+  func.func @group_m_clamped(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64) {
+    // CHECK: %[[ROWS:.*]] = arith.divsi %{{.*}}, %c32_i32 : i32
+    // CHECK: %[[COLS:.*]] = arith.divsi
+    // CHECK: scf.for
+    // CHECK: %[[GM:.*]] = arith.constant 2147483647 : i32
+    // CHECK-NEXT: %[[LOW:.*]] = arith.minsi %[[GM]], %[[ROWS]] : i32
+    // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : i32
+    // CHECK-NEXT: %[[CL:.*]] = arith.maxsi %[[LOW]], %[[ONE]] : i32
+    // CHECK-NEXT: %[[BAND:.*]] = arith.muli %[[CL]], %[[COLS]] : i32
+    // CHECK: arith.divsi %{{.*}}, %[[BAND]] : i32
+    // CHECK: arith.muli %{{.*}}, %[[CL]] : i32
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %z = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "persistent", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 2147483647 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
     return
   }
 }

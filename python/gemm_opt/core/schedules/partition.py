@@ -1,4 +1,4 @@
-"""The host-side math of GEMM schedules: tile order, work split and workspace layout.
+"""The math of GEMM schedules: tile order, work split and workspace layout.
 
 One source of truth for how output tiles and K iterations map to programs.
 The API sizes grids and workspaces from it, the lowering passes lay out the
@@ -34,16 +34,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-KINDS = ("data-parallel", "persistent", "work-stealing", "stream-k")
-REDUCTIONS = ("atomic", "linear", "tree")
-GROUPED = ("none", "m", "k")
-#: The kinds a grouped GEMM runs under: all groups' tiles over one persistent grid.
-GROUPED_KINDS = ("persistent",)
-#: Stream-K reductions that combine partials through flags and fp32 partial tiles.
-FIXUP_REDUCTIONS = ("linear", "tree")
-#: The reduction a stream-K schedule gets when none is named: deterministic
-#: (bitwise identical run to run for a fixed grid), needs no zeroed output.
-DEFAULT_REDUCTION = "linear"
+from gemm_opt.core.modes import (
+    DEFAULT_REDUCTION,
+    FIXUP_REDUCTIONS,
+    KINDS,
+    REDUCTIONS,
+    Grouped,
+    Kind,
+    Reduction,
+)
+
 #: i32 slots between two atomic counters (256 bytes: no two counters share a
 #: cache line or an L2 sector group).
 COUNTER_STRIDE = 64
@@ -58,22 +58,24 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _positive(name: str, value: int) -> None:
+def check_positive(name: str, value: int) -> None:
+    """ValueError naming ``name`` unless ``value`` is a positive int (not a bool)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
 
-def _non_negative(name: str, value: int) -> None:
+def check_non_negative(name: str, value: int) -> None:
+    """ValueError naming ``name`` unless ``value`` is a non-negative int (not a bool)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
 
 
 def tile_grid(m: int, n: int, block_m: int, block_n: int) -> tuple[int, int]:
     """(tiles along M, tiles along N) of an ``m x n`` output."""
-    _non_negative("m", m)
-    _non_negative("n", n)
-    _positive("block_m", block_m)
-    _positive("block_n", block_n)
+    check_non_negative("m", m)
+    check_non_negative("n", n)
+    check_positive("block_m", block_m)
+    check_positive("block_n", block_n)
     return cdiv(m, block_m), cdiv(n, block_n)
 
 
@@ -85,8 +87,8 @@ def tile_count(m: int, n: int, block_m: int, block_n: int) -> int:
 
 def iters_per_tile(k: int, block_k: int) -> int:
     """K iterations of one tile (0 when ``k`` is 0: the tile is all zeros)."""
-    _non_negative("k", k)
-    _positive("block_k", block_k)
+    check_non_negative("k", k)
+    check_positive("block_k", block_k)
     return cdiv(k, block_k)
 
 
@@ -97,9 +99,9 @@ def tile_coords(tile_id: int, num_pid_m: int, num_pid_n: int, group_m: int) -> t
     (the last band may be narrower), so consecutive tiles share B columns
     and the band's A rows stay in L2. ``group_m = 1`` is row-major order.
     """
-    _positive("num_pid_m", num_pid_m)
-    _positive("num_pid_n", num_pid_n)
-    _positive("group_m", group_m)
+    check_positive("num_pid_m", num_pid_m)
+    check_positive("num_pid_n", num_pid_n)
+    check_positive("group_m", group_m)
     total = num_pid_m * num_pid_n
     if isinstance(tile_id, bool) or not isinstance(tile_id, int) or not 0 <= tile_id < total:
         raise ValueError(f"tile_id must be in [0, {total}), got {tile_id!r}")
@@ -120,11 +122,11 @@ def grid_size(kind: str, total_tiles: int, num_programs: int) -> int:
     stream-K launches exactly ``num_programs`` (its split depends on it).
     """
     check_kind(kind)
-    _non_negative("total_tiles", total_tiles)
-    _positive("num_programs", num_programs)
-    if kind == "data-parallel":
+    check_non_negative("total_tiles", total_tiles)
+    check_positive("num_programs", num_programs)
+    if kind == Kind.DATA_PARALLEL:
         return total_tiles
-    if kind == "persistent":
+    if kind == Kind.PERSISTENT:
         return min(num_programs, total_tiles)
     return num_programs
 
@@ -136,16 +138,16 @@ def persistent_tiles(program: int, total_tiles: int, num_programs: int) -> range
 
 def work_stealing_ranges(total_tiles: int, num_xcds: int) -> list[tuple[int, int]]:
     """The tile range ``[start, end)`` of each chiplet's counter (may be empty)."""
-    _non_negative("total_tiles", total_tiles)
-    _positive("num_xcds", num_xcds)
+    check_non_negative("total_tiles", total_tiles)
+    check_positive("num_xcds", num_xcds)
     per = cdiv(total_tiles, num_xcds)
     return [(min(x * per, total_tiles), min((x + 1) * per, total_tiles)) for x in range(num_xcds)]
 
 
 def check_work_stealing(num_programs: int, num_xcds: int) -> None:
     """Every chiplet needs a program, or its tiles are never claimed."""
-    _positive("num_programs", num_programs)
-    _positive("num_xcds", num_xcds)
+    check_positive("num_programs", num_programs)
+    check_positive("num_xcds", num_xcds)
     if num_programs < num_xcds:
         raise ValueError(
             f"work stealing needs at least one program per chiplet: "
@@ -316,9 +318,9 @@ class StreamKPartition:
             t = 0.0
             for s in self.segments(p):
                 t += s.k_end - s.k_begin
-                if s.whole or reduction == "atomic":
+                if s.whole or reduction == Reduction.ATOMIC:
                     continue
-                if reduction == "linear":  # one wait for the count, then the adds
+                if reduction == Reduction.LINEAR:  # one wait for the count, then the adds
                     others = self.contributors(s.tile)[1:]
                     if not s.owner:
                         published[p] = t
@@ -342,9 +344,9 @@ def stream_k_partition(
     total_tiles: int, iters_per_tile: int, num_programs: int
 ) -> StreamKPartition:
     """The stream-K split of ``total_tiles`` tiles over ``num_programs`` programs."""
-    _non_negative("total_tiles", total_tiles)
-    _non_negative("iters_per_tile", iters_per_tile)
-    _positive("num_programs", num_programs)
+    check_non_negative("total_tiles", total_tiles)
+    check_non_negative("iters_per_tile", iters_per_tile)
+    check_positive("num_programs", num_programs)
     t, i, p = total_tiles, iters_per_tile, num_programs
     if t % p == 0:
         sk = 0
@@ -371,13 +373,10 @@ def aligned_stream_k_programs(
     at ``max_programs`` has no stream-K tiles.
 
     Why: a program whose range crosses a tile boundary runs two pipeline
-    fills and two epilogues, and the slowest program sets the kernel's time.
-    On the H100 (bf16, 132 SMs, one run): 512x512x8192 in 128x128x64 tiles
-    takes 20.9 us on 132 programs (15.5 iterations each) and 19.7 us on 128
-    (16 each, 8 per tile); 128x2048x7168 in 64x128x128 tiles 21.3 us and
-    19.5 us (14 each).
+    fills and two epilogues, and the slowest program sets the kernel's time
+    (figures: ``docs/schedule-tuning-history.md``).
     """
-    _positive("max_programs", max_programs)
+    check_positive("max_programs", max_programs)
     if not 0 < slack <= 1:
         raise ValueError(f"slack must be in (0, 1], got {slack}")
     if stream_k_partition(total_tiles, iters_per_tile, max_programs).sk_tiles == 0:
@@ -440,10 +439,10 @@ class GroupedTiles:
             raise ValueError(f"tile_id must be in [0, {self.total_tiles}), got {tile_id}")
         g = bisect.bisect_right(self.tile_starts, tile_id) - 1
         local = tile_id - self.tile_starts[g]
-        rows = self.lens[g] if self.grouped == "m" else self.m
+        rows = self.lens[g] if self.grouped == Grouped.M else self.m
         pm, pn = tile_grid(rows, self.n, self.block_m, self.block_n)
         pid_m, pid_n = tile_coords(local, pm, pn, self.group_m)
-        if self.grouped == "m":
+        if self.grouped == Grouped.M:
             base = self.starts[g]
             k_off, k_end = 0, self.k
         else:
@@ -480,19 +479,18 @@ def grouped_tiles(
     For ``grouped="m"`` the output has ``sum(lens)`` rows; for ``"k"`` it has
     ``len(lens) * m`` rows (one ``m x n`` block per group).
     """
-    if grouped not in ("m", "k"):
-        raise ValueError(f"grouped must be 'm' or 'k', got {grouped!r}")
+    _check_grouped(grouped)
     lens = tuple(lens)
     starts = group_starts(lens)
     for name, v in (("m", m), ("n", n), ("k", k)):
-        _non_negative(name, v)
-    _positive("group_m", group_m)
+        check_non_negative(name, v)
+    check_positive("group_m", group_m)
     tile_starts = [0]
     for length in lens:
-        rows = length if grouped == "m" else m
+        rows = length if grouped == Grouped.M else m
         tile_starts.append(tile_starts[-1] + tile_count(rows, n, block_m, block_n))
     return GroupedTiles(
-        grouped, lens, starts, m, n, k, block_m, block_n, group_m, tuple(tile_starts)
+        Grouped(grouped), lens, starts, m, n, k, block_m, block_n, group_m, tuple(tile_starts)
     )
 
 
@@ -507,14 +505,13 @@ def grouped_tiles_bound(
     floors is at most the floor of the sum). ``"k"``: exact, ``G`` grids of
     ``m x n`` tiles whatever the lengths.
     """
-    if grouped not in ("m", "k"):
-        raise ValueError(f"grouped must be 'm' or 'k', got {grouped!r}")
+    _check_grouped(grouped)
     for name, v in (("num_groups", num_groups), ("rows", rows), ("m", m), ("n", n)):
-        _non_negative(name, v)
-    if grouped == "k":
+        check_non_negative(name, v)
+    if grouped == Grouped.K:
         return num_groups * tile_count(m, n, block_m, block_n)
-    _positive("block_m", block_m)
-    _positive("block_n", block_n)
+    check_positive("block_m", block_m)
+    check_positive("block_n", block_n)
     return (rows + num_groups * (block_m - 1)) // block_m * cdiv(n, block_n)
 
 
@@ -594,12 +591,17 @@ class WorkspaceLayout:
 
 def needs_sync(kind: str, reduction: str | None) -> bool:
     """Whether the kernel takes ``sync``: work stealing's counters, or fix-up flags."""
-    return kind == "work-stealing" or needs_partials(kind, reduction)
+    return kind == Kind.WORK_STEALING or needs_partials(kind, reduction)
 
 
 def needs_partials(kind: str, reduction: str | None) -> bool:
     """Whether the kernel takes ``partials``: stream-K with a fix-up reduction."""
-    return kind == "stream-k" and reduction in FIXUP_REDUCTIONS
+    return kind == Kind.STREAM_K and reduction in FIXUP_REDUCTIONS
+
+
+def _check_grouped(grouped: str) -> None:
+    if grouped not in (Grouped.M, Grouped.K):
+        raise ValueError(f"grouped must be 'm' or 'k', got {grouped!r}")
 
 
 def check_kind(kind: str) -> None:
@@ -609,10 +611,10 @@ def check_kind(kind: str) -> None:
         )
 
 
-def resolve_reduction(kind: str, reduction: str | None) -> str | None:
+def resolve_reduction(kind: str, reduction: str | None) -> Reduction | None:
     """The reduction a schedule runs with: stream-K defaults to ``linear``; others take none."""
     check_kind(kind)
-    if kind != "stream-k":
+    if kind != Kind.STREAM_K:
         if reduction is not None:
             raise ValueError(
                 f"reduction={reduction!r} needs schedule='stream-k' "
@@ -626,7 +628,7 @@ def resolve_reduction(kind: str, reduction: str | None) -> str | None:
             f"reduction must be one of {', '.join(map(repr, REDUCTIONS))} for stream-K; "
             f"got {reduction!r}"
         )
-    return reduction
+    return Reduction(reduction)
 
 
 def workspace_layout(
@@ -639,11 +641,11 @@ def workspace_layout(
 ) -> WorkspaceLayout:
     """The workspace of one launch (see :class:`WorkspaceLayout`)."""
     reduction = resolve_reduction(kind, reduction)
-    _positive("num_programs", num_programs)
-    _positive("num_xcds", num_xcds)
-    _positive("block_m", block_m)
-    _positive("block_n", block_n)
-    counters = num_xcds if kind == "work-stealing" else 0
+    check_positive("num_programs", num_programs)
+    check_positive("num_xcds", num_xcds)
+    check_positive("block_m", block_m)
+    check_positive("block_n", block_n)
+    counters = num_xcds if kind == Kind.WORK_STEALING else 0
     fixup = needs_partials(kind, reduction)
     flags = num_programs if fixup else 0
     counter_words = counters * COUNTER_STRIDE
@@ -658,362 +660,39 @@ def workspace_layout(
         partial_stride=block_m * block_n,
         partial_ld=block_n,
         partial_elements=num_programs * block_m * block_n if fixup else 0,
-        zero_output=kind == "stream-k" and reduction == "atomic",
+        zero_output=kind == Kind.STREAM_K and reduction == Reduction.ATOMIC,
     )
-
-
-# ---- compiled kernels ------------------------------------------------------------------
-
-#: Element types of the schedule kernels (A, B and C) by name, with the
-#: numpy/torch dtype name of each.
-DTYPES: dict[str, str] = {"fp16": "float16", "bf16": "bfloat16"}
-
-#: Argument names of a schedule kernel, in order; the optional ones (after
-#: ``ldc``) only where :func:`kernel_args` says. ``a``, ``b``, ``c`` row-major
-#: operands with leading dimensions ``lda``, ``ldb``, ``ldc`` (in elements);
-#: ``group_lens`` (i32, ``num_groups`` entries) for grouped forms; ``sync``
-#: (i32) and ``partials`` (f32) the workspace of :func:`workspace_layout`.
-#: Dense: C (M x N) = A (M x K) @ B (K x N). ``m``: A (M x K) with
-#: M = sum(group_lens), B (G x K x N) (or G x N x K with trans_b), C (M x N).
-#: ``k``: A (K x M) and B (K x N) with K = sum(group_lens), C (G*M x N).
-ARG_NAMES = (
-    *("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc"),
-    *("group_lens", "num_groups", "sync", "partials"),
-)
-
-
-def kernel_args(kind: str, reduction: str | None, grouped: str = "none") -> tuple[str, ...]:
-    """The argument names, in order, of the kernel of ``kind``, ``reduction`` and ``grouped``."""
-    names = list(ARG_NAMES[:9])
-    if grouped != "none":
-        names += ["group_lens", "num_groups"]
-    if needs_sync(kind, reduction):
-        names.append("sync")
-    if needs_partials(kind, reduction):
-        names.append("partials")
-    return tuple(names)
-
-
-#: K of the MMA instruction: ``block_k`` must be a multiple of it.
-MMA_K = 32
-#: Rows and columns of one warp's MMA tile.
-MMA_M = MMA_N = 16
-
-
-def warp_grid(num_warps: int) -> tuple[int, int]:
-    """(warps along M, warps along N) of a kernel's accumulator."""
-    _positive("num_warps", num_warps)
-    wm = 1
-    while wm * wm < num_warps:
-        wm *= 2
-    return wm, num_warps // wm
-
-
-#: Stages of the pipelined body: a ring of ``num_stages`` shared buffers per
-#: operand, ``num_stages - 1`` K blocks in flight while one multiplies.
-MIN_STAGES = 2
-MAX_STAGES = 6
-
-
-def pipelined(grouped: str, trans_b: bool, num_warps: int) -> bool:
-    """Whether the kernel has the pipelined body (a ring of 2 or more stages:
-    async copies of A and B by two halves of the warps), else the blocks body
-    (1 stage). Every grouped form has it: an operand that lies transposed in
-    memory (dgrad's B with ``trans_b``, wgrad's A) is copied as it lies and
-    read through a transposed shared-memory view. ``trans_b`` only with
-    grouped "m" (the kernel builder refuses the rest)."""
-    del grouped, trans_b  # every form; kept so callers state the kernel they ask about
-    return num_warps >= 2
-
-
-def tma_copies(grouped: str, trans_b: bool, num_warps: int) -> bool:
-    """Whether the kernel has a TMA twin (every pipelined kernel does).
-
-    A TMA descriptor bounds by the tensor's shape only, so each twin says why
-    its copies need no other bound (:func:`gemm_opt.kernels.schedule_gemm._pipelined_body`):
-    dense and grouped "m" K ranges end on a ``block_k`` boundary or at K;
-    dgrad's B rows past a group's N reach only output columns past N, which
-    the store drops. wgrad (grouped "k") is the exception: its K ranges end at
-    group boundaries inside A and B, so its TMA twin makes the two
-    descriptors of each group with ``k_end`` rows (one tensormap each, made
-    once per group and program by the lowering's group loop, before the
-    group's first copy), and a K block that straddles ``k_end`` reads the
-    next group's rows as TMA's zero fill, as the aligned twin's masks do."""
-    return pipelined(grouped, trans_b, num_warps)
-
-
-def check_kernel_config(
-    *,
-    block_m: int,
-    block_n: int,
-    block_k: int,
-    num_warps: int,
-    num_stages: int | None,
-    grouped: str = "none",
-    trans_b: bool = False,
-) -> None:
-    """ValueError, naming the argument, for a block shape the kernels are not built for."""
-    if block_k % MMA_K:
-        raise ValueError(f"block_k must be a multiple of {MMA_K} (the MMA's K), got {block_k}")
-    wm, wn = warp_grid(num_warps)
-    for name, value, warps, mma in (
-        ("block_m", block_m, wm, MMA_M),
-        ("block_n", block_n, wn, MMA_N),
-    ):
-        if value % (mma * warps):
-            raise ValueError(
-                f"{name} must be a multiple of {mma * warps} ({mma}-wide MMAs over {warps} "
-                f"warps of the {wm}x{wn} warp grid of num_warps={num_warps}); the "
-                f"{block_m}x{block_n} tile does not split over the warps; got {value}"
-            )
-    if num_stages is None:
-        return
-    if pipelined(grouped, trans_b, num_warps):
-        if not MIN_STAGES <= num_stages <= MAX_STAGES:
-            raise ValueError(
-                f"num_stages must be {MIN_STAGES} to {MAX_STAGES} (or None) for this kernel "
-                f"(the pipelined body's ring of shared buffers), got {num_stages}"
-            )
-    elif num_stages != 1:
-        raise ValueError(
-            f"num_stages must be 1 (or None) for this kernel (the blocks body has 1 stage), "
-            f"got {num_stages}"
-        )
-
-
-@dataclass(frozen=True)
-class GemmConfig:
-    """A kernel configuration: block shape, GROUP_M, warps and pipeline stages."""
-
-    block_m: int = 128
-    block_n: int = 128
-    block_k: int = 64
-    group_m: int = 8
-    num_warps: int = 4
-    #: Pipeline depth; None: the kernel body's own (2 for the pipelined body,
-    #: 1 for the blocks body that loads each K block when it uses it).
-    num_stages: int | None = None
-
-
-#: The configuration the model runs by default (small blocks: quick to interpret).
-MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
-#: The configurations bundled for the GPU, by name. ``default`` is the base a
-#: partial ``config`` dict fills in (its ``num_stages`` None: the body's own;
-#: 8 warps, on which stream-K's fix-up does not spill, as it does on 4); the others are the
-#: tuned shape classes :func:`gpu_config_name` picks from: 128x256 tiles on 8
-#: warps with 3 stages (the dense kernel's large-shape config on H100), 128x128
-#: on 8 warps with 3 (also where stream-K's fix-up holds a partial tile next to
-#: the accumulator, which spills at 128x256, and at 128x128 on 4 warps), and
-#: 64-row tiles for few-row or few-tile shapes, where smaller tiles give more
-#: programs (stream-K splits K on top). The 64-row classes take 128-deep K
-#: blocks and 4 or 6 stages (about 192 KB of shared memory, one program per
-#: SM): on the H100 these shapes are bound by how many bytes each SM keeps in
-#: flight, and against 64-deep blocks with 4 stages they measured 128x7168x2048
-#: 21.3 us against 25.0, 1024^3 11.2 against 12.3, 64x4096x7168 35.0 against
-#: 49.3 (data-parallel, bf16).
-GPU_CONFIGS = {
-    "default": GemmConfig(128, 128, 64, 8, 8),
-    "wide": GemmConfig(128, 256, 64, 8, 8, 3),
-    "mid": GemmConfig(128, 128, 64, 8, 8, 3),
-    "narrow": GemmConfig(64, 128, 128, 8, 4, 4),
-    "small": GemmConfig(64, 64, 128, 8, 4, 6),
-}
-#: The configuration a partial ``config`` fills in on the GPU.
-GPU_CONFIG = GPU_CONFIGS["default"]
-#: The shape classes, first match wins: (config name, the fraction of a wave of
-#: programs, one per SM, that its tiles must fill, whether stream-K's fix-up
-#: reductions may use it). A class also needs at least ``block_m`` rows (a
-#: taller tile only multiplies padding). No match: ``small``.
-GPU_SHAPE_CLASSES = (("wide", 1.0, False), ("mid", 1.0, True), ("narrow", 0.5, True))
-
-
-def config_serves(name: str, reduction: str | None) -> bool:
-    """Whether the GPU configuration ``name`` is built for ``reduction``: not a
-    fix-up reduction at a class that may not take one (its kernels would spill)."""
-    return reduction not in FIXUP_REDUCTIONS or all(
-        ok for cls, _, ok in GPU_SHAPE_CLASSES if cls == name
-    )
-
-
-def gpu_config_name(
-    m: int,
-    n: int,
-    grouped: str = "none",
-    trans_b: bool = False,
-    sms: int = 132,
-    reduction: str | None = None,
-    groups: int = 1,
-) -> str:
-    """The :data:`GPU_CONFIGS` entry for an ``m x n`` output (grouped m: all
-    groups' rows; grouped k: one group's ``m x n``, of which there are
-    ``groups``) on a GPU of ``sms`` SMs: the first of
-    :data:`GPU_SHAPE_CLASSES` whose tiles fill its share of a wave (and that
-    ``reduction`` may use). Every grouped form, dgrad and wgrad included, has
-    the pipelined body and so every class."""
-    del trans_b  # dgrad has the pipelined body too (see pipelined)
-    copies = groups if grouped == "k" else 1
-    fixup = reduction in FIXUP_REDUCTIONS
-    for name, wave, fixup_ok in GPU_SHAPE_CLASSES:
-        cfg = GPU_CONFIGS[name]
-        if fixup and not fixup_ok:
-            continue
-        tiles = copies * tile_count(m, n, cfg.block_m, cfg.block_n)
-        if m >= cfg.block_m and tiles >= wave * sms:
-            return name
-    return "small"
-
-
-#: Arguments an aligned kernel states ``tile.divisibility`` facts on: the
-#: leading dimensions, and N and K (the bounds that mask each copy's rows, so
-#: a mask covers whole 16-byte vectors). Pointers are 16-byte aligned always.
-ALIGNED_ARGS = ("N", "K", "lda", "ldb", "ldc")
-#: The divisibility an aligned kernel assumes of :data:`ALIGNED_ARGS`, in elements.
-ALIGNMENT = 16
-
-
-def aligned_args(grouped: str) -> tuple[str, ...]:
-    """The arguments an aligned kernel of ``grouped`` states facts on:
-    :data:`ALIGNED_ARGS`, and M for grouped "k" (wgrad), whose A is (S, M)
-    and is copied as it lies, so its copy rows run along M."""
-    return (*ALIGNED_ARGS, "M") if grouped == "k" else ALIGNED_ARGS
-
-
-def divisibility_facts(
-    grouped: str, trans_b: bool, block_k: int, aligned: bool, tma: bool
-) -> dict[str, int]:
-    """The ``tile.divisibility`` facts a schedule kernel states on its arguments, by
-    name: none for a plain kernel; :data:`ALIGNMENT` on :func:`aligned_args` for an
-    aligned one; and for a TMA twin of grouped "m" with row-major B, K a multiple of
-    ``block_k`` too (B's rows are ``g*K + k``: a K block never reaches the next
-    group's weights, which TMA's shape-only bounds would not stop)."""
-    if not aligned:
-        return {}
-    facts = {name: ALIGNMENT for name in aligned_args(grouped)}
-    if tma and grouped == "m" and not trans_b:
-        facts["K"] = max(ALIGNMENT, block_k)
-    return facts
-
-
-@dataclass(frozen=True)
-class KernelSpec:
-    """Everything that changes a schedule kernel's binary; ``name`` is its bundle name."""
-
-    kind: str
-    reduction: str | None
-    grouped: str
-    dtype: str
-    block_m: int
-    block_n: int
-    block_k: int
-    group_m: int
-    num_warps: int
-    num_stages: int | None
-    num_xcds: int = 1
-    trans_b: bool = False
-    #: Compiled assuming :func:`aligned_args` are multiples of :data:`ALIGNMENT`
-    #: (16-byte rows and K steps: direct ``cp.async`` copies on cuda:90); the
-    #: runtime launches it only for arguments that are.
-    aligned: bool = False
-    #: Compiled with TMA copies (cuda:90's ``lds-copies=tma``; an aligned kernel
-    #: whose copies are bounded by the tensors' shapes, wgrad's by per-group
-    #: descriptors that end at the group's K end; grouped "m" also assumes K a
-    #: multiple of ``block_k``); the runtime launches it only for arguments
-    #: that satisfy its facts.
-    tma: bool = False
-
-    def __post_init__(self) -> None:
-        resolve_reduction(self.kind, self.reduction)
-        if self.kind == "stream-k" and self.reduction is None:
-            raise ValueError("a stream-K kernel names its reduction")
-        if self.grouped not in GROUPED:
-            raise ValueError(f"grouped must be one of {GROUPED}, got {self.grouped!r}")
-        if self.dtype not in DTYPES:
-            raise ValueError(f"dtype must be one of {tuple(DTYPES)}, got {self.dtype!r}")
-        for name in ("block_m", "block_n", "block_k", "group_m", "num_warps"):
-            _positive(name, getattr(self, name))
-        if self.num_stages is not None:
-            _positive("num_stages", self.num_stages)
-        _positive("num_xcds", self.num_xcds)
-        if self.tma and not (self.aligned and tma_copies(self.grouped, self.trans_b, 2)):
-            raise ValueError("a TMA kernel is aligned and has the pipelined body")
-
-    @property
-    def name(self) -> str:
-        red = f"_{self.reduction}" if self.reduction else ""
-        grp = "" if self.grouped == "none" else f"_grouped{self.grouped}"
-        tb = "_tb" if self.trans_b else ""
-        xcd = f"_x{self.num_xcds}" if self.num_xcds != 1 else ""
-        stages = f"_s{self.num_stages}" if self.num_stages is not None else ""
-        al = "_aligned" if self.aligned else ""
-        al += "_tma" if self.tma else ""
-        return (
-            f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}_"
-            f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"
-            f"_w{self.num_warps}{stages}{xcd}{al}"
-        )
-
-    @property
-    def arg_names(self) -> tuple[str, ...]:
-        return kernel_args(self.kind, self.reduction, self.grouped)
-
-    @property
-    def facts(self) -> dict[str, int]:
-        """The divisibility facts its kernel states (:func:`divisibility_facts`)."""
-        return divisibility_facts(self.grouped, self.trans_b, self.block_k, self.aligned, self.tma)
 
 
 __all__ = [
-    "ALIGNED_ARGS",
-    "ALIGNMENT",
-    "ARG_NAMES",
     "COUNTER_STRIDE",
-    "DEFAULT_REDUCTION",
-    "DTYPES",
-    "FIXUP_REDUCTIONS",
-    "GPU_CONFIG",
-    "GPU_CONFIGS",
-    "GPU_SHAPE_CLASSES",
-    "GROUPED",
-    "GROUPED_KINDS",
-    "KINDS",
-    "MAX_STAGES",
-    "MIN_STAGES",
-    "MMA_K",
-    "MMA_M",
-    "MMA_N",
-    "MODEL_CONFIG",
-    "REDUCTIONS",
-    "GemmConfig",
+    "ELEMENT_BYTES",
+    "PARTIALS_ALIGN",
+    "STREAM_K_ALIGN_SLACK",
     "GroupTile",
     "GroupedTiles",
-    "KernelSpec",
     "Segment",
     "StreamKPartition",
     "WorkspaceLayout",
-    "aligned_args",
+    "aligned_stream_k_programs",
     "cdiv",
-    "check_kernel_config",
     "check_kind",
+    "check_non_negative",
+    "check_positive",
     "check_work_stealing",
-    "config_serves",
-    "gpu_config_name",
     "grid_size",
     "group_starts",
     "grouped_tiles",
     "grouped_tiles_bound",
     "iters_per_tile",
-    "kernel_args",
     "needs_partials",
     "needs_sync",
     "persistent_tiles",
-    "pipelined",
     "resolve_reduction",
     "stream_k_partition",
     "tile_coords",
     "tile_count",
     "tile_grid",
-    "tma_copies",
-    "warp_grid",
     "work_stealing_ranges",
     "workspace_layout",
 ]

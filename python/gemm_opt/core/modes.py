@@ -1,0 +1,105 @@
+"""The modes of a scheduled GEMM, as string enums.
+
+Each mode is a :class:`StrEnum` whose values are the strings the project has
+always used: they are the ``tile.gemm_schedule`` attribute values, parts of
+bundle names and the GEMM API's arguments, so a member compares, hashes,
+formats and serializes as its string, and its ``repr`` is the string's (error
+messages that list the modes read as before). Pure Python: no MLIR.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+
+if sys.version_info >= (3, 11):
+    from enum import StrEnum
+else:  # Python 3.10: the same behaviour, by hand
+
+    class StrEnum(str, Enum):
+        __str__ = str.__str__
+        __format__ = str.__format__
+
+
+class Mode(StrEnum):
+    """A mode named by its string value (see the module doc)."""
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Kind(Mode):
+    """How output tiles map to programs (``tile.gemm_schedule``'s ``kind``)."""
+
+    DATA_PARALLEL = "data-parallel"
+    PERSISTENT = "persistent"
+    WORK_STEALING = "work-stealing"
+    STREAM_K = "stream-k"
+
+
+class Reduction(Mode):
+    """How stream-K combines the partials of a split tile."""
+
+    ATOMIC = "atomic"
+    LINEAR = "linear"
+    TREE = "tree"
+
+
+class Grouped(Mode):
+    """The grouped form: ``m`` (forward, dgrad: groups of rows), ``k`` (wgrad:
+    groups of K rows, one output per group) or ``none`` (dense)."""
+
+    NONE = "none"
+    M = "m"
+    K = "k"
+
+
+class Body(Mode):
+    """The per-tile body a schedule kernel is built with."""
+
+    AUTO = "auto"
+    BLOCKS = "blocks"
+    PIPELINED = "pipelined"
+
+
+class TileLoop(Mode):
+    """How ``tile-lower-gemm-schedule`` visits a wgrad schedule's tiles
+    (``tile.gemm_schedule``'s ``tile_loop``, grouped "k" only): ``flat``, one
+    loop over the program's tiles; ``per-group``, a loop over the groups and
+    one over the program's tiles of each, with the body's descriptors made
+    once per group."""
+
+    FLAT = "flat"
+    PER_GROUP = "per-group"
+
+
+KINDS: tuple[Kind, ...] = tuple(Kind)
+REDUCTIONS: tuple[Reduction, ...] = tuple(Reduction)
+GROUPED: tuple[Grouped, ...] = tuple(Grouped)
+BODIES: tuple[Body, ...] = tuple(Body)
+TILE_LOOPS: tuple[TileLoop, ...] = tuple(TileLoop)
+#: The kinds a grouped GEMM runs under: all groups' tiles over one persistent grid.
+GROUPED_KINDS: tuple[Kind, ...] = (Kind.PERSISTENT,)
+#: Stream-K reductions that combine partials through flags and fp32 partial tiles.
+FIXUP_REDUCTIONS: tuple[Reduction, ...] = (Reduction.LINEAR, Reduction.TREE)
+#: The reduction a stream-K schedule gets when none is named: deterministic
+#: (bitwise identical run to run for a fixed grid), needs no zeroed output.
+DEFAULT_REDUCTION = Reduction.LINEAR
+
+__all__ = [
+    "BODIES",
+    "DEFAULT_REDUCTION",
+    "FIXUP_REDUCTIONS",
+    "GROUPED",
+    "GROUPED_KINDS",
+    "KINDS",
+    "REDUCTIONS",
+    "TILE_LOOPS",
+    "Body",
+    "Grouped",
+    "Kind",
+    "Mode",
+    "Reduction",
+    "StrEnum",
+    "TileLoop",
+]

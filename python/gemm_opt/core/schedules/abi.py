@@ -1,0 +1,282 @@
+"""The kernel ABI of the schedule GEMMs: arguments, block shapes, facts and specs.
+
+What a compiled schedule kernel takes and assumes, shared by the kernel
+builder (:mod:`gemm_opt.kernels.schedule_gemm`), the bundles and the runtime
+that launches them: the argument list of each form (:func:`kernel_args`),
+the block shapes the kernels are built for (:func:`check_kernel_config`), the
+divisibility facts an aligned or TMA kernel states (:func:`divisibility_facts`)
+and the :class:`KernelSpec` that names one binary. Pure Python: no MLIR.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gemm_opt.core.modes import GROUPED, Grouped, Kind, Reduction
+from gemm_opt.core.schedules.partition import (
+    check_positive,
+    needs_partials,
+    needs_sync,
+    resolve_reduction,
+)
+
+#: Element types of the schedule kernels (A, B and C) by name, with the
+#: numpy/torch dtype name of each.
+DTYPES: dict[str, str] = {"fp16": "float16", "bf16": "bfloat16"}
+
+#: Argument names of a schedule kernel, in order; the optional ones (after
+#: ``ldc``) only where :func:`kernel_args` says. ``a``, ``b``, ``c`` row-major
+#: operands with leading dimensions ``lda``, ``ldb``, ``ldc`` (in elements);
+#: ``group_lens`` (i32, ``num_groups`` entries) for grouped forms; ``sync``
+#: (i32) and ``partials`` (f32) the workspace of
+#: :func:`~gemm_opt.core.schedules.partition.workspace_layout`.
+#: Dense: C (M x N) = A (M x K) @ B (K x N). ``m``: A (M x K) with
+#: M = sum(group_lens), B (G x K x N) (or G x N x K with trans_b), C (M x N).
+#: ``k``: A (K x M) and B (K x N) with K = sum(group_lens), C (G*M x N).
+ARG_NAMES = (
+    *("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc"),
+    *("group_lens", "num_groups", "sync", "partials"),
+)
+
+
+def kernel_args(kind: str, reduction: str | None, grouped: str = Grouped.NONE) -> tuple[str, ...]:
+    """The argument names, in order, of the kernel of ``kind``, ``reduction`` and ``grouped``."""
+    names = list(ARG_NAMES[:9])
+    if grouped != Grouped.NONE:
+        names += ["group_lens", "num_groups"]
+    if needs_sync(kind, reduction):
+        names.append("sync")
+    if needs_partials(kind, reduction):
+        names.append("partials")
+    return tuple(names)
+
+
+#: K of the MMA instruction: ``block_k`` must be a multiple of it.
+MMA_K = 32
+#: Rows and columns of one warp's MMA tile.
+MMA_M = MMA_N = 16
+
+
+def warp_grid(num_warps: int) -> tuple[int, int]:
+    """(warps along M, warps along N) of a kernel's accumulator."""
+    check_positive("num_warps", num_warps)
+    wm = 1
+    while wm * wm < num_warps:
+        wm *= 2
+    return wm, num_warps // wm
+
+
+#: Stages of the pipelined body: a ring of ``num_stages`` shared buffers per
+#: operand, ``num_stages - 1`` K blocks in flight while one multiplies.
+MIN_STAGES = 2
+MAX_STAGES = 6
+
+
+def pipelined(num_warps: int) -> bool:
+    """Whether a kernel of ``num_warps`` warps has the pipelined body (a ring of
+    2 or more stages: async copies of A and B by two halves of the warps), else
+    the blocks body (1 stage). Every form has it, grouped ones included: an
+    operand that lies transposed in memory (dgrad's B with ``trans_b``, wgrad's
+    A) is copied as it lies and read through a transposed shared-memory view."""
+    return num_warps >= 2
+
+
+def tma_copies(num_warps: int) -> bool:
+    """Whether the kernel has a TMA twin (every pipelined kernel does).
+
+    A TMA descriptor bounds by the tensor's shape only, so each twin says why
+    its copies need no other bound (:func:`gemm_opt.kernels.schedule_gemm._pipelined_body`):
+    dense and grouped "m" K ranges end on a ``block_k`` boundary or at K;
+    dgrad's B rows past a group's N reach only output columns past N, which
+    the store drops. wgrad (grouped "k") is the exception: its K ranges end at
+    group boundaries inside A and B, so its TMA twin makes the two
+    descriptors of each group with ``k_end`` rows (one tensormap each, made
+    once per group and program by the lowering's group loop, before the
+    group's first copy), and a K block that straddles ``k_end`` reads the
+    next group's rows as TMA's zero fill, as the aligned twin's masks do."""
+    return pipelined(num_warps)
+
+
+def check_kernel_config(
+    *,
+    block_m: int,
+    block_n: int,
+    block_k: int,
+    num_warps: int,
+    num_stages: int | None,
+) -> None:
+    """ValueError, naming the argument, for a block shape the kernels are not built for."""
+    if block_k % MMA_K:
+        raise ValueError(f"block_k must be a multiple of {MMA_K} (the MMA's K), got {block_k}")
+    wm, wn = warp_grid(num_warps)
+    for name, value, warps, mma in (
+        ("block_m", block_m, wm, MMA_M),
+        ("block_n", block_n, wn, MMA_N),
+    ):
+        if value % (mma * warps):
+            raise ValueError(
+                f"{name} must be a multiple of {mma * warps} ({mma}-wide MMAs over {warps} "
+                f"warps of the {wm}x{wn} warp grid of num_warps={num_warps}); the "
+                f"{block_m}x{block_n} tile does not split over the warps; got {value}"
+            )
+    if num_stages is None:
+        return
+    if pipelined(num_warps):
+        if not MIN_STAGES <= num_stages <= MAX_STAGES:
+            raise ValueError(
+                f"num_stages must be {MIN_STAGES} to {MAX_STAGES} (or None) for this kernel "
+                f"(the pipelined body's ring of shared buffers), got {num_stages}"
+            )
+    elif num_stages != 1:
+        raise ValueError(
+            f"num_stages must be 1 (or None) for this kernel (the blocks body has 1 stage), "
+            f"got {num_stages}"
+        )
+
+
+@dataclass(frozen=True)
+class GemmConfig:
+    """A kernel configuration: block shape, GROUP_M, warps and pipeline stages."""
+
+    block_m: int = 128
+    block_n: int = 128
+    block_k: int = 64
+    group_m: int = 8
+    num_warps: int = 4
+    #: Pipeline depth; None: the kernel body's own (2 for the pipelined body,
+    #: 1 for the blocks body that loads each K block when it uses it).
+    num_stages: int | None = None
+
+
+#: The configuration the model runs by default (small blocks: quick to interpret).
+MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
+#: Arguments an aligned kernel states ``tile.divisibility`` facts on: the
+#: leading dimensions, and N and K (the bounds that mask each copy's rows, so
+#: a mask covers whole 16-byte vectors). Pointers are 16-byte aligned always.
+ALIGNED_ARGS = ("N", "K", "lda", "ldb", "ldc")
+#: The divisibility an aligned kernel assumes of :data:`ALIGNED_ARGS`, in elements.
+ALIGNMENT = 16
+
+
+def aligned_args(grouped: str) -> tuple[str, ...]:
+    """The arguments an aligned kernel of ``grouped`` states facts on:
+    :data:`ALIGNED_ARGS`, and M for grouped "k" (wgrad), whose A is (S, M)
+    and is copied as it lies, so its copy rows run along M."""
+    return (*ALIGNED_ARGS, "M") if grouped == Grouped.K else ALIGNED_ARGS
+
+
+def divisibility_facts(
+    grouped: str, trans_b: bool, block_k: int, aligned: bool, tma: bool
+) -> dict[str, int]:
+    """The ``tile.divisibility`` facts a schedule kernel states on its arguments, by
+    name: none for a plain kernel; :data:`ALIGNMENT` on :func:`aligned_args` for an
+    aligned one; and for a TMA twin of grouped "m" with row-major B, K a multiple of
+    ``block_k`` too (B's rows are ``g*K + k``: a K block never reaches the next
+    group's weights, which TMA's shape-only bounds would not stop)."""
+    if not aligned:
+        return {}
+    facts = {name: ALIGNMENT for name in aligned_args(grouped)}
+    if tma and grouped == Grouped.M and not trans_b:
+        facts["K"] = max(ALIGNMENT, block_k)
+    return facts
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """Everything that changes a schedule kernel's binary; ``name`` is its bundle name."""
+
+    kind: Kind
+    reduction: Reduction | None
+    grouped: Grouped
+    dtype: str
+    block_m: int
+    block_n: int
+    block_k: int
+    group_m: int
+    num_warps: int
+    num_stages: int | None
+    #: Work stealing's chiplets (one counter each); the other kinds claim no
+    #: tiles, so their kernels have none: taken as 1 (the machine's chiplet
+    #: count a caller passes whatever the kind does not change their binary).
+    num_xcds: int = 1
+    trans_b: bool = False
+    #: Compiled assuming :func:`aligned_args` are multiples of :data:`ALIGNMENT`
+    #: (16-byte rows and K steps: direct ``cp.async`` copies on cuda:90); the
+    #: runtime launches it only for arguments that are.
+    aligned: bool = False
+    #: Compiled with TMA copies (cuda:90's ``lds-copies=tma``; an aligned kernel
+    #: whose copies are bounded by the tensors' shapes, wgrad's by per-group
+    #: descriptors that end at the group's K end; grouped "m" also assumes K a
+    #: multiple of ``block_k``); the runtime launches it only for arguments
+    #: that satisfy its facts.
+    tma: bool = False
+
+    def __post_init__(self) -> None:
+        reduction = resolve_reduction(self.kind, self.reduction)
+        if self.kind == Kind.STREAM_K and self.reduction is None:
+            raise ValueError("a stream-K kernel names its reduction")
+        if self.grouped not in GROUPED:
+            raise ValueError(f"grouped must be one of {GROUPED}, got {self.grouped!r}")
+        # The modes as enums, whichever form the caller gave (equal either way).
+        object.__setattr__(self, "kind", Kind(self.kind))
+        object.__setattr__(self, "reduction", reduction)
+        object.__setattr__(self, "grouped", Grouped(self.grouped))
+        if self.kind != Kind.WORK_STEALING:
+            check_positive("num_xcds", self.num_xcds)
+            object.__setattr__(self, "num_xcds", 1)
+        if self.dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {tuple(DTYPES)}, got {self.dtype!r}")
+        for name in ("block_m", "block_n", "block_k", "group_m", "num_warps"):
+            check_positive(name, getattr(self, name))
+        if self.num_stages is not None:
+            check_positive("num_stages", self.num_stages)
+        check_positive("num_xcds", self.num_xcds)
+        if self.tma and not (self.aligned and tma_copies(self.num_warps)):
+            raise ValueError("a TMA kernel is aligned and has the pipelined body")
+
+    @property
+    def name(self) -> str:
+        red = f"_{self.reduction}" if self.reduction else ""
+        grp = "" if self.grouped == Grouped.NONE else f"_grouped{self.grouped}"
+        tb = "_tb" if self.trans_b else ""
+        xcd = f"_x{self.num_xcds}" if self.num_xcds != 1 else ""
+        stages = f"_s{self.num_stages}" if self.num_stages is not None else ""
+        al = "_aligned" if self.aligned else ""
+        al += "_tma" if self.tma else ""
+        return (
+            f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}_"
+            f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"
+            f"_w{self.num_warps}{stages}{xcd}{al}"
+        )
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        return kernel_args(self.kind, self.reduction, self.grouped)
+
+    @property
+    def facts(self) -> dict[str, int]:
+        """The divisibility facts its kernel states (:func:`divisibility_facts`)."""
+        return divisibility_facts(self.grouped, self.trans_b, self.block_k, self.aligned, self.tma)
+
+
+__all__ = [
+    "ALIGNED_ARGS",
+    "ALIGNMENT",
+    "ARG_NAMES",
+    "DTYPES",
+    "MAX_STAGES",
+    "MIN_STAGES",
+    "MMA_K",
+    "MMA_M",
+    "MMA_N",
+    "MODEL_CONFIG",
+    "GemmConfig",
+    "KernelSpec",
+    "aligned_args",
+    "check_kernel_config",
+    "divisibility_facts",
+    "kernel_args",
+    "pipelined",
+    "tma_copies",
+    "warp_grid",
+]

@@ -1,0 +1,87 @@
+"""The H100 tuning of the schedule kernels: the configurations bundled for the GPU
+and the shape classes that pick one for a problem.
+
+Tuning, not ABI: the kernels take any configuration
+:func:`~gemm_opt.core.schedules.abi.check_kernel_config` accepts; these are the
+ones the bundles are built with and the API launches when no ``config`` is
+given. The autotune table (``tuned/cuda90.json``) is measured over the same
+kernels. The measurements behind them: ``docs/schedule-tuning-history.md``.
+Pure Python (the standard library and :mod:`gemm_opt.core`): the runtime's
+autotune fallback reads them where no compiler is installed.
+"""
+
+from __future__ import annotations
+
+from gemm_opt.core.modes import FIXUP_REDUCTIONS, Grouped
+from gemm_opt.core.schedules.abi import GemmConfig
+from gemm_opt.core.schedules.partition import tile_count
+
+#: The configurations bundled for the GPU, by name. ``default`` is the base a
+#: partial ``config`` dict fills in (its ``num_stages`` None: the body's own;
+#: 8 warps, on which stream-K's fix-up does not spill, as it does on 4); the
+#: others are the tuned shape classes :func:`gpu_config_name` picks from:
+#: 128x256 tiles on 8 warps with 3 stages (the dense kernel's large-shape
+#: config), 128x128 on 8 warps with 3 (also where stream-K's fix-up holds a
+#: partial tile next to the accumulator, which spills at 128x256, and at
+#: 128x128 on 4 warps), and 64-row tiles for few-row or few-tile shapes, where
+#: smaller tiles give more programs (stream-K splits K on top). The 64-row
+#: classes take 128-deep K blocks and 4 or 6 stages (about 192 KB of shared
+#: memory, one program per SM): these shapes are bound by how many bytes each
+#: SM keeps in flight.
+GPU_CONFIGS = {
+    "default": GemmConfig(128, 128, 64, 8, 8),
+    "wide": GemmConfig(128, 256, 64, 8, 8, 3),
+    "mid": GemmConfig(128, 128, 64, 8, 8, 3),
+    "narrow": GemmConfig(64, 128, 128, 8, 4, 4),
+    "small": GemmConfig(64, 64, 128, 8, 4, 6),
+}
+#: The configuration a partial ``config`` fills in on the GPU.
+GPU_CONFIG = GPU_CONFIGS["default"]
+#: The shape classes, first match wins: (config name, the fraction of a wave of
+#: programs, one per SM, that its tiles must fill, whether stream-K's fix-up
+#: reductions may use it). A class also needs at least ``block_m`` rows (a
+#: taller tile only multiplies padding). No match: ``small``.
+GPU_SHAPE_CLASSES = (("wide", 1.0, False), ("mid", 1.0, True), ("narrow", 0.5, True))
+
+
+def config_serves(name: str, reduction: str | None) -> bool:
+    """Whether the GPU configuration ``name`` is built for ``reduction``: not a
+    fix-up reduction at a class that may not take one (its kernels would spill)."""
+    return reduction not in FIXUP_REDUCTIONS or all(
+        ok for cls, _, ok in GPU_SHAPE_CLASSES if cls == name
+    )
+
+
+def gpu_config_name(
+    m: int,
+    n: int,
+    grouped: str = Grouped.NONE,
+    sms: int = 132,
+    reduction: str | None = None,
+    groups: int = 1,
+) -> str:
+    """The :data:`GPU_CONFIGS` entry for an ``m x n`` output (grouped m: all
+    groups' rows; grouped k: one group's ``m x n``, of which there are
+    ``groups``) on a GPU of ``sms`` SMs: the first of
+    :data:`GPU_SHAPE_CLASSES` whose tiles fill its share of a wave (and that
+    ``reduction`` may use). Every grouped form, dgrad and wgrad included, has
+    the pipelined body and so every class."""
+    copies = groups if grouped == Grouped.K else 1
+    fixup = reduction in FIXUP_REDUCTIONS
+    for name, wave, fixup_ok in GPU_SHAPE_CLASSES:
+        cfg = GPU_CONFIGS[name]
+        if fixup and not fixup_ok:
+            continue
+        tiles = copies * tile_count(m, n, cfg.block_m, cfg.block_n)
+        if m >= cfg.block_m and tiles >= wave * sms:
+            return name
+    return "small"
+
+
+__all__ = [
+    "GPU_CONFIG",
+    "GPU_CONFIGS",
+    "GPU_SHAPE_CLASSES",
+    "config_serves",
+    "gpu_config_name",
+]
