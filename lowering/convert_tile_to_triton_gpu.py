@@ -336,14 +336,14 @@ class ConvertTileToTritonGPUPass(TilePass):
     target: str = ""
     """gfx1250, gfx950, gfx942 or cuda:90; empty: the module's ``tile.target``
     (a target given here overrides it; the module's attribute is not read)."""
-    lds_copies: str = "auto"
+    lds_copies: LdsCopies = LdsCopies.AUTO
     """gfx950 and cuda:90 copies: ``direct`` to shared memory, through
     ``registers``, ``auto`` (on cuda:90 TMA when the function states 16-byte
     aligned outer strides and every copy can be one; else direct when it
     states the alignment that needs; else registers), or on cuda:90 ``tma``
     (barrier-tracked TMA copies; outer strides must be 16-byte aligned, and
     a copy TMA cannot take is an error)."""
-    mma: str = "auto"
+    mma: MmaOption = MmaOption.AUTO
     """cuda:90 MMAs: ``wgmma`` (an error where an MMA cannot take it),
     ``mma_v2`` (mma.sync), or ``auto`` (wgmma where every MMA of an
     accumulator layout can take it, else mma.sync); ignored elsewhere."""
