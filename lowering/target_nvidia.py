@@ -17,7 +17,7 @@ from typing import Any
 
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect.tile import WmmaAttr
-from gemm_opt.lowering.barrier_plan import BarrierPlan, plan_barriers
+from gemm_opt.lowering.barrier_plan import BarrierPlan, BarrierRefusal, plan_barriers
 from gemm_opt.lowering.context import CopyCounter, Desc, HandOffContext
 from gemm_opt.lowering.layouts import mma_swizzle, nvmma_swizzle, shared_order
 from gemm_opt.lowering.sm90_mma import MmaOption, WgmmaChoice
@@ -36,7 +36,8 @@ class NvidiaSm90Strategy(PortableCopies):
         self.tma = TmaCopies()
         #: ``lds-copies``: ``tma`` (required), ``auto`` (where the facts allow), else none.
         self.tma_mode = tma
-        #: Which functions issue TMA stores (their waits wait for stores too).
+        #: Which functions issue TMA stores (their waits wait for stores too); made
+    #: before lowering, where it also refuses expects the copies cannot complete.
         self.barrier_plan: BarrierPlan | None = None
 
     @property
@@ -83,6 +84,12 @@ class NvidiaSm90Strategy(PortableCopies):
         self.mma.choose_async(ctx, mmas)
 
     def prescan_copies(self, ctx: HandOffContext) -> None:
+        try:  # refuses an expect whose copies certainly deliver other bytes
+            self.barrier_plan = plan_barriers(
+                ctx.module, ctx.num_warps, False, lambda op: ctx.user_pred(op.opview)
+            )
+        except BarrierRefusal as e:
+            raise ctx.fail(e.op, str(e)) from None
         self.tma.prescan_tracked(ctx, self.mma.shared)  # TMA stores read NVMMA buffers
         if self.tma_mode == "tma":
             self.tma.choose(ctx, self.mma.shared, required=True)
@@ -136,8 +143,7 @@ class NvidiaSm90Strategy(PortableCopies):
         fn = op.operation
         while fn.name != "func.func":
             fn = fn.parent
-        if self.barrier_plan is None:
-            self.barrier_plan = plan_barriers(ctx.module, ctx.num_warps, False)
+        assert self.barrier_plan is not None  # made before lowering
         if fn in self.barrier_plan.storing:
             ctx.b.create_async_tma_store_wait(0, True)
 
