@@ -43,8 +43,11 @@ def block_access(
 ) -> tuple[Any, Any]:
     """(pointers, in-bounds mask) of a block of a global tensor, in ``layout``.
 
-    Element ``i`` is at ``origin + i``; it is in bounds when that is below
-    ``extents``. The arithmetic runs per dim on the thin ``[n, 1]`` /
+    Element ``i`` is at ``origin + i``; it is in bounds when that is at least 0
+    and below ``extents``: a block reaching out of the tensor on either side reads
+    zeros there and writes nothing, as TMA does with negative coordinates and as the
+    model defines ``tile.load_block`` / ``tile.store_block`` (a negative origin is a
+    position before the tensor, not an address before its base). The arithmetic runs per dim on the thin ``[n, 1]`` /
     ``[1, n]`` index tensors and is broadcast afterwards. Offsets are i64
     for a non-unit stride (tile strides are i64, and Triton's axis
     analysis follows ``extsi`` and ``muli``, so stated divisibility still
@@ -60,7 +63,10 @@ def block_access(
     acc: Any = None
     for d, idx in enumerate(index_vectors(ctx, shape, layout, origin)):
         thin = idx.get_type()
-        ok = ctx.b.create_icmpSLT(idx, ctx.b.create_splat(thin, extents[d]))
+        ok = ctx.b.create_and(
+            ctx.b.create_icmpSGE(idx, ctx.b.create_splat(thin, ctx.const(0))),
+            ctx.b.create_icmpSLT(idx, ctx.b.create_splat(thin, extents[d])),
+        )
         ok = broadcast(ctx, ok, shape, layout, ctx.b.get_int1_ty())
         mask = ok if mask is None else ctx.b.create_and(mask, ok)
         if unit[d]:
