@@ -47,12 +47,12 @@ def block_access(
     and below ``extents``: a block reaching out of the tensor on either side reads
     zeros there and writes nothing, as TMA does with negative coordinates and as the
     model defines ``tile.load_block`` / ``tile.store_block`` (a negative origin is a
-    position before the tensor, not an address before its base). The arithmetic runs per dim on the thin ``[n, 1]`` /
-    ``[1, n]`` index tensors and is broadcast afterwards. Offsets are i64
-    for a non-unit stride (tile strides are i64, and Triton's axis
-    analysis follows ``extsi`` and ``muli``, so stated divisibility still
-    proves alignment); a constant unit stride adds the i32 index
-    directly, which keeps the contiguity facts vector accesses need.
+    position before the tensor, not an address before its base). The arithmetic runs
+    per dim on the thin ``[n, 1]`` / ``[1, n]`` index tensors and is broadcast
+    afterwards. Offsets are i64 for a non-unit stride (tile strides are i64, and
+    Triton's axis analysis follows ``extsi`` and ``muli``, so stated divisibility
+    still proves alignment); a constant unit stride adds the i32 index directly,
+    which keeps the contiguity facts vector accesses need.
     ``unit[d]``: dim ``d``'s stride is the constant 1.
     """
     rank = len(shape)

@@ -37,7 +37,7 @@ class NvidiaSm90Strategy(PortableCopies):
         #: ``lds-copies``: ``tma`` (required), ``auto`` (where the facts allow), else none.
         self.tma_mode = tma
         #: Which functions issue TMA stores (their waits wait for stores too); made
-    #: before lowering, where it also refuses expects the copies cannot complete.
+        #: before lowering, where it also refuses expects the copies cannot complete.
         self.barrier_plan: BarrierPlan | None = None
 
     @property

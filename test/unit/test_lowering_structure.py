@@ -51,7 +51,7 @@ def test_every_tile_op_has_exactly_one_handler_or_is_consumed_earlier() -> None:
 def test_a_second_handler_for_an_op_is_an_error() -> None:
     first = {"tile.wmma": lambda ctx, op: None}
     second = {"tile.wmma": lambda ctx, op: None}
-    with pytest.raises(ValueError, match="'tile.wmma' has two handlers"):
+    with pytest.raises(ValueError, match=r"'tile\.wmma' has two handlers"):
         hand_off.build_handler_table(first, second)
     assert list(hand_off.build_handler_table(first, {"tile.x": first["tile.wmma"]})) == [
         "tile.wmma",
