@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SharedLayout, SwizzledShared
-from gemm_opt.lowering.convert_tile_to_triton_gpu import _padded, unswizzled_layout
+from gemm_opt.lowering.layouts import padded_layout, unswizzled_layout
 
 #: Where the descriptors come from.
 ARGUMENTS = "arguments"  # function arguments of descriptor type
@@ -89,7 +89,7 @@ def gluon_layout(layouts: Any, layout: SharedLayout | None, block_shape: Sequenc
         return layouts.SwizzledSharedLayout(layout.vec, layout.per_phase, layout.max_phase, order)
     if isinstance(layout, PaddedShared):
         order = list(layout.order) if len(layout.order) == rank else row_major
-        return _padded(layouts, layout.interval, layout.amount, order, block_shape)
+        return padded_layout(layouts, layout.interval, layout.amount, order, block_shape)
     if isinstance(layout, PartitionedShared):
         piece = list(block_shape)
         piece[layout.partition_dim] //= layout.num_logical_pieces

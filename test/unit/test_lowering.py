@@ -137,7 +137,7 @@ def test_the_hand_off_is_split_off_the_end_of_a_pipeline():
         split("convert-tile-to-triton-gpu{lds-copies=fast}")
     _, handoff = split("convert-tile-to-triton-gpu{target=cuda:90 mma=mma_v2}")
     assert handoff == HandOff("cuda:90", "auto", "mma_v2")
-    with pytest.raises(PipelineError, match="mma must be one of auto, mma_v2, wgmma, got 'v3'"):
+    with pytest.raises(PipelineError, match="option 'mma' expects one of auto, mma_v2, wgmma, got 'v3'"):
         split("convert-tile-to-triton-gpu{mma=v3}")
 
 
@@ -370,7 +370,9 @@ def test_an_abort_in_triton_names_the_tile_op_being_built(monkeypatch):
         bases = [[1 << b, 0] for _ in order for b in range(shape[0].bit_length() - 1)]
         return layouts.PaddedSharedLayout([[interval, amount]], bases, [], shape)
 
-    monkeypatch.setattr(convert_module, "_padded", repeated_dim)
+    from gemm_opt.lowering import layouts
+
+    monkeypatch.setattr(layouts, "padded_layout", repeated_dim)
     with pytest.raises(TileCompileError) as info:
         lower_tile_module(GEMM, "gfx1250")
     err = info.value
@@ -385,7 +387,9 @@ def test_a_layout_triton_cannot_convert_aborts_at_the_op_whose_type_it_is(monkey
     """Below the verifier: dot operands with kWidth 3 make Triton abort when it
     converts the layout to a linear layout. The hand-off converts each new
     tensor layout as it builds the type, so the error names that tile op."""
-    original = convert_module._Lowering.convert_encoding
+    from gemm_opt.lowering.context import HandOffContext
+
+    original = HandOffContext.convert_encoding
 
     def k_width_3(self, attr, op, elem_bits=16):
         layout = original(self, attr, op, elem_bits)
@@ -393,7 +397,7 @@ def test_a_layout_triton_cannot_convert_aborts_at_the_op_whose_type_it_is(monkey
             return self.tt.layouts.DotOperandLayout(layout.operand_index, layout.parent, 3)
         return layout
 
-    monkeypatch.setattr(convert_module._Lowering, "convert_encoding", k_width_3)
+    monkeypatch.setattr(HandOffContext, "convert_encoding", k_width_3)
     with pytest.raises(TileCompileError) as info:
         lower_tile_module(GEMM, "gfx1250")
     err = info.value

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gemm_opt.core.ext_compat import MLIRError, PassManager, ir
-from gemm_opt.core.pass_base import TilePass
+from gemm_opt.core.pass_base import TilePass, option_choices
 
 
 class PipelineError(ValueError):
@@ -418,13 +418,15 @@ def pass_options(cls: type[TilePass]) -> list[Option]:
     """Each option of a pass: kebab-case name, type, default and the
     attribute docstring that follows the field in the class body."""
     docs = _attribute_docs(cls)
+    types = cls.option_types()
     out = []
     for name, f in cls.options().items():
         default = f.default if f.default is not dataclasses.MISSING else ""
         if isinstance(default, bool):
             default = str(default).lower()
-        type_name = str(getattr(f.type, "__name__", f.type))
-        type_name = {"str": "string"}.get(type_name, type_name)
+        choices = option_choices(types[name])
+        type_name = str(getattr(types[name], "__name__", types[name]))
+        type_name = "|".join(choices) if choices else {"str": "string"}.get(type_name, type_name)
         doc = docs.get(f.name, "").replace("``", "")
         out.append(Option(name, type_name, str(default), doc))
     return out

@@ -12,7 +12,33 @@ AMDGPU limits); 227 KiB of opt-in dynamic shared memory on sm_90.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+from enum import Enum
+
+if sys.version_info >= (3, 11):
+    from enum import StrEnum
+else:  # Python 3.10
+
+    class StrEnum(str, Enum):
+        """A string-valued enum whose members are their values (``enum.StrEnum``)."""
+
+        def __str__(self) -> str:
+            return str(self.value)
+
+        def __format__(self, spec: str) -> str:
+            return format(str(self.value), spec)
+
+
+class Mma(StrEnum):
+    """The matrix instruction family ``tile.wmma`` lowers to on a target; the hand-off
+    picks its target strategy by it."""
+
+    WMMA_V3 = "wmma v3"
+    MFMA_V4 = "mfma v4"
+    MFMA_V3 = "mfma v3"
+    #: wgmma, or mma.sync where it does not fit (the ``mma`` option chooses).
+    WGMMA = "wgmma"
 
 
 @dataclass(frozen=True)
@@ -29,7 +55,7 @@ class Target:
     #: Whether the target has the Tensor Data Mover (so ``warp_used_hint`` is honoured).
     tdm: bool
     #: The matrix instruction family ``tile.wmma`` lowers to.
-    mma: str
+    mma: Mma
     #: Bytes of LDS / shared memory one workgroup may allocate.
     shared_memory_bytes: int
     #: Threads one workgroup (thread block) may launch.
@@ -45,6 +71,8 @@ class Target:
     mfma_k_width: int = 0
     mfma_k32: int = 0
     mfma_k16: int = 0
+    #: Whether Triton 3.9.0's backend lowers ``ttg.warp_specialize`` for the target.
+    warp_specialize: bool = False
 
     @property
     def nvidia(self) -> bool:
@@ -66,9 +94,10 @@ TARGETS: dict[str, Target] = {
             arch="gfx1250",
             warp_size=32,
             tdm=True,
-            mma="wmma v3",
+            mma=Mma.WMMA_V3,
             shared_memory_bytes=320 * 1024,
             max_threads_per_block=1024,
+            warp_specialize=True,
         ),
         Target(
             "gfx950",
@@ -76,7 +105,7 @@ TARGETS: dict[str, Target] = {
             arch="gfx950",
             warp_size=64,
             tdm=False,
-            mma="mfma v4",
+            mma=Mma.MFMA_V4,
             shared_memory_bytes=160 * 1024,
             max_threads_per_block=1024,
             direct_to_lds=True,
@@ -91,7 +120,7 @@ TARGETS: dict[str, Target] = {
             arch="gfx942",
             warp_size=64,
             tdm=False,
-            mma="mfma v3",
+            mma=Mma.MFMA_V3,
             shared_memory_bytes=64 * 1024,
             max_threads_per_block=1024,
             mfma_version=3,
@@ -105,11 +134,12 @@ TARGETS: dict[str, Target] = {
             arch=90,
             warp_size=32,
             tdm=False,
-            mma="wgmma (mma.sync where it does not fit)",
+            mma=Mma.WGMMA,
             shared_memory_bytes=227 * 1024,
             max_threads_per_block=1024,
             direct_to_lds=True,
             i1_memory=False,
+            warp_specialize=True,
         ),
     )
 }
@@ -126,4 +156,4 @@ def get_target(name: str) -> Target:
         raise ValueError(f"unknown target '{name}' (known: {', '.join(TARGETS)})") from None
 
 
-__all__ = ["TARGETS", "TARGET_NAMES", "Target", "get_target"]
+__all__ = ["TARGETS", "TARGET_NAMES", "Mma", "StrEnum", "Target", "get_target"]

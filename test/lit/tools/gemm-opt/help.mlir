@@ -23,7 +23,7 @@
 // LIST: Passes:
 // LIST: convert-tile-to-triton-gpu
 // LIST-NEXT: target=<string> {{ +}}gfx1250, gfx950, gfx942 or cuda:90; empty: the module's tile.target {{.*}}(default: "")
-// LIST-NEXT: lds-copies=<string> {{.*}}(default: auto)
+// LIST-NEXT: lds-copies=<auto|direct|registers|tma> {{.*}}(default: auto)
 // LIST: tile-fuse-tdm-copies {{ +}}Fuse runs of 2 to 4 hinted TDM copies into one fused copy.
 // LIST-NEXT: max-members=<int> {{ +}}Largest group to form (2 to 4). (default: 4)
 // LIST: Pipelines:

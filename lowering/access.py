@@ -1,0 +1,173 @@
+"""Addressing blocks of global tensors: the pointers, in-bounds masks and layouts of the
+masked loads, stores and atomics that targets without TDM or TMA (and every
+``tile.load_block`` / ``tile.store_block``) lower to. Functions of the hand-off context,
+shared by the op families and the strategies."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from gemm_opt.dialect.tile import BlockedAttr
+from gemm_opt.lowering.context import HandOffContext
+from gemm_opt.lowering.ir_match import const_int
+
+
+def index_vectors(
+    ctx: HandOffContext, shape: Sequence[int], layout: Any, origin: Sequence[Any]
+) -> list[Any]:
+    """Per dim d: ``origin[d] + arange(shape[d])`` expanded to rank (i32)."""
+    rank = len(shape)
+    out = []
+    for d in range(rank):
+        enc = layout if rank == 1 else ctx.tt.layouts.SliceLayout(1 - d, layout)
+        vt = ctx.tensor([shape[d]], ctx.i32(), enc)
+        rng = ctx.b.create_make_range(vt, 0, int(shape[d]))
+        idx = ctx.b.create_add(ctx.b.create_splat(vt, origin[d]), rng)
+        if rank == 2:
+            idx = ctx.b.create_expand_dims(idx, 1 - d)
+        out.append(idx)
+    return out
+
+
+def block_access(
+    ctx: HandOffContext,
+    op: Any,
+    shape: Sequence[int],
+    layout: Any,
+    base: Any,
+    extents: Sequence[Any],
+    strides: Sequence[Any],
+    unit: Sequence[bool],
+    origin: Sequence[Any],
+) -> tuple[Any, Any]:
+    """(pointers, in-bounds mask) of a block of a global tensor, in ``layout``.
+
+    Element ``i`` is at ``origin + i``; it is in bounds when that is at least 0
+    and below ``extents``: a block reaching out of the tensor on either side reads
+    zeros there and writes nothing, as TMA does with negative coordinates and as the
+    model defines ``tile.load_block`` / ``tile.store_block`` (a negative origin is a
+    position before the tensor, not an address before its base). The arithmetic runs
+    per dim on the thin ``[n, 1]`` / ``[1, n]`` index tensors and is broadcast
+    afterwards. Offsets are i64 for a non-unit stride (tile strides are i64, and
+    Triton's axis analysis follows ``extsi`` and ``muli``, so stated divisibility
+    still proves alignment); a constant unit stride adds the i32 index directly,
+    which keeps the contiguity facts vector accesses need.
+    ``unit[d]``: dim ``d``'s stride is the constant 1.
+    """
+    rank = len(shape)
+    if rank not in (1, 2):
+        raise ctx.fail(op, f"only rank-1 and rank-2 blocks lower to TritonGPU, got rank {rank}")
+    shape = [int(s) for s in shape]
+    mask: Any = None
+    acc: Any = None
+    for d, idx in enumerate(index_vectors(ctx, shape, layout, origin)):
+        thin = idx.get_type()
+        ok = ctx.b.create_and(
+            ctx.b.create_icmpSGE(idx, ctx.b.create_splat(thin, ctx.const(0))),
+            ctx.b.create_icmpSLT(idx, ctx.b.create_splat(thin, extents[d])),
+        )
+        ok = broadcast(ctx, ok, shape, layout, ctx.b.get_int1_ty())
+        mask = ok if mask is None else ctx.b.create_and(mask, ok)
+        if unit[d]:
+            term = idx
+        else:
+            wide = ctx.b.create_int_cast(idx, like(ctx, idx, layout, ctx.i64()), True)
+            term = ctx.b.create_mul(wide, ctx.b.create_splat(wide.get_type(), strides[d]))
+        if acc is None:
+            ptrs = ctx.b.create_splat(like(ctx, idx, layout, base.get_type()), base)
+            acc = broadcast(ctx, ctx.b.create_addptr(ptrs, term), shape, layout, base.get_type())
+        else:
+            elem = ctx.i32() if unit[d] else ctx.i64()
+            acc = ctx.b.create_addptr(acc, broadcast(ctx, term, shape, layout, elem))
+    assert acc is not None and mask is not None
+    return acc, mask
+
+
+def like(ctx: HandOffContext, tensor: Any, layout: Any, elem: Any) -> Any:
+    """A tensor type of ``tensor``'s shape in ``layout``, of ``elem``."""
+    return ctx.tensor(tensor.get_shape(), elem, layout)
+
+
+def broadcast(ctx: HandOffContext, v: Any, shape: Sequence[int], layout: Any, elem: Any) -> Any:
+    """``v`` (a thin tensor of ``elem`` in ``layout``) broadcast to ``shape``."""
+    if list(v.get_shape()) == list(shape):
+        return v
+    return ctx.b.create_broadcast(v, ctx.tensor(shape, elem, layout))
+
+
+# -- copies without TDM --
+
+
+def no_cache_policy(ctx: HandOffContext) -> Any:
+    return ctx.b.get_cache_policy("none", "evict_normal")
+
+
+def masked_load(ctx: HandOffContext, ptrs: Any, mask: Any, other: Any) -> Any:
+    """``tt.load`` of ``ptrs`` under ``mask``, ``other`` where it is false."""
+    policy = ctx.b.get_cache_policy("none", "evict_normal")
+    return ctx.b.create_masked_load(ptrs, mask, other, policy, False)
+
+
+# -- load_block / store_block --
+
+
+def op_block_access(ctx: HandOffContext, op: Any, shape: Sequence[int], layout: Any):
+    """:func:`block_access` of a ``tile.load_block`` / ``tile.store_block``."""
+    return block_access(
+        ctx,
+        op,
+        shape,
+        layout,
+        ctx.v(op.base),
+        [ctx.v(x) for x in op.shape],
+        [ctx.v(x) for x in op.strides],
+        [const_int(x) == 1 for x in op.strides],
+        [ctx.v(x) for x in op.offsets],
+    )
+
+
+def access_layout(ctx: HandOffContext, op, rt, shape, elem) -> Any:
+    """The value's own layout if blocked, else a coalesced blocked layout.
+
+    Except 32-bit values in an NVIDIA MMA accumulator layout (stream-K's
+    fp32 partial tiles): each thread holds pairs of adjacent columns, so
+    a quad of lanes writes or reads whole 32-byte sectors in that layout;
+    a blocked layout would add a shared-memory round trip (its scratch
+    as large as the tile, which costs occupancy) for no fewer sectors.
+    """
+    if isinstance(rt.encoding, BlockedAttr):
+        return ctx.convert_encoding(rt.encoding, op)
+    bits = ctx.bits(elem, op)
+    if ctx.strategy.access_layout(ctx, rt, bits):
+        return ctx.convert_encoding(rt.encoding, op)
+    return ctx.blocked(shape, bits)
+
+
+def linear_index(ctx: HandOffContext, shape: Sequence[int], layout: Any) -> Any:
+    """The row-major index of each element of a ``shape`` tensor in ``layout``."""
+    zero = [ctx.const(0)] * len(shape)
+    parts = index_vectors(ctx, shape, layout, zero)
+    if len(shape) == 1:
+        return parts[0]
+    full = ctx.tensor(shape, ctx.i32(), layout)
+    rows = ctx.b.create_broadcast(parts[0], full)
+    cols = ctx.b.create_broadcast(parts[1], full)
+    width = ctx.b.create_splat(full, ctx.const(shape[1]))
+    return ctx.b.create_add(ctx.b.create_mul(rows, width), cols)
+
+
+# -- scf --
+
+
+__all__ = [
+    "access_layout",
+    "block_access",
+    "broadcast",
+    "index_vectors",
+    "like",
+    "linear_index",
+    "masked_load",
+    "no_cache_policy",
+    "op_block_access",
+]
