@@ -36,8 +36,9 @@ def lower_make_desc(ctx: HandOffContext, op: Any) -> Any:
 
 
 def lower_update_desc(ctx: HandOffContext, op: Any) -> Any:
-    """The update's origin is the source's plus the offsets; bounds and pred replace
-    the source's when given."""
+    """The update's origin is the source's plus the offsets; bounds replace the
+    source's when given, and a pred is ANDed into the source's (a descriptor made from
+    a switched-off one stays off, as the model has it)."""
     src = ctx.descs.get(op.desc)
     offsets = [ctx.v(x) for x in op.offsets]
     bounds = [ctx.v(x) for x in op.bounds]
@@ -54,7 +55,7 @@ def lower_update_desc(ctx: HandOffContext, op: Any) -> Any:
             src.unit,
             origin,
             bounds or src.bounds,
-            pred if pred is not None else src.pred,
+            ctx.and_all([p for p in (src.pred, pred) if p is not None]),
             src.tma,
         )
     return ctx.strategy.update_descriptor(ctx, op, src, info)

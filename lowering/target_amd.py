@@ -94,6 +94,8 @@ class AmdTdmStrategy(TargetStrategy):
         offsets = [ctx.v(x) for x in op.offsets]
         bounds = [ctx.v(x) for x in op.bounds]
         pred = None if op.pred is None else ctx.v(op.pred)
+        if pred is not None and info is not None:
+            pred = info.pred  # the source's pred ANDed in (Triton's update sets the field)
         desc = ctx.v(op.desc)
         if bounds:
             if src is None:

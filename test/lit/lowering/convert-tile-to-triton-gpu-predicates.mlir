@@ -11,8 +11,8 @@
 
 // A user predicate on the copy and a descriptor predicate: the copy runs
 // only when both hold (the descriptor's pred is ANDed, not replaced), and
-// each mask compares the block's rows (origin row + 0..127) against the
-// tensor's rows and its columns (origin column + 0..63) against its columns.
+// each mask keeps the block's rows (origin row + 0..127) within [0, rows) and
+// its columns (origin column + 0..63) within [0, columns).
 #s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
 !da = !tile.tensor_desc<tensor<128x64xf16, #s>>
 !ba = !tile.shared<tensor<128x64xf16, #s>>
@@ -45,14 +45,20 @@ module attributes {tile.num_warps = 4 : i32} {
     // MASK: %[[CO:.*]] = tt.splat %arg5 : i32 -> tensor<64xi32
     // MASK: %[[CI:.*]] = arith.addi %[[CO]], %[[C0]] :
     // MASK: %[[COLS:.*]] = tt.expand_dims %[[CI]] {axis = 0 : i32}
+    // MASK: %[[RZ:.*]] = arith.constant dense<0> : tensor<128x1xi32
+    // MASK: %[[RGE:.*]] = arith.cmpi sge, %[[ROWS]], %[[RZ]] :
     // MASK: %[[M:.*]] = tt.splat %arg1 : i32 -> tensor<128x1xi32
-    // MASK: %[[RIN:.*]] = arith.cmpi slt, %[[ROWS]], %[[M]] :
+    // MASK: %[[RLT:.*]] = arith.cmpi slt, %[[ROWS]], %[[M]] :
+    // MASK: %[[RIN:.*]] = arith.andi %[[RGE]], %[[RLT]] :
     // MASK: %[[RMASK:.*]] = tt.broadcast %[[RIN]] : tensor<128x1xi1, {{.*}}> -> tensor<128x64xi1
     // MASK: %[[RW:.*]] = arith.extsi %[[ROWS]] :
     // MASK: %[[LD:.*]] = tt.splat %arg3 : i64 -> tensor<128x1xi64
     // MASK: arith.muli %[[RW]], %[[LD]] :
+    // MASK: %[[CZ:.*]] = arith.constant dense<0> : tensor<1x64xi32
+    // MASK: %[[CGE:.*]] = arith.cmpi sge, %[[COLS]], %[[CZ]] :
     // MASK: %[[K:.*]] = tt.splat %arg2 : i32 -> tensor<1x64xi32
-    // MASK: %[[CIN:.*]] = arith.cmpi slt, %[[COLS]], %[[K]] :
+    // MASK: %[[CLT:.*]] = arith.cmpi slt, %[[COLS]], %[[K]] :
+    // MASK: %[[CIN:.*]] = arith.andi %[[CGE]], %[[CLT]] :
     // MASK: %[[CMASK:.*]] = tt.broadcast %[[CIN]] : tensor<1x64xi1, {{.*}}> -> tensor<128x64xi1
     // MASK: %[[MASK:.*]] = arith.andi %[[RMASK]], %[[CMASK]] :
     // MASK: %[[CB:.*]] = tt.broadcast %[[COLS]] :
@@ -106,11 +112,17 @@ module attributes {tile.num_warps = 4 : i32} {
     // MASK: %[[CO:.*]] = tt.splat %arg5 : i32 -> tensor<64xi32
     // MASK: %[[CI:.*]] = arith.addi %[[CO]], %[[C0]] :
     // MASK: %[[COLS:.*]] = tt.expand_dims %[[CI]] {axis = 0 : i32}
+    // MASK: %[[RZ:.*]] = arith.constant dense<0> : tensor<128x1xi32
+    // MASK: %[[RGE:.*]] = arith.cmpi sge, %[[ROWS]], %[[RZ]] :
     // MASK: %[[BM:.*]] = tt.splat %arg6 : i32 -> tensor<128x1xi32
-    // MASK: %[[RIN:.*]] = arith.cmpi slt, %[[ROWS]], %[[BM]] :
+    // MASK: %[[RLT:.*]] = arith.cmpi slt, %[[ROWS]], %[[BM]] :
+    // MASK: %[[RIN:.*]] = arith.andi %[[RGE]], %[[RLT]] :
     // MASK: %[[RMASK:.*]] = tt.broadcast %[[RIN]] :
+    // MASK: %[[CZ:.*]] = arith.constant dense<0> : tensor<1x64xi32
+    // MASK: %[[CGE:.*]] = arith.cmpi sge, %[[COLS]], %[[CZ]] :
     // MASK: %[[BK:.*]] = tt.splat %arg7 : i32 -> tensor<1x64xi32
-    // MASK: %[[CIN:.*]] = arith.cmpi slt, %[[COLS]], %[[BK]] :
+    // MASK: %[[CLT:.*]] = arith.cmpi slt, %[[COLS]], %[[BK]] :
+    // MASK: %[[CIN:.*]] = arith.andi %[[CGE]], %[[CLT]] :
     // MASK: %[[CMASK:.*]] = tt.broadcast %[[CIN]] :
     // MASK: %[[MASK:.*]] = arith.andi %[[RMASK]], %[[CMASK]] :
     // ASYNC: ttg.async_copy_global_to_local %{{.*}} mask %[[MASK]] other
@@ -161,6 +173,7 @@ module attributes {tile.num_warps = 4 : i32} {
     // MASK: arith.cmpi slt, %{{.*}}, %[[AM]] :
     // MASK: %[[AK:.*]] = tt.splat %arg4 : i32 -> tensor<1x64xi32
     // MASK: arith.cmpi slt, %{{.*}}, %[[AK]] :
+    // MASK: arith.andi
     // MASK: %[[AMASK:.*]] = arith.andi
     // ASYNC: ttg.async_copy_global_to_local %{{.*}}, %[[BA]] mask %[[AMASK]] other
     // ASYNC-NEXT: }
@@ -176,6 +189,7 @@ module attributes {tile.num_warps = 4 : i32} {
     // MASK: arith.cmpi slt, %{{.*}}, %[[BK]] :
     // MASK: %[[BN:.*]] = tt.splat %arg3 : i32 -> tensor<1x128xi32
     // MASK: arith.cmpi slt, %{{.*}}, %[[BN]] :
+    // MASK: arith.andi
     // MASK: %[[BMASK:.*]] = arith.andi
     // ASYNC: ttg.async_copy_global_to_local %{{.*}}, %[[BB]] mask %[[BMASK]] other
     // ASYNC-NEXT: }
@@ -199,6 +213,40 @@ module attributes {tile.num_warps = 4 : i32} {
     // ASYNC-NEXT: ttg.async_wait {num = 1 : i32}
     "tile.async_tdm_wait"() {num = 1 : i32} : () -> ()
     // MASK: tt.return
+    return
+  }
+}
+
+// -----
+
+// Two updates with a pred each, then a copy with a user pred: the copy runs
+// only when all three hold (each update ANDs its pred into its source's).
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!da = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!ba = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 4 : i32} {
+  // TDM-LABEL: tt.func public @chained_desc_preds(
+  // MASK-LABEL: tt.func public @chained_desc_preds(
+  func.func @chained_desc_preds(%a: !tile.ptr<f16>, %m: i32 {tile.divisibility = 16 : i32}, %k: i32 {tile.divisibility = 16 : i32}, %lda: i64 {tile.divisibility = 16 : i32}, %r: i32, %c: i32, %r2: i32, %c2: i32, %p: i1, %p2: i1, %q: i1) {
+    %one = arith.constant 1 : i64
+    %d = "tile.make_tensor_descriptor"(%a, %m, %k, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
+    // TDM: %[[P32:.*]] = arith.extui %arg8 : i1 to i32
+    // TDM: %[[U:.*]] = amdg.update_tensor_descriptor %{{.*}} add_offsets = [%arg4, %arg5] pred = %[[P32]] {clamp_bounds}
+    %u = "tile.update_tensor_descriptor"(%d, %r, %c, %p) {operandSegmentSizes = array<i32: 1, 2, 0, 1>} : (!da, i32, i32, i1) -> !da
+    // TDM: %[[PP2:.*]] = arith.andi %arg8, %arg9 : i1
+    // TDM: %[[PP2_32:.*]] = arith.extui %[[PP2]] : i1 to i32
+    // TDM: %[[V:.*]] = amdg.update_tensor_descriptor %[[U]] add_offsets = [%arg6, %arg7] pred = %[[PP2_32]] {clamp_bounds}
+    // MASK: %[[PP2:.*]] = arith.andi %arg8, %arg9 : i1
+    %v = "tile.update_tensor_descriptor"(%u, %r2, %c2, %p2) {operandSegmentSizes = array<i32: 1, 2, 0, 1>} : (!da, i32, i32, i1) -> !da
+    %buf = "tile.local_alloc"() : () -> !ba
+    // TDM: %[[ALL:.*]] = arith.andi %[[PP2]], %arg10 : i1
+    // TDM: %[[ALL32:.*]] = arith.extui %[[ALL]] : i1 to i32
+    // TDM: %[[C:.*]] = amdg.update_tensor_descriptor %[[V]] add_offsets = [%{{.*}}, %{{.*}}] pred = %[[ALL32]] :
+    // TDM: amdg.async_tdm_copy_global_to_local %[[C]] into
+    // MASK: %[[ALL:.*]] = arith.andi %[[PP2]], %arg10 : i1
+    // MASK-NEXT: scf.if %[[ALL]] {
+    "tile.async_tdm_copy_global_to_local"(%v, %buf, %q) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!da, !ba, i1) -> ()
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
     return
   }
 }
