@@ -138,10 +138,24 @@ class Sample:
 
 
 def _cpu() -> float:
-    """CPU seconds of this process and its finished children (our compile
-    runs Triton in a child process)."""
+    """CPU seconds of this process, its finished children and the compile
+    workers (our compile runs Triton in a long-lived worker process, which
+    is never a finished child; Linux's ``/proc`` has its times)."""
     t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
+    seconds = t.user + t.system + t.children_user + t.children_system
+    try:
+        from gemm_opt.lowering.triton_bridge import WORKERS
+    except ImportError:  # a tree without workers: Triton runs in finished children
+        return seconds
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in WORKERS.workers():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # utime, stime, cutime, cstime: fields 14-17 of stat(5), counted after the name
+        seconds += sum(int(x) for x in fields[11:15]) / tick
+    return seconds
 
 
 def timed_compile(compile_fn: Callable[[], Any]) -> tuple[Any, Sample]:

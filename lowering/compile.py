@@ -6,7 +6,8 @@ here:
 1. parse (or copy) the tile module and check its module attributes;
 2. run the tile-level passes of :func:`gemm_opt.lowering.pipelines.tile_passes`
    (or the caller's ``pipeline``) and keep that IR as ``asm["tile"]``;
-3. hand it to Triton (:func:`hand_off`): in a forked child, build the Triton
+3. hand it to Triton (:func:`hand_off`): in a worker process
+   (:func:`gemm_opt.lowering.triton_bridge.run_in_worker`), build the Triton
    module with Triton's builder
    (:func:`gemm_opt.lowering.convert_tile_to_triton_gpu.convert`), verify it
    and print it (Triton's pretty TTGIR: ``asm["ttgir"]``), then compile it
@@ -21,8 +22,8 @@ then calls :func:`hand_off`.
 Every failure is a :class:`TileCompileError` positioned in the *tile* source:
 our own diagnostics carry the op's location; every Triton op carries the
 location of the tile op it was built for, so Triton's diagnostics name the
-tile line; and if Triton aborts, the child's last progress report names the
-tile op it was building.
+tile line; and if Triton aborts, the worker's last progress report names the
+tile op it was building (and the next hand-off gets a fresh worker).
 """
 
 from __future__ import annotations
@@ -254,7 +255,7 @@ def hand_off(
     compile: bool = False,
     options: dict[str, Any] | None = None,
 ) -> HandOffResult:
-    """Hand a tile module (after the tile passes) to Triton, in a child process.
+    """Hand a tile module (after the tile passes) to Triton, in a worker process.
 
     Builds the Triton module, verifies and prints it, and with ``compile``
     compiles it with Triton's backend (``options`` are Triton's backend
@@ -268,44 +269,13 @@ def hand_off(
     from gemm_opt.lowering import triton_bridge as tb
 
     op = module.operation if hasattr(module, "operation") else module
-    target = target or ""
-
-    def work(report: Any) -> tuple:
-        from gemm_opt.lowering.convert_tile_to_triton_gpu import (
-            LoweringFailure,
-            check_hand_off,
-            convert,
-        )
-
-        seconds: dict[str, float] = {}
-        start = time.perf_counter()
-        try:
-            resolved = check_hand_off(op, target, lds_copies, mma)[0].name
-            triton = tb.triton_ir(resolved)
-
-            def on_op(tile_op: Any) -> None:
-                report(("op", *_position(tile_op.location), tile_op.name))
-
-            built, hosted = convert(op, triton, target, lds_copies, filename, on_op, mma=mma)
-            report(("stage", "verify"))
-            text = tb.verified_text(built, resolved, triton.context)
-            tensormaps = (
-                _tensormaps(hosted, tb.tensordesc_metadata(built)) if any(hosted.values()) else []
-            )
-        except LoweringFailure as e:
-            return ("failed", *_position(e.op.location), str(e))
-        seconds["convert"] = time.perf_counter() - start
-        if not compile:
-            return ("ok", text, None, seconds, tensormaps)
-        report(("stage", "compile"))
-        start = time.perf_counter()
-        art = tb.compile_module(text, resolved, options)
-        seconds["triton"] = time.perf_counter() - start
-        return ("ok", text, art, seconds, tensormaps)
-
-    if compile:
-        tb.warm_for_compile()
-    run = tb.run_isolated(work)
+    # The generic form with locations round-trips exactly (diagnostics keep
+    # their tile positions); the worker parses it in a context of its own.
+    text = op.get_asm(print_generic_op_form=True, enable_debug_info=True)
+    how = (target or "", lds_copies, mma, filename, compile, options)
+    run = tb.run_in_worker(_hand_off_job, text, *how)
+    if run.ok and run.result == ("unparsable",):
+        run = tb.run_isolated(lambda report: _hand_off_work(report, op, *how))
     if run.ok and run.result[0] == "ok":
         _, text, art, seconds, tensormaps = run.result
         return HandOffResult(text, art, seconds, tensormaps)
@@ -313,6 +283,79 @@ def hand_off(
         _, line, col, message = run.result
         raise TileCompileError(message, line, col, "convert")
     raise _triton_failure(run, op)
+
+
+def _hand_off_job(
+    report: Any,
+    module_text: str,
+    target: str,
+    lds_copies: str,
+    mma: str,
+    filename: str,
+    compile: bool,
+    options: dict[str, Any] | None,
+) -> tuple:
+    """:func:`hand_off`'s work in a worker: parse the tile module in a context
+    of its own, then :func:`_hand_off_work`. A module that does not verify
+    (a pass left it so; the lowering locates what is wrong) cannot be parsed:
+    ``("unparsable",)`` sends it to a child forked with the module itself."""
+    from gemm_opt import dialect
+    from gemm_opt.core.ext_compat import MLIRError, ir
+
+    with dialect.make_context(False):
+        try:
+            module = ir.Module.parse(module_text)
+        except MLIRError:
+            return ("unparsable",)
+        return _hand_off_work(
+            report, module.operation, target, lds_copies, mma, filename, compile, options
+        )
+
+
+def _hand_off_work(
+    report: Any,
+    op: Any,
+    target: str,
+    lds_copies: str,
+    mma: str,
+    filename: str,
+    compile: bool,
+    options: dict[str, Any] | None,
+) -> tuple:
+    """Build, verify and print the Triton module of ``op``, and compile it when
+    asked. Reports each tile op as it is built and each stage as it starts."""
+    from gemm_opt.lowering import triton_bridge as tb
+    from gemm_opt.lowering.convert_tile_to_triton_gpu import (
+        LoweringFailure,
+        check_hand_off,
+        convert,
+    )
+
+    seconds: dict[str, float] = {}
+    start = time.perf_counter()
+    try:
+        resolved = check_hand_off(op, target, lds_copies, mma)[0].name
+        triton = tb.triton_ir(resolved)
+
+        def on_op(tile_op: Any) -> None:
+            report(("op", *_position(tile_op.location), tile_op.name))
+
+        built, hosted = convert(op, triton, target, lds_copies, filename, on_op, mma=mma)
+        report(("stage", "verify"))
+        text = tb.verified_text(built, resolved, triton.context)
+        tensormaps = (
+            _tensormaps(hosted, tb.tensordesc_metadata(built)) if any(hosted.values()) else []
+        )
+    except LoweringFailure as e:
+        return ("failed", *_position(e.op.location), str(e))
+    seconds["convert"] = time.perf_counter() - start
+    if not compile:
+        return ("ok", text, None, seconds, tensormaps)
+    report(("stage", "compile"))
+    start = time.perf_counter()
+    art = tb.compile_module(text, resolved, options)
+    seconds["triton"] = time.perf_counter() - start
+    return ("ok", text, art, seconds, tensormaps)
 
 
 #: Exceptions of the dialect and the rule modules: a child that raised one met
