@@ -52,6 +52,8 @@ __all__ = [
 
 #: The pipeline name of the hand-off stage.
 HAND_OFF = "convert-tile-to-triton-gpu"
+#: The module of the conversion, which the hand-off's worker imports.
+CONVERSION = "gemm_opt.lowering.convert_tile_to_triton_gpu"
 
 
 @dataclass
@@ -429,7 +431,11 @@ def _lower(
     from gemm_opt.core.diagnostics import collect
     from gemm_opt.core.ext_compat import MLIRError, ir
     from gemm_opt.dialect.tile import TARGET, verify_module_attributes
-    from gemm_opt.lowering import pipelines
+    from gemm_opt.lowering import pipelines, triton_bridge
+
+    # A worker for the hand-off prepares itself (Triton, the conversion) while
+    # this process parses and runs the tile passes (a no-op when one is idle).
+    triton_bridge.WORKERS.prestart(CONVERSION)
 
     seconds: dict[str, float] = {}
     start = time.perf_counter()

@@ -19,10 +19,11 @@ Two ways, one result type:
   too): the general form, for work that is not a module-level function.
 
 A worker is a fork of this process, so it runs the package's code as this
-process had it when the worker started. When that code changes since (a
+process had it when the worker started (and imports a module first needed
+later from its file, as this process does). When that code changes since (a
 function of a ``gemm_opt`` module or class replaced, as a test's monkeypatch
 does, or a module reloaded), the worker is stale: the next job retires it
-and forks a fresh one, so a job always runs the code the caller sees.
+and forks a fresh one, so a job runs the code the caller sees.
 
 Lifecycle: workers end with this process (closed at interpreter exit; a
 worker also ends when its job pipe reaches end of file, so it cannot outlive
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 import atexit
 import faulthandler
+import importlib
 import os
 import pickle
 import signal
@@ -202,34 +204,49 @@ def run_forked(work: Callable[[Callable[[Any], None]], Any]) -> Isolated:
 _CODE = (types.FunctionType, type, staticmethod, classmethod, property)
 
 
-def code_state(package: str = PACKAGE) -> int:
-    """A number that changes when a function or class of ``package``'s loaded
-    modules is replaced (on the module, or on a class defined there).
+def code_state(package: str = PACKAGE) -> dict[str, int]:
+    """Per loaded module of ``package``, a number that changes when one of its
+    functions or classes is replaced (on the module, or on a class defined
+    there).
 
-    The identity of every function and class in each module's namespace and
+    The identity of every function and class in the module's namespace and
     of every function in the namespace of each class the module defines:
     replacing one (setattr, a reload) gives a different object, hence a
     different number. Data is left out: modules and classes change their
     caches as they run.
     """
-    ids: list[int] = []
+    states: dict[str, int] = {}
     prefix = package + "."
     for name, module in list(sys.modules.items()):
         if module is None or not (name == package or name.startswith(prefix)):
             continue
+        ids: list[int] = []
         for value in list(vars(module).values()):
             if not isinstance(value, _CODE):
                 continue
             ids.append(id(value))
             if isinstance(value, type) and value.__module__ == name:
                 ids.extend(id(v) for v in list(vars(value).values()) if isinstance(v, _CODE))
-    return hash(tuple(ids))
+        states[name] = hash(tuple(ids))
+    return states
+
+
+def _current(worker_state: dict[str, int], state: dict[str, int]) -> bool:
+    """Whether a worker forked at ``worker_state`` runs the code of ``state``:
+    every module it had is unchanged (a module imported since, it imports
+    from the same file when a job needs it)."""
+    return all(state.get(name) == value for name, value in worker_state.items())
 
 
 class _Worker:
     """One worker process and this process's ends of its pipes."""
 
-    def __init__(self, prepare: Callable[[], None] | None, state: int) -> None:
+    def __init__(
+        self,
+        prepare: Callable[[], None] | None,
+        state: dict[str, int],
+        modules: tuple[str, ...] = (),
+    ) -> None:
         self.state = state
         self.jobs = 0
         jobs_read, self.jobs_fd = os.pipe()
@@ -245,7 +262,7 @@ class _Worker:
                 for fd in (self.jobs_fd, self.results_fd):
                     os.close(fd)
                 os.dup2(self.err.fileno(), 2)
-                _serve(jobs_read, results_write, prepare)
+                _serve(jobs_read, results_write, prepare, modules)
             except BaseException:
                 traceback.print_exc()  # to fd 2, which the caller reads after a death
                 code = 3
@@ -254,9 +271,11 @@ class _Worker:
         self.pid = pid
         os.close(jobs_read)
         os.close(results_write)
+        _LIVE.add(self)
 
     def close_fds(self) -> None:
         """Close this process's ends (in a forked child: it must not hold them)."""
+        _LIVE.discard(self)
         for fd in (self.jobs_fd, self.results_fd):
             try:
                 os.close(fd)
@@ -312,12 +331,16 @@ class _Worker:
             time.sleep(0.005)
 
 
-def _serve(jobs_fd: int, results_fd: int, prepare: Callable[[], None] | None) -> None:
+def _serve(
+    jobs_fd: int, results_fd: int, prepare: Callable[[], None] | None, modules: tuple[str, ...]
+) -> None:
     """A worker's life: prepare once, then run jobs until end of file."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the caller's to handle
     faulthandler.disable()  # an abort is the caller's to report
     if prepare is not None:
         prepare()
+    for name in modules:
+        importlib.import_module(name)
     buffer = b""
     while True:
         chunk = os.read(jobs_fd, 1 << 16)
@@ -373,6 +396,17 @@ class WorkerPool:
                 worker.stop()
         return run
 
+    def prestart(self, *modules: str) -> None:
+        """Start a worker now, unless one is idle, so that its preparation
+        (and importing ``modules``, which its jobs need) runs while this
+        process does other work: a first compile parses and runs the tile
+        passes meanwhile."""
+        state = code_state()
+        with self._lock:
+            self._forget_if_forked()
+            if not any(_current(w.state, state) for w in self._idle):
+                self._idle.append(_Worker(self.prepare, state, modules))
+
     def _acquire(self) -> _Worker:
         state = code_state()
         stale: list[_Worker] = []
@@ -381,7 +415,7 @@ class WorkerPool:
             worker = None
             while self._idle:
                 candidate = self._idle.pop()
-                if candidate.state == state:
+                if _current(candidate.state, state):
                     worker = candidate
                     break
                 stale.append(candidate)
@@ -413,16 +447,14 @@ class WorkerPool:
 
 #: Every pool of this process (for the fork and exit hooks).
 _POOLS: list[WorkerPool] = []
-
-
-def _every_worker() -> list[_Worker]:
-    return [w for pool in _POOLS for w in pool._idle + pool._busy]
+#: Every worker whose pipes this process holds (in a pool, or being retired).
+_LIVE: set[_Worker] = set()
 
 
 def _after_fork_in_child() -> None:
     """A forked child holds copies of every worker's pipes: close them, so a
     worker sees end of file when its parent goes, and start with no workers."""
-    for worker in _every_worker():
+    for worker in list(_LIVE):
         worker.close_fds()
     for pool in _POOLS:
         pool._lock = threading.Lock()  # a lock held by another thread stays held

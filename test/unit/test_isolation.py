@@ -68,6 +68,19 @@ def test_jobs_reuse_one_worker(pool):
     assert pool.workers() == [first.result]
 
 
+def _imported(report, name):
+    return name in sys.modules
+
+
+def test_a_prestarted_worker_runs_the_next_job(pool):
+    pool.prestart("json.tool")
+    (started,) = pool.workers()
+    assert pool.run(_imported, "json.tool").result  # imported while it waited
+    assert pool.run(_pid).result == started
+    pool.prestart()  # one is idle: no other starts
+    assert pool.workers() == [started]
+
+
 def test_an_abort_is_reported_and_the_next_job_gets_a_fresh_worker(pool):
     before = pool.run(_pid).result
     run = pool.run(_abort_after_reports)
@@ -106,13 +119,18 @@ def test_a_replaced_function_makes_the_worker_stale(pool, monkeypatch):
 
 
 def test_code_state_follows_functions_and_methods_not_data(monkeypatch):
+    name = isolation.__name__
     state = isolation.code_state()
     monkeypatch.setattr(isolation, "MAX_JOBS", 7)  # data: a cache or a constant
     assert isolation.code_state() == state
     monkeypatch.setattr(isolation._Worker, "stop", lambda self, grace=0: None)
-    assert isolation.code_state() != state
+    changed = isolation.code_state()
+    assert [n for n in state if changed[n] != state[n]] == [name]
+    assert not isolation._current(state, changed)
     monkeypatch.undo()
     assert isolation.code_state() == state
+    # A module imported after a worker started does not make it stale.
+    assert isolation._current(state, {**state, f"{name}_imported_later": 1})
 
 
 def test_concurrent_callers_get_one_worker_each(pool):
