@@ -57,6 +57,7 @@ import argparse
 import contextlib
 import cProfile
 import importlib.util
+import inspect
 import io
 import os
 import pstats
@@ -274,21 +275,25 @@ def load() -> str:
     return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def time_bundle(every: int, target: str = "cuda:90") -> float:
+def time_bundle(every: int, jobs: int | None, target: str = "cuda:90") -> float:
     """Build every ``every``-th kernel of ``target``'s schedule bundle (in this
-    process, which must not have built any yet); print the rate; return
-    kernels per minute."""
-    from gemm_opt.kernels.build_bundles import build, bundle_specs
+    process, which must not have built any yet), ``jobs`` at once (None: the
+    builder's default); print the rate; return kernels per minute."""
+    from gemm_opt.kernels import build_bundles
 
-    every_spec = bundle_specs()
+    every_spec = build_bundles.bundle_specs()
     specs = every_spec[::every]
+    # A tree whose builder compiles one kernel at a time takes no jobs.
+    parallel = "jobs" in inspect.signature(build_bundles.build).parameters
+    how = {"jobs": jobs} if parallel and jobs is not None else {}
+    shown = how.get("jobs", build_bundles.default_jobs() if parallel else 1)
     print(
         f"bundle builder: {len(specs)} of the {len(every_spec)} {target} schedule kernels "
-        f"(every {every}th), load {load()}",
+        f"(every {every}th), {shown} at once, load {load()}",
         flush=True,
     )
     start, cpu = time.perf_counter(), _cpu()
-    bundle = build(target, specs, quiet=True)
+    bundle = build_bundles.build(target, specs, quiet=True, **how)
     wall, cpu = time.perf_counter() - start, _cpu() - cpu
     if len(bundle) != len(specs):
         raise RuntimeError(f"built {len(bundle)} kernels of {len(specs)}")
@@ -351,13 +356,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--bundle-only", action="store_true", help="only time the bundle builder (in this process)"
     )
+    parser.add_argument(
+        "--bundle-jobs", type=int, help="kernels the builder compiles at once (default: its own)"
+    )
     args = parser.parse_args(argv)
     if args.bundle_every < 0 or (args.bundle_only and not args.bundle_every):
         parser.error("--bundle-every takes a positive N (and --bundle-only needs it)")
     if args.cold_runs < 1 or args.rounds < 1:
         parser.error("--rounds and --cold-runs take a positive count")
     if args.bundle_only:
-        time_bundle(args.bundle_every)
+        time_bundle(args.bundle_every, args.bundle_jobs)
         return 0
 
     gluon = load_gluon()
@@ -419,6 +427,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.bundle_every:
         # A fresh process: this one has compiled already (warm imports and caches).
         own = [sys.executable, __file__, "--bundle-only", "--bundle-every", str(args.bundle_every)]
+        if args.bundle_jobs is not None:
+            own += ["--bundle-jobs", str(args.bundle_jobs)]
         print(flush=True)
         subprocess.run(own, check=True)
     return 0
