@@ -28,6 +28,8 @@ tile op it was building (and the next hand-off gets a fresh worker).
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -52,8 +54,6 @@ __all__ = [
 
 #: The pipeline name of the hand-off stage.
 HAND_OFF = "convert-tile-to-triton-gpu"
-#: The module of the conversion, which the hand-off's worker imports.
-CONVERSION = "gemm_opt.lowering.convert_tile_to_triton_gpu"
 
 
 @dataclass
@@ -121,6 +121,25 @@ class LoweredModule:
     seconds: dict[str, float]
     artifact: Any = None
     tensormaps: list[dict[str, Any]] = field(default_factory=list)
+
+
+#: Compiles one MLIR context serves before a fresh one replaces it (a context
+#: keeps every type and attribute it ever made).
+CONTEXT_USES = 100
+_contexts = threading.local()
+
+
+def _context() -> Any:
+    """This thread's MLIR context for compiles (dialects loaded), made once per
+    :data:`CONTEXT_USES` compiles: making one costs more than parsing a kernel."""
+    from gemm_opt import dialect
+
+    held = getattr(_contexts, "held", None)
+    if held is None or held[0] != os.getpid() or held[2] >= CONTEXT_USES:
+        held = [os.getpid(), dialect.make_context(False), 0]
+        _contexts.held = held
+    held[2] += 1
+    return held[1]
 
 
 def _first_error(diags: list[Any], stage: str, fallback: str) -> TileCompileError:
@@ -287,6 +306,13 @@ def hand_off(
     raise _triton_failure(run, op)
 
 
+def _warm_hand_off() -> None:
+    """In a new worker: import the conversion and make the context jobs parse in."""
+    import gemm_opt.lowering.convert_tile_to_triton_gpu  # noqa: F401
+
+    _context()
+
+
 def _hand_off_job(
     report: Any,
     module_text: str,
@@ -301,10 +327,9 @@ def _hand_off_job(
     of its own, then :func:`_hand_off_work`. A module that does not verify
     (a pass left it so; the lowering locates what is wrong) cannot be parsed:
     ``("unparsable",)`` sends it to a child forked with the module itself."""
-    from gemm_opt import dialect
     from gemm_opt.core.ext_compat import MLIRError, ir
 
-    with dialect.make_context(False):
+    with _context():
         try:
             module = ir.Module.parse(module_text)
         except MLIRError:
@@ -427,15 +452,15 @@ def lower_tile_module(
 def _lower(
     module_or_text, target, fuse, derive_hints, pipeline, options, filename="-", mma="auto"
 ) -> LoweredModule:
-    from gemm_opt import dialect
     from gemm_opt.core.diagnostics import collect
     from gemm_opt.core.ext_compat import MLIRError, ir
     from gemm_opt.dialect.tile import TARGET, verify_module_attributes
     from gemm_opt.lowering import pipelines, triton_bridge
 
-    # A worker for the hand-off prepares itself (Triton, the conversion) while
-    # this process parses and runs the tile passes (a no-op when one is idle).
-    triton_bridge.WORKERS.prestart(CONVERSION)
+    # A worker for the hand-off prepares itself (Triton, the conversion, its
+    # context) while this process parses and runs the tile passes (a no-op
+    # when one is idle).
+    triton_bridge.WORKERS.prestart(_warm_hand_off)
 
     seconds: dict[str, float] = {}
     start = time.perf_counter()
@@ -446,7 +471,7 @@ def _lower(
         # The generic form with locations round-trips exactly.
         op = module_or_text.operation if hasattr(module_or_text, "operation") else module_or_text
         text = op.get_asm(print_generic_op_form=True, enable_debug_info=True)
-    ctx = dialect.make_context(False)
+    ctx = _context()
     with ctx, collect(ctx) as diags:
         try:
             module = ir.Module.parse(text)

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import atexit
 import faulthandler
-import importlib
 import os
 import pickle
 import signal
@@ -245,7 +244,7 @@ class _Worker:
         self,
         prepare: Callable[[], None] | None,
         state: dict[str, int],
-        modules: tuple[str, ...] = (),
+        warm: Callable[[], None] | None = None,
     ) -> None:
         self.state = state
         self.jobs = 0
@@ -262,7 +261,7 @@ class _Worker:
                 for fd in (self.jobs_fd, self.results_fd):
                     os.close(fd)
                 os.dup2(self.err.fileno(), 2)
-                _serve(jobs_read, results_write, prepare, modules)
+                _serve(jobs_read, results_write, prepare, warm)
             except BaseException:
                 traceback.print_exc()  # to fd 2, which the caller reads after a death
                 code = 3
@@ -332,15 +331,17 @@ class _Worker:
 
 
 def _serve(
-    jobs_fd: int, results_fd: int, prepare: Callable[[], None] | None, modules: tuple[str, ...]
+    jobs_fd: int,
+    results_fd: int,
+    prepare: Callable[[], None] | None,
+    warm: Callable[[], None] | None,
 ) -> None:
     """A worker's life: prepare once, then run jobs until end of file."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the caller's to handle
     faulthandler.disable()  # an abort is the caller's to report
-    if prepare is not None:
-        prepare()
-    for name in modules:
-        importlib.import_module(name)
+    for step in (prepare, warm):
+        if step is not None:
+            step()
     buffer = b""
     while True:
         chunk = os.read(jobs_fd, 1 << 16)
@@ -396,16 +397,16 @@ class WorkerPool:
                 worker.stop()
         return run
 
-    def prestart(self, *modules: str) -> None:
+    def prestart(self, warm: Callable[[], None] | None = None) -> None:
         """Start a worker now, unless one is idle, so that its preparation
-        (and importing ``modules``, which its jobs need) runs while this
-        process does other work: a first compile parses and runs the tile
-        passes meanwhile."""
+        (and ``warm()``, what its jobs need besides) runs while this process
+        does other work: a first compile parses and runs the tile passes
+        meanwhile."""
         state = code_state()
         with self._lock:
             self._forget_if_forked()
             if not any(_current(w.state, state) for w in self._idle):
-                self._idle.append(_Worker(self.prepare, state, modules))
+                self._idle.append(_Worker(self.prepare, state, warm))
 
     def _acquire(self) -> _Worker:
         state = code_state()

@@ -72,8 +72,12 @@ def _imported(report, name):
     return name in sys.modules
 
 
+def _import_json_tool():
+    import json.tool  # noqa: F401
+
+
 def test_a_prestarted_worker_runs_the_next_job(pool):
-    pool.prestart("json.tool")
+    pool.prestart(_import_json_tool)
     (started,) = pool.workers()
     assert pool.run(_imported, "json.tool").result  # imported while it waited
     assert pool.run(_pid).result == started
