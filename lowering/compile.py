@@ -290,11 +290,14 @@ def hand_off(
     from gemm_opt.lowering import triton_bridge as tb
 
     op = module.operation if hasattr(module, "operation") else module
-    # The generic form with locations round-trips exactly (diagnostics keep
-    # their tile positions); the worker parses it in a context of its own.
+    # An idle worker parses the generic form with locations (it round-trips
+    # exactly: diagnostics keep their tile positions) in a context of its own;
+    # a worker forked for this hand-off works on the module it inherited.
     text = op.get_asm(print_generic_op_form=True, enable_debug_info=True)
     how = (target or "", lds_copies, mma, filename, compile, options)
-    run = tb.run_in_worker(_hand_off_job, text, *how)
+    run = tb.run_in_worker(
+        _hand_off_job, text, *how, first=lambda report: _hand_off_work(report, op, *how)
+    )
     if run.ok and run.result == ("unparsable",):
         run = tb.run_isolated(lambda report: _hand_off_work(report, op, *how))
     if run.ok and run.result[0] == "ok":
@@ -304,13 +307,6 @@ def hand_off(
         _, line, col, message = run.result
         raise TileCompileError(message, line, col, "convert")
     raise _triton_failure(run, op)
-
-
-def _warm_hand_off() -> None:
-    """In a new worker: import the conversion and make the context jobs parse in."""
-    import gemm_opt.lowering.convert_tile_to_triton_gpu  # noqa: F401
-
-    _context()
 
 
 def _hand_off_job(
@@ -455,12 +451,7 @@ def _lower(
     from gemm_opt.core.diagnostics import collect
     from gemm_opt.core.ext_compat import MLIRError, ir
     from gemm_opt.dialect.tile import TARGET, verify_module_attributes
-    from gemm_opt.lowering import pipelines, triton_bridge
-
-    # A worker for the hand-off prepares itself (Triton, the conversion, its
-    # context) while this process parses and runs the tile passes (a no-op
-    # when one is idle).
-    triton_bridge.WORKERS.prestart(_warm_hand_off)
+    from gemm_opt.lowering import pipelines
 
     seconds: dict[str, float] = {}
     start = time.perf_counter()

@@ -244,7 +244,7 @@ class _Worker:
         self,
         prepare: Callable[[], None] | None,
         state: dict[str, int],
-        warm: Callable[[], None] | None = None,
+        first: Callable[[Callable[[Any], None]], Any] | None = None,
     ) -> None:
         self.state = state
         self.jobs = 0
@@ -261,7 +261,7 @@ class _Worker:
                 for fd in (self.jobs_fd, self.results_fd):
                     os.close(fd)
                 os.dup2(self.err.fileno(), 2)
-                _serve(jobs_read, results_write, prepare, warm)
+                _serve(jobs_read, results_write, prepare, first)
             except BaseException:
                 traceback.print_exc()  # to fd 2, which the caller reads after a death
                 code = 3
@@ -284,12 +284,16 @@ class _Worker:
 
     def run(self, work: Callable[..., Any], args: tuple[Any, ...]) -> Isolated:
         """Run one job; the result, or how the worker died doing it."""
-        self.jobs += 1
-        run = Isolated()
         try:
             _send(self.jobs_fd, (work, args))
         except BrokenPipeError:  # it died between jobs: read how below
             pass
+        return self.collect()
+
+    def collect(self) -> Isolated:
+        """The result of the job the worker is running, or how it died doing it."""
+        self.jobs += 1
+        run = Isolated()
         buffer = b""
         while not (run.ok or run.exception):
             chunk = os.read(self.results_fd, 1 << 16)
@@ -334,14 +338,17 @@ def _serve(
     jobs_fd: int,
     results_fd: int,
     prepare: Callable[[], None] | None,
-    warm: Callable[[], None] | None,
+    first: Callable[[Callable[[Any], None]], Any] | None,
 ) -> None:
-    """A worker's life: prepare once, then run jobs until end of file."""
+    """A worker's life: prepare once, run ``first`` (a closure over what this
+    fork inherited), then run jobs until end of file."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the caller's to handle
     faulthandler.disable()  # an abort is the caller's to report
-    for step in (prepare, warm):
-        if step is not None:
-            step()
+    if prepare is not None:
+        prepare()
+    if first is not None:
+        _run_job(results_fd, lambda report: first(report), ())
+        sys.stderr.flush()
     buffer = b""
     while True:
         chunk = os.read(jobs_fd, 1 << 16)
@@ -372,18 +379,27 @@ class WorkerPool:
         self._owner = os.getpid()
         _POOLS.append(self)
 
-    def run(self, work: Callable[..., Any], *args: Any) -> Isolated:
+    def run(
+        self,
+        work: Callable[..., Any],
+        *args: Any,
+        first: Callable[[Callable[[Any], None]], Any] | None = None,
+    ) -> Isolated:
         """Run ``work(report, *args)`` in a worker; never raises for what it does.
 
         ``work`` must be a module-level function and ``args`` picklable;
         ``report(item)`` sends a picklable ``item`` back at once, so the last
         report survives an abort. A worker that dies doing the job is
         replaced by the next job.
+
+        ``first(report)``, the same work as a closure, is what a worker forked
+        for this job runs instead (it inherits what the closure holds: no
+        arguments to send and read back); an idle worker runs ``work``.
         """
-        worker = self._acquire()
+        worker, forked = self._acquire(first)
         done = False
         try:
-            run = worker.run(work, args)
+            run = worker.collect() if forked else worker.run(work, args)
             done = True
         finally:
             with self._lock:
@@ -397,18 +413,11 @@ class WorkerPool:
                 worker.stop()
         return run
 
-    def prestart(self, warm: Callable[[], None] | None = None) -> None:
-        """Start a worker now, unless one is idle, so that its preparation
-        (and ``warm()``, what its jobs need besides) runs while this process
-        does other work: a first compile parses and runs the tile passes
-        meanwhile."""
-        state = code_state()
-        with self._lock:
-            self._forget_if_forked()
-            if not any(_current(w.state, state) for w in self._idle):
-                self._idle.append(_Worker(self.prepare, state, warm))
-
-    def _acquire(self) -> _Worker:
+    def _acquire(
+        self, first: Callable[[Callable[[Any], None]], Any] | None = None
+    ) -> tuple[_Worker, bool]:
+        """An idle, current worker, or a new one (then running ``first``, if
+        given: the second value says so)."""
         state = code_state()
         stale: list[_Worker] = []
         with self._lock:
@@ -420,12 +429,13 @@ class WorkerPool:
                     worker = candidate
                     break
                 stale.append(candidate)
+            forked = worker is None
             if worker is None:
-                worker = _Worker(self.prepare, state)
+                worker = _Worker(self.prepare, state, first)
             self._busy.append(worker)
         for old in stale:
             old.stop()
-        return worker
+        return worker, forked and first is not None
 
     def _forget_if_forked(self) -> None:
         if self._owner != os.getpid():  # a forked child: the workers are the parent's

@@ -489,15 +489,20 @@ def _prepare_worker() -> None:
 WORKERS = WorkerPool(prepare=_prepare_worker)
 
 
-def run_in_worker(work: Callable[..., Any], *args: Any) -> Isolated:
+def run_in_worker(
+    work: Callable[..., Any],
+    *args: Any,
+    first: Callable[[Callable[[Any], None]], Any] | None = None,
+) -> Isolated:
     """Run ``work(report, *args)`` in a long-lived worker process (Triton
     imported there, its cache key hashed once); never raises for what it does.
 
     ``work`` is a module-level function, ``args`` and its result picklable;
     ``report(item)`` sends ``item`` back at once, so the last report survives
-    an abort. A worker that aborts is replaced for the next job.
+    an abort. A worker that aborts is replaced for the next job. ``first``
+    (the same work as a closure) is what a worker forked for this call runs.
     """
-    return WORKERS.run(work, *args)
+    return WORKERS.run(work, *args, first=first)
 
 
 def run_isolated(work: Callable[[Callable[[Any], None]], Any]) -> Isolated:

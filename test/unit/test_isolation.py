@@ -72,17 +72,21 @@ def _imported(report, name):
     return name in sys.modules
 
 
-def _import_json_tool():
-    import json.tool  # noqa: F401
+def test_a_worker_forked_for_a_job_runs_the_closure_then_serves(pool):
+    held = {"value": 41}  # what the closure holds, never pickled
+
+    forked = pool.run(_pid, first=lambda report: (report("fresh"), held["value"] + 1)[1])
+    assert forked.ok and forked.result == 42 and forked.progress == ["fresh"]
+    (worker,) = pool.workers()
+    reused = pool.run(_pid, first=lambda report: "not run: a worker is idle")
+    assert reused.result == worker  # the idle worker ran the function
 
 
-def test_a_prestarted_worker_runs_the_next_job(pool):
-    pool.prestart(_import_json_tool)
-    (started,) = pool.workers()
-    assert pool.run(_imported, "json.tool").result  # imported while it waited
-    assert pool.run(_pid).result == started
-    pool.prestart()  # one is idle: no other starts
-    assert pool.workers() == [started]
+def test_an_abort_in_the_first_job_is_reported(pool):
+    run = pool.run(_pid, first=_abort_after_reports)
+    assert run.died == "aborted (SIGABRT)" and run.progress == ["first", "second"]
+    assert pool.workers() == []
+    assert pool.run(_pid).ok
 
 
 def test_an_abort_is_reported_and_the_next_job_gets_a_fresh_worker(pool):
