@@ -6,7 +6,8 @@ here:
 1. parse (or copy) the tile module and check its module attributes;
 2. run the tile-level passes of :func:`gemm_opt.lowering.pipelines.tile_passes`
    (or the caller's ``pipeline``) and keep that IR as ``asm["tile"]``;
-3. hand it to Triton (:func:`hand_off`): in a forked child, build the Triton
+3. hand it to Triton (:func:`hand_off`): in a worker process
+   (:func:`gemm_opt.lowering.triton_bridge.run_in_worker`), build the Triton
    module with Triton's builder
    (:func:`gemm_opt.lowering.convert_tile_to_triton_gpu.convert`), verify it
    and print it (Triton's pretty TTGIR: ``asm["ttgir"]``), then compile it
@@ -21,12 +22,14 @@ then calls :func:`hand_off`.
 Every failure is a :class:`TileCompileError` positioned in the *tile* source:
 our own diagnostics carry the op's location; every Triton op carries the
 location of the tile op it was built for, so Triton's diagnostics name the
-tile line; and if Triton aborts, the child's last progress report names the
-tile op it was building.
+tile line; and if Triton aborts, the worker's last progress report names the
+tile op it was building (and the next hand-off gets a fresh worker).
 """
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -118,6 +121,25 @@ class LoweredModule:
     seconds: dict[str, float]
     artifact: Any = None
     tensormaps: list[dict[str, Any]] = field(default_factory=list)
+
+
+#: Compiles one MLIR context serves before a fresh one replaces it (a context
+#: keeps every type and attribute it ever made).
+CONTEXT_USES = 100
+_contexts = threading.local()
+
+
+def _context() -> Any:
+    """This thread's MLIR context for compiles (dialects loaded), made once per
+    :data:`CONTEXT_USES` compiles: making one costs more than parsing a kernel."""
+    from gemm_opt import dialect
+
+    held = getattr(_contexts, "held", None)
+    if held is None or held[0] != os.getpid() or held[2] >= CONTEXT_USES:
+        held = [os.getpid(), dialect.make_context(False), 0]
+        _contexts.held = held
+    held[2] += 1
+    return held[1]
 
 
 def _first_error(diags: list[Any], stage: str, fallback: str) -> TileCompileError:
@@ -254,7 +276,7 @@ def hand_off(
     compile: bool = False,
     options: dict[str, Any] | None = None,
 ) -> HandOffResult:
-    """Hand a tile module (after the tile passes) to Triton, in a child process.
+    """Hand a tile module (after the tile passes) to Triton, in a worker process.
 
     Builds the Triton module, verifies and prints it, and with ``compile``
     compiles it with Triton's backend (``options`` are Triton's backend
@@ -268,44 +290,16 @@ def hand_off(
     from gemm_opt.lowering import triton_bridge as tb
 
     op = module.operation if hasattr(module, "operation") else module
-    target = target or ""
-
-    def work(report: Any) -> tuple:
-        from gemm_opt.lowering.convert_tile_to_triton_gpu import (
-            LoweringFailure,
-            check_hand_off,
-            convert,
-        )
-
-        seconds: dict[str, float] = {}
-        start = time.perf_counter()
-        try:
-            resolved = check_hand_off(op, target, lds_copies, mma)[0].name
-            triton = tb.triton_ir(resolved)
-
-            def on_op(tile_op: Any) -> None:
-                report(("op", *_position(tile_op.location), tile_op.name))
-
-            built, hosted = convert(op, triton, target, lds_copies, filename, on_op, mma=mma)
-            report(("stage", "verify"))
-            text = tb.verified_text(built, resolved, triton.context)
-            tensormaps = (
-                _tensormaps(hosted, tb.tensordesc_metadata(built)) if any(hosted.values()) else []
-            )
-        except LoweringFailure as e:
-            return ("failed", *_position(e.op.location), str(e))
-        seconds["convert"] = time.perf_counter() - start
-        if not compile:
-            return ("ok", text, None, seconds, tensormaps)
-        report(("stage", "compile"))
-        start = time.perf_counter()
-        art = tb.compile_module(text, resolved, options)
-        seconds["triton"] = time.perf_counter() - start
-        return ("ok", text, art, seconds, tensormaps)
-
-    if compile:
-        tb.warm_for_compile()
-    run = tb.run_isolated(work)
+    # An idle worker parses the generic form with locations (it round-trips
+    # exactly: diagnostics keep their tile positions) in a context of its own;
+    # a worker forked for this hand-off works on the module it inherited.
+    text = op.get_asm(print_generic_op_form=True, enable_debug_info=True)
+    how = (target or "", lds_copies, mma, filename, compile, options)
+    run = tb.run_in_worker(
+        _hand_off_job, text, *how, first=lambda report: _hand_off_work(report, op, *how)
+    )
+    if run.ok and run.result == ("unparsable",):
+        run = tb.run_isolated(lambda report: _hand_off_work(report, op, *how))
     if run.ok and run.result[0] == "ok":
         _, text, art, seconds, tensormaps = run.result
         return HandOffResult(text, art, seconds, tensormaps)
@@ -313,6 +307,78 @@ def hand_off(
         _, line, col, message = run.result
         raise TileCompileError(message, line, col, "convert")
     raise _triton_failure(run, op)
+
+
+def _hand_off_job(
+    report: Any,
+    module_text: str,
+    target: str,
+    lds_copies: str,
+    mma: str,
+    filename: str,
+    compile: bool,
+    options: dict[str, Any] | None,
+) -> tuple:
+    """:func:`hand_off`'s work in a worker: parse the tile module in a context
+    of its own, then :func:`_hand_off_work`. A module that does not verify
+    (a pass left it so; the lowering locates what is wrong) cannot be parsed:
+    ``("unparsable",)`` sends it to a child forked with the module itself."""
+    from gemm_opt.core.ext_compat import MLIRError, ir
+
+    with _context():
+        try:
+            module = ir.Module.parse(module_text)
+        except MLIRError:
+            return ("unparsable",)
+        return _hand_off_work(
+            report, module.operation, target, lds_copies, mma, filename, compile, options
+        )
+
+
+def _hand_off_work(
+    report: Any,
+    op: Any,
+    target: str,
+    lds_copies: str,
+    mma: str,
+    filename: str,
+    compile: bool,
+    options: dict[str, Any] | None,
+) -> tuple:
+    """Build, verify and print the Triton module of ``op``, and compile it when
+    asked. Reports each tile op as it is built and each stage as it starts."""
+    from gemm_opt.lowering import triton_bridge as tb
+    from gemm_opt.lowering.convert_tile_to_triton_gpu import (
+        LoweringFailure,
+        check_hand_off,
+        convert,
+    )
+
+    seconds: dict[str, float] = {}
+    start = time.perf_counter()
+    try:
+        resolved = check_hand_off(op, target, lds_copies, mma)[0].name
+        triton = tb.triton_ir(resolved)
+
+        def on_op(tile_op: Any) -> None:
+            report(("op", *_position(tile_op.location), tile_op.name))
+
+        built, hosted = convert(op, triton, target, lds_copies, filename, on_op, mma=mma)
+        report(("stage", "verify"))
+        text = tb.verified_text(built, resolved, triton.context)
+        tensormaps = (
+            _tensormaps(hosted, tb.tensordesc_metadata(built)) if any(hosted.values()) else []
+        )
+    except LoweringFailure as e:
+        return ("failed", *_position(e.op.location), str(e))
+    seconds["convert"] = time.perf_counter() - start
+    if not compile:
+        return ("ok", text, None, seconds, tensormaps)
+    report(("stage", "compile"))
+    start = time.perf_counter()
+    art = tb.compile_module(text, resolved, options)
+    seconds["triton"] = time.perf_counter() - start
+    return ("ok", text, art, seconds, tensormaps)
 
 
 #: Exceptions of the dialect and the rule modules: a child that raised one met
@@ -382,7 +448,6 @@ def lower_tile_module(
 def _lower(
     module_or_text, target, fuse, derive_hints, pipeline, options, filename="-", mma="auto"
 ) -> LoweredModule:
-    from gemm_opt import dialect
     from gemm_opt.core.diagnostics import collect
     from gemm_opt.core.ext_compat import MLIRError, ir
     from gemm_opt.dialect.tile import TARGET, verify_module_attributes
@@ -397,7 +462,7 @@ def _lower(
         # The generic form with locations round-trips exactly.
         op = module_or_text.operation if hasattr(module_or_text, "operation") else module_or_text
         text = op.get_asm(print_generic_op_form=True, enable_debug_info=True)
-    ctx = dialect.make_context(False)
+    ctx = _context()
     with ctx, collect(ctx) as diags:
         try:
             module = ir.Module.parse(text)

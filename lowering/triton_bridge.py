@@ -9,12 +9,13 @@ lazily inside functions, so ``import gemm_opt.lowering.triton_bridge`` stays che
 * :func:`verified_text` verifies a built module and prints it (Triton's
   pretty TTGIR, with locations); :func:`compile_module` compiles it to a
   binary with Triton's backend, from the TTGIR stage down.
-* :func:`run_isolated` runs work that reaches Triton's C++ in a forked child.
-  Triton aborts the process on some bad input (C++ assertions,
-  ``std::bad_cast``); in a child an abort only ends the child, and the work's
-  progress reports (which op it was building) let the caller name the op.
-  The child's file descriptor 2, where MLIR prints diagnostics from C++,
-  goes to a file the parent reads.
+* :func:`run_in_worker` runs work that reaches Triton's C++ in a long-lived
+  worker process (:mod:`gemm_opt.lowering.isolation`), :func:`run_isolated`
+  in a child forked for the call. Triton aborts the process on some bad
+  input (C++ assertions, ``std::bad_cast``); in another process an abort
+  only ends that process, and the work's progress reports (which op it was
+  building) let the caller name the op. Its file descriptor 2, where MLIR
+  prints diagnostics from C++, goes to a file the caller reads.
 * :func:`validate` and :func:`compile_ttgir` do the same for TTGIR *text*:
   the hand-written reference kernels of ``examples/reference`` and TTGIR
   printed earlier (by the lowering, or by Triton's bindings after a typed
@@ -29,13 +30,8 @@ Pinned: triton 3.9.0 (``amdg`` dialect spelling, ``ttg.target = "hip:..."``).
 
 from __future__ import annotations
 
-import faulthandler
 import os
-import pickle
 import re
-import signal
-import struct
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -46,6 +42,7 @@ from typing import Any
 
 from gemm_opt.core.targets import TARGETS as CORE_TARGETS
 from gemm_opt.lowering.isa_analysis import IsaMetrics, isa_metrics
+from gemm_opt.lowering.isolation import Isolated, WorkerPool, run_forked
 
 __all__ = [
     "TARGETS",
@@ -56,6 +53,7 @@ __all__ = [
     "compile_module",
     "compile_ttgir",
     "gpu_target",
+    "run_in_worker",
     "run_isolated",
     "target_attr",
     "triton_ir",
@@ -343,7 +341,7 @@ def compile_module(text: str, target: str, options: dict[str, Any] | None) -> Co
 def warm_for_compile() -> None:
     """Do in this process, once, the pure-Python work every compile starts
     with: Triton's cache key hashes its own sources and library (most of a
-    cold compile's time). A child forked afterwards inherits the result."""
+    cold compile's time). A process forked afterwards inherits the result."""
     from triton.runtime.cache import triton_key
 
     triton_key()
@@ -380,7 +378,11 @@ def validate(ttgir_text: str, target: str = "gfx1250") -> None:
         ValueError: for an unknown ``target`` name.
     """
     gpu_target(target)  # a ValueError for a bad name, before any work
-    _text_work(lambda report: _parse_text(ttgir_text, target) and None)
+    _text_work(_validate_job, ttgir_text, target)
+
+
+def _validate_job(report: Callable[[Any], None], text: str, target: str) -> None:
+    _parse_text(text, target)
 
 
 def compile_ttgir(
@@ -393,17 +395,18 @@ def compile_ttgir(
             fails, or if Triton aborts.
     """
     gpu_target(target)
-
-    def work(report: Callable[[Any], None]) -> CompiledArtifact:
-        _parse_text(ttgir_text, target)
-        return compile_module(ttgir_text, target, options)
-
-    warm_for_compile()
-    return _text_work(work)
+    return _text_work(_compile_ttgir_job, ttgir_text, target, options)
 
 
-def _text_work(work: Callable[[Callable[[Any], None]], Any]) -> Any:
-    run = run_isolated(work)
+def _compile_ttgir_job(
+    report: Callable[[Any], None], text: str, target: str, options: dict[str, Any] | None
+) -> CompiledArtifact:
+    _parse_text(text, target)
+    return compile_module(text, target, options)
+
+
+def _text_work(work: Callable[..., Any], *args: Any) -> Any:
+    run = run_in_worker(work, *args)
     if run.ok:
         return run.result
     diags = parse_diagnostics(run.stderr)
@@ -466,113 +469,50 @@ def parse_diagnostics(stderr: str) -> list[Diag]:
 # Isolation
 
 
-@dataclass
-class Isolated:
-    """What came back from :func:`run_isolated`.
-
-    ``result`` is the work's return value when ``ok``; ``exception`` the
-    ``Type: message`` of a Python exception it raised; ``died`` says how the
-    child ended when it did not end normally (``"aborted (SIGABRT)"``);
-    ``progress`` holds every report the work made, in order; ``stderr``
-    everything the child wrote to file descriptor 2.
-    """
-
-    result: Any = None
-    ok: bool = False
-    exception: str = ""
-    died: str = ""
-    progress: list[Any] = field(default_factory=list)
-    stderr: str = ""
-
-    def assertions(self) -> list[str]:
-        """Assertion and ``terminate`` lines Triton's C++ printed before dying."""
-        keep = ("Assertion", "terminate called", "what():", "LLVM ERROR", "UNREACHABLE")
-        return [ln.strip() for ln in self.stderr.splitlines() if any(k in ln for k in keep)]
-
-
-def _send(fd: int, item: Any) -> None:
-    data = pickle.dumps(item)
-    view = memoryview(struct.pack("<I", len(data)) + data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _receive(fd: int) -> list[Any]:
-    chunks = []
-    while True:
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    data = b"".join(chunks)
-    items, at = [], 0
-    while at + 4 <= len(data):
-        (size,) = struct.unpack_from("<I", data, at)
-        if at + 4 + size > len(data):
-            break  # the child died mid-frame
-        items.append(pickle.loads(data[at + 4 : at + 4 + size]))
-        at += 4 + size
-    return items
-
-
-def run_isolated(work: Callable[[Callable[[Any], None]], Any]) -> Isolated:
-    """Run ``work(report)`` in a forked child; never raises for what it does.
-
-    ``report(item)`` sends ``item`` (picklable) to the parent at once, so the
-    last report survives an abort. The return value must be picklable.
-    Triton is imported (Python only) before forking, so each child starts
-    warm; the parent itself never builds, verifies or compiles anything.
-    """
-    # Python imports only (each child then starts warm): Triton, its backends
-    # and Gluon's layout classes, which the hand-off builds with.
+def _import_triton() -> None:
+    """Python imports only: Triton, its backends and Gluon's layout classes,
+    which the hand-off builds with."""
     import triton
     import triton._C.libtriton
     import triton.compiler.compiler
     import triton.experimental.gluon.language.amd.cdna5  # noqa: F401
 
-    read_fd, write_fd = os.pipe()
-    with tempfile.TemporaryFile() as err:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: report, work, send the result, exit at once
-            code = 0
-            try:
-                os.close(read_fd)
-                os.dup2(err.fileno(), 2)
-                # An abort is the parent's to report: no Python dump of it.
-                faulthandler.disable()
-                _send(write_fd, ("result", work(lambda item: _send(write_fd, ("at", item)))))
-            except BaseException as e:  # everything goes back to the parent
-                try:
-                    _send(write_fd, ("exception", f"{type(e).__name__}: {e}"))
-                except BaseException:
-                    code = 3
-            finally:
-                sys.stderr.flush()
-                os._exit(code)
-        os.close(write_fd)
-        try:
-            frames = _receive(read_fd)
-        finally:
-            os.close(read_fd)
-        _, status = os.waitpid(pid, 0)
-        err.seek(0)
-        run = Isolated(stderr=err.read().decode("utf-8", errors="replace"))
-    for kind, value in frames:
-        if kind == "at":
-            run.progress.append(value)
-        elif kind == "result":
-            run.result, run.ok = value, True
-        else:
-            run.exception = value
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else sig
-        run.died = "aborted" if sig == signal.SIGABRT else "crashed"
-        run.died += f" ({name})"
-        run.ok = False
-    elif os.WEXITSTATUS(status) != 0 or not (run.ok or run.exception):
-        run.died = f"exited with status {os.WEXITSTATUS(status)} without a result"
-        run.ok = False
-    return run
+
+def _prepare_worker() -> None:
+    """What a new worker does once, before its first job: import Triton and
+    hash its cache key (:func:`warm_for_compile`)."""
+    _import_triton()
+    warm_for_compile()
+
+
+#: The workers that run this process's Triton work (see :mod:`.isolation`).
+WORKERS = WorkerPool(prepare=_prepare_worker)
+
+
+def run_in_worker(
+    work: Callable[..., Any],
+    *args: Any,
+    first: Callable[[Callable[[Any], None]], Any] | None = None,
+) -> Isolated:
+    """Run ``work(report, *args)`` in a long-lived worker process (Triton
+    imported there, its cache key hashed once); never raises for what it does.
+
+    ``work`` is a module-level function, ``args`` and its result picklable;
+    ``report(item)`` sends ``item`` back at once, so the last report survives
+    an abort. A worker that aborts is replaced for the next job. ``first``
+    (the same work as a closure) is what a worker forked for this call runs.
+    """
+    return WORKERS.run(work, *args, first=first)
+
+
+def run_isolated(work: Callable[[Callable[[Any], None]], Any]) -> Isolated:
+    """Run ``work(report)`` (any callable, a closure too) in a forked child;
+    never raises for what it does.
+
+    ``report(item)`` sends ``item`` (picklable) to the parent at once, so the
+    last report survives an abort. The return value must be picklable.
+    Triton is imported (Python only) before forking, so each child starts
+    warm. Repeated work is cheaper in :func:`run_in_worker`.
+    """
+    _import_triton()
+    return run_forked(work)

@@ -70,6 +70,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 if str(HERE) not in sys.path:  # triton_gemm.py, beside this file
     sys.path.insert(0, str(HERE))
+
+from cubin_usage import RESOURCES, resource_usage, wgmma_waits  # noqa: E402
+
+__all__ = ["RESOURCES", "resource_usage", "wgmma_waits"]  # the names tests read from here
 SOURCE = "examples/gemm_gfx1250.py"
 TARGET = "cuda:90"
 DTYPES = {"fp16": "float16", "bf16": "bfloat16"}
@@ -489,56 +493,6 @@ def build_variant(v: dict[str, Any], mma: str = "auto") -> Any:
         mma=mma,
         pipeline=v["pipeline"],
     )
-
-
-def resource_usage(cubin: bytes) -> str:
-    """``REG:n STACK:n SHARED:n LOCAL:n`` of a cubin (``cuobjdump -res-usage``):
-    registers per thread, and stack/local bytes (nonzero: spills)."""
-    import subprocess
-    import tempfile
-
-    from sass_mix import cuobjdump
-
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
-        f.write(cubin)
-        f.flush()
-        out = subprocess.run(
-            [cuobjdump(), "-res-usage", f.name], capture_output=True, text=True, check=True
-        ).stdout
-    for line in out.splitlines():
-        if "REG:" in line:
-            return " ".join(w for w in line.split() if w.split(":")[0] in RESOURCES)
-    raise SystemExit(f"build_bundle.py: error: cuobjdump -res-usage printed no usage:\n{out}")
-
-
-def wgmma_waits(cubin: bytes) -> str:
-    """How the cubin's wgmmas are waited for (``cuobjdump -sass``): the
-    ``WARPGROUP.DEPBAR.LE gsb0, N`` waits, e.g. ``wgmma waits 0x1 0x0`` for one
-    MMA group in flight in the loop. ptxas serializes a wgmma pipeline it
-    cannot prove well formed (warning C7515): then every HGMMA is followed by
-    a wait for 0, which shows as ``serialized``."""
-    import re
-    import subprocess
-    import tempfile
-
-    from sass_mix import cuobjdump
-
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
-        f.write(cubin)
-        f.flush()
-        sass = subprocess.run(
-            [cuobjdump(), "-sass", f.name], capture_output=True, text=True, check=True
-        ).stdout
-    hgmma = len(re.findall(r"\bHGMMA\.", sass))
-    waits = re.findall(r"WARPGROUP\.DEPBAR\.LE gsb0, (0x[0-9a-f]+)", sass)
-    if not hgmma:
-        return "no wgmma"
-    serialized = hgmma > 1 and waits.count("0x0") >= hgmma
-    return f"{hgmma} HGMMA, wgmma waits {' '.join(waits)}" + (" (serialized)" if serialized else "")
-
-
-#: The fields of ``cuobjdump -res-usage`` reported per kernel.
-RESOURCES = ("REG", "STACK", "SHARED", "LOCAL")
 
 
 def main(argv: list[str] | None = None) -> int:

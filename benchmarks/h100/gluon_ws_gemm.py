@@ -521,8 +521,8 @@ def bundle_kernels(
 
 
 def _resources(cubin: bytes) -> str:
-    """Registers and stack/local bytes of a cubin (``build_bundle.resource_usage``)."""
-    from build_bundle import resource_usage
+    """Registers and stack/local bytes of a cubin (``cubin_usage.resource_usage``)."""
+    from cubin_usage import resource_usage
 
     return resource_usage(cubin)
 

@@ -1,21 +1,26 @@
 """Compile the schedule kernels the API launches on the GPU into bundle files.
 
     python -m gemm_opt.kernels.build_bundles --target cuda:90 [--out DIR] [--dtypes fp16,bf16]
+        [--jobs N]
 
 writes ``DIR/<target folder>/schedules.bundle`` (default ``DIR``: the
 package's ``kernels/bundles``, where :mod:`gemm_opt.runtime.gemm` looks), one
 kernel per :class:`~gemm_opt.core.schedules.KernelSpec` of :func:`bundle_specs`.
 Needs the compiler (MLIR bindings, Triton 3.9.0); the bundle then runs with
-torch alone. ``--list`` prints the kernel names without compiling.
+torch alone. ``--list`` prints the kernel names without compiling; ``--jobs``
+compiles that many kernels at once (default: one per core).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import h100_configs as h100
@@ -73,35 +78,80 @@ def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
     return specs
 
 
-def build(target: str, specs: list[S.KernelSpec], *, quiet: bool = False):
-    """The bundle of ``specs``' kernels compiled for ``target``."""
-    from gemm_opt.kernels.cache import module_for
-    from gemm_opt.runtime import Bundle
-    from gemm_opt.runtime.build import build_kernel
+def default_jobs() -> int:
+    """Kernels compiled at once by default: one per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity on this platform
+        return max(1, os.cpu_count() or 1)
 
-    kernels = []
-    for i, spec in enumerate(specs, 1):
-        start = time.perf_counter()
-        module = module_for(spec, target)
-        meta = {"kind": "schedule", **spec.__dict__}
-        with module.context:  # the bindings read argument attributes in the module's context
-            k = build_kernel(
-                module,
-                spec.arg_names,
-                name=spec.name,
-                grid=[1, 1, 1],
-                target=target,
-                meta=meta,
-                pipeline=pipeline_of(spec, target),
-            )
-        kernels.append(k)
+
+def build(target: str, specs: list[S.KernelSpec], *, quiet: bool = False, jobs: int | None = None):
+    """The bundle of ``specs``' kernels compiled for ``target``, in ``specs`` order.
+
+    ``jobs`` kernels compile at once (default :func:`default_jobs`), each in a
+    builder process of its own (the MLIR bindings are not safe to share
+    between threads), which hands its modules to a Triton worker of its own.
+    """
+    from gemm_opt.runtime import Bundle
+
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    kernels: list[Any] = [None] * len(specs)
+    started = time.perf_counter()
+
+    def done(i: int, kernel: Any, when: str) -> None:
+        kernels[i] = kernel
         if not quiet:
+            count = sum(k is not None for k in kernels)
             print(
-                f"[{i}/{len(specs)}] {k.name}: {k.sm}, {k.shared_bytes} B shared, "
-                f"{len(k.binary)} B cubin ({time.perf_counter() - start:.1f} s)",
+                f"[{count}/{len(specs)}] {kernel.name}: {kernel.sm}, "
+                f"{kernel.shared_bytes} B shared, {len(kernel.binary)} B cubin ({when})",
                 flush=True,
             )
+
+    if jobs == 1 or len(specs) == 1:
+        for i, spec in enumerate(specs):
+            start = time.perf_counter()
+            done(i, _build_one(spec, target), f"{time.perf_counter() - start:.1f} s")
+        return Bundle(tuple(kernels))
+    with ProcessPoolExecutor(
+        max_workers=min(jobs, len(specs)), initializer=_stop_workers_at_exit
+    ) as pool:
+        futures = {pool.submit(_build_one, spec, target): i for i, spec in enumerate(specs)}
+        for future in as_completed(futures):
+            done(futures[future], future.result(), f"at {time.perf_counter() - started:.1f} s")
     return Bundle(tuple(kernels))
+
+
+def _stop_workers_at_exit() -> None:
+    """In a builder process: stop its Triton workers when it ends (it ends
+    without running ``atexit``), so that it reaps them."""
+    from multiprocessing import util
+
+    from gemm_opt.lowering.triton_bridge import WORKERS
+
+    util.Finalize(WORKERS, WORKERS.shutdown, exitpriority=0)
+
+
+def _build_one(spec: S.KernelSpec, target: str):
+    """One spec's bundle kernel."""
+    from gemm_opt.kernels.cache import module_for
+    from gemm_opt.runtime.build import build_kernel
+
+    module = module_for(spec, target)
+    meta = {"kind": "schedule", **spec.__dict__}
+    with module.context:  # the bindings read argument attributes in the module's context
+        return build_kernel(
+            module,
+            spec.arg_names,
+            name=spec.name,
+            grid=[1, 1, 1],
+            target=target,
+            meta=meta,
+            pipeline=pipeline_of(spec, target),
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,7 +164,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_BUNDLE_DIR, help="bundle root folder")
     parser.add_argument("--dtypes", default=",".join(S.DTYPES), help="fp16,bf16 (default: both)")
     parser.add_argument("--list", action="store_true", help="print the kernel names and exit")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=default_jobs(),
+        help="kernels compiled at once (default: one per core, here %(default)s)",
+    )
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs takes a positive count; got {args.jobs}")
     dtypes = tuple(d for d in args.dtypes.split(",") if d)
     if not dtypes or any(d not in S.DTYPES for d in dtypes):
         parser.error(f"--dtypes takes {', '.join(S.DTYPES)}; got {args.dtypes!r}")
@@ -122,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print("\n".join(s.name for s in specs))
         return 0
-    bundle = build(args.target, specs)
+    bundle = build(args.target, specs, jobs=args.jobs)
     folder = args.out / target_folder(args.target)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "schedules.bundle"
