@@ -257,8 +257,11 @@ def verify_for_target(module_op: ir.Operation, target: str) -> TargetProblem | N
     handle = ctx.attach_diagnostic_handler(handler)
     try:
         ok = bool(module_op.verify())
-    except ir.MLIRError:
+    except ir.MLIRError as e:
         ok = False
+        # The bindings may collect the diagnostics themselves (a handler of their own
+        # ahead of ours): then the error carries them.
+        found.extend(TargetProblem(d.location, str(d.message)) for d in e.error_diagnostics)
     finally:
         handle.detach()
     if ok:

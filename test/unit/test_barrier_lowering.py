@@ -92,36 +92,22 @@ def test_barriers_are_refused_without_tdm_or_tma(target):
 
 # ---- cuda:90: an expect the copies after it cannot complete ------------------------
 
-#: One tracked 64x64 f16 copy (8192 bytes) after an expect; ``{expect}`` and ``{copy}``
-#: are filled in by the tests below.
-EXPECT_THEN_COPY = """
-#s = #tile.padded_shared<{{interval = 64, amount = 8, order = array<i64: 1, 0>}}>
-!desc = !tile.tensor_desc<tensor<64x64xf16, #s>>
-!buf = !tile.shared<tensor<64x64xf16, #s>>
-module attributes {{tile.num_warps = 4 : i32}} {{
-  func.func @k(%c: !tile.ptr<f16>, %m: i32, %ld: i64, %b: !buf, %bar: !tile.mbarrier<i64>, %p: i1) {{
-    %one = arith.constant 1 : i64
-    %c0 = arith.constant 0 : i32
-    %d = "tile.make_tensor_descriptor"(%c, %m, %m, %ld, %one) {{operandSegmentSizes = array<i32: 1, 2, 2>}} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !desc
-    "tile.barrier_expect"(%bar) {{operandSegmentSizes = array<i32: 1, 0>, bytes = {expect} : i32}} : (!tile.mbarrier<i64>) -> ()
-    {copy}
-    "tile.barrier_wait"(%bar, %c0) {{operandSegmentSizes = array<i32: 1, 1, 0>}} : (!tile.mbarrier<i64>, i32) -> ()
-    return
-  }}
-}}
-"""
-COPY = '"tile.async_tdm_copy_global_to_local"(%d, %b, %bar) {operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (!desc, !buf, !tile.mbarrier<i64>) -> ()'
-PRED_COPY = '"tile.async_tdm_copy_global_to_local"(%d, %b, %p, %bar) {operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (!desc, !buf, i1, !tile.mbarrier<i64>) -> ()'
-NESTED_COPY = f"{COPY}\n    scf.if %p {{ {COPY} }}"
+#: One tracked 64x64 f16 copy (8192 bytes) after an expect, in four forms (``// -----``
+#: cases): unpredicated, predicated, a second copy under ``scf.if``, no copy.
+EXPECT_THEN_COPY = (DATA / "expect_then_copy.mlir").read_text().split("// -----")
+COPY, PRED_COPY, NESTED_COPY, NO_COPY = range(4)
 
 
-def _plan_cuda90(expect: int, copy: str):
+def _plan_cuda90(expect: int, case: int):
     from gemm_opt import dialect
     from gemm_opt.core.ext_compat import ir
+    from gemm_opt.dialect.edit import ops_named
     from gemm_opt.lowering.barrier_plan import plan_barriers
 
     with dialect.make_context():
-        module = ir.Module.parse(EXPECT_THEN_COPY.format(expect=expect, copy=copy))
+        module = ir.Module.parse(EXPECT_THEN_COPY[case])
+        (op,) = ops_named(module, "tile.barrier_expect")
+        op.attributes["bytes"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(32), expect)
         return plan_barriers(module.operation, 4, False)
 
 
@@ -136,8 +122,8 @@ def test_cuda90_refuses_an_expect_its_copies_cannot_complete(expect: int) -> Non
     assert _plan_cuda90(8192, COPY).storing == set()  # the exact count passes
 
 
-@pytest.mark.parametrize("copy", [PRED_COPY, NESTED_COPY, ""])
-def test_cuda90_leaves_an_expect_unchecked_where_the_bytes_are_not_certain(copy: str) -> None:
+@pytest.mark.parametrize("case", [PRED_COPY, NESTED_COPY, NO_COPY])
+def test_cuda90_leaves_an_expect_unchecked_where_the_bytes_are_not_certain(case: int) -> None:
     """A predicated copy, a copy under scf.if, or copies issued elsewhere (none in the
     block): the bytes may be right at run time, so the expect is not refused."""
-    _plan_cuda90(8193, copy)
+    _plan_cuda90(8193, case)

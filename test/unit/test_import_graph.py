@@ -31,14 +31,6 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Cycles in the tree today. Each entry must go: when its cycle is broken, delete the
-# entry (test_known_cycles_still_exist fails until it is); never add one.
-KNOWN_CYCLES: dict[str, frozenset[str]] = {
-    "the H100 bundle builder and the Gluon reference kernel": frozenset(
-        {"benchmarks/h100/build_bundle.py", "benchmarks/h100/gluon_ws_gemm.py"}
-    ),
-}
-
 
 @dataclass(frozen=True)
 class Module:
@@ -259,15 +251,8 @@ def test_the_walk_sees_the_whole_tree(tree_graph: dict[str, dict[str, int]]) -> 
 
 
 def test_no_import_cycles(tree_graph: dict[str, dict[str, int]]) -> None:
-    known = set(KNOWN_CYCLES.values())
-    new = [c for c in cycles(tree_graph) if c not in known]
-    assert not new, "import cycles:\n" + "\n\n".join(describe(tree_graph, c) for c in new)
-
-
-def test_known_cycles_still_exist(tree_graph: dict[str, dict[str, int]]) -> None:
-    found = set(cycles(tree_graph))
-    gone = [what for what, modules in KNOWN_CYCLES.items() if modules not in found]
-    assert not gone, f"no longer cycles, delete them from KNOWN_CYCLES: {gone}"
+    found = cycles(tree_graph)
+    assert not found, "import cycles:\n" + "\n\n".join(describe(tree_graph, c) for c in found)
 
 
 def _write(root: Path, files: dict[str, str]) -> dict[str, dict[str, int]]:

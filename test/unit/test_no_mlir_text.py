@@ -78,6 +78,10 @@ REGEX_ALLOWED = {
     "benchmarks/h100/sweep.py": "groups refusal messages by their text with the numbers blanked",
     "test/unit/test_bundle_fuzz.py": "duplicate JSON keys in a fuzzed bundle document",
     "test/unit/test_docs_links.py": "Markdown links, headings and code spans of README.md and docs/",
+    "test/support/ttgir_golden.py": (
+        "splits lit files at their separators, reads RUN lines' pipelines, names dump files"
+    ),
+    "test/unit/test_negative_coordinates.py": "FileCheck-style reading of printed TTGIR masks",
 }
 
 #: Files whose hits of the text-building patterns are not MLIR being built:

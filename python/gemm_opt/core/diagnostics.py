@@ -72,6 +72,13 @@ def position_of(location: object) -> tuple[int, int]:
     picks the one to show: a name's child, a call site's callee, the first
     member of a fused location that has a position.
     """
+    if type(location) is ir.Location:  # untyped (a diagnostic's): find its kind
+        for kind in (ir.FileLineColLoc, ir.NameLoc, ir.CallSiteLoc, ir.FusedLoc):
+            try:
+                return position_of(kind(location))
+            except (TypeError, ValueError):
+                continue
+        return 0, 0
     if isinstance(location, ir.FileLineColLoc):
         return location.start_line, location.start_col
     if isinstance(location, ir.NameLoc):
