@@ -137,7 +137,9 @@ def test_the_hand_off_is_split_off_the_end_of_a_pipeline():
         split("convert-tile-to-triton-gpu{lds-copies=fast}")
     _, handoff = split("convert-tile-to-triton-gpu{target=cuda:90 mma=mma_v2}")
     assert handoff == HandOff("cuda:90", "auto", "mma_v2")
-    with pytest.raises(PipelineError, match="option 'mma' expects one of auto, mma_v2, wgmma, got 'v3'"):
+    with pytest.raises(
+        PipelineError, match="option 'mma' expects one of auto, mma_v2, wgmma, got 'v3'"
+    ):
         split("convert-tile-to-triton-gpu{mma=v3}")
 
 
