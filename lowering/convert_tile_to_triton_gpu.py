@@ -19,9 +19,11 @@ The price is that the result lives in Triton's context: it can be printed,
 verified and compiled, never handed back to our passes. The pipeline stage
 ``convert-tile-to-triton-gpu`` is therefore the last stage of a pipeline
 (:mod:`gemm_opt.lowering.compile` splits it off and runs it), and because
-Triton's C++ can abort the process, :func:`convert` only ever runs in a
-child process (:func:`gemm_opt.lowering.triton_bridge.run_isolated`), which
-reports the tile op it is building so that a crash is still a located error.
+Triton's C++ can abort the process, :func:`convert` only ever runs outside
+the caller's process: in a long-lived worker (:mod:`gemm_opt.lowering.isolation`)
+or a child forked for one call (:func:`gemm_opt.lowering.triton_bridge.run_isolated`),
+each reporting the tile op it is building, so that a crash is still a located
+error.
 
 What the lowering builds:
 
