@@ -16,6 +16,7 @@ at a tile op, when the lowering checks it for a target it did not name
 (:func:`verify_for_target`). So every rule Triton would otherwise assert on
 lives here, with the values in the user's terms:
 
+* functions: a kernel (a public ``func.func``) returns nothing;
 * module: ``tile.num_warps`` a power of two that the target launches
   (``num_warps * warp size <= max threads per block``), ``tile.threads_per_warp``
   the target's warp size, a known ``tile.target``; regions nest at most
@@ -245,9 +246,9 @@ def verify_for_target(module_op: ir.Operation, target: str) -> TargetProblem | N
         # A target given to the lowering overrides the module's, warp size included.
         i32 = ir.IntegerType.get_signless(32, context=ctx)
         module_op.attributes[THREADS_PER_WARP] = ir.IntegerAttr.get(i32, TARGETS[target].warp_size)
-    problems = verify_module_attributes(module_op)
+    problems = module_problems(module_op)
     if problems:
-        return TargetProblem(module_op.location, problems[0])
+        return problems[0]
     found: list[TargetProblem] = []
 
     def handler(d: Any) -> bool:
@@ -303,11 +304,12 @@ def _module_attribute_problems(module_op: ir.Operation) -> Iterator[str]:
             yield unknown_attribute(name, MODULE_ATTRS, "the module")
 
 
-def verify_module_attributes(module_op: ir.Operation) -> list[str]:
-    """Return the problems of the module-level ``tile.*`` attributes, of
-    region nesting too deep for the tools, and of tile types that no tile op
-    checks (function arguments, results of other dialects' ops), walked
-    without recursion."""
+def module_problems(module_op: ir.Operation) -> list[TargetProblem]:
+    """The problems of the module-level ``tile.*`` attributes, of region
+    nesting too deep for the tools, of tile types that no tile op checks
+    (function arguments, results of other dialects' ops), walked without
+    recursion, and of kernel functions' signatures, each where it is
+    (module-wide rules: at the module)."""
     try:
         problems = list(_module_attribute_problems(module_op))
     except VerifyError as e:
@@ -316,7 +318,44 @@ def verify_module_attributes(module_op: ir.Operation) -> list[str]:
         walked = _walk_problem(module_op)
         if walked is not None:
             problems.append(walked)
-    return problems
+    if problems:
+        return [TargetProblem(module_op.location, p) for p in problems]
+    return list(_kernel_problems(module_op))
+
+
+def verify_module_attributes(module_op: ir.Operation) -> list[str]:
+    """The messages of :func:`module_problems`."""
+    return [p.message for p in module_problems(module_op)]
+
+
+def is_kernel(fn: ir.Operation) -> bool:
+    """Whether ``fn`` (a ``func.func`` of the module) is a kernel, a launchable
+    entry point: a public function; private ones are helpers kernels call."""
+    visibility = fn.attributes["sym_visibility"] if "sym_visibility" in fn.attributes else None
+    return visibility is None or ir.StringAttr(visibility).value == "public"
+
+
+def _kernel_problems(module_op: ir.Operation) -> Iterator[TargetProblem]:
+    """Kernels return nothing: a launch has nowhere to put a result, so Triton
+    refuses (or asserts on) a kernel with results. Results go through pointer
+    arguments; a function that returns a value is a private helper."""
+    for region in module_op.regions:
+        for block in region.blocks:
+            for op in block.operations:
+                fn = op.operation
+                if fn.name != "func.func" or not is_kernel(fn):
+                    continue
+                results = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results
+                if not results:
+                    continue
+                name = ir.StringAttr(fn.attributes["sym_name"]).value
+                types = ", ".join(str(t) for t in results)
+                yield TargetProblem(
+                    fn.location,
+                    f"kernel @{name} returns {types}, but a kernel returns nothing: write "
+                    f"results through a pointer argument, or make @{name} a private "
+                    "function that a kernel calls",
+                )
 
 
 def _walk_problem(module_op: ir.Operation) -> str | None:
@@ -1936,6 +1975,8 @@ __all__ = [
     "cache_modifier",
     "enclosing_int_attr",
     "enclosing_target",
+    "is_kernel",
+    "module_problems",
     "possible_targets",
     "shared_layout_attr",
     "verify_for_target",

@@ -215,3 +215,28 @@ module attributes {tile.num_warps = 8 : i32} {
   }
 }
 
+
+// -----
+
+// ==== A kernel (a public function) returns nothing: a launch has nowhere to put a result. ====
+module attributes {tile.num_warps = 4 : i32} {
+  // expected-error@+1 {{kernel @counter returns i32, but a kernel returns nothing: write results through a pointer argument, or make @counter a private function that a kernel calls}}
+  func.func @counter(%s: !tile.ptr<i32>, %i: i32) -> i32 {
+    %v = "tile.load_scalar"(%s, %i) : (!tile.ptr<i32>, i32) -> i32
+    return %v : i32
+  }
+}
+
+// -----
+
+// ==== Explicitly public is a kernel too; every result is named. ====
+module attributes {tile.num_warps = 4 : i32} {
+  func.func private @helper(%i: i32) -> i32 {
+    return %i : i32
+  }
+  // expected-error@+1 {{kernel @pair returns i32, i64, but a kernel returns nothing}}
+  func.func public @pair(%i: i32, %j: i64) -> (i32, i64) {
+    %v = func.call @helper(%i) : (i32) -> i32
+    return %v, %j : i32, i64
+  }
+}
