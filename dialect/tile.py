@@ -314,12 +314,11 @@ def module_problems(module_op: ir.Operation) -> list[TargetProblem]:
         problems = list(_module_attribute_problems(module_op))
     except VerifyError as e:
         problems = [str(e)]
-    if not problems:
-        walked = _walk_problem(module_op)
-        if walked is not None:
-            problems.append(walked)
     if problems:
         return [TargetProblem(module_op.location, p) for p in problems]
+    walked = _walk_problem(module_op)
+    if walked is not None:
+        return [walked]
     return list(_kernel_problems(module_op))
 
 
@@ -358,17 +357,19 @@ def _kernel_problems(module_op: ir.Operation) -> Iterator[TargetProblem]:
                 )
 
 
-def _walk_problem(module_op: ir.Operation) -> str | None:
-    """The first op nested too deep, or the first value whose tile type breaks
-    a rule (each distinct type is checked once)."""
+def _walk_problem(module_op: ir.Operation) -> TargetProblem | None:
+    """The first op nested too deep (at the module), or the first value whose
+    tile type breaks a rule (at the op that defines it or whose block takes
+    it; each distinct type is checked once)."""
     seen: set[str] = set()
     stack: list[tuple[Any, int]] = [(module_op, 0)]
     while stack:
         op, depth = stack.pop()
         if len(op.regions) and depth + 1 > MAX_REGION_DEPTH:
-            return (
+            return TargetProblem(
+                module_op.location,
                 f"a '{op.name}' opens a region {depth + 1} levels deep; at most "
-                f"{MAX_REGION_DEPTH} nested regions are supported"
+                f"{MAX_REGION_DEPTH} nested regions are supported",
             )
         types = [r.type for r in op.results]
         types += [a.type for region in op.regions for b in region.blocks for a in b.arguments]
@@ -380,7 +381,7 @@ def _walk_problem(module_op: ir.Operation) -> str | None:
             try:
                 check_type(t)
             except (VerifyError, LayoutError) as e:
-                return f"a value of type {t} in '{op.name}': {e}"
+                return TargetProblem(op.location, f"a value of type {t} in '{op.name}': {e}")
         children = [
             (inner.operation, depth + 1)
             for region in op.regions

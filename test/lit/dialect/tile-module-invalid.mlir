@@ -208,8 +208,8 @@ module attributes {tile.num_warps = 8 : i32} {
 
 // ==== Types no tile op checks (an unused argument) follow the same rules. ====
 #bad = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 0, 0>}>
-// expected-error@+1 {{in 'func.func': #tile.padded_shared<{amount = 8 : i64, interval = 64 : i64, order = array<i64: 0, 0>}>: order [0, 0] must be a permutation of 0..1}}
 module attributes {tile.num_warps = 8 : i32} {
+  // expected-error@+1 {{in 'func.func': #tile.padded_shared<{amount = 8 : i64, interval = 64 : i64, order = array<i64: 0, 0>}>: order [0, 0] must be a permutation of 0..1}}
   func.func @unused(%b: !tile.shared<tensor<128x64xf16, #bad>>) {
     return
   }
