@@ -397,9 +397,9 @@ def _lower(
     module_or_text, target, fuse, derive_hints, pipeline, options, filename="-", mma="auto"
 ) -> LoweredModule:
     from gemm_opt import dialect
-    from gemm_opt.core.diagnostics import collect
+    from gemm_opt.core.diagnostics import collect, position_of
     from gemm_opt.core.ext_compat import MLIRError, ir
-    from gemm_opt.dialect.tile import TARGET, verify_module_attributes
+    from gemm_opt.dialect.tile import TARGET, module_problems
     from gemm_opt.lowering import pipelines
 
     seconds: dict[str, float] = {}
@@ -417,9 +417,10 @@ def _lower(
             module = ir.Module.parse(text)
         except MLIRError:
             raise _first_error(diags, "parse", "could not parse the tile module") from None
-        problems = verify_module_attributes(module.operation)
+        problems = module_problems(module.operation)
         if problems:
-            raise TileCompileError(problems[0], stage="parse")
+            line, col = position_of(problems[0].location)
+            raise TileCompileError(problems[0].message, line, col, stage="parse")
         attrs = module.operation.attributes
         if target is None and TARGET in attrs:
             target = ir.StringAttr(attrs[TARGET]).value
