@@ -16,6 +16,7 @@ at a tile op, when the lowering checks it for a target it did not name
 (:func:`verify_for_target`). So every rule Triton would otherwise assert on
 lives here, with the values in the user's terms:
 
+* functions: a kernel (a public ``func.func``) returns nothing;
 * module: ``tile.num_warps`` a power of two that the target launches
   (``num_warps * warp size <= max threads per block``), ``tile.threads_per_warp``
   the target's warp size, a known ``tile.target``; regions nest at most
@@ -245,9 +246,9 @@ def verify_for_target(module_op: ir.Operation, target: str) -> TargetProblem | N
         # A target given to the lowering overrides the module's, warp size included.
         i32 = ir.IntegerType.get_signless(32, context=ctx)
         module_op.attributes[THREADS_PER_WARP] = ir.IntegerAttr.get(i32, TARGETS[target].warp_size)
-    problems = verify_module_attributes(module_op)
+    problems = module_problems(module_op)
     if problems:
-        return TargetProblem(module_op.location, problems[0])
+        return problems[0]
     found: list[TargetProblem] = []
 
     def handler(d: Any) -> bool:
@@ -306,33 +307,72 @@ def _module_attribute_problems(module_op: ir.Operation) -> Iterator[str]:
             yield unknown_attribute(name, MODULE_ATTRS, "the module")
 
 
-def verify_module_attributes(module_op: ir.Operation) -> list[str]:
-    """Return the problems of the module-level ``tile.*`` attributes, of
-    region nesting too deep for the tools, and of tile types that no tile op
-    checks (function arguments, results of other dialects' ops), walked
-    without recursion."""
+def module_problems(module_op: ir.Operation) -> list[TargetProblem]:
+    """The problems of the module-level ``tile.*`` attributes, of region
+    nesting too deep for the tools, of tile types that no tile op checks
+    (function arguments, results of other dialects' ops), walked without
+    recursion, and of kernel functions' signatures, each where it is
+    (module-wide rules: at the module)."""
     try:
         problems = list(_module_attribute_problems(module_op))
     except VerifyError as e:
         problems = [str(e)]
-    if not problems:
-        walked = _walk_problem(module_op)
-        if walked is not None:
-            problems.append(walked)
-    return problems
+    if problems:
+        return [TargetProblem(module_op.location, p) for p in problems]
+    walked = _walk_problem(module_op)
+    if walked is not None:
+        return [walked]
+    return list(_kernel_problems(module_op))
 
 
-def _walk_problem(module_op: ir.Operation) -> str | None:
-    """The first op nested too deep, or the first value whose tile type breaks
-    a rule (each distinct type is checked once)."""
+def verify_module_attributes(module_op: ir.Operation) -> list[str]:
+    """The messages of :func:`module_problems`."""
+    return [p.message for p in module_problems(module_op)]
+
+
+def is_kernel(fn: ir.Operation) -> bool:
+    """Whether ``fn`` (a ``func.func`` of the module) is a kernel, a launchable
+    entry point: a public function; private ones are helpers kernels call."""
+    visibility = fn.attributes["sym_visibility"] if "sym_visibility" in fn.attributes else None
+    return visibility is None or ir.StringAttr(visibility).value == "public"
+
+
+def _kernel_problems(module_op: ir.Operation) -> Iterator[TargetProblem]:
+    """Kernels return nothing: a launch has nowhere to put a result, so Triton
+    refuses (or asserts on) a kernel with results. Results go through pointer
+    arguments; a function that returns a value is a private helper."""
+    for region in module_op.regions:
+        for block in region.blocks:
+            for op in block.operations:
+                fn = op.operation
+                if fn.name != "func.func" or not is_kernel(fn):
+                    continue
+                results = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results
+                if not results:
+                    continue
+                name = ir.StringAttr(fn.attributes["sym_name"]).value
+                types = ", ".join(str(t) for t in results)
+                yield TargetProblem(
+                    fn.location,
+                    f"kernel @{name} returns {types}, but a kernel returns nothing: write "
+                    f"results through a pointer argument, or make @{name} a private "
+                    "function that a kernel calls",
+                )
+
+
+def _walk_problem(module_op: ir.Operation) -> TargetProblem | None:
+    """The first op nested too deep (at the module), or the first value whose
+    tile type breaks a rule (at the op that defines it or whose block takes
+    it; each distinct type is checked once)."""
     seen: set[str] = set()
     stack: list[tuple[Any, int]] = [(module_op, 0)]
     while stack:
         op, depth = stack.pop()
         if len(op.regions) and depth + 1 > MAX_REGION_DEPTH:
-            return (
+            return TargetProblem(
+                module_op.location,
                 f"a '{op.name}' opens a region {depth + 1} levels deep; at most "
-                f"{MAX_REGION_DEPTH} nested regions are supported"
+                f"{MAX_REGION_DEPTH} nested regions are supported",
             )
         types = [r.type for r in op.results]
         types += [a.type for region in op.regions for b in region.blocks for a in b.arguments]
@@ -344,7 +384,7 @@ def _walk_problem(module_op: ir.Operation) -> str | None:
             try:
                 check_type(t)
             except (VerifyError, LayoutError) as e:
-                return f"a value of type {t} in '{op.name}': {e}"
+                return TargetProblem(op.location, f"a value of type {t} in '{op.name}': {e}")
         children = [
             (inner.operation, depth + 1)
             for region in op.regions
@@ -1920,6 +1960,8 @@ __all__ = [
     "cache_modifier",
     "enclosing_int_attr",
     "enclosing_target",
+    "is_kernel",
+    "module_problems",
     "possible_targets",
     "shared_layout_attr",
     "verify_for_target",

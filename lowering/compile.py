@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gemm_opt.core.targets import TARGETS
 from gemm_opt.lowering.isa_analysis import IsaMetrics
 
 if TYPE_CHECKING:
@@ -63,7 +64,9 @@ class CompiledKernel:
     ``asm`` holds ``"tile"`` (the tile IR after the tile passes), ``"ttgir"``
     (Triton's TTGIR of the kernel, pretty form with locations), ``"llir"`` and
     ``"amdgcn"`` (``"ptx"`` instead on cuda:90); ``hsaco`` is the code object
-    (the cubin on cuda:90). ``stage_seconds`` splits
+    (the cubin on cuda:90). :attr:`metrics`, the ISA report, reads AMDGPU
+    assembly: AMD targets only (``amd_metrics`` is None on others, and
+    ``metrics`` says why instead of reporting zeros). ``stage_seconds`` splits
     ``compile_seconds`` into ``parse``, ``tile_passes``, ``convert`` (building,
     verifying and printing the Triton module) and ``triton``.
     """
@@ -71,7 +74,7 @@ class CompiledKernel:
     asm: dict[str, str]
     hsaco: bytes
     metadata: dict[str, Any]
-    metrics: IsaMetrics
+    amd_metrics: IsaMetrics | None
     compile_seconds: float
     stage_seconds: dict[str, float] = field(default_factory=dict)
     target: str = ""
@@ -87,6 +90,17 @@ class CompiledKernel:
     def name(self) -> str:
         """The kernel symbol."""
         return str(self.metadata.get("name", ""))
+
+    @property
+    def metrics(self) -> IsaMetrics:
+        """The ISA report of an AMD target's kernel; a ValueError on another."""
+        if self.amd_metrics is None:
+            amd = ", ".join(n for n, t in TARGETS.items() if t.backend == "hip")
+            raise ValueError(
+                f"the ISA report reads AMDGPU assembly, and a {self.target} kernel has none "
+                f"(AMD targets: {amd}); read asm['ptx'] or the metadata instead"
+            )
+        return self.amd_metrics
 
 
 class TileCompileError(Exception):
@@ -448,9 +462,9 @@ def lower_tile_module(
 def _lower(
     module_or_text, target, fuse, derive_hints, pipeline, options, filename="-", mma="auto"
 ) -> LoweredModule:
-    from gemm_opt.core.diagnostics import collect
+    from gemm_opt.core.diagnostics import collect, position_of
     from gemm_opt.core.ext_compat import MLIRError, ir
-    from gemm_opt.dialect.tile import TARGET, verify_module_attributes
+    from gemm_opt.dialect.tile import TARGET, module_problems
     from gemm_opt.lowering import pipelines
 
     seconds: dict[str, float] = {}
@@ -468,9 +482,10 @@ def _lower(
             module = ir.Module.parse(text)
         except MLIRError:
             raise _first_error(diags, "parse", "could not parse the tile module") from None
-        problems = verify_module_attributes(module.operation)
+        problems = module_problems(module.operation)
         if problems:
-            raise TileCompileError(problems[0], stage="parse")
+            line, col = position_of(problems[0].location)
+            raise TileCompileError(problems[0].message, line, col, stage="parse")
         attrs = module.operation.attributes
         if target is None and TARGET in attrs:
             target = ir.StringAttr(attrs[TARGET]).value
@@ -549,16 +564,16 @@ def compile_tile_module(
         "tile": low.tile,
         "ttgir": low.ttgir,
         "llir": str(art.asm.get("llir", "")),
-        "amdgcn": str(art.asm.get("amdgcn", "")),
     }
-    if "ptx" in art.asm:
-        asm["ptx"] = str(art.asm["ptx"])
+    for kind in ("amdgcn", "ptx"):  # the backend's assembly, only that
+        if kind in art.asm:
+            asm[kind] = str(art.asm[kind])
     hsaco = art.asm.get("hsaco", art.asm.get("cubin", b""))
     return CompiledKernel(
         asm=asm,
         hsaco=hsaco if isinstance(hsaco, bytes) else bytes(str(hsaco), "utf-8"),
         metadata=art.metadata,
-        metrics=art.metrics,
+        amd_metrics=art.metrics if "amdgcn" in art.asm else None,
         compile_seconds=time.perf_counter() - total,
         stage_seconds=low.seconds,
         target=low.target,

@@ -15,7 +15,7 @@ from gemm_opt.core.diagnostics import position_of, positioned_location
 from gemm_opt.core.pipeline import Step
 from gemm_opt.core.targets import TARGET_NAMES as TARGETS
 from gemm_opt.core.targets import TARGETS as TARGET_TABLE
-from gemm_opt.dialect.tile import verify_module_attributes
+from gemm_opt.dialect.tile import module_problems
 from gemm_opt.lowering import REGISTRY, pipelines
 from gemm_opt.tools.opt_main import EmitError, Emitter, HandOffRunner, OptTool
 from gemm_opt.tools.opt_main import main as opt_main
@@ -106,7 +106,7 @@ def make_tool() -> OptTool:
         name="gemm-opt",
         registry=REGISTRY,
         make_context=dialect.make_context,
-        verify_module=verify_module_attributes,
+        verify_module=module_problems,
         emitter=Emitter(
             emit=_emit,
             default=_default,

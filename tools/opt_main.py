@@ -21,6 +21,7 @@ from gemm_opt.core.diagnostics import (
     check_expectations,
     collect,
     parse_expectations,
+    position_of,
     split_input,
 )
 from gemm_opt.core.pipeline import (
@@ -88,7 +89,9 @@ class OptTool:
     name: str
     registry: Registry
     make_context: Callable[[bool], object]
-    verify_module: Callable[[object], list[str]] = lambda op: []
+    verify_module: Callable[[object], Sequence[tuple[object, str]]] = lambda op: []
+    """Module op -> its problems as (location, message); a location without a
+    position (a module-wide rule) is reported where the module is."""
     emitter: Emitter | None = None
     targets: tuple[str, ...] = ()
     target_attr: str = ""
@@ -374,8 +377,10 @@ def _run_chunk(
     except Exception as e:  # a dialect bug must still read as a diagnostic
         diags.append(Diagnostic("error", 1, 1, f"internal error while parsing: {e}"))
         return None
-    for problem in tool.verify_module(module.operation):
-        _module_location(module, filename).emit_error(problem)
+    for location, message in tool.verify_module(module.operation):
+        if position_of(location) == (0, 0):
+            location = _module_location(module, filename)
+        location.emit_error(message)  # type: ignore[attr-defined]
     if any(d.severity == "error" for d in diags):
         return None
     target = plan.target or _module_target(tool, module)

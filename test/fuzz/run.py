@@ -14,6 +14,7 @@ suite replays them.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections import Counter
@@ -49,12 +50,24 @@ def main(argv: list[str] | None = None) -> int:
         help="generated modules, mutated seeds, or both (alternating rounds)",
     )
     p.add_argument("--ci-space", action="store_true", help="fuzz only what CI fuzzes")
+    p.add_argument(
+        "--ops",
+        type=lambda s: tuple(o.strip() for o in s.split(",") if o.strip()),
+        default=None,
+        help="comma list of the generator's ops to draw (default: all), e.g. "
+        "schedule,warp_specialize,async_mma,sync",
+    )
     p.add_argument("--timeout", type=float, default=30.0, help="seconds per run (default 30)")
     args = p.parse_args(argv)
 
     space, commands, checks = (
         (CI_SPACE, CI_COMMANDS, CI_CHECKS) if args.ci_space else (FULL, ALL_COMMANDS, ALL_CHECKS)
     )
+    if args.ops:
+        unknown = [o for o in args.ops if o not in space.ops]
+        if unknown:
+            p.error(f"unknown op {unknown[0]!r} (choose from {', '.join(space.ops)})")
+        space = dataclasses.replace(space, ops=args.ops)
     kinds = ["modules", "mutations"] if args.inputs == "both" else [args.inputs]
     deadline = time.monotonic() + args.minutes * 60
     known: Counter[str] = Counter()

@@ -132,6 +132,31 @@ def check_shared_layout(
                 f"dimension {layout.partition_dim} of size {extent} does not split into "
                 f"{layout.num_logical_pieces} pieces (num_partitions x num_groups)"
             )
+    if isinstance(inner, PaddedShared):
+        _check_padding_fits_row(layout, inner, list(shape)[-len(inner.order) :])
+
+
+def _check_padding_fits_row(
+    layout: SharedLayout, inner: PaddedShared, laid_out: Sequence[int]
+) -> None:
+    """The padding interval and the row (the layout's fastest dim; of each
+    piece, when a partitioned layout cuts that dim) nest: the row holds whole
+    intervals, or the interval whole rows. Then every row (every group of
+    rows) starts on a padding boundary, so a copy that starts writing at a row
+    (a warp's share of a TDM block) pads where the layout says; otherwise the
+    pads drift from row to row and each row starts at another phase."""
+    row_dim = inner.order[0]
+    row = laid_out[row_dim]
+    what = f"the {row}-element row"
+    if isinstance(layout, PartitionedShared) and layout.partition_dim == row_dim:
+        row //= layout.num_logical_pieces
+        what = f"the {row}-element row of each of {layout.num_logical_pieces} pieces"
+    if row % inner.interval and inner.interval % row:
+        raise LayoutError(
+            f"padded layout interval = {inner.interval} does not fit {what} (dimension "
+            f"{row_dim}, the layout's fastest): a row must hold whole intervals, or an "
+            "interval whole rows, so that every row starts on a padding boundary"
+        )
 
 
 def allocation_bytes(layout: SharedLayout, shape: Sequence[int], elem_bits: int) -> int:

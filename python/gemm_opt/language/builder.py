@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from gemm_opt.core.ext_compat import arith, ir
+from gemm_opt.language.arguments import int_bits
 from gemm_opt.language.dtypes import dtype
 from gemm_opt.language.errors import CompilationError, fail, file_line_col, user_pos
 
@@ -100,13 +101,7 @@ class Builder:
         if dtype_.is_int:
             if isinstance(value, float):
                 raise fail(f"the float {value!r} cannot be a {dtype_!r} constant")
-            value = int(value)
-            lo = 0 if dtype_.bits == 1 else -(1 << (dtype_.bits - 1))
-            hi = 1 if dtype_.bits == 1 else (1 << dtype_.bits) - 1
-            if not lo <= value <= hi:
-                raise fail(f"the constant {value} does not fit {dtype_!r}")
-            if dtype_.bits > 1 and value >= 1 << (dtype_.bits - 1):
-                value -= 1 << dtype_.bits
+            value = int_bits(int(value), dtype_.bits, f"the {dtype_!r} constant")
         else:
             value = float(value)
         key = (dtype_.name, value)
@@ -152,15 +147,4 @@ def tracing(b: Builder) -> Iterator[Builder]:
         stack.pop()
 
 
-def i32_attr(value: int) -> ir.Attribute:
-    """An ``i32`` attribute; values in [2^31, 2^32) (hint bit masks) are stored
-    as their signed form, anything outside [-2^31, 2^32) is an error."""
-    if not -(1 << 31) <= value < 1 << 32:
-        raise fail(f"{value} does not fit a 32-bit attribute")
-    value &= 0xFFFFFFFF
-    if value >= 1 << 31:
-        value -= 1 << 32
-    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), value)
-
-
-__all__ = ["Builder", "active", "current", "i32_attr", "tracing"]
+__all__ = ["Builder", "active", "current", "tracing"]

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gemm_opt.core.ext_compat import arith, ir, scf
+from gemm_opt.language.arguments import call_user
 from gemm_opt.language.builder import current
 from gemm_opt.language.dtypes import float32, int1, int32, int64
 from gemm_opt.language.errors import Pos, fail, user_pos
@@ -95,7 +96,7 @@ def for_loop(
     iv = Scalar(loop.induction_variable, ity)
     carried = [v._with(a) for v, a in zip(inits, loop.inner_iter_args, strict=True)]
     with ir.InsertionPoint(loop.body):
-        out = body(iv, *carried)
+        out = call_user(body, (iv, *carried), "for_loop body")
         outs = _results(out, len(inits), single, "for_loop", pos)
         handles = [
             _match(t, v, f"for_loop carried value {i}", pos)
@@ -120,22 +121,22 @@ def if_(cond: Any, then: Callable[[], Any], else_: Callable[[], Any] | None = No
         _callable(else_, "if_ else_")
     if isinstance(cond, bool):
         if cond:
-            return then()
-        return else_() if else_ is not None else None
+            return call_user(then, (), "if_ then")
+        return call_user(else_, (), "if_ else_") if else_ is not None else None
     if not isinstance(cond, Scalar) or cond.dtype is not int1:
         raise fail(f"if_ condition must be a bool or a traced i1 (a comparison), got {cond!r}")
     current()
     pos = user_pos()
     probe = scf.IfOp(cond.handle, [], has_else=else_ is not None, loc=pos.location())
     with ir.InsertionPoint(probe.then_block):
-        then_out = then()
+        then_out = call_user(then, (), "if_ then")
     if else_ is None:
         _results(then_out, 0, False, "if_ without else_", pos)
         with ir.InsertionPoint(probe.then_block):
             scf.YieldOp([], loc=pos.location())
         return None
     with ir.InsertionPoint(probe.else_block):
-        else_out = else_()
+        else_out = call_user(else_, (), "if_ else_")
     single = not isinstance(then_out, tuple | list) and then_out is not None
     n = 0 if then_out is None else (1 if single else len(then_out))
     then_vals = [_as_carried(v, "if_ result") for v in _results(then_out, n, single, "if_", pos)]

@@ -100,6 +100,12 @@ def user_pos() -> Pos:
     return _frame_pos(frame, frame.f_lineno, frame.f_lasti)
 
 
+def _calls_user(frame: Any) -> bool:
+    """Whether ``frame`` is the front end calling a user function (``call_user``)."""
+    module = frame.f_globals.get("__name__", "")
+    return module == f"{_PACKAGE}.arguments" and frame.f_code.co_name == "call_user"
+
+
 def _frame_pos(frame: Any, line: int, lasti: int) -> Pos:
     col = 0
     positions = getattr(frame.f_code, "co_positions", None)
@@ -114,21 +120,28 @@ def located(err: BaseException, kernel_code: Any) -> CompilationError:
     """A Python exception raised while tracing, as a CompilationError.
 
     The position is the innermost frame of the user's code (from the kernel
-    function ``kernel_code`` inward) before the traceback enters this package:
-    the user's own line for a mistake in their code (a ``tl.*`` call with
-    wrong arguments, a ZeroDivisionError in a constexpr expression), the
-    ``tl.*`` call for a failure inside the front end (reported as internal).
+    function ``kernel_code`` inward). Whose error it is depends on the code
+    that raised it: the user's own (a ZeroDivisionError in a constexpr
+    expression; an exception of their worker or loop body, which the front
+    end called through ``call_user``) is theirs, at that line; one raised
+    inside this package, or in a library it called, is the front end's own
+    failure (reported as internal) at the ``tl.*`` call.
     """
     tb = err.__traceback__
     while tb is not None and tb.tb_frame.f_code is not kernel_code:
         tb = tb.tb_next
     where: Pos | None = None
     internal = tb is None  # raised before the kernel's code ran
+    caller: Any = None
     while tb is not None:
-        if _is_ours(tb.tb_frame):
+        frame = tb.tb_frame
+        if _is_ours(frame):
             internal = True
-            break
-        where = _frame_pos(tb.tb_frame, tb.tb_lineno, tb.tb_lasti)
+        elif caller is not None and _calls_user(caller):
+            internal = False  # a user function the front end called
+        if not internal:
+            where = _frame_pos(frame, tb.tb_lineno, tb.tb_lasti)
+        caller = frame
         tb = tb.tb_next
     what = f"{type(err).__name__}: {err}"
     if internal and not isinstance(err, RecursionError):  # recursion is the user's

@@ -62,7 +62,8 @@ class Kernel:
       module (no Triton involved);
     * :meth:`compile` also runs the tile pipeline and Triton and returns the
       lowering's ``CompiledKernel`` (``.asm["tile"|"ttgir"|"llir"|"amdgcn"]``,
-      ``.asm["ptx"]`` on cuda:90, ``.hsaco``, ``.metadata``, ``.metrics``).
+      ``.asm["ptx"]`` instead of ``"amdgcn"`` on cuda:90, ``.hsaco``,
+      ``.metadata``, and ``.metrics``, the ISA report of an AMD target).
 
     ``num_warps`` is required everywhere: the layouts and warp hints of a
     kernel only mean something for one warp count.

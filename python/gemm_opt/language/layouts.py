@@ -25,14 +25,10 @@ from gemm_opt.core.layouts import (
     check_order,
 )
 from gemm_opt.dialect import tile
+from gemm_opt.language.arguments import constexpr_int, constexpr_ints, is_int
 from gemm_opt.language.errors import fail
 
 SHARED_LAYOUTS = (SwizzledShared, PaddedShared, PartitionedShared)
-
-
-def is_int(v: Any) -> bool:
-    """A Python int that is not a bool."""
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def is_pow2(v: int) -> bool:
@@ -40,14 +36,8 @@ def is_pow2(v: int) -> bool:
 
 
 def ints(values: Any, what: str) -> tuple[int, ...]:
-    """``values`` as a tuple of Python ints, else a CompilationError."""
-    try:
-        out = tuple(values)
-    except TypeError:
-        raise fail(f"{what} must be a sequence of ints, got {values!r}") from None
-    if not all(is_int(v) for v in out):
-        raise fail(f"{what} must be a sequence of ints, got {values!r}")
-    return out
+    """``values`` as a tuple of non-negative i32 Python ints, else a CompilationError."""
+    return tuple(constexpr_ints(values, what))
 
 
 def _check_order(order: Sequence[int], what: str) -> None:
@@ -73,8 +63,7 @@ def shared_layout(layout: Any, what: str) -> SharedLayout:
     inner = layout.inner if isinstance(layout, PartitionedShared) else layout
     if isinstance(layout, PartitionedShared):
         for f in ("num_partitions", "num_groups", "partition_dim"):
-            if not is_int(getattr(layout, f)):
-                raise fail(f"PartitionedShared {f} must be an int, got {getattr(layout, f)!r}")
+            constexpr_int(getattr(layout, f), f"PartitionedShared {f}")
         if not isinstance(inner, SwizzledShared | PaddedShared):
             raise fail(
                 f"PartitionedShared inner must be a SwizzledShared or PaddedShared, got {inner!r}"
@@ -85,8 +74,7 @@ def shared_layout(layout: Any, what: str) -> SharedLayout:
         else ("interval", "amount")
     )
     for f in fields:
-        if not is_int(getattr(inner, f)):
-            raise fail(f"{type(inner).__name__} {f} must be an int, got {getattr(inner, f)!r}")
+        constexpr_int(getattr(inner, f), f"{type(inner).__name__} {f}")
     ints(inner.order, f"{type(inner).__name__} order")
     try:
         return tile.shared_layout_attr(layout).to_layout()

@@ -20,15 +20,22 @@ from gemm_opt.dialect import tile
 from gemm_opt.dialect.async_ops import AsyncWmmaOp, AsyncWmmaWaitOp
 from gemm_opt.dialect.barrier import AsyncTDMCopyLocalToGlobalOp, LocalStoreOp
 from gemm_opt.dialect.sync import NumProgramsOp
-from gemm_opt.language.builder import current, i32_attr
+from gemm_opt.language.arguments import (
+    MASK_MAX,
+    MASK_MIN,
+    constexpr_int,
+    constexpr_ints,
+    i32_attr,
+    is_int,
+    sequence,
+)
+from gemm_opt.language.builder import current
 from gemm_opt.language.dtypes import as_dtype, bfloat16, dtype, float16, float32, int32, int64
 from gemm_opt.language.errors import fail
 from gemm_opt.language.layouts import (
     DotOperand,
     RegisterLayout,
     WmmaLayout,
-    ints,
-    is_int,
     is_pow2,
     register_layout,
     shared_layout,
@@ -43,7 +50,6 @@ from gemm_opt.language.values import (
     desc_type,
     int_operand,
     pred_operand,
-    sequence,
     shared_type,
     splat,
     tensor_type,
@@ -58,7 +64,7 @@ def program_id(axis: int) -> Scalar:
         raise fail(f"program_id axis must be 0, 1 or 2, got {axis!r}")
     b = current()
     op = tile.ProgramIdOp(loc=b.loc())
-    op.operation.attributes["axis"] = i32_attr(axis)
+    op.operation.attributes["axis"] = i32_attr(axis, "program_id axis", 0, 2)
     return Scalar(b.checked(op).result, int32)
 
 
@@ -69,7 +75,7 @@ def num_programs(axis: int) -> Scalar:
         raise fail(f"num_programs axis must be 0, 1 or 2, got {axis!r}")
     b = current()
     op = NumProgramsOp(loc=b.loc())
-    op.operation.attributes["axis"] = i32_attr(axis)
+    op.operation.attributes["axis"] = i32_attr(axis, "num_programs axis", 0, 2)
     return Scalar(b.checked(op).result, int32)
 
 
@@ -103,11 +109,9 @@ def _block_shape(shape: Any, what: str, *, leading_any: bool = False) -> tuple[i
     :data:`MAX_TENSOR_NUMEL` elements (as Triton's tensors); a shared
     allocation (``leading_any``) may have any count of buffers and is bounded
     by the dialect's shared-memory capacity rule instead."""
-    if isinstance(shape, Value):
-        raise fail(f"{what} must be constexpr ints, got the {shape!r}")
-    dims = ints(shape, what)
-    if not dims or any(d < 1 for d in dims):
-        raise fail(f"{what} must be positive constexpr ints, got {list(dims)}")
+    dims = tuple(constexpr_ints(shape, what, lo=1))
+    if not dims:
+        raise fail(f"{what} must have at least one dim, got {shape!r}")
     checked = dims[1:] if leading_any and len(dims) > 1 else dims
     if not all(is_pow2(d) for d in checked):
         raise fail(f"{what} {list(dims)}: block dims must be powers of two")
@@ -247,7 +251,7 @@ def async_copy(
     op = tile.AsyncTDMCopyGlobalToLocalOp(desc.handle, buf.handle, pred=p, barrier=bar, loc=b.loc())
     attrs = op.operation.attributes
     if warp_used_hint is not None:
-        attrs["warp_used_hint"] = i32_attr(warp_used_hint)
+        attrs["warp_used_hint"] = i32_attr(hint, "async_copy warp_used_hint", MASK_MIN, MASK_MAX)
     if cache:
         attrs["cache"] = ir.StringAttr.get(cache)
     b.checked(op)
@@ -288,7 +292,12 @@ def async_copy_fused(
         kwargs[f"dest{i}"] = s.handle
     op = tile.AsyncTDMFusedCopyGlobalToLocalOp(**kwargs, loc=b.loc())
     attrs = op.operation.attributes
-    signed = [ir.IntegerAttr(i32_attr(h)).value for h in hints]
+    signed = [
+        ir.IntegerAttr(
+            i32_attr(h, f"async_copy_fused member {i} warp_used_hint", MASK_MIN, MASK_MAX)
+        ).value
+        for i, h in enumerate(hints)
+    ]
     attrs["warp_used_hints"] = ir.DenseI32ArrayAttr.get(signed)
     if cache:
         attrs["cache"] = ir.StringAttr.get(cache)
@@ -302,14 +311,10 @@ MAX_WAIT = (1 << 31) - 1
 
 def async_wait(num: int = 0) -> None:
     """Wait until at most ``num`` TDM copies of this warp are in flight."""
-    if not is_int(num) or not 0 <= num <= MAX_WAIT:
-        raise fail(
-            f"async_wait num must be a constexpr int in [0, {MAX_WAIT}] (copies left in "
-            f"flight), got {num!r}"
-        )
+    constexpr_int(num, "async_wait num", 0, MAX_WAIT, " (copies left in flight)")
     b = current()
     op = tile.AsyncTDMWaitOp(loc=b.loc())
-    op.operation.attributes["num"] = i32_attr(num)
+    op.operation.attributes["num"] = i32_attr(num, "async_wait num", 0, MAX_WAIT)
     b.checked(op)
 
 
@@ -428,11 +433,10 @@ def async_wmma_wait(acc: Tensor, num: int = 0) -> Tensor:
     :func:`async_wmma` or a later wait."""
     if not isinstance(acc, Tensor) or not isinstance(acc.layout, WmmaLayout):
         raise fail(f"async_wmma_wait takes an accumulator tensor, got {acc!r}")
-    if not isinstance(num, int) or isinstance(num, bool) or num < 0:
-        raise fail(f"async_wmma_wait num must be a non-negative constexpr int, got {num!r}")
+    constexpr_int(num, "async_wmma_wait num", 0, MAX_WAIT, " (MMAs left in flight)")
     bld = current()
     op = AsyncWmmaWaitOp(acc.handle, acc.handle.type, loc=bld.loc())
-    op.operation.attributes["num"] = i32_attr(num)
+    op.operation.attributes["num"] = i32_attr(num, "async_wmma_wait num", 0, MAX_WAIT)
     return acc._with(bld.checked(op).result)
 
 

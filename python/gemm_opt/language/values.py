@@ -16,6 +16,7 @@ from typing import Any
 from gemm_opt.core.ext_compat import arith, ir
 from gemm_opt.core.layouts import LayoutError, SharedLayout, permuted_layout
 from gemm_opt.dialect import tile
+from gemm_opt.language.arguments import constexpr_int, int_bits, sequence
 from gemm_opt.language.builder import current
 from gemm_opt.language.dtypes import as_dtype, dtype, int1, int32
 from gemm_opt.language.errors import fail
@@ -281,7 +282,9 @@ def int_operand(v: Any, want: dtype, what: str) -> ir.Value:
     ``i32`` values widen to ``i64`` where ``i64`` is wanted; nothing narrows.
     """
     if is_int(v):
-        return current().constant(v, want)
+        # An operand is a signed number (a size, an offset, a phase): nothing wraps.
+        half = 1 << (want.bits - 1)
+        return current().constant(constexpr_int(v, what, -half, half - 1, f" ({want!r})"), want)
     if isinstance(v, Scalar) and v.dtype.is_int and v.dtype.bits > 1:
         if v.dtype is want:
             return v.handle
@@ -349,7 +352,7 @@ def splat(shape: Sequence[int], value: Any, dtype_: dtype, layout: RegisterLayou
     if dtype_.is_float:
         scalar = ir.FloatAttr.get(elem, float(value))
     else:
-        scalar = ir.IntegerAttr.get(elem, int(value))
+        scalar = ir.IntegerAttr.get(elem, int_bits(int(value), dtype_.bits, "fill value"))
     attr = ir.DenseElementsAttr.get_splat(t, scalar)
     return Tensor(arith.ConstantOp(t, attr, loc=b.loc()).result, tuple(shape), dtype_, layout)
 
@@ -443,12 +446,6 @@ class TensorDescriptor(Block):
             self.handle, off, bnd, self.handle.type, pred=p, loc=b.loc()
         )
         return self._with(b.checked(op).result)
-
-
-def sequence(values: Any, what: str) -> list[Any]:
-    if isinstance(values, Value) or not isinstance(values, Sequence) or isinstance(values, str):
-        raise fail(f"{what} must be a list or tuple, got {values!r}")
-    return list(values)
 
 
 class SharedBuffer(Block):

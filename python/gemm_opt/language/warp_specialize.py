@@ -45,7 +45,15 @@ from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect import barrier as bar_ops
 from gemm_opt.dialect import warp_specialize as ws_ops
 from gemm_opt.dialect.tile import MBarrierType
-from gemm_opt.language.builder import current, i32_attr
+from gemm_opt.language.arguments import (
+    I32_MAX,
+    call_user,
+    constexpr_ints,
+    i32_attr,
+    is_int,
+    sequence,
+)
+from gemm_opt.language.builder import current
 from gemm_opt.language.dtypes import int32, int64
 from gemm_opt.language.errors import fail, user_pos
 from gemm_opt.language.layouts import is_pow2
@@ -80,7 +88,7 @@ class MBarrierRing(Value):
 def allocate_mbarrier(num: int) -> MBarrierRing:
     """A ring of ``num`` shared-memory barriers (Gluon: ``allocate_shared_memory(
     gl.int64, [num, 1], MBarrierLayout())``)."""
-    if not isinstance(num, int) or isinstance(num, bool) or not 1 <= num <= bar_ops.MAX_RING:
+    if not is_int(num) or not 1 <= num <= bar_ops.MAX_RING:
         raise fail(f"allocate_mbarrier takes 1 to {bar_ops.MAX_RING} barriers, got {num!r}")
     b = current()
     t = bar_ops.MBarrierRingType.get(ir.IntegerAttr.get(ir.IntegerType.get_signless(32), num))
@@ -94,16 +102,12 @@ def _barrier(v: Any, what: str) -> MBarrier:
     return v
 
 
-def _count(v: Any, what: str) -> int:
-    if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-        raise fail(f"{what} must be a positive constexpr int, got {v!r}")
-    return v
-
-
 def _init(bar: MBarrier, count: int) -> None:
     b = current()
     op = bar_ops.BarrierInitOp(_barrier(bar, "mbarrier.init barrier").handle, loc=b.loc())
-    op.operation.attributes["count"] = i32_attr(_count(count, "mbarrier.init count"))
+    op.operation.attributes["count"] = i32_attr(
+        count, "mbarrier.init count", 1, bar_ops.MAX_ARRIVALS
+    )
     b.checked(op)
 
 
@@ -111,7 +115,9 @@ def _expect(bar: MBarrier, nbytes: int, pred: Any = None) -> None:
     b = current()
     h = _barrier(bar, "mbarrier.expect barrier").handle
     op = bar_ops.BarrierExpectOp(h, pred=pred_operand(pred), loc=b.loc())
-    op.operation.attributes["bytes"] = i32_attr(_count(nbytes, "mbarrier.expect bytes"))
+    op.operation.attributes["bytes"] = i32_attr(
+        nbytes, "mbarrier.expect bytes", 1, bar_ops.MAX_BYTES
+    )
     b.checked(op)
 
 
@@ -119,7 +125,9 @@ def _arrive(bar: MBarrier, count: int = 1, pred: Any = None) -> None:
     b = current()
     h = _barrier(bar, "mbarrier.arrive barrier").handle
     op = bar_ops.BarrierArriveOp(h, pred=pred_operand(pred), loc=b.loc())
-    op.operation.attributes["count"] = i32_attr(_count(count, "mbarrier.arrive count"))
+    op.operation.attributes["count"] = i32_attr(
+        count, "mbarrier.arrive count", 1, bar_ops.MAX_ARRIVALS
+    )
     b.checked(op)
 
 
@@ -179,17 +187,24 @@ def warp_specialize(
     partition returns. See the module doc."""
     b = current()
     pos = user_pos()
-    items = list(functions_and_args)
+    items = sequence(functions_and_args, "warp_specialize partitions")
     if len(items) < 2:
         raise fail("warp_specialize needs the default partition and at least one worker")
     pairs = [_pair(item, i) for i, item in enumerate(items)]
     workers = pairs[1:]
-    warps = list(worker_num_warps)
+    warps = constexpr_ints(worker_num_warps, "worker_num_warps", 1)
     if len(warps) != len(workers):
         raise fail(f"warp_specialize got {len(workers)} workers but {len(warps)} warp counts")
-    regs = None if worker_num_regs is None else list(worker_num_regs)
-    if regs is not None and len(regs) != len(workers):
-        raise fail(f"warp_specialize got {len(workers)} workers but {len(regs)} register counts")
+    for i, n in enumerate(warps):
+        if not is_pow2(n):
+            raise fail(f"worker_num_warps[{i}] must be a power of two >= 1, got {n!r}")
+    regs = None
+    if worker_num_regs is not None:
+        regs = constexpr_ints(worker_num_regs, "worker_num_regs", 0, I32_MAX)
+        if len(regs) != len(workers):
+            raise fail(
+                f"warp_specialize got {len(workers)} workers but {len(regs)} register counts"
+            )
     captures: list[Value] = []
     for i, (_, args) in enumerate(workers, start=1):
         for a in args:
@@ -227,7 +242,7 @@ def warp_specialize(
     default = probe.regions[0].blocks.append()
     default_fn, default_args = pairs[0]
     with ir.InsertionPoint(default):
-        values, single = _yields(default_fn(*default_args))
+        values, single = _yields(call_user(default_fn, default_args, "warp_specialize partition 0"))
     if len(values) > ws_ops.MAX_RESULTS:
         raise fail(
             f"the default partition returns {len(values)} values, at most {ws_ops.MAX_RESULTS}"
@@ -246,18 +261,16 @@ def warp_specialize(
     probe.erase()
     holder = op.regions[1].blocks.append()
     for i, ((fn, args), n) in enumerate(zip(workers, warps, strict=True)):
-        if not isinstance(n, int) or isinstance(n, bool) or not is_pow2(n):
-            raise fail(f"worker_num_warps[{i}] must be a power of two >= 1, got {n!r}")
         with ir.InsertionPoint(holder):
             part = ir.Operation.create(ws_ops.WarpPartitionOp.OPERATION_NAME, regions=1, loc=loc)
-        part.attributes["num_warps"] = i32_attr(n)
+        part.attributes["num_warps"] = i32_attr(n, f"worker_num_warps[{i}]", 1)
         if regs is not None:
-            part.attributes["num_regs"] = i32_attr(regs[i])
+            part.attributes["num_regs"] = i32_attr(regs[i], f"worker_num_regs[{i}]")
         body = part.regions[0].blocks.append(*[h.type for h in handles])
         inner_of = {id(v): v._with(arg) for v, arg in zip(captures, body.arguments, strict=True)}
         mapped = tuple(inner_of.get(id(a), a) if isinstance(a, Value) else a for a in args)
         with b.scope(body, n), ir.InsertionPoint(body):
-            out = fn(*mapped)
+            out = call_user(fn, mapped, f"warp_specialize partition {i + 1}")
             if out is not None:
                 raise fail(f"warp_specialize worker {i} must return None, got {out!r}")
             ir.Operation.create(ws_ops.WarpReturnOp.OPERATION_NAME, loc=loc)

@@ -6,8 +6,8 @@
 #t = #tile.padded_shared<{interval = 128, amount = 16, order = array<i64: 1, 0>}>
 #acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
-  // CHECK-LABEL: func.func @async_mma
-  func.func @async_mma(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #t>>, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
+  // CHECK-LABEL: func.func private @async_mma
+  func.func private @async_mma(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #t>>, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
     // CHECK: %[[D:.*]] = "tile.async_wmma"(%arg0, %arg1, %arg2) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<128x64xf16, {{.*}}>>, !tile.shared<tensor<64x128xf16, {{.*}}>>, tensor<128x128xf32, {{.*}}>) -> tensor<128x128xf32
     %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xf16, #t>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
     // CHECK: %[[E:.*]] = "tile.async_wmma"(%arg0, %arg1, %[[D]]) {k_width = 4 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 0>}
@@ -43,8 +43,8 @@ module attributes {tile.num_warps = 4 : i32} {
 #s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
 #acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
-  // CHECK-LABEL: func.func @async_mma_use_acc
-  func.func @async_mma_use_acc(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf32, #acc>, %k: i32) -> tensor<128x128xf32, #acc> {
+  // CHECK-LABEL: func.func private @async_mma_use_acc
+  func.func private @async_mma_use_acc(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xf16, #s>>, %c: tensor<128x128xf32, #acc>, %k: i32) -> tensor<128x128xf32, #acc> {
     // CHECK: %[[F:.*]] = arith.constant false
     %false = arith.constant false
     // CHECK: %[[D:.*]] = "tile.async_wmma"(%arg0, %arg1, %arg2, %[[F]]) {operandSegmentSizes = array<i32: 1, 1, 1, 1>} : ({{.*}}, i1) -> tensor<128x128xf32

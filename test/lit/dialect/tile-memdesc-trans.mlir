@@ -22,8 +22,8 @@ module attributes {tile.num_warps = 8 : i32} {
 #acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 2, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
 #opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
 module attributes {tile.num_warps = 4 : i32} {
-  // CHECK-LABEL: func.func @ring_slot
-  func.func @ring_slot(%i: i32) -> tensor<32x64xbf16, #opb> {
+  // CHECK-LABEL: func.func private @ring_slot
+  func.func private @ring_slot(%i: i32) -> tensor<32x64xbf16, #opb> {
     %ring = "tile.local_alloc"() : () -> !tile.shared<tensor<2x64x32xbf16, #s>>
     %slot = "tile.memdesc_index"(%ring, %i) : (!tile.shared<tensor<2x64x32xbf16, #s>>, i32) -> !tile.shared<tensor<64x32xbf16, #s>>
     // CHECK: %[[T:.*]] = "tile.memdesc_trans"(%{{.*}}) {order = array<i32: 1, 0>} : {{.*}} -> !tile.shared<tensor<32x64xbf16, #tile.swizzled_shared<{{.*}}order = array<i64: 0, 1>{{.*}}>>>

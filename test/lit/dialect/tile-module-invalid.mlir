@@ -208,10 +208,35 @@ module attributes {tile.num_warps = 8 : i32} {
 
 // ==== Types no tile op checks (an unused argument) follow the same rules. ====
 #bad = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 0, 0>}>
-// expected-error@+1 {{in 'func.func': #tile.padded_shared<{amount = 8 : i64, interval = 64 : i64, order = array<i64: 0, 0>}>: order [0, 0] must be a permutation of 0..1}}
 module attributes {tile.num_warps = 8 : i32} {
+  // expected-error@+1 {{in 'func.func': #tile.padded_shared<{amount = 8 : i64, interval = 64 : i64, order = array<i64: 0, 0>}>: order [0, 0] must be a permutation of 0..1}}
   func.func @unused(%b: !tile.shared<tensor<128x64xf16, #bad>>) {
     return
   }
 }
 
+
+// -----
+
+// ==== A kernel (a public function) returns nothing: a launch has nowhere to put a result. ====
+module attributes {tile.num_warps = 4 : i32} {
+  // expected-error@+1 {{kernel @counter returns i32, but a kernel returns nothing: write results through a pointer argument, or make @counter a private function that a kernel calls}}
+  func.func @counter(%s: !tile.ptr<i32>, %i: i32) -> i32 {
+    %v = "tile.load_scalar"(%s, %i) : (!tile.ptr<i32>, i32) -> i32
+    return %v : i32
+  }
+}
+
+// -----
+
+// ==== Explicitly public is a kernel too; every result is named. ====
+module attributes {tile.num_warps = 4 : i32} {
+  func.func private @helper(%i: i32) -> i32 {
+    return %i : i32
+  }
+  // expected-error@+1 {{kernel @pair returns i32, i64, but a kernel returns nothing}}
+  func.func public @pair(%i: i32, %j: i64) -> (i32, i64) {
+    %v = func.call @helper(%i) : (i32) -> i32
+    return %v, %j : i32, i64
+  }
+}

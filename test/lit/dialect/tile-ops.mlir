@@ -23,8 +23,8 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
 #s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
 !desc = !tile.tensor_desc<tensor<64x64xbf16, #s>>
 module attributes {tile.num_warps = 4 : i32} {
-  // CHECK-LABEL: func.func @descriptor
-  func.func @descriptor(%p: !tile.ptr<bf16>, %m: i32, %k: i32, %s0: i64, %s1: i64, %pred: i1) -> !desc {
+  // CHECK-LABEL: func.func private @descriptor
+  func.func private @descriptor(%p: !tile.ptr<bf16>, %m: i32, %k: i32, %s0: i64, %s1: i64, %pred: i1) -> !desc {
     // CHECK: %[[D:.*]] = "tile.make_tensor_descriptor"(%arg0, %arg1, %arg2, %arg3, %arg4)
     %d = "tile.make_tensor_descriptor"(%p, %m, %k, %s0, %s1) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<bf16>, i32, i32, i64, i64) -> !desc
     // CHECK: "tile.update_tensor_descriptor"(%[[D]], %arg1, %arg2, %arg1, %arg2, %arg5)
@@ -38,8 +38,8 @@ module attributes {tile.num_warps = 4 : i32} {
 // Multi-buffered shared memory: allocate, index, load into registers.
 #s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 8 : i32} {
-  // CHECK-LABEL: func.func @shared_buffers
-  func.func @shared_buffers(%i: i32) -> tensor<128x64xf16> {
+  // CHECK-LABEL: func.func private @shared_buffers
+  func.func private @shared_buffers(%i: i32) -> tensor<128x64xf16> {
     // CHECK: "tile.local_alloc"() : () -> !tile.shared<tensor<2x128x64xf16, #tile.padded_shared<{amount = 8 : i64, interval = 64 : i64, order = array<i64: 1, 0>}>>>
     %all = "tile.local_alloc"() : () -> !tile.shared<tensor<2x128x64xf16, #s>>
     // CHECK: "tile.memdesc_index"

@@ -44,6 +44,38 @@ module attributes {tile.num_warps = 8 : i32} {
 
 // -----
 
+// ==== A padding interval fits the row: 96-element rows hold no whole number of 64-element intervals. ====
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @padded_interval_row() {
+    // expected-error@+1 {{padded layout interval = 64 does not fit the 96-element row (dimension 1, the layout's fastest): a row must hold whole intervals, or an interval whole rows, so that every row starts on a padding boundary}}
+    %b = "tile.local_alloc"() : () -> !tile.shared<tensor<128x96xf16, #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>>>
+    return
+  }
+}
+
+// -----
+
+// ==== The row is the layout's fastest dim (here dim 0), of a descriptor's block too. ====
+module attributes {tile.num_warps = 8 : i32} {
+  // expected-error@+1 {{padded layout interval = 32 does not fit the 48-element row (dimension 0, the layout's fastest)}}
+  func.func @padded_interval_order(%d: !tile.tensor_desc<tensor<48x64xf16, #tile.padded_shared<{interval = 32, amount = 8, order = array<i64: 0, 1>}>>>) {
+    return
+  }
+}
+
+// -----
+
+// ==== A partitioned layout cut along the row: the row of each piece (96 / 2 = 48) is what the interval fits. ====
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @padded_interval_piece() {
+    // expected-error@+1 {{padded layout interval = 32 does not fit the 48-element row of each of 2 pieces (dimension 1, the layout's fastest)}}
+    %b = "tile.local_alloc"() : () -> !tile.shared<tensor<64x96xf16, #tile.partitioned_shared<{num_partitions = 2, num_groups = 1, partition_dim = 1, layout = #tile.padded_shared<{interval = 32, amount = 8, order = array<i64: 1, 0>}>}>>>
+    return
+  }
+}
+
+// -----
+
 // ==== A partitioned layout's partition_dim must exist. ====
 module attributes {tile.num_warps = 8 : i32} {
   func.func @partition_dim() {

@@ -1,11 +1,20 @@
 // RUN: gemm-opt %s --split-input-file | FileCheck %s
 // RUN: gemm-opt %s --split-input-file | gemm-opt --split-input-file | FileCheck %s
 // RUN: gemm-opt %s --split-input-file --mlir-print-op-generic | gemm-opt --split-input-file | FileCheck %s
+// Each module is a kernel that compiles for every AMD target.
+// RUN: gemm-opt %s --split-input-file --emit=amdgcn --target=gfx1250 | FileCheck %s --check-prefix=ASM
+// RUN: gemm-opt %s --split-input-file --emit=amdgcn --target=gfx950 | FileCheck %s --check-prefix=ASM
+// RUN: gemm-opt %s --split-input-file --emit=amdgcn --target=gfx942 | FileCheck %s --check-prefix=ASM
+// ASM: .globl atomics_kernel
+// ASM: .globl atomic_add_block
+// ASM: .globl load_scalar
 
-// The grid size and a claim on a counter, a flag signal and an acquire read.
+// The grid size and a claim on a counter, a flag signal and an acquire read,
+// in a helper whose result the kernel that calls it uses (a kernel itself
+// returns nothing).
 module attributes {tile.num_warps = 4 : i32} {
-  // CHECK-LABEL: func.func @atomics
-  func.func @atomics(%s: !tile.ptr<i32>, %i: i32) -> i32 {
+  // CHECK-LABEL: func.func private @atomics
+  func.func private @atomics(%s: !tile.ptr<i32>, %i: i32) -> i32 {
     // CHECK: %[[N:.*]] = "tile.num_programs"() {axis = 0 : i32} : () -> i32
     %n = "tile.num_programs"() {axis = 0 : i32} : () -> i32
     // CHECK: "tile.atomic_rmw"(%arg0, %arg1, %[[N]]) {kind = "add", scope = "gpu", sem = "relaxed"} : (!tile.ptr<i32>, i32, i32) -> i32
@@ -17,6 +26,14 @@ module attributes {tile.num_warps = 4 : i32} {
     // CHECK: "tile.atomic_rmw"({{.*}}) {kind = "min", scope = "gpu", sem = "acquire"}
     %v = "tile.atomic_rmw"(%s, %i, %n) {kind = "min", sem = "acquire", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
     return %v : i32
+  }
+  // CHECK-LABEL: func.func @atomics_kernel
+  func.func @atomics_kernel(%s: !tile.ptr<i32>, %i: i32) {
+    // CHECK: %[[V:.*]] = call @atomics(%arg0, %arg1) : (!tile.ptr<i32>, i32) -> i32
+    %v = func.call @atomics(%s, %i) : (!tile.ptr<i32>, i32) -> i32
+    // CHECK: "tile.atomic_rmw"(%arg0, %arg1, %[[V]]) {kind = "xchg", scope = "gpu", sem = "relaxed"}
+    %o = "tile.atomic_rmw"(%s, %i, %v) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    return
   }
 }
 
@@ -38,12 +55,14 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 
 // -----
 
-// A device-side size read (grouped GEMM's group lengths).
+// A device-side size read (grouped GEMM's group lengths), written back.
 module attributes {tile.num_warps = 4 : i32} {
   // CHECK-LABEL: func.func @load_scalar
-  func.func @load_scalar(%p: !tile.ptr<i32>, %i: i32) -> i32 {
-    // CHECK: "tile.load_scalar"(%arg0, %arg1) : (!tile.ptr<i32>, i32) -> i32
+  func.func @load_scalar(%p: !tile.ptr<i32>, %i: i32) {
+    // CHECK: %[[V:.*]] = "tile.load_scalar"(%arg0, %arg1) : (!tile.ptr<i32>, i32) -> i32
     %v = "tile.load_scalar"(%p, %i) : (!tile.ptr<i32>, i32) -> i32
-    return %v : i32
+    // CHECK: "tile.atomic_rmw"(%arg0, %arg1, %[[V]])
+    %o = "tile.atomic_rmw"(%p, %i, %v) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    return
   }
 }

@@ -11,8 +11,8 @@
 !buf = !tile.shared<tensor<64x64xf16, #s>>
 !bars = !tile.mbarrier_ring<2 : i32>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  // CHECK-LABEL: func.func @producer_consumer
-  func.func @producer_consumer(%d: !desc) -> tensor<64x64xf16, #bl> {
+  // CHECK-LABEL: func.func private @producer_consumer
+  func.func private @producer_consumer(%d: !desc) -> tensor<64x64xf16, #bl> {
     %c0 = arith.constant 0 : i32
     %ring = "tile.local_alloc"() : () -> !ring
     %ready = "tile.barrier_alloc"() : () -> !bars

@@ -5,8 +5,8 @@
 // semantics and scope; a release is preceded by a CTA barrier (ttg.barrier) (the program's
 // writes, not only the issuing thread's, are ordered before it).
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
-  // CHECK-LABEL: tt.func public @scalar_atomics
-  func.func @scalar_atomics(%s: !tile.ptr<i32>, %i: i32) -> i32 {
+  // CHECK-LABEL: tt.func private @scalar_atomics
+  func.func private @scalar_atomics(%s: !tile.ptr<i32>, %i: i32) -> i32 {
     // CHECK: %[[N:.*]] = tt.get_num_programs x : i32
     %n = "tile.num_programs"() {axis = 0 : i32} : () -> i32
     // CHECK: %[[P:.*]] = tt.addptr %arg0, %arg1 : !tt.ptr<i32>, i32
@@ -46,8 +46,8 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // A scalar load: one tt.load of base + index.
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
-  // CHECK-LABEL: tt.func public @load_scalar
-  func.func @load_scalar(%p: !tile.ptr<i32>, %i: i32) -> i32 {
+  // CHECK-LABEL: tt.func private @load_scalar
+  func.func private @load_scalar(%p: !tile.ptr<i32>, %i: i32) -> i32 {
     // CHECK: %[[P:.*]] = tt.addptr %arg0, %arg1 : !tt.ptr<i32>, i32
     // CHECK-NEXT: %[[V:.*]] = tt.load %[[P]] : !tt.ptr<i32>
     // CHECK-NEXT: tt.return %[[V]] : i32

@@ -9,7 +9,7 @@
 #acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 1>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
-  func.func @transposed(%c: !acc) -> !acc {
+  func.func private @transposed(%c: !acc) -> !acc {
     %a = "tile.local_alloc"() : () -> !tile.shared<tensor<64x32xf16, #t>>
     %b = "tile.local_alloc"() : () -> !tile.shared<tensor<32x64xf16, #s>>
     // expected-error@+1 {{mma=wgmma: this MMA cannot use wgmma: operand A's buffer is not row-major (transposed)}}
@@ -26,7 +26,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
 #acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 2, 1>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 2 : i32, tile.target = "cuda:90"} {
-  func.func @half_warpgroup(%c: !acc) -> !acc {
+  func.func private @half_warpgroup(%c: !acc) -> !acc {
     %a = "tile.local_alloc"() : () -> !tile.shared<tensor<64x32xf16, #s>>
     %b = "tile.local_alloc"() : () -> !tile.shared<tensor<32x64xf16, #s>>
     // expected-error@+1 {{mma=wgmma: this MMA cannot use wgmma: 2 warps are not whole warpgroups of 4}}

@@ -11,7 +11,7 @@
 !bb = !tile.shared<tensor<32x64xf16, #s>>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  func.func @a_in_registers(%ta: tensor<64x32xf16, #opa>, %c: !acc) -> !acc {
+  func.func private @a_in_registers(%ta: tensor<64x32xf16, #opa>, %c: !acc) -> !acc {
     %b = "tile.local_alloc"() : () -> !bb
     %tb = "tile.local_load"(%b) : (!bb) -> tensor<32x64xf16, #opb>
     // expected-error@+1 {{mma=wgmma: this MMA cannot use wgmma: operand A is not a tile.local_load of a shared buffer}}
@@ -31,7 +31,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !bb = !tile.shared<tensor<32x64xf16, #s>>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  func.func @b_used_twice(%c: !acc) -> (!acc, tensor<32x64xf16, #opb>) {
+  func.func private @b_used_twice(%c: !acc) -> (!acc, tensor<32x64xf16, #opb>) {
     %a = "tile.local_alloc"() : () -> !ba
     %b = "tile.local_alloc"() : () -> !bb
     %ta = "tile.local_load"(%a) : (!ba) -> tensor<64x32xf16, #opa>
@@ -54,7 +54,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !bb = !tile.shared<tensor<32x64xf16, #s>>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  func.func @transposed_a(%c: !acc) -> !acc {
+  func.func private @transposed_a(%c: !acc) -> !acc {
     %a = "tile.local_alloc"() : () -> !ba
     %b = "tile.local_alloc"() : () -> !bb
     %ta = "tile.local_load"(%a) : (!ba) -> tensor<64x32xf16, #opa>
@@ -76,7 +76,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !bb = !tile.shared<tensor<32x64xf16, #s>>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 2 : i32, tile.target = "gfx1250"} {
-  func.func @two_warps(%c: !acc) -> !acc {
+  func.func private @two_warps(%c: !acc) -> !acc {
     %a = "tile.local_alloc"() : () -> !ba
     %b = "tile.local_alloc"() : () -> !bb
     %ta = "tile.local_load"(%a) : (!ba) -> tensor<64x32xf16, #opa>
@@ -98,7 +98,7 @@ module attributes {tile.num_warps = 2 : i32, tile.target = "gfx1250"} {
 !bb = !tile.shared<tensor<32x64xf16, #s>>
 !acc = tensor<32x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  func.func @short_m(%c: !acc) -> !acc {
+  func.func private @short_m(%c: !acc) -> !acc {
     %a = "tile.local_alloc"() : () -> !ba
     %b = "tile.local_alloc"() : () -> !bb
     %ta = "tile.local_load"(%a) : (!ba) -> tensor<32x32xf16, #opa>
@@ -120,7 +120,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !bb = !tile.shared<tensor<32x64xf16, #s>>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  func.func @register_operand(%c: !acc, %x: tensor<32x64xf16, #opb>) -> !acc {
+  func.func private @register_operand(%c: !acc, %x: tensor<32x64xf16, #opb>) -> !acc {
     %a = "tile.local_alloc"() : () -> !ba
     %b = "tile.local_alloc"() : () -> !bb
     %ta = "tile.local_load"(%a) : (!ba) -> tensor<64x32xf16, #opa>
@@ -142,7 +142,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 #opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
-  func.func @view_of_a_column_major_block(%c: !acc) -> !acc {
+  func.func private @view_of_a_column_major_block(%c: !acc) -> !acc {
     %a = "tile.local_alloc"() : () -> !tile.shared<tensor<64x32xf16, #s>>
     %b = "tile.local_alloc"() : () -> !tile.shared<tensor<64x32xf16, #c>>
     %bt = "tile.memdesc_trans"(%b) {order = array<i32: 1, 0>} : (!tile.shared<tensor<64x32xf16, #c>>) -> !tile.shared<tensor<32x64xf16, #s>>

@@ -37,10 +37,10 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32, t
   // CHECK: #[[SH:.*]] = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
   // CHECK: module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 8 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32}
   // CHECK-NOT: tile.target
-  // CHECK-LABEL: tt.func public @cuda_copy(
+  // CHECK-LABEL: tt.func private @cuda_copy(
   // WG: #[[WMMA:.*]] = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>
   // WG: #[[NV:.*]] = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
-  // WG-LABEL: tt.func public @cuda_copy(
+  // WG-LABEL: tt.func private @cuda_copy(
   // WG: %[[WA:.*]] = ttg.local_alloc : () -> !ttg.memdesc<128x64xf16, #[[NV]], #smem, mutable>
   // WG: %[[WB:.*]] = ttg.local_alloc : () -> !ttg.memdesc<64x128xf16, #[[NV]], #smem, mutable>
   // WG: ttg.async_copy_global_to_local %{{.*}}, %[[WA]] mask
@@ -52,8 +52,8 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32, t
   // WG-NEXT: %[[WR:.*]]:3 = ttng.warp_group_dot_wait %[[WD]], %[[WA]], %[[WB]] {pendings = 0 : i32}
   // WG-NEXT: tt.return %[[WR]]#0
   // WG-NOT: tt.dot
-  // REGS-LABEL: tt.func public @cuda_copy(
-  func.func @cuda_copy(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %m: i32, %n: i32 {tile.divisibility = 16 : i32}, %k: i32 {tile.divisibility = 16 : i32}, %lda: i64 {tile.divisibility = 16 : i32}, %ldb: i64 {tile.divisibility = 16 : i32}, %off: i32, %p: i1) -> tensor<128x128xf32, #acc> {
+  // REGS-LABEL: tt.func private @cuda_copy(
+  func.func private @cuda_copy(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %m: i32, %n: i32 {tile.divisibility = 16 : i32}, %k: i32 {tile.divisibility = 16 : i32}, %lda: i64 {tile.divisibility = 16 : i32}, %ldb: i64 {tile.divisibility = 16 : i32}, %off: i32, %p: i1) -> tensor<128x128xf32, #acc> {
     %one = arith.constant 1 : i64
     %c0 = arith.constant 0 : i32
     %da = "tile.make_tensor_descriptor"(%a, %m, %k, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
@@ -111,8 +111,8 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // CHECK: #[[MMA:.*]] = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
   // CHECK: #[[SH:.*]] = #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
   // CHECK: ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32
-  // CHECK-LABEL: tt.func public @cuda_registers(
-  func.func @cuda_registers(%a: !tile.ptr<bf16>, %m: i32, %k: i32, %lda: i64, %i: i32) -> tensor<64x32xbf16, #opa> {
+  // CHECK-LABEL: tt.func private @cuda_registers(
+  func.func private @cuda_registers(%a: !tile.ptr<bf16>, %m: i32, %k: i32, %lda: i64, %i: i32) -> tensor<64x32xbf16, #opa> {
     %one = arith.constant 1 : i64
     %da = "tile.make_tensor_descriptor"(%a, %m, %k, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<bf16>, i32, i32, i64, i64) -> !da
     // CHECK: %[[BUF:.*]] = ttg.local_alloc : () -> !ttg.memdesc<2x64x32xbf16, #[[SH]], #smem, mutable>
@@ -145,13 +145,13 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // CHECK: #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
-  // CHECK-LABEL: tt.func public @cuda_bf16_one_warpgroup(
+  // CHECK-LABEL: tt.func private @cuda_bf16_one_warpgroup(
   // CHECK: tt.dot
   // WG-DAG: #[[WMMA:.*]] = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
   // WG-DAG: #[[NV64:.*]] = #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 16}>
   // WG-DAG: #[[NV128:.*]] = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
-  // WG-LABEL: tt.func public @cuda_bf16_one_warpgroup(
-  func.func @cuda_bf16_one_warpgroup(%c: !acc) -> !acc {
+  // WG-LABEL: tt.func private @cuda_bf16_one_warpgroup(
+  func.func private @cuda_bf16_one_warpgroup(%c: !acc) -> !acc {
     // WG: %[[A:.*]] = ttg.local_alloc : () -> !ttg.memdesc<64x32xbf16, #[[NV64]], #smem, mutable>
     %a = "tile.local_alloc"() : () -> !ba
     // WG: %[[B:.*]] = ttg.local_alloc : () -> !ttg.memdesc<32x64xbf16, #[[NV128]], #smem, mutable>
@@ -182,9 +182,9 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // WG: #[[MMA:.*]] = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
   // WG-NOT: nvmma_shared
-  // WG-LABEL: tt.func public @cuda_transposed_a_keeps_mma_sync(
-  // CHECK-LABEL: tt.func public @cuda_transposed_a_keeps_mma_sync(
-  func.func @cuda_transposed_a_keeps_mma_sync(%c: !acc) -> !acc {
+  // WG-LABEL: tt.func private @cuda_transposed_a_keeps_mma_sync(
+  // CHECK-LABEL: tt.func private @cuda_transposed_a_keeps_mma_sync(
+  func.func private @cuda_transposed_a_keeps_mma_sync(%c: !acc) -> !acc {
     %a = "tile.local_alloc"() : () -> !ba
     %b = "tile.local_alloc"() : () -> !bb
     // WG: ttg.local_load
@@ -214,9 +214,9 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // WG: #[[MMA:.*]] = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
   // WG-NOT: nvmma_shared
-  // WG-LABEL: tt.func public @cuda_register_operand_keeps_mma_sync(
-  // CHECK-LABEL: tt.func public @cuda_register_operand_keeps_mma_sync(
-  func.func @cuda_register_operand_keeps_mma_sync(%c: !acc) -> (!acc, tensor<32x64xf16, #opb>) {
+  // WG-LABEL: tt.func private @cuda_register_operand_keeps_mma_sync(
+  // CHECK-LABEL: tt.func private @cuda_register_operand_keeps_mma_sync(
+  func.func private @cuda_register_operand_keeps_mma_sync(%c: !acc) -> (!acc, tensor<32x64xf16, #opb>) {
     %a = "tile.local_alloc"() : () -> !ba
     %b = "tile.local_alloc"() : () -> !bb
     %ta = "tile.local_load"(%a) : (!ba) -> tensor<64x32xf16, #opa>

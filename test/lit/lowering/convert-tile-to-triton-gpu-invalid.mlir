@@ -42,7 +42,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
 
 // tile.warp_id outside a warp predicate has no Triton equivalent.
 module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
-  func.func @warp_id() -> i32 {
+  func.func private @warp_id() -> i32 {
     // expected-error@+1 {{'tile.warp_id' has no TritonGPU equivalent}}
     %w = "tile.warp_id"() : () -> i32
     return %w : i32
@@ -92,7 +92,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx950"} {
 // Every tensor needs a layout in TritonGPU IR.
 module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
   // expected-error@+1 {{tensor<64xf32> has no layout}}
-  func.func @no_layout(%t: tensor<64xf32>) -> tensor<64xf32> {
+  func.func private @no_layout(%t: tensor<64xf32>) -> tensor<64xf32> {
     %u = arith.addf %t, %t : tensor<64xf32>
     return %u : tensor<64xf32>
   }

@@ -21,22 +21,22 @@ module attributes {tile.num_warps = 4 : i32} {
   // CHECK: #[[MMA:.*]] = #ttg.nvidia_mma<{versionMajor = 3, {{.*}}instrShape = [16, 128, 16]}>
   // CHECK: #[[NV:.*]] = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
   // CHECK: #[[NVT:.*]] = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16}>
-  // CHECK-LABEL: tt.func public @b_transposed(
+  // CHECK-LABEL: tt.func private @b_transposed(
   // CHECK: %[[B:.*]] = ttg.local_alloc : () -> !ttg.memdesc<128x64xf16, #[[NV]], #smem, mutable>
   // CHECK: %[[BT:.*]] = ttg.memdesc_trans %[[B]] {order = array<i32: 1, 0>} : !ttg.memdesc<128x64xf16, #[[NV]], #smem, mutable> -> !ttg.memdesc<64x128xf16, #[[NVT]], #smem, mutable>
   // CHECK-NOT: ttg.local_load
   // CHECK: %[[D:.*]] = ttng.warp_group_dot %{{.*}}, %[[BT]], %{{.*}} {isAsync = true} : !ttg.memdesc<64x64xf16, #[[NV]], #smem, mutable> * !ttg.memdesc<64x128xf16, #[[NVT]], #smem, mutable> -> tensor<64x128xf32, #[[MMA]]>
   // CHECK: ttng.warp_group_dot_wait %[[D]]
-  // SYNC-LABEL: tt.func public @b_transposed(
+  // SYNC-LABEL: tt.func private @b_transposed(
   // SYNC: %[[BT:.*]] = ttg.memdesc_trans %{{.*}} {order = array<i32: 1, 0>}
   // SYNC: ttg.local_load %[[BT]] : {{.*}} -> tensor<64x128xf16, #ttg.dot_op<{opIdx = 1, parent = #{{.*}}, kWidth = 2}>>
   // SYNC: tt.dot
   // SYNC-NOT: warp_group_dot
-  // AMD-LABEL: tt.func public @b_transposed(
+  // AMD-LABEL: tt.func private @b_transposed(
   // AMD: %[[BT:.*]] = ttg.memdesc_trans %{{.*}} {order = array<i32: 1, 0>} : !ttg.memdesc<128x64xf16, {{.*}}> -> !ttg.memdesc<64x128xf16,
   // AMD: ttg.local_load %[[BT]] : {{.*}} -> tensor<64x128xf16, #ttg.dot_op<{opIdx = 1,
   // AMD: tt.dot
-  func.func @b_transposed(%c: !acc) -> !acc {
+  func.func private @b_transposed(%c: !acc) -> !acc {
     %a = "tile.local_alloc"() : () -> !tile.shared<tensor<64x64xf16, #s>>
     %b = "tile.local_alloc"() : () -> !tile.shared<tensor<128x64xf16, #s>>
     %bt = "tile.memdesc_trans"(%b) {order = array<i32: 1, 0>} : (!tile.shared<tensor<128x64xf16, #s>>) -> !tile.shared<tensor<64x128xf16, #t>>
@@ -56,21 +56,21 @@ module attributes {tile.num_warps = 4 : i32} {
 #acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 2, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32} {
-  // CHECK-LABEL: tt.func public @a_transposed_async(
+  // CHECK-LABEL: tt.func private @a_transposed_async(
   // CHECK: %[[R:.*]] = ttg.local_alloc : () -> !ttg.memdesc<2x64x64xbf16, #[[NV:.*]], #smem, mutable>
   // CHECK: %[[A:.*]] = ttg.memdesc_index %[[R]]
   // CHECK: %[[AT:.*]] = ttg.memdesc_trans %[[A]] {order = array<i32: 1, 0>}
   // CHECK: %[[D:.*]] = ttng.warp_group_dot %[[AT]], %{{.*}}, %{{.*}}, %true {isAsync = true}
   // CHECK-NEXT: ttng.warp_group_dot_wait %[[D]] {pendings = 0 : i32}
-  // SYNC-LABEL: tt.func public @a_transposed_async(
+  // SYNC-LABEL: tt.func private @a_transposed_async(
   // SYNC: %[[AT:.*]] = ttg.memdesc_trans
   // SYNC: ttg.local_load %[[AT]] : {{.*}} -> tensor<64x64xbf16, #ttg.dot_op<{opIdx = 0,
   // SYNC: tt.dot
-  // AMD-LABEL: tt.func public @a_transposed_async(
+  // AMD-LABEL: tt.func private @a_transposed_async(
   // AMD: %[[AT:.*]] = ttg.memdesc_trans
   // AMD: ttg.local_load %[[AT]] : {{.*}} -> tensor<64x64xbf16, #ttg.dot_op<{opIdx = 0,
   // AMD: tt.dot
-  func.func @a_transposed_async(%i: i32, %c: !acc) -> !acc {
+  func.func private @a_transposed_async(%i: i32, %c: !acc) -> !acc {
     %ring = "tile.local_alloc"() : () -> !tile.shared<tensor<2x64x64xbf16, #s>>
     %b = "tile.local_alloc"() : () -> !tile.shared<tensor<64x64xbf16, #s>>
     %a = "tile.memdesc_index"(%ring, %i) : (!tile.shared<tensor<2x64x64xbf16, #s>>, i32) -> !tile.shared<tensor<64x64xbf16, #s>>

@@ -12,7 +12,7 @@
 !ba = !tile.shared<tensor<64x64xf16, #s>>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  func.func @copy_under_execute_region(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %c: !acc) -> !acc {
+  func.func private @copy_under_execute_region(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %c: !acc) -> !acc {
     %one = arith.constant 1 : i64
     %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
     %buf = "tile.local_alloc"() : () -> !ba
@@ -40,7 +40,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !ba = !tile.shared<tensor<64x64xf16, #s>>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  func.func @no_wait_in_loop(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %n: i32, %c: !acc) -> !acc {
+  func.func private @no_wait_in_loop(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %n: i32, %c: !acc) -> !acc {
     %one = arith.constant 1 : i64
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -67,7 +67,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !da = !tile.tensor_desc<tensor<64x64xf16, #s>>
 !ba = !tile.shared<tensor<64x64xf16, #s>>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  func.func @not_read_by_wgmma(%a: !tile.ptr<f16>, %m: i32, %lda: i64) -> tensor<64x64xf16, #bl> {
+  func.func private @not_read_by_wgmma(%a: !tile.ptr<f16>, %m: i32, %lda: i64) -> tensor<64x64xf16, #bl> {
     %one = arith.constant 1 : i64
     %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
     %buf = "tile.local_alloc"() : () -> !ba
@@ -90,7 +90,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !ba = !tile.shared<tensor<64x64xf16, #s>>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  func.func @bounds(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %c: !acc) -> !acc {
+  func.func private @bounds(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %c: !acc) -> !acc {
     %one = arith.constant 1 : i64
     %c0 = arith.constant 0 : i32
     %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
@@ -117,7 +117,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !ba = !tile.shared<tensor<64x64xf16, #s>>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  func.func @fused(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %c: !acc) -> !acc {
+  func.func private @fused(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %c: !acc) -> !acc {
     %one = arith.constant 1 : i64
     %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
     %b0 = "tile.local_alloc"() : () -> !ba

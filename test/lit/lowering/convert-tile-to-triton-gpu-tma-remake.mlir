@@ -18,8 +18,8 @@
 !ba = !tile.shared<tensor<64x64xf16, #s>>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  // CHECK-LABEL: tt.func public @made_per_tile
-  func.func @made_per_tile(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %tiles: i32, %c: !acc) -> !acc {
+  // CHECK-LABEL: tt.func private @made_per_tile
+  func.func private @made_per_tile(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %tiles: i32, %c: !acc) -> !acc {
     %one = arith.constant 1 : i64
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -61,8 +61,8 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !bufa = !tile.shared<tensor<2x64x64xf16, #s>>
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
-  // CHECK-LABEL: tt.func public @remade_with_a_copy_in_flight
-  func.func @remade_with_a_copy_in_flight(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %tiles: i32, %c: !acc) -> !acc {
+  // CHECK-LABEL: tt.func private @remade_with_a_copy_in_flight
+  func.func private @remade_with_a_copy_in_flight(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %tiles: i32, %c: !acc) -> !acc {
     %one = arith.constant 1 : i64
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32

@@ -27,7 +27,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // CHECK-SAME: %arg4: tensor<64x64xf32, #mma> {{.*}}, %[[DESC:arg5]]: !tt.tensordesc<64x64xf16, #shared> {{.*}}, %arg6: i32 {{.*}}, %arg7: i32 {{.*}}, %arg8: i64 {{.*}}, %arg9: i64
   // CHECK-NOT: ttg.global_scratch_alloc
   // CHECK-NOT: ttng.tensormap_create
-  func.func @one_copy(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %p: i1, %c: !acc) -> !acc {
+  func.func @one_copy(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %p: i1, %c: !acc) {
     %one = arith.constant 1 : i64
     %c0 = arith.constant 0 : i32
     // CHECK: %[[BARS:.*]] = ttg.local_alloc : () -> !ttg.memdesc<1x1xi64
@@ -48,7 +48,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     %ta = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opa>
     %tb = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opb>
     %r = "tile.wmma"(%ta, %tb, %c) : (tensor<64x64xf16, #opa>, tensor<64x64xf16, #opb>, !acc) -> !acc
-    return %r : !acc
+    return
   }
 }
 
@@ -68,7 +68,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // CHECK-LABEL: tt.func public @device_side(
   // CHECK-NOT: !tt.tensordesc
   // CHECK-SAME: {
-  func.func @device_side(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %c: !acc) -> !acc {
+  func.func @device_side(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %c: !acc) {
     %one = arith.constant 1 : i64
     %half = arith.divsi %m, %m : i32
     // CHECK: %[[SCRATCH:.*]] = ttg.global_scratch_alloc {alignment = 128 : i32, nbytes = 128 : i32}
@@ -84,7 +84,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     %ta = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opa>
     %tb = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opb>
     %r = "tile.wmma"(%ta, %tb, %c) : (tensor<64x64xf16, #opa>, tensor<64x64xf16, #opb>, !acc) -> !acc
-    return %r : !acc
+    return
   }
 }
 
@@ -106,7 +106,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // CHECK-LABEL: tt.func public @k_loop
-  func.func @k_loop(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %nk: i32, %c: !acc) -> !acc {
+  func.func @k_loop(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %nk: i32, %c: !acc) {
     %one = arith.constant 1 : i64
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -158,7 +158,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     // CHECK: ttng.wait_barrier
     // CHECK-NOT: ttng.wait_barrier
     // CHECK: tt.return
-    return %r : !acc
+    return
   }
 }
 
@@ -176,7 +176,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // CHECK-LABEL: tt.func public @copy_under_if
-  func.func @copy_under_if(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %p: i1, %c: !acc) -> !acc {
+  func.func @copy_under_if(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %p: i1, %c: !acc) {
     %one = arith.constant 1 : i64
     %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
     %buf = "tile.local_alloc"() : () -> !ba
@@ -197,7 +197,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     %ta = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opa>
     %tb = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opb>
     %r = "tile.wmma"(%ta, %tb, %c) : (tensor<64x64xf16, #opa>, tensor<64x64xf16, #opb>, !acc) -> !acc
-    return %r : !acc
+    return
   }
 }
 
@@ -221,7 +221,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // CHECK-LABEL: tt.func public @tile_loop
   // CHECK: ttg.local_alloc : () -> !ttg.memdesc<2x1xi64
-  func.func @tile_loop(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %tiles: i32, %nk: i32, %c: !acc) -> !acc {
+  func.func @tile_loop(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %tiles: i32, %nk: i32, %c: !acc) {
     %one = arith.constant 1 : i64
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -270,7 +270,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
       "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
       scf.yield %r : !acc
     }
-    return %out : !acc
+    return
   }
 }
 
@@ -288,7 +288,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 !acc = tensor<64x64xf32, #acc>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   // CHECK-LABEL: tt.func public @claim_loop
-  func.func @claim_loop(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %n: i32, %c: !acc) -> !acc {
+  func.func @claim_loop(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %n: i32, %c: !acc) {
     %one = arith.constant 1 : i64
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -316,7 +316,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
       %j1 = arith.addi %j, %c1 : i32
       scf.yield %j1, %z : i32, !acc
     }
-    return %r#1 : !acc
+    return
   }
 }
 

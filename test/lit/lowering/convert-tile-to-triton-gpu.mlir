@@ -30,8 +30,8 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
 !d = !tile.tensor_desc<tensor<128x64xf16, #s>>
 module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
   // CHECK: #[[PAD:.*]] = #ttg.padded_shared<[64:+8] {order = [1, 0], shape = [128, 64]}>
-  // CHECK-LABEL: tt.func public @descriptors(
-  func.func @descriptors(%a: !tile.ptr<f16>, %m: i32, %k: i32, %lda: i64, %p: i1) -> (!d, !d) {
+  // CHECK-LABEL: tt.func private @descriptors(
+  func.func private @descriptors(%a: !tile.ptr<f16>, %m: i32, %k: i32, %lda: i64, %p: i1) -> (!d, !d) {
     %one = arith.constant 1 : i64
     // CHECK: %[[D:.*]] = tt.make_tensor_descriptor %arg0, [%arg1, %arg2], [%arg3, %{{.*}}] : <f16>, <128x64xf16, #[[PAD]]>
     %d = "tile.make_tensor_descriptor"(%a, %m, %k, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !d
@@ -60,8 +60,8 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
   // CHECK: #[[SP:.*]] = #ttg.padded_shared<[128:+16] {order = [1, 0], shape = [64, 128]}>
   // CHECK: #[[INNER:.*]] = #ttg.padded_shared<[64:+8] {order = [1, 0], shape = [64, 64]}>
   // CHECK: #[[PART:.*]] = #ttg.partitioned_shared<{numPartitions = 2, numGroups = 1, partitionDim = 0, partitionLayout = #[[INNER]]}>
-  // CHECK-LABEL: tt.func public @buffers(
-  func.func @buffers(%i: i32) -> tensor<128x64xf16, #opa> {
+  // CHECK-LABEL: tt.func private @buffers(
+  func.func private @buffers(%i: i32) -> tensor<128x64xf16, #opa> {
     // CHECK: %[[SWB:.*]] = ttg.local_alloc : () -> !ttg.memdesc<2x128x64xf16, #[[SW]], #smem, mutable>
     %sw = "tile.local_alloc"() : () -> !tile.shared<tensor<2x128x64xf16, #sw>>
     // CHECK: ttg.local_alloc : () -> !ttg.memdesc<64x128xf16, #[[SP]], #smem, mutable>
@@ -235,8 +235,8 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx950"} {
   // CHECK: #[[MFMA:.*]] = #ttg.amd_mfma<{version = 4, warpsPerCTA = [2, 2], instrShape = [32, 32, 16], isTransposed = true}>
   // CHECK: #[[SH:.*]] = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 1, order = [1, 0]}>
   // CHECK: ttg.target = "hip:gfx950"
-  // CHECK-LABEL: tt.func public @gfx950_copy(
-  func.func @gfx950_copy(%a: !tile.ptr<f16>, %m: i32 {tile.divisibility = 16 : i32}, %k: i32 {tile.divisibility = 16 : i32}, %lda: i64 {tile.divisibility = 16 : i32}, %off: i32, %p: i1) -> tensor<128x64xf16, #opa> {
+  // CHECK-LABEL: tt.func private @gfx950_copy(
+  func.func private @gfx950_copy(%a: !tile.ptr<f16>, %m: i32 {tile.divisibility = 16 : i32}, %k: i32 {tile.divisibility = 16 : i32}, %lda: i64 {tile.divisibility = 16 : i32}, %off: i32, %p: i1) -> tensor<128x64xf16, #opa> {
     %one = arith.constant 1 : i64
     %d = "tile.make_tensor_descriptor"(%a, %m, %k, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
     %u = "tile.update_tensor_descriptor"(%d, %off, %off, %p) {operandSegmentSizes = array<i32: 1, 2, 0, 1>} : (!da, i32, i32, i1) -> !da
@@ -273,8 +273,8 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx942"} {
   // CHECK: #[[BL:.*]] = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
   // CHECK: #[[MFMA:.*]] = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>
   // CHECK: #[[PA:.*]] = #ttg.padded_shared<[64:+8] {order = [1, 0], shape = [128, 64]}>
-  // CHECK-LABEL: tt.func public @gfx942_copy(
-  func.func @gfx942_copy(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %m: i32, %lda: i64, %p: i1) -> tensor<64x128xf16, #opb> {
+  // CHECK-LABEL: tt.func private @gfx942_copy(
+  func.func private @gfx942_copy(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %m: i32, %lda: i64, %p: i1) -> tensor<64x128xf16, #opb> {
     %one = arith.constant 1 : i64
     %a0 = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
     %da = "tile.update_tensor_descriptor"(%a0, %m, %m, %p) {operandSegmentSizes = array<i32: 1, 2, 0, 1>} : (!da, i32, i32, i1) -> !da

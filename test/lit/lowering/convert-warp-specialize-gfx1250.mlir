@@ -9,8 +9,8 @@
 !buf = !tile.shared<tensor<64x64xf16, #s>>
 !bars = !tile.mbarrier_ring<2 : i32>
 module attributes {tile.num_warps = 4 : i32} {
-  // CHECK-LABEL: tt.func public @producer_consumer
-  func.func @producer_consumer(%d: !desc) -> tensor<64x64xf16, #bl> {
+  // CHECK-LABEL: tt.func private @producer_consumer
+  func.func private @producer_consumer(%d: !desc) -> tensor<64x64xf16, #bl> {
     %c0 = arith.constant 0 : i32
     %ring = "tile.local_alloc"() : () -> !ring
     %ready = "tile.barrier_alloc"() : () -> !bars

@@ -15,7 +15,7 @@
 !bb = !tile.shared<tensor<64x128xf16, #sb>>
 !acc = tensor<128x128xf32, #acc>
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
-  // CHECK-LABEL: func.func @two_buffers
+  // CHECK-LABEL: func.func private @two_buffers
   // CHECK: %[[R:.*]] = scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
   // CHECK: "tile.async_tdm_wait"() {num = 0 : i32}
   // CHECK-NOT: tile.local_load
@@ -27,7 +27,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   // CHECK: %[[F:.*]] = "tile.async_wmma_wait"(%[[R]]) {num = 0 : i32}
   // CHECK-NEXT: "tile.async_tdm_wait"() {num = 0 : i32}
   // CHECK-NEXT: return %[[F]]
-  func.func @two_buffers(%da: !da, %db: !db, %abuf: !tile.shared<tensor<2x128x64xf16, #sa>>, %bbuf: !tile.shared<tensor<2x64x128xf16, #sb>>, %nk: i32, %zero: !acc) -> !acc {
+  func.func private @two_buffers(%da: !da, %db: !db, %abuf: !tile.shared<tensor<2x128x64xf16, #sa>>, %bbuf: !tile.shared<tensor<2x64x128xf16, #sb>>, %nk: i32, %zero: !acc) -> !acc {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %cn = arith.constant 2 : i32
@@ -67,13 +67,13 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 !bb = !tile.shared<tensor<64x128xf16, #sb>>
 !acc = tensor<128x128xf32, #acc>
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
-  // CHECK-LABEL: func.func @four_buffers
+  // CHECK-LABEL: func.func private @four_buffers
   // CHECK: "tile.async_tdm_wait"() {num = 4 : i32}
   // CHECK: "tile.async_wmma"
   // CHECK: "tile.async_wmma_wait"{{.*}}num = 1
   // CHECK-COUNT-2: "tile.async_tdm_copy_global_to_local"
   // CHECK: "tile.async_wmma_wait"{{.*}}num = 0
-  func.func @four_buffers(%da: !da, %db: !db, %abuf: !tile.shared<tensor<4x128x64xf16, #sa>>, %bbuf: !tile.shared<tensor<4x64x128xf16, #sb>>, %nk: i32, %zero: !acc) -> !acc {
+  func.func private @four_buffers(%da: !da, %db: !db, %abuf: !tile.shared<tensor<4x128x64xf16, #sa>>, %bbuf: !tile.shared<tensor<4x64x128xf16, #sb>>, %nk: i32, %zero: !acc) -> !acc {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %cn = arith.constant 4 : i32
@@ -114,12 +114,12 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 !bb = !tile.shared<tensor<64x128xf16, #sb>>
 !acc = tensor<128x128xf32, #acc>
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
-  // CHECK-LABEL: func.func @same_slot
+  // CHECK-LABEL: func.func private @same_slot
   // CHECK-NOT: tile.async_wmma
   // CHECK: "tile.async_tdm_copy_global_to_local"
   // CHECK: "tile.async_tdm_wait"() {num = 2 : i32}
   // CHECK: "tile.wmma"
-  func.func @same_slot(%da: !da, %db: !db, %abuf: !tile.shared<tensor<2x128x64xf16, #sa>>, %bbuf: !tile.shared<tensor<2x64x128xf16, #sb>>, %nk: i32, %zero: !acc) -> !acc {
+  func.func private @same_slot(%da: !da, %db: !db, %abuf: !tile.shared<tensor<2x128x64xf16, #sa>>, %bbuf: !tile.shared<tensor<2x64x128xf16, #sb>>, %nk: i32, %zero: !acc) -> !acc {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %cn = arith.constant 2 : i32
@@ -159,11 +159,11 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 !bb = !tile.shared<tensor<64x128xf16, #sb>>
 !acc = tensor<128x128xf32, #acc>
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
-  // CHECK-LABEL: func.func @wait_too_strong
+  // CHECK-LABEL: func.func private @wait_too_strong
   // CHECK-NOT: tile.async_wmma
   // CHECK: "tile.async_tdm_wait"() {num = 1 : i32}
   // CHECK: "tile.wmma"
-  func.func @wait_too_strong(%da: !da, %db: !db, %abuf: !tile.shared<tensor<2x128x64xf16, #sa>>, %bbuf: !tile.shared<tensor<2x64x128xf16, #sb>>, %nk: i32, %zero: !acc) -> !acc {
+  func.func private @wait_too_strong(%da: !da, %db: !db, %abuf: !tile.shared<tensor<2x128x64xf16, #sa>>, %bbuf: !tile.shared<tensor<2x64x128xf16, #sb>>, %nk: i32, %zero: !acc) -> !acc {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %cn = arith.constant 2 : i32
@@ -203,10 +203,10 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 !bb = !tile.shared<tensor<64x128xf16, #sb>>
 !acc = tensor<128x128xf32, #acc>
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
-  // CHECK-LABEL: func.func @unknown_start
+  // CHECK-LABEL: func.func private @unknown_start
   // CHECK-NOT: tile.async_wmma
   // CHECK: "tile.wmma"
-  func.func @unknown_start(%da: !da, %db: !db, %abuf: !tile.shared<tensor<2x128x64xf16, #sa>>, %bbuf: !tile.shared<tensor<2x64x128xf16, #sb>>, %nk: i32, %zero: !acc) -> !acc {
+  func.func private @unknown_start(%da: !da, %db: !db, %abuf: !tile.shared<tensor<2x128x64xf16, #sa>>, %bbuf: !tile.shared<tensor<2x64x128xf16, #sb>>, %nk: i32, %zero: !acc) -> !acc {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %cn = arith.constant 2 : i32
@@ -315,10 +315,10 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 !bb = !tile.shared<tensor<64x128xf16, #sb>>
 !acc = tensor<128x128xf32, #acc>
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
-  // CHECK-LABEL: func.func @two_carrying_paths
+  // CHECK-LABEL: func.func private @two_carrying_paths
   // CHECK-NOT: tile.async_wmma
   // CHECK: "tile.wmma"
-  func.func @two_carrying_paths(%da: !da, %db: !db, %abuf: !tile.shared<tensor<2x128x64xf16, #sa>>, %bbuf: !tile.shared<tensor<2x64x128xf16, #sb>>, %nk: i32, %zero: !acc, %p: i1) -> !acc {
+  func.func private @two_carrying_paths(%da: !da, %db: !db, %abuf: !tile.shared<tensor<2x128x64xf16, #sa>>, %bbuf: !tile.shared<tensor<2x64x128xf16, #sb>>, %nk: i32, %zero: !acc, %p: i1) -> !acc {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %cn = arith.constant 2 : i32

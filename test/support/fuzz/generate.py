@@ -23,9 +23,37 @@ from hypothesis import strategies as st
 
 from gemm_opt.core.ext_compat import arith, func, ir, scf
 from gemm_opt.core.layouts import LayoutError
+from gemm_opt.core.schedules import GROUPED, KINDS, REDUCTIONS, needs_partials, needs_sync
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect import barrier, load_all, tile
+from gemm_opt.dialect import warp_specialize as ws
+from gemm_opt.dialect.async_ops import AsyncWmmaOp, AsyncWmmaWaitOp
+from gemm_opt.dialect.schedule import BODY_ARGS, GemmScheduleOp, ScheduleYieldOp
+from gemm_opt.dialect.sync import (
+    RMW_KINDS,
+    SCOPES,
+    SEMANTICS,
+    AtomicAddBlockOp,
+    AtomicRmwOp,
+    LoadScalarOp,
+    NumProgramsOp,
+)
 from support.tile_build import i32_attr
+
+#: Integers at and around the limits of the widths attributes are read at:
+#: each is stored in the narrowest of i32, i64 and i128 that holds it.
+LIMITS: tuple[int, ...] = (
+    0,
+    1,
+    -1,
+    (1 << 31) - 1,
+    1 << 31,
+    -(1 << 31),
+    (1 << 32) + 8,
+    (1 << 63) - 1,
+    1 << 63,
+    1 << 64,
+)
 
 # ---- the space of values ------------------------------------------------------------
 
@@ -97,11 +125,36 @@ class Space:
         "nest",
         "barrier",
         "store",
+        "schedule",
+        "warp_specialize",
+        "async_mma",
+        "sync",
     )
     ring_sizes: tuple[int, ...] = (2, 1, 3, 0, 65)
     barrier_counts: tuple[int, ...] = (1, 2, 0, -1, 1 << 20)
     barrier_ops: tuple[str, ...] = ("tracked", "init", "expect", "arrive", "wait")
     phase_widths: tuple[int, ...] = (32, 1, 64)
+    schedule_kinds: tuple[str, ...] = (*KINDS, "split-k")
+    reductions: tuple[str | None, ...] = (None, *REDUCTIONS, "ring")
+    grouped: tuple[str, ...] = (*GROUPED, "n")
+    schedule_blocks: tuple[int, ...] = (32, 64, 16, 128, 2, 1, 48, 1 << 30, *LIMITS)
+    schedule_counts: tuple[int, ...] = (8, 1, 4, 2, *LIMITS)
+    """``group_m`` and ``num_xcds``."""
+    schedule_operands: tuple[str, ...] = ("as-needed", "missing", "extra", "wrong-type")
+    c_elements: tuple[str, ...] = ("f16", "bf16", "f32", "i32", "f64")
+    yields: tuple[str, ...] = ("blocked", "wmma", "wrong-shape", "f16", "none")
+    worker_warps: tuple[int, ...] = (1, 2, 4, 8, 3, 0, 64, *LIMITS)
+    worker_regs: tuple[int | None, ...] = (None, 24, 32, 256, 23, 264, 0, *LIMITS)
+    workers: tuple[int, ...] = (1, 2, 3)
+    captures: tuple[str, ...] = ("some", "none", "all")
+    ws_results: tuple[int, ...] = (0, 1, 2)
+    use_acc: tuple[str, ...] = ("none", "i1", "false", "i32")
+    mma_waits: tuple[int, ...] = (0, 1, 2, *LIMITS)
+    sync_ops: tuple[str, ...] = ("atomic_rmw", "num_programs", "load_scalar", "atomic_add_block")
+    rmw_kinds: tuple[str, ...] = (*RMW_KINDS, "sub")
+    semantics: tuple[str | None, ...] = (*SEMANTICS, None, "seq_cst")
+    scopes: tuple[str | None, ...] = (*SCOPES, None, "device")
+    sync_elements: tuple[str, ...] = ("i32", "f32", "f16", "bf16", "i8")
     nesting: tuple[int, ...] = (4, 64, 600)
     """Depths of ``op_nest``'s chains of ``scf.if``."""
     max_ops: int = 8
@@ -173,6 +226,7 @@ class _Builder:
             self.fn = func.FuncOp("fuzz", ir.FunctionType.get(arg_types, []), loc=self.loc)
         self.entry = self.fn.add_entry_block([self.loc] * len(arg_types))
         self.ptrs: dict[str, ir.Value] = {}
+        self.worker_ptrs: dict[str, ir.Value] | None = None
         scope = _Scope()
         scope.ints[32] += list(self.entry.arguments[:2])
         scope.ints[64].append(self.entry.arguments[2])
@@ -185,7 +239,9 @@ class _Builder:
 
     def body(self, scope: _Scope, depth: int) -> None:
         s = self.space
-        ops = s.ops if depth < s.max_depth else tuple(o for o in s.ops if o not in ("for", "if"))
+        regions = ("for", "if", "schedule", "warp_specialize")
+        ops = s.ops if depth < s.max_depth else tuple(o for o in s.ops if o not in regions)
+        ops = ops or ("arith",)
         n = self.draw(st.integers(1, s.max_ops if depth == 0 else max(1, s.max_ops // 2)))
         for _ in range(n):
             getattr(self, "op_" + self.pick(ops))(scope, depth)
@@ -193,11 +249,21 @@ class _Builder:
     # -- values ----------------------------------------------------------------------
 
     def ptr(self, elem: str) -> ir.Value:
-        """The function argument pointing to ``elem`` (added on first use)."""
+        """The function argument pointing to ``elem`` (added on first use); in a
+        worker partition, the captured pointer when there is one (a worker is
+        isolated from above: the function's own is an error there)."""
+        inner = self.worker_ptrs.get(elem) if self.worker_ptrs is not None else None
+        if inner is not None:
+            return inner
         if elem not in self.ptrs:
             t = tile.PtrType.get(ir.TypeAttr.get(ELEMENT_TYPES[elem]()))
             self.ptrs[elem] = self.entry.add_argument(t, self.loc)
         return self.ptrs[elem]
+
+    def wide_attr(self, value: int) -> ir.Attribute:
+        """An integer attribute of the narrowest of i32, i64, i128 that holds ``value``."""
+        width = next(w for w in (32, 64, 128) if -(1 << (w - 1)) <= value < 1 << (w - 1))
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(width), value)
 
     def const(self, value: int, width: int) -> ir.Value:
         t = ir.IntegerType.get_signless(width)
@@ -446,6 +512,265 @@ class _Builder:
             op.operation.attributes["cache"] = ir.StringAttr.get(cache)
         self.op_wait(scope, depth)
 
+    # -- schedules -------------------------------------------------------------------
+
+    def op_schedule(self, scope: _Scope, depth: int) -> None:
+        """A ``tile.gemm_schedule``: kind, reduction and grouping, block sizes and
+        counts at the integer limits, the optional operands as the kind needs
+        them (or not), and a body that yields the tile's accumulator."""
+        s = self.space
+        kind = self.pick(s.schedule_kinds)
+        operands = self.pick(s.schedule_operands)
+        reduction = self.pick(s.reductions)
+        grouped = self.pick(s.grouped)
+        if operands == "as-needed":  # a consistent schedule but for the drawn values
+            legal = tuple(r for r in s.reductions if r in REDUCTIONS) or (None,)
+            reduction = (
+                (reduction if reduction in legal else legal[0]) if kind == "stream-k" else None
+            )
+            grouped = grouped if kind == "persistent" else "none"
+        i32 = ir.IntegerType.get_signless(32)
+        c_elem = self.pick(s.c_elements)
+        values = [self.int_value(scope, 32) for _ in range(3)]
+        values += [self.ptr(c_elem), self.int_value(scope, 64)]
+        wants = {
+            "group_lens": grouped != "none",
+            "num_groups": grouped != "none",
+            "sync": kind in KINDS and needs_sync(kind, reduction),
+            "partials": kind in KINDS and needs_partials(kind, reduction),
+        }
+        if operands == "missing":
+            wants[self.pick(tuple(wants))] = False
+        elif operands == "extra":
+            wants[self.pick(tuple(wants))] = True
+        wrong = self.pick(tuple(wants)) if operands == "wrong-type" else None
+        segments = [1] * 5
+        for name, elem in (
+            ("group_lens", "i32"),
+            ("num_groups", None),
+            ("sync", "i32"),
+            ("partials", "f32"),
+        ):
+            if not wants[name]:
+                segments.append(0)
+                continue
+            if elem is None:
+                values.append(self.int_value(scope, 64 if wrong == name else 32))
+            else:
+                values.append(self.ptr("f16" if wrong == name else elem))
+            segments.append(1)
+        attrs = {
+            "kind": ir.StringAttr.get(kind),
+            "operandSegmentSizes": ir.DenseI32ArrayAttr.get(segments),
+        }
+        if reduction is not None:
+            attrs["reduction"] = ir.StringAttr.get(reduction)
+        if grouped != "none" or self.draw(st.booleans()):
+            attrs["grouped"] = ir.StringAttr.get(grouped)
+        blocks = {n: self.pick(s.schedule_blocks) for n in ("block_m", "block_n", "block_k")}
+        for name, v in blocks.items():
+            attrs[name] = self.wide_attr(v)
+        for name in ("group_m", "num_xcds"):
+            attrs[name] = self.wide_attr(self.pick(s.schedule_counts))
+        op = ir.Operation.create(
+            GemmScheduleOp.OPERATION_NAME,
+            operands=values,
+            attributes=attrs,
+            regions=1,
+            loc=self.loc,
+        )
+        body = op.regions[0].blocks.append(*[i32] * len(BODY_ARGS))
+        inner = scope.child()
+        inner.ints[32] += list(body.arguments)
+        with ir.InsertionPoint(body):
+            self.body(inner, depth + 1)
+            acc = self.schedule_acc(inner, blocks["block_m"], blocks["block_n"])
+            ir.Operation.create(
+                ScheduleYieldOp.OPERATION_NAME, operands=[] if acc is None else [acc], loc=self.loc
+            )
+
+    def schedule_acc(self, scope: _Scope, bm: int, bn: int) -> ir.Value | None:
+        """The body's accumulator: ``bm x bn`` f32 in a register layout (or not)."""
+        kind = self.pick(self.space.yields)
+        if kind == "none":
+            return None
+        fits = 0 < bm <= 1 << 30 and 0 < bn <= 1 << 30
+        shape = [bm, bn] if fits and kind != "wrong-shape" else [32, 16]
+        elem = ir.F16Type.get() if kind == "f16" else ir.F32Type.get()
+        layout = self.wmma_layout() if kind == "wmma" else self.blocked(shape)
+        t = ir.RankedTensorType.get(shape, elem, layout)
+        same = [v for v in scope.tensors if v.type == t]
+        if same and self.draw(st.booleans()):
+            return self.pick(same)
+        zero = ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(elem, 0.0))
+        return arith.ConstantOp(t, zero, loc=self.loc).result
+
+    # -- warp specialization ---------------------------------------------------------
+
+    def op_warp_specialize(self, scope: _Scope, depth: int) -> None:
+        """A ``tile.warp_specialize``: the default partition (the kernel's warps)
+        and workers of drawn warp and register counts, isolated from above, each
+        block taking the captured values (pointers, integers, descriptors,
+        buffers)."""
+        s = self.space
+        pool = [self.ptr(self.elem(("f16", "bf16")))]
+        pool += scope.ints[32] + scope.ints[64] + scope.descs + scope.buffers
+        how = self.pick(s.captures)
+        if how == "none":
+            captures: list[ir.Value] = []
+        elif how == "all":
+            captures = pool[: ws.MAX_CAPTURES]
+        else:
+            n = self.draw(st.integers(1, min(len(pool), 6)))
+            captures = [self.pick(pool) for _ in range(n)]
+        n_results = min(self.pick(s.ws_results), len(scope.tensors))
+        yielded = [self.pick(scope.tensors) for _ in range(n_results)]
+        segs = lambda n, cap: ir.DenseI32ArrayAttr.get([1] * n + [0] * (cap - n))  # noqa: E731
+        op = ir.Operation.create(
+            ws.WarpSpecializeOp.OPERATION_NAME,
+            results=[v.type for v in yielded],
+            operands=captures,
+            attributes={
+                "operandSegmentSizes": segs(len(captures), ws.MAX_CAPTURES),
+                "resultSegmentSizes": segs(len(yielded), ws.MAX_RESULTS),
+            },
+            regions=2,
+            loc=self.loc,
+        )
+        default = op.regions[0].blocks.append()
+        with ir.InsertionPoint(default):
+            self.body(scope.child(), depth + 1)
+            ir.Operation.create(
+                ws.WarpYieldOp.OPERATION_NAME,
+                operands=yielded,
+                attributes={"operandSegmentSizes": segs(len(yielded), ws.MAX_RESULTS)},
+                loc=self.loc,
+            )
+        holder = op.regions[1].blocks.append()
+        for _ in range(self.pick(s.workers)):
+            with ir.InsertionPoint(holder):
+                part = ir.Operation.create(
+                    ws.WarpPartitionOp.OPERATION_NAME, regions=1, loc=self.loc
+                )
+            warps = self.pick(s.worker_warps)
+            part.attributes["num_warps"] = self.wide_attr(warps)
+            regs = self.pick(s.worker_regs)
+            if regs is not None:
+                part.attributes["num_regs"] = self.wide_attr(regs)
+            block = part.regions[0].blocks.append(*[v.type for v in captures])
+            self.worker(block, warps, depth)
+        with ir.InsertionPoint(holder):
+            ir.Operation.create(ws.PartitionsEndOp.OPERATION_NAME, loc=self.loc)
+        scope.tensors += list(op.results)
+
+    def worker(self, block: ir.Block, warps: int, depth: int) -> None:
+        """A worker's body: it sees only its block arguments (and what it makes)."""
+        inner = _Scope()
+        ptrs: dict[str, ir.Value] = {}
+        for arg in block.arguments:
+            t = arg.type
+            if isinstance(t, ir.IntegerType) and ir.IntegerType(t).width in inner.ints:
+                inner.ints[ir.IntegerType(t).width].append(arg)
+            elif isinstance(t, tile.TensorDescType):
+                inner.descs.append(arg)
+            elif isinstance(t, tile.SharedType):
+                inner.buffers.append(arg)
+            elif isinstance(t, tile.PtrType):
+                name = next((k for k, f in ELEMENT_TYPES.items() if f() == t.element_type), "")
+                ptrs.setdefault(name, arg)
+        saved = (self.worker_ptrs, self.num_warps)
+        self.worker_ptrs = ptrs
+        if 1 <= warps <= 64:  # its layouts are for its own warps
+            self.num_warps = warps
+        try:
+            with ir.InsertionPoint(block):
+                self.body(inner, depth + 1)
+                ir.Operation.create(ws.WarpReturnOp.OPERATION_NAME, loc=self.loc)
+        finally:
+            self.worker_ptrs, self.num_warps = saved
+
+    # -- async MMA and sync ops ------------------------------------------------------
+
+    def op_async_mma(self, scope: _Scope, depth: int) -> None:
+        """``tile.async_wmma`` from shared A and B (``use_acc`` absent, i1, false or
+        of the wrong type), then ``tile.async_wmma_wait`` of a drawn count."""
+        s = self.space
+        m, n, k = self.pick(s.wmma_shapes), self.pick(s.wmma_shapes), self.pick(s.wmma_k)
+        elem = ELEMENT_TYPES[self.elem(("f16", "bf16", "f32", "i8"))]()
+        acc = self.wmma_layout()
+        a, b = (
+            self.operand_buffer(scope, shape, elem, self.shared_layout(2))
+            for shape in ([m, k], [k, n])
+        )
+        f32 = ir.F32Type.get()
+        acc_t = ir.RankedTensorType.get([m, n], f32, acc)
+        carried = [v for v in scope.tensors if v.type == acc_t]
+        if carried and self.draw(st.booleans()):
+            c = self.pick(carried)
+        else:
+            zero = ir.DenseElementsAttr.get_splat(acc_t, ir.FloatAttr.get(f32, 0.0))
+            c = arith.ConstantOp(acc_t, zero, loc=self.loc).result
+        use = {
+            "none": lambda: None,
+            "i1": lambda: self.int_value(scope, 1),
+            "false": lambda: self.const(0, 1),
+            "i32": lambda: self.int_value(scope, 32),
+        }[self.pick(s.use_acc)]()
+        op = AsyncWmmaOp(a, b, c, acc_t, use_acc=use, loc=self.loc)
+        if self.draw(st.booleans()):
+            op.operation.attributes["k_width"] = self.wide_attr(self.pick(s.k_widths))
+        wait = AsyncWmmaWaitOp(op.result, acc_t, loc=self.loc)
+        wait.operation.attributes["num"] = self.wide_attr(self.pick(s.mma_waits))
+        scope.tensors.append(wait.result)
+
+    def op_sync(self, scope: _Scope, depth: int) -> None:
+        """A grid-size read, an atomic on a counter or a block, or a scalar read."""
+        s = self.space
+        kind = self.pick(s.sync_ops)
+        elem = self.pick(s.sync_elements)
+        i32 = ir.IntegerType.get_signless(32)
+        if kind == "num_programs":
+            op = NumProgramsOp(loc=self.loc)
+            op.operation.attributes["axis"] = self.wide_attr(self.pick(s.axes))
+            scope.ints[32].append(op.result)
+            return
+        if kind in ("atomic_rmw", "load_scalar"):
+            base = self.ptr(elem if elem == "i8" else "i32")
+            index = self.int_value(scope, 32)
+            if kind == "load_scalar":
+                scope.ints[32].append(LoadScalarOp(base, index, i32, loc=self.loc).result)
+                return
+            value = self.int_value(scope, self.pick((32, 32, 64)))
+            rmw = AtomicRmwOp(base, index, value, i32, loc=self.loc)
+            for name, choices in (("kind", s.rmw_kinds), ("sem", s.semantics), ("scope", s.scopes)):
+                v = self.pick(choices)
+                if v is not None:
+                    rmw.operation.attributes[name] = ir.StringAttr.get(v)
+            scope.ints[32].append(rmw.result)
+            return
+        elem = "f32" if elem == "i32" else elem
+        shape = [self.pick(s.wmma_shapes) for _ in range(2)]
+        layout = self.wmma_layout() if self.draw(st.booleans()) else self.blocked(shape)
+        t = ir.RankedTensorType.get(shape, ELEMENT_TYPES[elem](), layout)
+        same = [v for v in scope.tensors if v.type == t]
+        if same and self.draw(st.booleans()):
+            value = self.pick(same)
+        else:
+            zero = (
+                ir.FloatAttr.get(t.element_type, 0.0)
+                if elem != "i8"
+                else ir.IntegerAttr.get(t.element_type, 0)
+            )
+            value = arith.ConstantOp(
+                t, ir.DenseElementsAttr.get_splat(t, zero), loc=self.loc
+            ).result
+        dims, strides, offsets = self.access(scope, 2)
+        add = AtomicAddBlockOp(self.ptr(elem), dims, strides, offsets, value, loc=self.loc)
+        for name, choices in (("sem", s.semantics), ("scope", s.scopes)):
+            v = self.pick(choices)
+            if v is not None:
+                add.operation.attributes[name] = ir.StringAttr.get(v)
+
     def wmma_layout(self) -> ir.Attribute:
         s = self.space
         nw = self.num_warps
@@ -650,10 +975,40 @@ LEGAL: dict[str, Callable[[Any], bool]] = {
     "ring_sizes": lambda n: 1 <= n <= 64,
     "barrier_counts": lambda n: 1 <= n < (1 << 20),
     "phase_widths": lambda w: w in (1, 32),
+    "schedule_kinds": lambda k: k in KINDS,
+    "reductions": lambda r: r is None or r in REDUCTIONS,
+    "grouped": lambda g: g in GROUPED,
+    "schedule_blocks": lambda b: 16 <= b <= 64 and math.log2(b).is_integer(),
+    "schedule_counts": lambda n: 1 <= n <= 8,
+    "schedule_operands": lambda o: o == "as-needed",
+    "c_elements": lambda e: e in ("f16", "bf16", "f32"),
+    "yields": lambda y: y in ("blocked", "wmma"),
+    "worker_warps": lambda w: w in (1, 2, 4),
+    "worker_regs": lambda r: r is None or (24 <= r <= 256 and r % 8 == 0),
+    "captures": lambda c: c != "all",
+    "ws_results": lambda n: n <= 1,
+    "use_acc": lambda u: u in ("none", "i1", "false"),
+    "mma_waits": lambda n: 0 <= n <= 2,
+    "rmw_kinds": lambda k: k in RMW_KINDS,
+    "semantics": lambda x: x in SEMANTICS,
+    "scopes": lambda x: x in SCOPES,
+    "sync_elements": lambda e: e != "i8",
 }
 
 #: Fields of :class:`Space` that :func:`legal_space` narrows.
 NARROWED = tuple(LEGAL)
+
+#: Integer attribute fields that the "limits" mode of :func:`tile_modules` draws
+#: from :data:`LIMITS` alone.
+AT_LIMITS = (
+    "schedule_blocks",
+    "schedule_counts",
+    "worker_warps",
+    "worker_regs",
+    "mma_waits",
+    "wait_counts",
+    "barrier_counts",
+)
 
 
 def legal_space(space: Space = FULL) -> Space:
@@ -672,14 +1027,20 @@ def tile_modules(draw: Callable[[Any], Any], space: Space = FULL) -> str:
 
     Most modules are legal but for one field of the space (so the rule for
     that field, not the first of many, decides the outcome); some are legal
-    throughout (so the passes and the lowering see them), some wild throughout.
+    throughout (so the passes and the lowering see them), some wild throughout,
+    and some legal but for one integer attribute at the integer limits (0, 1,
+    2**31 - 1, 2**31, 2**63, ... in the narrowest width that holds them).
     """
-    mode = draw(st.sampled_from(("one-wild", "legal", "wild")))
+    mode = draw(st.sampled_from(("one-wild", "legal", "wild", "limits")))
     if mode != "wild":
         legal = legal_space(space)
         if mode == "one-wild":
             name = draw(st.sampled_from(NARROWED))
             legal = dataclasses.replace(legal, **{name: getattr(space, name)})
+        elif mode == "limits":  # legal but for one integer field, at its limits
+            name = draw(st.sampled_from(AT_LIMITS))
+            at = tuple(v for v in getattr(space, name) if v in LIMITS) or getattr(space, name)
+            legal = dataclasses.replace(legal, **{name: at})
         space = legal
     ctx = ir.Context()
     ctx.enable_multithreading(False)

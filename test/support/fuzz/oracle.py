@@ -76,8 +76,9 @@ class Finding:
 
     kind: str
     """traceback, internal-error, signal, timeout, unlocated-error, misuse-exit,
-    exit-code, error-on-success, bad-artifact, round-trip, ignored-target or
-    leaked-exception (a located error that quotes a Python exception)."""
+    exit-code, error-on-success, bad-artifact, round-trip, ignored-target,
+    leaked-exception (a located error that quotes a Python exception) or
+    accepted-bad-program (see :data:`MUST_REFUSE`)."""
     message: str
     command: tuple[str, ...]
     text: str
@@ -184,6 +185,66 @@ def _check_artifact(command: Sequence[str], output: bytes | None) -> tuple[str, 
     return None
 
 
+def _nested_schedule(module: object) -> str | None:
+    found: list[str] = []
+
+    def visit(op: object) -> object:
+        from gemm_opt.core.ext_compat import ir
+
+        if op.name == "tile.gemm_schedule":  # type: ignore[attr-defined]
+            parent = op.parent  # type: ignore[attr-defined]
+            while parent is not None and parent.name != "builtin.module":
+                if parent.name == "tile.gemm_schedule":
+                    found.append("a tile.gemm_schedule inside another one's body")
+                    return ir.WalkResult.INTERRUPT
+                parent = parent.parent
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)  # type: ignore[attr-defined]
+    return found[0] if found else None
+
+
+def _kernel_results(module: object) -> str | None:
+    from gemm_opt.core.ext_compat import ir
+    from gemm_opt.dialect.tile import is_kernel
+
+    for op in module.body.operations:  # type: ignore[attr-defined]
+        fn = op.operation
+        if fn.name == "func.func" and is_kernel(fn):
+            ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+            if ftype.results:
+                return "a kernel (a public func.func) with results"
+    return None
+
+
+#: Programs the verifier must refuse, by name: each a predicate on a module
+#: that parsed and verified, saying what is wrong with it (None: nothing).
+#: Accepting one is a finding even though every run exits cleanly: it is a
+#: kernel that compiles to something wrong, or that Triton fails on later.
+MUST_REFUSE = {
+    "nested-schedule": _nested_schedule,
+    "kernel-results": _kernel_results,
+}
+
+
+def accepted_bad_program(text: str, rules: Sequence[str]) -> str | None:
+    """What makes ``text`` (accepted by gemm-opt) a program the verifier must
+    refuse under ``rules`` (names of :data:`MUST_REFUSE`), or None."""
+    from gemm_opt.core.ext_compat import ir
+    from gemm_opt.dialect import make_context
+
+    try:
+        with make_context(True):
+            module = ir.Module.parse(text)
+            for name in rules:
+                why = MUST_REFUSE[name](module)
+                if why is not None:
+                    return f"{name}: {why} was accepted"
+    except Exception:  # what gemm-opt accepted but this context does not: not judged here
+        return None
+    return None
+
+
 def reparses(command: Sequence[str]) -> bool:
     """Whether a successful run's output is tile IR that must parse back."""
     kind = emit_kind(command)
@@ -282,4 +343,14 @@ def confirm(finding: Finding, timeout: float = 300.0) -> tuple[int, str]:
         return p.returncode, p.stderr.replace(str(src), "input.mlir")
 
 
-__all__ = ["Finding", "Oracle", "Outcome", "classify", "confirm", "emit_kind", "reparses"]
+__all__ = [
+    "MUST_REFUSE",
+    "Finding",
+    "Oracle",
+    "Outcome",
+    "accepted_bad_program",
+    "classify",
+    "confirm",
+    "emit_kind",
+    "reparses",
+]
