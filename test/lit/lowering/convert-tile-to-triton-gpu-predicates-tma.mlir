@@ -15,7 +15,7 @@
 module attributes {tile.num_warps = 4 : i32} {
   // CHECK-LABEL: tt.func public @tma_user_and_desc_pred(
   // CHECK-SAME: %[[DESC:arg8]]: !tt.tensordesc<64x64xf16, #shared>
-  func.func @tma_user_and_desc_pred(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %r: i32, %c: i32, %p: i1, %q: i1, %acc: !acc) -> !acc {
+  func.func @tma_user_and_desc_pred(%a: !tile.ptr<f16>, %m: i32, %lda: i64, %r: i32, %c: i32, %p: i1, %q: i1, %acc: !acc) {
     %one = arith.constant 1 : i64
     %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
     %u = "tile.update_tensor_descriptor"(%d, %r, %c, %p) {operandSegmentSizes = array<i32: 1, 2, 0, 1>} : (!da, i32, i32, i1) -> !da
@@ -34,6 +34,6 @@ module attributes {tile.num_warps = 4 : i32} {
     %ta = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opa>
     %tb = "tile.local_load"(%buf) : (!ba) -> tensor<64x64xf16, #opb>
     %res = "tile.wmma"(%ta, %tb, %acc) : (tensor<64x64xf16, #opa>, tensor<64x64xf16, #opb>, !acc) -> !acc
-    return %res : !acc
+    return
   }
 }

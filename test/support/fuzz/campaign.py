@@ -38,11 +38,7 @@ FINDING_HEADER = "// fuzz-finding:"
 #: Values left out of the CI fuzzing, by field of Space, CommandSpace or
 #: Checks: each an open class of bug the long run still finds (see
 #: ``test/fuzz/run.py``); put a value back once its class is fixed.
-CI_EXCLUDED: dict[str, tuple[object, ...]] = {
-    # A tile.gemm_schedule nested in another's body is accepted (every outer
-    # tile then rewrites all of C): the schedule verifier's rule is due.
-    "refusals": ("nested-schedule",),
-}
+CI_EXCLUDED: dict[str, tuple[object, ...]] = {}
 
 
 @dataclass(frozen=True)
