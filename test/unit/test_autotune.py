@@ -450,10 +450,12 @@ def _auto_spec(a, b, reduction=None):
 
 def test_the_deterministic_stand_in_of_atomic_stream_k() -> None:
     small, wide = h100.GPU_CONFIGS["small"], h100.GPU_CONFIGS["wide"]
-    for cfg in (small, wide):
-        assert A.deterministic(A.Choice("stream-k", "atomic", cfg, "table")) == A.Choice(
-            "data-parallel", None, cfg, "table"
-        )
+    atomic = A.Choice("stream-k", "atomic", small, "table")
+    assert A.deterministic(atomic) == A.Choice("stream-k", "linear", small, "table")
+    # the wide class's kernels spill with a fix-up tile: data-parallel on its config
+    assert A.deterministic(A.Choice("stream-k", "atomic", wide, "table")) == A.Choice(
+        "data-parallel", None, wide, "table"
+    )
     for kept in (
         A.Choice("stream-k", "tree", small, "table"),
         A.Choice("persistent", None, small, "fallback"),
@@ -461,32 +463,41 @@ def test_the_deterministic_stand_in_of_atomic_stream_k() -> None:
         assert A.deterministic(kept) is kept
 
 
-def test_auto_is_bitwise_reproducible_unless_atomic_is_asked_for(tmp_path, monkeypatch) -> None:
-    """Where the rule or the table says atomic stream-K, auto runs data-parallel on the
-    same config (identical bits under every interleaving of its programs) unless the
-    caller passes reduction='atomic'."""
+def test_auto_is_bitwise_reproducible_under_torch_deterministic(tmp_path, monkeypatch) -> None:
+    """Where the rule or the table says atomic stream-K, auto runs it, unless
+    torch.use_deterministic_algorithms(True) is in force: then it runs the linear
+    fix-up on the same config (identical bits under every interleaving of its
+    programs)."""
+    import torch
+
     monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path / "none"))  # no table: the rule decides
     a, b = _skinny()
     rule = A.fallback_choice(A.Problem("dense", *SKINNY[::2], SKINNY[1]), 132)
     assert (rule.schedule, rule.reduction) == ("stream-k", "atomic")
-    spec = _auto_spec(a, b)
-    assert (spec.kind, spec.reduction, spec.block_m) == ("data-parallel", None, 64)
+    assert _auto_spec(a, b).reduction == "atomic"
     assert _auto_spec(a, b, "atomic").reduction == "atomic"
     cfg = S.GemmConfig(32, 32, 32, 2, 4)  # 4 tiles of 3 K iterations, split over 8 programs
     _tuned(monkeypatch, tmp_path, entry("dense", 40, 48, 96, dtype="fp16", schedule="stream-k",
                                         reduction="atomic", config=cfg))  # fmt: skip
     rng = np.random.default_rng(8)
-    a = rng.standard_normal((40, 96)).astype(np.float16)
-    b = rng.standard_normal((96, 48)).astype(np.float16)
-    assert _auto_spec(a, b) == S.KernelSpec(
-        "data-parallel", None, "none", "fp16", 32, 32, 32, 2, 4, None
-    )
-    assert _auto_spec(a, b, "atomic").reduction == "atomic"
-    first = gemm_opt.matmul(a, b, schedule="auto", num_programs=8)
-    for seed in (1, 2, 3):
-        again = gemm_opt.matmul(a, b, schedule="auto", num_programs=8, seed=seed)
-        assert again.tobytes() == first.tobytes(), seed
-    ref = a.astype(np.float64) @ b.astype(np.float64)
+    a40 = rng.standard_normal((40, 96)).astype(np.float16)
+    b40 = rng.standard_normal((96, 48)).astype(np.float16)
+    assert _auto_spec(a40, b40).reduction == "atomic"
+    before = torch.are_deterministic_algorithms_enabled()
+    try:
+        torch.use_deterministic_algorithms(True)
+        spec = _auto_spec(a, b)
+        assert (spec.kind, spec.reduction, spec.block_m) == ("stream-k", "linear", 64)
+        assert _auto_spec(a40, b40) == S.KernelSpec(
+            "stream-k", "linear", "none", "fp16", 32, 32, 32, 2, 4, None
+        )
+        first = gemm_opt.matmul(a40, b40, schedule="auto", num_programs=8)
+        for seed in (1, 2, 3):
+            again = gemm_opt.matmul(a40, b40, schedule="auto", num_programs=8, seed=seed)
+            assert again.tobytes() == first.tobytes(), seed
+    finally:
+        torch.use_deterministic_algorithms(before)
+    ref = a40.astype(np.float64) @ b40.astype(np.float64)
     np.testing.assert_allclose(first.astype(np.float64), ref, rtol=2e-2, atol=2e-2)
 
 
@@ -504,8 +515,8 @@ def test_use_deterministic_algorithms_is_honoured(tmp_path, monkeypatch) -> None
     before = torch.are_deterministic_algorithms_enabled()
     try:
         torch.use_deterministic_algorithms(True)
-        assert _auto_spec(ta, tb, "atomic").kind == "data-parallel"
-        assert _auto_spec(a, b, "atomic").kind == "data-parallel"
+        assert _auto_spec(ta, tb, "atomic").reduction == "linear"
+        assert _auto_spec(a, b, "atomic").reduction == "linear"
         with pytest.raises(RuntimeError, match=r"reduction='atomic'.*use_deterministic_algo"):
             gemm_opt.matmul(ta[:16, :64], tb[:64], schedule="stream-k", reduction="atomic")
         torch.use_deterministic_algorithms(True, warn_only=True)

@@ -201,12 +201,15 @@ def fallback_choice(problem: Problem, sms: int) -> Choice:
 
 def deterministic(choice: Choice) -> Choice:
     """``choice`` with bitwise reproducible results: atomic stream-K (whose adds into C
-    land in the order the programs finish) becomes data-parallel on the same config.
-    Data-parallel, not a stream-K fix-up: on the tuned problems where the table picks
-    atomic stream-K, the linear fix-up ran at about half of data-parallel's speed
-    (results: docs/results-h100.md#scheduleauto). Other choices are deterministic already."""
+    land in the order the programs finish) becomes stream-K with the linear fix-up on
+    the same config where that config's kernels take a fix-up (not the ``wide`` class,
+    where the partial tile next to the accumulator spills), else data-parallel on it.
+    Other choices are deterministic already."""
     if choice.reduction != "atomic":
         return choice
+    names = [name for name, cfg in h100.GPU_CONFIGS.items() if cfg == choice.config]
+    if all(h100.config_serves(name, "linear") for name in names):
+        return replace(choice, reduction="linear")
     return replace(choice, schedule="data-parallel", reduction=None)
 
 

@@ -253,10 +253,12 @@ def resolve_auto(
     the device's target (the model resolves against ``cuda:90``'s); an explicit
     ``config`` replaces the tuned one. Other schedules pass through.
 
-    The pick is bitwise reproducible (:func:`~gemm_opt.runtime.autotune.deterministic`)
-    unless the caller opts in to atomic stream-K with ``red="atomic"``
-    (``reduction="atomic"``), and never atomic while
-    ``torch.use_deterministic_algorithms(True)`` is in force."""
+    The pick may be atomic stream-K (its bits vary run to run) except while
+    ``torch.use_deterministic_algorithms(True)`` is in force: then it is made bitwise
+    reproducible (:func:`~gemm_opt.runtime.autotune.deterministic`). Reproducible by
+    default waits for a deterministic split-K as fast as the atomic one: the fix-ups
+    measured at half its speed or less on the problems where the table picks it.
+    ``red="atomic"`` (``reduction="atomic"``) states the default explicitly."""
     if kind != AUTO:
         assert cfg is not None
         return kind, red, cfg
@@ -266,7 +268,7 @@ def resolve_auto(
 
         target, sms = rt.device_target(torch, a.device), rt.sm_count(torch, a.device)
     choice = autotune.choose(*problem, dtype, target=target, sms=sms)
-    if red != "atomic" or torch_deterministic():
+    if torch_deterministic():
         choice = autotune.deterministic(choice)
     if choice.schedule == "work-stealing" and num_programs is not None:
         S.check_work_stealing(num_programs, num_xcds)
