@@ -2,10 +2,9 @@
 
 A ``tile.make_tensor_descriptor`` lowered to ``tt.make_tensor_descriptor``
 makes every program write a 128-byte tensormap into global scratch, release
-it to the tensor-memory proxy and acquire it back before its first copy: on
-the H100 that costs 2.5-4.5 us at the start of a 1024^3 GEMM whose whole run
-is 8-9 us (measured side by side: the same Triton kernel with a descriptor
-made on the device and one passed from the host). So a descriptor the host
+it to the tensor-memory proxy and acquire it back before its first copy, a
+large part of a small GEMM's run (the measurement is in
+``docs/results-h100.md``, section "descriptors"). So a descriptor the host
 can encode is passed as a kernel parameter instead, as Triton passes a host
 ``TensorDescriptor``: the lowered function takes, after its own arguments and
 for each such descriptor in order, ``!tt.tensordesc<...>`` (a 128-byte

@@ -170,9 +170,8 @@ class Flusher:
     The flush *reads* (a sum into one preallocated scalar): it leaves L2 full
     of clean lines. A flush that writes (``zero_()``) leaves about 50 MB of
     dirty lines, which the timed kernel then pays to write back while it
-    reads: on the H100 that cost memory-bound samples a fifth of their time
-    (16x4096x7168 bf16 through cuBLAS: 34.6 us after a writing flush, 27.5 us
-    after a reading one), so roofline fractions measured that way were low.
+    reads: memory-bound samples lose a large part of their time to it, so
+    roofline fractions measured that way are low.
 
     The spin puts the host's cost of launching the timed call off the clock: a
     sample measures the kernels' GPU time, whatever Python the call runs first
