@@ -259,19 +259,14 @@ def split_hand_off(steps: Sequence[Step]) -> tuple[list[Step], HandOff | None]:
         raise PipelineError(
             f"'{HAND_OFF}' hands the module to Triton, so it must end the pipeline", first.col
         )
-    from gemm_opt.lowering.convert_tile_to_triton_gpu import LDS_COPIES, MMA_KINDS
-
+    # The enum-typed options were checked when the pipeline was parsed.
     opts = first.instance
     assert opts is not None
-    lds_copies = opts.lds_copies  # type: ignore[attr-defined]
-    if lds_copies not in LDS_COPIES:
-        raise PipelineError(
-            f"lds-copies must be one of {', '.join(LDS_COPIES)}, got '{lds_copies}'", first.col
-        )
-    mma = opts.mma  # type: ignore[attr-defined]
-    if mma not in MMA_KINDS:
-        raise PipelineError(f"mma must be one of {', '.join(MMA_KINDS)}, got '{mma}'", first.col)
-    return list(steps[:-1]), HandOff(opts.target, lds_copies, mma)  # type: ignore[attr-defined]
+    return list(steps[:-1]), HandOff(
+        opts.target,  # type: ignore[attr-defined]
+        opts.lds_copies,  # type: ignore[attr-defined]
+        opts.mma,  # type: ignore[attr-defined]
+    )
 
 
 def _position(location: Any) -> tuple[int, int]:

@@ -445,7 +445,6 @@ def _shape_config(
     m: int,
     n: int,
     grouped: str,
-    trans_b: bool = False,
     reduction: str | None = None,
     groups: int = 1,
 ) -> S.GemmConfig:
@@ -667,7 +666,7 @@ def _grouped(
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
         if kw["config"] is None and kind != AUTO:  # auto resolves its own config
-            cfg = _shape_config(a, s, n, "m", trans_b)
+            cfg = _shape_config(a, s, n, "m")
     _check_out(kw["out"], (s, n), dtype, backend, device, meta)
     if meta and kind == AUTO:
         return _traced(None, "grouped_matmul", backend, dtype, (s, n))
