@@ -5,7 +5,9 @@ Registered with ``torch.library.custom_op`` when this module is imported
 with torch tensors; ``import gemm_opt`` does not import torch):
 
 =========================================  ===========================================
-``gemm_opt::matmul``                       ``(M, K) @ (K, N)``; differentiable
+``gemm_opt::matmul``                       ``(..., M, K) @ (..., K, N)`` (torch.matmul's
+                                           batching, any row- or column-major
+                                           operand); differentiable
 ``gemm_opt::grouped_matmul``               MoE experts, ``group_lens`` rows per group;
                                            differentiable (dgrad: itself with
                                            ``trans_b`` flipped, wgrad: variable K)
@@ -26,10 +28,11 @@ on the GPU goes to the kernel as it is (see ``validate`` in
 on the launch stream, so a call can be captured in a CUDA graph and
 replayed with new lengths copied into the captured tensor.
 
-The backward of ``matmul`` runs the grouped kernels with one group:
-``dA = grouped_matmul(dC, B[None], [M], trans_b=True)`` and
-``dB = grouped_matmul_variable_k(A, dC, [M])[0]``, so neither operand is
-copied transposed; they run with the grouped kernels' default configuration.
+The backward of ``matmul`` is two more matmuls on transposed views,
+``dA = dC @ B.mT`` and ``dB = A.mT @ dC``, which the plan runs with the
+transposed-layout kernels (``trans_b``, ``trans_a``), so neither operand is
+copied; a batch that folded into M forward folds into K for ``dB`` (one
+GEMM over every row), and broadcast batch dimensions are summed.
 """
 
 from __future__ import annotations
@@ -52,8 +55,8 @@ _CONFIG_FIELDS = tuple(f.name for f in fields(S.GemmConfig))
 #: ``validate=`` of the API as the operators' ``str?`` argument.
 _VALIDATE = {False: None, True: "host", "device": "device"}
 _VALIDATE_BACK = {v: k for k, v in _VALIDATE.items()}
-#: The operators take their inputs' strides as eager code gives them (the kernels read
-#: row-major operands with unit inner stride; a layout inductor picks could break that).
+#: The operators take their inputs' strides as eager code gives them (the plan picks the
+#: kernel from them: row- or column-major; a layout inductor picks could break that).
 _TAGS = (torch.Tag.needs_fixed_stride_order,)
 
 
@@ -390,17 +393,26 @@ def _matmul_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
 
 
 def _matmul_backward(ctx: Any, grad: Tensor) -> tuple:
-    """Through the grouped kernels with one group of M rows, with their default config:
-    dA = dC @ B^T reads B as (1, N, K) (``trans_b``), dB = A^T @ dC is variable-K wgrad."""
+    """dA = dC @ B^T and dB = A^T @ dC on views (``mT``: the ``trans_b`` and ``trans_a``
+    kernels read them as they lie), with the default schedule and config. A batch that
+    folded into M forward (``b`` 2-D) folds into K for dB: one GEMM over every row;
+    other broadcast batch dimensions are summed (``sum_to_size``)."""
     a, b = ctx.saved_tensors
-    grad = grad.contiguous()
-    lens = torch.full((1,), a.shape[0], dtype=torch.int32, device=a.device)
+    grad = grad.contiguous()  # the output's gradient; dense already unless autograd expanded it
     da = db = None
-    tail = ("persistent", None, None, 1, None, ctx.seed, None)
+    tail = ("data-parallel", None, None, 1, None, ctx.seed)
     if ctx.needs_input_grad[0]:
-        da = torch.ops.gemm_opt.grouped_matmul(grad, b.unsqueeze(0), lens, True, *tail)
+        da = torch.ops.gemm_opt.matmul(grad, b.mT, *tail)
+        if da.shape != a.shape:
+            da = da.sum_to_size(a.shape)
     if ctx.needs_input_grad[1]:
-        db = torch.ops.gemm_opt.grouped_matmul_variable_k(a, grad, lens, *tail).squeeze(0)
+        if a.dim() > 2 and b.dim() == 2:  # a view where the batch folded forward
+            rows_a, rows_g = a.reshape(-1, a.shape[-1]), grad.reshape(-1, grad.shape[-1])
+            db = torch.ops.gemm_opt.matmul(rows_a.mT, rows_g, *tail)
+        else:
+            db = torch.ops.gemm_opt.matmul(a.mT, grad, *tail)
+            if db.shape != b.shape:
+                db = db.sum_to_size(b.shape)
     return (da, db) + (None,) * 6
 
 

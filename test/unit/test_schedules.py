@@ -530,8 +530,8 @@ def test_grouped_compiles_for_every_target(grouped, trans_b, target):
 def test_grouped_kernel_signature():
     names = kernel_args("persistent", None, "m")
     assert names[9:] == ("group_lens", "num_groups")
-    with pytest.raises(ValueError, match="trans_b is for grouped"):
-        build_gemm_module(kind="persistent", trans_b=True)
+    with pytest.raises(ValueError, match="trans_a and trans_b are for grouped = 'none' or 'm'"):
+        build_gemm_module(kind="persistent", grouped="k", trans_b=True)
     with pytest.raises(ValueError, match="needs kind persistent"):
         build_gemm_module(kind="stream-k", reduction="atomic", grouped="m")
 

@@ -40,6 +40,7 @@ def _build(spec: S.KernelSpec, target: str) -> Any:
         num_warps=spec.num_warps,
         num_stages=spec.num_stages,
         target=target,
+        trans_a=spec.trans_a,
         trans_b=spec.trans_b,
         aligned=spec.aligned,
         tma=spec.tma,

@@ -4,6 +4,13 @@ The kernel of a :class:`~gemm_opt.runtime.plan.GemmPlan` is interpreted on
 numpy storage (:func:`gemm_opt.kernels.cache.run_on_model`), bf16 held as
 bf16-exact float32 like the model; numpy arrays and CPU torch tensors come
 back in their own framework and dtype.
+
+A matmul's operands reach the kernel as they lie: the storage is a flat view
+from each operand's first element over every element it spans, and the
+plan's layout (``trans_a``/``trans_b``, the leading dimensions, a batched
+plan's views) says how the kernel reads it, as on the GPU; only bf16 is
+converted, element for element (the model holds it as float32). The grouped
+GEMMs' operands are copied to dense storage.
 """
 
 from __future__ import annotations
@@ -11,7 +18,24 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from gemm_opt.runtime.plan import GemmPlan
+from gemm_opt.runtime.plan import GemmPlan, batch_view, element_strides
+
+
+def span(x: Any, dtype: Any) -> Any:
+    """``x``'s elements from its first one to its last, as a flat numpy array of
+    ``dtype``: a view for numpy storage of that dtype (and CPU torch fp16), else
+    the span converted element by element, its layout kept."""
+    import numpy as np
+
+    shape, strides = tuple(x.shape), element_strides(x, "x")
+    length = 0 if 0 in shape else 1 + sum((d - 1) * s for d, s in zip(shape, strides, strict=True))
+    if type(x).__module__.split(".")[0] == "torch":
+        flat = x.detach().as_strided((length,), (1,))
+        keep = str(flat.dtype) == "torch.float16" and dtype == np.float16
+        return (flat if keep else flat.float()).numpy()
+    flat = np.lib.stride_tricks.as_strided(x, (length,), (x.itemsize,))
+    # The model binds writeable arrays (it never writes A or B): a read-only one's span is copied.
+    return flat if flat.dtype == dtype and flat.flags.writeable else flat.astype(dtype)
 
 
 def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None) -> Any:
@@ -27,6 +51,8 @@ def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None) -> Any:
     dtype = np.float16 if spec.dtype == "fp16" else np.float32
 
     def storage(x: Any) -> Any:
+        if plan.op == "matmul":
+            return span(x, dtype)
         if torch_in:
             x = x.detach()
             x = x.float() if spec.dtype == "bf16" else x
@@ -34,17 +60,15 @@ def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None) -> Any:
         return np.ascontiguousarray(x, dtype=dtype)
 
     c = np.full(plan.out_shape, 0.0 if layout.zero_output else np.nan, dtype=dtype)
-    values = {
-        "a": storage(a),
-        "b": storage(b),
-        "c": c.reshape(math.prod(plan.out_shape[:-1]), plan.out_shape[-1]),  # N may be 0
-        "sync": np.zeros(max(layout.sync_elements, 1), dtype=np.int32),
-        "partials": np.full(max(layout.partial_elements, 1), np.nan, dtype=np.float32),
-        **plan.scalars,
-    }
-    if plan.lens is not None:  # the model reads host lengths (always checked)
-        values["group_lens"] = np.asarray(plan.lens, dtype=np.int32).reshape(-1)
-    cache.run_on_model(spec, values, grid=plan.grid, num_resident=plan.programs, seed=plan.seed)
+    if plan.sub is not None:  # batch by batch, on views
+        shape_a, strides_a, shape_b, strides_b = plan.views
+        rows = c.reshape(len(plan.offsets), *plan.out_shape[-2:])
+        for i, (oa, ob) in enumerate(plan.offsets):
+            ai = batch_view(a, shape_a, strides_a, oa)
+            bi = batch_view(b, shape_b, strides_b, ob)
+            _interpret(plan.sub, storage(ai), storage(bi), rows[i], cache)
+    else:
+        _interpret(plan, storage(a), storage(b), c, cache)
     if torch_in:
         import torch
 
@@ -60,4 +84,24 @@ def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None) -> Any:
     return out
 
 
-__all__ = ["run"]
+def _interpret(plan: GemmPlan, a: Any, b: Any, c: Any, cache: Any) -> None:
+    """One launch of ``plan``'s kernel on storage ``a`` and ``b``, writing ``c``."""
+    import numpy as np
+
+    spec, layout = plan.spec, plan.layout
+    assert spec is not None and layout is not None
+    shape = c.shape
+    values = {
+        "a": a,
+        "b": b,
+        "c": c.reshape(math.prod(shape[:-1]), shape[-1]),  # N may be 0
+        "sync": np.zeros(max(layout.sync_elements, 1), dtype=np.int32),
+        "partials": np.full(max(layout.partial_elements, 1), np.nan, dtype=np.float32),
+        **plan.scalars,
+    }
+    if plan.lens is not None:  # the model reads host lengths (always checked)
+        values["group_lens"] = np.asarray(plan.lens, dtype=np.int32).reshape(-1)
+    cache.run_on_model(spec, values, grid=plan.grid, num_resident=plan.programs, seed=plan.seed)
+
+
+__all__ = ["run", "span"]

@@ -7,13 +7,15 @@ schedule has them, see :func:`gemm_opt.core.schedules.abi.kernel_args`):
 ==========  ===================  ===============================================
 name        type                 meaning
 ==========  ===================  ===============================================
-a           ``!tile.ptr<T>``     A, row-major ``M x K`` (grouped k: ``S x M``)
-b           ``!tile.ptr<T>``     B, row-major ``K x N``; grouped m: ``(G, K, N)``,
-                                 or ``(G, N, K)`` with ``trans_b``; grouped k: ``S x N``
+a           ``!tile.ptr<T>``     A, row-major ``M x K``, or stored ``K x M`` with
+                                 ``trans_a``; grouped k: ``S x M``
+b           ``!tile.ptr<T>``     B, row-major ``K x N``, or stored ``N x K`` with
+                                 ``trans_b``; grouped m: ``(G, K, N)``, or
+                                 ``(G, N, K)`` with ``trans_b``; grouped k: ``S x N``
 c           ``!tile.ptr<T>``     C, row-major ``M x N`` (grouped k: ``(G*M) x N``)
 M, N, K     ``i32``              grouped m: M = sum(group_lens); grouped k: K = S
-lda         ``i64``              leading dimensions, in elements
-ldb, ldc    ``i64``
+lda         ``i64``              leading dimensions of the matrices as stored
+ldb, ldc    ``i64``              (the row stride, in elements)
 group_lens  ``!tile.ptr<i32>``   grouped only: G group sizes (zeros allowed)
 num_groups  ``i32``              grouped only: G
 sync        ``!tile.ptr<i32>``   work-stealing, stream-k linear/tree: counters/flags
@@ -104,6 +106,7 @@ def build_gemm_module(
     num_warps: int = 4,
     num_stages: int | None = None,
     target: str = "gfx1250",
+    trans_a: bool = False,
     trans_b: bool = False,
     body: Body | str = Body.AUTO,
     aligned: bool = False,
@@ -118,10 +121,12 @@ def build_gemm_module(
     ring of ``num_stages`` shared buffers per operand (2 to 6, default 2),
     ``num_stages - 1`` K blocks in flight while one multiplies: TDM on
     gfx1250, wgmma from shared memory on cuda:90; an operand that lies
-    transposed, dgrad's B or wgrad's A, is copied as it lies and read through
-    a ``tile.memdesc_trans`` view) or ``"auto"`` (pipelined on 2 warps or
+    transposed (``trans_a``'s A, ``trans_b``'s B, wgrad's A) is copied as it
+    lies and read through a ``tile.memdesc_trans`` view) or ``"auto"`` (pipelined on 2 warps or
     more, else blocks). ``num_stages`` None: the
-    body's own. ``aligned``: state
+    body's own. ``trans_a`` / ``trans_b`` (dense and grouped "m"): A stored
+    ``K x M`` (column-major ``M x K``), B stored ``N x K`` (grouped "m":
+    ``(G, N, K)``), each with its leading dimension as stored. ``aligned``: state
     ``tile.divisibility = 16`` on N, K and the leading dimensions
     (:func:`~gemm_opt.core.schedules.abi.aligned_args`; M too for grouped "k"), so every copy row is
     whole 16-byte vectors: on cuda:90 the copies become direct ``cp.async``
@@ -144,8 +149,11 @@ def build_gemm_module(
         raise ValueError(f"reduction must be one of {', '.join(REDUCTIONS)}, got {reduction!r}")
     if grouped not in GROUPED:
         raise ValueError(f"grouped must be one of {', '.join(GROUPED)}, got {grouped!r}")
-    if trans_b and grouped != Grouped.M:
-        raise ValueError("trans_b is for grouped = 'm' (dgrad-style B of shape (G, N, K))")
+    if (trans_a or trans_b) and grouped == Grouped.K:
+        raise ValueError(
+            "trans_a and trans_b are for grouped = 'none' or 'm' (grouped 'k' reads its "
+            "A of shape (S, M) transposed already)"
+        )
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     if target not in TARGETS:
@@ -212,7 +220,7 @@ def build_gemm_module(
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp("gemm", (types, []))
         if aligned:
-            facts = divisibility_facts(grouped, trans_b, block_k, aligned, tma)
+            facts = divisibility_facts(grouped, trans_b, block_k, aligned, tma, trans_a)
             fn.arg_attrs = ir.ArrayAttr.get(
                 [
                     ir.DictAttr.get({DIVISIBILITY: ir.IntegerAttr.get(i32, facts[name])})
@@ -227,8 +235,8 @@ def build_gemm_module(
             tdm = None
             if body == Body.PIPELINED:
                 tdm = _tdm_setup(
-                    args, elem, block_m, block_n, block_k, num_warps, grouped, stages, trans_b,
-                    per_tile=per_group,
+                    args, elem, block_m, block_n, block_k, num_warps, grouped, stages,
+                    trans_a, trans_b, per_tile=per_group,
                 )  # fmt: skip
             sched = GemmScheduleOp(
                 args["M"],
@@ -260,7 +268,10 @@ def build_gemm_module(
                         region.arguments, args, tdm, acc_t, a_t, b_t, block_k, grouped, not tma
                     )
                 else:
-                    _body(region.arguments, args, acc_t, a_t, b_t, block_k, grouped, trans_b)
+                    _body(
+                        region.arguments, args, acc_t, a_t, b_t, block_k, grouped, trans_a,
+                        trans_b,
+                    )  # fmt: skip
             func.ReturnOp([])
         try:
             module.operation.verify()
@@ -278,14 +289,17 @@ def _body(
     b_t,
     block_k: int,
     grouped: str,
+    trans_a: bool,
     trans_b: bool,
 ) -> None:
     """acc = sum over K blocks of A[m_off:, k:k+BK] @ B[k:k+BK, n_off:], masked.
 
+    ``trans_a``: A is stored (K, M) and read with strides ``(1, lda)``, as
+    grouped "k" reads its (S, M) A (column m of A is row m of the block).
+    ``trans_b``: B is stored (N, K), read with strides ``(1, ldb)``.
     Grouped "m": B is (G, K, N), seen as (G*K, N) rows ``g*K + k``, or with
     ``trans_b`` (G, N, K), seen transposed as (K, G*N) columns ``g*N + n``.
-    Grouped "k": A is (S, M) and read transposed (column m of A is row m of
-    the block), B is (S, N).
+    Grouped "k": A is (S, M) and read transposed, B is (S, N).
     """
     i32 = ir.IntegerType.get_signless(32)
     i64 = ir.IntegerType.get_signless(64)
@@ -301,7 +315,7 @@ def _body(
     loop = scf.ForOp(c0, nk, arith.ConstantOp(i32, 1).result, [zero.result])
     with ir.InsertionPoint(loop.body):
         k = arith.AddIOp(k_off, arith.MulIOp(loop.induction_variable, bk).result).result
-        if grouped == Grouped.K:
+        if grouped == Grouped.K or trans_a:
             a = LoadBlockOp(args["a"], [m_end, k_end], [one, lda], [m_off, k], a_t).result
         else:
             a = LoadBlockOp(args["a"], [m_end, k_end], [lda, one], [m_off, k], a_t).result
@@ -313,6 +327,8 @@ def _body(
             row = arith.MulIOp(group, args["K"]).result
             rows = [arith.AddIOp(row, k_end).result, arith.AddIOp(row, k).result]
             b = LoadBlockOp(args["b"], [rows[0], n], [ldb, one], [rows[1], n_off], b_t).result
+        elif trans_b:
+            b = LoadBlockOp(args["b"], [k_end, n], [one, ldb], [k, n_off], b_t).result
         else:
             b = LoadBlockOp(args["b"], [k_end, n], [ldb, one], [k, n_off], b_t).result
         acc = WmmaOp(a, b, loop.inner_iter_args[0], acc_t).result
@@ -329,6 +345,7 @@ def _tdm_setup(
     num_warps: int,
     grouped: str,
     stages: int,
+    trans_a: bool = False,
     trans_b: bool = False,
     per_tile: bool = False,
 ) -> dict:
@@ -339,9 +356,10 @@ def _tdm_setup(
     them out of the tile loop into its group loop).
 
     Each operand's block is copied as it lies in memory, row-major: A as
-    (BM, BK), or (BK, BM) for grouped "k" (A is (S, M), the MMA takes A^T);
-    B as (BK, BN), or (BN, BK) with ``trans_b`` (B is (G, N, K), seen as
-    G*N rows of K). The body hands a transposed block to the MMA through a
+    (BM, BK), or (BK, BM) with ``trans_a`` or for grouped "k" (A stored
+    (K, M) or (S, M), the MMA takes A^T); B as (BK, BN), or (BN, BK) with
+    ``trans_b`` (B stored (N, K); grouped "m": (G, N, K), seen as G*N rows
+    of K). The body hands a transposed block to the MMA through a
     ``tile.memdesc_trans`` view (no data moves; wgmma reads it natively).
     """
     i32 = ir.IntegerType.get_signless(32)
@@ -352,7 +370,7 @@ def _tdm_setup(
         # A pad of 8 elements every row breaks LDS bank conflicts (TDM pads, never swizzles).
         return PaddedSharedAttr.build(interval=inner, amount=8, order=(1, 0))
 
-    a_trans, b_trans = grouped == Grouped.K, trans_b
+    a_trans, b_trans = grouped == Grouped.K or trans_a, trans_b
     a_block = (bk, bm) if a_trans else (bm, bk)
     b_block = (bn, bk) if b_trans else (bk, bn)
     sa, sb = padded(a_block[1]), padded(b_block[1])
@@ -366,8 +384,10 @@ def _tdm_setup(
     bufb_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, *b_block], elem, sb)))
     m, n, k = args["M"], args["N"], args["K"]
     a_shape = [k, m] if a_trans else [m, k]
-    if b_trans:  # B is (G, N, K): G*N rows of K
+    if b_trans and grouped == Grouped.M:  # B is (G, N, K): G*N rows of K
         b_shape = [arith.MulIOp(args["num_groups"], n).result, k]
+    elif b_trans:  # B is (N, K)
+        b_shape = [n, k]
     elif grouped == Grouped.M:  # B is (G, K, N): G*K rows of N
         b_shape = [arith.MulIOp(args["num_groups"], k).result, n]
     else:
@@ -432,8 +452,12 @@ def _pipelined_body(
     rewrites the tensormaps (the lowering would drain them itself otherwise:
     :mod:`gemm_opt.lowering.tma_plan`).
 
-    Transposed operands (grouped "k"'s A, ``trans_b``'s B) land as they lie
-    and reach the MMA through a ``tile.memdesc_trans`` ``[1, 0]`` view.
+    Transposed operands (``trans_a``'s and grouped "k"'s A, ``trans_b``'s B)
+    land as they lie and reach the MMA through a ``tile.memdesc_trans``
+    ``[1, 0]`` view. The TMA argument holds for them too: a transposed A's
+    columns past ``m_end`` are rows of C the store drops (grouped "m": the
+    next group's), and a K block never crosses ``k_end`` except into the
+    tensor's zero fill, whichever way K runs in memory.
     """
     i32 = tdm["i32"]
     stages = tdm["stages"]
@@ -446,7 +470,7 @@ def _pipelined_body(
     n = args["N"]
     a_trans, b_trans = tdm["a_trans"], tdm["b_trans"]
     b_shift = c[0]
-    if b_trans:  # B's rows g*N + n
+    if b_trans and grouped == Grouped.M:  # B's rows g*N + n
         b_shift = arith.MulIOp(group, n).result
     elif grouped == Grouped.M:  # B's rows g*K + k
         b_shift = arith.MulIOp(group, args["K"]).result

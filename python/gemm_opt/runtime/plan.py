@@ -145,12 +145,184 @@ def _check_cuda_layout(x: Any, name: str) -> None:
         )
 
 
+def _check_cuda_ptr(
+    x: Any, name: str, offsets: tuple[tuple[int, int], ...] = (), which: int = 0
+) -> None:
+    """The kernels assume 16-byte aligned operands: ``x``'s data, and with
+    ``offsets`` (a per-batch route) each batch's first element."""
+    if x.data_ptr() % ALIGN:
+        raise ValueError(
+            f"{name}: data at {x.data_ptr():#x} is not {ALIGN}-byte aligned, which the kernel "
+            f"assumes (pass {name}.clone())"
+        )
+    item = x.element_size()
+    for i, offset in enumerate(offsets):
+        if offset[which] * item % ALIGN:
+            raise ValueError(
+                f"{name}: batch {i} starts {offset[which] * item} bytes past the first one, "
+                f"not a multiple of {ALIGN} (the kernels assume {ALIGN}-byte aligned operands; "
+                f"strides {tuple(x.stride())})"
+            )
+
+
 def _ld(x: Any, backend: str, dense: int) -> int:
     """A row-major operand's leading dimension: its row stride on CUDA (views keep theirs),
     the dense row length on the model (which copies operands to contiguous storage)."""
     if backend == "cuda" and x.dim() >= 2 and x.shape[-2] > 1:
         return int(x.stride(-2))
     return dense
+
+
+# ---- operand layouts (matmul) ------------------------------------------------------------
+
+
+def element_strides(x: Any, name: str) -> tuple[int, ...]:
+    """The strides of an array or tensor in elements (numpy's are in bytes)."""
+    if is_torch_tensor(x):
+        return tuple(int(s) for s in x.stride())
+    item = x.itemsize
+    if any(s % item for s in x.strides):
+        raise ValueError(
+            f"{name}: strides {x.strides} (bytes) are not whole elements of {item} bytes"
+        )
+    return tuple(s // item for s in x.strides)
+
+
+def matrix_layout(shape: tuple[int, int], strides: tuple[int, int], name: str) -> tuple[bool, int]:
+    """(transposed, leading dimension) of a matrix of ``shape`` (rows, cols) with
+    ``strides``, read as ``torch.matmul`` reads it: row-major if its columns
+    have unit stride (``ld``: the row stride, at least ``cols``), else
+    column-major if its rows have unit stride (stored transposed: ``ld`` the
+    column stride, at least ``rows``); ValueError naming ``name`` otherwise.
+    A dimension of size 1 takes any stride; a matrix that is both (one row
+    or one column, or none) is row-major, its ``ld`` the dense one rounded up to
+    :data:`~gemm_opt.core.schedules.ALIGNMENT` (never stepped over: the
+    aligned twins' fact on it holds)."""
+    rows, cols = shape
+    sr, sc = strides
+    if rows == 0 or cols == 0:  # no element: any strides
+        return False, _round_up(max(cols, 1))
+    if (cols <= 1 or sc == 1) and (rows <= 1 or sr >= max(cols, 1)):
+        return False, sr if rows > 1 else _round_up(max(cols, 1))
+    if (rows <= 1 or sr == 1) and (cols <= 1 or sc >= max(rows, 1)):
+        return True, sc if cols > 1 else _round_up(max(rows, 1))
+    raise ValueError(
+        f"{name}: a ({rows}, {cols}) matrix with strides ({sr}, {sc}) is neither row-major "
+        f"(unit column stride, row stride >= {cols}) nor column-major (unit row stride, "
+        f"column stride >= {rows}); the kernels read one of the two as it lies"
+    )
+
+
+def _round_up(n: int) -> int:
+    return -(-n // S.ALIGNMENT) * S.ALIGNMENT
+
+
+def _collapse(shape: tuple[int, ...], strides: tuple[int, ...]) -> int | None:
+    """The stride of ``shape``'s dimensions seen as one (the last one's), or None
+    where they do not lie evenly (each dimension of size > 1 must step over the
+    whole of the ones inside it)."""
+    step, expect = None, None
+    for d, s in zip(reversed(shape), reversed(strides), strict=True):
+        if d == 1:
+            continue
+        if step is None:
+            step, expect = s, s * d
+            continue
+        if s != expect:
+            return None
+        expect = s * d
+    return 1 if step is None else step
+
+
+def _broadcast(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...]:
+    """torch.matmul's batch shape of ``a``'s and ``b``'s batch dimensions."""
+    n = max(len(sa), len(sb))
+    pa, pb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
+    out = []
+    for x, y in zip(pa, pb, strict=True):
+        if x != y and x != 1 and y != 1:
+            raise ValueError(
+                f"b: batch dimensions {sb} do not broadcast with a's {sa} (as torch.matmul "
+                "broadcasts them)"
+            )
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def _batch_strides(
+    shape: tuple[int, ...], strides: tuple[int, ...], batch: tuple[int, ...]
+) -> tuple[int, ...]:
+    """The strides of an operand's batch dimensions over the broadcast ``batch``
+    (0 where it is broadcast)."""
+    pad = len(batch) - len(shape)
+    shape, strides = (1,) * pad + shape, (0,) * pad + strides
+    return tuple(0 if d == 1 else s for d, s in zip(shape, strides, strict=True))
+
+
+@dataclass(frozen=True)
+class MatmulRoute:
+    """How a matmul call runs (:func:`matmul_route`): the kernel's problem and the
+    operands' layouts as stored, all views of the caller's tensors."""
+
+    #: "dense" (the batch folded into M, or none), "grouped" (grouped "m" with equal
+    #: group lengths: batches back to back) or "loop" (one dense launch per batch).
+    how: str
+    rows: int  # M of the kernel (dense: batch x M folded)
+    groups: int  # batches
+    trans_a: bool
+    lda: int
+    trans_b: bool
+    ldb: int
+    #: "loop": each batch's element offsets of a and b (from their first elements).
+    offsets: tuple[tuple[int, int], ...] = ()
+
+
+def matmul_route(
+    a: Any, b: Any, batch: tuple[int, ...], name_a: str = "a", *, loop: bool = False
+) -> MatmulRoute:
+    """The cheapest copy-free way to run ``a @ b`` over the broadcast ``batch``:
+
+    * dense: no batch, or ``b`` shared by every batch and ``a``'s batches lying
+      back to back along M (the batch folds into M: one GEMM);
+    * grouped: both operands' batches back to back (``a`` along M, ``b`` as a
+      stack of matrices), run by the grouped "m" kernels with equal group
+      lengths: one launch, the batch tiles in one grid;
+    * loop: anything else (a broadcast ``a``, sliced batches): one dense launch
+      per batch, on views (``loop``: this route whenever there is a batch).
+    """
+    sa, sb = _shape(a), _shape(b)
+    ta, tb = element_strides(a, name_a), element_strides(b, "b")
+    m, k = sa[-2:]
+    n = sb[-1]
+    groups = 1
+    for d in batch:
+        groups *= d
+    ea, eb = _batch_strides(sa[:-2], ta[:-2], batch), _batch_strides(sb[:-2], tb[:-2], batch)
+    for name, st in ((name_a, ea), ("b", eb)):
+        if any(s < 0 for s in st):
+            raise ValueError(f"{name}: negative batch strides {st} (the kernels step forward)")
+    b_shared = not any(eb)
+    rows_stride = _collapse((*batch, m), (*ea, ta[-2]))
+    if groups <= 1 or (b_shared and rows_stride is not None and not loop):
+        trans_a, lda = matrix_layout((groups * m, k), (rows_stride or ta[-2], ta[-1]), name_a)
+        trans_b, ldb = matrix_layout((k, n), tb[-2:], "b")
+        return MatmulRoute("dense", groups * m, groups, trans_a, lda, trans_b, ldb)
+    trans_b, ldb = matrix_layout((k, n), tb[-2:], "b")
+    step_b = _collapse(batch, eb)
+    if rows_stride is not None and groups * m and k and n and not loop:
+        trans_a, lda = matrix_layout((groups * m, k), (rows_stride, ta[-1]), name_a)
+        if step_b == (n if trans_b else k) * ldb:
+            return MatmulRoute("grouped", groups * m, groups, trans_a, lda, trans_b, ldb)
+    trans_a, lda = matrix_layout((m, k), ta[-2:], name_a)
+    offsets = []
+    for i in range(groups):
+        oa = ob = 0
+        rest = i
+        for d, s_a, s_b in zip(reversed(batch), reversed(ea), reversed(eb), strict=True):
+            rest, j = divmod(rest, d)
+            oa, ob = oa + j * s_a, ob + j * s_b
+        offsets.append((oa, ob))
+    return MatmulRoute("loop", m, groups, trans_a, lda, trans_b, ldb, tuple(offsets))
 
 
 def check_config(config: Any, default: S.GemmConfig) -> S.GemmConfig:
@@ -399,7 +571,9 @@ def _check_out(
             _check_cuda_layout(out, "out")
 
 
-def _spec(kind, red, grouped, dtype, cfg: S.GemmConfig, num_xcds, trans_b=False) -> S.KernelSpec:
+def _spec(
+    kind, red, grouped, dtype, cfg: S.GemmConfig, num_xcds, trans_b=False, trans_a=False
+) -> S.KernelSpec:
     """The kernel of a checked call; ValueError naming the ``config`` field the kernels
     are not built for (the block shape must split over the warps' MMAs)."""
     try:
@@ -425,6 +599,7 @@ def _spec(kind, red, grouped, dtype, cfg: S.GemmConfig, num_xcds, trans_b=False)
         num_stages=cfg.num_stages,
         num_xcds=num_xcds,
         trans_b=trans_b,
+        trans_a=trans_a,
     )
 
 
@@ -495,6 +670,14 @@ class GemmPlan:
     env: tuple = ()
     #: The GPU launch made on the first call (:class:`~gemm_opt.runtime.gemm.Prepared`).
     prepared: Any = None
+    #: A batched matmul run batch by batch (:func:`_loop_plan`): the plan of one
+    #: batch, each batch's element offsets of a and b, and the (shape, strides)
+    #: of one batch's a and b.
+    sub: GemmPlan | None = None
+    offsets: tuple[tuple[int, int], ...] = ()
+    views: tuple = ()
+    #: A batched matmul's equal group lengths on the GPU, made on its first call.
+    device_lens: Any = None
 
 
 def _common(
@@ -548,43 +731,113 @@ def _traced(spec: S.KernelSpec | None, op: str, backend: str, dtype: str, shape:
 
 def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
     backend, dtype, kind, red, P, X, cfg, seed = _common("matmul", a, b, **kw)
-    m, k = _expect_ndim(a, "a", 2, "(M, K)")
-    kb, n = _expect_ndim(b, "b", 2, f"(K, N) with K = {k}")
+    sa, sb = _shape(a), _shape(b)
+    if len(sa) < 2:
+        raise ValueError(f"a: expected an array of shape (..., M, K) (2-D or more), got shape {sa}")
+    m, k = sa[-2:]
+    if len(sb) < 2:
+        raise ValueError(
+            f"b: expected an array of shape (..., K, N) with K = {k} (2-D or more), got shape {sb}"
+        )
+    kb, n = sb[-2:]
     if kb != k:
-        raise ValueError(f"b: expected shape (K, N) with K = {k} (a's columns), got {(kb, n)}")
-    if backend == "cuda" and not meta:
-        _check_cuda_layout(a, "a")
-        _check_cuda_layout(b, "b")
-        if kw["config"] is None and kind != AUTO:  # auto resolves its own config
-            cfg = _shape_config(a, m, n, "none", reduction=red)
-    _check_out(kw["out"], (m, n), dtype, backend, getattr(a, "device", None), meta)
-    if meta and kind == AUTO:  # the output does not depend on the pick
-        return _traced(None, "matmul", backend, dtype, (m, n))
+        raise ValueError(f"b: expected shape (..., K, N) with K = {k} (a's columns), got {sb}")
+    batch = _broadcast(sa[:-2], sb[:-2])
+    out_shape = (*batch, m, n)
+    device = getattr(a, "device", None)
+    _check_out(kw["out"], out_shape, dtype, backend, device, meta)
+    if meta:  # the output does not depend on the route or the pick
+        if kind == AUTO:
+            return _traced(None, "matmul", backend, dtype, out_shape)
+        return _traced(_spec(kind, red, "none", dtype, cfg, X), "matmul", backend, dtype, out_shape)
+    route = matmul_route(a, b, batch)
+    if route.how == "grouped" and kind not in (AUTO, *S.GROUPED_KINDS, "data-parallel"):
+        route = matmul_route(a, b, batch, loop=True)  # the named schedule, batch by batch
+    if backend == "cuda":
+        _check_cuda_ptr(a, "a", route.offsets, 0)
+        _check_cuda_ptr(b, "b", route.offsets, 1)
+    if route.how == "loop":
+        return _loop_plan(a, b, route, out_shape, backend, dtype, kw)
+    grouped = route.how == "grouped"
+    rows, groups = route.rows, route.groups
+    if grouped and kind == "data-parallel":
+        # Batches back to back run as one grid of every batch's tiles: the grouped
+        # kernels, whose schedule is persistent (one program per SM, tile by tile).
+        kind = S.GROUPED_KINDS[0]
+    if backend == "cuda" and kw["config"] is None and kind != AUTO:  # auto resolves its own
+        form = "m" if grouped else "none"
+        cfg = _shape_config(a, rows, n, form, None if grouped else red, groups)
     auto = kind == AUTO
-    kind, red, cfg = resolve_auto(kind, red, cfg, ("dense", m, n, k, 1), backend, dtype, a, P, X)
-    spec = _spec(kind, red, "none", dtype, cfg, X)
-    if meta:
-        return _traced(spec, "matmul", backend, dtype, (m, n))
+    problem = ("fwd", rows, n, k, groups) if grouped else ("dense", rows, n, k, 1)
+    kind, red, cfg = resolve_auto(kind, red, cfg, problem, backend, dtype, a, P, X)
+    form = "m" if grouped else "none"
+    spec = _spec(kind, red, form, dtype, cfg, X, route.trans_b, route.trans_a)
     _check_group_m(spec, n)
+    scalars = {"M": rows, "N": n, "K": k, "lda": route.lda, "ldb": route.ldb, "ldc": n}
+    lens = None
+    tiles = S.tile_count(rows, n, cfg.block_m, cfg.block_n)
+    if grouped:
+        scalars["num_groups"] = groups
+        lens = (m,) * groups
+        tiles = S.grouped_tiles(
+            "m", lens, m=0, n=n, k=k, block_m=cfg.block_m, block_n=cfg.block_n
+        ).total_tiles
     return GemmPlan(
         op="matmul",
         backend=backend,
         dtype=dtype,
-        out_shape=(m, n),
+        out_shape=out_shape,
         spec=spec,
-        scalars={
-            "M": m,
-            "N": n,
-            "K": k,
-            "lda": _ld(a, backend, k),
-            "ldb": _ld(b, backend, n),
-            "ldc": n,
-        },
+        scalars=scalars,
+        lens=lens,
+        num_groups=groups if grouped else 0,
         num_programs=P,
         seed=seed,
-        total_tiles=S.tile_count(m, n, cfg.block_m, cfg.block_n),
+        total_tiles=tiles,
         auto_stream_k=auto and kind == "stream-k",
         auto=auto,
+    )
+
+
+def batch_view(x: Any, shape: tuple[int, int], strides: tuple[int, int], offset: int) -> Any:
+    """The matrix of ``shape`` and element ``strides`` ``offset`` elements past ``x``'s
+    first one: a view, never a copy."""
+    if is_torch_tensor(x):
+        return x.as_strided(shape, strides, x.storage_offset() + offset)
+    from numpy.lib.stride_tricks import as_strided
+
+    item = x.itemsize
+    base = as_strided(x, (offset + 1,), (item,))[offset:] if offset else x
+    return as_strided(base, shape, tuple(s * item for s in strides))
+
+
+def _loop_plan(
+    a: Any, b: Any, route: MatmulRoute, out_shape: tuple, backend: str, dtype: str, kw: Any
+) -> GemmPlan:
+    """A batched call no single launch reads as it lies (a broadcast ``a``, sliced
+    batches, a schedule the grouped kernels lack): the plan of one batch's GEMM,
+    launched once per batch on views of the operands (:func:`launch`)."""
+    m, k = _shape(a)[-2:]
+    n = _shape(b)[-1]
+    ta, tb = element_strides(a, "a")[-2:], element_strides(b, "b")[-2:]
+    views = ((m, k), ta, (k, n), tb)
+    first_a, first_b = route.offsets[0]
+    a0, b0 = batch_view(a, (m, k), ta, first_a), batch_view(b, (k, n), tb, first_b)
+    sub = _matmul(a0, b0, meta=False, **{**kw, "out": None})
+    return GemmPlan(
+        op="matmul",
+        backend=backend,
+        dtype=dtype,
+        out_shape=out_shape,
+        spec=sub.spec,
+        scalars=sub.scalars,
+        num_programs=sub.num_programs,
+        seed=sub.seed,
+        total_tiles=sub.total_tiles,
+        auto=sub.auto,
+        sub=sub,
+        offsets=route.offsets,
+        views=views,
     )
 
 
@@ -804,6 +1057,10 @@ def _place(plan: GemmPlan, device: Any) -> None:
     """Resolve where the plan runs: its program count, grid and workspace layout."""
     spec = plan.spec
     assert spec is not None
+    if plan.sub is not None:
+        _place(plan.sub, device)
+        plan.programs, plan.grid, plan.layout = plan.sub.programs, plan.sub.grid, plan.sub.layout
+        return
     if plan.total_tiles > MAX_PROGRAMS:
         raise ValueError(
             f"the output has {plan.total_tiles} tiles of {spec.block_m}x{spec.block_n}; the "
@@ -862,7 +1119,8 @@ def environment(plan: GemmPlan) -> tuple:
 def _tensor_key(x: Any, backend: str) -> tuple:
     if backend == "cuda":
         return (type(x), x.shape, x.stride(), x.dtype, x.device, x.data_ptr() % ALIGN)
-    return (type(x), tuple(x.shape), str(x.dtype))  # the model copies to dense storage
+    strides = x.stride() if backend == "torch-cpu" else x.strides  # layouts pick kernels
+    return (type(x), tuple(x.shape), tuple(strides), str(x.dtype))
 
 
 def _lens_key(gl: Any, backend: str, device: Any) -> tuple | None:
@@ -999,6 +1257,10 @@ def device_lens(plan: GemmPlan, group_lens: Any, device: Any) -> Any:
     host lengths (checked in full when planned) copied there, or the device tensor."""
     import torch
 
+    if group_lens is None:  # a batched matmul's equal lengths: made once per plan
+        if plan.device_lens is None:
+            plan.device_lens = torch.tensor(plan.lens, dtype=torch.int32, device=device)
+        return plan.device_lens
     if plan.lens is not None:
         return torch.tensor(plan.lens, dtype=torch.int32, device=device)
     return group_lens if group_lens.dtype == torch.int32 else group_lens.to(torch.int32)
@@ -1017,6 +1279,17 @@ def launch(plan: GemmPlan, a: Any, b: Any, group_lens: Any = None, out: Any = No
     c = out
     if c is None:
         c = a.new_empty(plan.out_shape)
+    if plan.sub is not None:  # batch by batch, on views
+        shape_a, strides_a, shape_b, strides_b = plan.views
+        m, n = plan.out_shape[-2:]
+        rows = c.view(len(plan.offsets), m, n)
+        for i, (oa, ob) in enumerate(plan.offsets):
+            ai = batch_view(a, shape_a, strides_a, oa)
+            bi = batch_view(b, shape_b, strides_b, ob)
+            launch(plan.sub, ai, bi, None, rows[i])
+        return c
+    if group_lens is None and spec.grouped != "none":
+        group_lens = device_lens(plan, None, a.device)
     grouped = spec.grouped != "none"
     tensors = (a, b, c, group_lens) if grouped else (a, b, c)
     if plan.prepared is None:
@@ -1045,15 +1318,19 @@ __all__ = [
     "SCHEDULES",
     "VALIDATE",
     "GemmPlan",
+    "batch_view",
     "cached_plans",
     "check_config",
     "clear_plans",
     "device_lens",
+    "element_strides",
     "environment",
     "host_lens",
     "is_torch_tensor",
     "kind_of",
     "launch",
+    "matmul_route",
+    "matrix_layout",
     "plan",
     "program_count",
     "resolve_auto",

@@ -30,8 +30,10 @@ DTYPES: dict[str, str] = {"fp16": "float16", "bf16": "bfloat16"}
 #: ``group_lens`` (i32, ``num_groups`` entries) for grouped forms; ``sync``
 #: (i32) and ``partials`` (f32) the workspace of
 #: :func:`~gemm_opt.core.schedules.partition.workspace_layout`.
-#: Dense: C (M x N) = A (M x K) @ B (K x N). ``m``: A (M x K) with
-#: M = sum(group_lens), B (G x K x N) (or G x N x K with trans_b), C (M x N).
+#: Dense: C (M x N) = A (M x K) @ B (K x N); with ``trans_a`` A is stored
+#: K x M, with ``trans_b`` B is stored N x K (each ``ld`` is the stored row
+#: stride). ``m``: A (M x K) with M = sum(group_lens) (or stored K x M with
+#: trans_a), B (G x K x N) (or G x N x K with trans_b), C (M x N).
 #: ``k``: A (K x M) and B (K x N) with K = sum(group_lens), C (G*M x N).
 ARG_NAMES = (
     *("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc"),
@@ -158,15 +160,16 @@ ALIGNED_ARGS = ("N", "K", "lda", "ldb", "ldc")
 ALIGNMENT = 16
 
 
-def aligned_args(grouped: str) -> tuple[str, ...]:
+def aligned_args(grouped: str, trans_a: bool = False) -> tuple[str, ...]:
     """The arguments an aligned kernel of ``grouped`` states facts on:
-    :data:`ALIGNED_ARGS`, and M for grouped "k" (wgrad), whose A is (S, M)
-    and is copied as it lies, so its copy rows run along M."""
-    return (*ALIGNED_ARGS, "M") if grouped == Grouped.K else ALIGNED_ARGS
+    :data:`ALIGNED_ARGS`, and M where A lies transposed (grouped "k"'s (S, M)
+    A, ``trans_a``'s (K, M) one): it is copied as it lies, so its copy rows
+    run along M."""
+    return (*ALIGNED_ARGS, "M") if grouped == Grouped.K or trans_a else ALIGNED_ARGS
 
 
 def divisibility_facts(
-    grouped: str, trans_b: bool, block_k: int, aligned: bool, tma: bool
+    grouped: str, trans_b: bool, block_k: int, aligned: bool, tma: bool, trans_a: bool = False
 ) -> dict[str, int]:
     """The ``tile.divisibility`` facts a schedule kernel states on its arguments, by
     name: none for a plain kernel; :data:`ALIGNMENT` on :func:`aligned_args` for an
@@ -175,7 +178,7 @@ def divisibility_facts(
     group's weights, which TMA's shape-only bounds would not stop)."""
     if not aligned:
         return {}
-    facts = {name: ALIGNMENT for name in aligned_args(grouped)}
+    facts = {name: ALIGNMENT for name in aligned_args(grouped, trans_a)}
     if tma and grouped == Grouped.M and not trans_b:
         facts["K"] = max(ALIGNMENT, block_k)
     return facts
@@ -199,6 +202,7 @@ class KernelSpec:
     #: tiles, so their kernels have none: taken as 1 (the machine's chiplet
     #: count a caller passes whatever the kind does not change their binary).
     num_xcds: int = 1
+    #: B stored (N, K) (grouped "m": (G, N, K)), read through a transposed view.
     trans_b: bool = False
     #: Compiled assuming :func:`aligned_args` are multiples of :data:`ALIGNMENT`
     #: (16-byte rows and K steps: direct ``cp.async`` copies on cuda:90); the
@@ -210,6 +214,10 @@ class KernelSpec:
     #: multiple of ``block_k``); the runtime launches it only for arguments
     #: that satisfy its facts.
     tma: bool = False
+    #: A stored (K, M) (a column-major (M, K) operand), read through a transposed
+    #: view; dense and grouped "m" only, like ``trans_b`` (grouped "k" reads its
+    #: A transposed already). Last, so that positional specs keep their meaning.
+    trans_a: bool = False
 
     def __post_init__(self) -> None:
         reduction = resolve_reduction(self.kind, self.reduction)
@@ -233,12 +241,14 @@ class KernelSpec:
         check_positive("num_xcds", self.num_xcds)
         if self.tma and not (self.aligned and tma_copies(self.num_warps)):
             raise ValueError("a TMA kernel is aligned and has the pipelined body")
+        if (self.trans_a or self.trans_b) and self.grouped == Grouped.K:
+            raise ValueError("trans_a and trans_b are for grouped 'none' or 'm'")
 
     @property
     def name(self) -> str:
         red = f"_{self.reduction}" if self.reduction else ""
         grp = "" if self.grouped == Grouped.NONE else f"_grouped{self.grouped}"
-        tb = "_tb" if self.trans_b else ""
+        tb = ("_ta" if self.trans_a else "") + ("_tb" if self.trans_b else "")
         xcd = f"_x{self.num_xcds}" if self.num_xcds != 1 else ""
         stages = f"_s{self.num_stages}" if self.num_stages is not None else ""
         al = "_aligned" if self.aligned else ""
@@ -256,7 +266,9 @@ class KernelSpec:
     @property
     def facts(self) -> dict[str, int]:
         """The divisibility facts its kernel states (:func:`divisibility_facts`)."""
-        return divisibility_facts(self.grouped, self.trans_b, self.block_k, self.aligned, self.tma)
+        return divisibility_facts(
+            self.grouped, self.trans_b, self.block_k, self.aligned, self.tma, self.trans_a
+        )
 
 
 __all__ = [
