@@ -1,14 +1,17 @@
 """Compile the schedule kernels the API launches on the GPU into bundle files.
 
     python -m gemm_opt.kernels.build_bundles --target cuda:90 [--out DIR] [--dtypes fp16,bf16]
-        [--jobs N]
+        [--layouts nn|picked|all] [--jobs N]
 
 writes ``DIR/<target folder>/schedules.bundle`` (default ``DIR``: the
 package's ``kernels/bundles``, where :mod:`gemm_opt.runtime.gemm` looks), one
 kernel per :class:`~gemm_opt.core.schedules.KernelSpec` of :func:`bundle_specs`.
 Needs the compiler (MLIR bindings, Triton 3.9.0); the bundle then runs with
 torch alone. ``--list`` prints the kernel names without compiling; ``--jobs``
-compiles that many kernels at once (default: one per core).
+compiles that many kernels at once (default: one per core); ``--layouts``
+chooses the operand layouts bundled (:data:`LAYOUT_SETS`); any other kernel
+is built on demand where the compiler is installed
+(:mod:`gemm_opt.kernels.disk_cache`).
 """
 
 from __future__ import annotations
@@ -29,22 +32,62 @@ from gemm_opt.kernels.h100_configs import GPU_CONFIGS
 #: The GPU configurations bundled (the API's, by name).
 CONFIGS = {name: cfg.__dict__ for name, cfg in GPU_CONFIGS.items()}
 TARGETS = ("cuda:90",)
+#: The operand layouts a bundle may hold (``--layouts``): ``nn`` row-major operands
+#: only; ``picked`` (the default) also NT, TN and TT for the dense kernels a call
+#: runs without naming a config: data-parallel on every configuration (the default
+#: schedule, ``matmul``'s backward, batches run one by one) and the dense picks of
+#: the tuned table (``schedule="auto"``); ``all``: every dense kernel in all four.
+LAYOUT_SETS = ("nn", "picked", "all")
+#: (trans_a, trans_b) of NT, TN and TT.
+TRANSPOSED = ((False, True), (True, False), (True, True))
 
 
-def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
+def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES, layouts: str = "picked") -> list[S.KernelSpec]:
     """Every kernel the API may launch: each schedule, reduction, grouped form and config,
     and the twins of each with the pipelined body: aligned ``cp.async`` and TMA
     (:func:`~gemm_opt.core.schedules.tma_copies`; wgrad's with per-tile
     descriptors), which the runtime launches instead where the arguments
-    satisfy their facts."""
+    satisfy their facts; then the transposed layouts of ``layouts``
+    (:data:`LAYOUT_SETS`), each with its TMA twin only: a dense kernel's TMA
+    twin states the aligned one's facts, so it takes every call the aligned
+    one would (but an empty problem, which the plain kernel runs)."""
+    if layouts not in LAYOUT_SETS:
+        raise ValueError(f"layouts must be one of {', '.join(LAYOUT_SETS)}, got {layouts!r}")
     specs = _plain_specs(dtypes)
     twins = [s for s in specs if S.pipelined(s.num_warps)]
     tma = [s for s in twins if S.tma_copies(s.num_warps)]
+    transposed = _transposed_specs(specs, layouts)
     return (
         specs
         + [replace(s, aligned=True) for s in twins]
         + [replace(s, aligned=True, tma=True) for s in tma]
+        + transposed
+        + [replace(s, aligned=True, tma=True) for s in transposed if S.tma_copies(s.num_warps)]
     )
+
+
+def _transposed_specs(specs: list[S.KernelSpec], layouts: str) -> list[S.KernelSpec]:
+    """NT, TN and TT of the dense ``specs`` that ``layouts`` bundles (plain kernels)."""
+    if layouts == "nn":
+        return []
+    dense = [s for s in specs if s.grouped == "none"]
+    if layouts == "picked":
+        from gemm_opt.runtime import autotune
+
+        picks = {
+            (dtype, choice.schedule, choice.reduction, choice.config)
+            for problem, choice, dtype in autotune.load_table("cuda:90") or []
+            if problem.op == "dense"
+        }
+
+        def picked(s: S.KernelSpec) -> bool:
+            cfg = S.GemmConfig(
+                s.block_m, s.block_n, s.block_k, s.group_m, s.num_warps, s.num_stages
+            )
+            return s.kind == "data-parallel" or (s.dtype, s.kind, s.reduction, cfg) in picks
+
+        dense = [s for s in dense if picked(s)]
+    return [replace(s, trans_a=ta, trans_b=tb) for s in dense for ta, tb in TRANSPOSED]
 
 
 #: The hand-off of a TMA kernel: every copy a barrier-tracked TMA copy.
@@ -163,6 +206,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", required=True, choices=TARGETS)
     parser.add_argument("--out", type=Path, default=DEFAULT_BUNDLE_DIR, help="bundle root folder")
     parser.add_argument("--dtypes", default=",".join(S.DTYPES), help="fp16,bf16 (default: both)")
+    parser.add_argument(
+        "--layouts",
+        default="picked",
+        choices=LAYOUT_SETS,
+        help="operand layouts bundled (default: %(default)s; see LAYOUT_SETS)",
+    )
     parser.add_argument("--list", action="store_true", help="print the kernel names and exit")
     parser.add_argument(
         "--jobs",
@@ -176,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     dtypes = tuple(d for d in args.dtypes.split(",") if d)
     if not dtypes or any(d not in S.DTYPES for d in dtypes):
         parser.error(f"--dtypes takes {', '.join(S.DTYPES)}; got {args.dtypes!r}")
-    specs = bundle_specs(dtypes)
+    specs = bundle_specs(dtypes, args.layouts)
     if args.list:
         print("\n".join(s.name for s in specs))
         return 0
