@@ -22,7 +22,13 @@ and run through ``gemm_opt.matmul`` / ``grouped_matmul`` /
    stream-K must be bitwise identical run to run. Then 50 back-to-back
    launches per schedule (no synchronisation between them: stale counters or
    flags would corrupt a later launch) and two streams running different
-   shapes at once, ten launches each.
+   shapes at once, ten launches each. Then every operand layout and batch
+   form ``matmul`` takes (:data:`LAYOUT_SHAPES`: NT, TN and TT views of
+   row-major storage, a sliced leading dimension, a batch folded into M,
+   ``bmm`` with row-major and per-batch transposed operands, a broadcast A,
+   4-D broadcasting), read as they lie, under ``data-parallel`` (the
+   default) and ``auto``, and the backward of ``x @ W.t()``, against
+   float64 with the same bound.
 2. Speed: ours and ``torch.matmul`` (cuBLAS) / ``torch._grouped_mm`` on the
    issue's shapes, interleaved samples, each after a 256 MiB L2 flush (a read) and a 0.3 ms
    GPU spin (the host's launch cost off the clock: ``host_path.py`` times it), median
@@ -87,6 +93,20 @@ CHECK_SHAPES = [
     (1, 1, 1),
     (16, 4096, 7168),
     (1100, 1300, 520),
+]
+#: Layout correctness shapes (M, N, K): aligned, unaligned (K and N off the
+#: 8-element grid), one row.
+LAYOUT_SHAPES = [(512, 384, 1024), (257, 129, 100), (300, 200, 136), (1, 4096, 4096)]
+#: Batch forms checked: (name, A's shape, B's shape, A per-batch transposed, B
+#: per-batch transposed) for M, N, K = 300, 200, 136 and a batch of 4.
+BATCH_FORMS = [
+    ("folded (4, M, K) @ (K, N)", (4, 300, 136), (136, 200), False, False),
+    ("folded NT (4, M, K) @ (N, K).mT", (4, 300, 136), (136, 200), False, True),
+    ("bmm", (4, 300, 136), (4, 136, 200), False, False),
+    ("bmm NT", (4, 300, 136), (4, 136, 200), False, True),
+    ("bmm TN", (4, 300, 136), (4, 136, 200), True, False),
+    ("broadcast A (M, K) @ (4, K, N)", (300, 136), (4, 136, 200), False, False),
+    ("4-D broadcast (2, 1, M, K) @ (3, K, N)", (2, 1, 300, 136), (3, 136, 200), False, False),
 ]
 #: Grouped correctness cases: (group lengths, N, K).
 CHECK_GROUPS = [
@@ -236,6 +256,25 @@ def error_bound(a: Any, b: Any, ref: Any, dtype: str, contributors: int) -> Any:
     return 2 * u * ref.abs() + (k + 2) * 2.0**-23 * mag + atomic + SUBNORMAL[dtype]
 
 
+def plan_contributors(a: Any, b: Any, schedule: str) -> tuple[int, str]:
+    """The most programs adding into one tile when ``gemm_opt.matmul(a, b, schedule=...)``
+    runs (1 unless its plan is atomic stream-K), and what it runs: the kernel and the
+    route (folded, grouped or per batch). The plan is the one the call made (cached)."""
+    from gemm_opt.runtime import plan as P
+
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    plan = P.plan("matmul", a, b, schedule=schedule, **kw)
+    spec = plan.sub.spec if plan.sub is not None else plan.spec
+    route = "per batch" if plan.sub is not None else "grouped" if spec.grouped == "m" else ""
+    what = f"{spec.name}{' ' + route if route else ''}"
+    if (spec.kind, spec.reduction) != ("stream-k", "atomic"):
+        return 1, what
+    sub = plan.sub or plan
+    cfg = {f: getattr(spec, f) for f in ("block_m", "block_n", "block_k")}
+    rows, n, k = sub.scalars["M"], sub.scalars["N"], sub.scalars["K"]
+    return atomic_contributors(rows, n, k, sub.programs, cfg), what
+
+
 def atomic_contributors(m: int, n: int, k: int, programs: int, cfg: dict) -> int:
     """The most programs adding into one tile under atomic stream-K."""
     tiles = S.tile_count(m, n, cfg["block_m"], cfg["block_n"])
@@ -249,8 +288,12 @@ def atomic_contributors(m: int, n: int, k: int, programs: int, cfg: dict) -> int
 class Checker:
     """Runs the checks and records one row per check."""
 
-    def __init__(self, torch: Any, gemm_opt: Any, sms: int, missing: set[str]) -> None:
+    def __init__(
+        self, torch: Any, gemm_opt: Any, sms: int, missing: set[str], device: str = "cuda"
+    ) -> None:
         self.torch, self.g, self.sms = torch, gemm_opt, sms
+        #: Where the layout checks run ("cpu": the model, for a test of the checks).
+        self.device = device
         self.rows: list[dict] = []
         self.missing = missing  # kernels not in the bundles (run with --skip-missing)
         self.skipped: list[str] = []
@@ -340,6 +383,76 @@ class Checker:
                     again = g.matmul(a, b, schedule=kind, reduction=red)
                     torch.cuda.synchronize()
                     self.record(check="bitwise repeat", case=case, ok=bool(torch.equal(out, again)))
+
+    def stored(self, shape: tuple[int, ...], transposed: bool, dtype: str, seed: int, pad: int = 0):
+        """A random operand of ``shape``: a view of row-major storage, transposed (its
+        last two dimensions swapped, no copy) when ``transposed``, with ``pad`` more
+        elements per stored row than it needs (a sliced leading dimension)."""
+        torch = self.torch
+        gen = torch.Generator(device=self.device).manual_seed(seed)
+        *lead, r, c = shape
+        rows, inner = (c, r) if transposed else (r, c)
+        store = torch.randn(*lead, rows, inner + pad, device=self.device, generator=gen)
+        view = store.to(getattr(torch, dtype))[..., :inner]
+        return view.transpose(-2, -1) if transposed else view
+
+    def sync(self) -> None:
+        if self.device == "cuda":
+            self.torch.cuda.synchronize()
+
+    def layouts(
+        self, dtype: str, shapes: Any = LAYOUT_SHAPES, forms: Any = BATCH_FORMS, x_shape: Any = None
+    ) -> None:
+        """Every layout and batch form on CUDA tensors (views, never copied), data-parallel
+        and auto, and x @ W^T's backward, against float64 (``shapes``, ``forms`` and
+        ``x_shape``: other sizes, for a test of the checks on the model)."""
+        from gemm_opt.runtime.gemm import KernelMissing
+
+        g = self.g
+        cases = []
+        for m, n, k in shapes:
+            for layout in ("NN", "NT", "TN", "TT"):
+                for pad in (0, 8) if layout != "NN" else (8,):
+                    a = self.stored((m, k), layout[0] == "T", dtype, m + k + pad, pad)
+                    b = self.stored((k, n), layout[1] == "T", dtype, n + k + pad + 1, pad)
+                    lead = f" ld+{pad}" if pad else ""
+                    cases.append((f"{m}x{n}x{k} {layout}{lead}", a, b))
+        for name, sa, sb, ta, tb in forms:
+            a = self.stored(sa, ta, dtype, len(cases))
+            b = self.stored(sb, tb, dtype, len(cases) + 1)
+            cases.append((name, a, b))
+        for label, a, b in cases:
+            a64, b64 = a.double(), b.double()
+            for schedule in ("data-parallel", "auto"):
+                case = f"{SHORT[dtype]} {label} {schedule}"
+                try:
+                    out = g.matmul(a, b, schedule=schedule)
+                    self.sync()
+                except KernelMissing as e:
+                    self.skipped.append(f"{case} (not built: {str(e).split(chr(39))[1]})")
+                    print(f"  skip {case}: not built", flush=True)
+                    continue
+                count, what = plan_contributors(a, b, schedule)
+                res = self.compare(out, a64, b64, dtype, count)
+                self.record(check="layout vs float64", case=f"{case} [{what}]", **res)
+        self.linear_backward(dtype, *(x_shape or (4, 300, 136, 200)))
+
+    def linear_backward(self, dtype: str, batch: int, m: int, k: int, n: int) -> None:
+        """y = x @ W^T on (batch, m, k) activations, W (n, k): dx = dy @ W and
+        dW = dy^T x (the transposed kernels on views) against float64."""
+        g = self.g
+        x = self.stored((batch, m, k), False, dtype, 11).requires_grad_()
+        w = self.stored((n, k), False, dtype, 12).requires_grad_()
+        dy = self.stored((batch, m, n), False, dtype, 13)
+        g.matmul(x, w.t()).backward(dy)
+        self.sync()
+        x64, w64, dy64 = x.detach().double(), w.detach().double(), dy.double()
+        case = f"{SHORT[dtype]} x @ W.t() backward"
+        res = self.compare(x.grad, dy64, w64, dtype, 1)
+        self.record(check="layout vs float64", case=f"{case} dx", **res)
+        rows_x, rows_dy = x64.reshape(-1, k), dy64.reshape(-1, n)
+        res = self.compare(w.grad, rows_dy.t(), rows_x, dtype, 1)
+        self.record(check="layout vs float64", case=f"{case} dW", **res)
 
     def grouped(self, dtype: str) -> None:
         torch, g = self.torch, self.g
@@ -631,7 +744,7 @@ def main(argv: list[str] | None = None) -> int:
     checker = Checker(torch, gemm_opt, sms, set(missing))
     if args.only != "speed":
         for dtype in args.dtypes:
-            for step in ("dense", "grouped", "back_to_back", "two_streams"):
+            for step in ("dense", "grouped", "back_to_back", "two_streams", "layouts"):
                 print(f"[correctness] {dtype} {step}", flush=True)
                 try:
                     getattr(checker, step)(dtype)

@@ -123,3 +123,35 @@ def test_a_partial_bundle_runs_only_with_skip_missing(bench, tmp_path: Path) -> 
     proc = _run("--bundles", str(tmp_path), "--out", str(tmp_path / "o"), "--skip-missing")
     assert proc.returncode == 2 and "no CUDA GPU visible to torch" in proc.stderr
     assert "30 of 86 kernels are not bundled" in proc.stdout
+
+
+def test_the_layout_checks_pass_on_the_model_and_catch_a_wrong_result(bench, monkeypatch) -> None:
+    """The GPU run's layout and batch checks (every layout, ``ld`` padding, each batch
+    form, data-parallel and auto, x @ W^T's backward) on the model at small sizes: all
+    pass; a result off by one ulp-scale step in one element fails its check."""
+    import torch
+
+    import gemm_opt
+
+    def small(shape: tuple[int, ...]) -> tuple[int, ...]:
+        return (*shape[:-2], *(min(d, 24) for d in shape[-2:]))
+
+    forms = [(n, small(sa), small(sb), ta, tb) for n, sa, sb, ta, tb in bench.BATCH_FORMS]
+    checker = bench.Checker(torch, gemm_opt, 132, set(), device="cpu")
+    checker.layouts("float16", shapes=[(37, 29, 40)], forms=forms, x_shape=(2, 21, 40, 19))
+    names = [r["case"] for r in checker.rows]
+    assert len(names) == 2 * (7 + len(forms)) + 2 and all(r["ok"] for r in checker.rows)
+    assert any(" TT ld+8 auto" in n for n in names) and any("per batch" in n for n in names)
+    assert any("gemm_persistent_groupedm_tb" in n for n in names)  # bmm NT: one grouped launch
+
+    matmul = gemm_opt.matmul
+
+    def off(a, b, **kw):
+        c = matmul(a, b, **kw)
+        c.view(-1)[0] += 1.0
+        return c
+
+    monkeypatch.setattr(gemm_opt, "matmul", off)
+    checker = bench.Checker(torch, gemm_opt, 132, set(), device="cpu")
+    checker.layouts("float16", shapes=[(37, 29, 40)], forms=[], x_shape=(2, 21, 40, 19))
+    assert not any(r["ok"] for r in checker.rows[:-2])  # the backward runs the operators
