@@ -5,6 +5,12 @@
 Needs matplotlib (``bench_gemm.py`` calls it where it is installed)::
 
     python benchmarks/h100/plot_results.py benchmarks/h100/results/bench.csv -o bench.png
+
+With ``--sweep`` the CSV is ``sweep.py``'s ``sweep.csv`` and the plot its
+``sweep.png`` (for a run on a machine without matplotlib)::
+
+    PYTHONPATH=python python benchmarks/h100/plot_results.py --sweep results/sweep/sweep.csv \
+        -o results/sweep/sweep.png
 """
 
 from __future__ import annotations
@@ -58,13 +64,31 @@ def plot(csv_path: Path, png_path: Path) -> None:
     plt.close(fig)
 
 
+def plot_sweep(csv_path: Path, png_path: Path) -> None:
+    """``sweep.png`` from ``sweep.csv``: :func:`sweep.plot` on the rows read back."""
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import sweep
+
+    with csv_path.open(newline="") as f:
+        rows = [
+            {**r, "macs": int(r["macs"]), "ratio": float(r["ratio"]) if r["ratio"] else None}
+            for r in csv.DictReader(f)
+        ]
+    why = sweep.plot(rows, png_path)
+    if why:
+        raise ValueError(f"no plot: {why}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("csv", type=Path)
     parser.add_argument("-o", "--output", type=Path, required=True)
+    parser.add_argument("--sweep", action="store_true", help="the CSV is sweep.py's sweep.csv")
     args = parser.parse_args(argv)
     try:
-        plot(args.csv, args.output)
+        (plot_sweep if args.sweep else plot)(args.csv, args.output)
     except (OSError, ValueError, KeyError) as e:
         print(f"plot_results.py: error: {args.csv}: {e}", file=sys.stderr)
         return 1

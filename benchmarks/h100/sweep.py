@@ -38,12 +38,16 @@ Each problem takes ``--reps`` timed samples of each side (a sample costs about
 have passed no new problem starts (the rest are listed ``not run``).
 
 **Each problem.** ``gemm_opt.matmul(a, b, schedule="auto")`` on CUDA tensors.
-A ``ValueError`` or ``TypeError`` (the API's word on input it does not take:
-today a transposed layout or a batch) is recorded as ``refused`` with its
-message's first line, a kernel the bundles lack as ``missing``; the sweep goes
-on. A result is checked against float64 with ``schedules.py``'s element-wise
-bound (:func:`schedules.error_bound`, counting the programs that add into a
-tile when ``auto`` picked atomic stream-K). Just before the call a NaN tensor
+Every layout and batch form runs as it lies (the plan picks the transposed
+kernels, folds a broadcast batch into M, runs back-to-back batches as one
+grouped launch, others batch by batch: ``docs/api.md``). A ``ValueError`` or
+``TypeError`` (the API's word on input it does not take) is recorded as
+``refused`` with its message's first line, a kernel the bundles lack as
+``missing``; the sweep goes on. A result is checked against float64 with
+``schedules.py``'s element-wise bound (:func:`schedules.error_bound`, counting
+the programs that add into a tile when the call's plan is atomic stream-K:
+:func:`schedules.plan_contributors`); the CSV's ``choice`` is the kernel the
+plan runs and its route. Just before the call a NaN tensor
 of the output's size is freed to the caching allocator, whose best fit for
 the call's C is that block: unwritten elements show as NaN (else as another
 problem's data, which fails the bound too). Then ours and ``torch.matmul``
@@ -60,11 +64,19 @@ Layout and batch form are the other axes: ``sweep.md`` also summarises each
 layout, batch form and dtype, and ``transposed`` (NT, TN, TT) and ``batched``
 (3-D, broadcast) as groups.
 
-Writes ``sweep.csv`` (every problem), ``sweep.md`` (per class: count,
-refused, geomean and worst ratio of the timed problems; overall; the problems
-of at least 2^33 multiply-adds; the command) and ``sweep.png`` (ratio over
-flops, by class) when matplotlib imports. Exit 1 on a wrong result or a crash
-of a call, 2 on misuse, missing bundles or no GPU; a refusal is not a failure.
+**Pairs** (unless ``--no-pairs``, before the random problems): the same
+problem in each layout, and batched next to one flat call of the same total
+size, timed interleaved in one ``benchlib.bench`` call (:data:`PAIR_SHAPES`,
+:data:`BATCH_PAIRS`): the targets are transposed layouts within 3% of NN
+(``NN time / layout time >= 0.97``) and a batch within 3% of the flat call.
+
+Writes ``sweep.csv`` (every problem), ``pairs.csv`` (the pairs), ``sweep.md``
+(per class: count, refused, geomean and worst ratio of the timed problems;
+overall; the problems of at least 2^33 multiply-adds; the pair tables; the
+command) and ``sweep.png`` (ratio over flops, by class) when matplotlib
+imports (else ``plot_results.py --sweep sweep.csv`` draws it where it does).
+Exit 1 on a wrong result or a crash of a call (or of a pair), 2 on misuse,
+missing bundles or no GPU; a refusal is not a failure.
 
     PYTHONPATH=python python3 benchmarks/h100/sweep.py --bundles bundles --out results/sweep
 """
@@ -93,9 +105,6 @@ if str(HERE) not in sys.path:
 import benchlib  # noqa: E402
 import schedules as suite  # noqa: E402
 
-from gemm_opt.core import schedules as S  # noqa: E402
-from gemm_opt.kernels import h100_configs as h100  # noqa: E402
-
 PROG = "sweep.py"
 #: The largest M, N and K drawn.
 MAX_DIM = 16384
@@ -122,6 +131,18 @@ LARGE_OUTPUT = 2**24
 LONG_K = 4096
 #: Warm-up calls of each side before the timed samples.
 WARMUP = 3
+#: Layout pairs: (M, N, K) timed in NN, NT, TN and TT, each dtype.
+PAIR_SHAPES = [(4096, 4096, 4096), (8192, 8192, 1024), (2048, 2048, 8192), (16, 4096, 7168)]
+#: Batch pairs: (batch, M, N, K) timed batched (3-D x 3-D and 3-D x 2-D) and as one flat
+#: (batch x M, K) @ (K, N) call.
+BATCH_PAIRS = [
+    (8, 512, 4096, 4096),
+    (16, 256, 4096, 1024),
+    (4, 2048, 2048, 2048),
+    (32, 128, 1024, 1024),
+]
+#: The pairs' target: a transposed layout or a batch within 3% of NN or the flat call.
+PAIR_TARGET = 0.97
 
 
 class Layout(StrEnum):
@@ -402,9 +423,15 @@ def _ratio(x: float | None) -> str:
     return "" if x is None else f"{x:.2f}"
 
 
-def markdown(rows: Sequence[dict], env: dict, command: str, png: str | None = None) -> str:
-    """``sweep.md``: per-class and overall summaries, the large problems, failures, refusals
-    (and the plot ``png``, where there is one)."""
+def markdown(
+    rows: Sequence[dict],
+    env: dict,
+    command: str,
+    png: str | None = None,
+    pairs: Sequence[dict] = (),
+) -> str:
+    """``sweep.md``: per-class and overall summaries, the large problems, the pair tables,
+    failures, refusals (and the plot ``png``, where there is one)."""
     total = summarize(rows)
     lines = [
         f'# `schedule="auto"` vs `torch.matmul`: a random sweep on {env.get("gpu", "?")}',
@@ -453,6 +480,7 @@ def markdown(rows: Sequence[dict], env: dict, command: str, png: str | None = No
             for r in big
         ]
         lines.append("")
+    lines += pair_markdown(pairs)
     if png:
         lines += [f"![ratio over the problems, by class]({png})", ""]
     bad = [r for r in rows if r["outcome"] in FAILURES]
@@ -517,35 +545,6 @@ def first_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {text.splitlines()[0] if text else ''}"
 
 
-def choice_text(choice: Any) -> str:
-    name = next((n for n, c in h100.GPU_CONFIGS.items() if c == choice.config), "custom")
-    return f"{choice.schedule}{'/' + choice.reduction if choice.reduction else ''} {name}"
-
-
-def contributors(p: Problem, sms: int, target: str) -> tuple[int, str]:
-    """The most programs adding into one tile of ``p`` (1 unless ``auto`` picks atomic
-    stream-K), and the pick. A batched problem counts the plans of one member and of the
-    batch's rows stacked (M x batch), the two ways a batched call may be planned."""
-    from gemm_opt.runtime import autotune
-    from gemm_opt.runtime import gemm as rt
-
-    short = suite.SHORT[p.dtype]
-    plans = [p.m] if p.form is Form.PLAIN else [p.m, p.m * p.batch]
-    most, text = 1, ""
-    for m in plans:
-        choice = autotune.choose("dense", m, p.n, p.k, 1, short, target=target, sms=sms)
-        text = text or choice_text(choice)
-        if (choice.schedule, choice.reduction) != ("stream-k", "atomic"):
-            continue
-        cfg = choice.config.__dict__
-        spec = S.KernelSpec("stream-k", "atomic", "none", short, **cfg)
-        tiles = S.tile_count(m, p.n, cfg["block_m"], cfg["block_n"])
-        ipt = S.iters_per_tile(p.k, cfg["block_k"])
-        programs = S.aligned_stream_k_programs(tiles, ipt, rt.resident_programs(spec, 0))
-        most = max(most, suite.atomic_contributors(m, p.n, p.k, programs, cfg))
-    return most, text
-
-
 def check(torch: Any, c: Any, ops: Operands, p: Problem, count: int) -> tuple[bool, float, str]:
     """(within the bound everywhere, max |c - ref| / bound, what is wrong)."""
     if tuple(c.shape) != p.out_shape:
@@ -566,8 +565,6 @@ def run_problem(
     seed: int,
     reps: int,
     flush: Any,
-    sms: int,
-    target: str,
     device: str = "cuda",
 ) -> dict[str, Any]:
     """Check and time one problem; a refusal or a missing kernel is recorded, not raised."""
@@ -584,7 +581,7 @@ def run_problem(
         return {**row, "outcome": Outcome.MISSING.value, "detail": first_line(e)}
     except (ValueError, TypeError) as e:
         return {**row, "outcome": Outcome.REFUSED.value, "detail": first_line(e)}
-    count, row["choice"] = contributors(p, sms, target)
+    count, row["choice"] = suite.plan_contributors(ops.a, ops.b, "auto")
     ok, ratio, why = check(torch, c, ops, p, count)
     row["err_over_bound"] = round(ratio, 4) if math.isfinite(ratio) else ratio
     del c
@@ -604,6 +601,120 @@ def run_problem(
         "torch_us": round(ref, 2),
         "ratio": round(ref / ours, 4),
     }
+
+
+# ---- pairs: layouts against NN, batches against one flat call -------------------------
+
+
+class Pair(NamedTuple):
+    """Problems timed side by side: ``variants`` by name, ``base`` among them the one
+    each other is compared with (``NN``, or ``flat``)."""
+
+    kind: str  # "layout" or "batch"
+    label: str
+    dtype: str
+    base: str
+    variants: dict[str, Problem]
+
+
+def pair_problems() -> list[Pair]:
+    """The pairs (module docstring): each :data:`PAIR_SHAPES` in the four layouts and
+    each :data:`BATCH_PAIRS` batched, broadcast and flat, in each dtype."""
+    out = []
+    for dtype in benchlib.DTYPES:
+        for m, n, k in PAIR_SHAPES:
+            label = f"{m}x{n}x{k}"
+            variants = {x.value: Problem(f"pair {label} {x}", m, n, k, dtype, x) for x in Layout}
+            out.append(Pair("layout", label, dtype, Layout.NN.value, variants))
+        for b, m, n, k in BATCH_PAIRS:
+            label = f"{b}x{m}x{n}x{k}"
+            variants = {
+                "flat": Problem(f"pair {label} flat", b * m, n, k, dtype),
+                **{
+                    f.value: Problem(f"pair {label} {f}", m, n, k, dtype, Layout.NN, f, b)
+                    for f in (Form.BATCHED, Form.BROADCAST)
+                },
+            }
+            out.append(Pair("batch", label, dtype, "flat", variants))
+    return out
+
+
+def pair_row(pair: Pair) -> dict[str, Any]:
+    """The fields that name a pair in ``pairs.csv`` (the measured ones follow)."""
+    return {
+        "kind": pair.kind,
+        "problem": pair.label,
+        "dtype": pair.dtype,
+        "base": pair.base,
+        "outcome": Outcome.OK.value,
+        "detail": "",
+    }
+
+
+def run_pair(
+    torch: Any, g: Any, pair: Pair, seed: int, reps: int, flush: Any, device: str = "cuda"
+) -> dict[str, Any]:
+    """Check each variant of ``pair`` once against float64, then time them and
+    ``torch.matmul`` of the base interleaved: ``<variant>_us`` and
+    ``<variant>_vs_base`` (base time / variant time: at least :data:`PAIR_TARGET`
+    meets the target)."""
+    row = pair_row(pair)
+    ops = {
+        v: operands(torch, p, device, seed + i) for i, (v, p) in enumerate(pair.variants.items())
+    }
+    for v, p in pair.variants.items():
+        o = ops[v]
+        c = g.matmul(o.a, o.b, schedule="auto")
+        if device == "cuda":
+            torch.cuda.synchronize()
+        count, row[f"{v}_choice"] = suite.plan_contributors(o.a, o.b, "auto")
+        ok, _, why = check(torch, c, o, p, count)
+        if not ok:
+            return {**row, "outcome": Outcome.WRONG.value, "detail": f"{v}: {why}"}
+    fns: dict[str, Callable[[], Any]] = {
+        v: (lambda o=o: g.matmul(o.a, o.b, schedule="auto")) for v, o in ops.items()
+    }
+    base = ops[pair.base]
+    fns["torch"] = lambda: torch.matmul(base.a, base.b)
+    t = benchlib.bench(fns, reps, warmup=WARMUP, flush=flush)
+    us = {v: t[v]["median_ms"] * 1e3 for v in fns}
+    for v in fns:
+        row[f"{v}_us"] = round(us[v], 2)
+        row[f"{v}_vs_base"] = round(us[pair.base] / us[v], 4)
+    return row
+
+
+def pair_markdown(pairs: Sequence[dict]) -> list[str]:
+    """The two pair tables of ``sweep.md``."""
+    lines: list[str] = []
+    for kind, title, base, others in (
+        ("layout", "Layouts against NN", "NN", ("NT", "TN", "TT")),
+        ("batch", "Batches against one flat call of the same size", "flat",
+         (Form.BATCHED.value, Form.BROADCAST.value)),
+    ):  # fmt: skip
+        rows = [r for r in pairs if r["kind"] == kind]
+        if not rows:
+            continue
+        ok = [r for r in rows if r["outcome"] == Outcome.OK]
+        met = sum(r[f"{v}_vs_base"] >= PAIR_TARGET for r in ok for v in others)
+        lines += [
+            f"**{title}** ({base} time / time: at least {PAIR_TARGET} meets the target; "
+            f"{met} of {len(ok) * len(others)} do; torch: torch.matmul's {base} against ours):",
+            "",
+            f"| problem | dtype | {base} us | {' | '.join(others)} | torch |",
+            "|---|---|---|" + "---|" * (len(others) + 1),
+        ]
+        for r in rows:
+            if r["outcome"] != Outcome.OK:
+                lines.append(f"| {r['problem']} | {r['dtype']} | {r['outcome']}: {r['detail']} |")
+                continue
+            cells = " | ".join(_ratio(r[f"{v}_vs_base"]) for v in others)
+            lines.append(
+                f"| {r['problem']} | {r['dtype']} | {r[f'{base}_us']} | {cells} | "
+                f"{_ratio(r['torch_vs_base'])} |"
+            )
+        lines.append("")
+    return lines
 
 
 def plot(rows: Sequence[dict], path: Path) -> str | None:
@@ -641,9 +752,14 @@ def plot(rows: Sequence[dict], path: Path) -> str | None:
     return None
 
 
-def write_csv(path: Path, rows: Sequence[dict]) -> None:
+def write_csv(path: Path, rows: Sequence[dict], fields: Sequence[str] | None = None) -> None:
+    """``rows`` as CSV: the problem rows' fields, or ``fields`` (default: every key of
+    ``rows``, in first-seen order)."""
+    if fields is None and rows and "kind" in rows[0]:
+        fields = list(dict.fromkeys(key for r in rows for key in r))
+    names = fields or list(base_row(Problem("", 1, 1, 1, "float16")))
     with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(base_row(Problem("", 1, 1, 1, "float16"))))
+        writer = csv.DictWriter(f, fieldnames=names, restval="")
         writer.writeheader()
         writer.writerows(rows)
 
@@ -666,6 +782,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--budget-s", type=float, default=420.0, help="start no problem after this many seconds"
     )
     parser.add_argument("--no-suite", action="store_true", help="random problems only")
+    parser.add_argument("--no-pairs", action="store_true", help="skip the layout and batch pairs")
     args = parser.parse_args(argv)
     if args.count < 1:
         parser.error("--count must be at least 1")
@@ -700,7 +817,7 @@ def main(argv: list[str] | None = None) -> int:
     if not torch.cuda.is_available():
         fail("no CUDA GPU visible to torch: this script runs kernels on a GPU")
     try:
-        target = rt.device_target(torch, 0)
+        rt.device_target(torch, 0)  # a GPU gemm-opt has kernels for
     except RuntimeError as e:
         fail(str(e))
     sms = rt.sm_count(torch, 0)
@@ -722,6 +839,20 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(problems)} problems", flush=True)  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     flush = benchlib.Flusher()
+    pairs: list[dict] = []
+    for i, pair in enumerate([] if args.no_pairs else pair_problems()):
+        try:
+            row = run_pair(torch, gemm_opt, pair, args.seed * 7919 + 10 * i, args.reps, flush)
+        except Exception as e:  # a refusal, a missing kernel or a crash: listed with the pair
+            row = {**pair_row(pair), "outcome": Outcome.ERROR.value, "detail": first_line(e)}
+        pairs.append(row)
+        others = [v for v in pair.variants if v != pair.base]
+        said = ", ".join(f"{v} {row[f'{v}_vs_base']:.3f}" for v in others if f"{v}_vs_base" in row)
+        print(f"[pair {i + 1}] {pair.kind} {pair.label} {pair.dtype}: {row['outcome']} "
+              f"{said or row['detail']}", flush=True)  # fmt: skip
+        torch.cuda.empty_cache()
+    if pairs:
+        write_csv(args.out / "pairs.csv", pairs)
     rows: list[dict] = []
     start = time.perf_counter()
     alive = True
@@ -730,8 +861,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(base_row(p))  # not run
             continue
         try:
-            row = run_problem(torch, gemm_opt, p, args.seed * 100_003 + i, args.reps, flush,
-                              sms, target)  # fmt: skip
+            row = run_problem(torch, gemm_opt, p, args.seed * 100_003 + i, args.reps, flush)
         except Exception as e:  # a crash is a failed problem, reported with its problem
             row = {**base_row(p), "outcome": Outcome.ERROR.value, "detail": first_line(e)}
             try:
@@ -749,8 +879,8 @@ def main(argv: list[str] | None = None) -> int:
     if skipped:
         print(f"no sweep.png: {skipped}", flush=True)
     png = None if skipped else "sweep.png"
-    (args.out / "sweep.md").write_text(markdown(rows, env, command, png))
-    failed = sum(r["outcome"] in FAILURES for r in rows)
+    (args.out / "sweep.md").write_text(markdown(rows, env, command, png, pairs))
+    failed = sum(r["outcome"] in FAILURES for r in [*rows, *pairs])
     total = summarize(rows)
     print(f"wrote {args.out}: {total['timed']} timed, geomean {_ratio(total['geomean'])}, "
           f"worst {_ratio(total['worst'])}; {total['refused']} refused; {failed} failed",

@@ -285,7 +285,7 @@ def cpu_problem(sweep, monkeypatch):
     p = sweep.Problem("p", 40, 24, 300, "bfloat16", sweep.Layout.NT)
 
     def run(api):
-        return sweep.run_problem(torch, api, p, 5, 3, None, 132, "cuda:90", device="cpu")
+        return sweep.run_problem(torch, api, p, 5, 3, None, device="cpu")
 
     return run
 
@@ -347,4 +347,89 @@ def test_a_correct_result_is_timed_against_torch(sweep, cpu_problem, monkeypatch
     assert row["outcome"] == "ok" and 0 <= row["err_over_bound"] <= 1
     assert (row["ours_us"], row["torch_us"], row["ratio"]) == (20.0, 15.0, 0.75)
     assert set(seen["fns"]) == {"ours", "torch"} and api.calls == 2  # the check, then timed
-    assert row["choice"].startswith("data-parallel")
+    assert row["choice"].startswith("gemm_dataparallel_tb_bf16")  # the plan of the NT call
+
+
+# ---- pairs: layouts against NN, batches against one flat call ----------------------------
+
+
+def test_pairs_hold_every_layout_and_batch_form_at_equal_work(sweep) -> None:
+    pairs = sweep.pair_problems()
+    layouts = [p for p in pairs if p.kind == "layout"]
+    batches = [p for p in pairs if p.kind == "batch"]
+    assert len(layouts) == 2 * len(sweep.PAIR_SHAPES) and len(batches) == 2 * len(sweep.BATCH_PAIRS)
+    for pair in layouts:
+        assert set(pair.variants) == {"NN", "NT", "TN", "TT"} and pair.base == "NN"
+        assert len({(p.m, p.n, p.k, p.dtype, p.form) for p in pair.variants.values()}) == 1
+    for pair in batches:
+        assert set(pair.variants) == {"flat", "3-D", "3-D x 2-D"} and pair.base == "flat"
+        assert len({p.macs for p in pair.variants.values()}) == 1
+        assert pair.variants["flat"].form is sweep.Form.PLAIN
+
+
+def test_a_pair_is_checked_on_each_variant_then_timed_together(sweep, monkeypatch) -> None:
+    """On the model: every variant is checked against float64 (one wrong variant makes
+    the pair wrong, named), then all of them and torch's base are timed in one bench
+    call; each ratio is base time / variant time, and the tables say which meet 0.97."""
+    torch = pytest.importorskip("torch")
+    import gemm_opt
+
+    def problem(layout="NN", form=sweep.Form.PLAIN, batch=1, m=21):
+        return sweep.Problem("q", m, 19, 40, "float16", sweep.Layout(layout), form, batch)
+
+    pair = sweep.Pair("layout", "21x19x40", "float16", "NN",
+                      {x: problem(x) for x in ("NN", "NT", "TN", "TT")})  # fmt: skip
+    times = {"NN": 0.010, "NT": 0.0102, "TN": 0.011, "TT": 0.010, "torch": 0.009}
+    seen = {}
+
+    def bench(fns, reps, warmup, flush):
+        seen["fns"] = set(fns)
+        return {v: {"median_ms": t} for v, t in times.items()}
+
+    monkeypatch.setattr(sweep.benchlib, "bench", bench)
+    row = sweep.run_pair(torch, gemm_opt, pair, 3, 5, None, device="cpu")
+    assert row["outcome"] == "ok" and seen["fns"] == set(times)
+    assert row["NT_vs_base"] == round(0.010 / 0.0102, 4) and row["TN_vs_base"] == round(1 / 1.1, 4)
+    assert "_tb_" in row["NT_choice"] and "_ta_" in row["TN_choice"]
+    batch = sweep.Pair("batch", "3x7x19x40", "float16", "flat", {
+        "flat": problem(m=21), "3-D": problem(form=sweep.Form.BATCHED, batch=3, m=7),
+        "3-D x 2-D": problem(form=sweep.Form.BROADCAST, batch=3, m=7)})  # fmt: skip
+    times = {"flat": 0.010, "3-D": 0.0105, "3-D x 2-D": 0.010, "torch": 0.012}
+    brow = sweep.run_pair(torch, gemm_opt, batch, 4, 5, None, device="cpu")
+    assert brow["outcome"] == "ok" and "grouped" in brow["3-D_choice"]
+    text = "\n".join(sweep.pair_markdown([row, brow]))
+    assert "**Layouts against NN**" in text and "2 of 3 do" in text  # TN is 0.91
+    assert "| 21x19x40 | float16 | 10.0 | 0.98 | 0.91 | 1.00 | 1.11 |" in text
+    assert "**Batches against one flat call of the same size**" in text and "1 of 2 do" in text
+
+    class Off:
+        def matmul(self, a, b, *, schedule):
+            c = gemm_opt.matmul(a, b, schedule=schedule)
+            return c + 1 if a.stride(-2) == 1 else c  # wrong when A is transposed
+
+    row = sweep.run_pair(torch, Off(), pair, 3, 5, None, device="cpu")
+    assert row["outcome"] == "wrong" and row["detail"].startswith("TN: max err/bound")
+
+
+def test_plot_results_draws_the_sweep_from_its_csv(sweep, monkeypatch, tmp_path) -> None:
+    rows = [
+        {**sweep.base_row(sweep.Problem("a", 8, 8, 8, "float16")), "outcome": "ok",
+         "ratio": 1.25},
+        sweep.base_row(sweep.Problem("b", 8, 8, 16, "float16")),  # not run: no ratio
+    ]  # fmt: skip
+    sweep.write_csv(tmp_path / "sweep.csv", rows)
+    plot = load_script(H100 / "plot_results.py", "bench_plot_results")
+    got = {}
+
+    def fake_plot(rows, path):
+        got["rows"], got["path"] = rows, path
+
+    import sweep as sweep_module  # what plot_results imports (benchmarks/h100 on the path)
+
+    monkeypatch.setattr(sweep_module, "plot", fake_plot)
+    assert plot.main(["--sweep", str(tmp_path / "sweep.csv"), "-o", str(tmp_path / "s.png")]) == 0
+    assert [(r["name"], r["macs"], r["ratio"]) for r in got["rows"]] == [
+        ("a", 512, 1.25),
+        ("b", 1024, None),
+    ]
+    assert got["path"] == tmp_path / "s.png"
