@@ -447,12 +447,13 @@ def _shape_config(
     grouped: str,
     reduction: str | None = None,
     groups: int = 1,
+    kind: str | None = None,
 ) -> S.GemmConfig:
     """The bundled configuration of the shape's class on ``a``'s GPU (no ``config`` given)."""
     import torch
 
     sms = rt.sm_count(torch, a.device)
-    return h100.GPU_CONFIGS[h100.gpu_config_name(m, n, grouped, sms, reduction, groups)]
+    return h100.GPU_CONFIGS[h100.gpu_config_name(m, n, grouped, sms, reduction, groups, kind)]
 
 
 # ---- the plan ---------------------------------------------------------------------------
@@ -556,7 +557,7 @@ def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
         if kw["config"] is None and kind != AUTO:  # auto resolves its own config
-            cfg = _shape_config(a, m, n, "none", reduction=red)
+            cfg = _shape_config(a, m, n, "none", reduction=red, kind=kind)
     _check_out(kw["out"], (m, n), dtype, backend, getattr(a, "device", None), meta)
     if meta and kind == AUTO:  # the output does not depend on the pick
         return _traced(None, "matmul", backend, dtype, (m, n))
@@ -787,11 +788,16 @@ def work_programs(plan: GemmPlan, programs: int) -> int:
     with more programs falls back to whole tiles, one program each; data-parallel
     launches a program per tile whatever ``num_programs`` says. Launching more would
     only start idle programs (and on the model, allocate and interleave them), so a
-    plan runs at most this many; the result is the same.
+    plan runs at most this many; the result is the same. Split-K runs ``tiles * S``,
+    ``S`` the most slices per tile that ``programs`` fill
+    (:func:`~gemm_opt.core.schedules.split_k_count`; pass ``tiles * S`` for an exact S).
     """
     spec = plan.spec
     assert spec is not None
     tiles = plan.total_tiles
+    if spec.kind == "split-k":
+        ipt = S.iters_per_tile(plan.scalars["K"], spec.block_k)
+        return max(tiles, 1) * S.split_k_count(tiles, ipt, programs)
     if spec.kind == "stream-k":
         work = tiles * S.iters_per_tile(plan.scalars["K"], spec.block_k)
         if programs <= work:
