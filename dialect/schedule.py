@@ -21,8 +21,15 @@ and the epilogue. The body is written once, whatever the schedule.
 Operands: M, N, K (i32), C (``!tile.ptr`` of f16, bf16 or f32, row-major)
 and its leading dimension (i64); ``group_lens`` (``!tile.ptr<i32>``) and
 ``num_groups`` (i32) when ``grouped`` is not "none"; ``sync``
-(``!tile.ptr<i32>``) for work stealing and for stream-K with linear or tree
-reduction; ``partials`` (``!tile.ptr<f32>``) for stream-K linear or tree.
+(``!tile.ptr<i32>``) for work stealing, for stream-K with linear or tree
+reduction and for split-K; ``partials`` (``!tile.ptr<f32>``) for stream-K
+linear or tree and for split-K.
+
+``kind = "split-k"``: ``tiles x S`` programs, each one slice of one tile's
+K iterations, summed in slice order by the tile's last program
+(:class:`~gemm_opt.core.schedules.partition.SplitKPartition`). ``split_k``
+fixes ``S`` at compile time; without it ``S`` is the launched programs
+divided by the tiles, read on the device, so one kernel serves every ``S``.
 
 Grouped forms. ``grouped = "m"``: group g owns rows ``[start_g, start_g +
 len_g)`` of A and C (``start_g`` the prefix sum of ``group_lens``), M is the
@@ -50,7 +57,12 @@ from gemm_opt.core.modes import (
     Reduction,
     TileLoop,
 )
-from gemm_opt.core.schedules.partition import COUNTER_STRIDE, needs_partials, needs_sync
+from gemm_opt.core.schedules.partition import (
+    COUNTER_STRIDE,
+    MAX_SPLIT_K,
+    needs_partials,
+    needs_sync,
+)
 from gemm_opt.dialect.tile import (
     BlockedAttr,
     PtrType,
@@ -98,12 +110,15 @@ def _mode(op: TileOp, name: str, allowed: tuple[Mode, ...], default: Mode | None
 class GemmScheduleOp(TileOp, name="gemm_schedule"):
     """Map a GEMM's output tiles and K ranges onto programs (see the module doc).
 
-    Rules: kind one of data-parallel, persistent, work-stealing, stream-k;
+    Rules: kind one of data-parallel, persistent, work-stealing, stream-k,
+    split-k;
     ``reduction`` (atomic, linear, tree) given exactly for stream-k;
     ``grouped`` none, m or k (default none), grouped only with kind
     persistent; ``tile_loop`` flat or per-group (default flat), only with
     grouped k (see :class:`~gemm_opt.core.modes.TileLoop`); ``num_xcds``
-    given exactly for work-stealing; block sizes powers of two; group_m and
+    given exactly for work-stealing; ``split_k`` (optional) only for
+    split-k, 1 to :data:`~gemm_opt.core.schedules.partition.MAX_SPLIT_K`;
+    block sizes powers of two; group_m and
     num_xcds positive, num_xcds at most :func:`num_xcds_limit` (the lowering's
     i32 arithmetic cannot wrap; a group_m past :func:`group_m_limit` it
     clamps); not
@@ -117,7 +132,7 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
 
     ATTRS = (
         *("kind", "reduction", "grouped", "tile_loop"),
-        *("block_m", "block_n", "block_k", "group_m", "num_xcds"),
+        *("block_m", "block_n", "block_k", "group_m", "num_xcds", "split_k"),
     )
     m: ext.Operand[Any]
     n: ext.Operand[Any]
@@ -147,6 +162,7 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
         _mode(self, "tile_loop", TILE_LOOPS, None)
         if self.attr("num_xcds") is not None and kind != Kind.WORK_STEALING:
             raise VerifyError(f'\'num_xcds\' is only for kind "work-stealing", not "{kind}"')
+        self._check_split_k()
         self._check_nesting()
         for name in ("block_m", "block_n", "block_k"):
             v = self.int_attr(name, required=True)
@@ -183,6 +199,18 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
             raise VerifyError(
                 f"'num_xcds' must be at most {num_xcds_limit()} (the lowering indexes "
                 f"counters num_xcds * {COUNTER_STRIDE} in i32), got {self.num_xcds}"
+            )
+
+    def _check_split_k(self) -> None:
+        if self.attr("split_k") is None:
+            return
+        if self.kind != Kind.SPLIT_K:
+            raise VerifyError(f'\'split_k\' is only for kind "split-k", not "{self.kind}"')
+        v = self.int_attr("split_k", required=True)
+        if v is None or not 1 <= v <= MAX_SPLIT_K:
+            raise VerifyError(
+                f"'split_k' must be 1 to {MAX_SPLIT_K} (slices per tile, each summed in "
+                f"turn by the tile's last program), got {v}"
             )
 
     def _check_nesting(self) -> None:
@@ -266,6 +294,11 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
         """Work stealing's chiplets (one counter each); 1 for the other kinds."""
         v = self.int_attr("num_xcds") if self.kind == Kind.WORK_STEALING else None
         return 1 if v is None else v
+
+    @property
+    def split_k(self) -> int | None:
+        """Split-K's slices per tile when fixed at compile time (None: from the grid)."""
+        return self.int_attr("split_k") if self.kind == Kind.SPLIT_K else None
 
     @property
     def needs_sync(self) -> bool:

@@ -78,6 +78,16 @@ class LowerGemmSchedulePass(TilePass):
       non-owner never waits, a tree's waits are on the same tile's
       contributors, which also visit it first, so every wait ends within
       its tile's own work (:meth:`StreamKPartition.critical_path`).
+    * split-k: ``S`` programs per tile (the ``split_k`` attribute, else
+      ``num_programs / tiles``), program ``pid`` slice ``pid / tiles`` of
+      tile ``pid % tiles``, K iterations split as
+      :class:`~gemm_opt.core.schedules.partition.SplitKPartition` says; each
+      stores its fp32 partial in ``partials[pid]`` and adds 1 to its tile's
+      counter ``flag[t]`` (acq_rel); the one that reads ``S - 1`` arrived
+      last: it adds slices ``0, 1, ..., S-1`` in that order (its own from
+      registers, the others loaded), stores C and resets ``flag[t]`` to 0.
+      The order is the slices', not the arrivals': bitwise reproducible for
+      every grid and interleaving, and no program ever waits.
 
     Before:
 
@@ -141,6 +151,7 @@ class _Schedule:
         ops = list(self.block.operations)
         self.yield_op = ops[-1].operation
         self.acc_type = ir.RankedTensorType(self.yield_op.operands[0].type)
+        self.split_k = op.split_k
         self.ws = workspace_layout(self.kind, self.reduction, 1, self.num_xcds, self.bm, self.bn)
         self.e = Emitter()
 
@@ -160,7 +171,7 @@ class _Schedule:
             elif self.grouped == Grouped.K:
                 self._grouped_k()
             else:
-                getattr(self, "_" + self.kind.name.lower())()  # Kind.STREAM_K: _stream_k
+                getattr(self, "_" + self.kind.name.lower())()  # Kind.STREAM_K: _stream_k, ...
         op.erase()
 
     # -- pieces --
@@ -319,6 +330,71 @@ class _Schedule:
             else:
                 self._tree(whole, tile_begin, tile_end, *place)
             scf.YieldOp([])
+
+    def _split_k(self) -> None:
+        """Program ``pid`` computes slice ``pid / tiles`` of tile ``pid % tiles``
+        (:class:`~gemm_opt.core.schedules.partition.SplitKPartition`); ``S`` is
+        the ``split_k`` attribute or ``num_programs / tiles``. ``S = 1``
+        stores its tile. Otherwise it publishes its fp32 partial in slot
+        ``pid``, adds 1 to its tile's counter (acq_rel: releases the partial,
+        and the last adder acquires every other's, a chain of read-modify-writes),
+        and the program that saw ``S - 1`` sums slices ``0..S-1`` in order (its
+        own from registers), stores C and resets the counter to 0."""
+        e = self.e
+        if self.split_k is None:
+            slices = e.max(e.div(e.num_programs(), e.max(self.tiles, e.c(1))), e.c(1))
+        else:
+            slices = e.c(self.split_k)
+        guard = e.if_(e.cmp("slt", self.pid, e.mul(self.tiles, slices)))
+        with ir.InsertionPoint(guard.then_block):
+            t, s = e.rem(self.pid, self.tiles), e.div(self.pid, self.tiles)
+            ipt = e.cdiv(self.K, e.c(self.bk))
+            q, r = e.div(ipt, slices), e.rem(ipt, slices)
+            begin = e.add(e.mul(s, q), e.min(s, r))
+            end = e.add(e.add(begin, q), e.select(e.cmp("slt", s, r), e.c(1), e.c(0)))
+            k_off = e.mul(begin, e.c(self.bk))
+            k_end = e.min(e.mul(end, e.c(self.bk)), self.K)
+            acc, m_off, n_off = self.tile(t, k_off, k_end)
+            alone = e.if_(e.cmp("eq", slices, e.c(1)), has_else=True)
+            with ir.InsertionPoint(alone.then_block):
+                self.store_c(acc, m_off, n_off)
+                scf.YieldOp([])
+            with ir.InsertionPoint(alone.else_block):
+                self._split_k_sum(acc, t, s, slices, m_off, n_off)
+                scf.YieldOp([])
+            scf.YieldOp([])
+
+    def _split_k_sum(
+        self, acc: Value, t: Value, s: Value, slices: Value, m_off: Value, n_off: Value
+    ) -> None:
+        """Publish, count in, and if last: the fixed-order sum of the tile's slices."""
+        e = self.e
+        sync = self.op.sync
+        counter = self.flag(t)
+        self.store_partial(self.pid, acc)
+        arrived = e.atomic(sync, counter, e.c(1), "add", "acq_rel")
+        last = e.if_(e.cmp("eq", arrived, e.sub(slices, e.c(1))))
+        with ir.InsertionPoint(last.then_block):
+            first = self.own_or_partial(e.c(0), s, t, acc)
+            total = e.for_(e.c(1), slices, e.c(1), [first])
+            with ir.InsertionPoint(total.body):
+                i = total.induction_variable
+                part = self.own_or_partial(i, s, t, acc)
+                scf.YieldOp([arith.AddFOp(total.inner_iter_args[0], part).result])
+            self.store_c(total.results[0], m_off, n_off)
+            e.atomic(sync, counter, e.c(0), "xchg", "relaxed")
+            scf.YieldOp([])
+
+    def own_or_partial(self, i: Value, s: Value, t: Value, acc: Value) -> Value:
+        """Slice ``i``'s partial of tile ``t``: ``acc`` if it is this program's
+        slice ``s``, else the one published in slot ``i * tiles + t``."""
+        e = self.e
+        mine = e.if_(e.cmp("eq", i, s), [self.acc_type], has_else=True)
+        with ir.InsertionPoint(mine.then_block):
+            scf.YieldOp([acc])
+        with ir.InsertionPoint(mine.else_block):
+            scf.YieldOp([self.partial(e.add(e.mul(i, self.tiles), t))])
+        return mine.results[0]
 
     # -- grouped (persistent) --
 
@@ -490,21 +566,28 @@ class _Schedule:
         row = e.mul(program, e.c(rows))
         return e.add(row, e.c(rows)), row, e.c64(self.ws.partial_ld)
 
-    def publish(self, acc: Value) -> None:
+    def store_partial(self, program: Value, acc: Value) -> None:
+        """Write ``acc`` to ``program``'s fp32 partial tile."""
         e = self.e
-        rows, row, ld = self.partial_at(self.pid)
+        rows, row, ld = self.partial_at(program)
         e.store(self.op.partials, rows, e.c(self.bn), ld, row, e.c(0), acc)
-        e.signal_flag(self.op.sync, self.flag(self.pid))
+
+    def partial(self, program: Value) -> Value:
+        """``program``'s fp32 partial tile (published and acquired before)."""
+        e = self.e
+        rows, row, ld = self.partial_at(program)
+        return e.load(self.op.partials, rows, e.c(self.bn), ld, row, e.c(0), self.acc_type)
+
+    def publish(self, acc: Value) -> None:
+        self.store_partial(self.pid, acc)
+        self.e.signal_flag(self.op.sync, self.flag(self.pid))
 
     def take(self, program: Value, acc: Value, wait: bool = True) -> Value:
         """Wait for ``program``'s flag (unless ``wait`` is False: already
         acquired), then add its partial to ``acc``."""
-        e = self.e
         if wait:
-            e.wait_flag(self.op.sync, self.flag(program))
-        rows, row, ld = self.partial_at(program)
-        part = e.load(self.op.partials, rows, e.c(self.bn), ld, row, e.c(0), self.acc_type)
-        return arith.AddFOp(acc, part).result
+            self.e.wait_flag(self.op.sync, self.flag(program))
+        return arith.AddFOp(acc, self.partial(program)).result
 
     def flag(self, program: Value) -> Value:
         e = self.e
@@ -542,8 +625,7 @@ class _Schedule:
             self.store_c(fix.results[0], m_off, n_off)
             scf.YieldOp([])
         with ir.InsertionPoint(br.else_block):
-            rows, row, ld = self.partial_at(self.pid)
-            e.store(self.op.partials, rows, e.c(self.bn), ld, row, e.c(0), acc)
+            self.store_partial(self.pid, acc)
             tile_owner = self.cta_of(e.sub(tile_end, e.c(1)))
             e.atomic(sync, self.flag(tile_owner), e.c(1), "add", "release")
             scf.YieldOp([])

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Stream-K's linear and tree fix-ups next to atomic stream-K and cuBLAS on the local NVIDIA GPU.
+"""Stream-K's fix-ups and split-K next to atomic stream-K and cuBLAS on the local NVIDIA GPU.
 
 For each shape, reduction, grid and configuration this prints the GPU time
 per call (20 calls in a CUDA graph, median of 20 replays, warm L2: the
@@ -14,6 +14,12 @@ Grids: ``resident`` (the default: SMs x occupancy) and ``sm`` (one program
 per SM: fewer contributors per tile, fewer partials to add). Configurations:
 the shape class's (``class``, what ``config=None`` runs) and ``mid``
 (128x128 tiles: half the operand traffic per flop of 64x64, fewer tiles).
+
+Split-K (``schedule="split-k"``, deterministic whatever the grid) runs its
+shape class (:data:`~gemm_opt.kernels.h100_configs.SPLIT_K_CLASSES`) with
+``num_programs`` one, two and four times the SMs (``sm``, ``2sm``, ``4sm``):
+``S`` is the most slices per tile that fit (:func:`gemm_opt.core.schedules.split_k_count`),
+and no program waits, so a grid past the resident programs is allowed.
 
     PYTHONPATH=python python3 benchmarks/h100/stream_k_fixups.py [--out FILE]
 
@@ -40,6 +46,8 @@ SHAPES = ((512, 512, 8192), (16, 4096, 7168), (128, 7168, 2048))
 REDUCTIONS = ("atomic", "linear", "tree")
 GRIDS = ("resident", "sm")
 CONFIGS = ("class", "mid")
+#: Split-K's grids: ``num_programs`` as SMs times this.
+SPLIT_K_GRIDS = {"sm": 1, "2sm": 2, "4sm": 4}
 REPEATS = 5  # runs compared bit for bit
 
 
@@ -48,32 +56,53 @@ class Case:
     m: int
     n: int
     k: int
-    reduction: str
+    reduction: str | None
     grid: str
     config: str
+    schedule: str = "stream-k"
 
     def config_name(self, sms: int) -> str:
         """The :data:`~gemm_opt.kernels.h100_configs.GPU_CONFIGS` entry the case runs."""
         if self.config != "class":
             return self.config
-        return h100.gpu_config_name(self.m, self.n, sms=sms, reduction=self.reduction)
+        return h100.gpu_config_name(
+            self.m, self.n, sms=sms, reduction=self.reduction, kind=self.schedule
+        )
+
+    def num_programs(self, sms: int) -> int | None:
+        if self.schedule == "split-k":
+            return sms * SPLIT_K_GRIDS[self.grid]
+        return sms if self.grid == "sm" else None
 
 
 def cases() -> list[Case]:
-    return [
+    stream_k = [
         Case(m, n, k, red, grid, cfg)
         for m, n, k in SHAPES
         for cfg in CONFIGS
         for red in REDUCTIONS
         for grid in GRIDS
     ]
+    split_k = [
+        Case(m, n, k, None, grid, "class", "split-k")
+        for m, n, k in SHAPES
+        for grid in SPLIT_K_GRIDS
+    ]
+    return stream_k + split_k
 
 
 def partition_facts(case: Case, cfg: S.GemmConfig, programs: int) -> str:
-    """Contributors per split tile and the fix-up's critical path (model, K iterations:
-    with an added partial costing one iteration, and the busiest program's work)."""
+    """Stream-K: contributors per split tile and the fix-up's critical path (model, K
+    iterations: with an added partial costing one iteration, and the busiest
+    program's work). Split-K: slices per tile and iterations per slice."""
     tiles = S.tile_count(case.m, case.n, cfg.block_m, cfg.block_n)
-    part = S.stream_k_partition(tiles, S.iters_per_tile(case.k, cfg.block_k), programs)
+    ipt = S.iters_per_tile(case.k, cfg.block_k)
+    if case.schedule == "split-k":
+        split = S.split_k_partition(tiles, ipt, programs // max(tiles, 1))
+        sizes = [e - b for b, e in map(split.slice_range, range(split.split_k))]
+        spread = f"{min(sizes)}-{max(sizes)}"
+        return f"tiles {tiles:4d}  slices {split.split_k:5d}  iterations {spread:>5} of {ipt}"
+    part = S.stream_k_partition(tiles, ipt, programs)
     split = [len(part.contributors(t)) for t in range(part.dp_tiles, tiles)]
     spread = f"{min(split)}-{max(split)}" if split else "-"
     path, work = part.critical_path(case.reduction, 1.0), part.critical_path(case.reduction)
@@ -88,15 +117,16 @@ def run_case(torch: Any, case: Case, a: Any, b: Any, ref: Any, mag: Any, say: An
     sms = rt.sm_count(torch, a.device)
     name = case.config_name(sms)
     cfg = h100.GPU_CONFIGS[name]
-    kw = dict(schedule="stream-k", reduction=case.reduction, config=cfg,
-              num_programs=sms if case.grid == "sm" else None)  # fmt: skip
+    kw = dict(schedule=case.schedule, reduction=case.reduction, config=cfg,
+              num_programs=case.num_programs(sms))  # fmt: skip
     first = gemm_opt.matmul(a, b, **kw)
     same = all(torch.equal(first, gemm_opt.matmul(a, b, **kw)) for _ in range(REPEATS - 1))
     err = ((first.double() - ref).abs() / mag.clamp_min(1e-30)).max().item()
     us = graph_us(torch, lambda: gemm_opt.matmul(a, b, **kw))
     programs = plans.plan("matmul", a, b, num_xcds=1, out=None, seed=None, **kw).programs
     say(
-        f"{case.m}x{case.n}x{case.k:<5} {name:>6} {case.reduction:>6} {case.grid:>8} "
+        f"{case.m}x{case.n}x{case.k:<5} {name:>6} {case.reduction or case.schedule:>7} "
+        f"{case.grid:>8} "
         f"P {programs:4d}  {us:7.1f} us  bitwise {'yes' if same else 'NO '}  "
         f"err {err:.1e}  {partition_facts(case, cfg, programs)}"
     )

@@ -24,8 +24,13 @@ signature.
 Every kernel accumulates in fp32 and rounds once to the output type (the
 input's, or ``out``'s, which must have the input's dtype); atomic stream-K
 rounds once per program adding into a tile. ``schedule`` is
-``"data-parallel"``, ``"persistent"``, ``"work-stealing"`` or ``"stream-k"``
-(see :mod:`gemm_opt.core.schedules`); ``reduction`` is ``"atomic"``,
+``"data-parallel"``, ``"persistent"``, ``"work-stealing"``, ``"stream-k"``
+or ``"split-k"`` (see :mod:`gemm_opt.core.schedules`). ``"split-k"`` is for
+shapes with too few tiles to fill the GPU: ``tiles x S`` programs, ``S`` the
+most slices of each tile's K that ``num_programs`` programs hold (at most
+its ``block_k`` steps; pass ``num_programs = tiles x S`` for an exact ``S``),
+the fp32 partials summed in slice order: bitwise reproducible, for any
+grid. ``reduction`` is ``"atomic"``,
 ``"linear"`` or ``"tree"`` and only stream-K takes one (``None`` there means
 ``"linear"``: deterministic and needing no zeroed output). ``"auto"`` picks
 schedule, reduction and config from the tuned table of the device's target

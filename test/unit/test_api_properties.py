@@ -36,7 +36,7 @@ CONFIGS = (
 )
 #: Spoiled values of each argument; the message must name the argument.
 BAD = {
-    "schedule": ["split-k", None, 3, "Stream-K"],
+    "schedule": ["split-n", None, 3, "Stream-K"],
     "num_programs": [0, -3, 2**31, True, 2.5, "4"],
     "num_xcds": [0, 65, True, 1.0],
     "config": [

@@ -23,14 +23,15 @@ H100_SMS = 132
 
 def test_every_case_runs_a_bundled_kernel():
     bench = load_script(SCRIPT, "bench_stream_k_fixups")
-    bundled = {(s.reduction, s.dtype, s.block_m, s.block_n, s.block_k, s.num_warps)
-               for s in bundle_specs(("bf16",)) if s.kind == "stream-k"}  # fmt: skip
+    bundled = {(s.kind, s.reduction, s.dtype, s.block_m, s.block_n, s.block_k, s.num_warps)
+               for s in bundle_specs(("bf16",))}  # fmt: skip
     cases = bench.cases()
-    assert len(cases) == len(bench.SHAPES) * 3 * 2 * 2
+    assert len(cases) == len(bench.SHAPES) * (3 * 2 * 2 + len(bench.SPLIT_K_GRIDS))
+    assert {c.schedule for c in cases} == {"stream-k", "split-k"}
     for case in cases:
         cfg = h100.GPU_CONFIGS[case.config_name(H100_SMS)]
-        key = (case.reduction, "bf16", cfg.block_m, cfg.block_n, cfg.block_k, cfg.num_warps)
-        assert key in bundled, case
+        key = (case.schedule, case.reduction, "bf16", cfg.block_m, cfg.block_n, cfg.block_k)
+        assert (*key, cfg.num_warps) in bundled, case
 
 
 def test_partition_facts_name_contributors_and_the_critical_path():
@@ -41,6 +42,15 @@ def test_partition_facts_name_contributors_and_the_critical_path():
     # 64 tiles of 64 iterations (K blocks of 128) over 132 programs: 31 or 32 each,
     # so a tile's 64 iterations meet 2 to 4 programs
     assert facts.split() == ["tiles", "64", "contributors", "2-4", "path", "34", "of", "work", "32"]
+
+
+def test_split_k_facts_name_the_slices():
+    """512x512x8192 on 2 x 132 programs: 64 tiles of 64 iterations, 4 slices of 16."""
+    bench = load_script(SCRIPT, "bench_stream_k_fixups")
+    case = bench.Case(512, 512, 8192, None, "2sm", "class", "split-k")
+    assert case.config_name(H100_SMS) == "small" and case.num_programs(H100_SMS) == 264
+    facts = bench.partition_facts(case, h100.GPU_CONFIGS["small"], 256)
+    assert facts.split() == ["tiles", "64", "slices", "4", "iterations", "16-16", "of", "64"]
 
 
 def test_without_a_gpu_it_exits_2():

@@ -11,7 +11,7 @@ from gemm_opt.core.modes import Body, Grouped, Kind, Reduction, TileLoop
 
 
 def test_modes_keep_their_strings() -> None:
-    assert modes.KINDS == ("data-parallel", "persistent", "work-stealing", "stream-k")
+    assert modes.KINDS == ("data-parallel", "persistent", "work-stealing", "stream-k", "split-k")
     assert modes.REDUCTIONS == ("atomic", "linear", "tree")
     assert modes.GROUPED == ("none", "m", "k")
     assert modes.BODIES == ("auto", "blocks", "pipelined")
@@ -45,8 +45,8 @@ def test_a_kernel_spec_takes_strings_or_members() -> None:
     assert linear.name == "gemm_streamk_linear_groupedk_fp16_64x64x32_g8_w4"
     with pytest.raises(ValueError, match="grouped must be one of"):
         S.KernelSpec("persistent", None, "x", "fp16", 64, 64, 32, 8, 4, None)
-    with pytest.raises(ValueError, match="unknown schedule kind 'split-k'"):
-        S.KernelSpec("split-k", None, "none", "fp16", 64, 64, 32, 8, 4, None)
+    with pytest.raises(ValueError, match="unknown schedule kind 'split-n'"):
+        S.KernelSpec("split-n", None, "none", "fp16", 64, 64, 32, 8, 4, None)
 
 
 def test_only_work_stealing_kernels_have_chiplets() -> None:

@@ -286,7 +286,7 @@ def test_workspace_layout():
     assert (sk.num_flags, sk.sync_elements, sk.partial_elements) == (132, 132, 132 * 128 * 128)
     assert workspace_layout("stream-k", "atomic", 132, 1, 128, 128).sync_elements == 0
     with pytest.raises(ValueError, match="unknown schedule kind"):
-        workspace_layout("split-k", None, 4, 1, 64, 64)
+        workspace_layout("split-n", None, 4, 1, 64, 64)
 
 
 # ---- the kernel builder -------------------------------------------------------------
@@ -309,7 +309,7 @@ def test_kernel_signature():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"kind": "split-k"}, "kind must be one of"),
+        ({"kind": "split-n"}, "kind must be one of"),
         ({"kind": "stream-k", "reduction": "ring"}, "reduction must be one of"),
         ({"dtype": "f32"}, "dtype must be one of"),
         ({"target": "gfx90a"}, "target must be one of"),

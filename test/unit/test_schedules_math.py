@@ -357,7 +357,7 @@ def test_workspace_layouts() -> None:
     [
         (("stream-k", "fast", 4, 1, 16, 16), "reduction must be one of"),
         (("persistent", "linear", 4, 1, 16, 16), "needs schedule='stream-k'"),
-        (("split-k", None, 4, 1, 16, 16), "schedule must be one of"),
+        (("split-n", None, 4, 1, 16, 16), "schedule must be one of"),
         (("work-stealing", None, 0, 1, 16, 16), "num_programs must be a positive"),
     ],
 )

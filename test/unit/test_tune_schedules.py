@@ -67,10 +67,11 @@ def test_cases_cover_the_issue_problems(T) -> None:
 
 def test_candidates_are_what_the_bundles_hold(T) -> None:
     dense = T.candidates(metas(), "dense", "bfloat16")
-    assert len(dense) == 6 * len(h100.GPU_CONFIGS)
+    assert len(dense) == 7 * len(h100.GPU_CONFIGS)
     assert {(c.schedule, c.reduction) for c in dense} == {
         ("data-parallel", None), ("persistent", None), ("work-stealing", None),
         ("stream-k", "atomic"), ("stream-k", "linear"), ("stream-k", "tree"),
+        ("split-k", None),
     }  # fmt: skip
     assert {c.config for c in dense} == set(h100.GPU_CONFIGS.values())
     assert dense[0].label == "data-parallel default"

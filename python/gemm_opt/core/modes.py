@@ -35,6 +35,7 @@ class Kind(Mode):
     PERSISTENT = "persistent"
     WORK_STEALING = "work-stealing"
     STREAM_K = "stream-k"
+    SPLIT_K = "split-k"
 
 
 class Reduction(Mode):

@@ -111,7 +111,7 @@ def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
             for kind in S.KINDS:
                 reductions = S.REDUCTIONS if kind == "stream-k" else (None,)
                 for red in reductions:
-                    if h100.config_serves(name, red):
+                    if h100.config_serves(name, red, kind):
                         specs.append(S.KernelSpec(kind, red, "none", dtype, **cfg))
         for kind in S.GROUPED_KINDS:
             for cfg in CONFIGS.values():  # forward, dgrad (trans_b), wgrad

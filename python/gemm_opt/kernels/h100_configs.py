@@ -12,7 +12,7 @@ autotune fallback reads them where no compiler is installed.
 
 from __future__ import annotations
 
-from gemm_opt.core.modes import FIXUP_REDUCTIONS, Grouped
+from gemm_opt.core.modes import FIXUP_REDUCTIONS, Grouped, Kind
 from gemm_opt.core.schedules.abi import GemmConfig
 from gemm_opt.core.schedules.partition import tile_count
 
@@ -42,11 +42,17 @@ GPU_CONFIG = GPU_CONFIGS["default"]
 #: reductions may use it). A class also needs at least ``block_m`` rows (a
 #: taller tile only multiplies padding). No match: ``small``.
 GPU_SHAPE_CLASSES = (("wide", 1.0, False), ("mid", 1.0, True), ("narrow", 0.5, True))
+#: The classes split-K is bundled for: the decode and small shapes it exists for
+#: (too few tiles to fill the SMs), whose 64-row tiles each slice splits further.
+SPLIT_K_CLASSES = ("narrow", "small")
 
 
-def config_serves(name: str, reduction: str | None) -> bool:
-    """Whether the GPU configuration ``name`` is built for ``reduction``: not a
-    fix-up reduction at a class that may not take one (its kernels would spill)."""
+def config_serves(name: str, reduction: str | None, kind: str | None = None) -> bool:
+    """Whether the GPU configuration ``name`` is built for ``reduction`` and
+    ``kind``: not a fix-up reduction at a class that may not take one (its
+    kernels would spill), split-K only at :data:`SPLIT_K_CLASSES`."""
+    if kind == Kind.SPLIT_K and name not in SPLIT_K_CLASSES:
+        return False
     return reduction not in FIXUP_REDUCTIONS or all(
         ok for cls, _, ok in GPU_SHAPE_CLASSES if cls == name
     )
@@ -59,18 +65,18 @@ def gpu_config_name(
     sms: int = 132,
     reduction: str | None = None,
     groups: int = 1,
+    kind: str | None = None,
 ) -> str:
     """The :data:`GPU_CONFIGS` entry for an ``m x n`` output (grouped m: all
     groups' rows; grouped k: one group's ``m x n``, of which there are
     ``groups``) on a GPU of ``sms`` SMs: the first of
     :data:`GPU_SHAPE_CLASSES` whose tiles fill its share of a wave (and that
-    ``reduction`` may use). Every grouped form, dgrad and wgrad included, has
-    the pipelined body and so every class."""
+    ``reduction`` and ``kind`` may use: :func:`config_serves`). Every grouped
+    form, dgrad and wgrad included, has the pipelined body and so every class."""
     copies = groups if grouped == Grouped.K else 1
-    fixup = reduction in FIXUP_REDUCTIONS
-    for name, wave, fixup_ok in GPU_SHAPE_CLASSES:
+    for name, wave, _ in GPU_SHAPE_CLASSES:
         cfg = GPU_CONFIGS[name]
-        if fixup and not fixup_ok:
+        if not config_serves(name, reduction, kind):
             continue
         tiles = copies * tile_count(m, n, cfg.block_m, cfg.block_n)
         if m >= cfg.block_m and tiles >= wave * sms:
@@ -82,6 +88,7 @@ __all__ = [
     "GPU_CONFIG",
     "GPU_CONFIGS",
     "GPU_SHAPE_CLASSES",
+    "SPLIT_K_CLASSES",
     "config_serves",
     "gpu_config_name",
 ]

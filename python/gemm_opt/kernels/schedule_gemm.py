@@ -18,15 +18,15 @@ lda         ``i64``              leading dimensions of the matrices as stored
 ldb, ldc    ``i64``              (the row stride, in elements)
 group_lens  ``!tile.ptr<i32>``   grouped only: G group sizes (zeros allowed)
 num_groups  ``i32``              grouped only: G
-sync        ``!tile.ptr<i32>``   work-stealing, stream-k linear/tree: counters/flags
-partials    ``!tile.ptr<f32>``   stream-k linear/tree: fp32 partial tiles
+sync        ``!tile.ptr<i32>``   work-stealing, stream-k linear/tree, split-k: counters/flags
+partials    ``!tile.ptr<f32>``   stream-k linear/tree, split-k: fp32 partial tiles
 ==========  ===================  ===============================================
 
 ``T`` is f16 or bf16 (``dtype`` "fp16" or "bf16"; fp32 accumulation, C in
 T); the names and order are :func:`gemm_opt.core.schedules.abi.kernel_args`.
 Grid: ``(tiles, 1, 1)`` for data-parallel (``tiles = cdiv(M, block_m) * cdiv(N, block_n)``), else
 ``(P, 1, 1)`` for any number of programs P (the runtime's default: the
-resident programs, compute units x occupancy). Sizes
+resident programs, compute units x occupancy); split-k: ``(tiles * S, 1, 1)``. Sizes
 of ``sync`` and ``partials`` for P programs:
 :func:`gemm_opt.core.schedules.partition.workspace_layout`; the host zeroes ``sync``
 before every launch (and C for stream-K with atomic reduction).

@@ -622,12 +622,13 @@ def _shape_config(
     grouped: str,
     reduction: str | None = None,
     groups: int = 1,
+    kind: str | None = None,
 ) -> S.GemmConfig:
     """The bundled configuration of the shape's class on ``a``'s GPU (no ``config`` given)."""
     import torch
 
     sms = rt.sm_count(torch, a.device)
-    return h100.GPU_CONFIGS[h100.gpu_config_name(m, n, grouped, sms, reduction, groups)]
+    return h100.GPU_CONFIGS[h100.gpu_config_name(m, n, grouped, sms, reduction, groups, kind)]
 
 
 # ---- the plan ---------------------------------------------------------------------------
@@ -766,7 +767,7 @@ def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
         kind = S.GROUPED_KINDS[0]
     if backend == "cuda" and kw["config"] is None and kind != AUTO:  # auto resolves its own
         form = "m" if grouped else "none"
-        cfg = _shape_config(a, rows, n, form, None if grouped else red, groups)
+        cfg = _shape_config(a, rows, n, form, None if grouped else red, groups, kind=kind)
     auto = kind == AUTO
     problem = ("fwd", rows, n, k, groups) if grouped else ("dense", rows, n, k, 1)
     kind, red, cfg = resolve_auto(kind, red, cfg, problem, backend, dtype, a, P, X)
@@ -1040,11 +1041,16 @@ def work_programs(plan: GemmPlan, programs: int) -> int:
     with more programs falls back to whole tiles, one program each; data-parallel
     launches a program per tile whatever ``num_programs`` says. Launching more would
     only start idle programs (and on the model, allocate and interleave them), so a
-    plan runs at most this many; the result is the same.
+    plan runs at most this many; the result is the same. Split-K runs ``tiles * S``,
+    ``S`` the most slices per tile that ``programs`` fill
+    (:func:`~gemm_opt.core.schedules.split_k_count`; pass ``tiles * S`` for an exact S).
     """
     spec = plan.spec
     assert spec is not None
     tiles = plan.total_tiles
+    if spec.kind == "split-k":
+        ipt = S.iters_per_tile(plan.scalars["K"], spec.block_k)
+        return max(tiles, 1) * S.split_k_count(tiles, ipt, programs)
     if spec.kind == "stream-k":
         work = tiles * S.iters_per_tile(plan.scalars["K"], spec.block_k)
         if programs <= work:

@@ -34,11 +34,11 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 #acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @f(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %x: tensor<32x32xf32, #acc>) {
-    // expected-error@+1 {{'tile.gemm_schedule' op 'kind' must be one of data-parallel, persistent, work-stealing, stream-k, got "split-k"}}
+    // expected-error@+1 {{'tile.gemm_schedule' op 'kind' must be one of data-parallel, persistent, work-stealing, stream-k, split-k, got "split-n"}}
     "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
     ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
       "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
-    }) {kind = "split-k", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    }) {kind = "split-n", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
     return
   }
 }
@@ -391,6 +391,81 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
       }
       "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
     }) {kind = "persistent", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== split_k belongs to split-K. ====
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @f(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %x: tensor<32x32xf32, #acc>) {
+    // expected-error@+1 {{'tile.gemm_schedule' op 'split_k' is only for kind "split-k", not "persistent"}}
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "persistent", split_k = 2 : i32, block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== split_k of zero slices. ====
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @f(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %s: !tile.ptr<i32>, %p: !tile.ptr<f32>, %x: tensor<32x32xf32, #acc>) {
+    // expected-error@+1 {{'tile.gemm_schedule' op 'split_k' must be 1 to 256 (slices per tile, each summed in turn by the tile's last program), got 0}}
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %s, %p) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "split-k", split_k = 0 : i32, block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== split_k past 256 slices. ====
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @f(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %s: !tile.ptr<i32>, %p: !tile.ptr<f32>, %x: tensor<32x32xf32, #acc>) {
+    // expected-error@+1 {{'tile.gemm_schedule' op 'split_k' must be 1 to 256 (slices per tile, each summed in turn by the tile's last program), got 257}}
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %s, %p) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "split-k", split_k = 257 : i32, block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== Split-K takes no reduction: its sum is always in slice order. ====
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @f(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %s: !tile.ptr<i32>, %p: !tile.ptr<f32>, %x: tensor<32x32xf32, #acc>) {
+    // expected-error@+1 {{'tile.gemm_schedule' op 'reduction' is only for kind "stream-k", not "split-k"}}
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %s, %p) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "split-k", reduction = "linear", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== Split-K needs its counters and partials. ====
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @f(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %x: tensor<32x32xf32, #acc>) {
+    // expected-error@+1 {{'tile.gemm_schedule' op kind "split-k" needs a 'sync' operand (a pointer to i32)}}
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "split-k", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
     return
   }
 }

@@ -129,3 +129,20 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// Split-K takes the counters and partials; split_k fixes the slices per tile.
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @split_k
+  func.func @split_k(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<bf16>, %ldc: i64, %s: !tile.ptr<i32>, %p: !tile.ptr<f32>, %x: tensor<32x32xf32, #acc>) {
+    // CHECK: "tile.gemm_schedule"(%arg0, %arg1, %arg2, %arg3, %arg4, %arg5, %arg6)
+    // CHECK: kind = "split-k", {{.*}}split_k = 4 : i32
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %s, %p) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "split-k", split_k = 4 : i32, block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<bf16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
+    return
+  }
+}

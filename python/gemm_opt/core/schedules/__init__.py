@@ -4,7 +4,7 @@ One namespace over two modules, each one concern:
 
 * :mod:`~gemm_opt.core.schedules.partition`: how output tiles and K
   iterations map to programs (tile order, persistent and work-stealing
-  ranges, stream-K partitions, grouped tiles) and the workspace layout;
+  ranges, stream-K and split-K partitions, grouped tiles) and the workspace layout;
 * :mod:`~gemm_opt.core.schedules.abi`: what a compiled kernel takes and
   assumes (argument lists, block shapes, divisibility facts, kernel specs).
 
@@ -44,11 +44,13 @@ from gemm_opt.core.schedules.abi import (
 from gemm_opt.core.schedules.partition import (
     COUNTER_STRIDE,
     ELEMENT_BYTES,
+    MAX_SPLIT_K,
     PARTIALS_ALIGN,
     STREAM_K_ALIGN_SLACK,
     GroupedTiles,
     GroupTile,
     Segment,
+    SplitKPartition,
     StreamKPartition,
     WorkspaceLayout,
     aligned_stream_k_programs,
@@ -56,6 +58,7 @@ from gemm_opt.core.schedules.partition import (
     check_kind,
     check_non_negative,
     check_positive,
+    check_split_k,
     check_work_stealing,
     grid_size,
     group_starts,
@@ -66,6 +69,8 @@ from gemm_opt.core.schedules.partition import (
     needs_sync,
     persistent_tiles,
     resolve_reduction,
+    split_k_count,
+    split_k_partition,
     stream_k_partition,
     tile_coords,
     tile_count,
@@ -86,6 +91,7 @@ __all__ = [
     "GROUPED",
     "GROUPED_KINDS",
     "KINDS",
+    "MAX_SPLIT_K",
     "MAX_STAGES",
     "MIN_STAGES",
     "MMA_K",
@@ -100,6 +106,7 @@ __all__ = [
     "GroupedTiles",
     "KernelSpec",
     "Segment",
+    "SplitKPartition",
     "StreamKPartition",
     "WorkspaceLayout",
     "aligned_args",
@@ -109,6 +116,7 @@ __all__ = [
     "check_kind",
     "check_non_negative",
     "check_positive",
+    "check_split_k",
     "check_work_stealing",
     "divisibility_facts",
     "grid_size",
@@ -122,6 +130,8 @@ __all__ = [
     "persistent_tiles",
     "pipelined",
     "resolve_reduction",
+    "split_k_count",
+    "split_k_partition",
     "stream_k_partition",
     "tile_coords",
     "tile_count",

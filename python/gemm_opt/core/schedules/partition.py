@@ -23,6 +23,10 @@ Schedules (``kind``):
   by a ``linear`` fix-up (the tile's owner, its last contributor, adds the
   other programs' fp32 partials in descending program order) or a ``tree``
   (pairwise, fixed order). Both fix-ups are deterministic for a fixed ``P``.
+* ``split-k``: ``tiles x S`` programs, ``S`` slices of every tile's K
+  iterations (:func:`split_k_partition`); the last slice of a tile to
+  arrive sums all ``S`` fp32 partials in slice order: bitwise the same
+  whatever the arrival order, and for every grid.
 
 Every kind visits tiles in GROUP_M order (:func:`tile_coords`).
 """
@@ -119,7 +123,9 @@ def grid_size(kind: str, total_tiles: int, num_programs: int) -> int:
     """Programs launched: all tiles for data-parallel, else ``num_programs``.
 
     Persistent and work-stealing launch at most one program per tile;
-    stream-K launches exactly ``num_programs`` (its split depends on it).
+    stream-K launches exactly ``num_programs`` (its split depends on it), and
+    so does split-K, whose ``num_programs`` is ``tiles * S``
+    (:attr:`SplitKPartition.num_programs`).
     """
     check_kind(kind)
     check_non_negative("total_tiles", total_tiles)
@@ -387,6 +393,102 @@ def aligned_stream_k_programs(
     return max_programs
 
 
+# ---- split-K ---------------------------------------------------------------------------
+
+#: The most slices of one tile. The last program of a tile reads the other
+#: ``S - 1`` partial tiles one after another: past this many, that serial sum
+#: costs more than any split of K saves.
+MAX_SPLIT_K = 256
+
+
+@dataclass(frozen=True)
+class SplitKPartition:
+    """Every tile's K iterations cut into ``split_k`` contiguous slices, one program each.
+
+    With ``q, r = divmod(iters_per_tile, S)`` slice ``s`` takes iterations
+    ``[s*q + min(s, r), (s+1)*q + min(s+1, r))``: balanced (sizes differ by at
+    most one), in order, covering the tile once. Program ``p`` computes slice
+    ``p // tiles`` of tile ``p % tiles`` (slice-major: consecutive programs are
+    one slice of neighbouring tiles, which read the same K columns of A
+    together) and writes its fp32 partial to partial slot ``p``. Each program
+    then adds 1 to its tile's counter (acq_rel); the one that sees ``S - 1``
+    arrived last: it sums the slots of slices ``0, 1, ..., S-1`` in that order
+    (its own partial at its place, from registers) and stores C. The sum's
+    order never depends on which program arrives last, nor on the grid: split-K
+    is bitwise reproducible. No program waits for another (no residency
+    requirement, unlike stream-K's fix-ups).
+    """
+
+    total_tiles: int
+    iters_per_tile: int
+    split_k: int
+
+    @property
+    def num_programs(self) -> int:
+        """The grid: one program per (tile, slice)."""
+        return self.total_tiles * self.split_k
+
+    def slice_range(self, s: int) -> tuple[int, int]:
+        """K iterations ``[begin, end)`` of slice ``s`` (empty when the tile has
+        fewer iterations than slices, as when K is 0)."""
+        if not 0 <= s < self.split_k:
+            raise ValueError(f"slice must be in [0, {self.split_k}), got {s}")
+        q, r = divmod(self.iters_per_tile, self.split_k)
+        return s * q + min(s, r), (s + 1) * q + min(s + 1, r)
+
+    def place(self, program: int) -> tuple[int, int]:
+        """(tile, slice) of ``program``."""
+        if not 0 <= program < self.num_programs:
+            raise ValueError(f"program must be in [0, {self.num_programs}), got {program}")
+        s, tile = divmod(program, self.total_tiles)
+        return tile, s
+
+    def program(self, tile: int, s: int) -> int:
+        """The program (and partial slot) of slice ``s`` of ``tile``."""
+        if not 0 <= tile < self.total_tiles or not 0 <= s < self.split_k:
+            raise ValueError(f"(tile, slice) must be below {(self.total_tiles, self.split_k)}")
+        return s * self.total_tiles + tile
+
+    def segments(self, program: int) -> list[Segment]:
+        """What ``program`` computes: one segment, its slice of its tile."""
+        tile, s = self.place(program)
+        return [Segment(tile, *self.slice_range(s), self.iters_per_tile)]
+
+    def sum_order(self, tile: int) -> list[int]:
+        """The partial slots ``tile``'s last program adds, in order (slices 0..S-1)."""
+        return [self.program(tile, s) for s in range(self.split_k)]
+
+
+def check_split_k(split_k: int, iters_per_tile: int) -> None:
+    """ValueError naming ``split_k`` unless it is 1 to :data:`MAX_SPLIT_K` and at most
+    the iterations per tile (every slice at least one ``block_k`` step; 1 when K is 0)."""
+    check_positive("split_k", split_k)
+    check_non_negative("iters_per_tile", iters_per_tile)
+    most = min(max(iters_per_tile, 1), MAX_SPLIT_K)
+    if split_k > most:
+        raise ValueError(
+            f"split_k must be at most {most} (the {iters_per_tile} block_k iterations of a "
+            f"tile, and at most {MAX_SPLIT_K}): every slice takes at least one; got {split_k}"
+        )
+
+
+def split_k_partition(total_tiles: int, iters_per_tile: int, split_k: int) -> SplitKPartition:
+    """The split-K partition of ``total_tiles`` tiles into ``split_k`` slices each."""
+    check_non_negative("total_tiles", total_tiles)
+    check_split_k(split_k, iters_per_tile)
+    return SplitKPartition(total_tiles, iters_per_tile, split_k)
+
+
+def split_k_count(total_tiles: int, iters_per_tile: int, num_programs: int) -> int:
+    """The slices per tile that fill ``num_programs`` programs: the most with
+    ``tiles * S <= num_programs`` (at least 1), within :func:`check_split_k`'s bounds."""
+    check_non_negative("total_tiles", total_tiles)
+    check_non_negative("iters_per_tile", iters_per_tile)
+    check_positive("num_programs", num_programs)
+    most = min(max(iters_per_tile, 1), MAX_SPLIT_K)
+    return max(1, min(num_programs // max(total_tiles, 1), most))
+
+
 # ---- grouped GEMM ---------------------------------------------------------------------
 
 
@@ -527,7 +629,8 @@ class WorkspaceLayout:
     apart, then ``num_flags`` flags (one per program) from ``flag_offset``,
     ``flag_stride`` apart; ``sync_elements`` in all. A flag is the count of
     published partials of the tile its program owns (linear) or whether its
-    program's partial is published (tree). ``partials`` (f32): one
+    program's partial is published (tree); split-K's flag ``t`` counts the
+    arrived slices of tile ``t`` (tiles <= programs). ``partials`` (f32): one
     ``block_m x block_n`` row-major tile (rows ``partial_ld`` apart) per
     program, ``partial_stride`` apart; ``partial_elements`` in all. Offsets
     and strides do not depend on the program count (the kernel reads that at
@@ -595,8 +698,8 @@ def needs_sync(kind: str, reduction: str | None) -> bool:
 
 
 def needs_partials(kind: str, reduction: str | None) -> bool:
-    """Whether the kernel takes ``partials``: stream-K with a fix-up reduction."""
-    return kind == Kind.STREAM_K and reduction in FIXUP_REDUCTIONS
+    """Whether the kernel takes ``partials``: stream-K with a fix-up reduction, split-K."""
+    return kind == Kind.SPLIT_K or (kind == Kind.STREAM_K and reduction in FIXUP_REDUCTIONS)
 
 
 def _check_grouped(grouped: str) -> None:
@@ -667,11 +770,13 @@ def workspace_layout(
 __all__ = [
     "COUNTER_STRIDE",
     "ELEMENT_BYTES",
+    "MAX_SPLIT_K",
     "PARTIALS_ALIGN",
     "STREAM_K_ALIGN_SLACK",
     "GroupTile",
     "GroupedTiles",
     "Segment",
+    "SplitKPartition",
     "StreamKPartition",
     "WorkspaceLayout",
     "aligned_stream_k_programs",
@@ -679,6 +784,7 @@ __all__ = [
     "check_kind",
     "check_non_negative",
     "check_positive",
+    "check_split_k",
     "check_work_stealing",
     "grid_size",
     "group_starts",
@@ -689,6 +795,8 @@ __all__ = [
     "needs_sync",
     "persistent_tiles",
     "resolve_reduction",
+    "split_k_count",
+    "split_k_partition",
     "stream_k_partition",
     "tile_coords",
     "tile_count",
