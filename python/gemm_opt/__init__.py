@@ -3,7 +3,7 @@
 The package root re-exports the pure-Python public API (no MLIR import):
 the warp-hint rule and the per-warp TDM plan; and, loaded on first use, the
 GEMM API (``matmul``, ``grouped_matmul``, ``grouped_matmul_variable_k``,
-``GemmConfig``: :mod:`gemm_opt.api`; ``quantize_fp8``: :mod:`gemm_opt.quantize`), so
+``explain``, ``GemmConfig``: :mod:`gemm_opt.api`; ``quantize_fp8``: :mod:`gemm_opt.quantize`), so
 ``import gemm_opt`` stays cheap.
 """
 
@@ -30,6 +30,7 @@ __version__ = "0.1.0"
 #: Names loaded on first access (PEP 562), with the module of the API layer holding each.
 _LAZY = {
     "GemmConfig": "gemm_opt.api",
+    "explain": "gemm_opt.api",
     "grouped_matmul": "gemm_opt.api",
     "grouped_matmul_variable_k": "gemm_opt.api",
     "matmul": "gemm_opt.api",
@@ -62,6 +63,7 @@ __all__ = [  # noqa: RUF022 (the lazy names last)
     "tdm_warp_layout",
     "warp_plan",
     "GemmConfig",
+    "explain",
     "grouped_matmul",
     "grouped_matmul_variable_k",
     "matmul",

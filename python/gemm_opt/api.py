@@ -32,16 +32,14 @@ its ``block_k`` steps; pass ``num_programs = tiles x S`` for an exact ``S``),
 the fp32 partials summed in slice order: bitwise reproducible, for any
 grid. ``reduction`` is ``"atomic"``,
 ``"linear"`` or ``"tree"`` and only stream-K takes one (``None`` there means
-``"linear"``: deterministic and needing no zeroed output). ``"auto"`` picks
-schedule, reduction and config from the tuned table of the device's target
-(:mod:`gemm_opt.runtime.autotune`: by shape class, the nearest tuned
-problem, else a stated rule; the model resolves as ``cuda:90`` does). Its
-results are bitwise reproducible: where the table or rule says atomic
-stream-K (whose adds into C land in the order programs finish), it runs the
-linear fix-up instead (:func:`~gemm_opt.runtime.autotune.deterministic`),
-unless the caller opts in with ``reduction="atomic"``; never while
-``torch.use_deterministic_algorithms(True)`` is in force, under which a named
-atomic stream-K is a RuntimeError (a warning with ``warn_only``). A stream-K pick on the GPU without
+``"linear"``: deterministic and needing no zeroed output). ``"auto"`` runs the
+tuned table's choice on exactly a tuned problem, else the cost model's fastest
+candidate (:mod:`gemm_opt.runtime.autotune`, :func:`explain` says why; the
+model resolves as ``cuda:90`` does). Its results are bitwise reproducible:
+atomic stream-K (whose adds into C land in the order programs finish) is a
+candidate only when the caller opts in with ``reduction="atomic"``, which
+``torch.use_deterministic_algorithms(True)`` refuses, as it refuses a named
+atomic stream-K: a RuntimeError (a warning with ``warn_only``). A stream-K pick on the GPU without
 ``num_programs`` launches the count that gives each program one K range in
 one tile (:func:`~gemm_opt.core.schedules.aligned_stream_k_programs`). An
 explicit ``config`` replaces the tuned one. ``num_programs`` (a Python or
@@ -63,6 +61,7 @@ from typing import Any
 
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import h100_configs as h100
+from gemm_opt.runtime import autotune
 from gemm_opt.runtime import plan as P
 
 #: Schedules ``schedule=`` takes besides :data:`AUTO`.
@@ -197,6 +196,52 @@ def grouped_matmul_variable_k(
     return _run_model(p, a, b, kw)
 
 
+# ---- explain ---------------------------------------------------------------------------
+
+
+def explain(
+    m: int,
+    n: int,
+    k: int,
+    *,
+    dtype: str = "bf16",
+    op: str = "dense",
+    groups: int = 1,
+    reduction: str | None = None,
+    sms: int | None = None,
+    target: str = autotune.MODEL_TARGET,
+) -> autotune.Explanation:
+    """What ``schedule="auto"`` (with ``reduction``) runs on a problem, and why.
+
+    The problem in :class:`~gemm_opt.runtime.autotune.Problem` terms: ``op`` is
+    ``"dense"`` (C = A (m x k) @ B (k x n)), ``"fwd"`` or ``"dgrad"`` (``m`` rows over
+    all ``groups`` groups, each group's weight k x n) or ``"wgrad"`` (an m x n output
+    per group, ``k`` tokens over all groups); ``dtype`` ``"bf16"``/``"fp16"`` (or
+    ``"bfloat16"``/``"float16"``); ``reduction`` None (bitwise reproducible) or
+    ``"atomic"`` (atomic stream-K allowed), as ``matmul`` takes it; ``sms`` the
+    device's compute units (default the target's). Returns the choice, its source
+    (``"table"``: tuned on exactly this problem; ``"model"``: the cost model) and every
+    candidate's estimate, fastest first; ``print()`` it for a table.
+    """
+    sizes = [P.as_int(v, name) for name, v in (("m", m), ("n", n), ("k", k), ("groups", groups))]
+    if not isinstance(dtype, str) or dtype not in (*S.DTYPES, *S.DTYPES.values()):
+        raise ValueError(f"dtype must be one of {(*S.DTYPES, *S.DTYPES.values())}, got {dtype!r}")
+    short = {v: key for key, v in S.DTYPES.items()}.get(dtype, dtype)
+    if reduction not in (None, "atomic"):
+        raise ValueError(
+            f"reduction must be None (bitwise reproducible) or 'atomic' (atomic stream-K "
+            f"allowed), got {reduction!r}"
+        )
+    if target not in autotune.TARGET_SMS:
+        raise ValueError(f"target must be one of {tuple(autotune.TARGET_SMS)}, got {target!r}")
+    if sms is not None and P.as_int(sms, "sms", "an int or None") < 1:
+        raise ValueError(f"sms must be at least 1, got {sms}")
+    problem = autotune.Problem(op, *sizes)
+    return autotune.explain(
+        problem, short, target=target, sms=sms, allow_atomic=reduction == "atomic"
+    )
+
+
 # ---- execution -------------------------------------------------------------------------
 
 
@@ -215,6 +260,7 @@ __all__ = [
     "SCHEDULES",
     "VALIDATE",
     "GemmConfig",
+    "explain",
     "grouped_matmul",
     "grouped_matmul_variable_k",
     "matmul",

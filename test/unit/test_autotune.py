@@ -99,100 +99,134 @@ def test_problem_rejects_bad_sizes() -> None:
         A.Problem("dense", -1, 1, 1)
 
 
-# ---- the fallback rule -----------------------------------------------------------------
+# ---- resolution: exact hit, else the cost model --------------------------------------------
+
+
+def _model_pick(problem: A.Problem, dtype: str = "bf16", **kw) -> tuple:
+    best = A.rank(problem, dtype, **kw)[0].candidate
+    return best.schedule, best.reduction, best.config
 
 
 @pytest.mark.parametrize(
-    ("problem", "schedule", "reduction", "config"),
+    "problem",
     [
-        # the shape class's config (small: 64 tiles, K 8192) fills at most
-        # half of 132 SMs: stream-K
-        (A.Problem("dense", 512, 512, 8192), "stream-k", "atomic", "small"),
-        # decode: 64 small tiles, K 7168
-        (A.Problem("dense", 16, 4096, 7168), "stream-k", "atomic", "small"),
-        # 112 narrow tiles > 66: enough tiles, data-parallel
-        (A.Problem("dense", 128, 7168, 2048), "data-parallel", None, "narrow"),
-        (A.Problem("dense", 64, 7168, 2048), "data-parallel", None, "small"),
-        # few tiles but a short K: nothing to split
-        (A.Problem("dense", 512, 512, 1024), "data-parallel", None, "small"),
-        (A.Problem("dense", 4096, 4096, 4096), "data-parallel", None, "wide"),
-        (A.Problem("fwd", 4096, 4096, 7168, 2), "persistent", None, "wide"),
-        # dgrad and wgrad have the pipelined body too: the shape classes
-        (A.Problem("dgrad", 4096, 4096, 7168, 2), "persistent", None, "wide"),
-        (A.Problem("wgrad", 4096, 4096, 7168, 2), "persistent", None, "wide"),
-        # wgrad's 64 grids of 256 x 512 fill a wave of 128x256 tiles; one would not
-        (A.Problem("wgrad", 256, 512, 8192, 64), "persistent", None, "wide"),
-        (A.Problem("wgrad", 256, 512, 8192, 1), "persistent", None, "small"),
+        A.Problem("dense", 512, 512, 8192),
+        A.Problem("dense", 16, 4096, 7168),
+        A.Problem("dense", 300, 200, 130),
+        A.Problem("fwd", 4096, 4096, 7168, 2),
+        A.Problem("dgrad", 4096, 4096, 7168, 2),
+        A.Problem("wgrad", 256, 512, 8192, 64),
     ],
 )
-def test_fallback_rule(problem, schedule, reduction, config) -> None:
-    choice = A.fallback_choice(problem, 132)
-    assert (choice.schedule, choice.reduction) == (schedule, reduction)
-    assert choice.config == h100.GPU_CONFIGS[config]
-    assert choice.source == "fallback"
-    grouped, _ = A.OP_KERNELS[problem.op]
-    name = h100.gpu_config_name(
-        problem.m, problem.n, grouped, 132, reduction, groups=problem.groups
-    )
-    assert choice.config == h100.GPU_CONFIGS[name], "what the fixed schedule runs"
-
-
-def test_fallback_depends_on_the_compute_units() -> None:
-    p = A.Problem("dense", 512, 512, 8192)  # 64 small tiles
-    assert A.fallback_choice(p, 132).schedule == "stream-k"
-    assert A.fallback_choice(p, 100).schedule == "data-parallel"
-
-
-# ---- lookup ----------------------------------------------------------------------------
-
-
-def test_no_table_resolves_by_the_rule(tmp_path: Path) -> None:
-    p = A.Problem("dense", 512, 512, 8192)
+def test_no_table_resolves_by_the_cost_model(tmp_path: Path, problem: A.Problem) -> None:
     assert A.load_table("cuda:90", tmp_path) is None
-    assert A.resolve(p, "bf16", root=tmp_path) == A.fallback_choice(p, 132)
+    got = A.resolve(problem, "bf16", root=tmp_path)
+    assert got.source == "model" and got.tuned is None
+    assert (got.schedule, got.reduction, got.config) == _model_pick(problem, root=tmp_path)
+    assert got.reduction != "atomic", "atomic stream-K only when allowed"
+    if problem.op != "dense":
+        assert got.schedule in S.GROUPED_KINDS
 
 
-def test_lookup_takes_the_nearest_entry_of_the_class(tmp_path: Path) -> None:
+def test_candidates_are_what_the_bundles_hold() -> None:
+    """Every kind x reduction x bundled config built for it: no fix-up on the wide
+    class, grouped operations persistent only, atomic only when allowed."""
+    dense = A.candidates("dense")
+    assert all(c.reduction != "atomic" for c in dense)
+    labels = {c.label for c in A.candidates("dense", allow_atomic=True)}
+    assert "stream-k/atomic wide" in labels and "stream-k/linear wide" not in labels
+    n = len(h100.GPU_CONFIGS)
+    assert len(A.candidates("dense", allow_atomic=True)) == 3 * n + n + 2 * (n - 1)
+    assert len(dense) == 3 * n + 2 * (n - 1)
+    for op in ("fwd", "dgrad", "wgrad"):
+        assert [(c.schedule, c.config) for c in A.candidates(op)] == [
+            ("persistent", cfg) for cfg in h100.GPU_CONFIGS.values()
+        ]
+
+
+def test_a_registered_kind_joins_the_candidates(monkeypatch) -> None:
+    """A new kind (here a stand-in "split-k" with a split factor per config) competes
+    once it registers an estimate; its variants come from the base configs."""
+    from dataclasses import replace
+
+    from gemm_opt.runtime import cost_model as C
+
+    monkeypatch.setattr(C, "_KINDS", dict(C._KINDS))
+
+    def cheap(cand, work, device, cal):
+        return C.Estimate(cand, 0.5 + cand.config.group_m, 1)
+
+    C.register_kind(
+        C.KindModel(
+            "split-k", cheap, variants=lambda cfg: [replace(cfg, group_m=g) for g in (1, 2)]
+        )
+    )
+    cands = [c for c in A.candidates("dense") if c.schedule == "split-k"]
+    assert len(cands) == 2 * len(h100.GPU_CONFIGS)
+    best = A.rank(A.Problem("dense", 512, 512, 512), "bf16")[0]
+    assert (best.candidate.schedule, best.candidate.config.group_m, best.us) == ("split-k", 1, 1.5)
+    assert A.candidates("fwd") == [c for c in A.candidates("fwd") if c.schedule != "split-k"]
+    with pytest.raises(TypeError, match="expected a KindModel"):
+        C.register_kind(cheap)
+
+
+def test_exact_hit_overrides_only_its_problem(tmp_path: Path) -> None:
     narrow = h100.GPU_CONFIGS["narrow"]
     write(
         tmp_path,
         table(
             entry("dense", 4096, 4096, 4096, schedule="persistent"),
             entry("dense", 2048, 2048, 2048, schedule="work-stealing", config=narrow),
-            entry("dense", 8192, 8192, 8192, schedule="stream-k", reduction="tree"),
-            entry("dense", 4096, 4096, 4096, dtype="fp16", schedule="stream-k", reduction="linear"),
+            entry("dense", 4096, 4096, 4096, dtype="fp16", schedule="stream-k", reduction="tree"),
         ),
     )
-    got = A.resolve(A.Problem("dense", 3000, 4000, 4096), "bf16", root=tmp_path)
+    got = A.resolve(A.Problem("dense", 4096, 4096, 4096), "bf16", root=tmp_path)
     assert (got.schedule, got.reduction, got.config, got.source) == (
         "persistent", None, h100.GPU_CONFIG, "table",
     )  # fmt: skip
     assert got.tuned == A.Problem("dense", 4096, 4096, 4096)
-    got = A.resolve(A.Problem("dense", 2000, 2100, 1500), "bf16", root=tmp_path)
-    assert (got.schedule, got.config) == ("work-stealing", narrow)
-    # another class: the 8192^3 entry serves n, k > 4096
-    got = A.resolve(A.Problem("dense", 2000, 6000, 6000), "bf16", root=tmp_path)
-    assert (got.schedule, got.reduction) == ("stream-k", "tree")
+    got = A.resolve(A.Problem("dense", 2048, 2048, 2048), "bf16", root=tmp_path)
+    assert (got.schedule, got.config, got.source) == ("work-stealing", narrow, "table")
     # the dtype is part of the key
     got = A.resolve(A.Problem("dense", 4096, 4096, 4096), "fp16", root=tmp_path)
-    assert (got.schedule, got.reduction) == ("stream-k", "linear")
-    # a class without entries falls back
-    p = A.Problem("dense", 16, 4096, 7168)
-    assert A.resolve(p, "bf16", root=tmp_path) == A.fallback_choice(p, 132)
+    assert (got.schedule, got.reduction) == ("stream-k", "tree")
+    # a neighbour of a tuned problem (same class) is the model's
+    near = A.Problem("dense", 4096, 4096, 4095)
+    got = A.resolve(near, "bf16", root=tmp_path)
+    assert got.source == "model"
+    assert (got.schedule, got.reduction, got.config) == _model_pick(near, root=tmp_path)
 
 
-def test_grouped_lookup_uses_tokens_per_group(tmp_path: Path) -> None:
-    cfg = S.GemmConfig(128, 256, 64, 8, 8)
+def test_an_atomic_tuned_choice_needs_atomics_allowed(tmp_path: Path) -> None:
+    p = A.Problem("dense", 512, 512, 8192)
+    write(tmp_path, table(entry("dense", 512, 512, 8192, schedule="stream-k", reduction="atomic")))
+    allowed = A.resolve(p, "bf16", root=tmp_path, allow_atomic=True)
+    assert (allowed.reduction, allowed.source) == ("atomic", "table")
+    default = A.resolve(p, "bf16", root=tmp_path)
+    assert (default.source, default.reduction != "atomic") == ("model", True)
+    assert (default.schedule, default.reduction, default.config) == _model_pick(p, root=tmp_path)
+
+
+def test_grouped_exact_hits_key_on_groups_and_operation(tmp_path: Path) -> None:
+    cfg = h100.GPU_CONFIGS["mid"]
     write(tmp_path, table(entry("fwd", 16 * 2048, 4096, 7168, 16, schedule="persistent",
                                 config=cfg)))  # fmt: skip
-    got = A.resolve(A.Problem("fwd", 32 * 2048, 4096, 7168, 32), "bf16", root=tmp_path)
-    assert got.config == cfg and got.source == "table"
-    # the same total rows over many more groups is another class (few tokens per group)
-    got = A.resolve(A.Problem("fwd", 16 * 2048, 4096, 7168, 512), "bf16", root=tmp_path)
-    assert got.source == "fallback"
-    # dgrad is another operation (its kernels read B transposed)
-    got = A.resolve(A.Problem("dgrad", 16 * 2048, 4096, 7168, 16), "bf16", root=tmp_path)
-    assert got.source == "fallback"
+    got = A.resolve(A.Problem("fwd", 16 * 2048, 4096, 7168, 16), "bf16", root=tmp_path)
+    assert (got.config, got.source) == (cfg, "table")
+    for other in (
+        A.Problem("fwd", 16 * 2048, 4096, 7168, 32),  # the same rows over more groups
+        A.Problem("dgrad", 16 * 2048, 4096, 7168, 16),  # dgrad's kernels read B transposed
+    ):
+        assert A.resolve(other, "bf16", root=tmp_path).source == "model"
+
+
+def test_the_compute_units_reach_the_model() -> None:
+    """Fewer SMs: fewer resident programs, so the same problem takes longer (the waves
+    are more), and the memo keys on them."""
+    p = A.Problem("dense", 4096, 4096, 4096)
+    full = A.rank(p, "bf16", sms=132)[0].us
+    half = A.rank(p, "bf16", sms=66)[0].us
+    assert half > 1.5 * full
 
 
 def test_env_var_names_the_table_folder(tmp_path: Path, monkeypatch) -> None:
@@ -283,18 +317,23 @@ def _tuned(monkeypatch, tmp_path: Path, *entries) -> None:
     monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path))
 
 
+def _spy(monkeypatch) -> list:
+    from gemm_opt.kernels import model_gemm
+
+    seen: list = []
+    real = model_gemm.run
+    monkeypatch.setattr(
+        model_gemm, "run", lambda plan, *a, **k: seen.append(plan.spec) or real(plan, *a, **k)
+    )
+    return seen
+
+
 def test_auto_runs_the_tuned_choice_on_the_model(tmp_path: Path, monkeypatch) -> None:
     cfg = S.GemmConfig(32, 32, 32, 2, 4)
     _tuned(monkeypatch, tmp_path,
            entry("dense", 40, 48, 96, dtype="fp16", schedule="stream-k", reduction="linear",
                  config=cfg))  # fmt: skip
-    seen = []
-    from gemm_opt.kernels import model_gemm
-
-    real = model_gemm.run
-    monkeypatch.setattr(
-        model_gemm, "run", lambda plan, *a, **k: seen.append(plan.spec) or real(plan, *a, **k)
-    )
+    seen = _spy(monkeypatch)
     rng = np.random.default_rng(0)
     a = rng.standard_normal((40, 96)).astype(np.float16)
     b = rng.standard_normal((96, 48)).astype(np.float16)
@@ -308,11 +347,15 @@ def test_auto_runs_the_tuned_choice_on_the_model(tmp_path: Path, monkeypatch) ->
     # an explicit config replaces the tuned one; the schedule stays the table's
     gemm_opt.matmul(a, b, schedule="auto", config={"block_m": 64, "block_n": 64, "block_k": 32})
     assert (seen[-1].kind, seen[-1].block_m, seen[-1].block_n) == ("stream-k", 64, 64)
-    # another dtype has no entry: the rule (few tiles, short K: data-parallel)
+    # another dtype has no entry: the cost model's pick
     import ml_dtypes
 
     gemm_opt.matmul(a.astype(ml_dtypes.bfloat16), b.astype(ml_dtypes.bfloat16), schedule="auto")
-    assert (seen[-1].kind, seen[-1].block_m) == ("data-parallel", 64)
+    pick = A.resolve(A.Problem("dense", 40, 48, 96), "bf16")
+    assert pick.source == "model"
+    assert (seen[-1].kind, seen[-1].reduction, seen[-1].block_m, seen[-1].block_n) == (
+        pick.schedule, pick.reduction, pick.config.block_m, pick.config.block_n,
+    )  # fmt: skip
 
 
 def test_auto_grouped_forms_resolve_by_their_operation(tmp_path: Path, monkeypatch) -> None:
@@ -321,13 +364,7 @@ def test_auto_grouped_forms_resolve_by_their_operation(tmp_path: Path, monkeypat
            entry("fwd", 48, 40, 64, 2, dtype="fp16", schedule="persistent", config=small),
            entry("wgrad", 64, 40, 48, 2, dtype="fp16", schedule="persistent",
                  config=S.GemmConfig(64, 32, 32, 1, 4)))  # fmt: skip
-    from gemm_opt.kernels import model_gemm
-
-    seen = []
-    real = model_gemm.run
-    monkeypatch.setattr(
-        model_gemm, "run", lambda plan, *a, **k: seen.append(plan.spec) or real(plan, *a, **k)
-    )
+    seen = _spy(monkeypatch)
     rng = np.random.default_rng(1)
     lens = [20, 28]
     x = rng.standard_normal((48, 64)).astype(np.float16)
@@ -339,11 +376,11 @@ def test_auto_grouped_forms_resolve_by_their_operation(tmp_path: Path, monkeypat
     dy = rng.standard_normal((48, 40)).astype(np.float16)
     gemm_opt.grouped_matmul_variable_k(x, dy, lens, schedule="auto")
     assert (seen[-1].grouped, seen[-1].block_m) == ("k", 64)
-    # dgrad has no entry: persistent with its shape class's config (48 x 64: small)
+    # dgrad has no entry: persistent on the cost model's config
     gemm_opt.grouped_matmul(dy, w, lens, trans_b=True, schedule="auto")
-    small_class = h100.GPU_CONFIGS["small"]
-    assert (seen[-1].trans_b, seen[-1].block_m, seen[-1].block_n) == (
-        True, small_class.block_m, small_class.block_n
+    pick = A.resolve(A.Problem("dgrad", 48, 64, 40, 2), "fp16")
+    assert (seen[-1].kind, seen[-1].trans_b, seen[-1].block_m, seen[-1].block_n) == (
+        "persistent", True, pick.config.block_m, pick.config.block_n,
     )  # fmt: skip
 
 
@@ -354,7 +391,7 @@ def test_auto_refuses_a_reduction() -> None:
 
 
 def test_auto_work_stealing_checks_the_programs(tmp_path: Path, monkeypatch) -> None:
-    _tuned(monkeypatch, tmp_path, entry("dense", 16, 32, 32, dtype="fp16",
+    _tuned(monkeypatch, tmp_path, entry("dense", 16, 16, 32, dtype="fp16",
                                         schedule="work-stealing"))  # fmt: skip
     a = np.zeros((16, 32), np.float16)
     with pytest.raises(ValueError, match="at least one program per chiplet"):
@@ -375,7 +412,7 @@ def test_choose_memoizes_until_the_table_changes(tmp_path: Path, monkeypatch) ->
     monkeypatch.setattr(A, "RECHECK_S", 0.0)
     args = ("dense", 512, 512, 8192, 1, "bf16")
     first = A.choose(*args, root=tmp_path)
-    assert first == A.fallback_choice(A.Problem(*args[:5]), 132)
+    assert first == A.resolve(A.Problem(*args[:5]), "bf16", root=tmp_path)
     assert A.choose(*args, root=tmp_path) is first  # memoized
     path = write(tmp_path, table(entry("dense", 512, 512, 8192, schedule="persistent")))
     assert A.choose(*args, root=tmp_path).schedule == "persistent"  # a new table is read
@@ -383,32 +420,67 @@ def test_choose_memoizes_until_the_table_changes(tmp_path: Path, monkeypatch) ->
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     assert A.choose(*args, root=tmp_path).schedule == "work-stealing"
-    # the compute units are part of the key (the rule depends on them)
+    # the compute units and the atomics policy are part of the key
     empty = tmp_path / "empty"
-    assert A.choose(*args, sms=132, root=empty).schedule == "stream-k"
-    assert A.choose(*args, sms=100, root=empty).schedule == "data-parallel"
+    assert A.choose(*args, sms=132, root=empty) is A.choose(*args, sms=132, root=empty)
+    assert A.choose(*args, sms=132, root=empty) is not A.choose(*args, sms=66, root=empty)
+    allowed = A.choose(*args, root=empty, allow_atomic=True)
+    assert allowed == A.resolve(A.Problem(*args[:5]), "bf16", root=empty, allow_atomic=True)
+
+
+def test_a_new_calibration_is_read(tmp_path: Path, monkeypatch) -> None:
+    """The calibration beside the table replaces the packaged one, and the memo follows
+    its file."""
+    import os
+
+    from gemm_opt.runtime import cost_model as C
+
+    monkeypatch.setattr(A, "RECHECK_S", 0.0)
+    p = A.Problem("dense", 2048, 2048, 2048)
+    packaged = A.rank(p, "bf16", root=tmp_path)[0].us
+    doc = json.loads(C.calibration_path(A.DEFAULT_TUNED_DIR, "cuda:90").read_text())
+    doc["constants"]["launch_us"] += 100.0
+    path = C.calibration_path(tmp_path, "cuda:90")
+    path.write_text(json.dumps(doc))
+    assert A.rank(p, "bf16", root=tmp_path)[0].us == pytest.approx(packaged + 100.0)
+    first = A.choose("dense", 2048, 2048, 2048, 1, "bf16", root=tmp_path)
+    doc["constants"]["launch_us"] += 1.0
+    path.write_text(json.dumps(doc))
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert A.choose("dense", 2048, 2048, 2048, 1, "bf16", root=tmp_path) is not first
 
 
 def test_packaged_tables_are_valid() -> None:
-    """Every shipped table reads (schema, provenance, classes), and names its target."""
-    for path in sorted(A.DEFAULT_TUNED_DIR.glob("*.json")):
+    """Every shipped table reads (schema, provenance, classes), and names its target;
+    its calibration too."""
+    from gemm_opt.runtime import cost_model as C
+
+    tables = [p for p in sorted(A.DEFAULT_TUNED_DIR.glob("*.json")) if ".cost." not in p.name]
+    assert tables
+    for path in tables:
         doc = json.loads(path.read_text())
         target = doc.get("target", "")
         assert path.name == f"{target.replace(':', '')}.json"
         entries = A.validate_table(doc, str(path), target)
         assert entries, f"{path}: no entries"
+        cal = C.load_calibration(C.calibration_path(path.parent, target), target)
+        assert cal is not None and cal != C.Calibration(), f"{path}: no fitted calibration"
 
 
 def test_auto_on_cuda_uses_the_device_target_and_compute_units(monkeypatch, tmp_path) -> None:
-    """The CUDA path with a fake H100-class device: the rule sees the device's SM count."""
+    """The CUDA path with a fake H100-class device: the model sees the device's SM count."""
     from types import SimpleNamespace
 
     import torch
 
     from gemm_opt.runtime import plan as P
 
-    monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path))  # no table: the rule decides
+    monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path))  # no table: the cost model decides
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
+    seen = []
+    real = A.choose
+    monkeypatch.setattr(A, "choose", lambda *a, **k: seen.append(k) or real(*a, **k))
 
     def gpu(sms: int) -> None:  # a device of `sms` SMs (a new query: sm_count keys on it)
         monkeypatch.setattr(
@@ -417,28 +489,80 @@ def test_auto_on_cuda_uses_the_device_target_and_compute_units(monkeypatch, tmp_
             lambda device=None: SimpleNamespace(multi_processor_count=sms),
         )
 
-    gpu(132)
     a = SimpleNamespace(device=torch.device("cuda", 0))
-    problem = ("dense", 512, 512, 8192, 1)  # 64 small tiles of 128 iterations
-    kind, red, cfg = P.resolve_auto("auto", "atomic", None, problem, "cuda", "bf16", a, None, 1)
-    assert (kind, red, cfg) == ("stream-k", "atomic", h100.GPU_CONFIGS["small"])
-    gpu(114)  # an H100 PCIe: 64 tiles fill more than half of it
-    kind, red, cfg = P.resolve_auto("auto", None, None, problem, "cuda", "bf16", a, None, 1)
-    assert (kind, red) == ("data-parallel", None)
+    problem = ("dense", 512, 512, 8192, 1)
+    for sms, red in ((132, "atomic"), (114, None)):
+        gpu(sms)
+        got = P.resolve_auto("auto", red, None, problem, "cuda", "bf16", a, None, 1)
+        pick = A.resolve(A.Problem(*problem), "bf16", sms=sms, allow_atomic=red == "atomic")
+        assert got == (pick.schedule, pick.reduction, pick.config)
+        assert (seen[-1]["target"], seen[-1]["sms"]) == ("cuda:90", sms)
+        assert seen[-1]["allow_atomic"] is (red == "atomic")
+
+
+# ---- explain ------------------------------------------------------------------------------
+
+
+def test_explain_shows_the_choice_its_source_and_every_estimate(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path))
+    ex = gemm_opt.explain(512, 512, 8192)
+    assert ex.choice == A.resolve(A.Problem("dense", 512, 512, 8192), "bf16")
+    assert ex.choice.source == "model" and not ex.allow_atomic
+    assert len(ex.estimates) == len(A.candidates("dense"))
+    us = [e.us for e in ex.estimates]
+    assert us == sorted(us)
+    assert ex.estimated_us == us[0]
+    text = str(ex)
+    lines = text.splitlines()
+    assert lines[0].startswith("dense 512x512x8192 bf16: ")
+    assert "[cost model (cuda:90, 132 SMs)]" in lines[0]
+    assert "not allowed (bitwise reproducible)" in lines[1]
+    assert len(lines) == 3 + len(ex.estimates)
+    assert lines[3].split()[0] == "1*" and "atomic" not in text.split("\n", 2)[2]
+    # atomics allowed: the atomic candidates are ranked too
+    ex = gemm_opt.explain(512, 512, 8192, dtype="bfloat16", reduction="atomic")
+    assert any(e.candidate.reduction == "atomic" for e in ex.estimates)
+    # an exact hit names the table
+    write(tmp_path, table(entry("dense", 512, 512, 8192, schedule="persistent")))
+    ex = gemm_opt.explain(512, 512, 8192)
+    assert ex.choice.source == "table" and "tuned table, exact hit" in str(ex)
+    grouped = gemm_opt.explain(4096, 4096, 7168, op="fwd", groups=2, dtype="fp16", sms=114)
+    assert "x 2 groups fp16" in str(grouped) and "114 SMs" in str(grouped)
+
+
+@pytest.mark.parametrize(
+    ("kw", "error", "match"),
+    [
+        ({"m": 1.5}, TypeError, "m: expected an int"),
+        ({"k": True}, TypeError, "k: expected an int, got bool"),
+        ({"m": -1}, ValueError, "m must be a non-negative integer"),
+        ({"dtype": "fp8"}, ValueError, "dtype must be one of"),
+        ({"op": "gemm"}, ValueError, "op must be one of"),
+        ({"groups": 2}, ValueError, "groups must be 1 for dense"),
+        ({"reduction": "linear"}, ValueError, "reduction must be None"),
+        ({"target": "gfx1250"}, ValueError, "target must be one of"),
+        ({"sms": 0}, ValueError, "sms must be at least 1"),
+        ({"sms": "132"}, TypeError, "sms: expected an int or None"),
+    ],
+)
+def test_explain_rejects_bad_arguments(kw, error, match) -> None:
+    args = {"m": 64, "n": 64, "k": 64, **kw}
+    with pytest.raises(error, match=match):
+        gemm_opt.explain(args.pop("m"), args.pop("n"), args.pop("k"), **args)
 
 
 # ---- bitwise reproducibility of "auto" ----------------------------------------------------
 
-#: A skinny long-K problem: the fallback rule's atomic stream-K (1 tile, K = 4096).
-SKINNY = (64, 4096, 64)
+#: A small problem tuned (in the tests' table) to atomic stream-K on 32x32x32 tiles: 4 tiles
+#: of 3 K iterations split over the model's programs.
+ATOMIC = (40, 96, 48)
+ATOMIC_CFG = S.GemmConfig(32, 32, 32, 2, 4)
 
 
-def _skinny() -> tuple[np.ndarray, np.ndarray]:
-    m, k, n = SKINNY
-    rng = np.random.default_rng(7)
-    return rng.standard_normal((m, k)).astype(np.float16), rng.standard_normal((k, n)).astype(
-        np.float16
-    )
+def _atomic_table(monkeypatch, tmp_path: Path) -> None:
+    m, k, n = ATOMIC
+    _tuned(monkeypatch, tmp_path, entry("dense", m, n, k, dtype="fp16", schedule="stream-k",
+                                        reduction="atomic", config=ATOMIC_CFG))  # fmt: skip
 
 
 def _auto_spec(a, b, reduction=None):
@@ -448,82 +572,80 @@ def _auto_spec(a, b, reduction=None):
     return P.plan("matmul", a, b, schedule="auto", reduction=reduction, **kw).spec
 
 
-def test_the_deterministic_stand_in_of_atomic_stream_k() -> None:
-    small, wide = h100.GPU_CONFIGS["small"], h100.GPU_CONFIGS["wide"]
-    atomic = A.Choice("stream-k", "atomic", small, "table")
-    assert A.deterministic(atomic) == A.Choice("stream-k", "linear", small, "table")
-    # the wide class's kernels spill with a fix-up tile: data-parallel on its config
-    assert A.deterministic(A.Choice("stream-k", "atomic", wide, "table")) == A.Choice(
-        "data-parallel", None, wide, "table"
-    )
-    for kept in (
-        A.Choice("stream-k", "tree", small, "table"),
-        A.Choice("persistent", None, small, "fallback"),
-    ):
-        assert A.deterministic(kept) is kept
-
-
-def test_auto_is_bitwise_reproducible_under_torch_deterministic(tmp_path, monkeypatch) -> None:
-    """Where the rule or the table says atomic stream-K, auto runs it, unless
-    torch.use_deterministic_algorithms(True) is in force: then it runs the linear
-    fix-up on the same config (identical bits under every interleaving of its
-    programs)."""
+def test_mixed_auto_calls_are_bitwise_reproducible_unless_atomics_are_asked_for(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """200 auto calls over a mix of shapes, dtypes, numpy and torch operands and model
+    interleavings (``seed``): each is bitwise the first call of its shape. The same mix
+    with ``reduction="atomic"`` runs the tuned atomic stream-K, whose bits do vary."""
+    import ml_dtypes
     import torch
 
-    monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path / "none"))  # no table: the rule decides
-    a, b = _skinny()
-    rule = A.fallback_choice(A.Problem("dense", *SKINNY[::2], SKINNY[1]), 132)
-    assert (rule.schedule, rule.reduction) == ("stream-k", "atomic")
-    assert _auto_spec(a, b).reduction == "atomic"
-    assert _auto_spec(a, b, "atomic").reduction == "atomic"
-    cfg = S.GemmConfig(32, 32, 32, 2, 4)  # 4 tiles of 3 K iterations, split over 8 programs
-    _tuned(monkeypatch, tmp_path, entry("dense", 40, 48, 96, dtype="fp16", schedule="stream-k",
-                                        reduction="atomic", config=cfg))  # fmt: skip
-    rng = np.random.default_rng(8)
-    a40 = rng.standard_normal((40, 96)).astype(np.float16)
-    b40 = rng.standard_normal((96, 48)).astype(np.float16)
-    assert _auto_spec(a40, b40).reduction == "atomic"
-    before = torch.are_deterministic_algorithms_enabled()
-    try:
-        torch.use_deterministic_algorithms(True)
-        spec = _auto_spec(a, b)
-        assert (spec.kind, spec.reduction, spec.block_m) == ("stream-k", "linear", 64)
-        assert _auto_spec(a40, b40) == S.KernelSpec(
-            "stream-k", "linear", "none", "fp16", 32, 32, 32, 2, 4, None
-        )
-        first = gemm_opt.matmul(a40, b40, schedule="auto", num_programs=8)
-        for seed in (1, 2, 3):
-            again = gemm_opt.matmul(a40, b40, schedule="auto", num_programs=8, seed=seed)
-            assert again.tobytes() == first.tobytes(), seed
-    finally:
-        torch.use_deterministic_algorithms(before)
-    ref = a40.astype(np.float64) @ b40.astype(np.float64)
-    np.testing.assert_allclose(first.astype(np.float64), ref, rtol=2e-2, atol=2e-2)
+    _atomic_table(monkeypatch, tmp_path)
+    rng = np.random.default_rng(11)
+    shapes = [ATOMIC, (64, 512, 16), (1, 300, 24), (33, 64, 70), (16, 1024, 8)]
+    operands = {}
+    for m, k, n in shapes:
+        for dt in (np.float16, ml_dtypes.bfloat16):
+            a = rng.standard_normal((m, k)).astype(np.float32).astype(dt)
+            b = rng.standard_normal((k, n)).astype(np.float32).astype(dt)
+            operands[(m, k, n, dt)] = (a, b)
+    keys = list(operands)
+
+    def call(key, seed, reduction=None, programs=None):
+        a, b = operands[key]
+        kw = dict(schedule="auto", reduction=reduction, seed=seed, num_programs=programs)
+        if key[3] is np.float16 and seed % 2:  # torch CPU tensors: the gemm_opt operator
+            return gemm_opt.matmul(torch.from_numpy(a), torch.from_numpy(b), **kw).numpy()
+        return gemm_opt.matmul(a, b, **kw)
+
+    first: dict = {}
+    for i in range(200):
+        key = keys[int(rng.integers(len(keys)))]
+        got = call(key, seed=int(rng.integers(1 << 30)))
+        if key not in first:
+            first[key] = got
+        assert got.tobytes() == first[key].tobytes(), (i, key)
+    assert len(first) == len(keys)
+    atomic_key = (*ATOMIC, np.float16)
+    assert _auto_spec(*operands[atomic_key]).reduction != "atomic"
+    assert _auto_spec(*operands[atomic_key], reduction="atomic").reduction == "atomic"
+    # 12 K iterations over 8 programs: split tiles, several atomic adds into each
+    bits = {call(atomic_key, seed, "atomic", 8).tobytes() for seed in range(2, 42, 2)}
+    assert len(bits) > 1, "atomic stream-K's bits follow the programs' order"
+    ref = operands[atomic_key][0].astype(np.float64) @ operands[atomic_key][1].astype(np.float64)
+    np.testing.assert_allclose(first[atomic_key].astype(np.float64), ref, rtol=2e-2, atol=2e-2)
 
 
 def test_use_deterministic_algorithms_is_honoured(tmp_path, monkeypatch) -> None:
-    """Under torch.use_deterministic_algorithms(True) auto never picks atomic stream-K,
-    even when asked, and a named atomic stream-K is a RuntimeError (a warning with
-    warn_only), as PyTorch's own nondeterministic operations are; the plan cache
-    follows the switch."""
+    """Under torch.use_deterministic_algorithms(True) asking auto for atomics is refused
+    as a named atomic stream-K is (RuntimeError; a warning with warn_only, which then
+    runs what was asked), and plain auto stays deterministic; the plan cache follows
+    the switch."""
     import torch
 
-    monkeypatch.setenv(A.TUNED_DIR_ENV, str(tmp_path))
-    a, b = _skinny()
-    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    _atomic_table(monkeypatch, tmp_path)
+    m, k, n = ATOMIC
+    rng = np.random.default_rng(3)
+    ta = torch.from_numpy(rng.standard_normal((m, k)).astype(np.float16))
+    tb = torch.from_numpy(rng.standard_normal((k, n)).astype(np.float16))
     assert _auto_spec(ta, tb, "atomic").reduction == "atomic"
     before = torch.are_deterministic_algorithms_enabled()
     try:
         torch.use_deterministic_algorithms(True)
-        assert _auto_spec(ta, tb, "atomic").reduction == "linear"
-        assert _auto_spec(a, b, "atomic").reduction == "linear"
+        assert _auto_spec(ta, tb).reduction != "atomic"
+        with pytest.raises(RuntimeError, match=r"reduction='atomic'.*pass reduction=None"):
+            gemm_opt.matmul(ta, tb, schedule="auto", reduction="atomic")
         with pytest.raises(RuntimeError, match=r"reduction='atomic'.*use_deterministic_algo"):
             gemm_opt.matmul(ta[:16, :64], tb[:64], schedule="stream-k", reduction="atomic")
         torch.use_deterministic_algorithms(True, warn_only=True)
+        with pytest.warns(UserWarning, match=r"reduction='atomic'"):
+            c = gemm_opt.matmul(ta, tb, schedule="auto", reduction="atomic")
+        assert c.shape == (m, n)
         with pytest.warns(UserWarning, match=r"reduction='atomic'"):
             gemm_opt.matmul(ta[:16, :64], tb[:64], schedule="stream-k", reduction="atomic")
     finally:
         torch.use_deterministic_algorithms(before)
     assert _auto_spec(ta, tb, "atomic").reduction == "atomic"
     c = gemm_opt.matmul(ta[:16, :64], tb[:64], schedule="stream-k", reduction="atomic")
-    assert c.shape == (16, 64)
+    assert c.shape == (16, n)

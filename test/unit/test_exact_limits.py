@@ -26,7 +26,6 @@ from gemm_opt.core.ext_compat import MLIRError, ir
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect import make_context, tile
 from gemm_opt.runtime import Bundle, cuda
-from gemm_opt.runtime import autotune as A
 from gemm_opt.runtime.launch import Kernel
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -311,27 +310,3 @@ def test_resident_programs_take_the_worst_twin(
         lambda device=None: SimpleNamespace(multi_processor_count=132),
     )
     assert rt.resident_programs(PLAIN, "cuda:0") == 132 * per_sm
-
-
-# ---- the autotune fallback rule's bounds ----------------------------------------------
-
-
-def test_fallback_stream_k_at_exactly_half_the_compute_units_and_the_minimum_k() -> None:
-    """512x512 is 64 "small" tiles: stream-K on 128 SMs (64 <= 64), not on 127 (64 > 63.5);
-    192x1408 is 66 on 132 and 131; K of exactly FALLBACK_MIN_K qualifies, one less not."""
-    assert A.FALLBACK_MAX_TILE_FILL == 0.5 and A.FALLBACK_MIN_K == 4096
-    for (m, n), sms in (((512, 512), 128), ((192, 1408), 132)):
-        cfg = A.fallback_choice(A.Problem("dense", m, n, 4096), sms).config
-        assert S.tile_count(m, n, cfg.block_m, cfg.block_n) == sms // 2
-        for k, more_sms, schedule in (
-            (4096, 0, "stream-k"),
-            (4095, 0, "data-parallel"),
-            (4096, -1, "data-parallel"),
-            (4096, 1, "stream-k"),
-        ):
-            choice = A.fallback_choice(A.Problem("dense", m, n, k), sms + more_sms)
-            assert choice.config == cfg, (m, n, sms + more_sms)
-            assert (choice.schedule, choice.reduction) == (
-                schedule,
-                "atomic" if schedule == "stream-k" else None,
-            ), (m, n, k, sms + more_sms)

@@ -187,22 +187,24 @@ def test_the_written_table_is_what_auto_resolves(T, tmp_path: Path) -> None:
             T, "4096x4096x4096 fwd (4096x4096x4096)", {"persistent default": 0.3, "torch": 0.2}
         ),
         "c": _result(T, "DSv3 Down G=16 wgrad", {"persistent default": 10.0, "torch": 1.0}),
-        # no correct candidate: no entry (the rule serves the class)
+        # no correct candidate: no entry (the cost model serves the problem)
         "d": _result(T, "gpt-oss-20B Down G=4 dgrad", {}, bad={"persistent default"}),
     }
     doc = T.make_table(results, PROV)
     assert len(doc["entries"]) == 3
     T.write_json(tmp_path / "cuda90.json", doc)
-    got = A.resolve(A.Problem("dense", 8, 4096, 8192), "bf16", root=tmp_path)
+    got = A.resolve(A.Problem("dense", 16, 4096, 7168), "bf16", root=tmp_path)
     assert (got.schedule, got.reduction, got.config, got.source) == (
         "stream-k", "linear", h100.GPU_CONFIGS["narrow"], "table",
     )  # fmt: skip
-    got = A.resolve(A.Problem("dense", 3072, 3072, 3072), "bf16", root=tmp_path)
+    got = A.resolve(A.Problem("dense", 4096, 4096, 4096), "bf16", root=tmp_path)
     assert (got.schedule, got.config) == ("persistent", h100.GPU_CONFIG)
-    got = A.resolve(A.Problem("wgrad", 2048, 7168, 16 * 2048, 16), "bf16", root=tmp_path)
+    wgrad = next(e for e in doc["entries"] if e["op"] == "wgrad")["shape"]
+    got = A.resolve(A.Problem("wgrad", **wgrad), "bf16", root=tmp_path)
     assert got.source == "table"
-    got = A.resolve(A.Problem("dgrad", 8192, 2880, 2880, 4), "bf16", root=tmp_path)
-    assert got.source == "fallback"
+    # a problem without an entry (none correct, or not tuned) is the cost model's
+    for shape in ((8, 4096, 8192), (3072, 3072, 3072)):
+        assert A.resolve(A.Problem("dense", *shape), "bf16", root=tmp_path).source == "model"
     report = T.report(results, PROV)
     assert "| 16x4096x7168 fwd (16x4096x7168) | bf16 | dense m<=16 n<=4096 k>4096 |" in report
     assert "stream-k/linear narrow | 0.0500 |" in report

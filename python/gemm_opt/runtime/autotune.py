@@ -1,25 +1,27 @@
-"""``schedule="auto"``: the tuned schedule tables and how a call finds its entry.
+"""``schedule="auto"``: the tuned schedule tables, the cost model's pick, and why.
 
 A tuned table (``gemm_opt/kernels/tuned/<target folder>.json``, or the folder named
 by ``$GEMM_OPT_TUNED_DIR``) is written on the GPU by
 ``benchmarks/h100/tune_schedules.py``: for each tuned problem it records the
 schedule, reduction and kernel configuration that were fastest there, with
 the run's provenance (GPU, date, command, torch and CUDA versions, the
-bundle's hash). A call resolves in three steps:
+bundle's hash). A call resolves in two steps (:func:`resolve`):
 
-1. its **shape class** (:func:`shape_class`): the operation (dense, or the
-   grouped forward, dgrad and wgrad) and three size buckets: rows per group
-   (dense: M; grouped: tokens per group, the dimension MoE routing varies)
-   by :data:`ROW_BOUNDS`, and the two weight dimensions (N, K; wgrad's
-   output M, N) by :data:`DIM_BOUNDS`;
-2. among the table's entries of that class and dtype, the tuned problem
-   nearest in log2 distance over (M, N, K, groups) (:func:`shape_distance`);
-3. no entry of that class (or no table): the stated rule
-   :func:`fallback_choice`.
+1. **exact hit**: a table entry of exactly its problem (operation, M, N, K,
+   groups) and dtype runs the tuned choice, if the call admits it (an atomic
+   choice only where atomics are allowed);
+2. otherwise the **cost model**'s argmin (:mod:`gemm_opt.runtime.cost_model`)
+   over the candidates the bundles hold (:func:`candidates`), with the
+   constants fitted to the table's run (``<target folder>.cost.json`` beside
+   the table, else the packaged one).
 
-Resolution does not depend on where the call runs: the model backend
-resolves against the ``cuda:90`` table as the GPU does, so the choice is
-testable without a GPU. Pure standard library (plus
+**Bitwise reproducible by default**: atomic stream-K (whose adds into C land
+in the order programs finish) is a candidate only when the caller allows it
+(``allow_atomic``: ``reduction="atomic"`` with ``schedule="auto"``).
+:func:`explain` says what was chosen, from where, and every candidate's
+estimate. Resolution does not depend on where the call runs: the model
+backend resolves against the ``cuda:90`` table as the GPU does, so the choice
+is testable without a GPU. Pure standard library (plus
 :mod:`gemm_opt.core.schedules`): part of the runtime, it runs where only
 torch is installed.
 """
@@ -27,7 +29,6 @@ torch is installed.
 from __future__ import annotations
 
 import json
-import math
 import os
 import threading
 import time
@@ -37,6 +38,7 @@ from typing import Any
 
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import h100_configs as h100
+from gemm_opt.runtime import cost_model as C
 
 #: The ``format`` field of a tuned table, and the version this module reads.
 TABLE_FORMAT = "gemm-opt-tuned-schedules"
@@ -149,68 +151,17 @@ def shape_class(problem: Problem) -> str:
     return f"{problem.op} t{rows} {names[0]}{d1} {names[1]}{d2}"
 
 
-def shape_distance(a: Problem, b: Problem) -> float:
-    """How far apart two problems are: the sum of |log2| ratios of M, N, K and groups
-    (sizes of 0 count as 1)."""
-    pairs = ((a.m, b.m), (a.n, b.n), (a.k, b.k), (a.groups, b.groups))
-    return sum(abs(math.log2(max(x, 1) / max(y, 1))) for x, y in pairs)
-
-
 @dataclass(frozen=True)
 class Choice:
     """What ``schedule="auto"`` runs: schedule, reduction and config, and where that came
-    from (``"table"``: the entry tuned on ``tuned``; ``"fallback"``: the rule)."""
+    from (``"table"``: the entry tuned on exactly this problem, ``tuned``; ``"model"``: the
+    cost model's argmin)."""
 
     schedule: str
     reduction: str | None
     config: S.GemmConfig
     source: str
     tuned: Problem | None = None
-
-
-# ---- the fallback rule ------------------------------------------------------------------
-
-#: Stream-K pays off when the tiles fill at most this fraction of the compute units ...
-FALLBACK_MAX_TILE_FILL = 0.5
-#: ... and each tile has at least this much K (elements) to split: a length, not an
-#: iteration count, so the rule does not move with the shape class's K block.
-FALLBACK_MIN_K = 4096
-
-
-def fallback_choice(problem: Problem, sms: int) -> Choice:
-    """The rule for problems no table entry covers.
-
-    The config is the shape class's (:func:`gemm_opt.kernels.h100_configs.gpu_config_name`),
-    what a fixed schedule without ``config`` runs. Grouped: ``persistent``. Dense:
-    atomic stream-K when that config's output tiles fill at most half the
-    compute units and K is at least :data:`FALLBACK_MIN_K` (skinny outputs with
-    a long K, where data-parallel leaves most SMs idle: 512x512x8192 has 64
-    tiles, 16x4096x7168 64), data-parallel otherwise.
-    """
-    grouped, _ = OP_KERNELS[problem.op]
-    cfg = h100.GPU_CONFIGS[
-        h100.gpu_config_name(problem.m, problem.n, grouped, sms, groups=problem.groups)
-    ]
-    if problem.op != "dense":
-        return Choice(S.GROUPED_KINDS[0], None, cfg, "fallback")
-    tiles = S.tile_count(problem.m, problem.n, cfg.block_m, cfg.block_n)
-    if tiles <= sms * FALLBACK_MAX_TILE_FILL and problem.k >= FALLBACK_MIN_K:
-        return Choice("stream-k", "atomic", cfg, "fallback")
-    return Choice("data-parallel", None, cfg, "fallback")
-
-
-def deterministic(choice: Choice) -> Choice:
-    """``choice`` with bitwise reproducible results: atomic stream-K (whose adds into C
-    land in the order the programs finish) becomes stream-K with the linear fix-up on
-    the same config where that config's kernels take a fix-up (not the ``wide`` class,
-    where the partial tile next to the accumulator spills), else data-parallel on it.
-    Other choices are deterministic already."""
-    if choice.reduction != "atomic":
-        return choice
-    names = [name for name, cfg in h100.GPU_CONFIGS.items() if cfg == choice.config]
-    if all(h100.config_serves(name, "linear") for name in names):
-        return replace(choice, reduction="linear")
-    return replace(choice, schedule="data-parallel", reduction=None)
 
 
 # ---- tables -------------------------------------------------------------------------------
@@ -336,36 +287,90 @@ def load_table(target: str, root: str | os.PathLike[str] | None = None) -> list[
     return entries
 
 
-#: Resolved choices by (table folder, the table's mtime, sizes, dtype, target, SMs): a
-#: call's resolution is a dict lookup, not a table scan (it precedes every launch).
+#: Resolved choices by (table folder, the table's and calibration's mtimes, sizes, dtype,
+#: target, SMs, atomics allowed): a call's resolution is a dict lookup, not a ranking (it
+#: precedes every launch).
 _resolved: dict[tuple, Choice] = {}
 #: Entries kept before the memo is cleared (shapes seen by one process are few).
 MEMO_SIZE = 4096
 #: Seconds between two looks at a table file's mtime (a replaced table is read again).
 RECHECK_S = 1.0
-_mtimes: dict[tuple[str, str], tuple[float, int | None]] = {}
+_mtimes: dict[tuple[str, str], tuple[float, tuple[int | None, int | None]]] = {}
 
 
-def _table_version(base: str, target: str) -> int | None:
-    """The table file's mtime (None: no file), looked up at most every :data:`RECHECK_S`."""
+def _mtime(path: Path) -> int | None:
+    try:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return None
+
+
+def _table_version(base: str, target: str) -> tuple[int | None, int | None]:
+    """The mtimes of the table and of its calibration (None: no file), looked up at most
+    every :data:`RECHECK_S`."""
     now = time.monotonic()
     seen = _mtimes.get((base, target))
     if seen is not None and now - seen[0] < RECHECK_S:
         return seen[1]
-    try:
-        mtime: int | None = table_path(target, base).stat().st_mtime_ns
-    except FileNotFoundError:
-        mtime = None
-    _mtimes[(base, target)] = (now, mtime)
-    return mtime
+    version = (_mtime(table_path(target, base)), _mtime(C.calibration_path(base, target)))
+    _mtimes[(base, target)] = (now, version)
+    return version
 
 
 def table_version(target: str, root: str | os.PathLike[str] | None = None) -> tuple:
-    """Which table ``target``'s choices come from now: its folder and the file's mtime
-    (looked at most every :data:`RECHECK_S`); a plan made under another is stale."""
+    """Which table and calibration ``target``'s choices come from now: their folder and the
+    files' mtimes (looked at most every :data:`RECHECK_S`); a plan made under another is
+    stale."""
     base = root or os.environ.get(TUNED_DIR_ENV) or _DEFAULT_TUNED_DIR
     base = base if type(base) is str else os.fspath(base)
     return (base, _table_version(base, target))
+
+
+# ---- the cost model's candidates and constants --------------------------------------------
+
+
+def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
+    """What ``auto`` chooses among for ``op``: every registered kind
+    (:func:`~gemm_opt.runtime.cost_model.register_kind`) that runs ``op``, with each
+    reduction it takes (atomic only if ``allow_atomic``), on each bundled GPU config
+    built for that reduction (:func:`~gemm_opt.kernels.h100_configs.config_serves`), in
+    a fixed order (ties in the ranking keep it)."""
+    out = []
+    for model in C.kind_models():
+        if op not in model.ops:
+            continue
+        for red in model.reductions:
+            if red == "atomic" and not allow_atomic:
+                continue
+            for name, base in h100.GPU_CONFIGS.items():
+                if not h100.config_serves(name, red):
+                    continue
+                variants = model.variants(base) if model.variants else (base,)
+                out.extend(C.Candidate(model.kind, red, cfg, name) for cfg in variants)
+    return out
+
+
+def calibration(target: str, root: str | os.PathLike[str] | None = None) -> C.Calibration:
+    """The cost model's constants for ``target``: the calibration beside the table in use,
+    else the packaged one, else the model's defaults (a target never calibrated)."""
+    base = root or os.environ.get(TUNED_DIR_ENV) or DEFAULT_TUNED_DIR
+    for folder in (base, DEFAULT_TUNED_DIR):
+        cal = C.load_calibration(C.calibration_path(folder, target), target)
+        if cal is not None:
+            return cal
+    return C.Calibration()
+
+
+def device(target: str, sms: int | None) -> C.Device:
+    """The cost model's device: ``target``'s figures with the call's compute units."""
+    return replace(C.Device(), sms=sms or TARGET_SMS.get(target, C.Device().sms))
+
+
+def _work(problem: Problem, dtype: str) -> C.Workload:
+    return C.Workload(problem.op, problem.m, problem.n, problem.k, problem.groups, dtype)
+
+
+# ---- resolution ---------------------------------------------------------------------------
 
 
 def choose(
@@ -379,17 +384,32 @@ def choose(
     target: str = MODEL_TARGET,
     sms: int | None = None,
     root: str | os.PathLike[str] | None = None,
+    allow_atomic: bool = False,
 ) -> Choice:
-    """:func:`resolve` of ``Problem(op, m, n, k, groups)``, memoized until the table changes."""
+    """:func:`resolve` of ``Problem(op, m, n, k, groups)``, memoized until the table or
+    its calibration changes."""
     base = os.fspath(root or os.environ.get(TUNED_DIR_ENV) or DEFAULT_TUNED_DIR)
-    key = (base, _table_version(base, target), op, m, n, k, groups, dtype, target, sms)
+    key = (base, _table_version(base, target), op, m, n, k, groups, dtype, target, sms,
+           allow_atomic)  # fmt: skip
     choice = _resolved.get(key)
     if choice is None:
-        choice = resolve(Problem(op, m, n, k, groups), dtype, target=target, sms=sms, root=base)
+        choice = resolve(
+            Problem(op, m, n, k, groups), dtype, target=target, sms=sms, root=base,
+            allow_atomic=allow_atomic,
+        )  # fmt: skip
         if len(_resolved) >= MEMO_SIZE:
             _resolved.clear()
         _resolved[key] = choice
     return choice
+
+
+def _exact_hit(
+    problem: Problem, dtype: str, target: str, root: Any, allow_atomic: bool
+) -> Choice | None:
+    for p, choice, d in load_table(target, root) or []:
+        if p == problem and d == dtype and (allow_atomic or choice.reduction != "atomic"):
+            return choice
+    return None
 
 
 def resolve(
@@ -399,32 +419,122 @@ def resolve(
     target: str = MODEL_TARGET,
     sms: int | None = None,
     root: str | os.PathLike[str] | None = None,
+    allow_atomic: bool = False,
 ) -> Choice:
-    """The schedule, reduction and config ``schedule="auto"`` runs ``problem`` with.
+    """The schedule, reduction and config ``schedule="auto"`` runs ``problem`` with: the
+    table's choice on an exact hit, else the cost model's fastest candidate.
 
-    ``sms``: the device's compute units (the fallback rule's; default the
-    target's nominal count).
+    ``sms``: the device's compute units (default the target's nominal count);
+    ``allow_atomic``: whether atomic stream-K may be chosen (its bits vary run to run).
     """
-    entries = load_table(target, root) or []
-    cls = shape_class(problem)
-    same = [(p, c) for p, c, d in entries if d == dtype and shape_class(p) == cls]
-    if same:
-        return min(same, key=lambda pc: shape_distance(pc[0], problem))[1]
-    return fallback_choice(problem, sms or TARGET_SMS.get(target, 132))
+    hit = _exact_hit(problem, dtype, target, root, allow_atomic)
+    if hit is not None:
+        return hit
+    best = rank(problem, dtype, target=target, sms=sms, root=root, allow_atomic=allow_atomic)[0]
+    cand = best.candidate
+    return Choice(cand.schedule, cand.reduction, cand.config, "model")
+
+
+def rank(
+    problem: Problem,
+    dtype: str,
+    *,
+    target: str = MODEL_TARGET,
+    sms: int | None = None,
+    root: str | os.PathLike[str] | None = None,
+    allow_atomic: bool = False,
+) -> list[C.Estimate]:
+    """Every candidate's estimate for ``problem``, fastest first."""
+    if dtype not in S.DTYPES:
+        raise ValueError(f"dtype must be one of {tuple(S.DTYPES)}, got {dtype!r}")
+    return C.rank(
+        candidates(problem.op, allow_atomic=allow_atomic),
+        _work(problem, dtype),
+        device(target, sms),
+        calibration(target, root),
+    )
+
+
+# ---- explain ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why ``schedule="auto"`` runs what it runs on one problem: the choice, its source,
+    and every candidate's estimate (fastest first). ``str()`` is a small table."""
+
+    problem: Problem
+    dtype: str
+    target: str
+    sms: int
+    allow_atomic: bool
+    choice: Choice
+    estimates: tuple[C.Estimate, ...]
+
+    def _is_choice(self, cand: C.Candidate) -> bool:
+        c = self.choice
+        return (cand.schedule, cand.reduction, cand.config) == (c.schedule, c.reduction, c.config)
+
+    @property
+    def estimated_us(self) -> float | None:
+        """The chosen candidate's estimate (None: a tuned choice that is no candidate)."""
+        return next((e.us for e in self.estimates if self._is_choice(e.candidate)), None)
+
+    def __str__(self) -> str:
+        p, c = self.problem, self.choice
+        names = {cfg: name for name, cfg in h100.GPU_CONFIGS.items()}
+        label = C.Candidate(c.schedule, c.reduction, c.config, names.get(c.config, "")).label
+        if c.source == "table":
+            source = f"tuned table, exact hit ({self.target})"
+        else:
+            source = f"cost model ({self.target}, {self.sms} SMs)"
+        groups = f" x {p.groups} groups" if p.groups > 1 else ""
+        atomics = "allowed" if self.allow_atomic else "not allowed (bitwise reproducible)"
+        lines = [
+            f"{p.op} {p.m}x{p.n}x{p.k}{groups} {self.dtype}: {label}  [{source}]",
+            f"atomic stream-K: {atomics}",
+            f"{'rank':>4}  {'candidate':<28} {'est. us':>9} {'programs':>8}  largest parts (us)",
+        ]
+        for i, est in enumerate(self.estimates, 1):
+            parts = sorted(est.parts, key=lambda kv: -kv[1])[:2]
+            text = ", ".join(f"{k} {v:.1f}" for k, v in parts)
+            mark = "*" if self._is_choice(est.candidate) else " "
+            lines.append(
+                f"{i:>3}{mark}  {est.candidate.label:<28} {est.us:>9.1f} {est.programs:>8}  {text}"
+            )
+        return "\n".join(lines)
+
+
+def explain(
+    problem: Problem,
+    dtype: str,
+    *,
+    target: str = MODEL_TARGET,
+    sms: int | None = None,
+    root: str | os.PathLike[str] | None = None,
+    allow_atomic: bool = False,
+) -> Explanation:
+    """What ``schedule="auto"`` runs on ``problem`` and why (:class:`Explanation`)."""
+    choice = resolve(problem, dtype, target=target, sms=sms, root=root, allow_atomic=allow_atomic)
+    estimates = rank(problem, dtype, target=target, sms=sms, root=root, allow_atomic=allow_atomic)
+    dev = device(target, sms)
+    return Explanation(problem, dtype, target, dev.sms, allow_atomic, choice, tuple(estimates))
 
 
 __all__ = [
     "OPS",
     "Choice",
+    "Explanation",
     "Problem",
     "TunedTableError",
+    "calibration",
+    "candidates",
     "choose",
-    "deterministic",
-    "fallback_choice",
+    "explain",
     "load_table",
+    "rank",
     "resolve",
     "shape_class",
-    "shape_distance",
     "table_path",
     "table_version",
     "validate_table",

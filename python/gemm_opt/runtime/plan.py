@@ -421,16 +421,12 @@ def resolve_auto(
     num_programs: int | None,
     num_xcds: int,
 ) -> tuple[str, str | None, S.GemmConfig]:
-    """Resolve ``schedule="auto"`` (:mod:`gemm_opt.runtime.autotune`): the tuned table of
-    the device's target (the model resolves against ``cuda:90``'s); an explicit
-    ``config`` replaces the tuned one. Other schedules pass through.
-
-    The pick may be atomic stream-K (its bits vary run to run) except while
-    ``torch.use_deterministic_algorithms(True)`` is in force: then it is made bitwise
-    reproducible (:func:`~gemm_opt.runtime.autotune.deterministic`). Reproducible by
-    default waits for a deterministic split-K as fast as the atomic one: the fix-ups
-    measured at half its speed or less on the problems where the table picks it.
-    ``red="atomic"`` (``reduction="atomic"``) states the default explicitly."""
+    """Resolve ``schedule="auto"`` (:mod:`gemm_opt.runtime.autotune`) for the device's
+    target (the model resolves against ``cuda:90``'s): the tuned choice of exactly this
+    problem, else the cost model's; an explicit ``config`` replaces the chosen one.
+    Other schedules pass through. Bitwise reproducible unless ``red == "atomic"``
+    (``reduction="atomic"``: atomic stream-K allowed; refused under
+    ``torch.use_deterministic_algorithms(True)`` by :func:`_check_deterministic`)."""
     if kind != AUTO:
         assert cfg is not None
         return kind, red, cfg
@@ -439,9 +435,7 @@ def resolve_auto(
         import torch
 
         target, sms = rt.device_target(torch, a.device), rt.sm_count(torch, a.device)
-    choice = autotune.choose(*problem, dtype, target=target, sms=sms)
-    if torch_deterministic():
-        choice = autotune.deterministic(choice)
+    choice = autotune.choose(*problem, dtype, target=target, sms=sms, allow_atomic=red == "atomic")
     if choice.schedule == "work-stealing" and num_programs is not None:
         S.check_work_stealing(num_programs, num_xcds)
     return choice.schedule, choice.reduction, cfg or choice.config
@@ -454,15 +448,16 @@ def torch_deterministic() -> bool:
 
 
 def _check_deterministic(kind: str, red: str | None) -> None:
-    """Atomic stream-K named under ``torch.use_deterministic_algorithms(True)``: an
-    error, as PyTorch's own nondeterministic operations give (a warning with
-    ``warn_only``)."""
-    if not (kind == "stream-k" and red == "atomic" and torch_deterministic()):
+    """Atomic stream-K named or allowed (``schedule="auto"``) under
+    ``torch.use_deterministic_algorithms(True)``: an error, as PyTorch's own
+    nondeterministic operations give (a warning with ``warn_only``)."""
+    if not (kind in ("stream-k", AUTO) and red == "atomic" and torch_deterministic()):
         return
+    fix = "reduction='linear' or 'tree'" if kind == "stream-k" else "reduction=None"
     message = (
         "reduction='atomic': atomic stream-K adds into C in the order its programs finish, "
         "so its bits vary run to run, and torch.use_deterministic_algorithms(True) is set; "
-        "pass reduction='linear' or 'tree' (deterministic)"
+        f"pass {fix} (deterministic)"
     )
     torch = sys.modules["torch"]
     if torch.is_deterministic_algorithms_warn_only_enabled():
