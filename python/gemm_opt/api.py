@@ -101,9 +101,17 @@ def matmul(
     out: Any = None,
     seed: int | None = None,
 ) -> Any:
-    """C = A @ B: ``a`` of shape (M, K), ``b`` of shape (K, N), result (M, N).
+    """C = A @ B as ``torch.matmul`` computes it: ``a`` (..., M, K), ``b`` (..., K, N),
+    batch dimensions broadcast, result row-major (..., M, N).
 
-    See the module docstring for the backends, schedules and reductions.
+    Each operand is read as it lies, never copied: row-major or column-major
+    (a transposed view such as ``w.t()``: the transposed-layout kernels), any
+    leading dimension (a slice of a wider matrix); a batch folds into M where
+    ``b`` is shared, runs as one grouped launch where both operands' batches
+    lie back to back, else batch by batch on views (``docs/api.md``,
+    "Operand layouts and batches"). A matrix with no unit stride is a
+    ValueError naming it. See the module docstring for the backends,
+    schedules and reductions.
     ``num_xcds`` is the chiplet count of work stealing (one counter each).
     On torch tensors this is the operator ``torch.ops.gemm_opt.matmul``
     (``matmul_out`` with ``out``), differentiable in ``a`` and ``b``.

@@ -49,6 +49,7 @@ CHANGES = {
     "num_stages": {"num_stages": 2},
     "num_xcds": {"kind": "work-stealing", "reduction": None, "num_xcds": 2},  # its kind's
     "trans_b": {"trans_b": True},
+    "trans_a": {"trans_a": True},
     "aligned": {"aligned": True},
     "tma": {"aligned": True, "tma": True},
 }

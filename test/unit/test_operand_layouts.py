@@ -376,3 +376,26 @@ def test_transposed_tma_kernels_compile_for_cuda90(trans_a, trans_b, grouped) ->
     assert "cp.async.bulk.tensor" in ptx and "wgmma.mma_async" in ptx
     assert spec.name.startswith("gemm_persistent" + ("_groupedm" if grouped == "m" else ""))
     assert ("_ta" in spec.name, "_tb" in spec.name) == (trans_a, trans_b)
+
+
+def test_the_model_runs_on_the_operands_own_storage(monkeypatch) -> None:
+    """fp16 numpy operands reach the interpreter as flat views of their own memory (the
+    transposed kernels read them as stored), not as contiguous copies."""
+    from gemm_opt.kernels import cache
+
+    seen = {}
+    run = cache.run_on_model
+
+    def spy(spec, values, **kw):
+        seen.update(spec=spec, a=values["a"], b=values["b"])
+        return run(spec, values, **kw)
+
+    monkeypatch.setattr(cache, "run_on_model", spy)
+    rng = np.random.default_rng(23)
+    a, b = _ints(rng, (21, 40)), _ints(rng, (40, 19))
+    x, y = _stored(a, True, 3), _stored(b, True, 0)
+    c = gemm_opt.matmul(x, y)
+    assert np.array_equal(c.astype(np.float64), _ref(a, b))
+    assert seen["spec"].trans_a and seen["spec"].trans_b
+    assert np.shares_memory(seen["a"], x) and np.shares_memory(seen["b"], y)
+    assert seen["a"].size == 39 * 24 + 21  # from the first element to the last, K rows of lda

@@ -127,7 +127,8 @@ def _expect_ndim(x: Any, name: str, ndim: int, what: str) -> tuple[int, ...]:
 
 
 def _check_cuda_layout(x: Any, name: str) -> None:
-    """CUDA tensors must be row-major with unit inner stride and 16-byte aligned data."""
+    """The grouped GEMMs' CUDA operands (and every ``out``): row-major with unit inner stride,
+    groups back to back, 16-byte aligned data."""
     if x.dim() and x.stride(-1) != 1 and x.shape[-1] > 1:
         raise ValueError(
             f"{name}: the kernel reads rows with unit stride; got strides {tuple(x.stride())} "
@@ -1061,6 +1062,7 @@ def _place(plan: GemmPlan, device: Any) -> None:
     if plan.sub is not None:
         _place(plan.sub, device)
         plan.programs, plan.grid, plan.layout = plan.sub.programs, plan.sub.grid, plan.sub.layout
+        plan.target = plan.sub.target
         return
     if plan.total_tiles > MAX_PROGRAMS:
         raise ValueError(
