@@ -164,14 +164,16 @@ def _ints(rng, m, n, k):
 
 @pytest.mark.parametrize("body", ["blocks", "pipelined"])
 def test_split_k_equals_numpy_on_ragged_shapes(body):
-    """S from the grid; the counters are back to zero after every launch."""
+    """S from the grid, in program order and two interleavings; the counters are
+    back to zero after every launch."""
     module = _lowered(body)
     rng = np.random.default_rng(5)
     for m, n, k, split_k in SHAPES:
         a, b, ref = _ints(rng, m, n, k)
-        c, sync = _run(module, a, b, split_k)
-        assert np.array_equal(c.astype(np.float64), ref), (m, n, k, split_k)
-        assert not sync.any(), "each tile's last program resets its counter"
+        for seed in (None, 1, 2):
+            c, sync = _run(module, a, b, split_k, seed=seed)
+            assert np.array_equal(c.astype(np.float64), ref), (m, n, k, split_k, seed)
+            assert not sync.any(), "each tile's last program resets its counter"
 
 
 def test_split_k_attribute_fixes_the_slices():

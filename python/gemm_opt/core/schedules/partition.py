@@ -395,9 +395,8 @@ def aligned_stream_k_programs(
 
 # ---- split-K ---------------------------------------------------------------------------
 
-#: The most slices of one tile. The last program of a tile reads the other
-#: ``S - 1`` partial tiles one after another: past this many, that serial sum
-#: costs more than any split of K saves.
+#: The most slices of one tile: a bound on the serial sum of the other ``S - 1``
+#: partial tiles that the last program of each tile does (one load and add each).
 MAX_SPLIT_K = 256
 
 
