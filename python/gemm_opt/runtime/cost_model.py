@@ -14,13 +14,13 @@ stream-K split and its critical path) and a few machine figures:
   ring keeps in flight (Little's law: few stages cannot hide it);
 * **a schedule** turns iterations into a critical path: data-parallel runs
   ``ceil(T / resident)`` waves, the last one partial (fewer active programs
-  share the bandwidth), persistent and work-stealing run ``ceil(T / P)``
-  tiles per program, stream-K the longest program of its split including
-  the fix-up's waits (:meth:`~gemm_opt.core.schedules.StreamKPartition.critical_path`);
+  share the bandwidth), persistent and work-stealing rounds of ``P`` tiles
+  alike, stream-K the longest program of its split including the fix-up's
+  waits (:meth:`~gemm_opt.core.schedules.StreamKPartition.critical_path`);
 * **fixed costs**: a launch, each segment a program computes (pipeline fill
-  and epilogue), fp32 partial tiles moved by the linear and tree fix-ups,
-  atomic adds into C and the zeroing of C atomic stream-K needs, a
-  work-stealing counter per tile;
+  and epilogue), fp32 partial tiles moved by the linear and tree fix-ups and
+  their flags' round trips, atomic adds into C and the zeroing of C atomic
+  stream-K needs, a work-stealing counter per tile;
 * **a floor**: the unique bytes of A, B and C over the HBM bandwidth.
 
 The free constants (:class:`Calibration`) are fitted to the measured
@@ -223,7 +223,7 @@ def iteration_us(
     return max(mma, l2, latency)
 
 
-def _finish(
+def finish(
     cand: Candidate,
     work: Workload,
     programs: int,
@@ -267,7 +267,7 @@ def estimate_data_parallel(
     """A program per tile, in waves of the resident programs; the last wave partial."""
     resident = device.sms * occupancy(cand.config, work.element_bytes, device)
     _, parts = _tiles_in_rounds(cand, work, resident, device, cal)
-    return _finish(cand, work, max(work.tiles(cand.config), 1), parts, device, cal)
+    return finish(cand, work, max(work.tiles(cand.config), 1), parts, device, cal)
 
 
 def estimate_persistent(
@@ -281,7 +281,7 @@ def estimate_persistent(
     rounds, parts = _tiles_in_rounds(cand, work, programs, device, cal)
     if cand.schedule == Kind.WORK_STEALING:
         parts.append(("steals", rounds * cal.steal_us))
-    return _finish(cand, work, programs, parts, device, cal)
+    return finish(cand, work, programs, parts, device, cal)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -332,7 +332,7 @@ def estimate_stream_k(
     else:
         each = tile_bytes / cal.fixup_bytes_per_us + cal.fixup_wait_us
         parts.append(("fix-up", (split + adds) * each))
-    return _finish(cand, work, programs, parts, device, cal)
+    return finish(cand, work, programs, parts, device, cal)
 
 
 Estimator = Callable[[Candidate, Workload, Device, Calibration], Estimate]
@@ -460,6 +460,7 @@ __all__ = [
     "Workload",
     "calibration_path",
     "estimate",
+    "finish",
     "iteration_us",
     "kind_models",
     "load_calibration",
