@@ -144,23 +144,23 @@ def fit(points: list[Point], device: C.Device, rounds: int = 3) -> C.Calibration
 
 
 def quality(points: list[Point], cal: C.Calibration, device: C.Device) -> dict[str, Any]:
-    """Relative errors and pick accuracy of ``cal`` on ``points``."""
-    pred = predict(points, cal, device)
-    errors = sorted(abs(e / p.us - 1.0) for e, p in zip(pred, points, strict=True))
-    by_problem: dict[str, list[tuple[float, float, Point]]] = {}
-    for e, p in zip(pred, points, strict=True):
-        by_problem.setdefault(p.problem, []).append((e, p.us, p))
-    picks = {"all": [0, 0, []], "deterministic": [0, 0, []]}
+    """Relative errors and pick accuracy of ``cal`` on ``points`` (picks ranked as
+    :func:`~gemm_opt.runtime.cost_model.rank` ranks them)."""
+    ests = [C.estimate(p.cand, p.work, device, cal) for p in points]
+    errors = sorted(abs(e.us / p.us - 1.0) for e, p in zip(ests, points, strict=True))
+    by_problem: dict[str, list[tuple[C.Estimate, Point]]] = {}
+    for e, p in zip(ests, points, strict=True):
+        by_problem.setdefault(p.problem, []).append((e, p))
+    picks: dict[str, tuple[list[bool], list[float]]] = {"all": ([], []), "deterministic": ([], [])}
     for rows in by_problem.values():
         for mode, keep in (
             ("all", rows),
-            ("deterministic", [r for r in rows if r[2].cand.reduction != "atomic"]),
+            ("deterministic", [r for r in rows if r[1].cand.reduction != "atomic"]),
         ):
-            pick = min(keep, key=lambda r: r[0])
-            best = min(keep, key=lambda r: r[1])
-            picks[mode][0] += pick is best
-            picks[mode][1] += 1
-            picks[mode][2].append(pick[1] / best[1])
+            pick = min(keep, key=lambda r: (r[0].us, r[0].schedule_us))[1]
+            best = min(keep, key=lambda r: r[1].us)[1]
+            picks[mode][0].append(pick is best)
+            picks[mode][1].append(pick.us / best.us)
     out: dict[str, Any] = {
         "points": len(points),
         "problems": len(by_problem),
@@ -168,8 +168,8 @@ def quality(points: list[Point], cal: C.Calibration, device: C.Device) -> dict[s
         "p90_rel_error": errors[int(0.9 * (len(errors) - 1))],
         "worst_rel_error": errors[-1],
     }
-    for mode, (hit, total, regret) in picks.items():
-        out[f"pick_is_best_{mode}"] = f"{hit}/{total}"
+    for mode, (hits, regret) in picks.items():
+        out[f"pick_is_best_{mode}"] = f"{sum(hits)}/{len(hits)}"
         out[f"regret_geomean_{mode}"] = math.exp(statistics.fmean(math.log(r) for r in regret))
         out[f"regret_worst_{mode}"] = max(regret)
     return out

@@ -3,8 +3,8 @@
 Shared memory per target at the byte (the verifier, the ISA report's K block, the bundle
 launcher's opt-in), threads per block per target (the verifier, the front end, warp
 specialization's workers), the stream-K split's fallback and aligned-count rules at N-1,
-N and N+1, the occupancy of a kernel with twins (the worst one's), and the bounds of the
-autotune fallback rule. Each case pins one comparison, so an off-by-one in it fails.
+N and N+1, and the occupancy of a kernel with twins (the worst one's). Each case pins one
+comparison, so an off-by-one in it fails.
 """
 
 from __future__ import annotations

@@ -480,6 +480,16 @@ class Explanation:
         """The chosen candidate's estimate (None: a tuned choice that is no candidate)."""
         return next((e.us for e in self.estimates if self._is_choice(e.candidate)), None)
 
+    @property
+    def plain_kernel(self) -> bool:
+        """Whether contiguous operands of this problem miss the TMA and aligned twins'
+        divisibility facts (N, K and the leading dimensions, wgrad's M too, multiples
+        of :data:`~gemm_opt.core.schedules.ALIGNMENT`), so the launch takes the plain
+        kernel, which the estimates do not model (``docs/cost-model.md``)."""
+        p = self.problem
+        dims = (p.m, p.n, p.k) if p.op == "wgrad" else (p.n, p.k)
+        return any(d % S.ALIGNMENT for d in dims)
+
     def __str__(self) -> str:
         p, c = self.problem, self.choice
         names = {cfg: name for name, cfg in h100.GPU_CONFIGS.items()}
@@ -493,8 +503,15 @@ class Explanation:
         lines = [
             f"{p.op} {p.m}x{p.n}x{p.k}{groups} {self.dtype}: {label}  [{source}]",
             f"atomic stream-K: {atomics}",
-            f"{'rank':>4}  {'candidate':<28} {'est. us':>9} {'programs':>8}  largest parts (us)",
         ]
+        if self.plain_kernel:
+            lines.append(
+                f"note: N or K (wgrad: or M) is not a multiple of {S.ALIGNMENT}: the plain kernel "
+                "runs (no TMA or aligned twin), slower than these estimates"
+            )
+        lines.append(
+            f"{'rank':>4}  {'candidate':<28} {'est. us':>9} {'programs':>8}  largest parts (us)"
+        )
         for i, est in enumerate(self.estimates, 1):
             parts = sorted(est.parts, key=lambda kv: -kv[1])[:2]
             text = ", ".join(f"{k} {v:.1f}" for k, v in parts)

@@ -14,13 +14,13 @@ stream-K split and its critical path) and a few machine figures:
   ring keeps in flight (Little's law: few stages cannot hide it);
 * **a schedule** turns iterations into a critical path: data-parallel runs
   ``ceil(T / resident)`` waves, the last one partial (fewer active programs
-  share the bandwidth), persistent and work-stealing run ``ceil(T / P)``
-  tiles per program, stream-K the longest program of its split including
-  the fix-up's waits (:meth:`~gemm_opt.core.schedules.StreamKPartition.critical_path`);
+  share the bandwidth), persistent and work-stealing rounds of ``P`` tiles
+  alike, stream-K the longest program of its split including the fix-up's
+  waits (:meth:`~gemm_opt.core.schedules.StreamKPartition.critical_path`);
 * **fixed costs**: a launch, each segment a program computes (pipeline fill
-  and epilogue), fp32 partial tiles moved by the linear and tree fix-ups,
-  atomic adds into C and the zeroing of C atomic stream-K needs, a
-  work-stealing counter per tile;
+  and epilogue), fp32 partial tiles moved by the linear and tree fix-ups and
+  their flags' round trips, atomic adds into C and the zeroing of C atomic
+  stream-K needs, a work-stealing counter per tile;
 * **a floor**: the unique bytes of A, B and C over the HBM bandwidth.
 
 The free constants (:class:`Calibration`) are fitted to the measured
@@ -101,6 +101,8 @@ class Calibration:
     hbm_efficiency: float = 0.8
     #: fp32 partial-tile bytes per microsecond one program writes or adds (linear, tree).
     fixup_bytes_per_us: float = 2.0e4
+    #: Each partial a program publishes or waits for: the flag's round trip through L2.
+    fixup_wait_us: float = 1.0
     #: fp32 atomic-add bytes per microsecond one program adds into C (atomic).
     atomic_bytes_per_us: float = 2.0e4
     #: A work-stealing program's counter increment per tile.
@@ -221,7 +223,7 @@ def iteration_us(
     return max(mma, l2, latency)
 
 
-def _finish(
+def finish(
     cand: Candidate,
     work: Workload,
     programs: int,
@@ -240,37 +242,46 @@ def _finish(
 # ---- the kinds ----------------------------------------------------------------------------
 
 
+def _rounds(tiles: int, slots: int) -> list[int]:
+    """Active programs in each round of ``tiles`` tiles over ``slots`` programs at once:
+    full rounds, then the partial one."""
+    full, last = divmod(tiles, slots)
+    return [slots] * full + ([last] if last else [])
+
+
+def _tiles_in_rounds(
+    cand: Candidate, work: Workload, slots: int, device: Device, cal: Calibration
+) -> tuple[int, list[tuple[str, float]]]:
+    """Whole tiles, ``slots`` programs at a time (fewer share the bandwidth in the last
+    round): the K loop of each round and a segment's fixed cost per round."""
+    cfg, e = cand.config, work.element_bytes
+    tiles, ipt = work.tiles(cfg), S.iters_per_tile(work.tile_k, cfg.block_k)
+    rounds = _rounds(tiles, slots)
+    loop = sum(ipt * iteration_us(cfg, e, a, device, cal) for a in rounds)
+    return len(rounds), [("k loop", loop), ("segments", len(rounds) * cal.segment_us)]
+
+
 def estimate_data_parallel(
     cand: Candidate, work: Workload, device: Device, cal: Calibration
 ) -> Estimate:
     """A program per tile, in waves of the resident programs; the last wave partial."""
-    cfg, e = cand.config, work.element_bytes
-    tiles, ipt = work.tiles(cfg), S.iters_per_tile(work.tile_k, cfg.block_k)
-    resident = device.sms * occupancy(cfg, e, device)
-    full, last = divmod(tiles, resident)
-    waves = [resident] * full + ([last] if last else [])
-    mma = sum(ipt * iteration_us(cfg, e, a, device, cal) for a in waves)
-    return _finish(
-        cand, work, tiles, [("k loop", mma), ("segments", len(waves) * cal.segment_us)], device, cal
-    )
+    resident = device.sms * occupancy(cand.config, work.element_bytes, device)
+    _, parts = _tiles_in_rounds(cand, work, resident, device, cal)
+    return finish(cand, work, max(work.tiles(cand.config), 1), parts, device, cal)
 
 
 def estimate_persistent(
     cand: Candidate, work: Workload, device: Device, cal: Calibration
 ) -> Estimate:
-    """One program per resident slot, each looping over ``ceil(T / P)`` tiles
-    (work stealing: the same, plus a counter increment per tile)."""
-    cfg, e = cand.config, work.element_bytes
-    tiles, ipt = work.tiles(cfg), S.iters_per_tile(work.tile_k, cfg.block_k)
-    programs = max(1, min(tiles, device.sms * occupancy(cfg, e, device)))
-    per_program = S.cdiv(tiles, programs)
-    parts = [
-        ("k loop", per_program * ipt * iteration_us(cfg, e, programs, device, cal)),
-        ("segments", per_program * cal.segment_us),
-    ]
+    """One program per resident slot (at most one per tile), program ``p`` taking tiles
+    ``p, p + P, ...``: rounds of ``P`` tiles, as data-parallel's waves (work stealing:
+    the same, plus a counter increment per tile)."""
+    tiles = work.tiles(cand.config)
+    programs = max(1, min(tiles, device.sms * occupancy(cand.config, work.element_bytes, device)))
+    rounds, parts = _tiles_in_rounds(cand, work, programs, device, cal)
     if cand.schedule == Kind.WORK_STEALING:
-        parts.append(("steals", per_program * cal.steal_us))
-    return _finish(cand, work, programs, parts, device, cal)
+        parts.append(("steals", rounds * cal.steal_us))
+    return finish(cand, work, programs, parts, device, cal)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -319,8 +330,9 @@ def estimate_stream_k(
         parts.append(("atomic adds", split * tile_bytes / cal.atomic_bytes_per_us))
         parts.append(("zero C", cal.launch_us + zero))
     else:
-        parts.append(("fix-up", (split + adds) * tile_bytes / cal.fixup_bytes_per_us))
-    return _finish(cand, work, programs, parts, device, cal)
+        each = tile_bytes / cal.fixup_bytes_per_us + cal.fixup_wait_us
+        parts.append(("fix-up", (split + adds) * each))
+    return finish(cand, work, programs, parts, device, cal)
 
 
 Estimator = Callable[[Candidate, Workload, Device, Calibration], Estimate]
@@ -448,6 +460,7 @@ __all__ = [
     "Workload",
     "calibration_path",
     "estimate",
+    "finish",
     "iteration_us",
     "kind_models",
     "load_calibration",
