@@ -208,6 +208,8 @@ FLOATS = (
     ("Float8E4M3FNUZType", "get_fp8e4b8_ty"),
     ("Float8E5M2FNUZType", "get_fp8e5b16_ty"),
     ("Float8E4M3B11FNUZType", "get_fp8e4b15_ty"),
+    # The MX block scale: Triton's scaled dots and copies carry its codes as i8.
+    ("Float8E8M0FNUType", "get_int8_ty"),
 )
 INTS = {
     1: "get_int1_ty",
