@@ -20,8 +20,19 @@ row per (variant, dtype, target):
 
 gfx950 and gfx942 have no TDM and drop hints, so only ``fused`` (their
 default pipeline) and ``aligned`` run there. ``bf16`` is the fp16 kernel with
-its element type changed. Each variant is an edit of the parsed module
-(:mod:`gemm_opt.dialect.edit`), never of its text.
+its element type changed.
+
+``--dtypes f8e4m3`` compiles the MXFP8 GEMM of ``examples/gemm_mxfp8_gfx1250.mlir``
+instead (e4m3 A and B, e8m0 scale tiles copied by TDM, ``tile.scaled_wmma``): on
+gfx1250 ``fused`` (its copies as written: unhinted), ``unfused`` and ``derived``
+(its four copies, scale tiles included, hinted by ``tile-derive-warp-hints`` and
+fused), and ``aligned``; on gfx950 ``aligned`` only (the unaligned kernel copies
+through registers and spills two SGPRs: an open gap, see ``docs/fp8.md``).
+Its rows name the loop's matrix instruction and the hints the scale-tile copies
+got; ``--check`` also wants the scaled instruction, one TDM instruction per K
+iteration when derived, and a hint on every scale-tile copy there. Each
+variant is an edit of the parsed module (:mod:`gemm_opt.dialect.edit`), never
+of its text.
 
 A target whose shared memory cannot hold the kernel's buffers (gfx942: 64 KiB
 against the example's 73,680 bytes) compiles it with the K block halved until
@@ -64,14 +75,25 @@ from gemm_opt.dialect.edit import (
     with_fields,
 )
 from gemm_opt.dialect.tile import PaddedSharedAttr, SharedType
+from gemm_opt.lowering.isa_analysis import loop_mma_mnemonics
 
 VARIANTS = ("fused", "unfused", "unhinted", "derived", "aligned", "deep")
 DTYPES = ("f16", "bf16")
+#: The 8-bit rows: the MXFP8 kernel, and the variants it has per target.
+FP8_DTYPES = ("f8e4m3",)
+FP8_VARIANTS: dict[str, tuple[str, ...]] = {
+    "gfx1250": ("fused", "unfused", "derived", "aligned"),
+    "gfx950": ("aligned",),
+}
 #: The AMD targets: the report reads AMDGPU assembly.
 TARGETS = tuple(name for name, t in _TARGETS.items() if t.backend == "hip")
 DEFAULT_INPUT = Path(__file__).resolve().parents[1] / "examples" / "gemm_gfx1250.mlir"
 #: The ``deep`` variant's kernel: the same GEMM with ``NUM_BUFFERS=4``.
 DEEP_INPUT = DEFAULT_INPUT.with_name("gemm_gfx1250_deep.mlir")
+#: The 8-bit rows' kernel: MXFP8 (block-scaled e4m3, e8m0 scales per 32 of K).
+FP8_INPUT = DEFAULT_INPUT.with_name("gemm_mxfp8_gfx1250.mlir")
+#: The element type of block-scale tiles (their copies' hints are reported).
+SCALE_TYPE = "f8E8M0FNU"
 
 
 @dataclass
@@ -91,6 +113,10 @@ class Row:
     code_bytes: int = 0
     compile_seconds: float = 0.0
     error: str = ""
+    #: The matrix instructions of the K loop.
+    mma_instr: str = ""
+    #: The ``warp_used_hint`` s of the scale-tile copies after the tile passes (8-bit rows).
+    scale_hints: str = ""
     #: The K block the row was compiled with, when not the kernel's own (the
     #: kernel's buffers do not fit the target's shared memory).
     block_k: int | None = None
@@ -109,8 +135,9 @@ ALIGNMENT = 16
 
 
 def with_dtype(module: ir.Module, dtype: str) -> None:
-    """Make the fp16 kernel a ``dtype`` kernel (every f16 becomes ``dtype``)."""
-    if dtype != "f16":
+    """Make the fp16 kernel a ``dtype`` kernel (every f16 becomes ``dtype``); the
+    8-bit kernel is its own."""
+    if dtype in _ELEMENT_TYPES and dtype != "f16":
         retype_elements(module, ir.F16Type.get(), _ELEMENT_TYPES[dtype]())
 
 
@@ -129,12 +156,15 @@ def shared_bytes(module: ir.Module | ir.Operation) -> int:
 
 
 def block_shape(module: ir.Module | ir.Operation) -> tuple[int, int, int]:
-    """``(BLOCK_M, BLOCK_N, BLOCK_K)`` of the GEMM: the shapes of its one ``tile.wmma``."""
+    """``(BLOCK_M, BLOCK_N, BLOCK_K)`` of the GEMM: the shapes of its one ``tile.wmma``
+    (or ``tile.scaled_wmma``: A and B are its operands 0 and 2)."""
     mmas = ops_named(module, "tile.wmma")
-    if len(mmas) != 1:
-        raise EditError(f"expected one tile.wmma, found {len(mmas)}")
-    bm, bk = ir.RankedTensorType(mmas[0].operands[0].type).shape
-    _, bn = ir.RankedTensorType(mmas[0].operands[1].type).shape
+    scaled = ops_named(module, "tile.scaled_wmma")
+    if len(mmas) + len(scaled) != 1:
+        raise EditError(f"expected one tile.wmma, found {len(mmas) + len(scaled)}")
+    a, b = (mmas[0].operands[0], mmas[0].operands[1]) if mmas else scaled[0].operands[0:3:2]
+    bm, bk = ir.RankedTensorType(a.type).shape
+    _, bn = ir.RankedTensorType(b.type).shape
     return bm, bn, bk
 
 
@@ -227,6 +257,10 @@ def plan(variants: Sequence[str], dtypes: Sequence[str], targets: Sequence[str])
     for dtype in dtypes:
         for target in targets:
             for variant in variants:
+                if dtype in FP8_DTYPES:
+                    if variant in FP8_VARIANTS.get(target, ()):
+                        yield variant, dtype, target
+                    continue
                 if not _TARGETS[target].tdm and variant not in ("fused", "aligned"):
                     continue
                 if variant == "deep" and target != "gfx1250":
@@ -239,6 +273,8 @@ def compile_row(source: str, variant: str, dtype: str, target: str) -> Row:
 
     row = Row(variant, dtype, target)
     try:
+        if dtype in FP8_DTYPES:
+            source = FP8_INPUT.read_text()
         if variant == "deep":
             source = DEEP_INPUT.read_text()
         row.block_k = fitting_block_k(source, target)
@@ -256,7 +292,35 @@ def compile_row(source: str, variant: str, dtype: str, target: str) -> Row:
     row.vgprs, row.sgprs, row.lds_bytes = m.vgprs, m.sgprs, m.lds_bytes
     row.spills, row.code_bytes = m.spills, m.code_bytes
     row.compile_seconds = k.compile_seconds
+    row.mma_instr = ",".join(loop_mma_mnemonics(k.asm["amdgcn"]))
+    if dtype in FP8_DTYPES and _TARGETS[target].tdm:
+        hints = scale_copy_hints(k.asm["tile"])
+        row.scale_hints = ",".join("all" if h is None else f"0x{h:02x}" for h in hints)
     return row
+
+
+def scale_copy_hints(tile_text: str) -> list[int | None]:
+    """The ``warp_used_hint`` of every copy of a scale tile in ``tile_text`` (the tile
+    IR after the passes): fused members included; None for a copy without one (all
+    warps copy)."""
+    hints: list[int | None] = []
+
+    def collect(module: ir.Module) -> None:
+        for op in ops_named(module, "tile.async_tdm_copy_global_to_local"):
+            dest = op.operands[1].type
+            if str(dest.element_type) == SCALE_TYPE:
+                hint = (
+                    op.attributes["warp_used_hint"] if "warp_used_hint" in op.attributes else None
+                )
+                hints.append(None if hint is None else ir.IntegerAttr(hint).value)
+        for op in ops_named(module, "tile.async_tdm_fused_copy_global_to_local"):
+            fused = op.opview
+            for dest, hint in zip(fused.dests, fused.warp_used_hints, strict=True):
+                if str(dest.type.element_type) == SCALE_TYPE:
+                    hints.append(hint)
+
+    edited(tile_text, collect)
+    return hints
 
 
 HEADER = (
@@ -271,6 +335,8 @@ HEADER = (
     "spills",
     "code B",
     "compile s",
+    "MMA instr",
+    "scale hints",
 )
 
 
@@ -294,6 +360,8 @@ def format_table(rows: Sequence[Row]) -> str:
                 str(r.spills),
                 str(r.code_bytes),
                 f"{r.compile_seconds:.1f}",
+                r.mma_instr,
+                r.scale_hints or "-",
             )
         )
     widths = [len(h) for h in HEADER]
@@ -329,6 +397,17 @@ def check(rows: Sequence[Row]) -> list[str]:
             problems.append(f"{tag}: no TDM or no WMMA in the K loop")
         if not _TARGETS[r.target].tdm and r.mma_per_iter == 0:
             problems.append(f"{tag}: no MFMA in the K loop")
+    for r in rows:
+        if r.dtype not in FP8_DTYPES or r.error:
+            continue
+        tag = f"{r.label}/{r.dtype}/{r.target}"
+        if "scale" not in r.mma_instr:
+            problems.append(f"{tag}: no scaled MMA in the K loop ({r.mma_instr or 'none'})")
+        if r.variant == "derived":
+            if r.tdm_per_iter != 1:
+                problems.append(f"{tag}: {r.tdm_per_iter} TDM per iteration, want 1")
+            if not r.scale_hints or "all" in r.scale_hints.split(","):
+                problems.append(f"{tag}: a scale-tile copy has no derived warp_used_hint")
     for dtype in DTYPES:
         fused = by.get(("fused", dtype, "gfx1250"))
         unfused = by.get(("unfused", dtype, "gfx1250"))
@@ -378,9 +457,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument(
         "--dtypes",
-        type=lambda s: _csv(s, DTYPES, "dtype"),
+        type=lambda s: _csv(s, DTYPES + FP8_DTYPES, "dtype"),
         default=list(DTYPES),
-        help=f"comma list of {', '.join(DTYPES)}",
+        help=f"comma list of {', '.join(DTYPES + FP8_DTYPES)} (f8e4m3: the MXFP8 kernel)",
     )
     p.add_argument(
         "--targets",
