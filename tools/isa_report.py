@@ -24,13 +24,16 @@ its element type changed.
 
 ``--dtypes f8e4m3`` compiles the MXFP8 GEMM of ``examples/gemm_mxfp8_gfx1250.mlir``
 instead (e4m3 A and B, e8m0 scale tiles copied by TDM, ``tile.scaled_wmma``): on
-gfx1250 ``fused`` (its copies as written: unhinted), ``unfused`` and ``derived``
+gfx1250 ``fused`` (its copies as written: unhinted), ``unfused``, ``derived``
 (its four copies, scale tiles included, hinted by ``tile-derive-warp-hints`` and
-fused), and ``aligned``; on gfx950 ``aligned`` only (the unaligned kernel copies
-through registers and spills two SGPRs: an open gap, see ``docs/fp8.md``).
-Its rows name the loop's matrix instruction and the hints the scale-tile copies
-got; ``--check`` also wants the scaled instruction, one TDM instruction per K
-iteration when derived, and a hint on every scale-tile copy there. Each
+fused), ``derived-unfused`` (the same hints, not fused: each copy keeps the
+per-warp predicate ``tile-emit-warp-predicates`` gives it) and ``aligned``; on
+gfx950 ``aligned`` only (the unaligned kernel copies through registers and
+spills two SGPRs: an open gap, see ``docs/fp8.md``).
+Its rows name the loop's matrix instruction, the hints the scale-tile copies
+got and their per-warp predicates; ``--check`` also wants the scaled
+instruction, a derived hint on every scale-tile copy, one TDM instruction per K
+iteration derived and fused, and a predicate on every hinted copy unfused. Each
 variant is an edit of the parsed module (:mod:`gemm_opt.dialect.edit`), never
 of its text.
 
@@ -60,7 +63,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from gemm_opt.core.contract import DIVISIBILITY
+from gemm_opt.core.contract import DIVISIBILITY, WARP_LAYOUT, WARP_LAYOUTS, WARP_USED_HINT
 from gemm_opt.core.ext_compat import cast, ir
 from gemm_opt.core.targets import TARGETS as _TARGETS
 from gemm_opt.dialect.edit import (
@@ -82,9 +85,12 @@ DTYPES = ("f16", "bf16")
 #: The 8-bit rows: the MXFP8 kernel, and the variants it has per target.
 FP8_DTYPES = ("f8e4m3",)
 FP8_VARIANTS: dict[str, tuple[str, ...]] = {
-    "gfx1250": ("fused", "unfused", "derived", "aligned"),
+    "gfx1250": ("fused", "unfused", "derived", "derived-unfused", "aligned"),
     "gfx950": ("aligned",),
 }
+#: Variants only the 8-bit rows have: ``derived`` without the fusion, so each
+#: hinted copy keeps its per-warp predicate.
+FP8_ONLY_VARIANTS = ("derived-unfused",)
 #: The AMD targets: the report reads AMDGPU assembly.
 TARGETS = tuple(name for name, t in _TARGETS.items() if t.backend == "hip")
 DEFAULT_INPUT = Path(__file__).resolve().parents[1] / "examples" / "gemm_gfx1250.mlir"
@@ -117,6 +123,8 @@ class Row:
     mma_instr: str = ""
     #: The ``warp_used_hint`` s of the scale-tile copies after the tile passes (8-bit rows).
     scale_hints: str = ""
+    #: The per-warp predicates emitted on the scale-tile copies (unfused hinted copies).
+    scale_predicates: str = ""
     #: The K block the row was compiled with, when not the kernel's own (the
     #: kernel's buffers do not fit the target's shared memory).
     block_k: int | None = None
@@ -247,7 +255,7 @@ def variant_text(source: str, variant: str, dtype: str, block_k: int | None = No
         edits.append(lambda m: with_block_k(m, block_k))
     if variant == "aligned":
         edits.append(aligned)
-    elif variant in ("unhinted", "derived"):
+    elif variant in ("unhinted", "derived", "derived-unfused"):
         edits.append(drop_warp_hints)
     return edited(source, *edits)
 
@@ -260,6 +268,8 @@ def plan(variants: Sequence[str], dtypes: Sequence[str], targets: Sequence[str])
                 if dtype in FP8_DTYPES:
                     if variant in FP8_VARIANTS.get(target, ()):
                         yield variant, dtype, target
+                    continue
+                if variant in FP8_ONLY_VARIANTS:
                     continue
                 if not _TARGETS[target].tdm and variant not in ("fused", "aligned"):
                     continue
@@ -280,7 +290,10 @@ def compile_row(source: str, variant: str, dtype: str, target: str) -> Row:
         row.block_k = fitting_block_k(source, target)
         text = variant_text(source, variant, dtype, row.block_k)
         k = compile_tile_module(
-            text, target, fuse=variant != "unfused", derive_hints=variant == "derived"
+            text,
+            target,
+            fuse=variant not in ("unfused", "derived-unfused"),
+            derive_hints=variant in ("derived", "derived-unfused"),
         )
     except (EditError, TileCompileError) as e:
         row.error = str(e)
@@ -294,33 +307,64 @@ def compile_row(source: str, variant: str, dtype: str, target: str) -> Row:
     row.compile_seconds = k.compile_seconds
     row.mma_instr = ",".join(loop_mma_mnemonics(k.asm["amdgcn"]))
     if dtype in FP8_DTYPES and _TARGETS[target].tdm:
-        hints = scale_copy_hints(k.asm["tile"])
-        row.scale_hints = ",".join("all" if h is None else f"0x{h:02x}" for h in hints)
+        copies = scale_copies(k.asm["tile"])
+        row.scale_hints = ",".join("all" if c.hint is None else f"0x{c.hint:02x}" for c in copies)
+        row.scale_predicates = ",".join(c.predicate() for c in copies if c.predicated)
     return row
 
 
-def scale_copy_hints(tile_text: str) -> list[int | None]:
-    """The ``warp_used_hint`` of every copy of a scale tile in ``tile_text`` (the tile
-    IR after the passes): fused members included; None for a copy without one (all
-    warps copy)."""
-    hints: list[int | None] = []
+@dataclass(frozen=True)
+class ScaleCopy:
+    """One copy of a scale tile in the tile IR after the passes."""
+
+    #: Its ``warp_used_hint`` (None: all warps copy).
+    hint: int | None
+    #: The warps that copy it, from its ``tile.warp_layout``: warp ``w`` copies iff
+    #: ``((w ^ anchor) & free_mask) == 0`` (None: no layout assigned).
+    anchor: int | None = None
+    free_mask: int | None = None
+    #: Whether ``tile-emit-warp-predicates`` made that test its ``pred`` operand (a
+    #: fused copy needs none: the instruction itself skips the other warps' members).
+    predicated: bool = False
+
+    def predicate(self) -> str:
+        """The per-warp predicate, as the emitted ``tile.warp_id`` test reads."""
+        if self.free_mask is None:
+            return "-"
+        return f"((w^{self.anchor})&{self.free_mask})==0"
+
+
+def scale_copies(tile_text: str) -> list[ScaleCopy]:
+    """Every copy of a scale tile in ``tile_text`` (the tile IR after the passes),
+    fused members included, in program order."""
+    found: list[ScaleCopy] = []
+
+    def layout_of(attr: ir.Attribute) -> tuple[int | None, int | None]:
+        fields = attr.maybe_downcast().field_values()
+        return fields.get("anchor"), fields.get("free_mask")
 
     def collect(module: ir.Module) -> None:
         for op in ops_named(module, "tile.async_tdm_copy_global_to_local"):
-            dest = op.operands[1].type
-            if str(dest.element_type) == SCALE_TYPE:
-                hint = (
-                    op.attributes["warp_used_hint"] if "warp_used_hint" in op.attributes else None
-                )
-                hints.append(None if hint is None else ir.IntegerAttr(hint).value)
+            if str(op.operands[1].type.element_type) != SCALE_TYPE:
+                continue
+            attrs, copy = op.attributes, op.opview
+            hint = ir.IntegerAttr(attrs[WARP_USED_HINT]).value if WARP_USED_HINT in attrs else None
+            anchor, mask = layout_of(attrs[WARP_LAYOUT]) if WARP_LAYOUT in attrs else (None, None)
+            found.append(ScaleCopy(hint, anchor, mask, copy.pred is not None))
         for op in ops_named(module, "tile.async_tdm_fused_copy_global_to_local"):
             fused = op.opview
-            for dest, hint in zip(fused.dests, fused.warp_used_hints, strict=True):
+            layouts = (
+                list(ir.ArrayAttr(op.attributes[WARP_LAYOUTS]))
+                if WARP_LAYOUTS in op.attributes
+                else []
+            )
+            for i, (dest, hint) in enumerate(zip(fused.dests, fused.warp_used_hints, strict=True)):
                 if str(dest.type.element_type) == SCALE_TYPE:
-                    hints.append(hint)
+                    anchor, mask = layout_of(layouts[i]) if layouts else (None, None)
+                    found.append(ScaleCopy(hint, anchor, mask))
 
     edited(tile_text, collect)
-    return hints
+    return found
 
 
 HEADER = (
@@ -337,6 +381,7 @@ HEADER = (
     "compile s",
     "MMA instr",
     "scale hints",
+    "scale predicates",
 )
 
 
@@ -362,6 +407,7 @@ def format_table(rows: Sequence[Row]) -> str:
                 f"{r.compile_seconds:.1f}",
                 r.mma_instr,
                 r.scale_hints or "-",
+                r.scale_predicates or "-",
             )
         )
     widths = [len(h) for h in HEADER]
@@ -403,11 +449,20 @@ def check(rows: Sequence[Row]) -> list[str]:
         tag = f"{r.label}/{r.dtype}/{r.target}"
         if "scale" not in r.mma_instr:
             problems.append(f"{tag}: no scaled MMA in the K loop ({r.mma_instr or 'none'})")
-        if r.variant == "derived":
-            if r.tdm_per_iter != 1:
-                problems.append(f"{tag}: {r.tdm_per_iter} TDM per iteration, want 1")
+        if r.variant in ("derived", "derived-unfused"):
             if not r.scale_hints or "all" in r.scale_hints.split(","):
                 problems.append(f"{tag}: a scale-tile copy has no derived warp_used_hint")
+        if r.variant == "derived" and r.tdm_per_iter != 1:
+            problems.append(f"{tag}: {r.tdm_per_iter} TDM per iteration, want 1")
+        if r.variant == "derived-unfused":
+            # One instruction per copy (A, B and the two scale tiles), each predicated
+            # to the warps of its hint.
+            if r.tdm_per_iter != 4:
+                problems.append(f"{tag}: {r.tdm_per_iter} TDM per iteration, want 4")
+            n_hints = len(r.scale_hints.split(",")) if r.scale_hints else 0
+            n_preds = len(r.scale_predicates.split(",")) if r.scale_predicates else 0
+            if n_preds != n_hints:
+                problems.append(f"{tag}: a hinted scale-tile copy has no per-warp predicate")
     for dtype in DTYPES:
         fused = by.get(("fused", dtype, "gfx1250"))
         unfused = by.get(("unfused", dtype, "gfx1250"))
@@ -451,9 +506,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--input", type=Path, default=DEFAULT_INPUT, help="tile GEMM (.mlir)")
     p.add_argument(
         "--variants",
-        type=lambda s: _csv(s, VARIANTS, "variant"),
-        default=list(VARIANTS),
-        help=f"comma list of {', '.join(VARIANTS)}",
+        type=lambda s: _csv(s, VARIANTS + FP8_ONLY_VARIANTS, "variant"),
+        default=list(VARIANTS + FP8_ONLY_VARIANTS),
+        help=f"comma list of {', '.join(VARIANTS + FP8_ONLY_VARIANTS)} (the last: 8-bit only)",
     )
     p.add_argument(
         "--dtypes",
