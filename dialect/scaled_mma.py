@@ -74,6 +74,13 @@ class ScaledWmmaOp(TileOp, name="scaled_wmma", traits=[ext.Pure]):
     c: ext.Operand[Any]
     result: ext.Result[Any]
 
+    @classmethod
+    def build(
+        cls, a: ir.Value, a_scale: ir.Value, b: ir.Value, b_scale: ir.Value, c: ir.Value, **kwargs
+    ) -> "ScaledWmmaOp":
+        """The op at the current insertion point; its result has c's type."""
+        return cls(a, a_scale, b, b_scale, c, c.type, **kwargs)
+
     def verify(self) -> None:
         a, b, c = _ranked(self.a, "a"), _ranked(self.b, "b"), _ranked(self.c, "c")
         sa, sb = _ranked(self.a_scale, "a_scale"), _ranked(self.b_scale, "b_scale")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gemm_opt.core.fp8 import Fp8Format, decode, encode
 from gemm_opt.core.scaling import MX_BLOCK, scaled_reference
@@ -109,3 +111,95 @@ def test_fp8_pointer_takes_codes_or_one_byte_arrays_only():
         Interpreter(EXAMPLE.read_text()).run(
             [ones.astype(np.float32), ones, scales, scales, c, m, n, k, k, n, n], (1, 1)
         )
+
+
+# ---- the op itself, layout-free, on every code --------------------------------------
+
+#: C += (A x SA) @ (B x SB) on one 16x16x64 block: A e4m3fn, B e5m2 (the two OCP
+#: formats, mixed), scales and C loaded and stored as they are.
+MIXED_KERNEL = """
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx950"} {
+  func.func @k(%a: !tile.ptr<f8E4M3FN>, %sa: !tile.ptr<f8E8M0FNU>, %b: !tile.ptr<f8E5M2>,
+               %sb: !tile.ptr<f8E8M0FNU>, %c: !tile.ptr<f32>) {
+    %z = arith.constant 0 : i32
+    %i2 = arith.constant 2 : i32
+    %i16 = arith.constant 16 : i32
+    %i64 = arith.constant 64 : i32
+    %l2 = arith.constant 2 : i64
+    %l16 = arith.constant 16 : i64
+    %l64 = arith.constant 64 : i64
+    %one = arith.constant 1 : i64
+    %ta = "tile.load_block"(%a, %i16, %i64, %l64, %one, %z, %z) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<f8E4M3FN>, i32, i32, i64, i64, i32, i32) -> tensor<16x64xf8E4M3FN>
+    %tsa = "tile.load_block"(%sa, %i16, %i2, %l2, %one, %z, %z) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<f8E8M0FNU>, i32, i32, i64, i64, i32, i32) -> tensor<16x2xf8E8M0FNU>
+    %tb = "tile.load_block"(%b, %i64, %i16, %l16, %one, %z, %z) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<f8E5M2>, i32, i32, i64, i64, i32, i32) -> tensor<64x16xf8E5M2>
+    %tsb = "tile.load_block"(%sb, %i16, %i2, %l2, %one, %z, %z) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<f8E8M0FNU>, i32, i32, i64, i64, i32, i32) -> tensor<16x2xf8E8M0FNU>
+    %tc = "tile.load_block"(%c, %i16, %i16, %l16, %one, %z, %z) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<f32>, i32, i32, i64, i64, i32, i32) -> tensor<16x16xf32>
+    %d = "tile.scaled_wmma"(%ta, %tsa, %tb, %tsb, %tc) : (tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>, tensor<64x16xf8E5M2>, tensor<16x2xf8E8M0FNU>, tensor<16x16xf32>) -> tensor<16x16xf32>
+    "tile.store_block"(%c, %i16, %i16, %l16, %one, %z, %z, %d) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<f32>, i32, i32, i64, i64, i32, i32, tensor<16x16xf32>) -> ()
+    return
+  }
+}
+"""
+
+
+def _arrays(shape):
+    """Any bytes, as uint8 codes of ``shape``."""
+    n = int(np.prod(shape))
+    return st.binary(min_size=n, max_size=n).map(
+        lambda raw: np.frombuffer(raw, dtype=np.uint8).reshape(shape).copy()
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    a=_arrays((16, 64)),
+    b=_arrays((64, 16)),
+    sa=_arrays((16, 2)),
+    sb=_arrays((16, 2)),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_scaled_wmma_equals_the_float64_reference_on_any_codes(a, b, sa, sb, seed):
+    # Any byte: NaN and infinite elements, NaN scales (0xFF), the smallest (0x00).
+    c0 = np.random.default_rng(seed).normal(scale=1e3, size=(16, 16)).astype(np.float32)
+    out = c0.copy()
+    Interpreter(MIXED_KERNEL).run([a, sa, b, sb, out])
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, NaN scales
+        ref = scaled_reference(a, b, ("e4m3fn", "e5m2"), sa, np.ascontiguousarray(sb.T), "mx32")
+        want = (ref + c0.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(out, want)
+
+
+def test_builder_makes_a_verified_op():
+    from gemm_opt.core.ext_compat import ir
+    from gemm_opt.dialect import make_context
+    from gemm_opt.dialect.scaled_mma import ScaledWmmaOp
+
+    with make_context(), ir.Location.unknown():
+        module = ir.Module.create()
+        f8, e8, f32 = (ir.Type.parse(t) for t in ("f8E4M3FN", "f8E8M0FNU", "f32"))
+        types = [
+            ir.RankedTensorType.get(s, t)
+            for s, t in (
+                ([32, 64], f8),
+                ([32, 2], e8),
+                ([64, 16], f8),
+                ([16, 2], e8),
+                ([32, 16], f32),
+            )
+        ]
+        with ir.InsertionPoint(module.body):
+            fn = ir.Operation.create(
+                "func.func",
+                attributes={
+                    "sym_name": ir.StringAttr.get("f"),
+                    "sym_visibility": ir.StringAttr.get("private"),
+                    "function_type": ir.TypeAttr.get(ir.FunctionType.get(types, [types[-1]])),
+                },
+                regions=1,
+            )
+        block = fn.regions[0].blocks.append(*types)
+        with ir.InsertionPoint(block):
+            op = ScaledWmmaOp.build(*block.arguments)
+            ir.Operation.create("func.return", operands=[op.result])
+        assert module.operation.verify()
+        assert op.result.type == types[-1]
