@@ -42,7 +42,7 @@ def _fp8_inputs(op: TileOp, a: ir.Type, b: ir.Type) -> None:
     for name, t in (("a", a), ("b", b)):
         if str(t) == "f8E8M0FNU" or not any(str(t) in x.fp8_types for x in targets):
             raise VerifyError(f"{name} must be f8E4M3FN or f8E5M2 (the OCP 8-bit formats), got {t}")
-    check_fp8_inputs(op, a, b, "tile.scaled_wmma")
+    check_fp8_inputs(op, a, b)
 
 
 class ScaledWmmaOp(TileOp, name="scaled_wmma", traits=[ext.Pure]):

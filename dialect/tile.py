@@ -1810,21 +1810,19 @@ def _is_16bit_float(t: ir.Type) -> bool:
     return cast(t, ir.F16Type) is not None or cast(t, ir.BF16Type) is not None
 
 
-def check_fp8_inputs(op: TileOp, a: ir.Type, b: ir.Type, what: str) -> None:
+def check_fp8_inputs(op: TileOp, a: ir.Type, b: ir.Type) -> None:
     """A and B are 8-bit float types whose MMA some possible target has (the
     target table's ``fp8_types``: OCP on gfx1250, gfx950 and cuda:90, FNUZ on gfx942)."""
     targets = op.targets()
     for name, t in (("a", a), ("b", b)):
-        ok = [x for x in targets if str(t) in x.fp8_types]
-        if not ok:
+        if not any(str(t) in x.fp8_types for x in targets):
             have = "; ".join(f"{x.name}: {', '.join(x.fp8_types) or 'none'}" for x in targets)
             raise VerifyError(
-                f"{what} {name}'s element type {t} is not an 8-bit MMA input of "
+                f"{name}'s element type {t} is not an 8-bit MMA input of "
                 f"{_target_names(targets) or 'any target'} ({have})"
             )
-    both = [x for x in targets if str(a) in x.fp8_types and str(b) in x.fp8_types]
-    if not both:
-        raise VerifyError(f"{what} a ({a}) and b ({b}) are the 8-bit types of different targets")
+    if not any(str(a) in x.fp8_types and str(b) in x.fp8_types for x in targets):
+        raise VerifyError(f"a ({a}) and b ({b}) are the 8-bit types of different targets")
 
 
 def mma_input_kind(op: TileOp, a: ir.Type, b: ir.Type) -> str:
@@ -1836,7 +1834,7 @@ def mma_input_kind(op: TileOp, a: ir.Type, b: ir.Type) -> str:
             raise VerifyError(
                 "f8E8M0FNU is a block-scale type: it is an input of tile.scaled_wmma only"
             )
-        check_fp8_inputs(op, a, b, "tile.wmma")
+        check_fp8_inputs(op, a, b)
         if a != b:
             raise VerifyError(
                 f"expects a and b of the same 8-bit type, got {a} and {b} (mixed formats "

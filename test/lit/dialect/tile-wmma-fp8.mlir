@@ -43,3 +43,17 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx942"} {
     return %d : tensor<128x128xf32, #acc>
   }
 }
+
+// -----
+
+// tile.async_wmma takes the same 8-bit inputs (cuda:90: wgmma e4m3).
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 2>, instr_shape = array<i64: 16, 16, 64>, transposed = true}>
+module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
+  // CHECK-LABEL: func.func private @async_e4m3
+  func.func private @async_e4m3(%a: !tile.shared<tensor<128x64xf8E4M3FN, #s>>, %b: !tile.shared<tensor<64x128xf8E4M3FN, #s>>, %c: tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc> {
+    // CHECK: "tile.async_wmma"(%arg0, %arg1, %arg2)
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<128x64xf8E4M3FN, #s>>, !tile.shared<tensor<64x128xf8E4M3FN, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
+    return %d : tensor<128x128xf32, #acc>
+  }
+}
