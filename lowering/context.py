@@ -372,17 +372,13 @@ class HandOffContext:
             raise self.fail(op, elements_error(t))
         return bits
 
-    def convert_encoding(
-        self, attr: Any, op: Any, elem_bits: int = 16, shape: Sequence[int] = ()
-    ) -> Any:
-        """Gluon's register layout for a tile register layout (of a ``shape`` tensor:
-        a scale layout depends on it)."""
+    def convert_encoding(self, attr: Any, op: Any, elem_bits: int = 16) -> Any:
+        """Gluon's register layout for a tile register layout (a scale layout depends on
+        its tensor's shape too: :meth:`convert_type` converts it)."""
         t = self.target
         lay = self.tt.layouts
         if isinstance(attr, WmmaAttr):
             return self.strategy.mma_layout(self, attr, op)
-        if isinstance(attr, ScaleLayoutAttr):
-            return self.strategy.scale_layout(self, attr, [int(s) for s in shape], op)
         if isinstance(attr, DotOperandAttr):
             v = attr.field_values()
             parent = v.get("parent")
@@ -445,7 +441,10 @@ class HandOffContext:
                     op, f"{t} has no layout; every tensor needs one to lower to TritonGPU"
                 )
             elem = self.elem(rt.element_type, op)
-            enc = self.convert_encoding(rt.encoding, op, self.bits(rt.element_type, op), rt.shape)
+            if isinstance(rt.encoding, ScaleLayoutAttr):
+                enc = self.strategy.scale_layout(self, rt.encoding, [int(d) for d in rt.shape], op)
+            else:
+                enc = self.convert_encoding(rt.encoding, op, self.bits(rt.element_type, op))
             return self.tensor(rt.shape, elem, enc)
         if isinstance(t, Tile.Type):
             raise self.fail(op, f"no TritonGPU equivalent for the type {t}")
