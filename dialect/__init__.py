@@ -8,7 +8,14 @@ from gemm_opt.core.ext_compat import ir
 def load_all(ctx: ir.Context) -> None:
     """Load every gemm-opt dialect into ``ctx``; safe to call twice."""
     # The op modules add their ops to Tile before it is loaded.
-    from gemm_opt.dialect import async_ops, barrier, schedule, sync, warp_specialize  # noqa: F401
+    from gemm_opt.dialect import (  # noqa: F401
+        async_ops,
+        barrier,
+        scaled_mma,
+        schedule,
+        sync,
+        warp_specialize,
+    )
     from gemm_opt.dialect.tile import Tile
 
     with ctx:

@@ -39,7 +39,9 @@ from gemm_opt.dialect.tile import (
     VerifyError,
     WmmaAttr,
     _check_i1,
+    check_instr_shape,
     check_register_layout,
+    mma_input_kind,
 )
 
 #: k_width when ``tile.async_wmma`` does not give one (the register operands'
@@ -69,7 +71,8 @@ class AsyncWmmaOp(TileOp, name="async_wmma"):
          : (!tile.shared<tensor<128x64xf16, #sa>>, !tile.shared<tensor<64x128xf16, #sb>>,
             tensor<128x128xf32, #acc>, i1) -> tensor<128x128xf32, #acc>
     ```
-    Rules: A is an MxK and B a KxN shared buffer, both f16 or both bf16; C and
+    Rules: A is an MxK and B a KxN shared buffer, both f16, both bf16 or both
+    of one 8-bit type (as ``tile.wmma``, whose instruction C's layout names); C and
     D are MxN f32 tensors of one ``#tile.wmma_layout``; M, N and K are
     multiples of its instruction shape; the optional ``use_acc`` (absent:
     true) is an i1 scalar: false ignores C's values (C still names the
@@ -103,10 +106,9 @@ class AsyncWmmaOp(TileOp, name="async_wmma"):
             raise VerifyError(f"expects a's K ({k}) to equal b's K ({k2})")
         if tuple(c.shape) != (m, n):
             raise VerifyError(f"expects c to be {m}x{n} (a is {m}x{k}, b is {k}x{n}), got {c}")
-        ea, eb = str(a.element_type), str(b.element_type)
-        if ea != eb or ea not in ("f16", "bf16"):
-            raise VerifyError(f"expects a and b to be both f16 or both bf16, got {ea} and {eb}")
+        kind = mma_input_kind(self, a.element_type, b.element_type)
         check_register_layout(self, c, "c")
+        check_instr_shape(c.encoding, kind)
         im, in_, ik = c.encoding.instr_shape()
         if m % im or n % in_ or k % ik:
             raise VerifyError(

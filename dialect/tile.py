@@ -681,6 +681,38 @@ class DotOperandAttr(RegisterLayoutAttr, name="dot_operand"):
             )
 
 
+class ScaleLayoutAttr(RegisterLayoutAttr, name="scale_layout"):
+    """``#tile.scale_layout<{op_idx, parent}>``: the layout of the block scales of
+    operand A (op_idx 0, an M x K/32 tensor) or B (op_idx 1, N x K/32) of a
+    ``tile.scaled_wmma`` whose accumulator has layout ``parent``: each thread holds
+    the scales of the operand elements it holds (Triton derives the linear layout
+    from the MMA layout, as Gluon's ``get_wmma_scale_layout`` does).
+    """
+
+    FIELDS = {"op_idx": "int", "parent": "layout"}  # noqa: RUF012
+
+    def op_idx(self) -> int | None:
+        return self.field_values().get("op_idx")
+
+    def parent_layout(self) -> "WmmaAttr":
+        """The accumulator layout the scales belong to."""
+        parent = self.field_values().get("parent")
+        if not isinstance(parent, WmmaAttr):
+            raise VerifyError(
+                f"#tile.scale_layout parent must be a #tile.wmma_layout, got {parent}"
+            )
+        return parent
+
+    def check(self, rank: int) -> None:
+        """op_idx 0 or 1, a 2-D tensor."""
+        if self.op_idx() not in (0, 1):
+            raise VerifyError(
+                f"#tile.scale_layout op_idx must be 0 (a) or 1 (b), got {self.op_idx()}"
+            )
+        if rank != 2:
+            raise VerifyError(f"a #tile.scale_layout tensor must be 2-D, got rank {rank}")
+
+
 class TdmWarpLayoutAttr(LayoutAttr, name="tdm_warp_layout"):
     """``#tile.tdm_warp_layout<{...}>``: which warp copies which tile of a TDM block.
 
@@ -834,6 +866,8 @@ MEMORY_ELEMENT_BITS: dict[str, int] = {
     "f8E5M2": 8,
     "f8E4M3FNUZ": 8,
     "f8E5M2FNUZ": 8,
+    # The MX block scale: moved and read by tile.scaled_wmma only (Triton carries it as i8).
+    "f8E8M0FNU": 8,
 }
 
 #: Global loads and stores also move booleans (Triton stores i1 as bytes).
@@ -993,8 +1027,16 @@ def _type_of(value: ir.Value, cls: type) -> Any:
 
 WMMA_VERSION = 3
 WMMA_INSTR_SHAPE = (16, 16, 32)
-"""The one WMMA instruction ``tile.wmma`` uses: gfx1250's v3 16x16x32 for
-16-bit inputs (MFMA and mma.sync targets pick their own instruction)."""
+"""The WMMA instruction of 16-bit inputs: gfx1250's v3 16x16x32 (MFMA and
+mma.sync targets pick their own instruction)."""
+
+#: gfx1250's WMMA v3 instruction by input kind: 16-bit, 8-bit, and 8-bit block-scaled
+#: (MXFP8). ``#tile.wmma_layout`` names one; the MMA op checks it fits its inputs.
+WMMA_INSTR_SHAPES: dict[str, tuple[int, int, int]] = {
+    "16-bit": WMMA_INSTR_SHAPE,
+    "8-bit": (16, 16, 64),
+    "block-scaled 8-bit": (16, 16, 128),
+}
 
 
 def check_register_layout(op: TileOp, t: ir.RankedTensorType, what: str) -> None:
@@ -1011,6 +1053,10 @@ def check_register_layout(op: TileOp, t: ir.RankedTensorType, what: str) -> None
         if t.rank != 2:
             raise VerifyError(f"{what} {t} has a #tile.wmma_layout but is not 2-D")
         check_wmma_layout(op, enc)
+        return
+    if isinstance(enc, ScaleLayoutAttr):
+        enc.check(t.rank)
+        check_wmma_layout(op, enc.parent_layout())
         return
     if isinstance(enc, BlockedAttr):
         check_blocked_layout(op, enc, t.rank)
@@ -1033,19 +1079,23 @@ def _check_warps_cover(op: TileOp, warps: Sequence[int], what: str) -> None:
         raise VerifyError(f"{what} {list(warps)} covers {math.prod(warps)} warps, but {source}")
 
 
+def _shape_name(shape: Sequence[int]) -> str:
+    return "x".join(map(str, shape))
+
+
 def check_wmma_layout(op: TileOp, attr: WmmaAttr) -> None:
-    """Version 3, instruction 16x16x32, two power-of-two warp counts whose
-    product is ``tile.num_warps``."""
+    """Version 3, an instruction of :data:`WMMA_INSTR_SHAPES`, two power-of-two warp
+    counts whose product is ``tile.num_warps``."""
     v = attr.field_values()
     version = v.get("version", WMMA_VERSION)
     if version != WMMA_VERSION:
         raise VerifyError(f"#tile.wmma_layout version must be {WMMA_VERSION}, got {version}")
     instr = attr.instr_shape()
-    if instr != WMMA_INSTR_SHAPE:
-        want = "x".join(map(str, WMMA_INSTR_SHAPE))
+    if instr not in WMMA_INSTR_SHAPES.values():
+        known = ", ".join(f"{_shape_name(s)} ({k})" for k, s in WMMA_INSTR_SHAPES.items())
         raise VerifyError(
-            f"#tile.wmma_layout instr_shape {list(instr)} is not the {want} WMMA v3 "
-            "instruction for 16-bit inputs"
+            f"#tile.wmma_layout instr_shape {list(instr)} is not a WMMA v3 instruction "
+            f"(known: {known})"
         )
     warps = attr.warps_per_cta()
     _pow2_entries(warps, "#tile.wmma_layout warps_per_cta")
@@ -1760,8 +1810,55 @@ def _is_16bit_float(t: ir.Type) -> bool:
     return cast(t, ir.F16Type) is not None or cast(t, ir.BF16Type) is not None
 
 
+def check_fp8_inputs(op: TileOp, a: ir.Type, b: ir.Type) -> None:
+    """A and B are 8-bit float types whose MMA some possible target has (the
+    target table's ``fp8_types``: OCP on gfx1250, gfx950 and cuda:90, FNUZ on gfx942)."""
+    targets = op.targets()
+    for name, t in (("a", a), ("b", b)):
+        if not any(str(t) in x.fp8_types for x in targets):
+            have = "; ".join(f"{x.name}: {', '.join(x.fp8_types) or 'none'}" for x in targets)
+            raise VerifyError(
+                f"{name}'s element type {t} is not an 8-bit MMA input of "
+                f"{_target_names(targets) or 'any target'} ({have})"
+            )
+    if not any(str(a) in x.fp8_types and str(b) in x.fp8_types for x in targets):
+        raise VerifyError(f"a ({a}) and b ({b}) are the 8-bit types of different targets")
+
+
+def mma_input_kind(op: TileOp, a: ir.Type, b: ir.Type) -> str:
+    """The key of :data:`WMMA_INSTR_SHAPES` for ``tile.wmma`` inputs ``a`` x ``b``."""
+    if _is_16bit_float(a) and a == b:
+        return "16-bit"
+    if element_bits(a) == 8 and element_bits(b) == 8 and "f8" in str(a) and "f8" in str(b):
+        if str(a) == "f8E8M0FNU" or str(b) == "f8E8M0FNU":
+            raise VerifyError(
+                "f8E8M0FNU is a block-scale type: it is an input of tile.scaled_wmma only"
+            )
+        check_fp8_inputs(op, a, b)
+        if a != b:
+            raise VerifyError(
+                f"expects a and b of the same 8-bit type, got {a} and {b} (mixed formats "
+                "need tile.scaled_wmma)"
+            )
+        return "8-bit"
+    raise VerifyError(
+        f"expects a and b to be both f16, both bf16 or both of one 8-bit float type, got "
+        f"{a} and {b}"
+    )
+
+
+def check_instr_shape(acc: "WmmaAttr", kind: str) -> None:
+    """The accumulator layout names the instruction of ``kind`` inputs."""
+    want = WMMA_INSTR_SHAPES[kind]
+    if acc.instr_shape() != want:
+        raise VerifyError(
+            f"{kind} inputs need the {_shape_name(want)} WMMA instruction, but c's layout "
+            f"has instr_shape {list(acc.instr_shape())}"
+        )
+
+
 class WmmaOp(TileOp, name="wmma", traits=[ext.Pure]):
-    """``d = a @ b + c`` on matrix cores: fp16/bf16 inputs, fp32 accumulation.
+    """``d = a @ b + c`` on matrix cores: fp16, bf16 or fp8 inputs, fp32 accumulation.
 
     ```mlir
     %d = "tile.wmma"(%a, %b, %c)
@@ -1769,10 +1866,12 @@ class WmmaOp(TileOp, name="wmma", traits=[ext.Pure]):
             tensor<64x128xf16, #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>>,
             tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
     ```
-    Rules: A is MxK, B is KxN, C and D are MxN; A and B are both f16 or both
-    bf16; C and D are f32 with a ``#tile.wmma_layout`` layout; A and B carry
-    ``#tile.dot_operand`` layouts with op_idx 0 and 1 whose parent is C's
-    layout; M, N and K are multiples of the instruction shape.
+    Rules: A is MxK, B is KxN, C and D are MxN; A and B are both f16, both
+    bf16, or both of one 8-bit float type a possible target's MMA reads
+    (:func:`check_fp8_inputs`); C and D are f32 with a ``#tile.wmma_layout``
+    layout whose instruction fits the inputs (:data:`WMMA_INSTR_SHAPES`); A and
+    B carry ``#tile.dot_operand`` layouts with op_idx 0 and 1 whose parent is
+    C's layout; M, N and K are multiples of the instruction shape.
     """
 
     a: ext.Operand[Any]
@@ -1792,11 +1891,7 @@ class WmmaOp(TileOp, name="wmma", traits=[ext.Pure]):
             raise VerifyError(f"expects c to be {m}x{n} (a is {m}x{k}, b is {k}x{n}), got {c}")
         if d != c:
             raise VerifyError(f"result type {d} must equal c's type {c}")
-        if not _is_16bit_float(a.element_type) or a.element_type != b.element_type:
-            raise VerifyError(
-                f"expects a and b to be both f16 or both bf16, got {a.element_type} and "
-                f"{b.element_type}"
-            )
+        kind = mma_input_kind(self, a.element_type, b.element_type)
         if cast(c.element_type, ir.F32Type) is None:
             raise VerifyError(f"expects an f32 accumulator, got {c.element_type}")
         acc = c.encoding
@@ -1817,6 +1912,7 @@ class WmmaOp(TileOp, name="wmma", traits=[ext.Pure]):
         ka, kb = a.encoding.k_width(), b.encoding.k_width()
         if ka != kb:
             raise VerifyError(f"a and b must have the same k_width, got {ka} and {kb}")
+        check_instr_shape(acc, kind)
         im, in_, ik = acc.instr_shape()
         if m % im or n % in_ or k % ik:
             raise VerifyError(

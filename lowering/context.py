@@ -16,8 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from gemm_opt.core.diagnostics import position_of
 from gemm_opt.core.ext_compat import cast, ir
+from gemm_opt.core.fp8 import Fp8Format, encode
 from gemm_opt.core.targets import Target
 from gemm_opt.dialect.barrier import MBarrierRingType
 from gemm_opt.dialect.tile import (
@@ -25,6 +28,7 @@ from gemm_opt.dialect.tile import (
     DotOperandAttr,
     MBarrierType,
     PtrType,
+    ScaleLayoutAttr,
     SharedType,
     TensorDescType,
     Tile,
@@ -43,6 +47,8 @@ from gemm_opt.lowering.layouts import (
 
 #: Triton's cache-modifier enum (``ir.CACHE_MODIFIER``) by tile spelling.
 CACHE_MODIFIERS = {".ca": "CA", ".cg": "CG", ".wb": "WB", ".cs": "CS", ".wt": "WT", ".cv": "CV"}
+#: The MX block-scale type (MLIR spelling).
+MX_SCALE_TYPE = Fp8Format.E8M0FNU.spec.mlir_type
 #: Attributes of kept ops that carry no meaning the builders would drop.
 DEFAULT_ATTRS = {"fastmath": "#arith.fastmath<none>", "overflowFlags": "#arith.overflow<none>"}
 
@@ -116,6 +122,10 @@ class TargetStrategy:
     def dot_k_width(self, ctx: HandOffContext, fields: dict, elem_bits: int) -> int:
         """The ``kWidth`` of a dot operand of ``elem_bits`` elements."""
         raise NotImplementedError
+
+    def scale_layout(self, ctx: HandOffContext, attr: Any, shape: Sequence[int], op: Any) -> Any:
+        """Gluon's layout of a ``#tile.scale_layout`` tensor of ``shape`` (MX block scales)."""
+        raise ctx.fail(op, f"{ctx.target.name} has no block-scaled MMA")
 
     def shared_layout(self, ctx: HandOffContext, t: Any, op: Any) -> Any:
         """Gluon's shared layout of a descriptor or buffer type."""
@@ -363,7 +373,8 @@ class HandOffContext:
         return bits
 
     def convert_encoding(self, attr: Any, op: Any, elem_bits: int = 16) -> Any:
-        """Gluon's register layout for a tile register layout."""
+        """Gluon's register layout for a tile register layout (a scale layout depends on
+        its tensor's shape too: :meth:`convert_type` converts it)."""
         t = self.target
         lay = self.tt.layouts
         if isinstance(attr, WmmaAttr):
@@ -430,7 +441,10 @@ class HandOffContext:
                     op, f"{t} has no layout; every tensor needs one to lower to TritonGPU"
                 )
             elem = self.elem(rt.element_type, op)
-            enc = self.convert_encoding(rt.encoding, op, self.bits(rt.element_type, op))
+            if isinstance(rt.encoding, ScaleLayoutAttr):
+                enc = self.strategy.scale_layout(self, rt.encoding, [int(d) for d in rt.shape], op)
+            else:
+                enc = self.convert_encoding(rt.encoding, op, self.bits(rt.element_type, op))
             return self.tensor(rt.shape, elem, enc)
         if isinstance(t, Tile.Type):
             raise self.fail(op, f"no TritonGPU equivalent for the type {t}")
@@ -468,6 +482,11 @@ class HandOffContext:
                 return self.b.get_int1(bool(v & 1))
             return getattr(self.b, f"get_int{bits}")(signed(v, bits))
         v = float(v)
+        if str(t) == MX_SCALE_TYPE:
+            # Triton holds block scales as their i8 codes; a fill of 0 is code 0
+            # (2**-127), the byte TDM's zero fill writes too.
+            code = 0 if v == 0 else int(encode(np.array(v), Fp8Format.E8M0FNU)[()])
+            return self.b.get_int8(signed(code, 8))
         getter = {"get_half_ty": "get_fp16", "get_bf16_ty": "get_bf16"}.get(float_getter(t) or "")
         getter = getter or {32: "get_fp32", 64: "get_fp64"}.get(bits)
         if getter is None:

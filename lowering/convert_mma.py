@@ -1,10 +1,13 @@
-"""The hand-off of the MMA ops: ``tile.wmma``, ``tile.async_wmma`` and its wait.
+"""The hand-off of the MMA ops: ``tile.wmma``, ``tile.async_wmma`` and its wait,
+``tile.scaled_wmma``.
 
 Where the target strategy has no form of its own (cuda:90's wgmma, see
 :mod:`gemm_opt.lowering.sm90_mma`) an MMA is a ``tt.dot`` of register operands: a
 ``tile.wmma`` as it is, a ``tile.async_wmma`` synchronously (both buffers loaded in the
 MMA's dot-operand layouts, zeros selected for C where ``use_acc`` is false), and its
-wait then emits nothing.
+wait then emits nothing. A ``tile.scaled_wmma`` is Triton's ``tt.dot_scaled`` (both
+operands K-packed, its scales i8 codes in the layout the target strategy gives
+``#tile.scale_layout``), which gfx1250 and gfx950 lower to their scaled WMMA / MFMA.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect.async_ops import AsyncWmmaOp, AsyncWmmaWaitOp
+from gemm_opt.dialect.scaled_mma import ScaledWmmaOp
 from gemm_opt.dialect.tile import DotOperandAttr, WmmaOp
 from gemm_opt.lowering.context import Handler, HandOffContext
 
@@ -24,6 +28,21 @@ def lower_wmma(ctx: HandOffContext, op: Any) -> Any:
     return ctx.b.create_dot(
         ctx.v(op.a), ctx.v(op.b), ctx.v(op.c), ctx.tt.ir.INPUT_PRECISION.IEEE, 0
     )
+
+
+#: ``tt.dot_scaled``'s operand format by 8-bit element type.
+SCALED_FORMATS = {"f8E4M3FN": "E4M3", "f8E5M2": "E5M2"}
+
+
+def lower_scaled_wmma(ctx: HandOffContext, op: Any) -> Any:
+    formats = []
+    for operand in (op.a, op.b):
+        name = SCALED_FORMATS.get(str(ir.RankedTensorType(operand.type).element_type))
+        if name is None:  # the verifier admits only these
+            raise ctx.fail(op, f"no scaled-dot format for {operand.type}")
+        formats.append(getattr(ctx.tt.ir.ScaleDotElemTypeTY, name))
+    a, sa, b, sb, c = (ctx.v(v) for v in (op.a, op.a_scale, op.b, op.b_scale, op.c))
+    return ctx.b.create_dot_scaled(a, sa, formats[0], b, sb, formats[1], False, True, True, c)
 
 
 def lower_async_wmma(ctx: HandOffContext, op: Any) -> Any:
@@ -64,6 +83,7 @@ HANDLERS: dict[str, Handler] = {
     WmmaOp.OPERATION_NAME: lower_wmma,
     AsyncWmmaOp.OPERATION_NAME: lower_async_wmma,
     AsyncWmmaWaitOp.OPERATION_NAME: lower_async_wmma_wait,
+    ScaledWmmaOp.OPERATION_NAME: lower_scaled_wmma,
 }
 
 __all__ = ["HANDLERS"]

@@ -170,6 +170,7 @@ from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.pass_base import TilePass
 from gemm_opt.core.targets import TARGETS, Mma, StrEnum, Target
 from gemm_opt.dialect.async_ops import AsyncWmmaOp
+from gemm_opt.dialect.scaled_mma import ScaledWmmaOp
 from gemm_opt.dialect.tile import (
     MakeTensorDescriptorOp,
     PtrType,
@@ -363,8 +364,9 @@ class ConvertTileToTritonGPUPass(TilePass):
 
 def _prescan(ctx: HandOffContext) -> None:
     """Before any type is converted: the MMA forms, the warp predicates, the copy forms."""
-    ops = collect_ops(ctx.module, (COPY_OP, FUSED_OP, "tile.wmma", AsyncWmmaOp.OPERATION_NAME))
-    mmas = [op for op in ops if op.operation.name in ("tile.wmma", AsyncWmmaOp.OPERATION_NAME)]
+    mma_names = ("tile.wmma", AsyncWmmaOp.OPERATION_NAME, ScaledWmmaOp.OPERATION_NAME)
+    ops = collect_ops(ctx.module, (COPY_OP, FUSED_OP, *mma_names))
+    mmas = [op for op in ops if op.operation.name in mma_names]
     ctx.strategy.prescan_mma(ctx, mmas)
     consume_warp_predicates(ctx, ops)
     ctx.strategy.prescan_copies(ctx)

@@ -13,7 +13,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["IsaMetrics", "innermost_loop_lines", "innermost_loops", "isa_metrics"]
+__all__ = [
+    "IsaMetrics",
+    "innermost_loop_lines",
+    "innermost_loops",
+    "isa_metrics",
+    "loop_mma_mnemonics",
+]
 
 
 @dataclass
@@ -173,6 +179,17 @@ def _innermost_loops(body: list[str]) -> list[list[str]]:
 def innermost_loop_lines(amdgcn_text: str) -> list[str]:
     """Instructions of the largest innermost loop (empty if there is none)."""
     return max(innermost_loops(amdgcn_text), key=len, default=[])
+
+
+def loop_mma_mnemonics(amdgcn_text: str) -> list[str]:
+    """The distinct WMMA/MFMA mnemonics of the innermost loops (sorted): which matrix
+    instruction a K iteration runs (``v_wmma_scale_f32_16x16x128_f8f6f4``, ...)."""
+    names = {
+        line.split()[0]
+        for line in innermost_loop_lines(amdgcn_text)
+        if line.startswith(("v_wmma", "v_mfma"))
+    }
+    return sorted(names)
 
 
 def _yaml_int(text: str, key: str) -> int | None:

@@ -114,16 +114,20 @@ def mma_swizzle(order: Sequence[int], tile_shape: Sequence[int], elem_bits: int)
     return vec, per_phase, max_phase
 
 
-def wgmma_shape(m: int, n: int, k: int, num_warps: int) -> tuple[list[int], list[int]]:
+def wgmma_shape(
+    m: int, n: int, k: int, num_warps: int, elem_bits: int = 16
+) -> tuple[list[int], list[int]]:
     """``(warpsPerCTA, instrShape)`` of the ``nvidia_mma`` v3 layout of an MxNxK dot.
 
     A warpgroup (4 consecutive warps) issues one wgmma over 64 rows, 16 per
     warp, so warps go 4 at a time along M while M has rows for them, then
     along N (Triton's own rule for mma v3). The instruction's N is the
     largest multiple of 8 (at most 256) dividing a warpgroup's columns: the
-    fewest instructions per K step. Raises ValueError (why) when the dot
+    fewest instructions per K step; its K is 32 bytes of the inputs (16 for
+    16-bit, 32 for 8-bit elements). Raises ValueError (why) when the dot
     does not fit.
     """
+    instr_k = 256 // elem_bits
     if num_warps % 4:
         raise ValueError(f"{num_warps} warps are not whole warpgroups of 4")
     wm, wn = 4, 1
@@ -136,11 +140,11 @@ def wgmma_shape(m: int, n: int, k: int, num_warps: int) -> tuple[list[int], list
         raise ValueError(f"M = {m} is not a multiple of the {16 * wm} rows of {wm} warps")
     if n % (8 * wn):
         raise ValueError(f"N = {n} does not split into {wn} warpgroup tiles of multiples of 8")
-    if k % 16:
-        raise ValueError(f"K = {k} is not a multiple of 16")
+    if k % instr_k:
+        raise ValueError(f"K = {k} is not a multiple of {instr_k}")
     per_group = n // wn
     instr_n = max(d for d in range(8, min(WGMMA_MAX_N, per_group) + 1, 8) if per_group % d == 0)
-    return [wm, wn], [16, instr_n, 16]
+    return [wm, wn], [16, instr_n, instr_k]
 
 
 def nvmma_swizzle(shape: Sequence[int], elem_bits: int) -> int:
@@ -157,14 +161,17 @@ def nvmma_swizzle(shape: Sequence[int], elem_bits: int) -> int:
     return next((w for w in (128, 64, 32) if row % w == 0), 0)
 
 
-def wgmma_buffer_refusal(view: ir.Value) -> str | None:
-    """Why wgmma cannot read the shared operand ``view`` (None: it can).
+def wgmma_buffer_refusal(view: ir.Value, operand: int) -> str | None:
+    """Why wgmma cannot read the shared operand ``view`` (A: ``operand`` 0, B: 1; None:
+    it can).
 
     wgmma reads a rank-2 block as it lies in an NVMMA layout, K-major or,
     for 16-bit elements, transposed: a row-major block, or the
     ``tile.memdesc_trans`` view of one (``ttg.memdesc_trans``
     flips the NVMMA layout's ``transposed`` flag, which wgmma reads
-    natively). A block stored column-major has no NVMMA form here.
+    natively). A block stored column-major has no NVMMA form here. 8-bit
+    operands must be K-major: A an (M, K) row-major block, B the transposed
+    view of an (N, K) one.
     """
     block = viewed_block(view)
     t = block.type
@@ -172,8 +179,19 @@ def wgmma_buffer_refusal(view: ir.Value) -> str | None:
         return f"buffer has rank {len(view.type.shape)}, not 2"
     if shared_order(t.layout_attr, 2) != [1, 0]:
         return "buffer is not row-major (transposed)"
-    if block != view and element_bits(t.element_type) != 16:
-        return "transposed view is not of 16-bit elements (wgmma transposes only those)"
+    transposed = block != view
+    if element_bits(t.element_type) != 16 and transposed != (operand == 1):
+        layout = "(N, K) buffer" if operand == 1 else "(M, K) buffer, not a transposed view"
+        return (
+            f"8-bit elements are not K-major (wgmma reads 8-bit operands K-major only: "
+            f"{'B' if operand else 'A'} must be the "
+            + (
+                "tile.memdesc_trans view of a row-major " + layout
+                if operand
+                else "row-major " + layout
+            )
+            + ")"
+        )
     return None
 
 
@@ -208,6 +226,8 @@ FLOATS = (
     ("Float8E4M3FNUZType", "get_fp8e4b8_ty"),
     ("Float8E5M2FNUZType", "get_fp8e5b16_ty"),
     ("Float8E4M3B11FNUZType", "get_fp8e4b15_ty"),
+    # The MX block scale: Triton's scaled dots and copies carry its codes as i8.
+    ("Float8E8M0FNUType", "get_int8_ty"),
 )
 INTS = {
     1: "get_int1_ty",

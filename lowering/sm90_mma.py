@@ -3,7 +3,8 @@
 A ``#tile.wmma_layout`` becomes ``nvidia_mma`` v3 (wgmma) when every ``tile.wmma``
 accumulating in it can take wgmma (:meth:`WgmmaChoice.wgmma_refusal`: both operands
 single-use ``tile.local_load`` s of row-major rank-2 shared buffers, or of their
-``[1, 0]`` transposed views, f16 or bf16 alike, whole warpgroups, a shape
+``[1, 0]`` transposed views, f16 or bf16 alike, or one 8-bit type read K-major (A an
+(M, K) buffer, B the transposed view of an (N, K) one), whole warpgroups, a shape
 :func:`~gemm_opt.lowering.layouts.wgmma_shape` accepts) and they agree on its shape; else
 v2 (mma.sync). Then the MMA becomes ``ttng.warp_group_dot`` on the buffers themselves and
 ``ttng.warp_group_dot_wait {pendings = 0}``, and the loads vanish. ``tile.async_wmma``
@@ -18,12 +19,21 @@ from enum import StrEnum
 from typing import Any
 
 from gemm_opt.core.ext_compat import cast, ir
+from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect.async_ops import AsyncWmmaOp
-from gemm_opt.dialect.tile import DotOperandAttr, viewed_block
+from gemm_opt.dialect.tile import DotOperandAttr, SharedType, viewed_block
 from gemm_opt.lowering.context import HandOffContext
 from gemm_opt.lowering.ir_match import defining_op, user_of
-from gemm_opt.lowering.layouts import wgmma_buffer_refusal, wgmma_shape
+from gemm_opt.lowering.layouts import element_bits, wgmma_buffer_refusal, wgmma_shape
 from gemm_opt.passes.common import collect_ops, num_warps_of
+
+#: The input types wgmma takes here: 16-bit floats and cuda:90's 8-bit ones
+#: (the target table's ``fp8_types``).
+WGMMA_INPUTS = ("f16", "bf16", *TARGETS["cuda:90"].fp8_types)
+
+
+#: The K of one 8-bit wgmma (32 bytes of K).
+WGMMA_FP8_K = 32
 
 
 class MmaOption(StrEnum):
@@ -121,26 +131,27 @@ class WgmmaChoice:
 
     def _wgmma_shape(self, op: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
         m, n = ir.RankedTensorType(op.c.type).shape
-        k = ir.RankedTensorType(op.a.type).shape[1]
-        warps, instr = wgmma_shape(m, n, k, num_warps_of(op))
+        a = ir.RankedTensorType(op.a.type)
+        bits = element_bits(a.element_type) or 16
+        warps, instr = wgmma_shape(m, n, a.shape[1], num_warps_of(op), bits)
         return tuple(warps), tuple(instr)
 
     def wgmma_refusal(self, op: Any) -> str | None:
         """Why a ``tile.wmma`` cannot be a wgmma (None: it can)."""
         elems = []
-        for name, operand in (("A", op.a), ("B", op.b)):
+        for idx, (name, operand) in enumerate((("A", op.a), ("B", op.b))):
             load = defining_op(operand, "tile.local_load")
             if load is None:
                 return f"operand {name} is not a tile.local_load of a shared buffer"
             if len(list(operand.uses)) != 1:
                 return f"operand {name} has other uses than this MMA"
             src = load.opview.src.type
-            problem = wgmma_buffer_refusal(load.opview.src)
+            problem = wgmma_buffer_refusal(load.opview.src, idx)
             if problem is not None:
                 return f"operand {name}'s {problem}"
             elems.append(str(src.element_type))
-        if elems[0] != elems[1] or elems[0] not in ("f16", "bf16"):
-            return f"operands are {elems[0]} and {elems[1]}, not both f16 or both bf16"
+        if elems[0] != elems[1] or elems[0] not in WGMMA_INPUTS:
+            return f"operands are {elems[0]} and {elems[1]}, not both of one of {WGMMA_INPUTS}"
         acc = str(ir.RankedTensorType(op.c.type).element_type)
         if acc not in ("f32", "f16"):
             return f"the accumulator is {acc}, not f32 or f16"
@@ -171,7 +182,8 @@ class WgmmaChoice:
                     raise ctx.fail(op, f"mma=wgmma: this MMA cannot use wgmma: {refusal}")
                 continue
             m, n = ir.RankedTensorType(op.c.type).shape
-            warps, instr = wgmma_shape(m, n, op.a.type.shape[1], num_warps_of(op))
+            bits = element_bits(op.a.type.element_type) or 16
+            warps, instr = wgmma_shape(m, n, op.a.type.shape[1], num_warps_of(op), bits)
             self.acc[str(ir.RankedTensorType(op.c.type).encoding)] = (warps, instr)
             self.async_ops.add(op.operation)
             for buf in (op.a, op.b):
@@ -184,13 +196,14 @@ class WgmmaChoice:
         key = str(ir.RankedTensorType(op.c.type).encoding)
         if key in sync_layouts and key not in self.acc:
             return "tile.wmma ops of its accumulator layout use mma.sync"
-        for name, buf in (("A", op.a), ("B", op.b)):
-            problem = wgmma_buffer_refusal(buf)
+        for idx, (name, buf) in enumerate((("A", op.a), ("B", op.b))):
+            problem = wgmma_buffer_refusal(buf, idx)
             if problem is not None:
                 return f"operand {name}'s {problem}"
         m, n = ir.RankedTensorType(op.c.type).shape
+        bits = element_bits(op.a.type.element_type) or 16
         try:
-            shape = wgmma_shape(m, n, op.a.type.shape[1], num_warps_of(op))
+            shape = wgmma_shape(m, n, op.a.type.shape[1], num_warps_of(op), bits)
         except ValueError as e:
             return str(e)
         if self.acc.get(key, shape) != shape:
@@ -199,12 +212,29 @@ class WgmmaChoice:
 
     # -- lowering --
 
+    @staticmethod
+    def max_imprecise_acc(op: Any) -> int:
+        """wgmma's ``maxNumImpreciseAcc``: 0 for 16-bit inputs; for 8-bit ones one
+        instruction's K (32), so that each wgmma's sum is added into the fp32 accumulator
+        (Hopper's tensor cores add 8-bit products with fewer bits than fp32 carries;
+        Triton's default, 2**30, would leave all of K to them). ``tile.wmma`` means fp32
+        accumulation."""
+        t = op.a.type
+        elem = t.element_type if isinstance(t, SharedType) else ir.RankedTensorType(t).element_type
+        return WGMMA_FP8_K if element_bits(elem) == 8 else 0
+
     def wmma(self, ctx: HandOffContext, op: Any) -> Any:
         if op.operation not in self.ops:
             return None
         a, b = ctx.v(op.a), ctx.v(op.b)
         d = ctx.b.create_warpgroup_mma(
-            a, b, ctx.v(op.c), ctx.true(), ctx.tt.ir.INPUT_PRECISION.IEEE, 0, True
+            a,
+            b,
+            ctx.v(op.c),
+            ctx.true(),
+            ctx.tt.ir.INPUT_PRECISION.IEEE,
+            self.max_imprecise_acc(op),
+            True,
         )
         # Synchronous for now: wait until none is in flight (the buffers
         # are kept alive until then).
@@ -218,7 +248,9 @@ class WgmmaChoice:
         # use_acc is wgmma's useC: false multiplies without reading C, so a
         # new accumulation needs no zeroed registers.
         use_c = ctx.true() if use_acc is None else use_acc
-        return ctx.b.create_warpgroup_mma(a, b, c, use_c, ctx.tt.ir.INPUT_PRECISION.IEEE, 0, True)
+        return ctx.b.create_warpgroup_mma(
+            a, b, c, use_c, ctx.tt.ir.INPUT_PRECISION.IEEE, self.max_imprecise_acc(op), True
+        )
 
 
 __all__ = ["MmaOption", "WgmmaChoice"]

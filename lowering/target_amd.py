@@ -23,8 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 from gemm_opt.core.ext_compat import ir
+from gemm_opt.core.scaling import MX_BLOCK
+from gemm_opt.core.targets import Target
 from gemm_opt.dialect.barrier import MAX_ARRIVALS, BarrierWaitOp
-from gemm_opt.dialect.tile import PaddedSharedAttr, PartitionedSharedAttr, WmmaAttr
+from gemm_opt.dialect.scaled_mma import ScaledWmmaOp
+from gemm_opt.dialect.tile import PaddedSharedAttr, PartitionedSharedAttr, SharedType, WmmaAttr
 from gemm_opt.lowering.barrier_plan import (
     BARRIER_OPS,
     BarrierPlan,
@@ -63,6 +66,22 @@ class AmdTdmStrategy(TargetStrategy):
 
     def dot_k_width(self, ctx: HandOffContext, fields: dict, elem_bits: int) -> int:
         return fields.get("k_width", 8)
+
+    def scale_layout(self, ctx: HandOffContext, attr: Any, shape: Any, op: Any) -> Any:
+        """Gluon's ``get_wmma_scale_layout``: each lane holds the scales of its rows."""
+        acc = attr.parent_layout()
+        m, n, _ = acc.instr_shape()
+        return ctx.tt.layouts.amd_wmma_scale_layout(
+            attr.op_idx(),
+            list(shape),
+            m,
+            n,
+            bool(acc.field_values().get("transposed", False)),
+            MX_BLOCK,
+            [],
+            wmma_warp_bases(list(acc.warps_per_cta())),
+            [],
+        )
 
     def shared_layout(self, ctx: HandOffContext, t: Any, op: Any) -> Any:
         """TDM writes every tile layout."""
@@ -286,6 +305,9 @@ class AmdMfmaStrategy(PortableCopies):
         super().__init__(direct_copies)
         #: str(#tile.wmma_layout) -> smallest per-warp M/N tile of its dots.
         self.min_warp_tile: dict[str, int] = {}
+        #: str(#tile.wmma_layout) -> the inputs of its dots: 16-bit, 8-bit or
+        #: block-scaled 8-bit (each its own MFMA instruction).
+        self.input_kind: dict[str, str] = {}
 
     def prescan_mma(self, ctx: HandOffContext, mmas: list[Any]) -> None:
         for op in mmas:
@@ -297,18 +319,54 @@ class AmdMfmaStrategy(PortableCopies):
             m, n = c.shape
             key = str(acc)
             self.min_warp_tile[key] = min(self.min_warp_tile.get(key, 1 << 30), m // wm, n // wn)
+            a = op.a.type  # a register tensor, or the shared buffer of an async MMA
+            elem = (
+                a.element_type if isinstance(a, SharedType) else ir.RankedTensorType(a).element_type
+            )
+            kind = "16-bit" if ctx.bits(elem, op) == 16 else "8-bit"
+            if op.operation.name == ScaledWmmaOp.OPERATION_NAME:
+                kind = "block-scaled 8-bit"
+            if self.input_kind.setdefault(key, kind) != kind:
+                raise ctx.fail(
+                    op,
+                    f"on {ctx.target.name} an accumulator layout is one MFMA instruction: "
+                    f"its MMAs cannot mix {self.input_kind[key]} and {kind} inputs (give "
+                    "them distinct #tile.wmma_layout s)",
+                )
+
+    def _mfma_mn(self, attr: WmmaAttr) -> int:
+        return 32 if self.min_warp_tile.get(str(attr), 32) >= 32 else 16
+
+    def _mfma_k(self, t: Target, attr: WmmaAttr, mn: int) -> tuple[int, int]:
+        """(instruction K, dot-operand kWidth) on ``t`` of the MMAs accumulating in ``attr``."""
+        kind = self.input_kind.get(str(attr), "16-bit")
+        if kind == "block-scaled 8-bit":
+            return (t.mfma_mx_k32 if mn == 32 else t.mfma_mx_k16), t.mfma_mx_k_width
+        if kind == "8-bit":
+            return (t.mfma_fp8_k32 if mn == 32 else t.mfma_fp8_k16), t.mfma_fp8_k_width
+        return (t.mfma_k32 if mn == 32 else t.mfma_k16), t.mfma_k_width
 
     def mma_layout(self, ctx: HandOffContext, attr: WmmaAttr, op: Any) -> Any:
-        t = ctx.target
         v = attr.field_values()
-        mn = 32 if self.min_warp_tile.get(str(attr), 32) >= 32 else 16
-        k = t.mfma_k32 if mn == 32 else t.mfma_k16
+        mn = self._mfma_mn(attr)
+        k, _ = self._mfma_k(ctx.target, attr, mn)
         return ctx.tt.layouts.AMDMFMALayout(
-            t.mfma_version, [mn, mn, k], bool(v.get("transposed", True)), list(attr.warps_per_cta())
+            ctx.target.mfma_version,
+            [mn, mn, k],
+            bool(v.get("transposed", True)),
+            list(attr.warps_per_cta()),
         )
 
     def dot_k_width(self, ctx: HandOffContext, fields: dict, elem_bits: int) -> int:
-        return ctx.target.mfma_k_width
+        parent = fields["parent"]
+        return self._mfma_k(ctx.target, parent, self._mfma_mn(parent))[1]
+
+    def scale_layout(self, ctx: HandOffContext, attr: Any, shape: Any, op: Any) -> Any:
+        """Gluon's ``get_mfma_scale_layout`` (one MFMA tile per warp and step)."""
+        acc = attr.parent_layout()
+        return ctx.tt.layouts.amd_mfma_scale_layout(
+            attr.op_idx(), list(shape), self._mfma_mn(acc), [1, 1], list(acc.warps_per_cta())
+        )
 
     def shared_layout(self, ctx: HandOffContext, t: Any, op: Any) -> Any:
         lay = ctx.tt.layouts

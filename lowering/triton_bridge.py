@@ -203,6 +203,9 @@ def triton_ir(target: str) -> TritonIR:
         AMDMFMALayout=amd.AMDMFMALayout,
         AMDWMMALayout=amd.AMDWMMALayout,
         MBarrierLayout=MBarrierLayout,
+        # The linear layouts of block scales (Gluon's get_wmma/mfma_scale_layout).
+        amd_wmma_scale_layout=gluon_ir.get_amd_wmma_scale_layout,
+        amd_mfma_scale_layout=gluon_ir.get_amd_mfma_scale_layout,
     )
     return TritonIR(ir, context, builder, layouts)
 

@@ -20,8 +20,22 @@ row per (variant, dtype, target):
 
 gfx950 and gfx942 have no TDM and drop hints, so only ``fused`` (their
 default pipeline) and ``aligned`` run there. ``bf16`` is the fp16 kernel with
-its element type changed. Each variant is an edit of the parsed module
-(:mod:`gemm_opt.dialect.edit`), never of its text.
+its element type changed.
+
+``--dtypes f8e4m3`` compiles the MXFP8 GEMM of ``examples/gemm_mxfp8_gfx1250.mlir``
+instead (e4m3 A and B, e8m0 scale tiles copied by TDM, ``tile.scaled_wmma``): on
+gfx1250 ``fused`` (its copies as written: unhinted), ``unfused``, ``derived``
+(its four copies, scale tiles included, hinted by ``tile-derive-warp-hints`` and
+fused), ``derived-unfused`` (the same hints, not fused: each copy keeps the
+per-warp predicate ``tile-emit-warp-predicates`` gives it) and ``aligned``; on
+gfx950 ``aligned`` only (the unaligned kernel copies through registers and
+spills two SGPRs: an open gap, see ``docs/fp8.md``).
+Its rows name the loop's matrix instruction, the hints the scale-tile copies
+got and their per-warp predicates; ``--check`` also wants the scaled
+instruction, a derived hint on every scale-tile copy, one TDM instruction per K
+iteration derived and fused, and a predicate on every hinted copy unfused. Each
+variant is an edit of the parsed module (:mod:`gemm_opt.dialect.edit`), never
+of its text.
 
 A target whose shared memory cannot hold the kernel's buffers (gfx942: 64 KiB
 against the example's 73,680 bytes) compiles it with the K block halved until
@@ -49,7 +63,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from gemm_opt.core.contract import DIVISIBILITY
+from gemm_opt.core.contract import DIVISIBILITY, WARP_LAYOUT, WARP_LAYOUTS, WARP_USED_HINT
 from gemm_opt.core.ext_compat import cast, ir
 from gemm_opt.core.targets import TARGETS as _TARGETS
 from gemm_opt.dialect.edit import (
@@ -64,14 +78,28 @@ from gemm_opt.dialect.edit import (
     with_fields,
 )
 from gemm_opt.dialect.tile import PaddedSharedAttr, SharedType
+from gemm_opt.lowering.isa_analysis import loop_mma_mnemonics
 
 VARIANTS = ("fused", "unfused", "unhinted", "derived", "aligned", "deep")
 DTYPES = ("f16", "bf16")
+#: The 8-bit rows: the MXFP8 kernel, and the variants it has per target.
+FP8_DTYPES = ("f8e4m3",)
+FP8_VARIANTS: dict[str, tuple[str, ...]] = {
+    "gfx1250": ("fused", "unfused", "derived", "derived-unfused", "aligned"),
+    "gfx950": ("aligned",),
+}
+#: Variants only the 8-bit rows have: ``derived`` without the fusion, so each
+#: hinted copy keeps its per-warp predicate.
+FP8_ONLY_VARIANTS = ("derived-unfused",)
 #: The AMD targets: the report reads AMDGPU assembly.
 TARGETS = tuple(name for name, t in _TARGETS.items() if t.backend == "hip")
 DEFAULT_INPUT = Path(__file__).resolve().parents[1] / "examples" / "gemm_gfx1250.mlir"
 #: The ``deep`` variant's kernel: the same GEMM with ``NUM_BUFFERS=4``.
 DEEP_INPUT = DEFAULT_INPUT.with_name("gemm_gfx1250_deep.mlir")
+#: The 8-bit rows' kernel: MXFP8 (block-scaled e4m3, e8m0 scales per 32 of K).
+FP8_INPUT = DEFAULT_INPUT.with_name("gemm_mxfp8_gfx1250.mlir")
+#: The element type of block-scale tiles (their copies' hints are reported).
+SCALE_TYPE = "f8E8M0FNU"
 
 
 @dataclass
@@ -91,6 +119,12 @@ class Row:
     code_bytes: int = 0
     compile_seconds: float = 0.0
     error: str = ""
+    #: The matrix instructions of the K loop.
+    mma_instr: str = ""
+    #: The ``warp_used_hint`` s of the scale-tile copies after the tile passes (8-bit rows).
+    scale_hints: str = ""
+    #: The per-warp predicates emitted on the scale-tile copies (unfused hinted copies).
+    scale_predicates: str = ""
     #: The K block the row was compiled with, when not the kernel's own (the
     #: kernel's buffers do not fit the target's shared memory).
     block_k: int | None = None
@@ -109,8 +143,9 @@ ALIGNMENT = 16
 
 
 def with_dtype(module: ir.Module, dtype: str) -> None:
-    """Make the fp16 kernel a ``dtype`` kernel (every f16 becomes ``dtype``)."""
-    if dtype != "f16":
+    """Make the fp16 kernel a ``dtype`` kernel (every f16 becomes ``dtype``); the
+    8-bit kernel is its own."""
+    if dtype in _ELEMENT_TYPES and dtype != "f16":
         retype_elements(module, ir.F16Type.get(), _ELEMENT_TYPES[dtype]())
 
 
@@ -129,12 +164,15 @@ def shared_bytes(module: ir.Module | ir.Operation) -> int:
 
 
 def block_shape(module: ir.Module | ir.Operation) -> tuple[int, int, int]:
-    """``(BLOCK_M, BLOCK_N, BLOCK_K)`` of the GEMM: the shapes of its one ``tile.wmma``."""
+    """``(BLOCK_M, BLOCK_N, BLOCK_K)`` of the GEMM: the shapes of its one ``tile.wmma``
+    (or ``tile.scaled_wmma``: A and B are its operands 0 and 2)."""
     mmas = ops_named(module, "tile.wmma")
-    if len(mmas) != 1:
-        raise EditError(f"expected one tile.wmma, found {len(mmas)}")
-    bm, bk = ir.RankedTensorType(mmas[0].operands[0].type).shape
-    _, bn = ir.RankedTensorType(mmas[0].operands[1].type).shape
+    scaled = ops_named(module, "tile.scaled_wmma")
+    if len(mmas) + len(scaled) != 1:
+        raise EditError(f"expected one tile.wmma, found {len(mmas) + len(scaled)}")
+    a, b = (mmas[0].operands[0], mmas[0].operands[1]) if mmas else scaled[0].operands[0:3:2]
+    bm, bk = ir.RankedTensorType(a.type).shape
+    _, bn = ir.RankedTensorType(b.type).shape
     return bm, bn, bk
 
 
@@ -217,7 +255,7 @@ def variant_text(source: str, variant: str, dtype: str, block_k: int | None = No
         edits.append(lambda m: with_block_k(m, block_k))
     if variant == "aligned":
         edits.append(aligned)
-    elif variant in ("unhinted", "derived"):
+    elif variant in ("unhinted", "derived", "derived-unfused"):
         edits.append(drop_warp_hints)
     return edited(source, *edits)
 
@@ -227,6 +265,12 @@ def plan(variants: Sequence[str], dtypes: Sequence[str], targets: Sequence[str])
     for dtype in dtypes:
         for target in targets:
             for variant in variants:
+                if dtype in FP8_DTYPES:
+                    if variant in FP8_VARIANTS.get(target, ()):
+                        yield variant, dtype, target
+                    continue
+                if variant in FP8_ONLY_VARIANTS:
+                    continue
                 if not _TARGETS[target].tdm and variant not in ("fused", "aligned"):
                     continue
                 if variant == "deep" and target != "gfx1250":
@@ -239,12 +283,17 @@ def compile_row(source: str, variant: str, dtype: str, target: str) -> Row:
 
     row = Row(variant, dtype, target)
     try:
+        if dtype in FP8_DTYPES:
+            source = FP8_INPUT.read_text()
         if variant == "deep":
             source = DEEP_INPUT.read_text()
         row.block_k = fitting_block_k(source, target)
         text = variant_text(source, variant, dtype, row.block_k)
         k = compile_tile_module(
-            text, target, fuse=variant != "unfused", derive_hints=variant == "derived"
+            text,
+            target,
+            fuse=variant not in ("unfused", "derived-unfused"),
+            derive_hints=variant in ("derived", "derived-unfused"),
         )
     except (EditError, TileCompileError) as e:
         row.error = str(e)
@@ -256,7 +305,66 @@ def compile_row(source: str, variant: str, dtype: str, target: str) -> Row:
     row.vgprs, row.sgprs, row.lds_bytes = m.vgprs, m.sgprs, m.lds_bytes
     row.spills, row.code_bytes = m.spills, m.code_bytes
     row.compile_seconds = k.compile_seconds
+    row.mma_instr = ",".join(loop_mma_mnemonics(k.asm["amdgcn"]))
+    if dtype in FP8_DTYPES and _TARGETS[target].tdm:
+        copies = scale_copies(k.asm["tile"])
+        row.scale_hints = ",".join("all" if c.hint is None else f"0x{c.hint:02x}" for c in copies)
+        row.scale_predicates = ",".join(c.predicate() for c in copies if c.predicated)
     return row
+
+
+@dataclass(frozen=True)
+class ScaleCopy:
+    """One copy of a scale tile in the tile IR after the passes."""
+
+    #: Its ``warp_used_hint`` (None: all warps copy).
+    hint: int | None
+    #: The warps that copy it, from its ``tile.warp_layout``: warp ``w`` copies iff
+    #: ``((w ^ anchor) & free_mask) == 0`` (None: no layout assigned).
+    anchor: int | None = None
+    free_mask: int | None = None
+    #: Whether ``tile-emit-warp-predicates`` made that test its ``pred`` operand (a
+    #: fused copy needs none: the instruction itself skips the other warps' members).
+    predicated: bool = False
+
+    def predicate(self) -> str:
+        """The per-warp predicate, as the emitted ``tile.warp_id`` test reads."""
+        if self.free_mask is None:
+            return "-"
+        return f"((w^{self.anchor})&{self.free_mask})==0"
+
+
+def scale_copies(tile_text: str) -> list[ScaleCopy]:
+    """Every copy of a scale tile in ``tile_text`` (the tile IR after the passes),
+    fused members included, in program order."""
+    found: list[ScaleCopy] = []
+
+    def layout_of(attr: ir.Attribute) -> tuple[int | None, int | None]:
+        fields = attr.maybe_downcast().field_values()
+        return fields.get("anchor"), fields.get("free_mask")
+
+    def collect(module: ir.Module) -> None:
+        for op in ops_named(module, "tile.async_tdm_copy_global_to_local"):
+            if str(op.operands[1].type.element_type) != SCALE_TYPE:
+                continue
+            attrs, copy = op.attributes, op.opview
+            hint = ir.IntegerAttr(attrs[WARP_USED_HINT]).value if WARP_USED_HINT in attrs else None
+            anchor, mask = layout_of(attrs[WARP_LAYOUT]) if WARP_LAYOUT in attrs else (None, None)
+            found.append(ScaleCopy(hint, anchor, mask, copy.pred is not None))
+        for op in ops_named(module, "tile.async_tdm_fused_copy_global_to_local"):
+            fused = op.opview
+            layouts = (
+                list(ir.ArrayAttr(op.attributes[WARP_LAYOUTS]))
+                if WARP_LAYOUTS in op.attributes
+                else []
+            )
+            for i, (dest, hint) in enumerate(zip(fused.dests, fused.warp_used_hints, strict=True)):
+                if str(dest.type.element_type) == SCALE_TYPE:
+                    anchor, mask = layout_of(layouts[i]) if layouts else (None, None)
+                    found.append(ScaleCopy(hint, anchor, mask))
+
+    edited(tile_text, collect)
+    return found
 
 
 HEADER = (
@@ -271,6 +379,9 @@ HEADER = (
     "spills",
     "code B",
     "compile s",
+    "MMA instr",
+    "scale hints",
+    "scale predicates",
 )
 
 
@@ -294,6 +405,9 @@ def format_table(rows: Sequence[Row]) -> str:
                 str(r.spills),
                 str(r.code_bytes),
                 f"{r.compile_seconds:.1f}",
+                r.mma_instr,
+                r.scale_hints or "-",
+                r.scale_predicates or "-",
             )
         )
     widths = [len(h) for h in HEADER]
@@ -329,6 +443,26 @@ def check(rows: Sequence[Row]) -> list[str]:
             problems.append(f"{tag}: no TDM or no WMMA in the K loop")
         if not _TARGETS[r.target].tdm and r.mma_per_iter == 0:
             problems.append(f"{tag}: no MFMA in the K loop")
+    for r in rows:
+        if r.dtype not in FP8_DTYPES or r.error:
+            continue
+        tag = f"{r.label}/{r.dtype}/{r.target}"
+        if "scale" not in r.mma_instr:
+            problems.append(f"{tag}: no scaled MMA in the K loop ({r.mma_instr or 'none'})")
+        if r.variant in ("derived", "derived-unfused"):
+            if not r.scale_hints or "all" in r.scale_hints.split(","):
+                problems.append(f"{tag}: a scale-tile copy has no derived warp_used_hint")
+        if r.variant == "derived" and r.tdm_per_iter != 1:
+            problems.append(f"{tag}: {r.tdm_per_iter} TDM per iteration, want 1")
+        if r.variant == "derived-unfused":
+            # One instruction per copy (A, B and the two scale tiles), each predicated
+            # to the warps of its hint.
+            if r.tdm_per_iter != 4:
+                problems.append(f"{tag}: {r.tdm_per_iter} TDM per iteration, want 4")
+            n_hints = len(r.scale_hints.split(",")) if r.scale_hints else 0
+            n_preds = len(r.scale_predicates.split(",")) if r.scale_predicates else 0
+            if n_preds != n_hints:
+                problems.append(f"{tag}: a hinted scale-tile copy has no per-warp predicate")
     for dtype in DTYPES:
         fused = by.get(("fused", dtype, "gfx1250"))
         unfused = by.get(("unfused", dtype, "gfx1250"))
@@ -372,15 +506,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--input", type=Path, default=DEFAULT_INPUT, help="tile GEMM (.mlir)")
     p.add_argument(
         "--variants",
-        type=lambda s: _csv(s, VARIANTS, "variant"),
-        default=list(VARIANTS),
-        help=f"comma list of {', '.join(VARIANTS)}",
+        type=lambda s: _csv(s, VARIANTS + FP8_ONLY_VARIANTS, "variant"),
+        default=list(VARIANTS + FP8_ONLY_VARIANTS),
+        help=f"comma list of {', '.join(VARIANTS + FP8_ONLY_VARIANTS)} (the last: 8-bit only)",
     )
     p.add_argument(
         "--dtypes",
-        type=lambda s: _csv(s, DTYPES, "dtype"),
+        type=lambda s: _csv(s, DTYPES + FP8_DTYPES, "dtype"),
         default=list(DTYPES),
-        help=f"comma list of {', '.join(DTYPES)}",
+        help=f"comma list of {', '.join(DTYPES + FP8_DTYPES)} (f8e4m3: the MXFP8 kernel)",
     )
     p.add_argument(
         "--targets",

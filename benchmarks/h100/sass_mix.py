@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Static SASS instruction mix of bundle kernels (``cuobjdump -sass``), no GPU needed.
 
-Counts the opcodes that tell a Hopper GEMM's path apart: ``HGMMA`` (wgmma)
+Counts the opcodes that tell a Hopper GEMM's path apart: ``HGMMA`` (wgmma;
+its 8-bit form is ``QGMMA``, counted with it)
 or ``HMMA`` (mma.sync), ``UTMALDG`` (TMA) or ``LDGSTS`` (cp.async),
 ``LDSM`` (ldmatrix), barriers, and ``LDL``/``STL`` (local memory: spills).
 Counts are static (instructions in the binary, not executed ones)::
@@ -22,7 +23,7 @@ from pathlib import Path
 
 #: Opcode families reported, in table order: (column, opcode prefixes).
 FAMILIES = (
-    ("HGMMA", ("HGMMA",)),
+    ("HGMMA", ("HGMMA", "QGMMA")),
     ("HMMA", ("HMMA",)),
     ("UTMALDG", ("UTMALDG",)),
     ("LDGSTS", ("LDGSTS",)),

@@ -325,20 +325,23 @@ class TargetFp8:
     mx_scale: Fp8Format | None
 
 
-_TARGET_FP8: dict[str, TargetFp8] = {
-    "gfx1250": TargetFp8((Fp8Format.E4M3FN, Fp8Format.E5M2), Fp8Format.E8M0FNU),
-    "gfx950": TargetFp8((Fp8Format.E4M3FN, Fp8Format.E5M2), Fp8Format.E8M0FNU),
-    "gfx942": TargetFp8((Fp8Format.E4M3FNUZ, Fp8Format.E5M2FNUZ), None),
-    "cuda:90": TargetFp8((Fp8Format.E4M3FN, Fp8Format.E5M2), None),
-}
+_BY_MLIR_TYPE: dict[str, Fp8Format] = {f.spec.mlir_type: f for f in Fp8Format}
+
+
+def format_of_mlir_type(name: str) -> Fp8Format | None:
+    """The format whose MLIR builtin type is spelled ``name`` (``f8E4M3FN``, ...), or None."""
+    return _BY_MLIR_TYPE.get(name)
 
 
 def target_fp8(target: str) -> TargetFp8:
     """The 8-bit formats of ``target`` (a name of :data:`gemm_opt.core.targets.TARGETS`).
 
+    Read from the target table's fp8 columns (:class:`gemm_opt.core.targets.Target`).
     ValueError naming the known targets for an unknown one.
     """
-    return _TARGET_FP8[get_target(target).name]
+    t = get_target(target)
+    scale = None if t.mx_scale_type is None else _BY_MLIR_TYPE[t.mx_scale_type]
+    return TargetFp8(tuple(_BY_MLIR_TYPE[n] for n in t.fp8_types), scale)
 
 
 __all__ = [
@@ -350,6 +353,7 @@ __all__ = [
     "TargetFp8",
     "decode",
     "encode",
+    "format_of_mlir_type",
     "fp8_format",
     "spacing",
     "target_fp8",

@@ -73,6 +73,21 @@ class Target:
     mfma_k16: int = 0
     #: Whether Triton 3.9.0's backend lowers ``ttg.warp_specialize`` for the target.
     warp_specialize: bool = False
+    #: The 8-bit float element types (MLIR spelling) its MMA reads: the OCP
+    #: ``f8E4M3FN``/``f8E5M2`` everywhere but gfx942, whose MFMA reads the FNUZ pair.
+    fp8_types: tuple[str, ...] = ()
+    #: The block-scale type of its block-scaled MMA (MXFP8: ``f8E8M0FNU``, one
+    #: scale per 32 elements of K), or None where it has none.
+    mx_scale_type: str | None = None
+    #: MFMA targets: the K of the 32x32 and 16x16 instructions for 8-bit inputs,
+    #: and the dot-operand kWidth of 8-bit operands; ``mfma_mx_*`` the same for the
+    #: block-scaled instructions (gfx950's ``v_mfma_scale_*_f8f6f4``).
+    mfma_fp8_k32: int = 0
+    mfma_fp8_k16: int = 0
+    mfma_fp8_k_width: int = 0
+    mfma_mx_k32: int = 0
+    mfma_mx_k16: int = 0
+    mfma_mx_k_width: int = 0
 
     @property
     def nvidia(self) -> bool:
@@ -84,6 +99,9 @@ class Target:
         """The ``ttg.target`` value, e.g. ``"hip:gfx1250"`` or ``"cuda:90"``."""
         return f"{self.backend}:{self.arch}"
 
+
+#: The OCP FP8 element types (MLIR spelling).
+_OCP_FP8 = ("f8E4M3FN", "f8E5M2")
 
 TARGETS: dict[str, Target] = {
     t.name: t
@@ -98,6 +116,8 @@ TARGETS: dict[str, Target] = {
             shared_memory_bytes=320 * 1024,
             max_threads_per_block=1024,
             warp_specialize=True,
+            fp8_types=_OCP_FP8,
+            mx_scale_type="f8E8M0FNU",
         ),
         Target(
             "gfx950",
@@ -113,6 +133,14 @@ TARGETS: dict[str, Target] = {
             mfma_k_width=8,
             mfma_k32=16,
             mfma_k16=32,
+            fp8_types=_OCP_FP8,
+            mx_scale_type="f8E8M0FNU",
+            mfma_fp8_k32=16,
+            mfma_fp8_k16=32,
+            mfma_fp8_k_width=8,
+            mfma_mx_k32=64,
+            mfma_mx_k16=128,
+            mfma_mx_k_width=16,
         ),
         Target(
             "gfx942",
@@ -127,6 +155,10 @@ TARGETS: dict[str, Target] = {
             mfma_k_width=4,
             mfma_k32=8,
             mfma_k16=16,
+            fp8_types=("f8E4M3FNUZ", "f8E5M2FNUZ"),
+            mfma_fp8_k32=16,
+            mfma_fp8_k16=32,
+            mfma_fp8_k_width=8,
         ),
         Target(
             "cuda:90",
@@ -140,6 +172,7 @@ TARGETS: dict[str, Target] = {
             direct_to_lds=True,
             i1_memory=False,
             warp_specialize=True,
+            fp8_types=_OCP_FP8,
         ),
     )
 }

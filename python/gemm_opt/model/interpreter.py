@@ -22,7 +22,10 @@ Values
   model of fp32 accumulation that does not depend on the BLAS summation order.
 * A ``!tile.ptr`` argument is a C-contiguous numpy array (``f16``: float16,
   ``bf16``: float32 holding bf16 values, ``f32``: float32, ``iN``: an N-bit
-  integer array); the pointer is (flat view of the array, element offset).
+  integer array, an 8-bit float type: its codes as uint8 or a 1-byte
+  ``ml_dtypes`` float8 array); the pointer is (flat view of the array, element
+  offset). 8-bit floats are their exact values (float32) in registers and
+  their codes in memory (:mod:`gemm_opt.core.fp8` decodes and encodes).
   Stores write into the caller's array.
 * A descriptor holds the base pointer, the tensor shape and strides, the
   block origin, optional bounds and a predicate, all per warp.
@@ -238,7 +241,11 @@ def _pointer(array: Any, elem: Elem, name: str, num_warps: int) -> Pointer:
     if not array.flags.c_contiguous or not array.flags.writeable:
         raise ModelError(f"argument '{name}' must be a writeable C-contiguous array")
     dt = array.dtype
-    if elem.is_int:
+    if elem.fp8 is not None:  # the codes: uint8, or a 1-byte float8 dtype (ml_dtypes)
+        ok = dt.itemsize == 1 and dt.kind in "uV"
+        if ok:
+            array = array.view(np.uint8)
+    elif elem.is_int:
         ok = dt.kind in "iub" and dt.itemsize * 8 == max(8, elem.width)
         if ok and dt.kind == "u":
             array = array.view(dt.str.replace("u", "i"))

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from gemm_opt.core.ext_compat import ir
+from gemm_opt.core.scaling import MX_BLOCK
 from gemm_opt.model.core import (
     Compiler,
     Exec,
@@ -41,6 +42,24 @@ def _b_wmma(c: Compiler, op: Any) -> Exec:
     def run(p: Program, mask: np.ndarray) -> None:
         x = p.env[a].astype(np.float64)
         y = p.env[b].astype(np.float64)
+        z = p.env[acc].astype(np.float64)
+        p.env[r] = (x @ y + z).astype(np.float32)
+
+    return run
+
+
+@IMPLS.impl("tile.scaled_wmma")
+def _b_scaled_wmma(c: Compiler, op: Any) -> Exec:
+    a, sa, b, sb, acc = operand_slots(c, op)
+    r = result_slot(c, op)
+
+    def run(p: Program, mask: np.ndarray) -> None:
+        # Registers hold exact values: the 8-bit elements and the e8m0 scales
+        # (2 ** (code - 127), NaN for 0xFF) decoded by gemm_opt.core.fp8. Each
+        # scale covers MX_BLOCK consecutive elements of K; products and
+        # sums are in float64 and the result is rounded once to float32.
+        x = p.env[a].astype(np.float64) * np.repeat(p.env[sa], MX_BLOCK, axis=1)
+        y = p.env[b].astype(np.float64) * np.repeat(p.env[sb], MX_BLOCK, axis=1).T
         z = p.env[acc].astype(np.float64)
         p.env[r] = (x @ y + z).astype(np.float32)
 

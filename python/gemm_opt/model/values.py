@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from gemm_opt.core.ext_compat import cast, ir
+from gemm_opt.core.fp8 import decode, encode, format_of_mlir_type
 from gemm_opt.model.concurrency import SyncStats
 from gemm_opt.model.errors import ModelError
 
@@ -28,6 +29,9 @@ class Elem:
     dtype: np.dtype
     storage: np.dtype
     bf16: bool = False
+    #: 8-bit floats: the :class:`gemm_opt.core.fp8.Fp8Format` name. Memory holds
+    #: the codes (uint8), registers their exact values (float32).
+    fp8: str | None = None
 
 
 _INT_STORAGE = {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}
@@ -50,6 +54,9 @@ def elem_of(t: ir.Type) -> Elem | None:
         return Elem("f32", False, 32, np.dtype(np.float32), np.dtype(np.float32))
     if cast(t, ir.F64Type) is not None:
         return Elem("f64", False, 64, np.dtype(np.float64), np.dtype(np.float64))
+    fmt = format_of_mlir_type(str(t))
+    if fmt is not None:
+        return Elem(str(t), False, 8, np.dtype(np.float32), np.dtype(np.uint8), fp8=fmt.value)
     return None
 
 
@@ -78,7 +85,10 @@ def bf16_round(x: Any) -> np.ndarray:
 
 
 def round_to(x: np.ndarray, elem: Elem) -> np.ndarray:
-    """Convert float data to ``elem``'s register dtype, rounding bf16."""
+    """Convert float data to ``elem``'s register dtype, rounding bf16 and the 8-bit
+    formats (once, to nearest even; overflow as the format's ``cast_overflow``)."""
+    if elem.fp8 is not None:
+        return decode(encode(np.asarray(x), elem.fp8), elem.fp8, np.float32)
     out = np.asarray(x).astype(elem.dtype)
     return bf16_round(out) if elem.bf16 else out
 
@@ -107,12 +117,16 @@ def unsigned_bits(x: np.ndarray, width: int) -> np.ndarray:
 
 
 def from_storage(data: np.ndarray, elem: Elem) -> np.ndarray:
+    if elem.fp8 is not None:
+        return decode(np.asarray(data, dtype=np.uint8), elem.fp8, np.float32)
     if elem.is_int:
         return wrap_bits(data.astype(np.int64), elem.width)
     return np.array(data, dtype=elem.dtype)
 
 
 def to_storage(value: np.ndarray, elem: Elem) -> np.ndarray:
+    if elem.fp8 is not None:
+        return encode(np.asarray(value), elem.fp8)
     if elem.is_int:
         if elem.width == 1:
             return (np.asarray(value) & 1).astype(np.bool_)

@@ -34,7 +34,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
 #bl = #tile.blocked<{size_per_thread = array<i64: 1, 8>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 8, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
   func.func @f(%a: !tile.shared<tensor<128x64xf16, #s>>, %b: !tile.shared<tensor<64x128xbf16, #s>>, %c: tensor<128x128xf32, #acc>) {
-    // expected-error@+1 {{expects a and b to be both f16 or both bf16, got f16 and bf16}}
+    // expected-error@+1 {{expects a and b to be both f16, both bf16 or both of one 8-bit float type, got f16 and bf16}}
     %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!tile.shared<tensor<128x64xf16, #s>>, !tile.shared<tensor<64x128xbf16, #s>>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
     return
   }

@@ -34,7 +34,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
 #opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
 module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
   func.func @f(%a: tensor<128x64xf16, #opa>, %b: tensor<64x128xf16, #opb>, %c: tensor<128x128xf32, #acc>) {
-    // expected-error@+1 {{#tile.wmma_layout instr_shape [0, 16, 32] is not the 16x16x32 WMMA v3 instruction for 16-bit inputs}}
+    // expected-error@+1 {{#tile.wmma_layout instr_shape [0, 16, 32] is not a WMMA v3 instruction (known: 16x16x32 (16-bit), 16x16x64 (8-bit), 16x16x128 (block-scaled 8-bit))}}
     %d = "tile.wmma"(%a, %b, %c) : (tensor<128x64xf16, #opa>, tensor<64x128xf16, #opb>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
     return
   }
@@ -48,7 +48,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
 #opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
 module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
   func.func @f(%a: tensor<128x64xf16, #opa>, %b: tensor<64x128xf16, #opb>, %c: tensor<128x128xf32, #acc>) {
-    // expected-error@+1 {{#tile.wmma_layout instr_shape [16, 16, 64] is not the 16x16x32 WMMA v3 instruction for 16-bit inputs}}
+    // expected-error@+1 {{16-bit inputs need the 16x16x32 WMMA instruction, but c's layout has instr_shape [16, 16, 64]}}
     %d = "tile.wmma"(%a, %b, %c) : (tensor<128x64xf16, #opa>, tensor<64x128xf16, #opb>, tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
     return
   }
@@ -162,7 +162,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 #bl = #tile.blocked<{size_per_thread = array<i64: 1, 8>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
   func.func @f(%p: !tile.ptr<index>, %m: i32, %s: i64, %o: i32) {
-    // expected-error@+1 {{the result must have one of the element types i1, i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ; got index}}
+    // expected-error@+1 {{the result must have one of the element types i1, i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f8E8M0FNU; got index}}
     %t = "tile.load_block"(%p, %m, %m, %s, %s, %o, %o) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<index>, i32, i32, i64, i64, i32, i32) -> tensor<64x64xindex, #bl>
     return
   }

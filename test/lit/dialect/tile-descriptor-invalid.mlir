@@ -129,7 +129,7 @@ module attributes {tile.num_warps = 8 : i32, tile.target = "gfx1250"} {
 module attributes {tile.num_warps = 8 : i32} {
   func.func @index_desc(%p: !tile.ptr<index>, %m: i32, %s: i64) {
     %one = arith.constant 1 : i64
-    // expected-error@+1 {{a TDM descriptor must have one of the element types i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ; got index}}
+    // expected-error@+1 {{a TDM descriptor must have one of the element types i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f8E8M0FNU; got index}}
     %d = "tile.make_tensor_descriptor"(%p, %m, %m, %s, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<index>, i32, i32, i64, i64) -> !tile.tensor_desc<tensor<128x64xindex, #s>>
     return
   }

@@ -181,7 +181,7 @@ module attributes {tile.num_warps = 8 : i32} {
 // ==== Shared buffers hold memory element types (no index, no i1). ====
 module attributes {tile.num_warps = 8 : i32} {
   func.func @alloc_index() {
-    // expected-error@+1 {{a shared buffer must have one of the element types i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ; got index}}
+    // expected-error@+1 {{a shared buffer must have one of the element types i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f8E8M0FNU; got index}}
     %b = "tile.local_alloc"() : () -> !tile.shared<tensor<128x64xindex, #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>>>
     return
   }

@@ -356,7 +356,7 @@ module attributes {tile.num_warps = 8 : i32} {
 #s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 8 : i32} {
   func.func @index_elements(%d: !tile.tensor_desc<tensor<128x64xindex, #s>>, %b: !tile.shared<tensor<128x64xindex, #s>>) {
-    // expected-error@+1 {{a TDM copy must have one of the element types i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ; got index}}
+    // expected-error@+1 {{a TDM copy must have one of the element types i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f8E8M0FNU; got index}}
     "tile.async_tdm_copy_global_to_local"(%d, %b) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!tile.tensor_desc<tensor<128x64xindex, #s>>, !tile.shared<tensor<128x64xindex, #s>>) -> ()
     return
   }
