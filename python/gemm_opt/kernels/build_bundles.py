@@ -36,9 +36,8 @@ TARGETS = ("cuda:90",)
 #: only; ``picked`` (the default) also NT, TN and TT for the dense kernels a call
 #: runs without naming a config: data-parallel on every configuration (the default
 #: schedule, ``matmul``'s backward, batches run one by one) and the dense picks of
-#: ``schedule="auto"``: the tuned table's, and its fallback rule's atomic stream-K
-#: on the configurations of outputs below half a wave; ``all``: every dense kernel
-#: in all four.
+#: ``schedule="auto"``: the tuned table's, and split-K (the deterministic split of
+#: small outputs); ``all``: every dense kernel in all four.
 LAYOUT_SETS = ("nn", "picked", "all")
 #: (trans_a, trans_b) of NT, TN and TT.
 TRANSPOSED = ((False, True), (True, False), (True, True))
@@ -81,18 +80,12 @@ def _transposed_specs(specs: list[S.KernelSpec], layouts: str) -> list[S.KernelS
             for problem, choice, dtype in autotune.load_table("cuda:90") or []
             if problem.op == "dense"
         }
-        # The fallback's stream-K: the classes that may fill at most half a wave, and
-        # the class of outputs no class takes (one row).
-        few = {
-            n for n, wave, _ in h100.GPU_SHAPE_CLASSES if wave <= autotune.FALLBACK_MAX_TILE_FILL
-        }
-        few_tiles = {GPU_CONFIGS[n] for n in (*few, h100.gpu_config_name(1, 1))}
 
         def picked(s: S.KernelSpec) -> bool:
             cfg = S.GemmConfig(
                 s.block_m, s.block_n, s.block_k, s.group_m, s.num_warps, s.num_stages
             )
-            if (s.kind, s.reduction) == ("stream-k", "atomic") and cfg in few_tiles:
+            if s.kind == "split-k":  # auto's deterministic split of small outputs
                 return True
             return s.kind == "data-parallel" or (s.dtype, s.kind, s.reduction, cfg) in picks
 
