@@ -34,6 +34,7 @@ tile op it was building (and the next compile gets a fresh worker).
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -42,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gemm_opt.core.targets import TARGETS
-from gemm_opt.lowering.isa_analysis import IsaMetrics
+from gemm_opt.lowering.isa_analysis import IsaMetrics, isa_metrics
 
 if TYPE_CHECKING:
     from gemm_opt.core.pipeline import Step
@@ -80,7 +81,6 @@ class CompiledKernel:
     asm: dict[str, str]
     hsaco: bytes
     metadata: dict[str, Any]
-    amd_metrics: IsaMetrics | None
     compile_seconds: float
     stage_seconds: dict[str, float] = field(default_factory=dict)
     target: str = ""
@@ -96,6 +96,13 @@ class CompiledKernel:
     def name(self) -> str:
         """The kernel symbol."""
         return str(self.metadata.get("name", ""))
+
+    @functools.cached_property
+    def amd_metrics(self) -> IsaMetrics | None:
+        """The ISA report of the AMDGPU assembly, made when first read (a
+        compile does not pay for it); None on other targets."""
+        amdgcn = self.asm.get("amdgcn")
+        return isa_metrics(amdgcn, self.metadata) if amdgcn is not None else None
 
     @property
     def metrics(self) -> IsaMetrics:
@@ -663,7 +670,6 @@ def compile_tile_module(
         asm=asm,
         hsaco=hsaco if isinstance(hsaco, bytes) else bytes(str(hsaco), "utf-8"),
         metadata=art.metadata,
-        amd_metrics=art.metrics if "amdgcn" in art.asm else None,
         compile_seconds=time.perf_counter() - total,
         stage_seconds=low.seconds,
         target=low.target,

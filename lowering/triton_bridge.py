@@ -125,10 +125,18 @@ class CompiledArtifact:
     asm: dict[str, str | bytes]
     metadata: dict[str, Any]
     compile_seconds: float
-    metrics: IsaMetrics
     #: Triton's own timing of the compile (seconds): ``ir_init`` (parsing the
     #: TTGIR), each backend stage, ``store``; from its compilation listener.
     stages: dict[str, float] = field(default_factory=dict)
+
+    @functools.cached_property
+    def metrics(self) -> IsaMetrics:
+        """The ISA report of the AMDGPU assembly (only the LDS size on other
+        targets); read when asked for, not by every compile."""
+        amdgcn = self.asm.get("amdgcn")
+        if isinstance(amdgcn, str):
+            return isa_metrics(amdgcn, self.metadata)
+        return IsaMetrics(lds_bytes=int(self.metadata.get("shared") or 0))
 
 
 # ---------------------------------------------------------------------------
@@ -310,6 +318,8 @@ def _workdir() -> Iterator[str]:
         yield scratch
     finally:
         for folder in (os.path.join(scratch, "cache"), scratch):
+            if not os.path.isdir(folder):  # no compile made Triton's cache
+                continue
             with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.is_file(follow_symlinks=False):
@@ -388,13 +398,7 @@ def compile_module(text: str, target: str, options: dict[str, Any] | None) -> Co
     if "target" in metadata:
         tgt = metadata["target"]
         metadata["target"] = (tgt.backend, tgt.arch, tgt.warp_size)
-    amdgcn = asm.get("amdgcn")
-    metrics = (
-        isa_metrics(amdgcn, metadata)
-        if isinstance(amdgcn, str)
-        else IsaMetrics(lds_bytes=int(metadata.get("shared") or 0))
-    )
-    return CompiledArtifact(asm, metadata, seconds, metrics, stages)
+    return CompiledArtifact(asm, metadata, seconds, stages)
 
 
 def warm_for_compile() -> None:
