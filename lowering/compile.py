@@ -194,8 +194,13 @@ def _run_pipeline(
         pm = build_pass_manager(steps, REGISTRY)
     except PipelineError as e:
         raise TileCompileError(f"bad pipeline '{text}': {e}", stage=stage) from None
+    # Verified once, after the last pass, not after each: the op verifiers are
+    # most of the passes' time, and a pass's output is checked by its own
+    # tests (the tool verifies after each pass).
+    pm.enable_verifier(False)
     try:
         pm.run(module.operation)
+        module.operation.verify()
     except MLIRError:
         raise _first_error(diags, stage, f"pipeline '{text}' failed") from None
     return handoff

@@ -634,3 +634,24 @@ def test_every_compile_in_a_worker_compiles_and_leaves_its_folder_empty(gfx1250)
     assert again.hsaco == gfx1250.hsaco and again.triton_stages["llir"] > 0
     listed = triton_bridge.run_in_worker(_scratch_files)
     assert listed.ok and listed.result == ["cache"]
+
+
+def test_a_pass_that_leaves_the_module_invalid_is_an_error_at_the_op(monkeypatch):
+    """The compile verifies once, after the last tile pass: what a pass broke
+    is still the verifier's error at the op, in the tile_passes stage."""
+    from gemm_opt.passes.fuse_tdm_copies import FuseTdmCopiesPass
+
+    original = FuseTdmCopiesPass.run
+
+    def tamper(self, module):
+        original(self, module)
+        first = ops_named(module, "tile.local_alloc")[0]
+        first.attributes["tile.bogus"] = ir.UnitAttr.get()
+
+    monkeypatch.setattr(FuseTdmCopiesPass, "run", tamper)
+    with pytest.raises(TileCompileError) as info:
+        lower_tile_module(GEMM, "gfx1250")
+    err = info.value
+    assert err.stage == "tile_passes"
+    assert err.line == _line_of(GEMM, '"tile.local_alloc"')
+    assert "unknown attribute 'tile.bogus'" in err.message
