@@ -416,8 +416,8 @@ _OUR_ERRORS = frozenset({"VerifyError", "WarpHintError", "LayoutError"})
 def _triton_failure(run: Any, op: Any = None) -> TileCompileError:
     """The error for work in a worker that failed without a diagnostic of
     ours: located by Triton's own diagnostics, else at the tile op the worker
-    was building when it failed (the kernel function, or ``op``, past the
-    building)."""
+    was building when it failed (past the building, or before it, the kernel
+    function, else the module: as the worker reported it, or ``op``)."""
     from gemm_opt.lowering.triton_bridge import parse_diagnostics
 
     diags = parse_diagnostics(run.stderr)
@@ -457,8 +457,11 @@ def _triton_failure(run: Any, op: Any = None) -> TileCompileError:
     # Verifying or compiling: the module has no op to blame, so the function
     # (the last one built) is named.
     funcs = [p for p in building if p[3] == "func.func"]
+    module = [p[1:] for p in run.progress if p[0] == "module"]
     if funcs:
         line, col = funcs[-1][1:3]
+    elif module:
+        line, col = module[-1]
     else:
         line, col = _position(op.location) if op is not None else (0, 0)
     message = f"Triton {how} while {_DOING[stage]} the lowered kernel: {reason}"
@@ -584,6 +587,8 @@ def _lower_here(
         if problems:
             line, col = position_of(problems[0].location)
             raise TileCompileError(problems[0].message, line, col, stage="parse")
+        # Where a failure with no op to blame is placed (see _triton_failure).
+        report(("module", *position_of(module.operation.location)))
         attrs = module.operation.attributes
         if target is None and TARGET in attrs:
             target = ir.StringAttr(attrs[TARGET]).value
