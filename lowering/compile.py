@@ -1,17 +1,22 @@
 """Compile a tile module down to a GPU binary: the one tile-to-binary path.
 
 ``gemm-opt --emit`` and the authoring API's ``kernel.compile(...)`` both end
-here:
+here. :func:`compile_tile_module` sends the tile text (an ``ir.Module`` is
+printed in generic form with locations, which round-trips exactly) to a
+worker process (:func:`gemm_opt.lowering.triton_bridge.run_in_worker`),
+which does all of it, so the text is parsed once and no C++ of MLIR's or
+Triton's runs in the caller:
 
-1. parse (or copy) the tile module and check its module attributes;
+1. parse the tile module and check its module attributes;
 2. run the tile-level passes of :func:`gemm_opt.lowering.pipelines.tile_passes`
    (or the caller's ``pipeline``) and keep that IR as ``asm["tile"]``;
-3. hand it to Triton (:func:`hand_off`): in a worker process
-   (:func:`gemm_opt.lowering.triton_bridge.run_in_worker`), build the Triton
-   module with Triton's builder
+3. hand it to Triton: build the Triton module with Triton's builder
    (:func:`gemm_opt.lowering.convert_tile_to_triton_gpu.convert`), verify it
    and print it (Triton's pretty TTGIR: ``asm["ttgir"]``), then compile it
    with Triton's backend.
+
+A tool that runs passes itself calls :func:`hand_off` with its module for
+step 3 alone.
 
 The hand-off is the last stage of any pipeline: its result lives in
 Triton's context, not ours. :func:`split_hand_off` takes a trailing
@@ -22,12 +27,14 @@ then calls :func:`hand_off`.
 Every failure is a :class:`TileCompileError` positioned in the *tile* source:
 our own diagnostics carry the op's location; every Triton op carries the
 location of the tile op it was built for, so Triton's diagnostics name the
-tile line; and if Triton aborts, the worker's last progress report names the
-tile op it was building (and the next hand-off gets a fresh worker).
+tile line; the worker sends our own diagnostics back as data, positions
+unchanged; and if Triton aborts, the worker's last progress report names the
+tile op it was building (and the next compile gets a fresh worker).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -36,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gemm_opt.core.targets import TARGETS
-from gemm_opt.lowering.isa_analysis import IsaMetrics
+from gemm_opt.lowering.isa_analysis import IsaMetrics, isa_metrics
 
 if TYPE_CHECKING:
     from gemm_opt.core.pipeline import Step
@@ -74,7 +81,6 @@ class CompiledKernel:
     asm: dict[str, str]
     hsaco: bytes
     metadata: dict[str, Any]
-    amd_metrics: IsaMetrics | None
     compile_seconds: float
     stage_seconds: dict[str, float] = field(default_factory=dict)
     target: str = ""
@@ -90,6 +96,13 @@ class CompiledKernel:
     def name(self) -> str:
         """The kernel symbol."""
         return str(self.metadata.get("name", ""))
+
+    @functools.cached_property
+    def amd_metrics(self) -> IsaMetrics | None:
+        """The ISA report of the AMDGPU assembly, made when first read (a
+        compile does not pay for it); None on other targets."""
+        amdgcn = self.asm.get("amdgcn")
+        return isa_metrics(amdgcn, self.metadata) if amdgcn is not None else None
 
     @property
     def metrics(self) -> IsaMetrics:
@@ -181,8 +194,13 @@ def _run_pipeline(
         pm = build_pass_manager(steps, REGISTRY)
     except PipelineError as e:
         raise TileCompileError(f"bad pipeline '{text}': {e}", stage=stage) from None
+    # Verified once, after the last pass, not after each: the op verifiers are
+    # most of the passes' time, and a pass's output is checked by its own
+    # tests (the tool verifies after each pass).
+    pm.enable_verifier(False)
     try:
         pm.run(module.operation)
+        module.operation.verify()
     except MLIRError:
         raise _first_error(diags, stage, f"pipeline '{text}' failed") from None
     return handoff
@@ -395,16 +413,17 @@ def _hand_off_work(
 _OUR_ERRORS = frozenset({"VerifyError", "WarpHintError", "LayoutError"})
 
 
-def _triton_failure(run: Any, op: Any) -> TileCompileError:
-    """The error for a hand-off that Triton failed: located by Triton's own
-    diagnostics, else at the tile op the child was building when it failed."""
+def _triton_failure(run: Any, op: Any = None) -> TileCompileError:
+    """The error for work in a worker that failed without a diagnostic of
+    ours: located by Triton's own diagnostics, else at the tile op the worker
+    was building when it failed (past the building, or before it, the kernel
+    function, else the module: as the worker reported it, or ``op``)."""
     from gemm_opt.lowering.triton_bridge import parse_diagnostics
 
     diags = parse_diagnostics(run.stderr)
     building = [p for p in run.progress if p[0] == "op"]
     stages = [p[1] for p in run.progress if p[0] == "stage"]
     stage = stages[-1] if stages else "convert"
-    doing = {"convert": "building", "verify": "verifying", "compile": "compiling"}[stage]
     details = [str(d) for d in diags] + run.assertions()
     if run.exception:
         details.append(run.exception)
@@ -412,7 +431,9 @@ def _triton_failure(run: Any, op: Any) -> TileCompileError:
     if located:
         d = located[0]
         return TileCompileError(
-            f"Triton rejected the lowered kernel: {d.message}",
+            f"Triton rejected the lowered kernel: {d.message}"
+            if stage in _TRITON_STAGES
+            else d.message,
             d.line,
             d.col,
             "triton" if stage == "compile" else stage,
@@ -420,6 +441,9 @@ def _triton_failure(run: Any, op: Any) -> TileCompileError:
         )
     how = run.died or "failed"
     reason = run.exception or "; ".join(run.assertions()) or "no diagnostic"
+    if stage not in _TRITON_STAGES:  # our own parse or passes, before any op was built
+        message = f"the compile {how} while {_DOING[stage]}: {reason}"
+        return TileCompileError(message, stage=stage, details="\n".join(details))
     if stage == "convert" and building:
         _, line, col, name = building[-1]
         ours = reason.split(": ", 1)
@@ -433,9 +457,28 @@ def _triton_failure(run: Any, op: Any) -> TileCompileError:
     # Verifying or compiling: the module has no op to blame, so the function
     # (the last one built) is named.
     funcs = [p for p in building if p[3] == "func.func"]
-    line, col = funcs[-1][1:3] if funcs else _position(op.location)
-    message = f"Triton {how} while {doing} the lowered kernel: {reason}"
+    module = [p[1:] for p in run.progress if p[0] == "module"]
+    if funcs:
+        line, col = funcs[-1][1:3]
+    elif module:
+        line, col = module[-1]
+    else:
+        line, col = _position(op.location) if op is not None else (0, 0)
+    message = f"Triton {how} while {_DOING[stage]} the lowered kernel: {reason}"
     return TileCompileError(message, line, col, stage, "\n".join(details))
+
+
+#: The stages of a compile in a worker, as its reports name them, and what
+#: each is doing (for a failure's message).
+_DOING = {
+    "parse": "parsing the tile module",
+    "tile_passes": "running the tile passes",
+    "convert": "building",
+    "verify": "verifying",
+    "compile": "compiling",
+}
+#: The stages where Triton's C++ runs.
+_TRITON_STAGES = frozenset({"convert", "verify", "compile"})
 
 
 def lower_tile_module(
@@ -457,6 +500,75 @@ def lower_tile_module(
 def _lower(
     module_or_text, target, fuse, derive_hints, pipeline, options, filename="-", mma="auto"
 ) -> LoweredModule:
+    """Send the tile text to a worker, which parses it, runs the tile passes
+    and hands the module to Triton there: the text is parsed once, and
+    nothing of MLIR's or Triton's C++ runs in this process."""
+    from gemm_opt.lowering import triton_bridge as tb
+
+    if isinstance(module_or_text, (str, bytes)):
+        text = module_or_text.decode() if isinstance(module_or_text, bytes) else module_or_text
+    else:
+        # A copy: the caller's module stays as it is. The generic form with
+        # locations round-trips exactly (diagnostics keep their positions).
+        op = module_or_text.operation if hasattr(module_or_text, "operation") else module_or_text
+        text = op.get_asm(print_generic_op_form=True, enable_debug_info=True)
+    how = (target, fuse, derive_hints, pipeline, options, filename, mma)
+    run = tb.run_in_worker(_lower_job, text, *how)
+    if run.ok and isinstance(run.result, _Rejected):
+        raise run.result.error()
+    if run.ok:
+        return run.result
+    raise _triton_failure(run)
+
+
+@dataclass(frozen=True)
+class _Rejected:
+    """A :class:`TileCompileError` raised in a worker, as data (it pickles)."""
+
+    message: str
+    line: int
+    col: int
+    stage: str
+    details: str
+
+    def error(self) -> TileCompileError:
+        return TileCompileError(self.message, self.line, self.col, self.stage, self.details)
+
+
+def _lower_job(
+    report: Any,
+    text: str,
+    target: str | None,
+    fuse: bool,
+    derive_hints: bool,
+    pipeline: str | None,
+    options: dict[str, Any] | None,
+    filename: str,
+    mma: str,
+) -> LoweredModule | _Rejected:
+    """:func:`_lower`'s work in a worker: a located error comes back as data."""
+    try:
+        return _lower_here(
+            report, text, target, fuse, derive_hints, pipeline, options, filename, mma
+        )
+    except TileCompileError as e:
+        return _Rejected(e.message, e.line, e.col, e.stage, e.details)
+
+
+def _lower_here(
+    report: Any,
+    text: str,
+    target: str | None,
+    fuse: bool,
+    derive_hints: bool,
+    pipeline: str | None,
+    options: dict[str, Any] | None,
+    filename: str,
+    mma: str,
+) -> LoweredModule:
+    """Parse ``text`` in this process's context, run the tile passes and hand
+    the module to Triton; reports each stage as it starts (an abort is
+    located by the last report)."""
     from gemm_opt.core.diagnostics import collect, position_of
     from gemm_opt.core.ext_compat import MLIRError, ir
     from gemm_opt.dialect.tile import TARGET, module_problems
@@ -464,13 +576,7 @@ def _lower(
 
     seconds: dict[str, float] = {}
     start = time.perf_counter()
-    if isinstance(module_or_text, (str, bytes)):
-        text = module_or_text.decode() if isinstance(module_or_text, bytes) else module_or_text
-    else:
-        # A copy, in a context of our own: the caller's module stays as it is.
-        # The generic form with locations round-trips exactly.
-        op = module_or_text.operation if hasattr(module_or_text, "operation") else module_or_text
-        text = op.get_asm(print_generic_op_form=True, enable_debug_info=True)
+    report(("stage", "parse"))
     ctx = _context()
     with ctx, collect(ctx) as diags:
         try:
@@ -481,6 +587,8 @@ def _lower(
         if problems:
             line, col = position_of(problems[0].location)
             raise TileCompileError(problems[0].message, line, col, stage="parse")
+        # Where a failure with no op to blame is placed (see _triton_failure).
+        report(("module", *position_of(module.operation.location)))
         attrs = module.operation.attributes
         if target is None and TARGET in attrs:
             target = ir.StringAttr(attrs[TARGET]).value
@@ -495,6 +603,7 @@ def _lower(
         seconds["parse"] = time.perf_counter() - start
 
         start = time.perf_counter()
+        report(("stage", "tile_passes"))
         if pipeline is None:
             # mma.sync reads registers: keeping an MMA in flight gains nothing there.
             passes = pipelines.tile_passes(
@@ -507,22 +616,25 @@ def _lower(
         tile = module.operation.get_asm()
         seconds["tile_passes"] = time.perf_counter() - start
 
-        result = hand_off(
-            module,
+        report(("stage", "convert"))
+        outcome = _hand_off_work(
+            report,
+            module.operation,
             handoff.target or target,
-            lds_copies=handoff.lds_copies,
-            mma=mma,
-            filename=filename,
-            compile=options is not None,
-            options=options,
+            handoff.lds_copies,
+            mma,
+            filename,
+            options is not None,
+            options,
         )
-    seconds.update(result.seconds)
+    if outcome[0] == "failed":
+        _, line, col, message = outcome
+        raise TileCompileError(message, line, col, "convert")
+    _, ttgir, art, more, tensormaps = outcome
+    seconds.update(more)
     how = f"target={target}" + ("" if mma == "auto" else f" mma={mma}")
     full = ",".join(p for p in (pipeline, f"{HAND_OFF}{{{how}}}") if p)
-    low = LoweredModule(tile, result.ttgir, target, full, seconds)
-    low.artifact = result.artifact
-    low.tensormaps = result.tensormaps
-    return low
+    return LoweredModule(tile, ttgir, target, full, seconds, art, tensormaps)
 
 
 def compile_tile_module(
@@ -568,7 +680,6 @@ def compile_tile_module(
         asm=asm,
         hsaco=hsaco if isinstance(hsaco, bytes) else bytes(str(hsaco), "utf-8"),
         metadata=art.metadata,
-        amd_metrics=art.metrics if "amdgcn" in art.asm else None,
         compile_seconds=time.perf_counter() - total,
         stage_seconds=low.seconds,
         target=low.target,

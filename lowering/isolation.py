@@ -25,6 +25,12 @@ function of a ``gemm_opt`` module or class replaced, as a test's monkeypatch
 does, or a module reloaded), the worker is stale: the next job retires it
 and forks a fresh one, so a job runs the code the caller sees.
 
+A pool made with ``scratch`` gives each worker a private directory (made
+before the fork, removed by this process when the worker ends, an abort
+too), which the worker finds with :func:`scratch_dir`: files a job writes
+there cost no temporary directory of their own (on some file systems
+removing a directory costs milliseconds).
+
 Lifecycle: workers end with this process (closed at interpreter exit; a
 worker also ends when its job pipe reaches end of file, so it cannot outlive
 a parent that was killed). A child forked from this process by anyone
@@ -40,6 +46,7 @@ import atexit
 import faulthandler
 import os
 import pickle
+import shutil
 import signal
 import struct
 import sys
@@ -52,7 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Isolated", "WorkerPool", "code_state", "run_forked"]
+__all__ = ["Isolated", "WorkerPool", "code_state", "run_forked", "scratch_dir"]
 
 #: Jobs a worker runs before it is replaced (bounds whatever Triton's C++ keeps
 #: per process, such as uniqued attributes of contexts never freed).
@@ -237,6 +244,16 @@ def _current(worker_state: dict[str, int], state: dict[str, int]) -> bool:
     return all(state.get(name) == value for name, value in worker_state.items())
 
 
+#: In a worker of a pool made with ``scratch``: its private directory.
+_SCRATCH: str | None = None
+
+
+def scratch_dir() -> str | None:
+    """This worker's private directory (see :class:`WorkerPool`); None in a
+    process that is no such worker."""
+    return _SCRATCH
+
+
 class _Worker:
     """One worker process and this process's ends of its pipes."""
 
@@ -245,9 +262,11 @@ class _Worker:
         prepare: Callable[[], None] | None,
         state: dict[str, int],
         first: Callable[[Callable[[Any], None]], Any] | None = None,
+        scratch: str | None = None,
     ) -> None:
         self.state = state
         self.jobs = 0
+        self.scratch = tempfile.mkdtemp(prefix=scratch) if scratch is not None else None
         jobs_read, self.jobs_fd = os.pipe()
         self.results_fd, results_write = os.pipe()
         self.err = tempfile.TemporaryFile()
@@ -261,7 +280,7 @@ class _Worker:
                 for fd in (self.jobs_fd, self.results_fd):
                     os.close(fd)
                 os.dup2(self.err.fileno(), 2)
-                _serve(jobs_read, results_write, prepare, first)
+                _serve(jobs_read, results_write, prepare, first, self.scratch)
             except BaseException:
                 traceback.print_exc()  # to fd 2, which the caller reads after a death
                 code = 3
@@ -315,10 +334,23 @@ class _Worker:
         if not run.died:  # it ended without a result (or an unreadable one)
             run.died = "exited without a result"
         self.close_fds()
+        self.remove_scratch()
+
+    def remove_scratch(self) -> None:
+        """Remove the worker's directory (once it has ended)."""
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
 
     def stop(self, grace: float = EXIT_GRACE_S) -> None:
         """End the worker: end of file on its job pipe, then a kill if it lingers."""
         self.close_fds()
+        try:
+            self._wait(grace)
+        finally:
+            self.remove_scratch()
+
+    def _wait(self, grace: float) -> None:
         deadline = time.monotonic() + grace
         while True:
             try:
@@ -339,9 +371,12 @@ def _serve(
     results_fd: int,
     prepare: Callable[[], None] | None,
     first: Callable[[Callable[[Any], None]], Any] | None,
+    scratch: str | None,
 ) -> None:
     """A worker's life: prepare once, run ``first`` (a closure over what this
     fork inherited), then run jobs until end of file."""
+    global _SCRATCH
+    _SCRATCH = scratch
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # an interrupt is the caller's to handle
     faulthandler.disable()  # an abort is the caller's to report
     if prepare is not None:
@@ -368,11 +403,15 @@ class WorkerPool:
     """Long-lived worker processes, one per concurrent caller (see the module docstring).
 
     ``prepare`` runs once in each new worker, before its first job (import
-    and warm what every job needs).
+    and warm what every job needs). With ``scratch`` (a name prefix), each
+    worker gets a private directory (:func:`scratch_dir`).
     """
 
-    def __init__(self, prepare: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self, prepare: Callable[[], None] | None = None, scratch: str | None = None
+    ) -> None:
         self.prepare = prepare
+        self.scratch = scratch
         self._lock = threading.Lock()
         self._idle: list[_Worker] = []
         self._busy: list[_Worker] = []
@@ -431,7 +470,7 @@ class WorkerPool:
                 stale.append(candidate)
             forked = worker is None
             if worker is None:
-                worker = _Worker(self.prepare, state, first)
+                worker = _Worker(self.prepare, state, first, self.scratch)
             self._busy.append(worker)
         for old in stale:
             old.stop()

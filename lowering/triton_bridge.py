@@ -30,11 +30,13 @@ Pinned: triton 3.9.0 (``amdg`` dialect spelling, ``ttg.target = "hip:..."``).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import re
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -42,7 +44,7 @@ from typing import Any
 
 from gemm_opt.core.targets import TARGETS as CORE_TARGETS
 from gemm_opt.lowering.isa_analysis import IsaMetrics, isa_metrics
-from gemm_opt.lowering.isolation import Isolated, WorkerPool, run_forked
+from gemm_opt.lowering.isolation import Isolated, WorkerPool, run_forked, scratch_dir
 
 __all__ = [
     "TARGETS",
@@ -123,10 +125,18 @@ class CompiledArtifact:
     asm: dict[str, str | bytes]
     metadata: dict[str, Any]
     compile_seconds: float
-    metrics: IsaMetrics
     #: Triton's own timing of the compile (seconds): ``ir_init`` (parsing the
     #: TTGIR), each backend stage, ``store``; from its compilation listener.
     stages: dict[str, float] = field(default_factory=dict)
+
+    @functools.cached_property
+    def metrics(self) -> IsaMetrics:
+        """The ISA report of the AMDGPU assembly (only the LDS size on other
+        targets); read when asked for, not by every compile."""
+        amdgcn = self.asm.get("amdgcn")
+        if isinstance(amdgcn, str):
+            return isa_metrics(amdgcn, self.metadata)
+        return IsaMetrics(lds_bytes=int(self.metadata.get("shared") or 0))
 
 
 # ---------------------------------------------------------------------------
@@ -297,6 +307,64 @@ def _write(text: str, directory: str) -> str:
     return path
 
 
+@contextlib.contextmanager
+def _workdir() -> Iterator[str]:
+    """A directory for one compile's files: a worker's own (emptied again
+    afterwards), else a temporary directory. Triton's private cache is its
+    ``cache`` folder."""
+    scratch = scratch_dir()
+    if scratch is None:
+        with tempfile.TemporaryDirectory(prefix=_TMP_PREFIX) as tmp:
+            yield tmp
+        return
+    try:
+        yield scratch
+    finally:
+        for folder in (os.path.join(scratch, "cache"), scratch):
+            if not os.path.isdir(folder):  # no compile made Triton's cache
+                continue
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_file(follow_symlinks=False):
+                        os.unlink(entry.path)
+
+
+@functools.cache
+def _private_cache() -> type:
+    """Triton's file cache manager for a private folder no other process
+    writes: files go straight to their place (Triton's own writes each
+    through a new temporary directory, and on some file systems removing a
+    directory costs milliseconds), and nothing is ever found, so every
+    compile compiles. Triton's dump and override folders keep its own."""
+    from triton import knobs
+    from triton.runtime.cache import FileCacheManager
+
+    class PrivateCache(FileCacheManager):
+        def __init__(self, key: str, override: bool = False, dump: bool = False) -> None:
+            self.private = not (override or dump)
+            if not self.private:
+                super().__init__(key, override, dump)
+                return
+            self.key, self.lock_path = key, None
+            self.cache_dir = knobs.cache.dir
+            os.makedirs(self.cache_dir, exist_ok=True)
+
+        def get_group(self, filename: str) -> dict[str, str] | None:
+            return None if self.private else super().get_group(filename)
+
+        def put(self, data: Any, filename: str, binary: bool = True) -> str:
+            if not self.private:
+                return super().put(data, filename, binary)
+            path = os.path.join(self.cache_dir, filename)
+            if isinstance(data, bytes):
+                Path(path).write_bytes(data)
+            else:
+                Path(path).write_text(str(data))
+            return path
+
+    return PrivateCache
+
+
 def compile_module(text: str, target: str, options: dict[str, Any] | None) -> CompiledArtifact:
     """Compile TTGIR text that Triton printed (or that a test wrote) to a binary.
 
@@ -319,11 +387,12 @@ def compile_module(text: str, target: str, options: dict[str, Any] | None) -> Co
             stages[name] = micros / 1e6
         stages["store"] = times.store_results / 1e6
 
-    with tempfile.TemporaryDirectory(prefix=_TMP_PREFIX) as tmp:
+    with _workdir() as tmp:
         path = _write(text, tmp)
         with knobs.cache.scope(), knobs.compilation.scope():
             knobs.compilation.listener = listener
             knobs.cache.dir = os.path.join(tmp, "cache")
+            knobs.cache.manager_class = _private_cache()
             start = time.perf_counter()
             kernel = triton.compile(path, target=gpu_target(target), options=opts)
             seconds = time.perf_counter() - start
@@ -332,13 +401,7 @@ def compile_module(text: str, target: str, options: dict[str, Any] | None) -> Co
     if "target" in metadata:
         tgt = metadata["target"]
         metadata["target"] = (tgt.backend, tgt.arch, tgt.warp_size)
-    amdgcn = asm.get("amdgcn")
-    metrics = (
-        isa_metrics(amdgcn, metadata)
-        if isinstance(amdgcn, str)
-        else IsaMetrics(lds_bytes=int(metadata.get("shared") or 0))
-    )
-    return CompiledArtifact(asm, metadata, seconds, metrics, stages)
+    return CompiledArtifact(asm, metadata, seconds, stages)
 
 
 def warm_for_compile() -> None:
@@ -355,7 +418,7 @@ def _parse_text(text: str, target: str) -> Any:
     from triton._C.libtriton import ir
 
     context = _triton_context(target)
-    with tempfile.TemporaryDirectory(prefix=_TMP_PREFIX) as tmp:
+    with _workdir() as tmp:
         module = ir.parse_mlir_module(_write(text, tmp), context)
     op = module.get_operation()
     declared = op.get_str_attr("ttg.target")
@@ -489,7 +552,7 @@ def _prepare_worker() -> None:
 
 
 #: The workers that run this process's Triton work (see :mod:`.isolation`).
-WORKERS = WorkerPool(prepare=_prepare_worker)
+WORKERS = WorkerPool(prepare=_prepare_worker, scratch=_TMP_PREFIX)
 
 
 def run_in_worker(

@@ -38,3 +38,17 @@ def test_the_tool_refuses_no_jobs() -> None:
     assert proc.returncode == 2
     assert "--jobs takes a positive count; got 0" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_builds_start_longest_first() -> None:
+    """Every kernel starts once; masked (unaligned) ones before aligned ones,
+    TMA ones last, fewer warps before more among the masked ones."""
+    specs = build_bundles.bundle_specs()
+    order = build_bundles._longest_first(specs)
+    assert sorted(order) == list(range(len(specs)))
+    started = [specs[i] for i in order]
+    kinds = [(s.aligned, s.tma) for s in started]
+    assert kinds == sorted(kinds)
+    masked = [s.num_warps for s in started if not s.aligned]
+    assert masked == sorted(masked) and len(set(masked)) > 1
+    assert build_bundles._longest_first(SPECS) == [0, 1]  # ties keep the specs' order

@@ -225,3 +225,35 @@ def test_workers_end_with_their_process(tmp_path, how):
     finally:
         for pid in child:
             os.kill(pid, signal.SIGKILL)
+
+
+def _scratch(report):
+    return isolation.scratch_dir()
+
+
+def _scratch_then_abort(report):
+    report(isolation.scratch_dir())
+    os.abort()
+
+
+def test_a_pool_with_scratch_gives_each_worker_a_private_directory():
+    """Made before the fork, the same for every job of one worker, removed by
+    the caller when the worker ends: after an abort and at shutdown."""
+    pool = WorkerPool(scratch="gemm_opt_test_")
+    try:
+        first, again = pool.run(_scratch), pool.run(_scratch)
+        assert first.ok and first.result == again.result
+        assert Path(first.result).is_dir() and Path(first.result).name.startswith("gemm_opt_test_")
+        died = pool.run(_scratch_then_abort)
+        assert died.died.startswith("aborted") and died.progress == [first.result]
+        assert not Path(first.result).exists()
+        fresh = pool.run(_scratch)
+        assert fresh.ok and fresh.result != first.result and Path(fresh.result).is_dir()
+    finally:
+        pool.shutdown()
+    assert not Path(fresh.result).exists()
+    assert isolation.scratch_dir() is None  # this process is no worker
+
+
+def test_a_pool_without_scratch_gives_none(pool):
+    assert pool.run(_scratch).result is None

@@ -572,3 +572,86 @@ def test_kernel_compile_survives_inputs_triton_aborts_on(case):
     with pytest.raises(TileCompileError) as info:
         compile_tile_module(ABORTING[case]())
     assert info.value.line > 0
+
+
+# ---- the compile runs in a worker ----------------------------------------------------
+
+
+def _no_program_id(module: ir.Module) -> None:
+    replace_op(ops_named(module, "tile.program_id")[0], "tile.warp_id")
+
+
+#: Bad inputs, one per stage the worker reports an error from.
+REJECTED = {
+    "parse": lambda: GEMM.replace('"tile.program_id"', '"tile.program_idx"', 1),
+    "attributes": lambda: GEMM.replace('tile.target = "gfx1250"', 'tile.target = "gfx90a"'),
+    "pipeline": lambda: GEMM,
+    "convert": lambda: edited(GEMM, _no_program_id),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REJECTED))
+def test_a_workers_diagnostics_equal_those_made_in_this_process(case):
+    """The worker parses, runs the passes and converts; its errors come back
+    as data with every field (message, position, stage, details) as the same
+    work raises them here."""
+    from gemm_opt.lowering import compile as compile_py
+
+    text = REJECTED[case]()
+    pipeline = "no-such-pass" if case == "pipeline" else None
+    with pytest.raises(TileCompileError) as info:
+        lower_tile_module(text, pipeline=pipeline)
+    here = compile_py._lower_job(
+        lambda item: None, text, None, True, False, pipeline, None, "-", "auto"
+    )
+    assert isinstance(here, compile_py._Rejected)
+    err = info.value
+    assert (err.message, err.line, err.col, err.stage, err.details) == (
+        here.message,
+        here.line,
+        here.col,
+        here.stage,
+        here.details,
+    )
+    assert str(err) == str(here.error())
+    if case in ("parse", "convert"):
+        assert err.line > 0
+
+
+def _scratch_files(report):
+    from gemm_opt.lowering import isolation
+
+    scratch = Path(isolation.scratch_dir())
+    return sorted(str(p.relative_to(scratch)) for p in scratch.rglob("*"))
+
+
+def test_every_compile_in_a_worker_compiles_and_leaves_its_folder_empty(gfx1250):
+    """Triton's cache in the worker's folder finds nothing (each compile
+    really compiles) and the files of a compile are removed after it."""
+    from gemm_opt.lowering import triton_bridge
+
+    again = compile_tile_module(GEMM, "gfx1250")
+    assert again.hsaco == gfx1250.hsaco and again.triton_stages["llir"] > 0
+    listed = triton_bridge.run_in_worker(_scratch_files)
+    assert listed.ok and listed.result == ["cache"]
+
+
+def test_a_pass_that_leaves_the_module_invalid_is_an_error_at_the_op(monkeypatch):
+    """The compile verifies once, after the last tile pass: what a pass broke
+    is still the verifier's error at the op, in the tile_passes stage."""
+    from gemm_opt.passes.fuse_tdm_copies import FuseTdmCopiesPass
+
+    original = FuseTdmCopiesPass.run
+
+    def tamper(self, module):
+        original(self, module)
+        first = ops_named(module, "tile.local_alloc")[0]
+        first.attributes["tile.bogus"] = ir.UnitAttr.get()
+
+    monkeypatch.setattr(FuseTdmCopiesPass, "run", tamper)
+    with pytest.raises(TileCompileError) as info:
+        lower_tile_module(GEMM, "gfx1250")
+    err = info.value
+    assert err.stage == "tile_passes"
+    assert err.line == _line_of(GEMM, '"tile.local_alloc"')
+    assert "unknown attribute 'tile.bogus'" in err.message

@@ -238,3 +238,14 @@ def test_compile_error_is_clean() -> None:
     assert "cannot lower 'amdg.buffer_load_to_local'" in str(info.value)
     assert "PassManager" not in str(info.value)
     assert info.value.raw  # the unfiltered stderr is kept for debugging
+
+
+def test_the_isa_report_is_made_when_read_not_by_the_compile() -> None:
+    """An artifact carries no report until asked; then the same report as the
+    analysis gives for its assembly."""
+    from gemm_opt.lowering.isa_analysis import isa_metrics
+
+    art = tb.compile_ttgir(_text("gfx1250"))
+    assert "metrics" not in vars(art)
+    assert art.metrics == isa_metrics(art.asm["amdgcn"], art.metadata)
+    assert "metrics" in vars(art)

@@ -165,10 +165,24 @@ def build(target: str, specs: list[S.KernelSpec], *, quiet: bool = False, jobs: 
     with ProcessPoolExecutor(
         max_workers=min(jobs, len(specs)), initializer=_stop_workers_at_exit
     ) as pool:
-        futures = {pool.submit(_build_one, spec, target): i for i, spec in enumerate(specs)}
+        futures = {pool.submit(_build_one, specs[i], target): i for i in _longest_first(specs)}
         for future in as_completed(futures):
             done(futures[future], future.result(), f"at {time.perf_counter() - started:.1f} s")
     return Bundle(tuple(kernels))
+
+
+def _longest_first(specs: list[S.KernelSpec]) -> list[int]:
+    """The positions of ``specs`` in the order their builds start: the
+    kernels expected to compile longest first, so that no long one starts
+    last and keeps one builder busy while the others idle. Masked
+    (unaligned) loads compile longest, then fewer warps (more code per warp),
+    deeper pipelines and bigger tiles; TMA copies shortest."""
+
+    def quickest(spec: S.KernelSpec) -> tuple[bool, bool, int, int, int]:
+        work = spec.block_m * spec.block_n * spec.block_k
+        return (spec.aligned, spec.tma, spec.num_warps, -(spec.num_stages or 0), -work)
+
+    return sorted(range(len(specs)), key=lambda i: quickest(specs[i]))
 
 
 def _stop_workers_at_exit() -> None:
