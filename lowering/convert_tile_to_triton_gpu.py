@@ -193,9 +193,8 @@ from gemm_opt.lowering.context import (
 from gemm_opt.lowering.host_tensormaps import HostTensorMap
 from gemm_opt.lowering.ir_match import (
     DIVISIBILITY_ATTRS,
-    arg_divisibility,
     const_int,
-    divisible,
+    whole_vectors,
 )
 from gemm_opt.lowering.layouts import (
     element_bits,
@@ -520,25 +519,26 @@ def direct_copies_ok(module: ir.Operation, inner_only: bool = False) -> bool:
 
     Triton vectorises a direct-to-LDS load only when its mask and offsets are
     provably constant over 16 bytes, and fails to compile it otherwise; that
-    takes divisibility facts on every descriptor shape and outer stride
-    (constants, or function arguments with ``tile.divisibility`` >= 16) and
-    a constant unit inner stride. With ``inner_only`` (NVIDIA's
-    ``cp.async``) only the innermost shape needs the fact: an outer bound
-    masks whole rows, which never splits a vector.
+    takes facts of whole 16-byte vectors (:func:`~gemm_opt.lowering.ir_match.whole_vectors`:
+    constants, or function arguments whose ``tile.divisibility`` times the
+    element size is a multiple of 16 bytes) on every descriptor shape and
+    outer stride, and a constant unit inner stride. With ``inner_only``
+    (NVIDIA's ``cp.async``) only the innermost shape needs the fact: an outer
+    bound masks whole rows, which never splits a vector.
     """
     ok = True
     for view in collect_ops(module, (MakeTensorDescriptorOp.OPERATION_NAME,)):
+        elem_bytes = (element_bits(view.result.type.element_type) or 0) // 8
         shape = list(view.shape)[-1:] if inner_only else list(view.shape)
         strides = list(view.strides)
-        facts = [divisible(v) for v in (*shape, *strides[:-1])]
+        facts = [whole_vectors(v, elem_bytes) for v in (*shape, *strides[:-1])]
         ok = ok and all(facts) and const_int(strides[-1]) == 1
     return ok
 
 
 def tma_facts_ok(module: ir.Operation) -> bool:
     """Whether the module states what a TMA descriptor needs of every
-    descriptor: 16-byte aligned outer strides (constants, or arguments whose
-    ``tile.divisibility`` times the element size is a multiple of 16 bytes)
+    descriptor: 16-byte aligned outer strides (:func:`~gemm_opt.lowering.ir_match.whole_vectors`)
     and a constant unit inner stride. The base is a pointer argument, 16-byte
     aligned by the lowering's own contract; the shapes need no fact (TMA
     bounds by shape, with zero fill)."""
@@ -547,10 +547,8 @@ def tma_facts_ok(module: ir.Operation) -> bool:
         elem_bytes = (element_bits(view.result.type.element_type) or 0) // 8
         if const_int(strides[-1]) != 1 or not elem_bytes:
             return False
-        for v in strides[:-1]:
-            c = const_int(v)
-            if (c if c is not None else arg_divisibility(v)) * elem_bytes % 16:
-                return False
+        if not all(whole_vectors(v, elem_bytes) for v in strides[:-1]):
+            return False
     return True
 
 

@@ -127,10 +127,12 @@ def build_gemm_module(
     body's own. ``trans_a`` / ``trans_b`` (dense and grouped "m"): A stored
     ``K x M`` (column-major ``M x K``), B stored ``N x K`` (grouped "m":
     ``(G, N, K)``), each with its leading dimension as stored. ``aligned``: state
-    ``tile.divisibility = 16`` on N, K and the leading dimensions
-    (:func:`~gemm_opt.core.schedules.abi.aligned_args`; M too for grouped "k"), so every copy row is
-    whole 16-byte vectors: on cuda:90 the copies become direct ``cp.async``
-    (without the facts they go through registers); the launcher refuses
+    ``tile.divisibility`` of 16 bytes (:func:`~gemm_opt.core.schedules.abi.alignment`
+    elements: 8 of fp16/bf16) on N, K and the leading dimensions
+    (:func:`~gemm_opt.core.schedules.abi.aligned_args`; M too where A lies
+    transposed), so every copy row is whole 16-byte vectors: on cuda:90 the
+    copies become direct ``cp.async`` (without the facts they go through
+    registers); the launcher refuses
     arguments that break them. ``tma`` (pipelined, ``aligned``): the copies
     bound by the tensors' shapes, not per tile (:func:`_pipelined_body` says
     why that computes the same C), so that cuda:90's ``lds-copies=tma`` can
@@ -220,7 +222,9 @@ def build_gemm_module(
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp("gemm", (types, []))
         if aligned:
-            facts = divisibility_facts(grouped, trans_b, block_k, aligned, tma, trans_a)
+            facts = divisibility_facts(
+                grouped, trans_b, block_k, aligned, tma, trans_a, dtype=dtype
+            )
             fn.arg_attrs = ir.ArrayAttr.get(
                 [
                     ir.DictAttr.get({DIVISIBILITY: ir.IntegerAttr.get(i32, facts[name])})

@@ -22,8 +22,9 @@ from gemm_opt.core.modes import (
 )
 from gemm_opt.core.schedules.abi import (
     ALIGNED_ARGS,
-    ALIGNMENT,
+    ALIGNMENT_BYTES,
     ARG_NAMES,
+    DTYPE_BYTES,
     DTYPES,
     MAX_STAGES,
     MIN_STAGES,
@@ -34,6 +35,7 @@ from gemm_opt.core.schedules.abi import (
     GemmConfig,
     KernelSpec,
     aligned_args,
+    alignment,
     check_kernel_config,
     divisibility_facts,
     kernel_args,
@@ -81,11 +83,12 @@ from gemm_opt.core.schedules.partition import (
 
 __all__ = [
     "ALIGNED_ARGS",
-    "ALIGNMENT",
+    "ALIGNMENT_BYTES",
     "ARG_NAMES",
     "COUNTER_STRIDE",
     "DEFAULT_REDUCTION",
     "DTYPES",
+    "DTYPE_BYTES",
     "ELEMENT_BYTES",
     "FIXUP_REDUCTIONS",
     "GROUPED",
@@ -111,6 +114,7 @@ __all__ = [
     "WorkspaceLayout",
     "aligned_args",
     "aligned_stream_k_programs",
+    "alignment",
     "cdiv",
     "check_kernel_config",
     "check_kind",

@@ -10,6 +10,7 @@ and the :class:`KernelSpec` that names one binary. Pure Python: no MLIR.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from gemm_opt.core.modes import GROUPED, Grouped, Kind, Reduction
@@ -19,6 +20,7 @@ from gemm_opt.core.schedules.partition import (
     needs_sync,
     resolve_reduction,
 )
+from gemm_opt.core.targets import VECTOR_BYTES
 
 #: Element types of the schedule kernels (A, B and C) by name, with the
 #: numpy/torch dtype name of each.
@@ -156,8 +158,21 @@ MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
 #: leading dimensions, and N and K (the bounds that mask each copy's rows, so
 #: a mask covers whole 16-byte vectors). Pointers are 16-byte aligned always.
 ALIGNED_ARGS = ("N", "K", "lda", "ldb", "ldc")
-#: The divisibility an aligned kernel assumes of :data:`ALIGNED_ARGS`, in elements.
-ALIGNMENT = 16
+#: The alignment, in bytes, an aligned kernel assumes of every row start and
+#: copy bound: the widest vector copy's (16-byte ``cp.async``, TMA strides,
+#: gfx950's direct-to-LDS loads).
+ALIGNMENT_BYTES = VECTOR_BYTES
+#: Bytes of one element of each :data:`DTYPES` type.
+DTYPE_BYTES: dict[str, int] = {"fp16": 2, "bf16": 2}
+
+
+def alignment(dtype: str) -> int:
+    """The divisibility, in elements of ``dtype``, an aligned kernel assumes of
+    :func:`aligned_args`: :data:`ALIGNMENT_BYTES` over the element size (8 for
+    16-bit types, 16 for 8-bit ones)."""
+    if dtype not in DTYPE_BYTES:
+        raise ValueError(f"dtype must be one of {tuple(DTYPE_BYTES)}, got {dtype!r}")
+    return ALIGNMENT_BYTES // DTYPE_BYTES[dtype]
 
 
 def aligned_args(grouped: str, trans_a: bool = False) -> tuple[str, ...]:
@@ -169,18 +184,28 @@ def aligned_args(grouped: str, trans_a: bool = False) -> tuple[str, ...]:
 
 
 def divisibility_facts(
-    grouped: str, trans_b: bool, block_k: int, aligned: bool, tma: bool, trans_a: bool = False
+    grouped: str,
+    trans_b: bool,
+    block_k: int,
+    aligned: bool,
+    tma: bool,
+    trans_a: bool = False,
+    *,
+    dtype: str,
 ) -> dict[str, int]:
     """The ``tile.divisibility`` facts a schedule kernel states on its arguments, by
-    name: none for a plain kernel; :data:`ALIGNMENT` on :func:`aligned_args` for an
-    aligned one; and for a TMA twin of grouped "m" with row-major B, K a multiple of
-    ``block_k`` too (B's rows are ``g*K + k``: a K block never reaches the next
-    group's weights, which TMA's shape-only bounds would not stop)."""
+    name: none for a plain kernel; :func:`alignment` of ``dtype`` on
+    :func:`aligned_args` for an aligned one; and for a TMA twin of grouped "m" with
+    row-major B, K a multiple of ``block_k`` too (B's rows are ``g*K + k``: a K
+    block never reaches the next group's weights, which TMA's shape-only bounds
+    would not stop; ``block_k`` is a multiple of :data:`MMA_K`, so of the
+    alignment)."""
     if not aligned:
         return {}
-    facts = {name: ALIGNMENT for name in aligned_args(grouped, trans_a)}
+    align = alignment(dtype)
+    facts = {name: align for name in aligned_args(grouped, trans_a)}
     if tma and grouped == Grouped.M and not trans_b:
-        facts["K"] = max(ALIGNMENT, block_k)
+        facts["K"] = math.lcm(align, block_k)
     return facts
 
 
@@ -204,9 +229,9 @@ class KernelSpec:
     num_xcds: int = 1
     #: B stored (N, K) (grouped "m": (G, N, K)), read through a transposed view.
     trans_b: bool = False
-    #: Compiled assuming :func:`aligned_args` are multiples of :data:`ALIGNMENT`
-    #: (16-byte rows and K steps: direct ``cp.async`` copies on cuda:90); the
-    #: runtime launches it only for arguments that are.
+    #: Compiled assuming :func:`aligned_args` are multiples of :func:`alignment`
+    #: (16-byte rows and copy bounds: direct 16-byte ``cp.async`` copies on
+    #: cuda:90); the runtime launches it only for arguments that are.
     aligned: bool = False
     #: Compiled with TMA copies (cuda:90's ``lds-copies=tma``; an aligned kernel
     #: whose copies are bounded by the tensors' shapes, wgrad's by per-group
@@ -267,15 +292,22 @@ class KernelSpec:
     def facts(self) -> dict[str, int]:
         """The divisibility facts its kernel states (:func:`divisibility_facts`)."""
         return divisibility_facts(
-            self.grouped, self.trans_b, self.block_k, self.aligned, self.tma, self.trans_a
+            self.grouped,
+            self.trans_b,
+            self.block_k,
+            self.aligned,
+            self.tma,
+            self.trans_a,
+            dtype=self.dtype,
         )
 
 
 __all__ = [
     "ALIGNED_ARGS",
-    "ALIGNMENT",
+    "ALIGNMENT_BYTES",
     "ARG_NAMES",
     "DTYPES",
+    "DTYPE_BYTES",
     "MAX_STAGES",
     "MIN_STAGES",
     "MMA_K",
@@ -285,6 +317,7 @@ __all__ = [
     "GemmConfig",
     "KernelSpec",
     "aligned_args",
+    "alignment",
     "check_kernel_config",
     "divisibility_facts",
     "kernel_args",
