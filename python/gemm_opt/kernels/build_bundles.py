@@ -36,12 +36,16 @@ TARGETS = ("cuda:90",)
 #: only; ``picked`` (the default) also NT, TN and TT for the dense kernels a call
 #: runs without naming a config: data-parallel on every configuration (the default
 #: schedule, ``matmul``'s backward, batches run one by one) and the dense picks of
-#: ``schedule="auto"``: the tuned table's, and its fallback rule's atomic stream-K
+#: ``schedule="auto"``: the tuned table's, and atomic stream-K (:data:`FEW_TILES_FILL`)
 #: on the configurations of outputs below half a wave; ``all``: every dense kernel
 #: in all four.
 LAYOUT_SETS = ("nn", "picked", "all")
 #: (trans_a, trans_b) of NT, TN and TT.
 TRANSPOSED = ((False, True), (True, False), (True, True))
+#: ``picked`` also bundles NT/TN/TT atomic stream-K on the configurations of the
+#: shape classes whose outputs fill at most this share of a wave: where ``auto``
+#: may take it (few output tiles, long K).
+FEW_TILES_FILL = 0.5
 
 
 def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES, layouts: str = "picked") -> list[S.KernelSpec]:
@@ -81,11 +85,9 @@ def _transposed_specs(specs: list[S.KernelSpec], layouts: str) -> list[S.KernelS
             for problem, choice, dtype in autotune.load_table("cuda:90") or []
             if problem.op == "dense"
         }
-        # The fallback's stream-K: the classes that may fill at most half a wave, and
-        # the class of outputs no class takes (one row).
-        few = {
-            n for n, wave, _ in h100.GPU_SHAPE_CLASSES if wave <= autotune.FALLBACK_MAX_TILE_FILL
-        }
+        # Atomic stream-K: the classes that may fill at most half a wave, and the
+        # class of outputs no class takes (one row).
+        few = {n for n, wave, _ in h100.GPU_SHAPE_CLASSES if wave <= FEW_TILES_FILL}
         few_tiles = {GPU_CONFIGS[n] for n in (*few, h100.gpu_config_name(1, 1))}
 
         def picked(s: S.KernelSpec) -> bool:
