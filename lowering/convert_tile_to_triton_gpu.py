@@ -168,7 +168,7 @@ from typing import Any, ClassVar
 from gemm_opt.core.contract import NUM_WARPS, TARGET
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.pass_base import TilePass
-from gemm_opt.core.targets import TARGETS, Mma, StrEnum, Target
+from gemm_opt.core.targets import CP_ASYNC_MIN_BYTES, TARGETS, VECTOR_BYTES, Mma, StrEnum, Target
 from gemm_opt.dialect.async_ops import AsyncWmmaOp
 from gemm_opt.dialect.tile import (
     MakeTensorDescriptorOp,
@@ -503,7 +503,7 @@ def convert(
     info, num_warps = check_hand_off(module, target, lds_copies, mma)
     direct = False
     if info.direct_to_lds and lds_copies != LdsCopies.REGISTERS:
-        direct = lds_copies == LdsCopies.DIRECT or direct_copies_ok(module, inner_only=info.nvidia)
+        direct = lds_copies == LdsCopies.DIRECT or direct_copies_ok(module, nvidia=info.nvidia)
     tma = "none"
     if lds_copies == LdsCopies.TMA:
         tma = "tma"
@@ -514,24 +514,27 @@ def convert(
     return _run(ctx), ctx.host_tensormaps
 
 
-def direct_copies_ok(module: ir.Operation, inner_only: bool = False) -> bool:
-    """Whether direct-to-LDS copies can be proven 16-byte aligned.
+def direct_copies_ok(module: ir.Operation, nvidia: bool = False) -> bool:
+    """Whether direct-to-LDS copies can be proven to move whole vectors.
 
     Triton vectorises a direct-to-LDS load only when its mask and offsets are
-    provably constant over 16 bytes, and fails to compile it otherwise; that
-    takes facts of whole 16-byte vectors (:func:`~gemm_opt.lowering.ir_match.whole_vectors`:
+    provably constant over a vector, and fails to compile it otherwise; that
+    takes facts of whole vectors (:func:`~gemm_opt.lowering.ir_match.whole_vectors`:
     constants, or function arguments whose ``tile.divisibility`` times the
-    element size is a multiple of 16 bytes) on every descriptor shape and
-    outer stride, and a constant unit inner stride. With ``inner_only``
-    (NVIDIA's ``cp.async``) only the innermost shape needs the fact: an outer
-    bound masks whole rows, which never splits a vector.
+    element size is a multiple of the vector) on every descriptor shape and
+    outer stride, and a constant unit inner stride. AMD's direct-to-LDS loads
+    need 16-byte vectors. NVIDIA's ``cp.async`` (``nvidia``) moves 4, 8 or 16
+    bytes (:data:`CP_ASYNC_MIN_BYTES` at least; Triton picks the widest the
+    facts prove), and only the innermost shape needs the fact: an outer bound
+    masks whole rows, which never splits a vector.
     """
+    vector = CP_ASYNC_MIN_BYTES if nvidia else VECTOR_BYTES
     ok = True
     for view in collect_ops(module, (MakeTensorDescriptorOp.OPERATION_NAME,)):
         elem_bytes = (element_bits(view.result.type.element_type) or 0) // 8
-        shape = list(view.shape)[-1:] if inner_only else list(view.shape)
+        shape = list(view.shape)[-1:] if nvidia else list(view.shape)
         strides = list(view.strides)
-        facts = [whole_vectors(v, elem_bytes) for v in (*shape, *strides[:-1])]
+        facts = [whole_vectors(v, elem_bytes, vector) for v in (*shape, *strides[:-1])]
         ok = ok and all(facts) and const_int(strides[-1]) == 1
     return ok
 

@@ -100,14 +100,14 @@ def dead_ops(candidates: set[ir.Operation], stripped: set[ir.Operation]) -> set[
     return dead
 
 
-def whole_vectors(value: ir.Value, elem_bytes: int) -> bool:
+def whole_vectors(value: ir.Value, elem_bytes: int, vector_bytes: int = VECTOR_BYTES) -> bool:
     """Whether ``value`` elements of ``elem_bytes`` bytes are provably a multiple of
-    :data:`~gemm_opt.core.targets.VECTOR_BYTES` (a constant, or an argument whose
-    stated divisibility is): a copy row bounded or strided by it moves in whole
-    16-byte vectors (8 elements of a 16-bit type, 16 of an 8-bit one)."""
+    ``vector_bytes`` (a constant, or an argument whose stated divisibility is): a
+    copy row bounded or strided by it moves in whole vectors of that many bytes
+    (16 bytes: 8 elements of a 16-bit type, 16 of an 8-bit one)."""
     c = const_int(value)
     n = c if c is not None else arg_divisibility(value)
-    return elem_bytes > 0 and n * elem_bytes % VECTOR_BYTES == 0
+    return elem_bytes > 0 and n * elem_bytes % vector_bytes == 0
 
 
 def arg_divisibility(value: ir.Value) -> int:

@@ -67,14 +67,15 @@ def test_the_rule_is_sixteen_bytes_in_elements_of_the_dtype() -> None:
 @pytest.mark.parametrize("plain", PLAIN, ids=lambda s: s.name)
 def test_stated_facts(plain: S.KernelSpec) -> None:
     """The facts of each twin, by argument: 8 elements (16 bytes) on the aligned
-    arguments; the grouped "m" TMA twin's K a multiple of block_k (64)."""
+    arguments, 4 and 2 on the narrow twins'; the grouped "m" TMA twin's K a
+    multiple of block_k (64)."""
     from gemm_opt.runtime import gemm as rt
 
     names = S.aligned_args(plain.grouped, plain.trans_a)
     assert ("M" in names) == (plain.trans_a or plain.grouped == "k")
     assert plain.facts == {}
     for twin in rt.twins(plain):
-        want = dict.fromkeys(names, 8)
+        want = dict.fromkeys(names, twin.vector_bytes // 2)  # 16-bit elements
         if twin.tma and plain.grouped == "m" and not plain.trans_b:
             want["K"] = 64
         assert twin.facts == want, twin.name
@@ -83,23 +84,50 @@ def test_stated_facts(plain: S.KernelSpec) -> None:
 @pytest.mark.parametrize("plain", PLAIN, ids=lambda s: s.name)
 def test_every_residue_of_every_fact_argument(plain: S.KernelSpec, stores) -> None:
     """Exhaustive over the residues mod 16 of each fact argument (the others
-    aligned): a multiple of 8 runs a twin (the grouped "m" TMA twin's K also needs
-    a multiple of 64, else the aligned twin), anything else the plain kernel,
-    4 included (8 bytes: half a vector)."""
+    aligned): a multiple of 8 runs the TMA twin (the grouped "m" TMA twin's K
+    also needs a multiple of 64, else the aligned twin); where the spec has
+    narrow twins (dense data-parallel) a multiple of 4 runs the 8-byte one and
+    of 2 the 4-byte one; anything else the plain kernel."""
     from gemm_opt.runtime import gemm as rt
 
-    tma, aligned = rt.twins(plain)
+    twins = {(t.tma, t.vector_bytes): t for t in rt.twins(plain)}
+    narrow = rt.narrow_twins(plain)
+    assert set(twins) == {(True, 16), (False, 16), *([(False, 8), (False, 4)] if narrow else [])}
     for name in S.aligned_args(plain.grouped, plain.trans_a):
         for r in range(16):
             value = 1024 + r
             got = rt.select_kernel(stores[plain], plain, _values(plain, **{name: value}))[0]
-            if r % 8:
-                want = plain
-            elif name == "K" and "K" in tma.facts and value % tma.facts["K"]:
-                want = aligned
+            if r % 8 == 0:
+                tma = twins[True, 16]
+                k_fact = tma.facts.get("K", 1) if name == "K" else 1
+                want = tma if value % k_fact == 0 else twins[False, 16]
+            elif narrow and r % 4 == 0:
+                want = twins[False, 8]
+            elif narrow and r % 2 == 0:
+                want = twins[False, 4]
             else:
-                want = tma
+                want = plain
             assert got.name == want.name, (name, value)
+
+
+def test_narrow_twins_state_four_and_two_elements() -> None:
+    """8- and 4-byte twins: facts of 4 and 2 elements of a 16-bit type, named
+    ``_aligned_v8`` / ``_aligned_v4``; never TMA, never plain, no other width."""
+    plain = PLAIN[0]
+    for v, n in ((8, 4), (4, 2)):
+        twin = replace(plain, aligned=True, vector_bytes=v)
+        assert twin.name == plain.name + f"_aligned_v{v}"
+        assert (
+            twin.facts == dict.fromkeys(S.ALIGNED_ARGS, n) == dict.fromkeys(S.ALIGNED_ARGS, v // 2)
+        )
+    assert S.VECTOR_WIDTHS == (16, 8, 4)
+    for bad, why in (
+        (dict(aligned=True, tma=True, vector_bytes=8), "for an aligned kernel without TMA"),
+        (dict(vector_bytes=4), "for an aligned kernel without TMA"),
+        (dict(aligned=True, vector_bytes=2), r"vector_bytes must be one of \(16, 8, 4\)"),
+    ):
+        with pytest.raises(ValueError, match=why):
+            replace(plain, **bad)
 
 
 def _expected(plain: S.KernelSpec, values: dict[str, int]) -> S.KernelSpec:
@@ -131,9 +159,9 @@ _SIZE = st.one_of(
     lds=st.tuples(_SIZE, _SIZE, _SIZE),
 )
 def test_a_twin_runs_exactly_when_its_facts_hold(stores, which, m, n, k, lds) -> None:
-    """Random sizes and leading dimensions: select_kernel (memoized, and from a
-    fresh look at the checks) runs the first twin whose facts the values satisfy,
-    else the plain kernel; the kernel it returns accepts them when it is a twin."""
+    """Random sizes and leading dimensions: select_kernel runs the first twin (TMA,
+    16-byte, then 8- and 4-byte ``cp.async``) whose facts the values satisfy, else
+    the plain kernel; the kernel it returns accepts them when it is a twin."""
     from gemm_opt.runtime import gemm as rt
 
     plain = PLAIN[which]
@@ -143,8 +171,8 @@ def test_a_twin_runs_exactly_when_its_facts_hold(stores, which, m, n, k, lds) ->
     want = _expected(plain, values)
     assert kernel.name == want.name, values
     if want != plain:
-        facts = want.facts
-        assert all(values[n] * S.DTYPE_BYTES[plain.dtype] % 16 == 0 for n in facts)
+        size = S.DTYPE_BYTES[plain.dtype]
+        assert all(values[n] * size % want.vector_bytes == 0 for n in want.facts)
         assert kernel.accepts(*args)
 
 
@@ -207,3 +235,21 @@ def test_built_modules_state_the_facts_of_their_specs() -> None:
                     if DIVISIBILITY in ir.DictAttr(a)
                 }
             assert stated == spec.facts, spec.name
+
+
+@pytest.mark.parametrize(("vector_bytes", "width"), [(16, "0x10"), (8, "0x8"), (4, "0x4")])
+def test_narrow_twins_copy_with_narrower_cp_async_on_cuda90(vector_bytes: int, width: str) -> None:
+    """Triton 3.9 turns facts of 8, 4 and 2 fp16 elements into ``cp.async`` of 16,
+    8 and 4 bytes (``.cg`` at 16, ``.ca`` below) and C stores of the same width,
+    where the plain kernel loads and stores single elements."""
+    from gemm_opt.kernels.cache import module_for
+    from gemm_opt.lowering.compile import compile_tile_module
+
+    spec = replace(PLAIN[0], aligned=True, vector_bytes=vector_bytes)
+    module = module_for(spec, "cuda:90")
+    with module.context:
+        ptx = compile_tile_module(module, "cuda:90").asm["ptx"]
+    copies = [ln for ln in ptx.splitlines() if "cp.async.c" in ln and "shared.global" in ln]
+    assert copies and {ln.rstrip(" ;").split(",")[2].strip() for ln in copies} == {width}
+    store = {16: "st.global.v4.b32", 8: "st.global.v2.b32", 4: "st.global.b32"}[vector_bytes]
+    assert store in ptx and "ld.global.b16" not in ptx and "wgmma.mma_async" in ptx

@@ -356,15 +356,17 @@ def test_a_launch_allocates_a_workspace_only_for_schedules_that_use_one(
         monkeypatch.setenv(rt.BUNDLE_DIR_ENV, str(root))
         ok = dict(a=DeviceTensor(4096), b=DeviceTensor(8192), c=DeviceTensor(12288))
         ok |= dict(M=100, N=256, K=512, lda=512, ldb=256, ldc=256)
-        for ldb, want in ((256, "_aligned_tma"), (260, ""), (264, "_aligned_tma")):
+        # Off 16 bytes: data-parallel's narrow twins (8, 4 bytes), stream-K's plain kernel.
+        v8, v4 = ("_aligned_v8", "_aligned_v4") if spec is dp else ("", "")
+        for ldb, want in ((256, "_aligned_tma"), (260, v8), (258, v4), (264, "_aligned_tma")):
             values = {**ok, "ldb": ldb, "N": 256}
             rt.launch(spec, values, num_programs=8, total_tiles=8, target="cuda:90")
             assert launched[-1] == spec.name + want, (spec.kind, ldb)
         if spec is dp:
-            assert workspaces == [] and drv.grids == [(8, 1, 1)] * 3
+            assert workspaces == [] and drv.grids == [(8, 1, 1)] * 4
         else:
             layout = S.workspace_layout("stream-k", "linear", 8, 1, 64, 64)
-            assert len(workspaces) == 3 and len({w.data_ptr() for w in workspaces}) >= 2
+            assert len(workspaces) == 4 and len({w.data_ptr() for w in workspaces}) >= 2
             for w in workspaces:
                 assert w.numel() == layout.total_bytes
                 assert bool((w[: layout.sync_bytes] == 0).all())

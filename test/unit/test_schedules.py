@@ -487,7 +487,7 @@ def test_grouped_m_equals_per_group_numpy(trans_b, body, tma):
     if tma:
         fn = next(iter(module.body.operations))
         facts = {ir.DictAttr(a)["tile.divisibility"] for a in fn.arg_attrs if len(ir.DictAttr(a))}
-        assert {ir.IntegerAttr(f).value for f in facts} == {16, 32}  # K: max(16, block_k)
+        assert {ir.IntegerAttr(f).value for f in facts} == {8, 32}  # K: lcm(8, block_k)
     rng = np.random.default_rng(1)
     k, n = (96 if tma else 70), 45
     for lens in GROUP_LENS:

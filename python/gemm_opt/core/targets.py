@@ -36,6 +36,8 @@ else:  # Python 3.10
 #: TMA strides and base addresses. A copy row whose start and bound are
 #: multiples of it moves in whole vectors.
 VECTOR_BYTES = 16
+#: The narrowest vector NVIDIA's ``cp.async`` moves (4, 8 or 16 bytes).
+CP_ASYNC_MIN_BYTES = 4
 
 
 class Mma(StrEnum):
@@ -164,4 +166,13 @@ def get_target(name: str) -> Target:
         raise ValueError(f"unknown target '{name}' (known: {', '.join(TARGETS)})") from None
 
 
-__all__ = ["TARGETS", "TARGET_NAMES", "VECTOR_BYTES", "Mma", "StrEnum", "Target", "get_target"]
+__all__ = [
+    "CP_ASYNC_MIN_BYTES",
+    "TARGETS",
+    "TARGET_NAMES",
+    "VECTOR_BYTES",
+    "Mma",
+    "StrEnum",
+    "Target",
+    "get_target",
+]

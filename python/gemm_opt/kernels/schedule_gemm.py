@@ -59,9 +59,11 @@ from gemm_opt.core.modes import (
     TileLoop,
 )
 from gemm_opt.core.schedules.abi import (
+    ALIGNMENT_BYTES,
     DTYPES,
     MAX_STAGES,
     MIN_STAGES,
+    alignment,
     check_kernel_config,
     divisibility_facts,
     kernel_args,
@@ -111,6 +113,7 @@ def build_gemm_module(
     body: Body | str = Body.AUTO,
     aligned: bool = False,
     tma: bool = False,
+    vector_bytes: int = ALIGNMENT_BYTES,
     context: ir.Context | None = None,
 ) -> ir.Module:
     """The tile module (before ``tile-lower-gemm-schedule``) of one scheduled GEMM.
@@ -142,7 +145,9 @@ def build_gemm_module(
     body's descriptors with the group's K end as their row count instead
     (:func:`_pipelined_body`), and its schedule visits the tiles group by
     group so that the lowering makes them once per group (``tile_loop =
-    "per-group"``; other wgrad kernels ``"flat"``). ValueError on a bad
+    "per-group"``; other wgrad kernels ``"flat"``). ``vector_bytes`` (``aligned``,
+    not ``tma``): the facts are that many bytes instead of 16 (8 or 4: a narrow
+    twin, whose ``cp.async`` copies move 8 or 4 bytes). ValueError on a bad
     combination (the op verifier's message for schedule rules).
     """
     if kind not in KINDS:
@@ -185,6 +190,9 @@ def build_gemm_module(
         )
     if tma and (body != Body.PIPELINED or not aligned or not tma_copies(num_warps)):
         raise ValueError("tma copies need the pipelined body and aligned = True")
+    alignment(dtype, vector_bytes)
+    if vector_bytes != ALIGNMENT_BYTES and (tma or not aligned):
+        raise ValueError(f"vector_bytes={vector_bytes} needs aligned = True and no tma copies")
     check_kernel_config(
         block_m=block_m, block_n=block_n, block_k=block_k, num_warps=num_warps, num_stages=None
     )
@@ -223,8 +231,9 @@ def build_gemm_module(
             fn = func.FuncOp("gemm", (types, []))
         if aligned:
             facts = divisibility_facts(
-                grouped, trans_b, block_k, aligned, tma, trans_a, dtype=dtype
-            )
+                grouped, trans_b, block_k, aligned, tma, trans_a,
+                dtype=dtype, vector_bytes=vector_bytes,
+            )  # fmt: skip
             fn.arg_attrs = ir.ArrayAttr.get(
                 [
                     ir.DictAttr.get({DIVISIBILITY: ir.IntegerAttr.get(i32, facts[name])})

@@ -166,13 +166,25 @@ ALIGNMENT_BYTES = VECTOR_BYTES
 DTYPE_BYTES: dict[str, int] = {"fp16": 2, "bf16": 2}
 
 
-def alignment(dtype: str) -> int:
-    """The divisibility, in elements of ``dtype``, an aligned kernel assumes of
-    :func:`aligned_args`: :data:`ALIGNMENT_BYTES` over the element size (8 for
-    16-bit types, 16 for 8-bit ones)."""
+#: The copy vector widths, in bytes, an aligned kernel may be built for
+#: (``cp.async`` moves 16, 8 or 4): 16 is the aligned and TMA twins'; 8 and 4
+#: are the narrow twins' (no TMA: its strides are multiples of 16 bytes), for
+#: sizes a multiple of 4 or 2 elements of a 16-bit type but not of 8.
+VECTOR_WIDTHS = (ALIGNMENT_BYTES, 8, 4)
+
+
+def alignment(dtype: str, vector_bytes: int = ALIGNMENT_BYTES) -> int:
+    """The divisibility, in elements of ``dtype``, an aligned kernel of copy vectors
+    of ``vector_bytes`` assumes of :func:`aligned_args`: the vector over the element
+    size (16 bytes: 8 elements of a 16-bit type, 16 of an 8-bit one)."""
     if dtype not in DTYPE_BYTES:
         raise ValueError(f"dtype must be one of {tuple(DTYPE_BYTES)}, got {dtype!r}")
-    return ALIGNMENT_BYTES // DTYPE_BYTES[dtype]
+    if vector_bytes not in VECTOR_WIDTHS or vector_bytes < DTYPE_BYTES[dtype]:
+        raise ValueError(
+            f"vector_bytes must be one of {VECTOR_WIDTHS} and at least one {dtype} "
+            f"element, got {vector_bytes!r}"
+        )
+    return vector_bytes // DTYPE_BYTES[dtype]
 
 
 def aligned_args(grouped: str, trans_a: bool = False) -> tuple[str, ...]:
@@ -192,17 +204,18 @@ def divisibility_facts(
     trans_a: bool = False,
     *,
     dtype: str,
+    vector_bytes: int = ALIGNMENT_BYTES,
 ) -> dict[str, int]:
     """The ``tile.divisibility`` facts a schedule kernel states on its arguments, by
-    name: none for a plain kernel; :func:`alignment` of ``dtype`` on
-    :func:`aligned_args` for an aligned one; and for a TMA twin of grouped "m" with
+    name: none for a plain kernel; :func:`alignment` of ``dtype`` and ``vector_bytes``
+    on :func:`aligned_args` for an aligned one; and for a TMA twin of grouped "m" with
     row-major B, K a multiple of ``block_k`` too (B's rows are ``g*K + k``: a K
     block never reaches the next group's weights, which TMA's shape-only bounds
     would not stop; ``block_k`` is a multiple of :data:`MMA_K`, so of the
     alignment)."""
     if not aligned:
         return {}
-    align = alignment(dtype)
+    align = alignment(dtype, vector_bytes)
     facts = {name: align for name in aligned_args(grouped, trans_a)}
     if tma and grouped == Grouped.M and not trans_b:
         facts["K"] = math.lcm(align, block_k)
@@ -241,8 +254,13 @@ class KernelSpec:
     tma: bool = False
     #: A stored (K, M) (a column-major (M, K) operand), read through a transposed
     #: view; dense and grouped "m" only, like ``trans_b`` (grouped "k" reads its
-    #: A transposed already). Last, so that positional specs keep their meaning.
+    #: A transposed already). After the fields above, so that positional specs
+    #: keep their meaning.
     trans_a: bool = False
+    #: An aligned kernel's copy vector, in bytes (:data:`VECTOR_WIDTHS`): its facts
+    #: are this many bytes in elements (:func:`alignment`); below 16 a narrow twin
+    #: (``cp.async`` of 8 or 4 bytes, no TMA).
+    vector_bytes: int = ALIGNMENT_BYTES
 
     def __post_init__(self) -> None:
         reduction = resolve_reduction(self.kind, self.reduction)
@@ -266,6 +284,12 @@ class KernelSpec:
         check_positive("num_xcds", self.num_xcds)
         if self.tma and not (self.aligned and tma_copies(self.num_warps)):
             raise ValueError("a TMA kernel is aligned and has the pipelined body")
+        alignment(self.dtype, self.vector_bytes)
+        if self.vector_bytes != ALIGNMENT_BYTES and (self.tma or not self.aligned):
+            raise ValueError(
+                f"vector_bytes={self.vector_bytes} is for an aligned kernel without TMA "
+                f"(TMA strides are multiples of {ALIGNMENT_BYTES} bytes)"
+            )
         if (self.trans_a or self.trans_b) and self.grouped == Grouped.K:
             raise ValueError("trans_a and trans_b are for grouped 'none' or 'm'")
 
@@ -278,6 +302,7 @@ class KernelSpec:
         stages = f"_s{self.num_stages}" if self.num_stages is not None else ""
         al = "_aligned" if self.aligned else ""
         al += "_tma" if self.tma else ""
+        al += f"_v{self.vector_bytes}" if self.vector_bytes != ALIGNMENT_BYTES else ""
         return (
             f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}_"
             f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"
@@ -299,6 +324,7 @@ class KernelSpec:
             self.tma,
             self.trans_a,
             dtype=self.dtype,
+            vector_bytes=self.vector_bytes,
         )
 
 
@@ -314,6 +340,7 @@ __all__ = [
     "MMA_M",
     "MMA_N",
     "MODEL_CONFIG",
+    "VECTOR_WIDTHS",
     "GemmConfig",
     "KernelSpec",
     "aligned_args",
