@@ -168,7 +168,7 @@ from typing import Any, ClassVar
 from gemm_opt.core.contract import NUM_WARPS, TARGET
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.pass_base import TilePass
-from gemm_opt.core.targets import TARGETS, Mma, StrEnum, Target
+from gemm_opt.core.targets import CP_ASYNC_MIN_BYTES, TARGETS, VECTOR_BYTES, Mma, StrEnum, Target
 from gemm_opt.dialect.async_ops import AsyncWmmaOp
 from gemm_opt.dialect.scaled_mma import ScaledWmmaOp
 from gemm_opt.dialect.tile import (
@@ -194,9 +194,8 @@ from gemm_opt.lowering.context import (
 from gemm_opt.lowering.host_tensormaps import HostTensorMap
 from gemm_opt.lowering.ir_match import (
     DIVISIBILITY_ATTRS,
-    arg_divisibility,
     const_int,
-    divisible,
+    whole_vectors,
 )
 from gemm_opt.lowering.layouts import (
     element_bits,
@@ -506,7 +505,7 @@ def convert(
     info, num_warps = check_hand_off(module, target, lds_copies, mma)
     direct = False
     if info.direct_to_lds and lds_copies != LdsCopies.REGISTERS:
-        direct = lds_copies == LdsCopies.DIRECT or direct_copies_ok(module, inner_only=info.nvidia)
+        direct = lds_copies == LdsCopies.DIRECT or direct_copies_ok(module, nvidia=info.nvidia)
     tma = "none"
     if lds_copies == LdsCopies.TMA:
         tma = "tma"
@@ -517,30 +516,34 @@ def convert(
     return _run(ctx), ctx.host_tensormaps
 
 
-def direct_copies_ok(module: ir.Operation, inner_only: bool = False) -> bool:
-    """Whether direct-to-LDS copies can be proven 16-byte aligned.
+def direct_copies_ok(module: ir.Operation, nvidia: bool = False) -> bool:
+    """Whether direct-to-LDS copies can be proven to move whole vectors.
 
     Triton vectorises a direct-to-LDS load only when its mask and offsets are
-    provably constant over 16 bytes, and fails to compile it otherwise; that
-    takes divisibility facts on every descriptor shape and outer stride
-    (constants, or function arguments with ``tile.divisibility`` >= 16) and
-    a constant unit inner stride. With ``inner_only`` (NVIDIA's
-    ``cp.async``) only the innermost shape needs the fact: an outer bound
+    provably constant over a vector, and fails to compile it otherwise; that
+    takes facts of whole vectors (:func:`~gemm_opt.lowering.ir_match.whole_vectors`:
+    constants, or function arguments whose ``tile.divisibility`` times the
+    element size is a multiple of the vector) on every descriptor shape and
+    outer stride, and a constant unit inner stride. AMD's direct-to-LDS loads
+    need 16-byte vectors. NVIDIA's ``cp.async`` (``nvidia``) moves 4, 8 or 16
+    bytes (:data:`CP_ASYNC_MIN_BYTES` at least; Triton picks the widest the
+    facts prove), and only the innermost shape needs the fact: an outer bound
     masks whole rows, which never splits a vector.
     """
+    vector = CP_ASYNC_MIN_BYTES if nvidia else VECTOR_BYTES
     ok = True
     for view in collect_ops(module, (MakeTensorDescriptorOp.OPERATION_NAME,)):
-        shape = list(view.shape)[-1:] if inner_only else list(view.shape)
+        elem_bytes = (element_bits(view.result.type.element_type) or 0) // 8
+        shape = list(view.shape)[-1:] if nvidia else list(view.shape)
         strides = list(view.strides)
-        facts = [divisible(v) for v in (*shape, *strides[:-1])]
+        facts = [whole_vectors(v, elem_bytes, vector) for v in (*shape, *strides[:-1])]
         ok = ok and all(facts) and const_int(strides[-1]) == 1
     return ok
 
 
 def tma_facts_ok(module: ir.Operation) -> bool:
     """Whether the module states what a TMA descriptor needs of every
-    descriptor: 16-byte aligned outer strides (constants, or arguments whose
-    ``tile.divisibility`` times the element size is a multiple of 16 bytes)
+    descriptor: 16-byte aligned outer strides (:func:`~gemm_opt.lowering.ir_match.whole_vectors`)
     and a constant unit inner stride. The base is a pointer argument, 16-byte
     aligned by the lowering's own contract; the shapes need no fact (TMA
     bounds by shape, with zero fill)."""
@@ -549,10 +552,8 @@ def tma_facts_ok(module: ir.Operation) -> bool:
         elem_bytes = (element_bits(view.result.type.element_type) or 0) // 8
         if const_int(strides[-1]) != 1 or not elem_bytes:
             return False
-        for v in strides[:-1]:
-            c = const_int(v)
-            if (c if c is not None else arg_divisibility(v)) * elem_bytes % 16:
-                return False
+        if not all(whole_vectors(v, elem_bytes) for v in strides[:-1]):
+            return False
     return True
 
 

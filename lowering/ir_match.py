@@ -8,6 +8,7 @@ from typing import Any
 
 from gemm_opt.core.contract import DIVISIBILITY, TRITON_DIVISIBILITY
 from gemm_opt.core.ext_compat import cast, ir
+from gemm_opt.core.targets import VECTOR_BYTES
 
 #: Argument attributes that state a divisibility fact (tile's and Triton's).
 DIVISIBILITY_ATTRS = (DIVISIBILITY, TRITON_DIVISIBILITY)
@@ -99,11 +100,14 @@ def dead_ops(candidates: set[ir.Operation], stripped: set[ir.Operation]) -> set[
     return dead
 
 
-def divisible(value: ir.Value) -> bool:
+def whole_vectors(value: ir.Value, elem_bytes: int, vector_bytes: int = VECTOR_BYTES) -> bool:
+    """Whether ``value`` elements of ``elem_bytes`` bytes are provably a multiple of
+    ``vector_bytes`` (a constant, or an argument whose stated divisibility is): a
+    copy row bounded or strided by it moves in whole vectors of that many bytes
+    (16 bytes: 8 elements of a 16-bit type, 16 of an 8-bit one)."""
     c = const_int(value)
-    if c is not None:
-        return c % 16 == 0
-    return arg_divisibility(value) % 16 == 0
+    n = c if c is not None else arg_divisibility(value)
+    return elem_bytes > 0 and n * elem_bytes % vector_bytes == 0
 
 
 def arg_divisibility(value: ir.Value) -> int:
@@ -150,10 +154,10 @@ __all__ = [
     "const_int",
     "dead_ops",
     "defining_op",
-    "divisible",
     "loc_filename",
     "match_warp_test",
     "same_type",
     "signed",
     "user_of",
+    "whole_vectors",
 ]

@@ -196,7 +196,10 @@ def test_the_aligned_twin_runs_only_where_its_facts_hold(tmp_path: Path) -> None
     ok = dict(a=4096, b=8192, c=12288, M=100, N=256, K=512, lda=512, ldb=256, ldc=256)
     kernel, args = rt.select_kernel(st, plain, ok)
     assert kernel.name == twin.name and args == list(ok.values())
-    for bad in ({"K": 520, "lda": 520}, {"ldc": 264}, {"N": 250, "ldb": 250, "ldc": 250}):
+    # 16 bytes are 8 fp16 elements: a multiple of 8 keeps the twin, of 4 does not.
+    for good in ({"K": 520, "lda": 520}, {"ldc": 264}, {"N": 248, "ldb": 248, "ldc": 248}):
+        assert rt.select_kernel(st, plain, {**ok, **good})[0].name == twin.name, good
+    for bad in ({"K": 516, "lda": 516}, {"ldc": 260}, {"N": 250, "ldb": 250, "ldc": 250}):
         kernel, _ = rt.select_kernel(st, plain, {**ok, **bad})
         assert kernel.name == plain.name, bad
 
@@ -219,7 +222,7 @@ def test_the_tma_twin_comes_first_and_needs_every_dimension(tmp_path: Path) -> N
     ok |= dict(group_lens=16384, num_groups=2)
     assert rt.select_kernel(st, plain, ok)[0].name == tma.name
     for bad, want in (
-        ({"K": 528, "lda": 528}, aligned),  # K a multiple of 16, not of block_k
+        ({"K": 520, "lda": 520}, aligned),  # K a multiple of 8, not of block_k
         ({"K": 0}, aligned),  # no TMA descriptor of a zero dimension
         ({"N": 250, "ldb": 250, "ldc": 250}, plain),
     ):
@@ -228,10 +231,10 @@ def test_the_tma_twin_comes_first_and_needs_every_dimension(tmp_path: Path) -> N
 
 def test_wgrad_takes_its_tma_twin_where_aligned(tmp_path: Path) -> None:
     """wgrad (grouped k) has a TMA twin too (per-tile descriptors bound each
-    group's K end): it runs where M, N, K and the strides are multiples of 16
-    (no K-block fact: a group's K end is bounded by the descriptors), the
-    aligned twin where K is 0, the plain kernel where M is not aligned
-    (K = 1008: a multiple of 16, not of block_k)."""
+    group's K end): it runs where M, N, K and the strides are multiples of 8
+    bf16 elements (16 bytes; no K-block fact: a group's K end is bounded by the
+    descriptors), the aligned twin where K is 0, the plain kernel where M is
+    not aligned (K = 1000: a multiple of 8, not of block_k)."""
     from dataclasses import replace
 
     from gemm_opt.runtime import gemm as rt
@@ -242,11 +245,12 @@ def test_wgrad_takes_its_tma_twin_where_aligned(tmp_path: Path) -> None:
     assert rt.twins(plain) == [tma, aligned]
     assert tma.facts == aligned.facts and "M" in tma.facts
     st = write_store(tmp_path, (plain, aligned, tma))
-    ok = dict(a=4096, b=8192, c=12288, M=512, N=256, K=1008, lda=512, ldb=256, ldc=256)
+    ok = dict(a=4096, b=8192, c=12288, M=512, N=256, K=1000, lda=512, ldb=256, ldc=256)
     ok |= dict(group_lens=16384, num_groups=8)
     assert rt.select_kernel(st, plain, ok)[0].name == tma.name
     for bad, want in (
         ({"K": 0}, aligned),  # no TMA descriptor of a zero dimension
+        ({"M": 504, "lda": 504}, tma),  # 8 bf16 elements are 16 bytes
         ({"M": 500, "lda": 500}, plain),
     ):
         assert rt.select_kernel(st, plain, {**ok, **bad})[0].name == want.name, bad
@@ -274,14 +278,14 @@ def test_the_memoized_kernel_choice_follows_every_fact_it_depends_on(tmp_path: P
     ok |= dict(group_lens=16384, num_groups=2)
     cases = [
         ({}, tma),
-        ({"lda": 520}, plain),  # a row stride that breaks the aligned facts
+        ({"lda": 516}, plain),  # a row stride that breaks the aligned facts
         ({}, tma),  # and back: not stuck on the plain kernel
-        ({"ldb": 264}, plain),
-        ({"K": 528, "lda": 528}, aligned),  # K a multiple of 16, not of block_k
+        ({"ldb": 260}, plain),
+        ({"K": 520, "lda": 520}, aligned),  # K a multiple of 8, not of block_k
         ({"K": 0}, aligned),  # no TMA descriptor of a zero dimension
         ({"a": 4104}, plain),  # an address off the 16-byte facts
         ({"M": 2**31}, plain),  # out of i32: no kernel takes it; the plain one reports
-        ({"N": True, "ldb": 16, "ldc": 16}, plain),  # a bool is checked as 1: unaligned
+        ({"N": True, "ldb": 8, "ldc": 8}, plain),  # a bool is checked as 1: unaligned
         ({"c": 12288.0}, plain),  # not an address: no kernel takes it; the plain one reports
         ({"N": 250, "ldb": 250, "ldc": 250}, plain),
         ({"M": 7}, tma),  # a fact no twin reads: the memo entry of the first call
@@ -352,15 +356,17 @@ def test_a_launch_allocates_a_workspace_only_for_schedules_that_use_one(
         monkeypatch.setenv(rt.BUNDLE_DIR_ENV, str(root))
         ok = dict(a=DeviceTensor(4096), b=DeviceTensor(8192), c=DeviceTensor(12288))
         ok |= dict(M=100, N=256, K=512, lda=512, ldb=256, ldc=256)
-        for ldb, want in ((256, "_aligned_tma"), (264, ""), (256, "_aligned_tma")):
+        # Off 16 bytes: data-parallel's narrow twins (8, 4 bytes), stream-K's plain kernel.
+        v8, v4 = ("_aligned_v8", "_aligned_v4") if spec is dp else ("", "")
+        for ldb, want in ((256, "_aligned_tma"), (260, v8), (258, v4), (264, "_aligned_tma")):
             values = {**ok, "ldb": ldb, "N": 256}
             rt.launch(spec, values, num_programs=8, total_tiles=8, target="cuda:90")
             assert launched[-1] == spec.name + want, (spec.kind, ldb)
         if spec is dp:
-            assert workspaces == [] and drv.grids == [(8, 1, 1)] * 3
+            assert workspaces == [] and drv.grids == [(8, 1, 1)] * 4
         else:
             layout = S.workspace_layout("stream-k", "linear", 8, 1, 64, 64)
-            assert len(workspaces) == 3 and len({w.data_ptr() for w in workspaces}) >= 2
+            assert len(workspaces) == 4 and len({w.data_ptr() for w in workspaces}) >= 2
             for w in workspaces:
                 assert w.numel() == layout.total_bytes
                 assert bool((w[: layout.sync_bytes] == 0).all())

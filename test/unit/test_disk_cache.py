@@ -52,6 +52,7 @@ CHANGES = {
     "trans_a": {"trans_a": True},
     "aligned": {"aligned": True},
     "tma": {"aligned": True, "tma": True},
+    "vector_bytes": {"aligned": True, "vector_bytes": 8},
 }
 
 
@@ -283,8 +284,10 @@ def test_store_builds_what_no_bundle_holds(builder, tmp_path: Path) -> None:
     assert st.for_spec(spec).name == spec.name
     assert st.for_spec(spec) is st.for_spec(spec) and builder == [spec.name]
     # the pipelined body pairs with TMA and aligned twins, built too, wgrad's
-    # included (S.tma_copies); the blocks body (one warp) has none
+    # included (S.tma_copies), data-parallel's with narrow ones; the blocks body
+    # (one warp) has none
     twins = [replace(spec, aligned=True, tma=True), replace(spec, aligned=True)]
+    twins += [replace(spec, aligned=True, vector_bytes=v) for v in (8, 4)]
     assert [k.name for _, k in st.twins(spec)] == [t.name for t in twins]
     wgrad = replace(spec, grouped="k", kind="persistent")
     wgrad_twins = [replace(wgrad, aligned=True, tma=True), replace(wgrad, aligned=True)]

@@ -276,7 +276,8 @@ class OccupancyDriver(RecordingDriver):
         return self.per_sm[fn]
 
 
-PLAIN = S.KernelSpec("data-parallel", None, "none", "fp16", 64, 64, 64, 8, 4, 4)
+# A persistent kernel (its grid is the resident programs): TMA and aligned twins, no narrow ones.
+PLAIN = S.KernelSpec("persistent", None, "none", "fp16", 64, 64, 64, 8, 4, 4)
 
 
 @pytest.mark.parametrize(

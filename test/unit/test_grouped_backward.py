@@ -167,7 +167,7 @@ def test_dgrad_tma_twin_reads_by_shape_and_equals_numpy() -> None:
     module = _module("m", True, "cuda:90", tma=True)
     fn = next(iter(module.body.operations))
     facts = {ir.IntegerAttr(ir.DictAttr(a)["tile.divisibility"]).value for a in fn.arg_attrs if a}
-    assert facts == {S.ALIGNMENT}  # no K fact, unlike the forward TMA twin
+    assert facts == {S.alignment("fp16")} == {8}  # no K fact, unlike the forward TMA twin
     lowered = _after(module, tile_passes("cuda:90"))
     for lens in GROUP_LENS:
         _dgrad(lowered, lens, k=70, n=45, seed=None)
@@ -243,7 +243,7 @@ def test_every_pipelined_kernel_has_a_tma_twin() -> None:
         "persistent", None, "k", "bf16", 128, 128, 64, 8, 8, 3, aligned=True, tma=True
     )
     assert spec.name.endswith("_aligned_tma") and spec.facts == dict.fromkeys(
-        S.aligned_args("k"), S.ALIGNMENT
+        S.aligned_args("k"), 8
     )
     with pytest.raises(ValueError, match="aligned and has the pipelined body"):
         S.KernelSpec("persistent", None, "k", "bf16", 128, 128, 64, 8, 8, 3, tma=True)

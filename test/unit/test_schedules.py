@@ -379,11 +379,12 @@ def test_pipelined_body_uses_wgmma_on_cuda90():
 
 @pytest.mark.parametrize(("kind", "reduction"), [("data-parallel", None), ("stream-k", "linear")])
 def test_aligned_kernel_copies_with_cp_async_on_cuda90(kind, reduction):
-    """The facts make every copy row whole 16-byte vectors: direct cp.async, no
-    register round trip; without them the copies are loads and shared stores."""
+    """The facts (8 elements: 16 bytes of bf16) make every copy row whole 16-byte
+    vectors: direct 16-byte cp.async, no register round trip; without them the
+    copies are loads and shared stores."""
     from gemm_opt.core.contract import DIVISIBILITY
     from gemm_opt.core.ext_compat import func
-    from gemm_opt.core.schedules import ALIGNED_ARGS, ALIGNMENT
+    from gemm_opt.core.schedules import ALIGNED_ARGS
 
     ptx = {}
     for aligned in (False, True):
@@ -398,9 +399,11 @@ def test_aligned_kernel_copies_with_cp_async_on_cuda90(kind, reduction):
             for name, attrs in zip(kernel_args(kind, reduction), arg_attrs, strict=False)
             if DIVISIBILITY in ir.DictAttr(attrs)
         }
-        assert facts == ({n: ALIGNMENT for n in ALIGNED_ARGS} if aligned else {})
+        assert facts == (dict.fromkeys(ALIGNED_ARGS, 8) if aligned else {})
         ptx[aligned] = compile_tile_module(module, "cuda:90").asm["ptx"]
-    assert "cp.async.cg.shared.global" in ptx[True] and "wgmma.mma_async" in ptx[True]
+    copies = [ln for ln in ptx[True].splitlines() if "cp.async.cg.shared.global" in ln]
+    assert copies and all(ln.rstrip(" ;").split(",")[2].strip() == "0x10" for ln in copies)
+    assert "wgmma.mma_async" in ptx[True]
     assert "cp.async" not in ptx[False] and "ld.global" in ptx[False]
 
 
@@ -484,7 +487,7 @@ def test_grouped_m_equals_per_group_numpy(trans_b, body, tma):
     if tma:
         fn = next(iter(module.body.operations))
         facts = {ir.DictAttr(a)["tile.divisibility"] for a in fn.arg_attrs if len(ir.DictAttr(a))}
-        assert {ir.IntegerAttr(f).value for f in facts} == {16, 32}  # K: max(16, block_k)
+        assert {ir.IntegerAttr(f).value for f in facts} == {8, 32}  # K: lcm(8, block_k)
     rng = np.random.default_rng(1)
     k, n = (96 if tma else 70), 45
     for lens in GROUP_LENS:

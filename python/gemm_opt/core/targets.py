@@ -30,6 +30,16 @@ else:  # Python 3.10
             return format(str(self.value), spec)
 
 
+#: The widest global vector access of every target, in bytes: NVIDIA's
+#: ``cp.async`` (4, 8 or 16 bytes) and 128-bit loads and stores, gfx950's
+#: direct-to-LDS and every target's ``dwordx4`` / ``b128`` loads; the unit of
+#: TMA strides and base addresses. A copy row whose start and bound are
+#: multiples of it moves in whole vectors.
+VECTOR_BYTES = 16
+#: The narrowest vector NVIDIA's ``cp.async`` moves (4, 8 or 16 bytes).
+CP_ASYNC_MIN_BYTES = 4
+
+
 class Mma(StrEnum):
     """The matrix instruction family ``tile.wmma`` lowers to on a target; the hand-off
     picks its target strategy by it."""
@@ -189,4 +199,13 @@ def get_target(name: str) -> Target:
         raise ValueError(f"unknown target '{name}' (known: {', '.join(TARGETS)})") from None
 
 
-__all__ = ["TARGETS", "TARGET_NAMES", "Mma", "StrEnum", "Target", "get_target"]
+__all__ = [
+    "CP_ASYNC_MIN_BYTES",
+    "TARGETS",
+    "TARGET_NAMES",
+    "VECTOR_BYTES",
+    "Mma",
+    "StrEnum",
+    "Target",
+    "get_target",
+]

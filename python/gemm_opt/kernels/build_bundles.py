@@ -51,19 +51,31 @@ def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES, layouts: str = "picked") ->
     satisfy their facts; then the transposed layouts of ``layouts``
     (:data:`LAYOUT_SETS`), each with its TMA twin only: a dense kernel's TMA
     twin states the aligned one's facts, so it takes every call the aligned
-    one would (but an empty problem, which the plain kernel runs)."""
+    one would (but an empty problem, which the plain kernel runs); then the
+    narrow twins (8- and 4-byte ``cp.async``) of the row-major data-parallel
+    kernels (:func:`~gemm_opt.runtime.gemm.narrow_twins`), for N, K and
+    leading dimensions a multiple of 4 or 2 elements but not of 8."""
     if layouts not in LAYOUT_SETS:
         raise ValueError(f"layouts must be one of {', '.join(LAYOUT_SETS)}, got {layouts!r}")
     specs = _plain_specs(dtypes)
     twins = [s for s in specs if S.pipelined(s.num_warps)]
     tma = [s for s in twins if S.tma_copies(s.num_warps)]
     transposed = _transposed_specs(specs, layouts)
+    from gemm_opt.runtime.gemm import narrow_twins
+
+    narrow = [
+        replace(s, aligned=True, vector_bytes=v)
+        for s in specs
+        if narrow_twins(s)
+        for v in S.VECTOR_WIDTHS[1:]
+    ]
     return (
         specs
         + [replace(s, aligned=True) for s in twins]
         + [replace(s, aligned=True, tma=True) for s in tma]
         + transposed
         + [replace(s, aligned=True, tma=True) for s in transposed if S.tma_copies(s.num_warps)]
+        + narrow
     )
 
 

@@ -44,6 +44,7 @@ def _build(spec: S.KernelSpec, target: str) -> Any:
         trans_b=spec.trans_b,
         aligned=spec.aligned,
         tma=spec.tma,
+        vector_bytes=spec.vector_bytes,
     )
 
 

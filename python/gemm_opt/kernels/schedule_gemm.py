@@ -59,9 +59,11 @@ from gemm_opt.core.modes import (
     TileLoop,
 )
 from gemm_opt.core.schedules.abi import (
+    ALIGNMENT_BYTES,
     DTYPES,
     MAX_STAGES,
     MIN_STAGES,
+    alignment,
     check_kernel_config,
     divisibility_facts,
     kernel_args,
@@ -111,6 +113,7 @@ def build_gemm_module(
     body: Body | str = Body.AUTO,
     aligned: bool = False,
     tma: bool = False,
+    vector_bytes: int = ALIGNMENT_BYTES,
     context: ir.Context | None = None,
 ) -> ir.Module:
     """The tile module (before ``tile-lower-gemm-schedule``) of one scheduled GEMM.
@@ -127,10 +130,12 @@ def build_gemm_module(
     body's own. ``trans_a`` / ``trans_b`` (dense and grouped "m"): A stored
     ``K x M`` (column-major ``M x K``), B stored ``N x K`` (grouped "m":
     ``(G, N, K)``), each with its leading dimension as stored. ``aligned``: state
-    ``tile.divisibility = 16`` on N, K and the leading dimensions
-    (:func:`~gemm_opt.core.schedules.abi.aligned_args`; M too for grouped "k"), so every copy row is
-    whole 16-byte vectors: on cuda:90 the copies become direct ``cp.async``
-    (without the facts they go through registers); the launcher refuses
+    ``tile.divisibility`` of 16 bytes (:func:`~gemm_opt.core.schedules.abi.alignment`
+    elements: 8 of fp16/bf16) on N, K and the leading dimensions
+    (:func:`~gemm_opt.core.schedules.abi.aligned_args`; M too where A lies
+    transposed), so every copy row is whole 16-byte vectors: on cuda:90 the
+    copies become direct ``cp.async`` (without the facts they go through
+    registers); the launcher refuses
     arguments that break them. ``tma`` (pipelined, ``aligned``): the copies
     bound by the tensors' shapes, not per tile (:func:`_pipelined_body` says
     why that computes the same C), so that cuda:90's ``lds-copies=tma`` can
@@ -140,7 +145,9 @@ def build_gemm_module(
     body's descriptors with the group's K end as their row count instead
     (:func:`_pipelined_body`), and its schedule visits the tiles group by
     group so that the lowering makes them once per group (``tile_loop =
-    "per-group"``; other wgrad kernels ``"flat"``). ValueError on a bad
+    "per-group"``; other wgrad kernels ``"flat"``). ``vector_bytes`` (``aligned``,
+    not ``tma``): the facts are that many bytes instead of 16 (8 or 4: a narrow
+    twin, whose ``cp.async`` copies move 8 or 4 bytes). ValueError on a bad
     combination (the op verifier's message for schedule rules).
     """
     if kind not in KINDS:
@@ -183,6 +190,9 @@ def build_gemm_module(
         )
     if tma and (body != Body.PIPELINED or not aligned or not tma_copies(num_warps)):
         raise ValueError("tma copies need the pipelined body and aligned = True")
+    alignment(dtype, vector_bytes)
+    if vector_bytes != ALIGNMENT_BYTES and (tma or not aligned):
+        raise ValueError(f"vector_bytes={vector_bytes} needs aligned = True and no tma copies")
     check_kernel_config(
         block_m=block_m, block_n=block_n, block_k=block_k, num_warps=num_warps, num_stages=None
     )
@@ -220,7 +230,10 @@ def build_gemm_module(
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp("gemm", (types, []))
         if aligned:
-            facts = divisibility_facts(grouped, trans_b, block_k, aligned, tma, trans_a)
+            facts = divisibility_facts(
+                grouped, trans_b, block_k, aligned, tma, trans_a,
+                dtype=dtype, vector_bytes=vector_bytes,
+            )  # fmt: skip
             fn.arg_attrs = ir.ArrayAttr.get(
                 [
                     ir.DictAttr.get({DIVISIBILITY: ir.IntegerAttr.get(i32, facts[name])})

@@ -484,11 +484,11 @@ class Explanation:
     def plain_kernel(self) -> bool:
         """Whether contiguous operands of this problem miss the TMA and aligned twins'
         divisibility facts (N, K and the leading dimensions, wgrad's M too, multiples
-        of :data:`~gemm_opt.core.schedules.ALIGNMENT`), so the launch takes the plain
+        of :func:`~gemm_opt.core.schedules.alignment` elements), so the launch takes the plain
         kernel, which the estimates do not model (``docs/cost-model.md``)."""
         p = self.problem
         dims = (p.m, p.n, p.k) if p.op == "wgrad" else (p.n, p.k)
-        return any(d % S.ALIGNMENT for d in dims)
+        return any(d % S.alignment(self.dtype) for d in dims)
 
     def __str__(self) -> str:
         p, c = self.problem, self.choice
@@ -506,8 +506,9 @@ class Explanation:
         ]
         if self.plain_kernel:
             lines.append(
-                f"note: N or K (wgrad: or M) is not a multiple of {S.ALIGNMENT}: the plain kernel "
-                "runs (no TMA or aligned twin), slower than these estimates"
+                f"note: N or K (wgrad: or M) is not a multiple of {S.alignment(self.dtype)} "
+                "elements (16 bytes): no TMA or 16-byte twin runs (a narrower twin or the "
+                "plain kernel), slower than these estimates"
             )
         lines.append(
             f"{'rank':>4}  {'candidate':<28} {'est. us':>9} {'programs':>8}  largest parts (us)"

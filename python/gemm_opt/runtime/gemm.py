@@ -281,11 +281,21 @@ def _twins_of(spec: S.KernelSpec) -> tuple[S.KernelSpec, ...]:
     out = [replace(spec, aligned=True)]
     if S.tma_copies(spec.num_warps):
         out.insert(0, replace(spec, aligned=True, tma=True))
+    if narrow_twins(spec):
+        out += [replace(spec, aligned=True, vector_bytes=v) for v in S.VECTOR_WIDTHS[1:]]
     return tuple(out)
 
 
+def narrow_twins(spec: S.KernelSpec) -> bool:
+    """Whether a plain ``spec`` has narrow twins (``cp.async`` of 8 and 4 bytes, for
+    sizes a multiple of 4 or 2 elements but not of 8): the dense data-parallel
+    kernels with the pipelined body, the default schedule's."""
+    return spec.kind == "data-parallel" and spec.grouped == "none" and S.pipelined(spec.num_warps)
+
+
 def twins(spec: S.KernelSpec) -> list[S.KernelSpec]:
-    """The twins of a plain ``spec``, preferred first: TMA copies, then aligned ``cp.async``."""
+    """The twins of a plain ``spec``, preferred first: TMA copies, aligned 16-byte
+    ``cp.async``, then where :func:`narrow_twins` 8- and 4-byte ``cp.async``."""
     return list(_twins_of(spec))
 
 

@@ -189,7 +189,9 @@ def element_strides(x: Any, name: str) -> tuple[int, ...]:
     return tuple(s // item for s in x.strides)
 
 
-def matrix_layout(shape: tuple[int, int], strides: tuple[int, int], name: str) -> tuple[bool, int]:
+def matrix_layout(
+    shape: tuple[int, int], strides: tuple[int, int], name: str, align: int
+) -> tuple[bool, int]:
     """(transposed, leading dimension) of a matrix of ``shape`` (rows, cols) with
     ``strides``, read as ``torch.matmul`` reads it: row-major if its columns
     have unit stride (``ld``: the row stride, at least ``cols``), else
@@ -197,16 +199,16 @@ def matrix_layout(shape: tuple[int, int], strides: tuple[int, int], name: str) -
     column stride, at least ``rows``); ValueError naming ``name`` otherwise.
     A dimension of size 1 takes any stride; a matrix that is both (one row
     or one column, or none) is row-major, its ``ld`` the dense one rounded up to
-    :data:`~gemm_opt.core.schedules.ALIGNMENT` (never stepped over: the
-    aligned twins' fact on it holds)."""
+    ``align`` elements (:func:`~gemm_opt.core.schedules.alignment` of its dtype;
+    never stepped over: the aligned twins' fact on it holds)."""
     rows, cols = shape
     sr, sc = strides
     if rows == 0 or cols == 0:  # no element: any strides
-        return False, _round_up(max(cols, 1))
+        return False, _round_up(max(cols, 1), align)
     if (cols <= 1 or sc == 1) and (rows <= 1 or sr >= max(cols, 1)):
-        return False, sr if rows > 1 else _round_up(max(cols, 1))
+        return False, sr if rows > 1 else _round_up(max(cols, 1), align)
     if (rows <= 1 or sr == 1) and (cols <= 1 or sc >= max(rows, 1)):
-        return True, sc if cols > 1 else _round_up(max(rows, 1))
+        return True, sc if cols > 1 else _round_up(max(rows, 1), align)
     raise ValueError(
         f"{name}: a ({rows}, {cols}) matrix with strides ({sr}, {sc}) is neither row-major "
         f"(unit column stride, row stride >= {cols}) nor column-major (unit row stride, "
@@ -214,8 +216,8 @@ def matrix_layout(shape: tuple[int, int], strides: tuple[int, int], name: str) -
     )
 
 
-def _round_up(n: int) -> int:
-    return -(-n // S.ALIGNMENT) * S.ALIGNMENT
+def _round_up(n: int, align: int) -> int:
+    return -(-n // align) * align
 
 
 def _collapse(shape: tuple[int, ...], strides: tuple[int, ...]) -> int | None:
@@ -293,6 +295,7 @@ def matmul_route(
     """
     sa, sb = _shape(a), _shape(b)
     ta, tb = element_strides(a, name_a), element_strides(b, "b")
+    align = S.alignment(_dtype_of(a, name_a))
     m, k = sa[-2:]
     n = sb[-1]
     groups = 1
@@ -305,16 +308,18 @@ def matmul_route(
     b_shared = not any(eb)
     rows_stride = _collapse((*batch, m), (*ea, ta[-2]))
     if groups <= 1 or (b_shared and rows_stride is not None and not loop):
-        trans_a, lda = matrix_layout((groups * m, k), (rows_stride or ta[-2], ta[-1]), name_a)
-        trans_b, ldb = matrix_layout((k, n), tb[-2:], "b")
+        trans_a, lda = matrix_layout(
+            (groups * m, k), (rows_stride or ta[-2], ta[-1]), name_a, align
+        )
+        trans_b, ldb = matrix_layout((k, n), tb[-2:], "b", align)
         return MatmulRoute("dense", groups * m, groups, trans_a, lda, trans_b, ldb)
-    trans_b, ldb = matrix_layout((k, n), tb[-2:], "b")
+    trans_b, ldb = matrix_layout((k, n), tb[-2:], "b", align)
     step_b = _collapse(batch, eb)
     if rows_stride is not None and groups * m and k and n and not loop:
-        trans_a, lda = matrix_layout((groups * m, k), (rows_stride, ta[-1]), name_a)
+        trans_a, lda = matrix_layout((groups * m, k), (rows_stride, ta[-1]), name_a, align)
         if step_b == (n if trans_b else k) * ldb:
             return MatmulRoute("grouped", groups * m, groups, trans_a, lda, trans_b, ldb)
-    trans_a, lda = matrix_layout((m, k), ta[-2:], name_a)
+    trans_a, lda = matrix_layout((m, k), ta[-2:], name_a, align)
     offsets = []
     for i in range(groups):
         oa = ob = 0

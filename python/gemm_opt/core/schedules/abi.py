@@ -10,6 +10,7 @@ and the :class:`KernelSpec` that names one binary. Pure Python: no MLIR.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from gemm_opt.core.modes import GROUPED, Grouped, Kind, Reduction
@@ -19,6 +20,7 @@ from gemm_opt.core.schedules.partition import (
     needs_sync,
     resolve_reduction,
 )
+from gemm_opt.core.targets import VECTOR_BYTES
 
 #: Element types of the schedule kernels (A, B and C) by name, with the
 #: numpy/torch dtype name of each.
@@ -156,8 +158,33 @@ MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
 #: leading dimensions, and N and K (the bounds that mask each copy's rows, so
 #: a mask covers whole 16-byte vectors). Pointers are 16-byte aligned always.
 ALIGNED_ARGS = ("N", "K", "lda", "ldb", "ldc")
-#: The divisibility an aligned kernel assumes of :data:`ALIGNED_ARGS`, in elements.
-ALIGNMENT = 16
+#: The alignment, in bytes, an aligned kernel assumes of every row start and
+#: copy bound: the widest vector copy's (16-byte ``cp.async``, TMA strides,
+#: gfx950's direct-to-LDS loads).
+ALIGNMENT_BYTES = VECTOR_BYTES
+#: Bytes of one element of each :data:`DTYPES` type.
+DTYPE_BYTES: dict[str, int] = {"fp16": 2, "bf16": 2}
+
+
+#: The copy vector widths, in bytes, an aligned kernel may be built for
+#: (``cp.async`` moves 16, 8 or 4): 16 is the aligned and TMA twins'; 8 and 4
+#: are the narrow twins' (no TMA: its strides are multiples of 16 bytes), for
+#: sizes a multiple of 4 or 2 elements of a 16-bit type but not of 8.
+VECTOR_WIDTHS = (ALIGNMENT_BYTES, 8, 4)
+
+
+def alignment(dtype: str, vector_bytes: int = ALIGNMENT_BYTES) -> int:
+    """The divisibility, in elements of ``dtype``, an aligned kernel of copy vectors
+    of ``vector_bytes`` assumes of :func:`aligned_args`: the vector over the element
+    size (16 bytes: 8 elements of a 16-bit type, 16 of an 8-bit one)."""
+    if dtype not in DTYPE_BYTES:
+        raise ValueError(f"dtype must be one of {tuple(DTYPE_BYTES)}, got {dtype!r}")
+    if vector_bytes not in VECTOR_WIDTHS or vector_bytes < DTYPE_BYTES[dtype]:
+        raise ValueError(
+            f"vector_bytes must be one of {VECTOR_WIDTHS} and at least one {dtype} "
+            f"element, got {vector_bytes!r}"
+        )
+    return vector_bytes // DTYPE_BYTES[dtype]
 
 
 def aligned_args(grouped: str, trans_a: bool = False) -> tuple[str, ...]:
@@ -169,18 +196,29 @@ def aligned_args(grouped: str, trans_a: bool = False) -> tuple[str, ...]:
 
 
 def divisibility_facts(
-    grouped: str, trans_b: bool, block_k: int, aligned: bool, tma: bool, trans_a: bool = False
+    grouped: str,
+    trans_b: bool,
+    block_k: int,
+    aligned: bool,
+    tma: bool,
+    trans_a: bool = False,
+    *,
+    dtype: str,
+    vector_bytes: int = ALIGNMENT_BYTES,
 ) -> dict[str, int]:
     """The ``tile.divisibility`` facts a schedule kernel states on its arguments, by
-    name: none for a plain kernel; :data:`ALIGNMENT` on :func:`aligned_args` for an
-    aligned one; and for a TMA twin of grouped "m" with row-major B, K a multiple of
-    ``block_k`` too (B's rows are ``g*K + k``: a K block never reaches the next
-    group's weights, which TMA's shape-only bounds would not stop)."""
+    name: none for a plain kernel; :func:`alignment` of ``dtype`` and ``vector_bytes``
+    on :func:`aligned_args` for an aligned one; and for a TMA twin of grouped "m" with
+    row-major B, K a multiple of ``block_k`` too (B's rows are ``g*K + k``: a K
+    block never reaches the next group's weights, which TMA's shape-only bounds
+    would not stop; ``block_k`` is a multiple of :data:`MMA_K`, so of the
+    alignment)."""
     if not aligned:
         return {}
-    facts = {name: ALIGNMENT for name in aligned_args(grouped, trans_a)}
+    align = alignment(dtype, vector_bytes)
+    facts = {name: align for name in aligned_args(grouped, trans_a)}
     if tma and grouped == Grouped.M and not trans_b:
-        facts["K"] = max(ALIGNMENT, block_k)
+        facts["K"] = math.lcm(align, block_k)
     return facts
 
 
@@ -204,9 +242,9 @@ class KernelSpec:
     num_xcds: int = 1
     #: B stored (N, K) (grouped "m": (G, N, K)), read through a transposed view.
     trans_b: bool = False
-    #: Compiled assuming :func:`aligned_args` are multiples of :data:`ALIGNMENT`
-    #: (16-byte rows and K steps: direct ``cp.async`` copies on cuda:90); the
-    #: runtime launches it only for arguments that are.
+    #: Compiled assuming :func:`aligned_args` are multiples of :func:`alignment`
+    #: (16-byte rows and copy bounds: direct 16-byte ``cp.async`` copies on
+    #: cuda:90); the runtime launches it only for arguments that are.
     aligned: bool = False
     #: Compiled with TMA copies (cuda:90's ``lds-copies=tma``; an aligned kernel
     #: whose copies are bounded by the tensors' shapes, wgrad's by per-group
@@ -216,8 +254,13 @@ class KernelSpec:
     tma: bool = False
     #: A stored (K, M) (a column-major (M, K) operand), read through a transposed
     #: view; dense and grouped "m" only, like ``trans_b`` (grouped "k" reads its
-    #: A transposed already). Last, so that positional specs keep their meaning.
+    #: A transposed already). After the fields above, so that positional specs
+    #: keep their meaning.
     trans_a: bool = False
+    #: An aligned kernel's copy vector, in bytes (:data:`VECTOR_WIDTHS`): its facts
+    #: are this many bytes in elements (:func:`alignment`); below 16 a narrow twin
+    #: (``cp.async`` of 8 or 4 bytes, no TMA).
+    vector_bytes: int = ALIGNMENT_BYTES
 
     def __post_init__(self) -> None:
         reduction = resolve_reduction(self.kind, self.reduction)
@@ -241,6 +284,12 @@ class KernelSpec:
         check_positive("num_xcds", self.num_xcds)
         if self.tma and not (self.aligned and tma_copies(self.num_warps)):
             raise ValueError("a TMA kernel is aligned and has the pipelined body")
+        alignment(self.dtype, self.vector_bytes)
+        if self.vector_bytes != ALIGNMENT_BYTES and (self.tma or not self.aligned):
+            raise ValueError(
+                f"vector_bytes={self.vector_bytes} is for an aligned kernel without TMA "
+                f"(TMA strides are multiples of {ALIGNMENT_BYTES} bytes)"
+            )
         if (self.trans_a or self.trans_b) and self.grouped == Grouped.K:
             raise ValueError("trans_a and trans_b are for grouped 'none' or 'm'")
 
@@ -253,6 +302,7 @@ class KernelSpec:
         stages = f"_s{self.num_stages}" if self.num_stages is not None else ""
         al = "_aligned" if self.aligned else ""
         al += "_tma" if self.tma else ""
+        al += f"_v{self.vector_bytes}" if self.vector_bytes != ALIGNMENT_BYTES else ""
         return (
             f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}_"
             f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"
@@ -267,24 +317,34 @@ class KernelSpec:
     def facts(self) -> dict[str, int]:
         """The divisibility facts its kernel states (:func:`divisibility_facts`)."""
         return divisibility_facts(
-            self.grouped, self.trans_b, self.block_k, self.aligned, self.tma, self.trans_a
+            self.grouped,
+            self.trans_b,
+            self.block_k,
+            self.aligned,
+            self.tma,
+            self.trans_a,
+            dtype=self.dtype,
+            vector_bytes=self.vector_bytes,
         )
 
 
 __all__ = [
     "ALIGNED_ARGS",
-    "ALIGNMENT",
+    "ALIGNMENT_BYTES",
     "ARG_NAMES",
     "DTYPES",
+    "DTYPE_BYTES",
     "MAX_STAGES",
     "MIN_STAGES",
     "MMA_K",
     "MMA_M",
     "MMA_N",
     "MODEL_CONFIG",
+    "VECTOR_WIDTHS",
     "GemmConfig",
     "KernelSpec",
     "aligned_args",
+    "alignment",
     "check_kernel_config",
     "divisibility_facts",
     "kernel_args",
