@@ -139,14 +139,22 @@ def test_batched_and_broadcast_shapes_equal_numpy(shape_a, shape_b, route) -> No
 @pytest.mark.parametrize(("trans_a", "trans_b"), LAYOUTS)
 def test_batched_layouts_equal_numpy(trans_a, trans_b) -> None:
     """bmm with per-batch transposed operands: B's transposed batches run grouped
-    with ``trans_b``; A transposed per batch runs batch by batch; an A whose
-    batches lie back to back along M when stored transposed runs grouped with
-    ``trans_a``."""
+    with ``trans_b``; A transposed per batch over a row-major B (bmm's dB =
+    A.mT @ dC) runs the wgrad kernels (grouped "k", K lengths), TT batch by
+    batch; an A whose batches lie back to back along M when stored transposed
+    runs grouped with ``trans_a``."""
     rng = np.random.default_rng(9)
     a, b = _ints(rng, (3, 21, 40)), _ints(rng, (3, 40, 19))
     x, y = _stored(a, trans_a, 1), _stored(b, trans_b, 2)
     c = gemm_opt.matmul(x, y)
     assert np.array_equal(c.astype(np.float64), _ref(a, b))
+    plan = P.plan("matmul", x, y, schedule="persistent", **KW)
+    route = "per batch" if plan.sub is not None else plan.spec.grouped
+    assert route == {(False, False): "m", (False, True): "m", (True, False): "k"}.get(
+        (trans_a, trans_b), "per batch"
+    )
+    if route == "k":
+        assert plan.lens == (40, 40, 40) and plan.scalars["K"] == 120
     # A stored (K, 3 * 21): batch i's rows are columns 21 i .. 21 i + 20
     store = np.ascontiguousarray(a.transpose(2, 0, 1).reshape(40, 63))
     x = store.reshape(40, 3, 21).transpose(1, 2, 0)
@@ -286,6 +294,10 @@ def test_gpu_path_launches_on_the_callers_storage(as_cuda) -> None:
         spec, values = as_cuda[-1]
         assert spec.grouped == "m" and values["a"] is x and values["b"] is b
         assert values["group_lens"].tolist() == [32, 32, 32]
+        gemm_opt.matmul(x.mT, _aligned(3, 32, 48))  # bmm's dB = A.mT @ dC: the wgrad kernels
+        spec, values = as_cuda[-1]
+        assert spec.grouped == "k" and values["a"].data_ptr() == x.data_ptr()
+        assert values["group_lens"].tolist() == [32, 32, 32] and values["K"] == 96
         before = len(as_cuda)
         gemm_opt.matmul(x[0], b)  # a broadcast: one launch per batch, on views
         launched = as_cuda[before:]
