@@ -1281,7 +1281,10 @@ def device_lens(plan: GemmPlan, group_lens: Any, device: Any) -> Any:
 
     if group_lens is None:  # a batched matmul's equal lengths: made once per plan
         if plan.device_lens is None:
-            plan.device_lens = torch.tensor(plan.lens, dtype=torch.int32, device=device)
+            # a fill on the device: no host-to-device copy, so no sync
+            assert plan.lens is not None
+            size, length = len(plan.lens), plan.lens[0] if plan.lens else 0
+            plan.device_lens = torch.full((size,), length, dtype=torch.int32, device=device)
         return plan.device_lens
     if plan.lens is not None:
         return torch.tensor(plan.lens, dtype=torch.int32, device=device)
