@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import gemm_opt
@@ -423,6 +423,8 @@ def test_the_model_runs_on_the_operands_own_storage(monkeypatch) -> None:
     step=st.tuples(st.sampled_from([1, 1, 2]), st.sampled_from([1, 1, 2])),
     seed=st.integers(0, 2**16),
 )
+# One-row batches of a padded column-major A: stacked along M they form no matrix.
+@example([2], (["k", "k"], ["k", "k"]), (1, 1, 2), (True, False), (1, 0), (1, 1), 0)
 def test_any_batched_view_equals_numpy(batch, how, mnk, trans, pad, step, seed) -> None:
     """Random batch shapes, each operand's batch dimensions kept, broadcast (1) or
     missing (leading ones: ``d``), row- or column-major matrices with padded leading

@@ -310,17 +310,24 @@ def matmul_route(
             raise ValueError(f"{name}: negative batch strides {st} (the kernels step forward)")
     b_shared = not any(eb)
     rows_stride = _collapse((*batch, m), (*ea, ta[-2]))
-    if groups <= 1 or (b_shared and rows_stride is not None and not loop):
+    if groups <= 1:
         trans_a, lda = matrix_layout((groups * m, k), (rows_stride or ta[-2], ta[-1]), name_a)
         trans_b, ldb = matrix_layout((k, n), tb[-2:], "b")
         return MatmulRoute("dense", groups * m, groups, trans_a, lda, trans_b, ldb)
+    trans_a, lda = matrix_layout((m, k), ta[-2:], name_a)  # each batch's
     trans_b, ldb = matrix_layout((k, n), tb[-2:], "b")
+    # a's batches stacked along M, read as one matrix (None where they do not form one)
+    stacked = None
+    if rows_stride is not None and not loop:
+        try:
+            stacked = matrix_layout((groups * m, k), (rows_stride, ta[-1]), name_a)
+        except ValueError:
+            stacked = None
+    if stacked is not None and b_shared:
+        return MatmulRoute("dense", groups * m, groups, *stacked, trans_b, ldb)
     step_b = _collapse(batch, eb)
-    if rows_stride is not None and groups * m and k and n and not loop:
-        trans_a, lda = matrix_layout((groups * m, k), (rows_stride, ta[-1]), name_a)
-        if step_b == (n if trans_b else k) * ldb:
-            return MatmulRoute("grouped", groups * m, groups, trans_a, lda, trans_b, ldb)
-    trans_a, lda = matrix_layout((m, k), ta[-2:], name_a)
+    if stacked is not None and m and n and k and step_b == (n if trans_b else k) * ldb:
+        return MatmulRoute("grouped", groups * m, groups, *stacked, trans_b, ldb)
     if trans_a and not trans_b and m and n and k and not loop:
         along_k_a = _collapse((*batch, k), (*ea, ta[-1]))
         along_k_b = _collapse((*batch, k), (*eb, tb[-2]))
