@@ -9,9 +9,12 @@ printed as one ``PASS``/``FAIL`` line:
 
 1. ``no-sync``: under ``torch.cuda.set_sync_debug_mode("error")`` (any
    synchronizing call raises) the MoE block below runs forward and backward,
-   every schedule of ``matmul`` runs, and grouped forward, dgrad and wgrad run
-   with ``group_lens`` on the device; ``validate=True`` (the opt-in host
-   check) must be caught as a sync, ``validate="device"`` must not.
+   every schedule of ``matmul`` runs, so do ``x @ W.t()`` (and its backward),
+   ``A.mT @ B``, ``torch.bmm``-style batches and a broadcast A on their first
+   call (each plan's first: the kernels read the views as they lie), and
+   grouped forward, dgrad and wgrad run with ``group_lens`` on the device;
+   ``validate=True`` (the opt-in host check) must be caught as a sync,
+   ``validate="device"`` must not.
 2. ``compile``: a small MoE block (router logits -> softmax -> top-1 ->
    ``group_lens`` counted on the device -> ``grouped_matmul`` GateUp -> SwiGLU
    -> ``grouped_matmul`` Down, plus a dense shared expert through
@@ -202,6 +205,17 @@ def check_no_sync(rep: Report, dtype: torch.dtype, dev: torch.device) -> None:
                 (f"matmul {kind}{'/' + red if red else ''}",
                  lambda k=kind, r=red: gemm_opt.matmul(a, b, schedule=k, reduction=r))
             )  # fmt: skip
+    xb = torch.randn(3, 128, 192, device=dev).to(dtype).requires_grad_()
+    wl = torch.randn(160, 192, device=dev).to(dtype).requires_grad_()
+    b3 = torch.randn(3, 192, 160, device=dev).to(dtype)
+    x3 = xb.detach()
+    calls += [
+        ("matmul x @ W.t() fwd+bwd", lambda: gemm_opt.matmul(xb, wl.t()).sum().backward()),
+        ("matmul A.mT @ B", lambda: gemm_opt.matmul(a.t(), a)),
+        ("matmul bmm (grouped)", lambda: gemm_opt.matmul(x3, b3)),
+        ("matmul bmm A.mT @ B (wgrad kernels)", lambda: gemm_opt.matmul(x3.mT, x3)),
+        ("matmul broadcast A (per batch)", lambda: gemm_opt.matmul(a[:128], b3)),
+    ]
     for name, call in calls:
         torch.cuda.set_sync_debug_mode("error")
         try:

@@ -32,7 +32,8 @@ The backward of ``matmul`` is two more matmuls on transposed views,
 ``dA = dC @ B.mT`` and ``dB = A.mT @ dC``, which the plan runs with the
 transposed-layout kernels (``trans_b``, ``trans_a``), so neither operand is
 copied; a batch that folded into M forward folds into K for ``dB`` (one
-GEMM over every row), and broadcast batch dimensions are summed.
+GEMM over every row), ``bmm``'s ``dB`` runs the wgrad kernels (one launch),
+and broadcast batch dimensions are summed.
 """
 
 from __future__ import annotations

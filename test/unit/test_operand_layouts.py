@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import gemm_opt
@@ -139,14 +139,22 @@ def test_batched_and_broadcast_shapes_equal_numpy(shape_a, shape_b, route) -> No
 @pytest.mark.parametrize(("trans_a", "trans_b"), LAYOUTS)
 def test_batched_layouts_equal_numpy(trans_a, trans_b) -> None:
     """bmm with per-batch transposed operands: B's transposed batches run grouped
-    with ``trans_b``; A transposed per batch runs batch by batch; an A whose
-    batches lie back to back along M when stored transposed runs grouped with
-    ``trans_a``."""
+    with ``trans_b``; A transposed per batch over a row-major B (bmm's dB =
+    A.mT @ dC) runs the wgrad kernels (grouped "k", K lengths), TT batch by
+    batch; an A whose batches lie back to back along M when stored transposed
+    runs grouped with ``trans_a``."""
     rng = np.random.default_rng(9)
     a, b = _ints(rng, (3, 21, 40)), _ints(rng, (3, 40, 19))
     x, y = _stored(a, trans_a, 1), _stored(b, trans_b, 2)
     c = gemm_opt.matmul(x, y)
     assert np.array_equal(c.astype(np.float64), _ref(a, b))
+    plan = P.plan("matmul", x, y, schedule="persistent", **KW)
+    route = "per batch" if plan.sub is not None else plan.spec.grouped
+    assert route == {(False, False): "m", (False, True): "m", (True, False): "k"}.get(
+        (trans_a, trans_b), "per batch"
+    )
+    if route == "k":
+        assert plan.lens == (40, 40, 40) and plan.scalars["K"] == 120
     # A stored (K, 3 * 21): batch i's rows are columns 21 i .. 21 i + 20
     store = np.ascontiguousarray(a.transpose(2, 0, 1).reshape(40, 63))
     x = store.reshape(40, 3, 21).transpose(1, 2, 0)
@@ -286,6 +294,10 @@ def test_gpu_path_launches_on_the_callers_storage(as_cuda) -> None:
         spec, values = as_cuda[-1]
         assert spec.grouped == "m" and values["a"] is x and values["b"] is b
         assert values["group_lens"].tolist() == [32, 32, 32]
+        gemm_opt.matmul(x.mT, _aligned(3, 32, 48))  # bmm's dB = A.mT @ dC: the wgrad kernels
+        spec, values = as_cuda[-1]
+        assert spec.grouped == "k" and values["a"].data_ptr() == x.data_ptr()
+        assert values["group_lens"].tolist() == [32, 32, 32] and values["K"] == 96
         before = len(as_cuda)
         gemm_opt.matmul(x[0], b)  # a broadcast: one launch per batch, on views
         launched = as_cuda[before:]
@@ -399,3 +411,39 @@ def test_the_model_runs_on_the_operands_own_storage(monkeypatch) -> None:
     assert seen["spec"].trans_a and seen["spec"].trans_b
     assert np.shares_memory(seen["a"], x) and np.shares_memory(seen["b"], y)
     assert seen["a"].size == 39 * 24 + 21  # from the first element to the last, K rows of lda
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    batch=st.lists(st.integers(1, 3), max_size=2),
+    how=st.tuples(*[st.lists(st.sampled_from("k1d"), min_size=2, max_size=2)] * 2),
+    mnk=st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(1, 9)),
+    trans=st.tuples(st.booleans(), st.booleans()),
+    pad=st.tuples(st.integers(0, 3), st.integers(0, 3)),
+    step=st.tuples(st.sampled_from([1, 1, 2]), st.sampled_from([1, 1, 2])),
+    seed=st.integers(0, 2**16),
+)
+# One-row batches of a padded column-major A: stacked along M they form no matrix.
+@example([2], (["k", "k"], ["k", "k"]), (1, 1, 2), (True, False), (1, 0), (1, 1), 0)
+def test_any_batched_view_equals_numpy(batch, how, mnk, trans, pad, step, seed) -> None:
+    """Random batch shapes, each operand's batch dimensions kept, broadcast (1) or
+    missing (leading ones: ``d``), row- or column-major matrices with padded leading
+    dimensions, batches sliced with a step: whichever route the plan takes (folded,
+    grouped, wgrad, per batch), C equals numpy's matmul: every such view runs."""
+    m, n, k = mnk
+    rng = np.random.default_rng(seed)
+
+    def operand(which: int, rows: int, cols: int) -> np.ndarray:
+        dims: list[int] = []
+        for d, h in zip(batch, how[which], strict=False):
+            if h == "d" and not dims:
+                continue  # only leading dimensions may be missing
+            dims.append(1 if h == "1" else d)
+        s = step[which]
+        stored = _stored(_ints(rng, (*(d * s for d in dims), rows, cols)), trans[which], pad[which])
+        return stored[tuple(slice(None, None, s) for _ in dims)]
+
+    x, y = operand(0, m, k), operand(1, k, n)
+    got = gemm_opt.matmul(x, y)
+    want = np.matmul(x.astype(np.float64), y.astype(np.float64))
+    assert got.shape == want.shape and np.array_equal(got.astype(np.float64), want)

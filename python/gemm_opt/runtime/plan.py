@@ -268,7 +268,9 @@ class MatmulRoute:
     operands' layouts as stored, all views of the caller's tensors."""
 
     #: "dense" (the batch folded into M, or none), "grouped" (grouped "m" with equal
-    #: group lengths: batches back to back) or "loop" (one dense launch per batch).
+    #: group lengths: batches back to back), "grouped-k" (grouped "k", the wgrad
+    #: kernels, with equal lengths: per-batch transposed A and row-major B, both
+    #: back to back along K) or "loop" (one dense launch per batch).
     how: str
     rows: int  # M of the kernel (dense: batch x M folded)
     groups: int  # batches
@@ -290,6 +292,10 @@ def matmul_route(
     * grouped: both operands' batches back to back (``a`` along M, ``b`` as a
       stack of matrices), run by the grouped "m" kernels with equal group
       lengths: one launch, the batch tiles in one grid;
+    * grouped-k: ``a`` column-major in each batch and ``b`` row-major, both
+      stacks of matrices back to back along K (``A.mT @ dC``, bmm's dB): the
+      stored A is wgrad's (S, M) operand and B its (S, N) one, so the
+      grouped "k" kernels with K lengths run it in one launch;
     * loop: anything else (a broadcast ``a``, sliced batches): one dense launch
       per batch, on views (``loop``: this route whenever there is a batch).
     """
@@ -307,19 +313,31 @@ def matmul_route(
             raise ValueError(f"{name}: negative batch strides {st} (the kernels step forward)")
     b_shared = not any(eb)
     rows_stride = _collapse((*batch, m), (*ea, ta[-2]))
-    if groups <= 1 or (b_shared and rows_stride is not None and not loop):
+    if groups <= 1:
         trans_a, lda = matrix_layout(
             (groups * m, k), (rows_stride or ta[-2], ta[-1]), name_a, align
         )
         trans_b, ldb = matrix_layout((k, n), tb[-2:], "b", align)
         return MatmulRoute("dense", groups * m, groups, trans_a, lda, trans_b, ldb)
+    trans_a, lda = matrix_layout((m, k), ta[-2:], name_a, align)  # each batch's
     trans_b, ldb = matrix_layout((k, n), tb[-2:], "b", align)
+    # a's batches stacked along M, read as one matrix (None where they do not form one)
+    stacked = None
+    if rows_stride is not None and not loop:
+        try:
+            stacked = matrix_layout((groups * m, k), (rows_stride, ta[-1]), name_a, align)
+        except ValueError:
+            stacked = None
+    if stacked is not None and b_shared:
+        return MatmulRoute("dense", groups * m, groups, *stacked, trans_b, ldb)
     step_b = _collapse(batch, eb)
-    if rows_stride is not None and groups * m and k and n and not loop:
-        trans_a, lda = matrix_layout((groups * m, k), (rows_stride, ta[-1]), name_a, align)
-        if step_b == (n if trans_b else k) * ldb:
-            return MatmulRoute("grouped", groups * m, groups, trans_a, lda, trans_b, ldb)
-    trans_a, lda = matrix_layout((m, k), ta[-2:], name_a, align)
+    if stacked is not None and m and n and k and step_b == (n if trans_b else k) * ldb:
+        return MatmulRoute("grouped", groups * m, groups, *stacked, trans_b, ldb)
+    if trans_a and not trans_b and m and n and k and not loop:
+        along_k_a = _collapse((*batch, k), (*ea, ta[-1]))
+        along_k_b = _collapse((*batch, k), (*eb, tb[-2]))
+        if along_k_a == lda and along_k_b == ldb:
+            return MatmulRoute("grouped-k", m, groups, True, lda, False, ldb)
     offsets = []
     for i in range(groups):
         oa = ob = 0
@@ -753,37 +771,46 @@ def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
             return _traced(None, "matmul", backend, dtype, out_shape)
         return _traced(_spec(kind, red, "none", dtype, cfg, X), "matmul", backend, dtype, out_shape)
     route = matmul_route(a, b, batch)
-    if route.how == "grouped" and kind not in (AUTO, *S.GROUPED_KINDS, "data-parallel"):
+    if route.how.startswith("grouped") and kind not in (AUTO, *S.GROUPED_KINDS, "data-parallel"):
         route = matmul_route(a, b, batch, loop=True)  # the named schedule, batch by batch
     if backend == "cuda":
         _check_cuda_ptr(a, "a", route.offsets, 0)
         _check_cuda_ptr(b, "b", route.offsets, 1)
     if route.how == "loop":
         return _loop_plan(a, b, route, out_shape, backend, dtype, kw)
-    grouped = route.how == "grouped"
+    form = {"grouped": "m", "grouped-k": "k"}.get(route.how, "none")
+    grouped = form != "none"
     rows, groups = route.rows, route.groups
     if grouped and kind == "data-parallel":
         # Batches back to back run as one grid of every batch's tiles: the grouped
         # kernels, whose schedule is persistent (one program per SM, tile by tile).
         kind = S.GROUPED_KINDS[0]
+    total_k = k * groups if form == "k" else k  # wgrad's K: every batch's
     if backend == "cuda" and kw["config"] is None and kind != AUTO:  # auto resolves its own
-        form = "m" if grouped else "none"
         cfg = _shape_config(a, rows, n, form, None if grouped else red, groups, kind=kind)
     auto = kind == AUTO
-    problem = ("fwd", rows, n, k, groups) if grouped else ("dense", rows, n, k, 1)
+    problem = {
+        "none": ("dense", rows, n, k, 1),
+        "m": ("fwd", rows, n, k, groups),
+        "k": ("wgrad", rows, n, total_k, groups),
+    }[form]
     kind, red, cfg = resolve_auto(kind, red, cfg, problem, backend, dtype, a, P, X)
-    form = "m" if grouped else "none"
-    spec = _spec(kind, red, form, dtype, cfg, X, route.trans_b, route.trans_a)
+    spec = _spec(kind, red, form, dtype, cfg, X, route.trans_b, route.trans_a and form != "k")
     _check_group_m(spec, n)
-    scalars = {"M": rows, "N": n, "K": k, "lda": route.lda, "ldb": route.ldb, "ldc": n}
+    scalars = {"M": rows, "N": n, "K": total_k, "lda": route.lda, "ldb": route.ldb, "ldc": n}
     lens = None
     tiles = S.tile_count(rows, n, cfg.block_m, cfg.block_n)
+    bm, bn = cfg.block_m, cfg.block_n
+    if form == "m":
+        lens = (m,) * groups
+        tiles = S.grouped_tiles("m", lens, m=0, n=n, k=k, block_m=bm, block_n=bn).total_tiles
+    elif form == "k":  # G grids of M x N tiles
+        lens = (k,) * groups
+        tiles = S.grouped_tiles_bound(
+            "k", groups, rows=total_k, m=rows, n=n, block_m=bm, block_n=bn
+        )
     if grouped:
         scalars["num_groups"] = groups
-        lens = (m,) * groups
-        tiles = S.grouped_tiles(
-            "m", lens, m=0, n=n, k=k, block_m=cfg.block_m, block_n=cfg.block_n
-        ).total_tiles
     return GemmPlan(
         op="matmul",
         backend=backend,
@@ -1267,7 +1294,10 @@ def device_lens(plan: GemmPlan, group_lens: Any, device: Any) -> Any:
 
     if group_lens is None:  # a batched matmul's equal lengths: made once per plan
         if plan.device_lens is None:
-            plan.device_lens = torch.tensor(plan.lens, dtype=torch.int32, device=device)
+            # a fill on the device: no host-to-device copy, so no sync
+            assert plan.lens is not None
+            size, length = len(plan.lens), plan.lens[0] if plan.lens else 0
+            plan.device_lens = torch.full((size,), length, dtype=torch.int32, device=device)
         return plan.device_lens
     if plan.lens is not None:
         return torch.tensor(plan.lens, dtype=torch.int32, device=device)
