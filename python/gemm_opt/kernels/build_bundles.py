@@ -36,10 +36,13 @@ TARGETS = ("cuda:90",)
 #: only; ``picked`` (the default) also NT, TN and TT for the dense kernels a call
 #: runs without naming a config: data-parallel on every configuration (the default
 #: schedule, ``matmul``'s backward, batches run one by one) and the dense picks of
-#: ``schedule="auto"``: the tuned table's, and its fallback rule's atomic stream-K
-#: on the configurations of outputs below half a wave; ``all``: every dense kernel
-#: in all four.
+#: ``schedule="auto"``: the tuned table's, and atomic stream-K on the
+#: configurations of outputs below half a wave (``auto`` picks only among the
+#: bundled kernels of a layout); ``all``: every dense kernel in all four.
 LAYOUT_SETS = ("nn", "picked", "all")
+#: The wave fraction at or below which a shape class counts as few-tile: ``picked``
+#: bundles its atomic stream-K in every layout.
+FEW_TILES_WAVE = 0.5
 #: (trans_a, trans_b) of NT, TN and TT.
 TRANSPOSED = ((False, True), (True, False), (True, True))
 
@@ -81,11 +84,9 @@ def _transposed_specs(specs: list[S.KernelSpec], layouts: str) -> list[S.KernelS
             for problem, choice, dtype in autotune.load_table("cuda:90") or []
             if problem.op == "dense"
         }
-        # The fallback's stream-K: the classes that may fill at most half a wave, and
-        # the class of outputs no class takes (one row).
-        few = {
-            n for n, wave, _ in h100.GPU_SHAPE_CLASSES if wave <= autotune.FALLBACK_MAX_TILE_FILL
-        }
+        # Atomic stream-K of few-tile outputs: the classes that may fill at most half a
+        # wave, and the class of outputs no class takes (one row).
+        few = {n for n, wave, _ in h100.GPU_SHAPE_CLASSES if wave <= FEW_TILES_WAVE}
         few_tiles = {GPU_CONFIGS[n] for n in (*few, h100.gpu_config_name(1, 1))}
 
         def picked(s: S.KernelSpec) -> bool:
