@@ -18,6 +18,15 @@ every estimate (median, 90th percentile, worst), and per problem whether the
 model's pick is the measured best (all candidates, and without atomics) and how
 much slower the pick measured than the best (the regret).
 
+Split-K is not in the tuning run; its points come from
+``stream_k_fixups.py``'s report (``--split-k``, default
+``benchmarks/h100/results/stream_k_fixups_split_k_h200.txt``: NVIDIA H200,
+2026-11-27, CUDA-graph GPU time, warm L2; three shapes, S = 1, 2, 4 or 2, 4,
+8). They are estimated on the GPU they ran on (the H200's datasheet HBM
+bandwidth, :data:`DEVICES`), enter the fit with the others, and get their
+own quality block (the relative errors, and per shape whether the model
+ranks the measured best S first).
+
     .venv/bin/python benchmarks/h100/fit_cost_model.py \\
         --results benchmarks/h100/results/autotune/tune_partial.json \\
         --table python/gemm_opt/kernels/tuned/cuda90.json \\
@@ -51,10 +60,41 @@ class Point:
     work: C.Workload
     cand: C.Candidate
     us: float
+    #: The GPU the point was measured on (datasheet figures).
+    device: C.Device
 
 
-def load_points(path: Path) -> list[Point]:
-    """The timed, correct candidates of a tuning run."""
+#: Datasheet figures of the GPUs points come from, by the name a report prints
+#: (the H200: the H100's SMs and tensor cores, 4.8 TB/s of HBM3e).
+DEVICES = {
+    "NVIDIA H100 80GB HBM3": C.Device(),
+    "NVIDIA H200": replace(C.Device(), hbm_bytes_per_us=4.8e6),
+}
+
+
+def load_split_k_points(path: Path) -> list[Point]:
+    """The split-K rows of a ``stream_k_fixups.py`` report: ``MxNxK class split-k grid
+    P programs us us ... slices S ...``, on the GPU its first line names."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    gpu = lines[0].split(",")[0].strip()
+    if gpu not in DEVICES:
+        raise ValueError(f"{path}: GPU {gpu!r} has no datasheet figures here ({list(DEVICES)})")
+    out = []
+    for line in lines[1:]:
+        cols = line.split()
+        if len(cols) < 12 or cols[0] == "==" or cols[2] != "split-k":
+            continue
+        m, n, k = (int(x) for x in cols[0].split("x"))
+        name = cols[1]
+        split = int(cols[cols.index("slices") + 1])
+        work = C.Workload("dense", m, n, k, 1, "bf16")
+        cand = C.Candidate("split-k", None, h100.GPU_CONFIGS[name], name, split)
+        out.append(Point(f"split-k {cols[0]}", work, cand, float(cols[6]), DEVICES[gpu]))
+    return out
+
+
+def load_points(path: Path, device: C.Device) -> list[Point]:
+    """The timed, correct candidates of a tuning run, measured on ``device``."""
     names = {cfg: name for name, cfg in h100.GPU_CONFIGS.items()}
     doc = json.loads(path.read_text(encoding="utf-8"))
     out = []
@@ -68,16 +108,16 @@ def load_points(path: Path) -> list[Point]:
                 continue
             cfg = S.GemmConfig(**row["config"])
             cand = C.Candidate(row["schedule"], row["reduction"], cfg, names.get(cfg, ""))
-            out.append(Point(key, work, cand, 1000.0 * row["median_ms"]))
+            out.append(Point(key, work, cand, 1000.0 * row["median_ms"], device))
     return out
 
 
-def predict(points: list[Point], cal: C.Calibration, device: C.Device) -> list[float]:
-    return [C.estimate(p.cand, p.work, device, cal).us for p in points]
+def predict(points: list[Point], cal: C.Calibration) -> list[float]:
+    return [C.estimate(p.cand, p.work, p.device, cal).us for p in points]
 
 
-def loss(points: list[Point], cal: C.Calibration, device: C.Device) -> float:
-    pred = predict(points, cal, device)
+def loss(points: list[Point], cal: C.Calibration) -> float:
+    pred = predict(points, cal)
     return statistics.fmean((math.log(e / p.us)) ** 2 for e, p in zip(pred, points, strict=True))
 
 
@@ -134,19 +174,19 @@ def nelder_mead(f, x0: list[float], step: float = 0.5, iters: int = 1500, tol: f
     return simplex[i], values[i]
 
 
-def fit(points: list[Point], device: C.Device, rounds: int = 3) -> C.Calibration:
+def fit(points: list[Point], rounds: int = 3) -> C.Calibration:
     """Nelder-Mead from the module's defaults, restarted ``rounds`` times (a restart
     rebuilds the simplex around the best point, which escapes a collapsed one)."""
     x = [math.log(v) for v in C.Calibration().to_json().values()]
     for _ in range(rounds):
-        x, _ = nelder_mead(lambda v: loss(points, _calibration(v), device), x)
+        x, _ = nelder_mead(lambda v: loss(points, _calibration(v)), x)
     return _calibration(x)
 
 
-def quality(points: list[Point], cal: C.Calibration, device: C.Device) -> dict[str, Any]:
+def quality(points: list[Point], cal: C.Calibration) -> dict[str, Any]:
     """Relative errors and pick accuracy of ``cal`` on ``points`` (picks ranked as
     :func:`~gemm_opt.runtime.cost_model.rank` ranks them)."""
-    ests = [C.estimate(p.cand, p.work, device, cal) for p in points]
+    ests = [C.estimate(p.cand, p.work, p.device, cal) for p in points]
     errors = sorted(abs(e.us / p.us - 1.0) for e, p in zip(ests, points, strict=True))
     by_problem: dict[str, list[tuple[C.Estimate, Point]]] = {}
     for e, p in zip(ests, points, strict=True):
@@ -175,6 +215,12 @@ def quality(points: list[Point], cal: C.Calibration, device: C.Device) -> dict[s
     return out
 
 
+def _relative(path: Path) -> str:
+    """``path`` relative to the repository where it lies inside it."""
+    full = path.resolve()
+    return str(full.relative_to(REPO)) if full.is_relative_to(REPO) else str(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -184,18 +230,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--table", type=Path, default=REPO / "python/gemm_opt/kernels/tuned/cuda90.json"
     )
+    parser.add_argument(
+        "--split-k", type=Path,
+        default=REPO / "benchmarks/h100/results/stream_k_fixups_split_k_h200.txt",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, help="where to write the calibration (else print only)")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     table = json.loads(args.table.read_text(encoding="utf-8"))
-    points = load_points(args.results)
+    points = load_points(args.results, replace(C.Device(), sms=table["provenance"]["sms"]))
     if not points:
         print(f"{args.results}: no timed candidates", file=sys.stderr)
         return 2
-    device = replace(C.Device(), sms=table["provenance"]["sms"])
-    cal = fit(points, device, args.rounds)
-    q = quality(points, cal, device)
-    for key, value in q.items():
+    split = load_split_k_points(args.split_k)
+    cal = fit(points + split, args.rounds)
+    q = quality(points, cal)
+    q["split_k"] = quality(split, cal)
+    for key, value in [*q.items(), *(("split_k " + k, v) for k, v in q["split_k"].items())]:
+        if isinstance(value, dict):
+            continue
         print(f"{key:28} {value:.3f}" if isinstance(value, float) else f"{key:28} {value}")
     if args.out:
         doc = {
@@ -203,10 +256,9 @@ def main(argv: list[str] | None = None) -> int:
             "version": C.CALIBRATION_VERSION,
             "target": TARGET,
             "fitted_to": {
-                "results": str(args.results.resolve().relative_to(REPO))
-                if args.results.resolve().is_relative_to(REPO)
-                else str(args.results),
+                "results": _relative(args.results),
                 "provenance": table["provenance"],
+                "split_k": _relative(args.split_k),
                 "command": "benchmarks/h100/fit_cost_model.py",
             },
             "quality": q,

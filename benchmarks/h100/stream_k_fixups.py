@@ -15,11 +15,12 @@ per SM: fewer contributors per tile, fewer partials to add). Configurations:
 the shape class's (``class``, what ``config=None`` runs) and ``mid``
 (128x128 tiles: half the operand traffic per flop of 64x64, fewer tiles).
 
-Split-K (``schedule="split-k"``, deterministic whatever the grid) runs its
-shape class (:data:`~gemm_opt.kernels.h100_configs.SPLIT_K_CLASSES`) with
+Split-K (``schedule="split-k"``, deterministic whatever the grid) runs each
+configuration it is bundled for (:data:`~gemm_opt.kernels.h100_configs.SPLIT_K_CLASSES`) with
 ``num_programs`` one, two and four times the SMs (``sm``, ``2sm``, ``4sm``):
 ``S`` is the most slices per tile that fit (:func:`gemm_opt.core.schedules.split_k_count`),
 and no program waits, so a grid past the resident programs is allowed.
+Last, per shape, what ``schedule="auto"`` picks there and its time.
 
     PYTHONPATH=python python3 benchmarks/h100/stream_k_fixups.py [--out FILE]
 
@@ -84,8 +85,9 @@ def cases() -> list[Case]:
         for grid in GRIDS
     ]
     split_k = [
-        Case(m, n, k, None, grid, "class", "split-k")
+        Case(m, n, k, None, grid, cfg, "split-k")
         for m, n, k in SHAPES
+        for cfg in h100.SPLIT_K_CLASSES
         for grid in SPLIT_K_GRIDS
     ]
     return stream_k + split_k
@@ -132,6 +134,18 @@ def run_case(torch: Any, case: Case, a: Any, b: Any, ref: Any, mag: Any, say: An
     )
 
 
+def run_auto(torch: Any, a: Any, b: Any, say: Any) -> None:
+    """What ``schedule="auto"`` runs on ``a @ b`` (its plan) and its time."""
+    import gemm_opt
+    from gemm_opt.runtime import plan as plans
+
+    kw = dict(schedule="auto", reduction=None, config=None, num_programs=None)
+    us = graph_us(torch, lambda: gemm_opt.matmul(a, b, **kw))
+    plan = plans.plan("matmul", a, b, num_xcds=1, out=None, seed=None, **kw)
+    spec = plan.spec
+    say(f"== auto: {spec.name} P {plan.programs}  {us:.1f} us")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, help="also write the report here")
@@ -152,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         for case in cases():
             if (case.m, case.n, case.k) == (m, n, k):
                 run_case(torch, case, a, b, ref, mag, say)
+        run_auto(torch, a, b, say)
     say.write(args.out)
     return 0
 

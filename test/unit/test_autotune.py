@@ -130,14 +130,20 @@ def test_no_table_resolves_by_the_cost_model(tmp_path: Path, problem: A.Problem)
 
 def test_candidates_are_what_the_bundles_hold() -> None:
     """Every kind x reduction x bundled config built for it: no fix-up on the wide
-    class, grouped operations persistent only, atomic only when allowed."""
+    class, split-K on its classes with each of its factors, grouped operations
+    persistent only, atomic only when allowed."""
+    from gemm_opt.runtime import cost_model as C
+
     dense = A.candidates("dense")
     assert all(c.reduction != "atomic" for c in dense)
     labels = {c.label for c in A.candidates("dense", allow_atomic=True)}
     assert "stream-k/atomic wide" in labels and "stream-k/linear wide" not in labels
+    assert "split-k small S=2" in labels and "split-k mid S=2" not in labels
     n = len(h100.GPU_CONFIGS)
-    assert len(A.candidates("dense", allow_atomic=True)) == 3 * n + n + 2 * (n - 1)
-    assert len(dense) == 3 * n + 2 * (n - 1)
+    splits = len(h100.SPLIT_K_CLASSES) * len(C.SPLIT_K_FACTORS)
+    assert len(A.candidates("dense", allow_atomic=True)) == 3 * n + n + 2 * (n - 1) + splits
+    assert len(dense) == 3 * n + 2 * (n - 1) + splits
+    assert {c.split_k for c in dense if c.schedule == "split-k"} == set(C.SPLIT_K_FACTORS)
     for op in ("fwd", "dgrad", "wgrad"):
         assert [(c.schedule, c.config) for c in A.candidates(op)] == [
             ("persistent", cfg) for cfg in h100.GPU_CONFIGS.values()
@@ -145,8 +151,8 @@ def test_candidates_are_what_the_bundles_hold() -> None:
 
 
 def test_a_registered_kind_joins_the_candidates(monkeypatch) -> None:
-    """A new kind (here a stand-in "split-k" with a split factor per config) competes
-    once it registers an estimate; its variants come from the base configs."""
+    """A new kind (here a stand-in with two GROUP_M variants per config) competes
+    once it registers an estimate; its variants come from the base candidates."""
     from dataclasses import replace
 
     from gemm_opt.runtime import cost_model as C
@@ -158,14 +164,16 @@ def test_a_registered_kind_joins_the_candidates(monkeypatch) -> None:
 
     C.register_kind(
         C.KindModel(
-            "split-k", cheap, variants=lambda cfg: [replace(cfg, group_m=g) for g in (1, 2)]
+            "stand-in",
+            cheap,
+            variants=lambda c: [replace(c, config=replace(c.config, group_m=g)) for g in (1, 2)],
         )
     )
-    cands = [c for c in A.candidates("dense") if c.schedule == "split-k"]
+    cands = [c for c in A.candidates("dense") if c.schedule == "stand-in"]
     assert len(cands) == 2 * len(h100.GPU_CONFIGS)
     best = A.rank(A.Problem("dense", 512, 512, 512), "bf16")[0]
-    assert (best.candidate.schedule, best.candidate.config.group_m, best.us) == ("split-k", 1, 1.5)
-    assert A.candidates("fwd") == [c for c in A.candidates("fwd") if c.schedule != "split-k"]
+    assert (best.candidate.schedule, best.candidate.config.group_m, best.us) == ("stand-in", 1, 1.5)
+    assert A.candidates("fwd") == [c for c in A.candidates("fwd") if c.schedule != "stand-in"]
     with pytest.raises(TypeError, match="expected a KindModel"):
         C.register_kind(cheap)
 
@@ -495,7 +503,7 @@ def test_auto_on_cuda_uses_the_device_target_and_compute_units(monkeypatch, tmp_
         gpu(sms)
         got = P.resolve_auto("auto", red, None, problem, "cuda", "bf16", a, None, 1)
         pick = A.resolve(A.Problem(*problem), "bf16", sms=sms, allow_atomic=red == "atomic")
-        assert got == (pick.schedule, pick.reduction, pick.config)
+        assert got == (pick.schedule, pick.reduction, pick.config, pick.split_k)
         assert (seen[-1]["target"], seen[-1]["sms"]) == ("cuda:90", sms)
         assert seen[-1]["allow_atomic"] is (red == "atomic")
 

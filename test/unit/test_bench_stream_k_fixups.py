@@ -26,7 +26,8 @@ def test_every_case_runs_a_bundled_kernel():
     bundled = {(s.kind, s.reduction, s.dtype, s.block_m, s.block_n, s.block_k, s.num_warps)
                for s in bundle_specs(("bf16",))}  # fmt: skip
     cases = bench.cases()
-    assert len(cases) == len(bench.SHAPES) * (3 * 2 * 2 + len(bench.SPLIT_K_GRIDS))
+    splits = len(h100.SPLIT_K_CLASSES) * len(bench.SPLIT_K_GRIDS)
+    assert len(cases) == len(bench.SHAPES) * (3 * 2 * 2 + splits)
     assert {c.schedule for c in cases} == {"stream-k", "split-k"}
     for case in cases:
         cfg = h100.GPU_CONFIGS[case.config_name(H100_SMS)]

@@ -96,16 +96,34 @@ def test_more_k_never_cheapens_the_best_fixed_grid_candidate(problem, more) -> N
 
 
 def test_stream_k_falls_back_below_one_iteration_per_program() -> None:
-    """The non-monotone case the test above leaves out, pinned: 3x123 in 64x64 tiles is
-    2 tiles; K 6207 gives 98 iterations (fewer than the 132 programs: no split, one
-    program runs 49), K 12414 gives 196 (split, 2 per program), which costs less."""
+    """Fewer K iterations in all than resident programs: 3x123 in 64x64 tiles is 2
+    tiles; K 6207 gives 98 iterations. On 132 programs the split would fall back to
+    whole tiles (one program runs 49); auto launches at most 98 (one each) instead,
+    so twice the K (196 iterations, 132 programs) no longer costs less."""
     cand = next(
         c for c in A.candidates("dense", allow_atomic=True) if c.label == "stream-k/atomic small"
     )
     short, long_ = A.Problem("dense", 3, 123, 6207), A.Problem("dense", 3, 123, 12414)
-    assert _est(long_, cand) < _est(short, cand)
-    assert C.stream_k_shape(2, 49, 132, "atomic")[0] == 49.0
-    assert C.stream_k_shape(2, 97, 132, "atomic")[0] == 2.0
+    assert _est(short, cand) < _est(long_, cand)
+    assert C.stream_k_shape(2, 49, 132, "atomic")[0] == 49.0  # the fallback it avoids
+    assert C.stream_k_programs(2, 49, 132) == 98
+    assert C.stream_k_shape(2, 49, 98, "atomic")[0] == 1.0
+    assert C.stream_k_programs(2, 98, 132) <= 132
+    assert (
+        C.estimate(cand, C.Workload("dense", 3, 123, 6207, 1, "bf16"), DEVICE, CAL).programs == 98
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(tiles=st.integers(1, 300), ipt=st.integers(1, 200), resident=st.integers(1, 400))
+def test_auto_stream_k_never_launches_more_programs_than_iterations(tiles, ipt, resident) -> None:
+    """What auto launches for stream-K never falls back to whole tiles for lack of work:
+    at most the resident programs and at most the iterations, so the only split
+    without a stream-K phase is whole waves of tiles."""
+    p = C.stream_k_programs(tiles, ipt, resident)
+    assert 1 <= p <= min(resident, tiles * ipt)
+    if S.stream_k_partition(tiles, ipt, p).fallback:
+        assert tiles % p == 0
 
 
 @settings(max_examples=40, deadline=None)
@@ -252,13 +270,28 @@ def test_the_packaged_calibration_reproduces_its_stated_quality(F) -> None:
     """The figures stored with the constants are what the model computes with them on
     the measurements they were fitted to (the docs quote them)."""
     doc = _doc()
-    points = F.load_points(H100.parents[1] / doc["fitted_to"]["results"])
     device = replace(DEVICE, sms=doc["fitted_to"]["provenance"]["sms"])
-    got = F.quality(points, A.calibration("cuda:90"), device)
-    for key in ("points", "problems", "pick_is_best_all", "pick_is_best_deterministic"):
-        assert got[key] == doc["quality"][key], key
-    for key in ("median_rel_error", "worst_rel_error", "regret_geomean_deterministic"):
-        assert got[key] == pytest.approx(doc["quality"][key], rel=1e-2), key
+    points = F.load_points(H100.parents[1] / doc["fitted_to"]["results"], device)
+    cal = A.calibration("cuda:90")
+    got = F.quality(points, cal)
+    split = F.quality(F.load_split_k_points(H100.parents[1] / doc["fitted_to"]["split_k"]), cal)
+    for have, want in ((got, doc["quality"]), (split, doc["quality"]["split_k"])):
+        for key in ("points", "problems", "pick_is_best_all", "pick_is_best_deterministic"):
+            assert have[key] == want[key], key
+        for key in ("median_rel_error", "worst_rel_error", "regret_geomean_deterministic"):
+            assert have[key] == pytest.approx(want[key], rel=1e-2), key
+
+
+def test_the_split_k_report_is_read_on_its_own_gpu(F) -> None:
+    """The H200 report's nine split-K rows: shape, class, S and time, on the H200's figures."""
+    doc = _doc()
+    points = F.load_split_k_points(H100.parents[1] / doc["fitted_to"]["split_k"])
+    got = {(p.work.m, p.work.n, p.work.k, p.cand.name, p.cand.split_k): p.us for p in points}
+    assert len(got) == 9
+    assert got[(512, 512, 8192, "small", 2)] == 15.4
+    assert got[(128, 7168, 2048, "narrow", 1)] == 9.9
+    assert {p.device for p in points} == {F.DEVICES["NVIDIA H200"]}
+    assert F.DEVICES["NVIDIA H200"].hbm_bytes_per_us > DEVICE.hbm_bytes_per_us
 
 
 def test_the_fit_recovers_constants_from_synthetic_timings(F) -> None:
@@ -272,11 +305,11 @@ def test_the_fit_recovers_constants_from_synthetic_timings(F) -> None:
         work = C.Workload("dense", p.m, p.n, p.k, 1, "bf16")
         for cand in A.candidates("dense", allow_atomic=True):
             us = C.estimate(cand, work, DEVICE, truth).us
-            points.append(F.Point(str(p), work, cand, us))
-    start = F.loss(points, CAL, DEVICE)
-    fitted = F.fit(points, DEVICE, rounds=1)
-    assert F.loss(points, fitted, DEVICE) < start / 10
-    q = F.quality(points, fitted, DEVICE)
+            points.append(F.Point(str(p), work, cand, us, DEVICE))
+    start = F.loss(points, CAL)
+    fitted = F.fit(points, rounds=1)
+    assert F.loss(points, fitted) < start / 10
+    q = F.quality(points, fitted)
     # measured ties (candidates the true constants cost alike) make "is the best" moot:
     # the pick's measured time is what counts
     assert q["regret_worst_all"] < 1.02 and q["regret_worst_deterministic"] < 1.02

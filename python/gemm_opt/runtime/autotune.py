@@ -15,6 +15,12 @@ bundle's hash). A call resolves in two steps (:func:`resolve`):
    constants fitted to the table's run (``<target folder>.cost.json`` beside
    the table, else the packaged one).
 
+Both steps take only kernels that can run where the call runs: a caller on
+the GPU passes ``available`` (:class:`Available`: the loaded bundle's own
+index of kernel names, for the call's operand layout), so a candidate the
+bundles lack is skipped for the next one, and :func:`explain` lists what was
+skipped; the model runs any kernel (``available=None``).
+
 **Bitwise reproducible by default**: atomic stream-K (whose adds into C land
 in the order programs finish) is a candidate only when the caller allows it
 (``allow_atomic``: ``reduction="atomic"`` with ``schedule="auto"``).
@@ -32,6 +38,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -162,6 +169,9 @@ class Choice:
     config: S.GemmConfig
     source: str
     tuned: Problem | None = None
+    #: Split-K's slices per tile (the launch runs ``tiles * split_k`` programs); None
+    #: for the other kinds.
+    split_k: int | None = None
 
 
 # ---- tables -------------------------------------------------------------------------------
@@ -329,13 +339,29 @@ def table_version(target: str, root: str | os.PathLike[str] | None = None) -> tu
 # ---- the cost model's candidates and constants --------------------------------------------
 
 
+@dataclass(frozen=True)
+class Available:
+    """Which candidates can run where a call runs: ``runs(schedule, reduction, config)``
+    says whether that kernel is there (the GPU: in the loaded bundles, for the call's
+    operand layout and form), and ``key`` names that set for the memo of choices (e.g.
+    the bundle folder and the layout). None where any kernel runs (the model, or a GPU
+    whose missing kernels are built on demand)."""
+
+    key: Hashable
+    runs: Callable[[str, str | None, S.GemmConfig], bool]
+
+    def __call__(self, cand: C.Candidate | Choice) -> bool:
+        return self.runs(cand.schedule, cand.reduction, cand.config)
+
+
 def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
     """What ``auto`` chooses among for ``op``: every registered kind
     (:func:`~gemm_opt.runtime.cost_model.register_kind`) that runs ``op``, with each
     reduction it takes (atomic only if ``allow_atomic``), on each bundled GPU config
-    built for that reduction (:func:`~gemm_opt.kernels.h100_configs.config_serves`), in
-    a fixed order (ties in the ranking keep it)."""
-    out = []
+    built for that kind and reduction (:func:`~gemm_opt.kernels.h100_configs.config_serves`),
+    expanded into the kind's variants (split-K's slices), in a fixed order (ties in the
+    ranking keep it)."""
+    out: list[C.Candidate] = []
     for model in C.kind_models():
         if op not in model.ops:
             continue
@@ -343,10 +369,10 @@ def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
             if red == "atomic" and not allow_atomic:
                 continue
             for name, base in h100.GPU_CONFIGS.items():
-                if not h100.config_serves(name, red):
+                if not h100.config_serves(name, red, model.kind):
                     continue
-                variants = model.variants(base) if model.variants else (base,)
-                out.extend(C.Candidate(model.kind, red, cfg, name) for cfg in variants)
+                cand = C.Candidate(model.kind, red, base, name)
+                out.extend(model.variants(cand) if model.variants else (cand,))
     return out
 
 
@@ -385,17 +411,19 @@ def choose(
     sms: int | None = None,
     root: str | os.PathLike[str] | None = None,
     allow_atomic: bool = False,
+    available: Available | None = None,
 ) -> Choice:
     """:func:`resolve` of ``Problem(op, m, n, k, groups)``, memoized until the table or
-    its calibration changes."""
+    its calibration changes (and per set of ``available`` kernels)."""
     base = os.fspath(root or os.environ.get(TUNED_DIR_ENV) or DEFAULT_TUNED_DIR)
+    kernels = None if available is None else available.key
     key = (base, _table_version(base, target), op, m, n, k, groups, dtype, target, sms,
-           allow_atomic)  # fmt: skip
+           allow_atomic, kernels)  # fmt: skip
     choice = _resolved.get(key)
     if choice is None:
         choice = resolve(
             Problem(op, m, n, k, groups), dtype, target=target, sms=sms, root=base,
-            allow_atomic=allow_atomic,
+            allow_atomic=allow_atomic, available=available,
         )  # fmt: skip
         if len(_resolved) >= MEMO_SIZE:
             _resolved.clear()
@@ -404,11 +432,16 @@ def choose(
 
 
 def _exact_hit(
-    problem: Problem, dtype: str, target: str, root: Any, allow_atomic: bool
+    problem: Problem,
+    dtype: str,
+    target: str,
+    root: Any,
+    allow_atomic: bool,
+    available: Available | None = None,
 ) -> Choice | None:
     for p, choice, d in load_table(target, root) or []:
         if p == problem and d == dtype and (allow_atomic or choice.reduction != "atomic"):
-            return choice
+            return choice if available is None or available(choice) else None
     return None
 
 
@@ -420,19 +453,23 @@ def resolve(
     sms: int | None = None,
     root: str | os.PathLike[str] | None = None,
     allow_atomic: bool = False,
+    available: Available | None = None,
 ) -> Choice:
     """The schedule, reduction and config ``schedule="auto"`` runs ``problem`` with: the
-    table's choice on an exact hit, else the cost model's fastest candidate.
+    table's choice on an exact hit, else the cost model's fastest candidate; both only
+    among the ``available`` kernels (None: any). Where none is available, the fastest
+    of all: its launch then says which kernel is missing and how to build it.
 
     ``sms``: the device's compute units (default the target's nominal count);
     ``allow_atomic``: whether atomic stream-K may be chosen (its bits vary run to run).
     """
-    hit = _exact_hit(problem, dtype, target, root, allow_atomic)
+    hit = _exact_hit(problem, dtype, target, root, allow_atomic, available)
     if hit is not None:
         return hit
-    best = rank(problem, dtype, target=target, sms=sms, root=root, allow_atomic=allow_atomic)[0]
-    cand = best.candidate
-    return Choice(cand.schedule, cand.reduction, cand.config, "model")
+    ranked = rank(problem, dtype, target=target, sms=sms, root=root, allow_atomic=allow_atomic)
+    runs = [e for e in ranked if available is None or available(e.candidate)]
+    cand = (runs or ranked)[0].candidate
+    return Choice(cand.schedule, cand.reduction, cand.config, "model", split_k=cand.split_k)
 
 
 def rank(
@@ -444,15 +481,17 @@ def rank(
     root: str | os.PathLike[str] | None = None,
     allow_atomic: bool = False,
 ) -> list[C.Estimate]:
-    """Every candidate's estimate for ``problem``, fastest first."""
+    """Every candidate's estimate for ``problem``, fastest first (split-K only with
+    ``S`` at most the iterations per tile: a larger ``S`` launches a smaller one)."""
     if dtype not in S.DTYPES:
         raise ValueError(f"dtype must be one of {tuple(S.DTYPES)}, got {dtype!r}")
-    return C.rank(
-        candidates(problem.op, allow_atomic=allow_atomic),
-        _work(problem, dtype),
-        device(target, sms),
-        calibration(target, root),
-    )
+    work = _work(problem, dtype)
+    cands = [
+        c
+        for c in candidates(problem.op, allow_atomic=allow_atomic)
+        if c.split_k is None or c.split_k <= max(S.iters_per_tile(work.tile_k, c.config.block_k), 1)
+    ]
+    return C.rank(cands, work, device(target, sms), calibration(target, root))
 
 
 # ---- explain ------------------------------------------------------------------------------
@@ -470,10 +509,13 @@ class Explanation:
     allow_atomic: bool
     choice: Choice
     estimates: tuple[C.Estimate, ...]
+    #: Candidates the call's kernels lack (:class:`Available`), fastest first: skipped.
+    missing: tuple[C.Estimate, ...] = ()
 
     def _is_choice(self, cand: C.Candidate) -> bool:
         c = self.choice
-        return (cand.schedule, cand.reduction, cand.config) == (c.schedule, c.reduction, c.config)
+        mine = (cand.schedule, cand.reduction, cand.config, cand.split_k)
+        return mine == (c.schedule, c.reduction, c.config, c.split_k)
 
     @property
     def estimated_us(self) -> float | None:
@@ -493,7 +535,9 @@ class Explanation:
     def __str__(self) -> str:
         p, c = self.problem, self.choice
         names = {cfg: name for name, cfg in h100.GPU_CONFIGS.items()}
-        label = C.Candidate(c.schedule, c.reduction, c.config, names.get(c.config, "")).label
+        label = C.Candidate(
+            c.schedule, c.reduction, c.config, names.get(c.config, ""), c.split_k
+        ).label
         if c.source == "table":
             source = f"tuned table, exact hit ({self.target})"
         else:
@@ -510,6 +554,16 @@ class Explanation:
                 "elements (16 bytes): no TMA or 16-byte twin runs (a narrower twin or the "
                 "plain kernel), slower than these estimates"
             )
+        chosen = next((e for e in self.estimates if self._is_choice(e.candidate)), None)
+        for est in self.missing:
+            ahead = chosen is not None and (est.us, est.schedule_us) < (
+                chosen.us, chosen.schedule_us,
+            )  # fmt: skip
+            if ahead:
+                lines.append(
+                    f"skipped: {est.candidate.label} (est. {est.us:.1f} us): no such kernel "
+                    "where the call runs (not in the bundles)"
+                )
         lines.append(
             f"{'rank':>4}  {'candidate':<28} {'est. us':>9} {'programs':>8}  largest parts (us)"
         )
@@ -531,16 +585,26 @@ def explain(
     sms: int | None = None,
     root: str | os.PathLike[str] | None = None,
     allow_atomic: bool = False,
+    available: Available | None = None,
 ) -> Explanation:
-    """What ``schedule="auto"`` runs on ``problem`` and why (:class:`Explanation`)."""
-    choice = resolve(problem, dtype, target=target, sms=sms, root=root, allow_atomic=allow_atomic)
+    """What ``schedule="auto"`` runs on ``problem`` and why (:class:`Explanation`); with
+    ``available``, the candidates whose kernels are not there are listed as skipped."""
+    choice = resolve(
+        problem, dtype, target=target, sms=sms, root=root, allow_atomic=allow_atomic,
+        available=available,
+    )  # fmt: skip
     estimates = rank(problem, dtype, target=target, sms=sms, root=root, allow_atomic=allow_atomic)
+    runs = tuple(e for e in estimates if available is None or available(e.candidate))
+    missing = tuple(e for e in estimates if available is not None and not available(e.candidate))
     dev = device(target, sms)
-    return Explanation(problem, dtype, target, dev.sms, allow_atomic, choice, tuple(estimates))
+    return Explanation(
+        problem, dtype, target, dev.sms, allow_atomic, choice, runs or tuple(estimates), missing
+    )
 
 
 __all__ = [
     "OPS",
+    "Available",
     "Choice",
     "Explanation",
     "Problem",

@@ -40,7 +40,7 @@ import functools
 import json
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -164,13 +164,16 @@ class Candidate:
     reduction: str | None
     config: S.GemmConfig
     name: str = ""
+    #: Split-K's slices per tile (None: the kind has none); launched as ``tiles * S``.
+    split_k: int | None = None
 
     @property
     def label(self) -> str:
         red = f"/{self.reduction}" if self.reduction else ""
         c = self.config
         cfg = self.name or f"{c.block_m}x{c.block_n}x{c.block_k}_w{c.num_warps}_s{c.num_stages}"
-        return f"{self.schedule}{red} {cfg}"
+        split = f" S={self.split_k}" if self.split_k is not None else ""
+        return f"{self.schedule}{red} {cfg}{split}"
 
 
 @dataclass(frozen=True)
@@ -284,6 +287,17 @@ def estimate_persistent(
     return finish(cand, work, programs, parts, device, cal)
 
 
+def stream_k_programs(tiles: int, ipt: int, resident: int) -> int:
+    """The programs ``auto`` launches stream-K on: the aligned count
+    (:func:`~gemm_opt.core.schedules.aligned_stream_k_programs`) of at most the
+    resident programs and at most the K iterations in all. With more programs than
+    iterations the split falls back to whole tiles, one program each, so a count
+    above the iterations only loses the split."""
+    if not tiles or not ipt:
+        return 1
+    return S.aligned_stream_k_programs(tiles, ipt, max(1, min(resident, tiles * ipt)))
+
+
 @functools.lru_cache(maxsize=4096)
 def stream_k_shape(
     tiles: int, ipt: int, programs: int, reduction: str
@@ -308,15 +322,14 @@ def stream_k_shape(
 def estimate_stream_k(
     cand: Candidate, work: Workload, device: Device, cal: Calibration
 ) -> Estimate:
-    """Stream-K over the program count ``auto`` launches
-    (:func:`~gemm_opt.core.schedules.aligned_stream_k_programs` of the resident ones):
+    """Stream-K over the program count ``auto`` launches (:func:`stream_k_programs`):
     the split's critical path, its segments, and the reduction's traffic (fp32
     partials written and added along the longest chain of waits; atomic adds into C
     plus zeroing C)."""
     cfg, e = cand.config, work.element_bytes
     tiles, ipt = work.tiles(cfg), S.iters_per_tile(work.tile_k, cfg.block_k)
     resident = device.sms * occupancy(cfg, e, device)
-    programs = S.aligned_stream_k_programs(tiles, ipt, resident) if tiles and ipt else 1
+    programs = stream_k_programs(tiles, ipt, resident)
     red = cand.reduction or S.DEFAULT_REDUCTION
     path, segments, split, adds = stream_k_shape(tiles, ipt, programs, red)
     active = min(programs, tiles * ipt) if tiles * ipt else 1
@@ -335,6 +348,35 @@ def estimate_stream_k(
     return finish(cand, work, programs, parts, device, cal)
 
 
+def split_k_slices(tiles: int, ipt: int, split_k: int) -> int:
+    """The slices a split-K launch of ``tiles * split_k`` programs runs: ``split_k``,
+    at most the iterations per tile (:func:`~gemm_opt.core.schedules.split_k_count`)."""
+    return S.split_k_count(tiles, ipt, max(tiles, 1) * split_k)
+
+
+def estimate_split_k(cand: Candidate, work: Workload, device: Device, cal: Calibration) -> Estimate:
+    """Split-K over ``tiles * S`` programs in waves of the resident ones (no program
+    waits for another): each runs the longest slice, ``ceil(I / S)`` iterations, and a
+    segment per wave; with ``S > 1`` every program writes its fp32 partial (one per
+    wave on the critical path), and the last program of a tile takes the counter's
+    round trip and adds the other ``S - 1`` partials in slice order."""
+    cfg, e = cand.config, work.element_bytes
+    tiles, ipt = work.tiles(cfg), S.iters_per_tile(work.tile_k, cfg.block_k)
+    slices = split_k_slices(tiles, ipt, cand.split_k or 1)
+    programs = max(tiles, 1) * slices
+    resident = device.sms * occupancy(cfg, e, device)
+    rounds = _rounds(programs, resident)
+    q = S.cdiv(ipt, slices)
+    parts = [
+        ("k loop", sum(q * iteration_us(cfg, e, a, device, cal) for a in rounds)),
+        ("segments", len(rounds) * cal.segment_us),
+    ]
+    if slices > 1:
+        each = cfg.block_m * cfg.block_n * PARTIAL_BYTES / cal.fixup_bytes_per_us
+        parts.append(("fix-up", (len(rounds) + slices - 1) * each + cal.fixup_wait_us))
+    return finish(cand, work, programs, parts, device, cal)
+
+
 Estimator = Callable[[Candidate, Workload, Device, Calibration], Estimate]
 
 
@@ -342,13 +384,14 @@ Estimator = Callable[[Candidate, Workload, Device, Calibration], Estimate]
 class KindModel:
     """How a schedule kind joins ``auto``: its estimate, the reductions it takes, the
     operations it runs (dense, fwd, dgrad, wgrad), and optionally the variants of a
-    base config it is built with (e.g. a split factor); None: the config itself."""
+    candidate on a bundled config it launches (e.g. its split factors); None: the
+    candidate itself."""
 
     kind: str
     estimate: Estimator
     reductions: tuple[str | None, ...] = (None,)
     ops: tuple[str, ...] = ("dense",)
-    variants: Callable[[S.GemmConfig], Iterable[S.GemmConfig]] | None = None
+    variants: Callable[[Candidate], Iterable[Candidate]] | None = None
 
 
 _KINDS: dict[str, KindModel] = {}
@@ -374,6 +417,16 @@ register_kind(
 )
 register_kind(KindModel(Kind.WORK_STEALING, estimate_persistent))
 register_kind(KindModel(Kind.STREAM_K, estimate_stream_k, reductions=tuple(S.REDUCTIONS)))
+#: The slices per tile split-K is estimated (and launched) with: each doubling halves
+#: a program's iterations and adds a wave once the programs pass the resident ones.
+SPLIT_K_FACTORS = (2, 4, 8)
+register_kind(
+    KindModel(
+        Kind.SPLIT_K,
+        estimate_split_k,
+        variants=lambda c: [replace(c, split_k=s) for s in SPLIT_K_FACTORS],
+    )
+)
 
 
 def estimate(cand: Candidate, work: Workload, device: Device, cal: Calibration) -> Estimate:
@@ -451,6 +504,7 @@ __all__ = [
     "CALIBRATION_FORMAT",
     "CALIBRATION_KEYS",
     "CALIBRATION_VERSION",
+    "SPLIT_K_FACTORS",
     "Calibration",
     "CalibrationError",
     "Candidate",
@@ -467,7 +521,9 @@ __all__ = [
     "occupancy",
     "rank",
     "register_kind",
+    "split_k_slices",
     "stages",
+    "stream_k_programs",
     "stream_k_shape",
     "validate_calibration",
 ]

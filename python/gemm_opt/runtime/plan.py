@@ -43,7 +43,7 @@ from typing import Any
 
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import h100_configs as h100
-from gemm_opt.runtime import autotune
+from gemm_opt.runtime import autotune, cost_model
 from gemm_opt.runtime import gemm as rt
 
 #: Schedules ``schedule=`` takes besides :data:`AUTO`.
@@ -444,25 +444,56 @@ def resolve_auto(
     a: Any,
     num_programs: int | None,
     num_xcds: int,
-) -> tuple[str, str | None, S.GemmConfig]:
+    trans_b: bool | None = None,
+    trans_a: bool = False,
+) -> tuple[str, str | None, S.GemmConfig, int | None]:
     """Resolve ``schedule="auto"`` (:mod:`gemm_opt.runtime.autotune`) for the device's
     target (the model resolves against ``cuda:90``'s): the tuned choice of exactly this
-    problem, else the cost model's; an explicit ``config`` replaces the chosen one.
-    Other schedules pass through. Bitwise reproducible unless ``red == "atomic"``
-    (``reduction="atomic"``: atomic stream-K allowed; refused under
-    ``torch.use_deterministic_algorithms(True)`` by :func:`_check_deterministic`)."""
+    problem, else the cost model's, among the kernels the GPU has for the operands'
+    layout (:func:`available_kernels`; the model runs any); an explicit ``config``
+    replaces the chosen one. Other schedules pass through. Bitwise reproducible unless
+    ``red == "atomic"`` (``reduction="atomic"``: atomic stream-K allowed; refused under
+    ``torch.use_deterministic_algorithms(True)`` by :func:`_check_deterministic`).
+    Returns (kind, reduction, config, split-K's slices per tile or None)."""
     if kind != AUTO:
         assert cfg is not None
-        return kind, red, cfg
-    target, sms = autotune.MODEL_TARGET, None
+        return kind, red, cfg, None
+    target, sms, available = autotune.MODEL_TARGET, None, None
     if backend == "cuda":
         import torch
 
         target, sms = rt.device_target(torch, a.device), rt.sm_count(torch, a.device)
-    choice = autotune.choose(*problem, dtype, target=target, sms=sms, allow_atomic=red == "atomic")
+        form, tb = autotune.OP_KERNELS[problem[0]]
+        tb = tb if trans_b is None else trans_b
+        available = available_kernels(target, form, dtype, num_xcds, tb, trans_a)
+    choice = autotune.choose(
+        *problem, dtype, target=target, sms=sms, allow_atomic=red == "atomic",
+        available=available,
+    )  # fmt: skip
     if choice.schedule == "work-stealing" and num_programs is not None:
         S.check_work_stealing(num_programs, num_xcds)
-    return choice.schedule, choice.reduction, cfg or choice.config
+    split_k = choice.split_k if cfg is None else None
+    return choice.schedule, choice.reduction, cfg or choice.config, split_k
+
+
+def available_kernels(
+    target: str, form: str, dtype: str, num_xcds: int, trans_b: bool, trans_a: bool
+) -> autotune.Available | None:
+    """The kernels ``auto`` may pick on the GPU for one operand layout and form: those
+    the loaded bundles of ``target`` hold (their own index of kernel names), or any
+    where missing kernels are built on demand (None)."""
+    if rt.has_builder():
+        return None
+    st = rt.store(target)
+    names = st.kernels()
+
+    def runs(kind: str, red: str | None, cfg: S.GemmConfig) -> bool:
+        try:
+            return _spec(kind, red, form, dtype, cfg, num_xcds, trans_b, trans_a).name in names
+        except ValueError:
+            return False
+
+    return autotune.Available((str(st.dir), form, dtype, num_xcds, trans_b, trans_a), runs)
 
 
 def torch_deterministic() -> bool:
@@ -677,6 +708,9 @@ class GemmPlan:
     #: ``schedule="auto"`` chose a stream-K kernel: its default program count
     #: splits the K work into whole segments (:func:`program_count`).
     auto_stream_k: bool = False
+    #: ``schedule="auto"`` chose split-K with this many slices per tile: it launches
+    #: ``tiles * S`` programs (:func:`program_count`).
+    auto_split_k: int | None = None
     validate: bool | str = False
     #: Made for ``schedule="auto"`` (its pick depends on the tuned table of ``target``).
     auto: bool = False
@@ -794,8 +828,11 @@ def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
         "m": ("fwd", rows, n, k, groups),
         "k": ("wgrad", rows, n, total_k, groups),
     }[form]
-    kind, red, cfg = resolve_auto(kind, red, cfg, problem, backend, dtype, a, P, X)
-    spec = _spec(kind, red, form, dtype, cfg, X, route.trans_b, route.trans_a and form != "k")
+    trans_a = route.trans_a and form != "k"  # wgrad's A lies transposed by definition
+    kind, red, cfg, split_k = resolve_auto(
+        kind, red, cfg, problem, backend, dtype, a, P, X, route.trans_b, trans_a
+    )
+    spec = _spec(kind, red, form, dtype, cfg, X, route.trans_b, trans_a)
     _check_group_m(spec, n)
     scalars = {"M": rows, "N": n, "K": total_k, "lda": route.lda, "ldb": route.ldb, "ldc": n}
     lens = None
@@ -824,6 +861,7 @@ def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
         seed=seed,
         total_tiles=tiles,
         auto_stream_k=auto and kind == "stream-k",
+        auto_split_k=split_k,
         auto=auto,
     )
 
@@ -954,7 +992,7 @@ def _grouped(
         return _traced(None, "grouped_matmul", backend, dtype, (s, n))
     op = "dgrad" if trans_b else "fwd"
     auto = kind == AUTO
-    kind, red, cfg = resolve_auto(kind, red, cfg, (op, s, n, k, g), backend, dtype, a, P, X)
+    kind, red, cfg, _ = resolve_auto(kind, red, cfg, (op, s, n, k, g), backend, dtype, a, P, X)
     spec = _spec(kind, red, "m", dtype, cfg, X, trans_b)
     if meta:
         return _traced(spec, "grouped_matmul", backend, dtype, (s, n))
@@ -1012,7 +1050,8 @@ def _variable_k(
     if meta and kind == AUTO:
         return _traced(None, name, backend, dtype, (g, m, n))
     auto = kind == AUTO
-    kind, red, cfg = resolve_auto(kind, red, cfg, ("wgrad", m, n, s, g), backend, dtype, a, P, X)
+    problem = ("wgrad", m, n, s, g)
+    kind, red, cfg, _ = resolve_auto(kind, red, cfg, problem, backend, dtype, a, P, X)
     spec = _spec(kind, red, "k", dtype, cfg, X)
     if meta:
         return _traced(spec, name, backend, dtype, (g, m, n))
@@ -1046,18 +1085,21 @@ def _variable_k(
 
 
 def program_count(plan: GemmPlan, default: int) -> int:
-    """The program count of a GPU launch: the caller's, else ``default`` (the
-    resident programs); when ``schedule="auto"`` chose stream-K, the most
-    programs within 10% below ``default`` that give each one a single K range
-    inside one tile (:func:`~gemm_opt.core.schedules.aligned_stream_k_programs`)."""
+    """The program count of a launch: the caller's, else ``default`` (the resident
+    programs); when ``schedule="auto"`` chose split-K, ``tiles * S`` for the ``S`` it
+    chose; when it chose stream-K (on the GPU), the count its estimate assumed
+    (:func:`~gemm_opt.runtime.cost_model.stream_k_programs`: aligned, and no more
+    programs than K iterations in all)."""
     if plan.num_programs is not None:
         return plan.num_programs
+    if plan.auto_split_k is not None:
+        return max(plan.total_tiles, 1) * plan.auto_split_k
     if not plan.auto_stream_k:
         return default
     spec = plan.spec
     assert spec is not None
     ipt = S.iters_per_tile(plan.scalars["K"], spec.block_k)
-    return S.aligned_stream_k_programs(plan.total_tiles, ipt, default)
+    return cost_model.stream_k_programs(plan.total_tiles, ipt, default)
 
 
 def work_programs(plan: GemmPlan, programs: int) -> int:
@@ -1115,6 +1157,8 @@ def _place(plan: GemmPlan, device: Any) -> None:
                 f"stream-K's {spec.reduction} fix-up waits on other programs, so all of them "
                 "must be resident at once"
             )
+    elif plan.auto_split_k is not None:
+        P = program_count(plan, MODEL_PROGRAMS)
     else:
         P = plan.num_programs or MODEL_PROGRAMS
     if spec.kind == "work-stealing":
@@ -1356,6 +1400,7 @@ __all__ = [
     "SCHEDULES",
     "VALIDATE",
     "GemmPlan",
+    "available_kernels",
     "batch_view",
     "cached_plans",
     "check_config",
