@@ -535,11 +535,15 @@ def test_explain_shows_the_choice_its_source_and_every_estimate(tmp_path, monkey
     ex = gemm_opt.explain(512, 512, 8192)
     assert ex.choice.source == "table" and "tuned table, exact hit" in str(ex)
     assert not ex.plain_kernel and "plain kernel" not in str(ex)
-    # sizes the fast twins refuse: the estimates do not cover the plain kernel, and say so
-    for args in ((6579, 7928, 3688), (937, 8, 7080), (64, 64, 920)):
+    # sizes the 16-byte twins refuse: the estimates do not cover what runs, and say so
+    for args in ((6579, 7927, 3688), (937, 8, 7084), (64, 64, 922)):
         odd = gemm_opt.explain(*args)
         assert odd.plain_kernel and str(odd).splitlines()[2].startswith("note: N or K")
-    assert gemm_opt.explain(24, 64, 64, op="wgrad", groups=2).plain_kernel
+    # multiples of 16 bytes (8 elements of a 16-bit type) take the twins
+    for args in ((6579, 7928, 3688), (937, 8, 7080), (64, 64, 920)):
+        assert not gemm_opt.explain(*args).plain_kernel
+    assert gemm_opt.explain(20, 64, 64, op="wgrad", groups=2).plain_kernel
+    assert not gemm_opt.explain(24, 64, 64, op="wgrad", groups=2).plain_kernel
     assert not gemm_opt.explain(24, 64, 64, op="fwd", groups=2).plain_kernel
     grouped = gemm_opt.explain(4096, 4096, 7168, op="fwd", groups=2, dtype="fp16", sms=114)
     assert "x 2 groups fp16" in str(grouped) and "114 SMs" in str(grouped)
