@@ -44,6 +44,8 @@ def _build(spec: S.KernelSpec, target: str) -> Any:
         trans_b=spec.trans_b,
         aligned=spec.aligned,
         tma=spec.tma,
+        scale=spec.scale,
+        out_dtype=spec.out_dtype,
     )
 
 
