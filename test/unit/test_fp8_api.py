@@ -163,3 +163,27 @@ def test_the_plan_names_the_bundled_kernel():
     )  # fmt: skip
     assert plan.spec.name == "gemm_persistent_tb_f8e4m3_tensorwise_64x64x64_g4_w4"
     assert (plan.lda, plan.ldb, plan.grid, plan.out_dtype) == (K, K, 3, "bfloat16")
+
+
+@pytest.mark.parametrize(("m", "n"), [(4096, 7168), (4096, 2112), (16, 4096), (128, 7168)])
+@pytest.mark.parametrize("schedule", ["data-parallel", "persistent"])
+@pytest.mark.parametrize("recipe", ["tensorwise", "rowwise"])
+def test_the_gpu_plan_kernel_is_bundled_with_its_twins(m, n, schedule, recipe):
+    from dataclasses import replace
+
+    from gemm_opt.kernels.build_bundles import fp8_bundle_specs
+
+    bundled = {s.name for s in fp8_bundle_specs()}
+    cfg = h100.FP8_GPU_CONFIGS[h100.fp8_config_name(m, n)]
+    spec = scaled.scaled_spec(schedule, "f8e4m3", cfg, recipe, "bfloat16")
+    assert spec.name in bundled
+    assert replace(spec, aligned=True).name in bundled
+    assert replace(spec, aligned=True, tma=True).name in bundled
+
+
+def test_fp8_bundle_holds_36_kernels():
+    from gemm_opt.kernels.build_bundles import fp8_bundle_specs
+
+    specs = fp8_bundle_specs()
+    assert len(specs) == len({s.name for s in specs}) == 3 * 2 * 2 * 3
+    assert {s.dtype for s in specs} == {"f8e4m3"} and all(s.trans_b for s in specs)

@@ -201,11 +201,8 @@ def scaled_plan(
     _check_scale(scale_a, "scale_a", backend, device, m if rowwise else 1, 0)
     _check_scale(scale_b, "scale_b", backend, device, n if rowwise else 1, -1)
     cfg = _config(m, n, backend, config)
-    spec = S.KernelSpec(
-        Kind(schedule), None, Grouped.NONE, da, cfg.block_m, cfg.block_n, cfg.block_k,
-        cfg.group_m, cfg.num_warps, cfg.num_stages, trans_b=True,
-        scale=Scale.ROWWISE if rowwise else Scale.TENSORWISE, out_dtype=OUT_DTYPES[out],
-    )  # fmt: skip
+    scale = Scale.ROWWISE if rowwise else Scale.TENSORWISE
+    spec = scaled_spec(schedule, da, cfg, scale, out)
     tiles = S.tile_count(m, n, spec.block_m, spec.block_n)
     if num_programs is None:
         gpu = backend == "cuda"
@@ -216,6 +213,19 @@ def scaled_plan(
             raise ValueError(f"num_programs must be at least 1, got {programs}")
     grid = tiles if spec.kind == Kind.DATA_PARALLEL else min(programs, tiles)
     return ScaledPlan(spec, backend, m, n, k, lda, ldb, out, grid, min(programs, grid), seed)
+
+
+def scaled_spec(
+    schedule: str, dtype: str, config: S.GemmConfig, scale: Scale | str, out_dtype: str
+) -> S.KernelSpec:
+    """The kernel of a scaled call: ``schedule``, the FP8 ``dtype`` ("f8e4m3"),
+    ``config``, ``scale`` and ``out_dtype`` (a framework name: "bfloat16")."""
+    cfg = config
+    return S.KernelSpec(
+        Kind(schedule), None, Grouped.NONE, dtype, cfg.block_m, cfg.block_n, cfg.block_k,
+        cfg.group_m, cfg.num_warps, cfg.num_stages, trans_b=True, scale=Scale(scale),
+        out_dtype=OUT_DTYPES[out_dtype],
+    )  # fmt: skip
 
 
 def _resident(spec: S.KernelSpec, device: Any) -> int:
@@ -243,4 +253,12 @@ def launch(plan: ScaledPlan, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
     return c
 
 
-__all__ = ["DEFAULT_OUT", "MODEL_FP8_CONFIG", "OUT_DTYPES", "ScaledPlan", "launch", "scaled_plan"]
+__all__ = [
+    "DEFAULT_OUT",
+    "MODEL_FP8_CONFIG",
+    "OUT_DTYPES",
+    "ScaledPlan",
+    "launch",
+    "scaled_plan",
+    "scaled_spec",
+]
