@@ -142,9 +142,9 @@ def test_compile_traces_the_operator_without_a_graph_break():
 @pytest.mark.parametrize(
     ("m", "n", "config"),
     [
-        (4096, 7168, "wide"),
-        (4096, 2112, "wide"),
+        (4096, 7168, "mid"),
         (1024, 2112, "mid"),
+        (512, 2048, "narrow"),
         (16, 4096, "narrow"),
         (128, 7168, "narrow"),
     ],
@@ -181,9 +181,9 @@ def test_the_gpu_plan_kernel_is_bundled_with_its_twins(m, n, schedule, recipe):
     assert replace(spec, aligned=True, tma=True).name in bundled
 
 
-def test_fp8_bundle_holds_36_kernels():
+def test_fp8_bundle_holds_24_kernels():
     from gemm_opt.kernels.build_bundles import fp8_bundle_specs
 
     specs = fp8_bundle_specs()
-    assert len(specs) == len({s.name for s in specs}) == 3 * 2 * 2 * 3
+    assert len(specs) == len({s.name for s in specs}) == 2 * 2 * 2 * 3
     assert {s.dtype for s in specs} == {"f8e4m3"} and all(s.trans_b for s in specs)

@@ -85,23 +85,23 @@ def gpu_config_name(
 
 
 #: The FP8 kernels' configurations (dense, B stored (N, K)), by name: 128-deep K
-#: blocks (a copy row of 128 bytes, as the 16-bit classes' 64-deep ones), the
-#: tile shapes of :data:`GPU_CONFIGS`'s classes; not tuned yet.
+#: blocks (a copy row of 128 bytes, as the 16-bit classes' 64-deep ones); not
+#: tuned yet. No 128x256 class: with the epilogue's two broadcast scale tiles
+#: beside its 128 accumulator registers a thread spills (hundreds of bytes of
+#: stack in every variant), where these two do not (their aligned and TMA twins).
 FP8_GPU_CONFIGS = {
-    "wide": GemmConfig(128, 256, 128, 8, 8, 3),
     "mid": GemmConfig(128, 128, 128, 8, 8, 4),
     "narrow": GemmConfig(64, 128, 128, 8, 4, 4),
 }
 
 
 def fp8_config_name(m: int, n: int, sms: int = 132) -> str:
-    """The :data:`FP8_GPU_CONFIGS` entry for an ``m x n`` output: the widest tile
-    whose tiles fill a wave of ``sms`` programs (and that has ``block_m`` rows),
-    else ``narrow`` (decode and small outputs: 64-row tiles, more programs)."""
-    for name in ("wide", "mid"):
-        cfg = FP8_GPU_CONFIGS[name]
-        if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= sms:
-            return name
+    """The :data:`FP8_GPU_CONFIGS` entry for an ``m x n`` output: ``mid`` where
+    its tiles fill a wave of ``sms`` programs (and M has ``block_m`` rows), else
+    ``narrow`` (decode and small outputs: 64-row tiles, more programs)."""
+    cfg = FP8_GPU_CONFIGS["mid"]
+    if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= sms:
+        return "mid"
     return "narrow"
 
 
