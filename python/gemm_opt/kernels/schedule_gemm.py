@@ -20,10 +20,15 @@ group_lens  ``!tile.ptr<i32>``   grouped only: G group sizes (zeros allowed)
 num_groups  ``i32``              grouped only: G
 sync        ``!tile.ptr<i32>``   work-stealing, stream-k linear/tree, split-k: counters/flags
 partials    ``!tile.ptr<f32>``   stream-k linear/tree, split-k: fp32 partial tiles
+scale_a     ``!tile.ptr<f32>``   FP8 with scales: A's scale (tensorwise: one;
+                                 rowwise: M, one per row of C)
+scale_b     ``!tile.ptr<f32>``   B's scale (tensorwise: one; rowwise: N, one
+                                 per column of C)
 ==========  ===================  ===============================================
 
 ``T`` is f16 or bf16 (``dtype`` "fp16" or "bf16"; fp32 accumulation, C in
-T); the names and order are :func:`gemm_opt.core.schedules.abi.kernel_args`.
+T), or 8-bit (``dtype`` "f8e4m3" or "f8e5m2", C bf16 or f32: ``out_dtype``);
+the names and order are :func:`gemm_opt.core.schedules.abi.kernel_args`.
 Grid: ``(tiles, 1, 1)`` for data-parallel (``tiles = cdiv(M, block_m) * cdiv(N, block_n)``), else
 ``(P, 1, 1)`` for any number of programs P (the runtime's default: the
 resident programs, compute units x occupancy); split-k: ``(tiles * S, 1, 1)``. Sizes
