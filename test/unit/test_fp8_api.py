@@ -187,3 +187,16 @@ def test_fp8_bundle_holds_24_kernels():
     specs = fp8_bundle_specs()
     assert len(specs) == len({s.name for s in specs}) == 2 * 2 * 2 * 3
     assert {s.dtype for s in specs} == {"f8e4m3"} and all(s.trans_b for s in specs)
+
+
+def test_build_bundles_lists_only_the_fp8_kernels_with_empty_dtypes():
+    import subprocess
+    import sys
+
+    tool = [sys.executable, "-m", "gemm_opt.kernels.build_bundles", "--target", "cuda:90"]
+    out = subprocess.run([*tool, "--dtypes=", "--list"], capture_output=True, text=True)
+    names = out.stdout.split()
+    assert out.returncode == 0 and len(names) == 24
+    assert all("_tb_f8e4m3_" in n for n in names)
+    bad = subprocess.run([*tool, "--dtypes=", "--fp8=", "--list"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--dtypes takes fp16, bf16" in bad.stderr

@@ -7,7 +7,7 @@ writes ``DIR/<target folder>/schedules.bundle`` (default ``DIR``: the
 package's ``kernels/bundles``, where :mod:`gemm_opt.runtime.gemm` looks), one
 kernel per :class:`~gemm_opt.core.schedules.KernelSpec` of :func:`bundle_specs`,
 and ``fp8.bundle`` beside it, the FP8 kernels of :func:`fp8_bundle_specs`
-(``--fp8``, default f8e4m3; ``--fp8=`` builds none).
+(``--fp8``, default f8e4m3; ``--fp8=`` builds none, ``--dtypes=`` only it).
 Needs the compiler (MLIR bindings, Triton 3.9.0); the bundle then runs with
 torch alone. ``--list`` prints the kernel names without compiling; ``--jobs``
 compiles that many kernels at once (default: one per core); ``--layouts``
@@ -255,11 +255,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1:
         parser.error(f"--jobs takes a positive count; got {args.jobs}")
     dtypes = tuple(d for d in args.dtypes.split(",") if d)
-    if not dtypes or any(d not in S.DTYPES for d in dtypes):
-        parser.error(f"--dtypes takes {', '.join(S.DTYPES)}; got {args.dtypes!r}")
     fp8 = tuple(d for d in args.fp8.split(",") if d)
     if any(d not in S.FP8_DTYPES for d in fp8):
         parser.error(f"--fp8 takes {', '.join(S.FP8_DTYPES)} (or ''); got {args.fp8!r}")
+    # `--dtypes=` with `--fp8`: only fp8.bundle.
+    if (not dtypes and not fp8) or any(d not in S.DTYPES for d in dtypes):
+        parser.error(f"--dtypes takes {', '.join(S.DTYPES)}; got {args.dtypes!r}")
     specs = bundle_specs(dtypes, args.layouts)
     fp8_specs = fp8_bundle_specs(fp8)
     if args.list:
