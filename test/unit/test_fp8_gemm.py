@@ -178,7 +178,7 @@ def test_cuda90_kernel_runs_wgmma_on_8_bit_operands(dtype, ptx_type):
         ptx = compile_tile_module(module, "cuda:90", pipeline=pipeline_of(spec, "cuda:90")).asm[
             "ptx"
         ]
-    wgmma = set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.\S+", ptx))
+    wgmma = {w for w in ptx.split() if w.startswith("wgmma.mma_async.sync.aligned.")}
     assert wgmma == {f"wgmma.mma_async.sync.aligned.m64n128k32.f32.{ptx_type}.{ptx_type}"}
     assert "cp.async.bulk.tensor.2d" in ptx  # the TMA twin's copies
     assert "mul.f32" in ptx or "mul.rn.f32" in ptx  # the epilogue's scales
