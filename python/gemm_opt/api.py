@@ -100,6 +100,9 @@ def matmul(
     config: GemmConfig | Mapping[str, int] | None = None,
     out: Any = None,
     seed: int | None = None,
+    scale_a: Any = None,
+    scale_b: Any = None,
+    out_dtype: Any = None,
 ) -> Any:
     """C = A @ B as ``torch.matmul`` computes it: ``a`` (..., M, K), ``b`` (..., K, N),
     batch dimensions broadcast, result row-major (..., M, N).
@@ -115,7 +118,23 @@ def matmul(
     ``num_xcds`` is the chiplet count of work stealing (one counter each).
     On torch tensors this is the operator ``torch.ops.gemm_opt.matmul``
     (``matmul_out`` with ``out``), differentiable in ``a`` and ``b``.
+
+    **FP8** (``scale_a`` and ``scale_b`` given): ``C = (A x scale_a) @ (B x
+    scale_b)`` on float8 operands (``float8_e4m3fn`` or ``float8_e5m2``, both
+    the same; numpy: ml_dtypes arrays), 2-D, A row-major (M, K) and B the
+    transposed view of a row-major (N, K) tensor (``w.t()``, as
+    ``torch._scaled_mm`` takes it). The recipe follows from the float32 scale
+    shapes as ``torch._scaled_mm`` reads them: 0-d or (1, 1) tensorwise,
+    (M, 1) and (1, N) rowwise; the epilogue multiplies the fp32 accumulator
+    by them before rounding to ``out_dtype`` (bfloat16, the default, or
+    float32). ``schedule`` "data-parallel" or "persistent"; ``reduction``,
+    ``num_xcds`` and ``out`` are not taken. On torch tensors this is
+    ``torch.ops.gemm_opt.scaled_matmul`` (no autograd: FP8 training recipes
+    quantize their own gradients). See :mod:`gemm_opt.runtime.scaled`.
     """
+    if scale_a is not None or scale_b is not None or out_dtype is not None:
+        return _scaled(a, b, scale_a, scale_b, out_dtype, schedule, reduction, num_programs,
+                       num_xcds, config, out, seed)  # fmt: skip
     kw = {
         "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
         "num_xcds": num_xcds, "config": config, "out": out, "seed": seed,
@@ -251,6 +270,47 @@ def explain(
 
 
 # ---- execution -------------------------------------------------------------------------
+
+
+def _scaled(
+    a: Any,
+    b: Any,
+    scale_a: Any,
+    scale_b: Any,
+    out_dtype: Any,
+    schedule: str,
+    reduction: str | None,
+    num_programs: int | None,
+    num_xcds: int,
+    config: Any,
+    out: Any,
+    seed: int | None,
+) -> Any:
+    """:func:`matmul`'s FP8 form (its docstring)."""
+    from gemm_opt.runtime import scaled
+
+    for name, value in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if value is None:
+            raise ValueError(f"{name}: a scaled GEMM takes both scale_a and scale_b, got None")
+    for name, value, default in (
+        ("reduction", reduction, None), ("num_xcds", num_xcds, 1), ("out", out, None),
+    ):  # fmt: skip
+        if value is not default:
+            raise ValueError(f"{name}: a scaled GEMM does not take {name} (got {value!r})")
+    if _torch_pair(a, b):
+        from gemm_opt import torch_ops
+
+        return torch_ops.scaled_matmul(
+            a, b, scale_a, scale_b, out_dtype=out_dtype, schedule=schedule,
+            num_programs=num_programs, config=config, seed=seed,
+        )  # fmt: skip
+    from gemm_opt.kernels import model_gemm
+
+    plan = scaled.scaled_plan(
+        a, b, scale_a, scale_b, out_dtype=out_dtype, schedule=schedule,
+        num_programs=num_programs, config=config, seed=seed,
+    )  # fmt: skip
+    return model_gemm.run_scaled(plan, a, b, scale_a, scale_b)
 
 
 def _run_model(plan: P.GemmPlan, a: Any, b: Any, kw: Mapping[str, Any]) -> Any:

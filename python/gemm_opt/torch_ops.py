@@ -14,6 +14,10 @@ with torch tensors; ``import gemm_opt`` does not import torch):
 ``gemm_opt::grouped_matmul_variable_k``    wgrad: ``out[g] = a_g^T @ b_g``
 ``gemm_opt::*_out``                        the same, writing ``out`` (mutated, not
                                            differentiable)
+``gemm_opt::scaled_matmul``                FP8 ``(A x scale_a) @ (B x scale_b)``,
+                                           tensorwise or rowwise scales
+                                           (:mod:`gemm_opt.runtime.scaled`); not
+                                           differentiable
 =========================================  ===========================================
 
 Each operator has a CPU implementation (the executable model) and a CUDA one
@@ -545,6 +549,68 @@ def _direct(*tensors: Tensor) -> bool:
 def _mutated(out: Tensor) -> None:
     """What the operator's dispatch does for a mutated argument: bump its version."""
     torch.autograd.graph.increment_version(out)
+
+
+@torch.library.custom_op(f"{NAMESPACE}::scaled_matmul", mutates_args=(), tags=_TAGS)
+def _scaled_matmul(
+    a: Tensor,
+    b: Tensor,
+    scale_a: Tensor,
+    scale_b: Tensor,
+    out_dtype: torch.dtype | None = None,
+    schedule: str = "data-parallel",
+    num_programs: int | None = None,
+    config: list[int] | None = None,
+    seed: int | None = None,
+) -> Tensor:
+    from gemm_opt.runtime import scaled
+
+    kw = dict(out_dtype=out_dtype, schedule=schedule, num_programs=num_programs, seed=seed)
+    p = scaled.scaled_plan(a, b, scale_a, scale_b, config=_unpack_config(config), **kw)
+    if p.backend == "cuda":
+        return scaled.launch(p, a, b, scale_a, scale_b)
+    from gemm_opt.kernels import model_gemm
+
+    return model_gemm.run_scaled(p, a, b, scale_a, scale_b)
+
+
+@_scaled_matmul.register_fake
+def _(
+    a, b, scale_a, scale_b, out_dtype=None, schedule="data-parallel", num_programs=None,
+    config=None, seed=None,
+):  # fmt: skip
+    from gemm_opt.runtime import scaled
+
+    p = scaled.scaled_plan(
+        a, b, scale_a, scale_b, out_dtype=out_dtype, schedule=schedule,
+        num_programs=num_programs, config=_unpack_config(config), seed=seed, meta=True,
+    )  # fmt: skip
+    return a.new_empty(p.out_shape, dtype=getattr(torch, p.out_dtype))
+
+
+def scaled_matmul(
+    a: Tensor, b: Tensor, scale_a: Any, scale_b: Any, *, config: Any = None, **kw: Any
+) -> Tensor:
+    """``gemm_opt.matmul``'s FP8 form on torch tensors (keywords as there): the
+    arguments are checked eagerly (the same plan the operator makes), then the
+    operator ``torch.ops.gemm_opt.scaled_matmul`` runs."""
+    from gemm_opt.runtime import scaled
+
+    out_dtype = kw.get("out_dtype")
+    if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
+        raise TypeError(f"out_dtype: expected a torch.dtype, got {out_dtype!r}")
+    for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if not isinstance(s, Tensor):
+            raise TypeError(f"{name}: expected a float32 tensor, got {type(s).__name__}")
+    p = scaled.scaled_plan(a, b, scale_a, scale_b, config=config, meta=True, **kw)
+    cfg = S.GemmConfig(
+        p.spec.block_m, p.spec.block_n, p.spec.block_k, p.spec.group_m, p.spec.num_warps,
+        p.spec.num_stages,
+    )  # fmt: skip
+    return torch.ops.gemm_opt.scaled_matmul(
+        a, b, scale_a, scale_b, kw.get("out_dtype"), kw.get("schedule", "data-parallel"),
+        kw.get("num_programs"), _pack_config(cfg), kw.get("seed"),
+    )  # fmt: skip
 
 
 def matmul(a: Tensor, b: Tensor, **kw: Any) -> Tensor:

@@ -58,9 +58,16 @@ def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[S.KernelSpec, objec
 
 def test_the_rule_is_sixteen_bytes_in_elements_of_the_dtype() -> None:
     assert S.ALIGNMENT_BYTES == VECTOR_BYTES == 16
-    assert set(S.DTYPE_BYTES) == set(S.DTYPES)
-    assert {d: S.alignment(d) for d in S.DTYPES} == {"fp16": 8, "bf16": 8}
-    with pytest.raises(ValueError, match=r"dtype must be one of \('fp16', 'bf16'\), got 'fp32'"):
+    assert set(S.DTYPE_BYTES) == {*S.DTYPES, *S.FP8_DTYPES}
+    assert {d: S.alignment(d) for d in S.DTYPE_BYTES} == {
+        "fp16": 8,
+        "bf16": 8,
+        "f8e4m3": 16,
+        "f8e5m2": 16,
+    }
+    with pytest.raises(
+        ValueError, match=r"dtype must be one of \('fp16', 'bf16', 'f8e4m3', 'f8e5m2'\), got 'fp32'"
+    ):
         S.alignment("fp32")
 
 

@@ -35,6 +35,7 @@ TOOLS = {
 
 # ---- keys ------------------------------------------------------------------------------
 
+_FP8 = {"kind": "persistent", "reduction": None, "dtype": "f8e4m3", "block_k": 64, "trans_b": True}
 #: One change per KernelSpec field (each a valid spec).
 CHANGES = {
     "kind": {"kind": "persistent", "reduction": None},
@@ -53,6 +54,9 @@ CHANGES = {
     "aligned": {"aligned": True},
     "tma": {"aligned": True, "tma": True},
     "vector_bytes": {"aligned": True, "vector_bytes": 8},
+    # FP8 kernels only (dense data-parallel/persistent, B stored (N, K), block_k % 64).
+    "scale": {**_FP8, "scale": "rowwise"},
+    "out_dtype": {**_FP8, "out_dtype": "fp32"},
 }
 
 
@@ -66,6 +70,13 @@ def test_every_spec_field_changes_the_key() -> None:
         keys.add(key)
     # reduction alone (kind kept) and kind alone (reduction kept) differ too
     assert D.cache_key(replace(BASE, reduction="atomic"), "cuda:90", TOOLS) not in keys
+    # an FP8 kernel's scale and C type alone differ too
+    fp8 = replace(BASE, **_FP8)
+    fp8_keys = {
+        D.cache_key(replace(fp8, **change), "cuda:90", TOOLS)
+        for change in ({}, {"scale": "tensorwise"}, {"scale": "rowwise"}, {"out_dtype": "fp32"})
+    }
+    assert len(fp8_keys) == 4
 
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))

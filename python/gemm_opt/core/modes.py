@@ -74,11 +74,26 @@ class TileLoop(Mode):
     PER_GROUP = "per-group"
 
 
+class Scale(Mode):
+    """How an FP8 schedule kernel scales its fp32 accumulator before the store
+    (the recipes of :mod:`gemm_opt.core.scaling` it runs): ``none`` (no scale
+    arguments), ``tensorwise`` (one fp32 scale each for A and B) or
+    ``rowwise`` (``scale_a`` one per row of C, ``scale_b`` one per column)."""
+
+    NONE = "none"
+    TENSORWISE = "tensorwise"
+    ROWWISE = "rowwise"
+
+
 KINDS: tuple[Kind, ...] = tuple(Kind)
 REDUCTIONS: tuple[Reduction, ...] = tuple(Reduction)
 GROUPED: tuple[Grouped, ...] = tuple(Grouped)
 BODIES: tuple[Body, ...] = tuple(Body)
 TILE_LOOPS: tuple[TileLoop, ...] = tuple(TileLoop)
+SCALES: tuple[Scale, ...] = tuple(Scale)
+#: The kinds an FP8 schedule kernel is built for (each output tile's whole K
+#: range in one program, so the epilogue scales a finished accumulator).
+FP8_KINDS: tuple[Kind, ...] = (Kind.DATA_PARALLEL, Kind.PERSISTENT)
 #: The kinds a grouped GEMM runs under: all groups' tiles over one persistent grid.
 GROUPED_KINDS: tuple[Kind, ...] = (Kind.PERSISTENT,)
 #: Stream-K reductions that combine partials through flags and fp32 partial tiles.
@@ -91,16 +106,19 @@ __all__ = [
     "BODIES",
     "DEFAULT_REDUCTION",
     "FIXUP_REDUCTIONS",
+    "FP8_KINDS",
     "GROUPED",
     "GROUPED_KINDS",
     "KINDS",
     "REDUCTIONS",
+    "SCALES",
     "TILE_LOOPS",
     "Body",
     "Grouped",
     "Kind",
     "Mode",
     "Reduction",
+    "Scale",
     "StrEnum",
     "TileLoop",
 ]

@@ -1,11 +1,13 @@
 """Compile the schedule kernels the API launches on the GPU into bundle files.
 
     python -m gemm_opt.kernels.build_bundles --target cuda:90 [--out DIR] [--dtypes fp16,bf16]
-        [--layouts nn|picked|all] [--jobs N]
+        [--fp8 f8e4m3,f8e5m2] [--layouts nn|picked|all] [--jobs N]
 
 writes ``DIR/<target folder>/schedules.bundle`` (default ``DIR``: the
 package's ``kernels/bundles``, where :mod:`gemm_opt.runtime.gemm` looks), one
-kernel per :class:`~gemm_opt.core.schedules.KernelSpec` of :func:`bundle_specs`.
+kernel per :class:`~gemm_opt.core.schedules.KernelSpec` of :func:`bundle_specs`,
+and ``fp8.bundle`` beside it, the FP8 kernels of :func:`fp8_bundle_specs`
+(``--fp8``, default f8e4m3; ``--fp8=`` builds none, ``--dtypes=`` only it).
 Needs the compiler (MLIR bindings, Triton 3.9.0); the bundle then runs with
 torch alone. ``--list`` prints the kernel names without compiling; ``--jobs``
 compiles that many kernels at once (default: one per core); ``--layouts``
@@ -136,6 +138,28 @@ def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
     return specs
 
 
+def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec]:
+    """The FP8 kernels the scaled API launches (:mod:`gemm_opt.runtime.scaled`):
+    each of :data:`~gemm_opt.kernels.h100_configs.FP8_GPU_CONFIGS`, schedule
+    (data-parallel, persistent) and recipe (tensorwise, rowwise), bf16 C, B
+    stored (N, K); each plain kernel (for K or leading dimensions off the
+    16-element rule) with its aligned and TMA twins."""
+    from gemm_opt.core.modes import FP8_KINDS, Scale
+
+    plain = [
+        S.KernelSpec(kind, None, "none", dtype, **cfg.__dict__, trans_b=True, scale=scale)
+        for dtype in dtypes
+        for cfg in h100.FP8_GPU_CONFIGS.values()
+        for kind in FP8_KINDS
+        for scale in (Scale.TENSORWISE, Scale.ROWWISE)
+    ]
+    return (
+        plain
+        + [replace(s, aligned=True) for s in plain]
+        + [replace(s, aligned=True, tma=True) for s in plain]
+    )
+
+
 def default_jobs() -> int:
     """Kernels compiled at once by default: one per core this process may run on."""
     try:
@@ -236,6 +260,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_BUNDLE_DIR, help="bundle root folder")
     parser.add_argument("--dtypes", default=",".join(S.DTYPES), help="fp16,bf16 (default: both)")
     parser.add_argument(
+        "--fp8",
+        default="f8e4m3",
+        help="FP8 formats bundled into fp8.bundle: f8e4m3,f8e5m2 (default: %(default)s; '' none)",
+    )
+    parser.add_argument(
         "--layouts",
         default="picked",
         choices=LAYOUT_SETS,
@@ -252,18 +281,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs < 1:
         parser.error(f"--jobs takes a positive count; got {args.jobs}")
     dtypes = tuple(d for d in args.dtypes.split(",") if d)
-    if not dtypes or any(d not in S.DTYPES for d in dtypes):
+    fp8 = tuple(d for d in args.fp8.split(",") if d)
+    if any(d not in S.FP8_DTYPES for d in fp8):
+        parser.error(f"--fp8 takes {', '.join(S.FP8_DTYPES)} (or ''); got {args.fp8!r}")
+    # `--dtypes=` with `--fp8`: only fp8.bundle.
+    if (not dtypes and not fp8) or any(d not in S.DTYPES for d in dtypes):
         parser.error(f"--dtypes takes {', '.join(S.DTYPES)}; got {args.dtypes!r}")
     specs = bundle_specs(dtypes, args.layouts)
+    fp8_specs = fp8_bundle_specs(fp8)
     if args.list:
-        print("\n".join(s.name for s in specs))
+        print("\n".join(s.name for s in specs + fp8_specs))
         return 0
-    bundle = build(args.target, specs, jobs=args.jobs)
     folder = args.out / target_folder(args.target)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "schedules.bundle"
-    bundle.write(path)
-    print(f"wrote {path} ({path.stat().st_size} bytes, {len(bundle)} kernels)")
+    for name, group in (("schedules", specs), ("fp8", fp8_specs)):
+        if not group:
+            continue
+        bundle = build(args.target, group, jobs=args.jobs)
+        path = folder / f"{name}.bundle"
+        bundle.write(path)
+        print(f"wrote {path} ({path.stat().st_size} bytes, {len(bundle)} kernels)")
     return 0
 
 

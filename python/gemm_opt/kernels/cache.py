@@ -45,6 +45,8 @@ def _build(spec: S.KernelSpec, target: str) -> Any:
         aligned=spec.aligned,
         tma=spec.tma,
         vector_bytes=spec.vector_bytes,
+        scale=spec.scale,
+        out_dtype=spec.out_dtype,
     )
 
 

@@ -84,11 +84,34 @@ def gpu_config_name(
     return "small"
 
 
+#: The FP8 kernels' configurations (dense, B stored (N, K)), by name: 128-deep K
+#: blocks (a copy row of 128 bytes, as the 16-bit classes' 64-deep ones); not
+#: tuned yet. No 128x256 class: with the epilogue's two broadcast scale tiles
+#: beside its 128 accumulator registers a thread spills (hundreds of bytes of
+#: stack in every variant), where these two do not (their aligned and TMA twins).
+FP8_GPU_CONFIGS = {
+    "mid": GemmConfig(128, 128, 128, 8, 8, 4),
+    "narrow": GemmConfig(64, 128, 128, 8, 4, 4),
+}
+
+
+def fp8_config_name(m: int, n: int, sms: int = 132) -> str:
+    """The :data:`FP8_GPU_CONFIGS` entry for an ``m x n`` output: ``mid`` where
+    its tiles fill a wave of ``sms`` programs (and M has ``block_m`` rows), else
+    ``narrow`` (decode and small outputs: 64-row tiles, more programs)."""
+    cfg = FP8_GPU_CONFIGS["mid"]
+    if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= sms:
+        return "mid"
+    return "narrow"
+
+
 __all__ = [
+    "FP8_GPU_CONFIGS",
     "GPU_CONFIG",
     "GPU_CONFIGS",
     "GPU_SHAPE_CLASSES",
     "SPLIT_K_CLASSES",
     "config_serves",
+    "fp8_config_name",
     "gpu_config_name",
 ]

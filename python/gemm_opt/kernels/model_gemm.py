@@ -104,4 +104,46 @@ def _interpret(plan: GemmPlan, a: Any, b: Any, c: Any, cache: Any) -> None:
     cache.run_on_model(spec, values, grid=plan.grid, num_resident=plan.programs, seed=plan.seed)
 
 
-__all__ = ["run", "span"]
+def run_scaled(plan: Any, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
+    """C of a scaled FP8 ``plan`` (:class:`~gemm_opt.runtime.scaled.ScaledPlan`) on the
+    model: the operands' 8-bit codes as they lie (flat spans), the scales as float32,
+    C returned in ``plan.out_dtype`` and the operands' framework."""
+    import numpy as np
+
+    from gemm_opt.kernels import cache
+
+    def codes(x: Any) -> Any:
+        if type(x).__module__.split(".")[0] == "torch":
+            import torch
+
+            x = x.detach().view(torch.uint8).numpy()
+        else:
+            x = x.view(np.uint8)
+        return span(x, np.uint8)
+
+    def scales(x: Any) -> Any:
+        if type(x).__module__.split(".")[0] == "torch":
+            x = x.detach().numpy()
+        return np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
+
+    c = np.full(plan.out_shape, np.nan, dtype=np.float32)
+    values = {
+        "a": codes(a), "b": codes(b), "c": c, "M": plan.m, "N": plan.n, "K": plan.k,
+        "lda": plan.lda, "ldb": plan.ldb, "ldc": plan.n,
+        "scale_a": scales(scale_a), "scale_b": scales(scale_b),
+    }  # fmt: skip
+    cache.run_on_model(
+        plan.spec, values, grid=plan.grid, num_resident=max(plan.programs, 1), seed=plan.seed
+    )
+    if plan.backend == "torch-cpu":
+        import torch
+
+        return torch.from_numpy(c).to(getattr(torch, plan.out_dtype))
+    if plan.out_dtype == "bfloat16":
+        import ml_dtypes
+
+        return c.astype(ml_dtypes.bfloat16)
+    return c
+
+
+__all__ = ["run", "run_scaled", "span"]

@@ -20,10 +20,15 @@ group_lens  ``!tile.ptr<i32>``   grouped only: G group sizes (zeros allowed)
 num_groups  ``i32``              grouped only: G
 sync        ``!tile.ptr<i32>``   work-stealing, stream-k linear/tree, split-k: counters/flags
 partials    ``!tile.ptr<f32>``   stream-k linear/tree, split-k: fp32 partial tiles
+scale_a     ``!tile.ptr<f32>``   FP8 with scales: A's scale (tensorwise: one;
+                                 rowwise: M, one per row of C)
+scale_b     ``!tile.ptr<f32>``   B's scale (tensorwise: one; rowwise: N, one
+                                 per column of C)
 ==========  ===================  ===============================================
 
 ``T`` is f16 or bf16 (``dtype`` "fp16" or "bf16"; fp32 accumulation, C in
-T); the names and order are :func:`gemm_opt.core.schedules.abi.kernel_args`.
+T), or 8-bit (``dtype`` "f8e4m3" or "f8e5m2", C bf16 or f32: ``out_dtype``);
+the names and order are :func:`gemm_opt.core.schedules.abi.kernel_args`.
 Grid: ``(tiles, 1, 1)`` for data-parallel (``tiles = cdiv(M, block_m) * cdiv(N, block_n)``), else
 ``(P, 1, 1)`` for any number of programs P (the runtime's default: the
 resident programs, compute units x occupancy); split-k: ``(tiles * S, 1, 1)``. Sizes
@@ -43,6 +48,7 @@ end at the group's K end, made once per group) that cuda:90's ``lds-copies=tma``
 barrier-tracked TMA copies inside the schedule's loops).
 """
 
+from collections.abc import Callable
 from typing import Any
 
 from gemm_opt.core.contract import DIVISIBILITY, NUM_WARPS, TARGET, THREADS_PER_WARP
@@ -56,14 +62,18 @@ from gemm_opt.core.modes import (
     Grouped,
     Kind,
     Reduction,
+    Scale,
     TileLoop,
 )
 from gemm_opt.core.schedules.abi import (
     ALIGNMENT_BYTES,
     DTYPES,
+    FP8_DTYPES,
+    FP8_OUT_DTYPES,
     MAX_STAGES,
     MIN_STAGES,
     alignment,
+    check_fp8_config,
     check_kernel_config,
     divisibility_facts,
     kernel_args,
@@ -115,6 +125,8 @@ def build_gemm_module(
     tma: bool = False,
     vector_bytes: int = ALIGNMENT_BYTES,
     context: ir.Context | None = None,
+    scale: Scale | str = Scale.NONE,
+    out_dtype: str | None = None,
 ) -> ir.Module:
     """The tile module (before ``tile-lower-gemm-schedule``) of one scheduled GEMM.
 
@@ -149,6 +161,12 @@ def build_gemm_module(
     not ``tma``): the facts are that many bytes instead of 16 (8 or 4: a narrow
     twin, whose ``cp.async`` copies move 8 or 4 bytes). ValueError on a bad
     combination (the op verifier's message for schedule rules).
+
+    FP8 (``dtype`` "f8e4m3" or "f8e5m2", :func:`~gemm_opt.core.schedules.abi.check_fp8_config`
+    says which forms are built): C is ``out_dtype`` (bf16 or fp32, default
+    bf16), the MMA the 8-bit 16x16x64 instruction, and ``scale`` makes the
+    epilogue multiply the fp32 accumulator by the scales before the store
+    (:func:`_scale_epilogue`), from the ``scale_a`` and ``scale_b`` arguments.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
@@ -161,8 +179,17 @@ def build_gemm_module(
             "trans_a and trans_b are for grouped = 'none' or 'm' (grouped 'k' reads its "
             "A of shape (S, M) transposed already)"
         )
-    if dtype not in DTYPES:
-        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    fp8 = dtype in FP8_DTYPES
+    if fp8:
+        out_dtype = out_dtype if out_dtype is not None else next(iter(FP8_OUT_DTYPES))
+        check_fp8_config(
+            kind=kind, grouped=grouped, trans_a=trans_a, trans_b=trans_b, block_k=block_k,
+            scale=scale, out_dtype=out_dtype,
+        )  # fmt: skip
+    elif dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join((*DTYPES, *FP8_DTYPES))}, got {dtype!r}")
+    elif scale != Scale.NONE or out_dtype is not None:
+        raise ValueError("scale and out_dtype are for FP8 kernels (dtype f8e4m3 or f8e5m2)")
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     ints = dict(block_m=block_m, block_n=block_n, block_k=block_k, group_m=group_m)
@@ -208,22 +235,27 @@ def build_gemm_module(
         attrs[NUM_WARPS] = ir.IntegerAttr.get(i32, num_warps)
         attrs[THREADS_PER_WARP] = ir.IntegerAttr.get(i32, TARGETS[target].warp_size)
         attrs[TARGET] = ir.StringAttr.get(target)
-        elem = ir.F16Type.get() if dtype == "fp16" else ir.BF16Type.get()
+        elem = _element_type(dtype)
         f32 = ir.F32Type.get()
         ptr = PtrType.get(ir.TypeAttr.get(elem))
-        names = kernel_args(kind, reduction, grouped)
-        types: list[Any] = [ptr, ptr, ptr, i32, i32, i32, i64, i64, i64]
+        c_ptr = PtrType.get(ir.TypeAttr.get(_element_type(out_dtype) if fp8 else elem))
+        names = kernel_args(kind, reduction, grouped, scale)
+        types: list[Any] = [ptr, ptr, c_ptr, i32, i32, i32, i64, i64, i64]
         if "group_lens" in names:
             types += [PtrType.get(ir.TypeAttr.get(i32)), i32]
         if "sync" in names:
             types.append(PtrType.get(ir.TypeAttr.get(i32)))
         if "partials" in names:
             types.append(PtrType.get(ir.TypeAttr.get(f32)))
+        if "scale_a" in names:
+            types += [PtrType.get(ir.TypeAttr.get(f32))] * 2
+        # The 8-bit MMA is 16x16x64 with 16 elements (16 bytes) per lane and K step.
+        mma_k, k_width = (64, 16) if fp8 else (32, 8)
         acc_layout = WmmaAttr.build(
-            version=3, warps_per_cta=(wm, wn), instr_shape=(16, 16, 32), transposed=True
+            version=3, warps_per_cta=(wm, wn), instr_shape=(16, 16, mma_k), transposed=True
         )
-        opa = DotOperandAttr.build(op_idx=0, parent=acc_layout, k_width=8)
-        opb = DotOperandAttr.build(op_idx=1, parent=acc_layout, k_width=8)
+        opa = DotOperandAttr.build(op_idx=0, parent=acc_layout, k_width=k_width)
+        opb = DotOperandAttr.build(op_idx=1, parent=acc_layout, k_width=k_width)
         acc_t = ir.RankedTensorType.get([block_m, block_n], f32, acc_layout)
         a_t = ir.RankedTensorType.get([block_m, block_k], elem, opa)
         b_t = ir.RankedTensorType.get([block_k, block_n], elem, opb)
@@ -276,14 +308,22 @@ def build_gemm_module(
                 a[name] = ir.IntegerAttr.get(i32, value)
             region = sched.operation.regions[0].blocks.append(*([i32] * 6))
             with ir.InsertionPoint(region):
+                epilogue = None
+                if scale != Scale.NONE:
+                    bargs = region.arguments
+
+                    def epilogue(acc: ir.Value) -> ir.Value:
+                        return _scale_epilogue(acc, bargs, args, acc_t, Scale(scale))
+
                 if tdm is not None:
                     _pipelined_body(
-                        region.arguments, args, tdm, acc_t, a_t, b_t, block_k, grouped, not tma
-                    )
+                        region.arguments, args, tdm, acc_t, a_t, b_t, block_k, grouped, not tma,
+                        epilogue,
+                    )  # fmt: skip
                 else:
                     _body(
                         region.arguments, args, acc_t, a_t, b_t, block_k, grouped, trans_a,
-                        trans_b,
+                        trans_b, epilogue,
                     )  # fmt: skip
             func.ReturnOp([])
         try:
@@ -304,6 +344,7 @@ def _body(
     grouped: str,
     trans_a: bool,
     trans_b: bool,
+    epilogue: Callable[[ir.Value], ir.Value] | None = None,
 ) -> None:
     """acc = sum over K blocks of A[m_off:, k:k+BK] @ B[k:k+BK, n_off:], masked.
 
@@ -346,7 +387,41 @@ def _body(
             b = LoadBlockOp(args["b"], [k_end, n], [ldb, one], [k, n_off], b_t).result
         acc = WmmaOp(a, b, loop.inner_iter_args[0], acc_t).result
         scf.YieldOp([acc])
-    ScheduleYieldOp(loop.results[0])
+    acc = loop.results[0]
+    ScheduleYieldOp(epilogue(acc) if epilogue else acc)
+
+
+def _element_type(name: str) -> Any:
+    """The MLIR element type of a kernel dtype name (A and B's, or an FP8 kernel's C)."""
+    types = {
+        "fp16": ir.F16Type.get,
+        "bf16": ir.BF16Type.get,
+        "fp32": ir.F32Type.get,
+        "f8e4m3": ir.Float8E4M3FNType.get,
+        "f8e5m2": ir.Float8E5M2Type.get,
+    }
+    return types[name]()
+
+
+def _scale_epilogue(
+    acc: ir.Value, bargs: Any, args: dict[str, ir.Value], acc_t, scale: Scale
+) -> ir.Value:
+    """acc * scale_a * scale_b, each scale broadcast over the tile by a stride-0 load.
+
+    Rowwise: ``scale_a[m]`` read with strides (1, 0) (one per row of the tile),
+    ``scale_b[n]`` with (0, 1); tensorwise: both with (0, 0), every element of
+    the block reading the one scale. The loads are in the accumulator's own
+    layout (no layout conversion) and masked by the tile's edges like the
+    store, so no thread reads past M scales of A or N of B.
+    """
+    i64 = ir.IntegerType.get_signless(64)
+    _group, m_off, m_end, n_off, _k_off, _k_end = bargs
+    zero, one = arith.ConstantOp(i64, 0).result, arith.ConstantOp(i64, 1).result
+    bounds, at = [m_end, args["N"]], [m_off, n_off]
+    rowwise = scale == Scale.ROWWISE
+    sa = LoadBlockOp(args["scale_a"], bounds, [one if rowwise else zero, zero], at, acc_t)
+    sb = LoadBlockOp(args["scale_b"], bounds, [zero, one if rowwise else zero], at, acc_t)
+    return arith.MulFOp(arith.MulFOp(acc, sa.result).result, sb.result).result
 
 
 def _tdm_setup(
@@ -423,7 +498,16 @@ def _tdm_setup(
 
 
 def _pipelined_body(
-    bargs: Any, args, tdm: dict, acc_t, a_t, b_t, bk: int, grouped: str, bounded: bool = True
+    bargs: Any,
+    args,
+    tdm: dict,
+    acc_t,
+    a_t,
+    b_t,
+    bk: int,
+    grouped: str,
+    bounded: bool = True,
+    epilogue: Callable[[ir.Value], ir.Value] | None = None,
 ) -> None:
     """The pipelined body over a ring of S = ``tdm["stages"]`` buffers: K blocks
     i+1 .. i+S-1 are in flight while block i multiplies.
@@ -545,7 +629,8 @@ def _pipelined_body(
         bt = operand("bbuf", "bb_t", slot, b_trans, b_t)
         scf.YieldOp([WmmaOp(at, bt, loop.inner_iter_args[0], acc_t).result])
     wait(0)
-    ScheduleYieldOp(loop.results[0])
+    acc = loop.results[0]
+    ScheduleYieldOp(epilogue(acc) if epilogue else acc)
 
 
 __all__ = ["build_gemm_module"]

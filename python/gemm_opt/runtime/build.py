@@ -55,6 +55,8 @@ def _triton_type(t: Any) -> str:
         (ir.BF16Type, "bf16"),
         (ir.F32Type, "fp32"),
         (ir.F64Type, "fp64"),
+        (ir.Float8E4M3FNType, "fp8e4nv"),
+        (ir.Float8E5M2Type, "fp8e5"),
     ):
         if cast(t, kind) is not None:
             return name

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gemm_opt.core.modes import GROUPED, Grouped, Kind, Reduction
+from gemm_opt.core.modes import FP8_KINDS, GROUPED, SCALES, Grouped, Kind, Reduction, Scale
 from gemm_opt.core.schedules.partition import (
     check_positive,
     needs_partials,
@@ -25,6 +25,18 @@ from gemm_opt.core.targets import VECTOR_BYTES
 #: Element types of the schedule kernels (A, B and C) by name, with the
 #: numpy/torch dtype name of each.
 DTYPES: dict[str, str] = {"fp16": "float16", "bf16": "bfloat16"}
+#: 8-bit element types of the FP8 schedule kernels (A and B) by name, with the
+#: torch dtype name of each (numpy: the ml_dtypes type of that name).
+FP8_DTYPES: dict[str, str] = {"f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2"}
+#: C's element type of an FP8 kernel by name (the first is the default), with
+#: the numpy/torch dtype name of each.
+FP8_OUT_DTYPES: dict[str, str] = {"bf16": "bfloat16", "fp32": "float32"}
+#: K of the 8-bit MMA instruction: an FP8 kernel's ``block_k`` is a multiple of it.
+FP8_MMA_K = 64
+#: The scale arguments an FP8 kernel with a :class:`~gemm_opt.core.modes.Scale`
+#: other than ``none`` takes, last: fp32 pointers, one element each
+#: (tensorwise) or ``scale_a`` M and ``scale_b`` N elements (rowwise).
+SCALE_ARGS = ("scale_a", "scale_b")
 
 #: Argument names of a schedule kernel, in order; the optional ones (after
 #: ``ldc``) only where :func:`kernel_args` says. ``a``, ``b``, ``c`` row-major
@@ -43,8 +55,11 @@ ARG_NAMES = (
 )
 
 
-def kernel_args(kind: str, reduction: str | None, grouped: str = Grouped.NONE) -> tuple[str, ...]:
-    """The argument names, in order, of the kernel of ``kind``, ``reduction`` and ``grouped``."""
+def kernel_args(
+    kind: str, reduction: str | None, grouped: str = Grouped.NONE, scale: str = Scale.NONE
+) -> tuple[str, ...]:
+    """The argument names, in order, of the kernel of ``kind``, ``reduction``,
+    ``grouped`` and ``scale`` (an FP8 kernel's :data:`SCALE_ARGS`, last)."""
     names = list(ARG_NAMES[:9])
     if grouped != Grouped.NONE:
         names += ["group_lens", "num_groups"]
@@ -52,7 +67,50 @@ def kernel_args(kind: str, reduction: str | None, grouped: str = Grouped.NONE) -
         names.append("sync")
     if needs_partials(kind, reduction):
         names.append("partials")
+    if scale != Scale.NONE:
+        names += SCALE_ARGS
     return tuple(names)
+
+
+def check_fp8_config(
+    *,
+    kind: str,
+    grouped: str,
+    trans_a: bool,
+    trans_b: bool,
+    block_k: int,
+    scale: str,
+    out_dtype: str,
+) -> None:
+    """ValueError, naming the argument, for an FP8 kernel that is not built.
+
+    Built: dense, :data:`~gemm_opt.core.modes.FP8_KINDS`, A stored (M, K) and
+    B stored (N, K) (``trans_b``; Hopper's 8-bit wgmma reads both operands
+    K-major), ``block_k`` a multiple of :data:`FP8_MMA_K`, C bf16 or fp32.
+    """
+    if kind not in FP8_KINDS:
+        raise ValueError(
+            f"kind {kind!r} has no FP8 kernel; built: {', '.join(FP8_KINDS)} (the epilogue "
+            "scales each tile's finished accumulator)"
+        )
+    if grouped != Grouped.NONE:
+        raise ValueError(f"grouped {grouped!r} has no FP8 kernel; built: dense ('none')")
+    if trans_a or not trans_b:
+        raise ValueError(
+            "FP8 kernels are built for A stored (M, K) and B stored (N, K) (trans_a=False, "
+            f"trans_b=True; got trans_a={trans_a}, trans_b={trans_b}): Hopper's 8-bit wgmma "
+            "reads both operands K-major"
+        )
+    if block_k % FP8_MMA_K:
+        raise ValueError(
+            f"block_k must be a multiple of {FP8_MMA_K} (the 8-bit MMA's K), got {block_k}"
+        )
+    if scale not in SCALES:
+        raise ValueError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}")
+    if out_dtype not in FP8_OUT_DTYPES:
+        raise ValueError(
+            f"out_dtype must be one of {', '.join(FP8_OUT_DTYPES)} for FP8, got {out_dtype!r}"
+        )
 
 
 #: K of the MMA instruction: ``block_k`` must be a multiple of it.
@@ -163,7 +221,7 @@ ALIGNED_ARGS = ("N", "K", "lda", "ldb", "ldc")
 #: gfx950's direct-to-LDS loads).
 ALIGNMENT_BYTES = VECTOR_BYTES
 #: Bytes of one element of each :data:`DTYPES` type.
-DTYPE_BYTES: dict[str, int] = {"fp16": 2, "bf16": 2}
+DTYPE_BYTES: dict[str, int] = {"fp16": 2, "bf16": 2, **dict.fromkeys(FP8_DTYPES, 1)}
 
 
 #: The copy vector widths, in bytes, an aligned kernel may be built for
@@ -261,6 +319,12 @@ class KernelSpec:
     #: are this many bytes in elements (:func:`alignment`); below 16 a narrow twin
     #: (``cp.async`` of 8 or 4 bytes, no TMA).
     vector_bytes: int = ALIGNMENT_BYTES
+    #: FP8 kernels (``dtype`` in :data:`FP8_DTYPES`): how the epilogue scales the
+    #: accumulator (:class:`~gemm_opt.core.modes.Scale`); ``none`` otherwise.
+    scale: Scale = Scale.NONE
+    #: C's element type: None for fp16/bf16 (C is ``dtype``); FP8 kernels one of
+    #: :data:`FP8_OUT_DTYPES` (None: bf16).
+    out_dtype: str | None = None
 
     def __post_init__(self) -> None:
         reduction = resolve_reduction(self.kind, self.reduction)
@@ -275,8 +339,23 @@ class KernelSpec:
         if self.kind != Kind.WORK_STEALING:
             check_positive("num_xcds", self.num_xcds)
             object.__setattr__(self, "num_xcds", 1)
-        if self.dtype not in DTYPES:
-            raise ValueError(f"dtype must be one of {tuple(DTYPES)}, got {self.dtype!r}")
+        if self.dtype in FP8_DTYPES:
+            out = self.out_dtype if self.out_dtype is not None else next(iter(FP8_OUT_DTYPES))
+            check_fp8_config(
+                kind=self.kind,
+                grouped=self.grouped,
+                trans_a=self.trans_a,
+                trans_b=self.trans_b,
+                block_k=self.block_k,
+                scale=self.scale,
+                out_dtype=out,
+            )
+            object.__setattr__(self, "scale", Scale(self.scale))
+            object.__setattr__(self, "out_dtype", out)
+        elif self.dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {(*DTYPES, *FP8_DTYPES)}, got {self.dtype!r}")
+        elif self.scale != Scale.NONE or self.out_dtype is not None:
+            raise ValueError("scale and out_dtype are for FP8 kernels (dtype f8e4m3 or f8e5m2)")
         for name in ("block_m", "block_n", "block_k", "group_m", "num_warps"):
             check_positive(name, getattr(self, name))
         if self.num_stages is not None:
@@ -303,15 +382,18 @@ class KernelSpec:
         al = "_aligned" if self.aligned else ""
         al += "_tma" if self.tma else ""
         al += f"_v{self.vector_bytes}" if self.vector_bytes != ALIGNMENT_BYTES else ""
+        # FP8: the recipe, and C's type where it is not the default bf16.
+        fp8 = "" if self.scale == Scale.NONE else f"_{self.scale}"
+        fp8 += "_of32" if self.out_dtype == "fp32" else ""
         return (
-            f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}_"
+            f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}{fp8}_"
             f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"
             f"_w{self.num_warps}{stages}{xcd}{al}"
         )
 
     @property
     def arg_names(self) -> tuple[str, ...]:
-        return kernel_args(self.kind, self.reduction, self.grouped)
+        return kernel_args(self.kind, self.reduction, self.grouped, self.scale)
 
     @property
     def facts(self) -> dict[str, int]:
@@ -334,17 +416,22 @@ __all__ = [
     "ARG_NAMES",
     "DTYPES",
     "DTYPE_BYTES",
+    "FP8_DTYPES",
+    "FP8_MMA_K",
+    "FP8_OUT_DTYPES",
     "MAX_STAGES",
     "MIN_STAGES",
     "MMA_K",
     "MMA_M",
     "MMA_N",
     "MODEL_CONFIG",
+    "SCALE_ARGS",
     "VECTOR_WIDTHS",
     "GemmConfig",
     "KernelSpec",
     "aligned_args",
     "alignment",
+    "check_fp8_config",
     "check_kernel_config",
     "divisibility_facts",
     "kernel_args",

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""FP8 GEMM on the local NVIDIA GPU: gemm-opt's scaled kernels beside ``torch._scaled_mm``.
+
+One command, torch only (no MLIR bindings, no compiler): the kernels come from
+the bundles (``python -m gemm_opt.kernels.build_bundles --target cuda:90``
+writes ``fp8.bundle`` beside ``schedules.bundle``; ``--bundles DIR`` points at
+the folder holding ``cuda90/``) and run through ``gemm_opt.matmul(a, w.t(),
+scale_a=..., scale_b=...)``.
+
+1. **Correctness**: bf16 operands quantized by ``gemm_opt.quantize_fp8``
+   (e4m3, tensorwise and rowwise), shapes with ragged edges and K off the
+   16-element rule (the plain kernel) and on it (the TMA twin), both
+   schedules; C against the float64 product of the decoded operands times
+   their scales (``|C - ref| <= 2^-8 |ref| + 2^-12 sum|a_k b_k| sa sb``: bf16
+   rounding, and the tensor core's own accumulation inside each wgmma, which
+   is narrower than fp32) and against ``torch._scaled_mm`` (the same bound).
+2. **Speed**: DeepGEMM's dense shapes (M x N x K), rowwise and tensorwise,
+   data-parallel and persistent, each beside ``torch._scaled_mm`` in the same
+   interleaved run (median of ``--reps`` samples after an L2 flush), TFLOP/s
+   and the ratio to torch.
+
+Writes ``OUT/fp8.csv`` and ``OUT/fp8.md``. Exit 0 when every check passes, 1
+if one fails, 2 on misuse, no GPU or a missing kernel.
+
+    PYTHONPATH=python python3 benchmarks/h100/fp8.py --bundles DIR --out OUT
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import benchlib  # noqa: E402
+
+#: DeepGEMM's dense FP8 benchmark shapes (M, N, K): prefill and decode.
+SHAPES = (
+    (4096, 7168, 16384),
+    (4096, 4096, 7168),
+    (4096, 2112, 7168),
+    (4096, 24576, 1536),
+    (16, 4096, 7168),
+    (64, 7168, 16384),
+    (128, 7168, 16384),
+)
+#: Correctness shapes: ragged M and N; K off the 16-element rule (the plain
+#: kernel) and on it (the TMA twin); a decode shape.
+CHECK_SHAPES = ((300, 200, 176), (257, 129, 100), (16, 384, 512), (1000, 1000, 4096))
+RECIPES = ("rowwise", "tensorwise")
+SCHEDULES = ("data-parallel", "persistent")
+#: The check's bound: C's bf16 rounding (relative) and the accumulation (of sum |a b| s).
+REL, ABS = 2.0**-8, 2.0**-12
+
+
+def _quantized(torch: Any, m: int, n: int, k: int, recipe: str, seed: int):
+    """a (M, K) e4m3, w (N, K) e4m3 (B is w.t()) and their scales as torch._scaled_mm takes them."""
+    import gemm_opt
+
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randn(m, k, device="cuda", generator=g).bfloat16()
+    y = torch.randn(n, k, device="cuda", generator=g).bfloat16()
+    a, sa = gemm_opt.quantize_fp8(x, recipe=recipe)
+    w, sw = gemm_opt.quantize_fp8(y, recipe=recipe)  # per row of w = per column of B
+    sb = sw.t() if recipe == "rowwise" else sw
+    return a, w, sa.float(), sb.float()
+
+
+def _reference(torch: Any, a, w, sa, sb):
+    """float64 (A x sa) @ (B x sb) and the same of the magnitudes (the bound's scale)."""
+    ad, bd = a.double(), w.double().t()
+    ref = (ad * sa.double()) @ (bd * sb.double())
+    mag = (ad.abs() * sa.double()) @ (bd.abs() * sb.double())
+    return ref, mag
+
+
+def check(torch: Any, say: Any) -> bool:
+    import gemm_opt
+
+    ok = True
+    for m, n, k in CHECK_SHAPES:
+        for recipe in RECIPES:
+            a, w, sa, sb = _quantized(torch, m, n, k, recipe, m + n + k)
+            ref, mag = _reference(torch, a, w, sa, sb)
+            theirs = torch._scaled_mm(a, w.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+            for schedule in SCHEDULES:
+                c = gemm_opt.matmul(a, w.t(), scale_a=sa, scale_b=sb, schedule=schedule)
+                bound = REL * ref.abs() + ABS * mag
+                err_ref = ((c.double() - ref).abs() / bound).max().item()
+                err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
+                good = err_ref <= 1 and err_torch <= 1
+                ok &= good
+                say(
+                    f"{'PASS' if good else 'FAIL'} {m}x{n}x{k} {recipe} {schedule}: "
+                    f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound {err_torch:.3f}"
+                )
+    return ok
+
+
+def speed(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str, Any]]:
+    import gemm_opt
+
+    flush = benchlib.Flusher()
+    rows = []
+    for m, n, k in SHAPES:
+        for recipe in RECIPES:
+            a, w, sa, sb = _quantized(torch, m, n, k, recipe, 0)
+            b = w.t()
+            fns = {
+                "torch": lambda a=a, b=b, sa=sa, sb=sb: torch._scaled_mm(
+                    a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16
+                )
+            }
+            for schedule in SCHEDULES:
+                fns[schedule] = lambda a=a, b=b, sa=sa, sb=sb, s=schedule: gemm_opt.matmul(
+                    a, b, scale_a=sa, scale_b=sb, schedule=s
+                )
+            res = benchlib.bench(fns, reps, warmup, flush)
+            base = res["torch"]["median_ms"]
+            for name, r in res.items():
+                ms = r["median_ms"]
+                row = {
+                    "m": m, "n": n, "k": k, "recipe": recipe, "impl": name,
+                    "median_ms": round(ms, 5), "tflops": round(benchlib.tflops(m, n, k, ms), 1),
+                    "vs_torch": round(base / ms, 3),
+                }  # fmt: skip
+                rows.append(row)
+                say(
+                    f"{m}x{n}x{k} {recipe:10s} {name:13s} {ms:8.4f} ms "
+                    f"{row['tflops']:7.1f} TFLOP/s {row['vs_torch']:.2f}x torch"
+                )
+    return rows
+
+
+def _markdown(rows: list[dict[str, Any]], gpu: str) -> str:
+    lines = [
+        f"# FP8 GEMM on {gpu}: gemm-opt beside torch._scaled_mm (bf16 out)",
+        "",
+        "| M x N x K | recipe | torch TFLOP/s | data-parallel | persistent | best / torch |",
+        "|---|---|---|---|---|---|",
+    ]
+    key = {(r["m"], r["n"], r["k"], r["recipe"], r["impl"]): r for r in rows}
+    for m, n, k in SHAPES:
+        for recipe in RECIPES:
+            t, dp, pe = (key[(m, n, k, recipe, i)] for i in ("torch", *SCHEDULES))
+            best = max(dp["vs_torch"], pe["vs_torch"])
+            lines.append(
+                f"| {m}x{n}x{k} | {recipe} | {t['tflops']} | {dp['tflops']} | {pe['tflops']} "
+                f"| {best:.2f}x |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bundles", help="bundle folder (holds cuda90/); default: the package's")
+    ap.add_argument("--out", type=Path, default=Path("results/fp8"), help="CSV and markdown here")
+    ap.add_argument("--reps", type=int, default=20, help="timed samples per kernel")
+    ap.add_argument("--warmup", type=int, default=3, help="untimed calls per kernel first")
+    ap.add_argument("--skip-speed", action="store_true", help="the correctness checks only")
+    args = ap.parse_args(argv)
+    if args.reps < 1 or args.warmup < 0:
+        ap.error("--reps takes a positive count, --warmup a non-negative one")
+    if args.bundles:
+        os.environ["GEMM_OPT_BUNDLE_DIR"] = args.bundles
+    torch = benchlib.cuda_torch(ap.prog)
+    if torch is None:
+        return 2
+    from gemm_opt.runtime.gemm import KernelMissing
+
+    report = benchlib.Report()
+    gpu = torch.cuda.get_device_name()
+    report(f"# {gpu}, torch {torch.__version__}")
+    try:
+        ok = check(torch, report)
+        rows = [] if args.skip_speed else speed(torch, args.reps, args.warmup, report)
+    except KernelMissing as e:
+        print(f"{ap.prog}: error: {e}", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    report.write(args.out / "fp8.log")
+    if rows:
+        with open(args.out / "fp8.csv", "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        (args.out / "fp8.md").write_text(_markdown(rows, gpu))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

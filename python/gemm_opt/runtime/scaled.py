@@ -1,0 +1,264 @@
+"""The plan of a scaled FP8 GEMM: ``C = (A x scale_a) @ (B x scale_b)``.
+
+Checks a call of :func:`gemm_opt.matmul` with ``scale_a``/``scale_b`` and
+picks its kernel, as :mod:`gemm_opt.runtime.plan` does for fp16/bf16: the
+operands are 2-D float8 (torch ``float8_e4m3fn``/``float8_e5m2``, numpy the
+ml_dtypes types of the same names), A row-major (M, K) and B the transposed
+view of a row-major (N, K) tensor (``w.t()``: ``torch._scaled_mm``'s and
+``nn.Linear``'s layout; Hopper's 8-bit wgmma reads both operands K-major, so
+no other layout has a kernel). The recipe follows from the scale shapes, as
+``torch._scaled_mm`` reads them (:func:`gemm_opt.core.scaling.recipe_of`):
+0-d or (1, 1) tensorwise, (M, 1) and (1, N) rowwise; scales are float32 and
+lie where the operands do. C is bfloat16 (or float32), row-major (M, N).
+
+Imports only the standard library and :mod:`gemm_opt.core` at import time;
+torch (CUDA launch) and numpy are imported where used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gemm_opt.core import schedules as S
+from gemm_opt.core.modes import FP8_KINDS, Grouped, Kind, Scale
+from gemm_opt.kernels import h100_configs as h100
+from gemm_opt.runtime import plan as P
+
+#: The framework dtype name of each FP8 kernel dtype, reversed: "float8_e4m3fn" -> "f8e4m3".
+_FP8 = {framework: name for name, framework in S.FP8_DTYPES.items()}
+#: ``out_dtype`` names the API takes (framework names), to the kernel's C type.
+OUT_DTYPES = {framework: name for name, framework in S.FP8_OUT_DTYPES.items()}
+#: The default ``out_dtype``.
+DEFAULT_OUT = "bfloat16"
+#: The configuration the model runs FP8 kernels with (small blocks: quick to interpret).
+MODEL_FP8_CONFIG = S.GemmConfig(64, 64, 64, 4, 4)
+
+
+@dataclass(frozen=True)
+class ScaledPlan:
+    """The checked call: its kernel, backend, sizes, leading dimensions and grid."""
+
+    spec: S.KernelSpec
+    backend: str
+    m: int
+    n: int
+    k: int
+    lda: int
+    ldb: int
+    #: The torch/numpy dtype name of C.
+    out_dtype: str
+    #: Programs launched (data-parallel: one per tile).
+    grid: int
+    #: Programs that run at once on the model (its interleaving); on the GPU, the grid.
+    programs: int
+    seed: int | None = None
+
+    @property
+    def out_shape(self) -> tuple[int, int]:
+        return (self.m, self.n)
+
+
+def _dtype_name(x: Any) -> str:
+    return str(x.dtype).removeprefix("torch.")
+
+
+def _fp8_dtype(x: Any, name: str) -> str:
+    dt = _dtype_name(x)
+    if dt not in _FP8:
+        raise TypeError(
+            f"{name}: a scaled GEMM takes float8 elements ({', '.join(_FP8)}), got {dt}"
+            + (" (numpy: ml_dtypes.float8_e4m3fn arrays)" if dt.startswith("uint8") else "")
+        )
+    return _FP8[dt]
+
+
+def _out_dtype(out_dtype: Any) -> str:
+    if out_dtype is None:
+        return DEFAULT_OUT
+    name = str(out_dtype).removeprefix("torch.")
+    if name not in OUT_DTYPES:
+        raise ValueError(
+            f"out_dtype: a scaled GEMM writes {', '.join(OUT_DTYPES)} (None: {DEFAULT_OUT}), "
+            f"got {out_dtype!r}"
+        )
+    return name
+
+
+def _check_layouts(a: Any, b: Any) -> tuple[int, int, int, int, int]:
+    """(M, N, K, lda, ldb) of A (M, K) row-major and B (K, N) the view of an (N, K) one."""
+    for name, x in (("a", a), ("b", b)):
+        if len(tuple(x.shape)) != 2:
+            raise ValueError(
+                f"{name}: a scaled GEMM takes 2-D operands (no batch), got shape {tuple(x.shape)}"
+            )
+    (m, k), (kb, n) = tuple(a.shape), tuple(b.shape)
+    if kb != k:
+        raise ValueError(f"b: expected {k} rows (a's K), got shape {(kb, n)}")
+    sa, sb = P.element_strides(a, "a"), P.element_strides(b, "b")
+    if not (sa[1] == 1 or k <= 1) or (sa[0] < max(k, 1) and m > 1):
+        raise ValueError(
+            f"a: a scaled GEMM takes A row-major (M, K) with unit stride along K (Hopper's "
+            f"8-bit wgmma reads both operands K-major), got strides {sa}"
+        )
+    if not (sb[0] == 1 or k <= 1) or (sb[1] < max(k, 1) and n > 1):
+        raise ValueError(
+            f"b: a scaled GEMM takes B as the transposed view of a row-major (N, K) tensor "
+            f"(b = w.t(), strides (1, ldb)); got a {'row' if sb[1] == 1 else 'other'}-major "
+            f"layout with strides {sb}: Hopper's 8-bit wgmma reads both operands K-major, "
+            f"as torch._scaled_mm does"
+        )
+    return m, n, k, max(sa[0], k, 1), max(sb[1], k, 1)
+
+
+def _check_scale(x: Any, name: str, backend: str, device: Any, vector: int, axis: int) -> None:
+    """``x`` a float32 tensor/array of the operands' framework and device; a rowwise
+    scale (``vector`` > 1 along ``axis``) with unit stride along it."""
+    if backend == "numpy":
+        if type(x).__module__.split(".")[0] != "numpy" or not hasattr(x, "shape"):
+            raise TypeError(
+                f"{name}: the operands are numpy arrays, so is the scale; got "
+                f"{type(x).__module__}.{type(x).__name__}"
+            )
+    elif not P.is_torch_tensor(x):
+        raise TypeError(
+            f"{name}: the operands are torch tensors, so is the scale; got "
+            f"{type(x).__module__}.{type(x).__name__}"
+        )
+    elif x.device != device:
+        raise ValueError(f"{name}: expected a tensor on {device} (the operands'), got {x.device}")
+    if _dtype_name(x) != "float32":
+        raise TypeError(f"{name}: expected float32 scales, got {_dtype_name(x)}")
+    if vector > 1 and P.element_strides(x, name)[axis] != 1:
+        raise ValueError(
+            f"{name}: a rowwise scale has unit stride along its {vector} entries, got strides "
+            f"{P.element_strides(x, name)}"
+        )
+
+
+def _config(m: int, n: int, backend: str, config: Any) -> S.GemmConfig:
+    if config is not None:
+        default = h100.FP8_GPU_CONFIGS["mid"] if backend == "cuda" else MODEL_FP8_CONFIG
+        cfg = P.check_config(config, default)
+        if cfg.block_k % S.FP8_MMA_K:
+            raise ValueError(
+                f"config: block_k must be a multiple of {S.FP8_MMA_K} for FP8 (the 8-bit "
+                f"MMA's K), got {cfg.block_k}"
+            )
+        return cfg
+    if backend != "cuda":
+        return MODEL_FP8_CONFIG
+    return h100.FP8_GPU_CONFIGS[h100.fp8_config_name(m, n)]
+
+
+def scaled_plan(
+    a: Any,
+    b: Any,
+    scale_a: Any,
+    scale_b: Any,
+    *,
+    out_dtype: Any = None,
+    schedule: str = "data-parallel",
+    num_programs: int | None = None,
+    config: Any = None,
+    seed: int | None = None,
+    meta: bool = False,
+) -> ScaledPlan:
+    """The :class:`ScaledPlan` of a call, or TypeError/ValueError naming the argument.
+
+    ``meta``: checks only (fake tensors: the GPU's resident programs are not read)."""
+    from gemm_opt.core.scaling import Recipe, recipe_of
+
+    backend = P.kind_of(a, "a")
+    if P.kind_of(b, "b") != backend:
+        raise ValueError(f"b: expected the operands in one place, got a on {backend}")
+    da, db = _fp8_dtype(a, "a"), _fp8_dtype(b, "b")
+    if da != db:
+        raise TypeError(
+            f"b: expected {S.FP8_DTYPES[da]} like a (the kernels take one format for both), "
+            f"got {S.FP8_DTYPES[db]}"
+        )
+    device = getattr(a, "device", None)
+    if backend == "cuda" and b.device != device:
+        raise ValueError(f"b: expected a tensor on {device} (a's), got {b.device}")
+    out = _out_dtype(out_dtype)
+    if schedule not in FP8_KINDS:
+        raise ValueError(
+            f"schedule: a scaled GEMM runs {', '.join(FP8_KINDS)} (its epilogue scales each "
+            f"tile's finished accumulator), got {schedule!r}"
+        )
+    m, n, k, lda, ldb = _check_layouts(a, b)
+    for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if not hasattr(s, "shape"):
+            raise TypeError(f"{name}: expected a float32 tensor or array, got {type(s).__name__}")
+    recipe = recipe_of(tuple(scale_a.shape), tuple(scale_b.shape), m=m, n=n, k=k)
+    if recipe not in (Recipe.TENSORWISE, Recipe.ROWWISE):
+        raise ValueError(
+            f"scale_a: the scale shapes {tuple(scale_a.shape)}, {tuple(scale_b.shape)} are the "
+            f"{recipe.value} recipe, which has no kernel (built: tensorwise, rowwise)"
+        )
+    rowwise = recipe is Recipe.ROWWISE
+    _check_scale(scale_a, "scale_a", backend, device, m if rowwise else 1, 0)
+    _check_scale(scale_b, "scale_b", backend, device, n if rowwise else 1, -1)
+    cfg = _config(m, n, backend, config)
+    scale = Scale.ROWWISE if rowwise else Scale.TENSORWISE
+    spec = scaled_spec(schedule, da, cfg, scale, out)
+    tiles = S.tile_count(m, n, spec.block_m, spec.block_n)
+    if num_programs is None:
+        gpu = backend == "cuda"
+        programs = 1 if meta and gpu else _resident(spec, device) if gpu else P.MODEL_PROGRAMS
+    else:
+        programs = P.as_int(num_programs, "num_programs")
+        if programs < 1:
+            raise ValueError(f"num_programs must be at least 1, got {programs}")
+    grid = tiles if spec.kind == Kind.DATA_PARALLEL else min(programs, tiles)
+    return ScaledPlan(spec, backend, m, n, k, lda, ldb, out, grid, min(programs, grid), seed)
+
+
+def scaled_spec(
+    schedule: str, dtype: str, config: S.GemmConfig, scale: Scale | str, out_dtype: str
+) -> S.KernelSpec:
+    """The kernel of a scaled call: ``schedule``, the FP8 ``dtype`` ("f8e4m3"),
+    ``config``, ``scale`` and ``out_dtype`` (a framework name: "bfloat16")."""
+    cfg = config
+    return S.KernelSpec(
+        Kind(schedule), None, Grouped.NONE, dtype, cfg.block_m, cfg.block_n, cfg.block_k,
+        cfg.group_m, cfg.num_warps, cfg.num_stages, trans_b=True, scale=Scale(scale),
+        out_dtype=OUT_DTYPES[out_dtype],
+    )  # fmt: skip
+
+
+def _resident(spec: S.KernelSpec, device: Any) -> int:
+    from gemm_opt.runtime import gemm as rt
+
+    return rt.resident_programs(spec, device)
+
+
+def launch(plan: ScaledPlan, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
+    """Run ``plan`` on CUDA tensors on the current stream; returns C (M, N)."""
+    import torch
+
+    from gemm_opt.runtime import gemm as rt
+
+    c = torch.empty(plan.out_shape, dtype=getattr(torch, plan.out_dtype), device=a.device)
+    if plan.grid == 0:
+        return c
+    values = {
+        "a": a, "b": b, "c": c, "M": plan.m, "N": plan.n, "K": plan.k,
+        "lda": plan.lda, "ldb": plan.ldb, "ldc": plan.n,
+        "scale_a": scale_a, "scale_b": scale_b,
+    }  # fmt: skip
+    tiles = S.tile_count(plan.m, plan.n, plan.spec.block_m, plan.spec.block_n)
+    rt.launch(plan.spec, values, num_programs=plan.grid, total_tiles=tiles)
+    return c
+
+
+__all__ = [
+    "DEFAULT_OUT",
+    "MODEL_FP8_CONFIG",
+    "OUT_DTYPES",
+    "ScaledPlan",
+    "launch",
+    "scaled_plan",
+    "scaled_spec",
+]
