@@ -609,10 +609,13 @@ class Kernel:
                 keep.append(buf)
                 scratch[slot] = -(-buf.data_ptr() // spec.align) * spec.align
         block, pointers = self._buffers()
+        drv = cuda.driver()
+        # Current before the host descriptors are encoded, not only for the launch:
+        # cuTensorMapEncodeTiled needs a context too, and a call may come from a thread
+        # that never made one current (autograd's device threads run the backward).
+        drv.make_current(device)
         maps = self.tensormap_values(values) if self._maps else ()
         self._struct.pack_into(block, 0, *values, *maps, *scratch)
-        drv = cuda.driver()
-        drv.make_current(device)
         drv.launch_packed(fn, gx, gy, gz, k.threads, k.shared_bytes, raw_stream, pointers)
         del keep  # the caching allocator orders reuse after this launch on the stream
 
