@@ -13,7 +13,10 @@ scale_a=..., scale_b=...)``.
    schedules; C against the float64 product of the decoded operands times
    their scales (``|C - ref| <= 2^-8 |ref| + 2^-12 sum|a_k b_k| sa sb``: bf16
    rounding, and the tensor core's own accumulation inside each wgmma, which
-   is narrower than fp32) and against ``torch._scaled_mm`` (the same bound).
+   is narrower than fp32) and against ``torch._scaled_mm`` (twice the bound:
+   both approximate the float64 product within it; torch's own distance to it
+   is printed; torch takes only multiples of 16, so the ragged shapes are
+   checked against float64 only).
 2. **Speed**: DeepGEMM's dense shapes (M x N x K), rowwise and tensorwise,
    data-parallel and persistent, each beside ``torch._scaled_mm`` in the same
    interleaved run (median of ``--reps`` samples after an L2 flush), TFLOP/s
@@ -88,17 +91,33 @@ def check(torch: Any, say: Any) -> bool:
         for recipe in RECIPES:
             a, w, sa, sb = _quantized(torch, m, n, k, recipe, m + n + k)
             ref, mag = _reference(torch, a, w, sa, sb)
-            theirs = torch._scaled_mm(a, w.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
+            # torch._scaled_mm takes only sizes that are multiples of 16: elsewhere (the
+            # ragged shapes, which take our plain kernel) the check is against float64 only.
+            theirs = None
+            if k % 16 == 0 and n % 16 == 0:
+                theirs = torch._scaled_mm(
+                    a, w.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16
+                )
             for schedule in SCHEDULES:
                 c = gemm_opt.matmul(a, w.t(), scale_a=sa, scale_b=sb, schedule=schedule)
                 bound = REL * ref.abs() + ABS * mag
                 err_ref = ((c.double() - ref).abs() / bound).max().item()
-                err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
-                good = err_ref <= 1 and err_torch <= 1
+                # Against torch: both results approximate the float64 product within the
+                # bound, so they differ by at most twice it (torch's own error is printed).
+                err_torch = torch_ref = float("nan")
+                if theirs is not None:
+                    err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
+                    torch_ref = ((theirs.double() - ref).abs() / bound).max().item()
+                good = err_ref <= 1 and (theirs is None or err_torch <= 2)
                 ok &= good
+                vs_torch = (
+                    "no torch._scaled_mm (sizes)"
+                    if theirs is None
+                    else f"{err_torch:.3f} (of 2; torch's own |torch-ref|/bound {torch_ref:.3f})"
+                )
                 say(
                     f"{'PASS' if good else 'FAIL'} {m}x{n}x{k} {recipe} {schedule}: "
-                    f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound {err_torch:.3f}"
+                    f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound {vs_torch}"
                 )
     return ok
 
