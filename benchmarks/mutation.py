@@ -137,7 +137,10 @@ API_TESTS = unit("test_api_limits", "test_api")
 TARGETS: dict[str, Target] = {
     # -- lowering --
     "lowering_warp_predicates": Target(
-        "lowering/warp_predicates.py", EVERY, unit("test_lowering"), PREDICATE_LIT
+        "lowering/warp_predicates.py",
+        EVERY,
+        unit("test_mutants_lowering", "test_lowering"),
+        PREDICATE_LIT,
     ),
     "lowering_tma_plan": Target(
         "lowering/tma_plan.py",
