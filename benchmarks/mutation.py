@@ -217,7 +217,7 @@ TARGETS: dict[str, Target] = {
     "dialect_barrier": Target(
         "dialect/barrier.py",
         EVERY,
-        unit("test_model_barrier_protocol"),
+        unit("test_mutants_dialect", "test_model_barrier_protocol"),
         lit("dialect", "tile-barrier-invalid", "tile-barrier"),
     ),
     "dialect_sync": Target(
@@ -956,6 +956,40 @@ def markdown(reports: list[ModuleReport]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _load_report(folder: Path, name: str) -> dict | None:
+    path = folder / f"{name}.json"
+    return json.loads(path.read_text())[0] if path.exists() else None
+
+
+def summary(before: Path, after: Path) -> str:
+    """The per-module before/after table of two ``--out`` folders (a module
+    missing from ``before`` is "not run"; one missing from ``after`` had no
+    survivors to run again, or was not run again)."""
+    out = [
+        "| module | mutants | before: killed | before | after: killed | equivalent "
+        "| after | after w/o equivalent | wall before | wall after |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, target in TARGETS.items():
+        first = _load_report(before, name)
+        if first is None:
+            n = len(points(ast.parse((ROOT / target.path).read_text()), target))
+            out.append(f"| {target.path} | {n} | not run | | | | | | | |")
+            continue
+        last = _load_report(after, name) or first
+        res0, res1 = first["results"], last["results"]
+        k0 = sum(r["status"] != "survived" for r in res0)
+        k1 = sum(r["status"] != "survived" for r in res1)
+        e1 = sum(r["status"] == "survived" and bool(r["equivalent"]) for r in res1)
+        wall1 = _minutes(last["wall_s"]) if last is not first else "-"
+        out.append(
+            f"| {target.path} | {len(res1)} | {k0} | {_pct(k0, len(res0))} | {k1} | {e1} "
+            f"| {_pct(k1, len(res1))} | {_pct(k1, len(res1) - e1)} "
+            f"| {_minutes(first['wall_s'])} | {wall1} |"
+        )
+    return "\n".join(out) + "\n"
+
+
 def _minutes(seconds: float) -> str:
     return f"{seconds / 60:.1f} min"
 
@@ -984,12 +1018,22 @@ def main(argv: list[str] | None = None) -> int:
         "--timeout", type=float, help="seconds per mutant (default: 3x the unmutated run, >= 30)"
     )
     parser.add_argument("--list", action="store_true", help="count the mutants and exit")
+    parser.add_argument(
+        "--summary",
+        nargs=2,
+        type=Path,
+        metavar=("BEFORE", "AFTER"),
+        help="print the before/after table of two --out folders and exit",
+    )
     parser.add_argument("--report", type=Path, default=Path("mutation-report.md"))
     parser.add_argument(
         "--out", type=Path, metavar="DIR", help="also one report per module: DIR/<module>.md, .json"
     )
     args = parser.parse_args(argv)
     names = args.module or list(TARGETS)
+    if args.summary:
+        print(summary(*args.summary), end="")
+        return 0
     if args.list:
         total = 0
         for n in names:
