@@ -76,6 +76,8 @@ class Target:
     lit: tuple[str, ...]
     skip: tuple[str, ...] = ()
     """With ``EVERY``: the functions that only word messages."""
+    constants: bool = False
+    """Also mutate the module-level assignments (limits, target tables)."""
 
 
 def unit(*names: str) -> tuple[str, ...]:
@@ -219,24 +221,28 @@ TARGETS: dict[str, Target] = {
         EVERY,
         unit("test_mutants_dialect", "test_model_barrier_protocol"),
         lit("dialect", "tile-barrier-invalid", "tile-barrier"),
+        constants=True,
     ),
     "dialect_sync": Target(
         "dialect/sync.py",
         EVERY,
         unit("test_model_litmus"),
         lit("dialect", "tile-sync-invalid", "tile-sync-ops"),
+        constants=True,
     ),
     "dialect_async_ops": Target(
         "dialect/async_ops.py",
         EVERY,
         unit("test_async_mma_use_acc"),
         lit("dialect", "tile-async-mma-invalid", "tile-async-mma"),
+        constants=True,
     ),
     "dialect_warp_specialize": Target(
         "dialect/warp_specialize.py",
         EVERY,
         unit("test_model_warp_specialize"),
         lit("dialect", "tile-warp-specialize-invalid", "tile-warp-specialize"),
+        constants=True,
     ),
     "dialect_schedule": Target(
         "dialect/schedule.py",
@@ -259,18 +265,21 @@ TARGETS: dict[str, Target] = {
         EVERY,
         unit("test_exact_limits", "test_pass_options", "test_lowering_structure"),
         (),
+        constants=True,
     ),
     "core_partition": Target(
         "python/gemm_opt/core/schedules/partition.py",
         EVERY,
         unit("test_schedules_math"),
         (),
+        constants=True,
     ),
     "core_abi": Target(
         "python/gemm_opt/core/schedules/abi.py",
         EVERY,
         unit("test_schedule_modes", "test_exact_limits", "test_schedules_math"),
         (),
+        constants=True,
     ),
     "core_schedules": Target(
         "python/gemm_opt/core/schedules/__init__.py",
@@ -692,6 +701,12 @@ def points(tree: ast.Module, target: Target) -> list[tuple[ast.AST, ast.AST | No
         for stmt in body:
             for node, parent in _walk(stmt):
                 found += [(node, parent, m) for m in _mutations(node, parent)]
+    if target.constants:
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+                for node, parent in _walk(stmt.value):
+                    parent = stmt if parent is None else parent
+                    found += [(node, parent, m) for m in _mutations(node, parent)]
     return found
 
 
@@ -947,6 +962,12 @@ def markdown(reports: list[ModuleReport]) -> str:
         f"{_pct(caught, tot['n'])} | {_pct(caught, tot['n'] - tot['e'])} "
         f"| {_minutes(sum(r.wall_s for r in reports))} |"
     )
+    out += ["", "## Judged by", ""]
+    for r in reports:
+        t = TARGETS.get(r.name)
+        if t is not None:
+            tests = ", ".join(f"`{x}`" for x in (*t.lit, *t.pytest))
+            out.append(f"- `{r.path}` (unmutated run {r.baseline_s}s): {tests}")
     out += ["", "## Survivors", ""]
     for r in reports:
         for x in r.results:
