@@ -117,3 +117,49 @@ def test_barriers_exist_on_tdm_and_tma_targets_only(target: str, ok: bool) -> No
             f"(cuda:90); {target} has neither"
         ]
     )
+
+
+def _store(shape: str, layout: str) -> tuple[str, str]:
+    """A TDM store of a ``shape`` f16 block in ``layout``: (body, function arguments)."""
+    block = f"tensor<{shape}xf16, {layout}>"
+    args = f"%d: !tile.tensor_desc<{block}>, %b: !tile.shared<{block}>"
+    body = (
+        '"tile.async_tdm_copy_local_to_global"(%d, %b)'
+        f" : (!tile.tensor_desc<{block}>, !tile.shared<{block}>) -> ()"
+    )
+    return body, args
+
+
+def _padded(interval: int, order: str = "1, 0") -> str:
+    return (
+        f"#tile.padded_shared<{{interval = {interval}, amount = 8, order = array<i64: {order}>}}>"
+    )
+
+
+@pytest.mark.parametrize(
+    ("shape", "order", "inner"), [("32x64", "1, 0", 64), ("32x64", "0, 1", 32)]
+)
+def test_a_tdm_store_pads_rows_of_its_innermost_dimension(
+    shape: str, order: str, inner: int
+) -> None:
+    """The innermost dimension is ``order[0]``'s, not the first or the last."""
+    assert _errors(*_store(shape, _padded(inner, order)), target="gfx1250") == []
+    other = 96 - inner  # the other dimension's size
+    assert _errors(*_store(shape, _padded(other, order)), target="gfx1250") == [
+        "'tile.async_tdm_copy_local_to_global' op a TDM store pads only whole rows: the "
+        f"padding interval ({other}) must equal the innermost block dimension ({inner})"
+    ]
+
+
+@pytest.mark.parametrize("target", ["", "cuda:90"])
+def test_the_whole_row_rule_binds_only_where_every_possible_target_has_tdm(target: str) -> None:
+    """cuda:90 stores with TMA, which pads any interval; a module without a target
+    may run there, so it is not refused either."""
+    assert _errors(*_store("64x64", _padded(32)), target=target) == []
+
+
+def test_a_tdm_store_of_a_swizzled_block_has_no_row_rule() -> None:
+    swizzled = (
+        "#tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>"
+    )
+    assert _errors(*_store("64x64", swizzled), target="gfx1250") == []
