@@ -280,7 +280,9 @@ TARGETS: dict[str, Target] = {
     "core_abi": Target(
         "python/gemm_opt/core/schedules/abi.py",
         EVERY,
-        unit("test_schedule_modes", "test_exact_limits", "test_schedules_math"),
+        unit(
+            "test_mutants_core", "test_schedule_modes", "test_exact_limits", "test_schedules_math"
+        ),
         (),
         constants=True,
     ),
