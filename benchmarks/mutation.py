@@ -155,7 +155,7 @@ TARGETS: dict[str, Target] = {
     "lowering_barrier_plan": Target(
         "lowering/barrier_plan.py",
         EVERY,
-        unit("test_barrier_lowering"),
+        unit("test_mutants_lowering", "test_barrier_lowering"),
         BARRIER_LIT,
         skip=("BarrierRefusal.__init__", "_bytes_message"),
     ),
