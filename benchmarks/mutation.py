@@ -171,6 +171,7 @@ TARGETS: dict[str, Target] = {
         "python/gemm_opt/model/memory.py",
         EVERY,
         unit(
+            "test_mutants_model",
             "test_interpreter",
             "test_model_copy",
             "test_memdesc_trans_model",

@@ -1,0 +1,109 @@
+"""The model's memory rules at their edges (found by ``benchmarks/mutation.py``).
+
+Small one-warp kernels move an 8x16 f16 tile between global arrays and a
+two-slot shared ring; every index a program computes at run time (the
+verifier only sees constants) is checked by the model: in range it moves
+exactly the elements numpy says, one past either end it is a ``ModelError``
+naming the op, never a wrong answer or a Python error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gemm_opt.model.interpreter import ModelError, run_function
+
+HEAD = """
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+#bl = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 1, 1>, order = array<i64: 1, 0>}>
+!t = tensor<8x16xf16, #bl>
+!slot = !tile.shared<tensor<8x16xf16, #s>>
+!ring = !tile.shared<tensor<2x8x16xf16, #s>>
+module attributes {tile.num_warps = 1 : i32} {
+  func.func @f(%a: !tile.ptr<f16>, %out: !tile.ptr<f16>, %i: i32, %j: i32) {
+    %c8 = arith.constant 8 : i32
+    %c16 = arith.constant 16 : i32
+    %c0 = arith.constant 0 : i32
+    %ld = arith.constant 16 : i64
+    %one = arith.constant 1 : i64
+"""
+TAIL = """
+    return
+  }
+}
+"""
+LOAD = (
+    '%v = "tile.load_block"(%a, %c8, %c16, %ld, %one, %i, %j) '
+    "{operandSegmentSizes = array<i32: 1, 2, 2, 2>} "
+    ": (!tile.ptr<f16>, i32, i32, i64, i64, i32, i32) -> !t\n"
+)
+STORE = (
+    '"tile.store_block"(%out, %c8, %c16, %ld, %one, %c0, %c0, {value}) '
+    "{{operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>}} "
+    ": (!tile.ptr<f16>, i32, i32, i64, i64, i32, i32, !t) -> ()\n"
+)
+A = np.arange(8 * 16, dtype=np.float16).reshape(8, 16)
+
+
+def _run(body: str, i: int, j: int = 0) -> np.ndarray:
+    out = np.full_like(A, np.nan)
+    run_function(HEAD + body + TAIL, "f", {"a": A.copy(), "out": out, "i": i, "j": j})
+    return out
+
+
+# ---- tile.memdesc_index ------------------------------------------------------------------
+
+RING = (
+    LOAD.replace("%i, %j)", "%c0, %c0)")
+    + '%ring = "tile.local_alloc"() : () -> !ring\n'
+    + '%slot = "tile.memdesc_index"(%ring, %i) : (!ring, i32) -> !slot\n'
+    + '"tile.local_store"(%v, %slot) : (!t, !slot) -> ()\n'
+    + '%w = "tile.local_load"(%slot) : (!slot) -> !t\n'
+    + STORE.format(value="%w")
+)
+
+
+@pytest.mark.parametrize("slot", [0, 1])
+def test_a_run_time_slot_of_the_ring_holds_the_tile(slot: int) -> None:
+    np.testing.assert_array_equal(_run(RING, slot), A)
+
+
+@pytest.mark.parametrize("slot", [-1, 2])
+def test_a_run_time_slot_outside_the_ring_is_reported(slot: int) -> None:
+    with pytest.raises(ModelError, match=rf"index \[{slot}\] out of range for 2 buffers$"):
+        _run(RING, slot)
+
+
+# ---- tensor.extract ------------------------------------------------------------------------
+
+EXTRACT = (
+    LOAD.replace("%i, %j)", "%c0, %c0)")
+    + "%ri = arith.index_cast %i : i32 to index\n"
+    + "%rj = arith.index_cast %j : i32 to index\n"
+    + "%x = tensor.extract %v[%ri, %rj] : !t\n"
+    + "%s = tensor.splat %x : !t\n"
+    + STORE.format(value="%s")
+)
+
+
+@pytest.mark.parametrize(("i", "j"), [(0, 0), (7, 0), (0, 15), (7, 15), (3, 9)])
+def test_an_element_extracted_at_run_time(i: int, j: int) -> None:
+    np.testing.assert_array_equal(_run(EXTRACT, i, j), np.full_like(A, A[i, j]))
+
+
+@pytest.mark.parametrize(("i", "j"), [(8, 0), (0, 16), (-1, 0), (0, -1)])
+def test_an_extract_outside_the_tensor_is_reported(i: int, j: int) -> None:
+    with pytest.raises(ModelError, match=rf"index \[{i}, {j}\] outside a \[8, 16\] tensor$"):
+        _run(EXTRACT, i, j)
+
+
+# ---- tile.load_block's bounds ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("i", "j"), [(0, 0), (1, 0), (0, 1), (7, 15), (8, 0), (0, 16), (-3, -5)])
+def test_a_block_load_reads_the_elements_inside_the_shape_and_zero_outside(i: int, j: int) -> None:
+    want = np.zeros((8 + 16, 16 + 32), dtype=np.float16)
+    want[8 : 8 + 8, 16 : 16 + 16] = A  # A, padded with zeros on every side
+    want = want[8 + i : 16 + i, 16 + j : 32 + j]
+    np.testing.assert_array_equal(_run(LOAD + STORE.format(value="%v"), i, j), want)
