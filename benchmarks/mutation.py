@@ -996,6 +996,7 @@ def summary(before: Path, after: Path) -> str:
         "| after | after w/o equivalent | wall before | wall after |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
+    tot = [0, 0, 0, 0, 0.0, 0.0]  # mutants, killed before, after, equivalent, walls
     for name, target in TARGETS.items():
         first = _load_report(before, name)
         if first is None:
@@ -1008,11 +1009,19 @@ def summary(before: Path, after: Path) -> str:
         k1 = sum(r["status"] != "survived" for r in res1)
         e1 = sum(r["status"] == "survived" and bool(r["equivalent"]) for r in res1)
         wall1 = _minutes(last["wall_s"]) if last is not first else "-"
+        for i, v in enumerate((len(res1), k0, k1, e1, first["wall_s"])):
+            tot[i] += v
+        tot[5] += last["wall_s"] if last is not first else 0.0
         out.append(
             f"| {target.path} | {len(res1)} | {k0} | {_pct(k0, len(res0))} | {k1} | {e1} "
             f"| {_pct(k1, len(res1))} | {_pct(k1, len(res1) - e1)} "
             f"| {_minutes(first['wall_s'])} | {wall1} |"
         )
+    n, k0, k1, e1 = (int(x) for x in tot[:4])
+    out.append(
+        f"| **all run** | {n} | {k0} | {_pct(k0, n)} | {k1} | {e1} | {_pct(k1, n)} "
+        f"| {_pct(k1, n - e1)} | {_minutes(tot[4])} | {_minutes(tot[5])} |"
+    )
     return "\n".join(out) + "\n"
 
 
