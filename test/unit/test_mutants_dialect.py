@@ -2,49 +2,73 @@
 
 Each case pins one comparison of a dialect verifier: the value at a limit is
 accepted and the one past it is refused with the verifier's message, so an
-off-by-one or a flipped test in the rule fails here.
+off-by-one or a flipped test in the rule fails here. Kernels are built with
+the dialect's op builders (``support.tile_build``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import pytest
+import support.tile_build as tb
 
 from gemm_opt.core.diagnostics import collect
 from gemm_opt.core.ext_compat import MLIRError, ir
-from gemm_opt.dialect import make_context
-from gemm_opt.dialect.barrier import MAX_ARRIVALS, MAX_BYTES, MAX_RING
+from gemm_opt.dialect import barrier, make_context, tile
+
+#: The limits, as the hardware states them: a ring deeper than any pipeline, and
+#: mbarrier's 20-bit pending-arrival and transaction counts.
+MAX_RING, MAX_ARRIVALS, MAX_BYTES = 64, (1 << 20) - 1, (1 << 20) - 1
 
 
-def _errors(body: str, args: str = "", target: str = "") -> list[str]:
-    """The verifier's messages for one function (empty: it verifies)."""
-    attrs = "tile.num_warps = 4 : i32" + (f', tile.target = "{target}"' if target else "")
-    text = f"module attributes {{{attrs}}} {{\n func.func @f({args}) {{\n{body}\n return\n }}\n}}"
-    with make_context() as ctx, collect(ctx) as diags:
-        try:
-            ir.Module.parse(text)
-        except MLIRError:
-            return [d.message for d in diags if d.severity == "error"]
+def _errors(
+    arg_types: Callable[[], Sequence[ir.Type]],
+    body: Callable[[list[ir.Value]], None],
+    target: str | None = None,
+) -> list[str]:
+    """The verifier's messages for a 4-warp kernel (empty: it verifies)."""
+    with make_context() as ctx, ir.Location.unknown():
+        k = tb.kernel(list(arg_types()), num_warps=4, target=target)
+        with k.ip:
+            body(k.args)
+        with collect(ctx) as diags:
+            try:
+                k.module.operation.verify()
+            except MLIRError:
+                return [d.message for d in diags if d.severity == "error"]
+        return []
+
+
+def _i32(value: int) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), value)
+
+
+def _bar_type() -> ir.Type:
+    return tile.MBarrierType.get(ir.TypeAttr.get(ir.IntegerType.get_signless(64)))
+
+
+def _ring(n: int, index: int | None = None) -> Callable[[list[ir.Value]], None]:
+    def body(_: list[ir.Value]) -> None:
+        ring = barrier.MBarrierRingType.get(_i32(n))
+        alloc = barrier.BarrierAllocOp(ring).result
+        if index is not None:
+            barrier.BarrierIndexOp(alloc, tb.const(index), _bar_type())
+
+    return body
+
+
+def _none() -> list[ir.Type]:
     return []
-
-
-def _ring(n: int, index: int | None = None) -> str:
-    ring = f"!tile.mbarrier_ring<{n} : i32>"
-    text = f'%bars = "tile.barrier_alloc"() : () -> {ring}'
-    if index is not None:
-        text += (
-            f"\n%i = arith.constant {index} : i32"
-            f'\n%bar = "tile.barrier_index"(%bars, %i) : ({ring}, i32) -> !tile.mbarrier<i64>'
-        )
-    return text
 
 
 @pytest.mark.parametrize("n", [1, MAX_RING])
 def test_a_ring_of_one_to_max_ring_barriers_verifies(n: int) -> None:
-    assert _errors(_ring(n)) == []
+    assert _errors(_none, _ring(n)) == []
 
 
 def test_a_ring_one_past_max_ring_is_refused() -> None:
-    assert _errors(_ring(MAX_RING + 1)) == [
+    assert _errors(_none, _ring(MAX_RING + 1)) == [
         f"'tile.barrier_alloc' op !tile.mbarrier_ring holds 1 to {MAX_RING} barriers, "
         f"got {MAX_RING + 1}"
     ]
@@ -52,7 +76,7 @@ def test_a_ring_one_past_max_ring_is_refused() -> None:
 
 @pytest.mark.parametrize(("n", "index", "ok"), [(3, 0, True), (3, 2, True), (3, -1, False)])
 def test_a_constant_ring_index_is_from_zero_to_n_minus_one(n: int, index: int, ok: bool) -> None:
-    errors = _errors(_ring(n, index))
+    errors = _errors(_none, _ring(n, index))
     assert (
         errors == []
         if ok
@@ -64,50 +88,53 @@ def test_a_constant_ring_index_is_from_zero_to_n_minus_one(n: int, index: int, o
     )
 
 
-BAR = "%bar: !tile.mbarrier<i64>"
-INIT = '"tile.barrier_init"(%bar) {{count = {} : i32}} : (!tile.mbarrier<i64>) -> ()'
-EXPECT = (
-    '"tile.barrier_expect"(%bar) {{operandSegmentSizes = array<i32: 1, 0>, bytes = {} : i32}}'
-    " : (!tile.mbarrier<i64>) -> ()"
-)
-ARRIVE = (
-    '"tile.barrier_arrive"(%bar) {{operandSegmentSizes = array<i32: 1, 0>, count = {} : i32}}'
-    " : (!tile.mbarrier<i64>) -> ()"
-)
+def _counted(op: str, name: str, value: int) -> Callable[[list[ir.Value]], None]:
+    def body(args: list[ir.Value]) -> None:
+        built = {
+            "barrier_init": barrier.BarrierInitOp,
+            "barrier_expect": barrier.BarrierExpectOp,
+            "barrier_arrive": barrier.BarrierArriveOp,
+        }[op](args[0])
+        built.operation.attributes[name] = _i32(value)
+
+    return body
 
 
 @pytest.mark.parametrize(
-    ("op", "form", "name", "limit"),
+    ("op", "name", "limit"),
     [
-        ("barrier_init", INIT, "count", MAX_ARRIVALS),
-        ("barrier_expect", EXPECT, "bytes", MAX_BYTES),
-        ("barrier_arrive", ARRIVE, "count", MAX_ARRIVALS),
+        ("barrier_init", "count", MAX_ARRIVALS),
+        ("barrier_expect", "bytes", MAX_BYTES),
+        ("barrier_arrive", "count", MAX_ARRIVALS),
     ],
 )
-def test_barrier_counts_are_from_one_to_their_limit(
-    op: str, form: str, name: str, limit: int
-) -> None:
-    assert _errors(form.format(1), BAR) == []
-    assert _errors(form.format(limit), BAR) == []
-    assert _errors(form.format(limit + 1), BAR) == [
+def test_barrier_counts_are_from_one_to_their_limit(op: str, name: str, limit: int) -> None:
+    def bar() -> list[ir.Type]:
+        return [_bar_type()]
+
+    assert _errors(bar, _counted(op, name, 1)) == []
+    assert _errors(bar, _counted(op, name, limit)) == []
+    assert _errors(bar, _counted(op, name, limit + 1)) == [
         f"'tile.{op}' op {name} must be from 1 to {limit}, got {limit + 1}"
     ]
 
 
 @pytest.mark.parametrize("width", [1, 32])
 def test_a_barrier_wait_takes_an_i1_or_i32_phase(width: int) -> None:
-    wait = (
-        '"tile.barrier_wait"(%bar, %p) {operandSegmentSizes = array<i32: 1, 1, 0>}'
-        f" : (!tile.mbarrier<i64>, i{width}) -> ()"
-    )
-    assert _errors(wait, f"{BAR}, %p: i{width}") == []
+    def types() -> list[ir.Type]:
+        return [_bar_type(), ir.IntegerType.get_signless(width)]
+
+    def body(args: list[ir.Value]) -> None:
+        barrier.BarrierWaitOp(args[0], args[1])
+
+    assert _errors(types, body) == []
 
 
 @pytest.mark.parametrize(
     ("target", "ok"), [("gfx1250", True), ("cuda:90", True), ("gfx950", False), ("gfx942", False)]
 )
 def test_barriers_exist_on_tdm_and_tma_targets_only(target: str, ok: bool) -> None:
-    errors = _errors(_ring(2), target=target)
+    errors = _errors(_none, _ring(2), target=target)
     assert (
         errors == []
         if ok
@@ -119,47 +146,46 @@ def test_barriers_exist_on_tdm_and_tma_targets_only(target: str, ok: bool) -> No
     )
 
 
-def _store(shape: str, layout: str) -> tuple[str, str]:
-    """A TDM store of a ``shape`` f16 block in ``layout``: (body, function arguments)."""
-    block = f"tensor<{shape}xf16, {layout}>"
-    args = f"%d: !tile.tensor_desc<{block}>, %b: !tile.shared<{block}>"
-    body = (
-        '"tile.async_tdm_copy_local_to_global"(%d, %b)'
-        f" : (!tile.tensor_desc<{block}>, !tile.shared<{block}>) -> ()"
-    )
-    return body, args
+# ---- the TDM store's whole-row rule ---------------------------------------------------------
 
 
-def _padded(interval: int, order: str = "1, 0") -> str:
-    return (
-        f"#tile.padded_shared<{{interval = {interval}, amount = 8, order = array<i64: {order}>}}>"
-    )
+def _store_errors(shape: list[int], layout: Callable[[], ir.Attribute], target: str | None):
+    """The verifier's messages for a TDM store of a ``shape`` f16 block in ``layout``."""
+
+    def types() -> list[ir.Type]:
+        block = tb.block_type(shape, ir.F16Type.get(), layout())
+        return [tb.desc_type(block), tb.shared_type(block)]
+
+    def body(args: list[ir.Value]) -> None:
+        barrier.AsyncTDMCopyLocalToGlobalOp(args[0], args[1])
+
+    return _errors(types, body, target)
 
 
-@pytest.mark.parametrize(
-    ("shape", "order", "inner"), [("32x64", "1, 0", 64), ("32x64", "0, 1", 32)]
-)
-def test_a_tdm_store_pads_rows_of_its_innermost_dimension(
-    shape: str, order: str, inner: int
-) -> None:
-    """The innermost dimension is ``order[0]``'s, not the first or the last."""
-    assert _errors(*_store(shape, _padded(inner, order)), target="gfx1250") == []
+def _padded(interval: int, order: list[int]) -> Callable[[], ir.Attribute]:
+    return lambda: tile.PaddedSharedAttr.build(interval=interval, amount=8, order=order)
+
+
+@pytest.mark.parametrize(("order", "inner"), [([1, 0], 64), ([0, 1], 32)])
+def test_a_tdm_store_pads_rows_of_its_innermost_dimension(order: list[int], inner: int) -> None:
+    """A 32x64 block: the innermost dimension is ``order[0]``'s, not the first or the last."""
+    assert _store_errors([32, 64], _padded(inner, order), "gfx1250") == []
     other = 96 - inner  # the other dimension's size
-    assert _errors(*_store(shape, _padded(other, order)), target="gfx1250") == [
+    assert _store_errors([32, 64], _padded(other, order), "gfx1250") == [
         "'tile.async_tdm_copy_local_to_global' op a TDM store pads only whole rows: the "
         f"padding interval ({other}) must equal the innermost block dimension ({inner})"
     ]
 
 
-@pytest.mark.parametrize("target", ["", "cuda:90"])
-def test_the_whole_row_rule_binds_only_where_every_possible_target_has_tdm(target: str) -> None:
+@pytest.mark.parametrize("target", [None, "cuda:90"])
+def test_the_whole_row_rule_binds_only_where_every_possible_target_has_tdm(target) -> None:
     """cuda:90 stores with TMA, which pads any interval; a module without a target
     may run there, so it is not refused either."""
-    assert _errors(*_store("64x64", _padded(32)), target=target) == []
+    assert _store_errors([64, 64], _padded(32, [1, 0]), target) == []
 
 
 def test_a_tdm_store_of_a_swizzled_block_has_no_row_rule() -> None:
-    swizzled = (
-        "#tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>"
-    )
-    assert _errors(*_store("64x64", swizzled), target="gfx1250") == []
+    def swizzled() -> ir.Attribute:
+        return tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=[1, 0])
+
+    assert _store_errors([64, 64], swizzled, "gfx1250") == []

@@ -33,14 +33,22 @@ TAIL = """
   }
 }
 """
-LOAD = (
-    '%v = "tile.load_block"(%a, %c8, %c16, %ld, %one, %i, %j) '
+#: Loads the 8x16 block of ``a`` at (%i, %j) into the tile ``STORE`` stores.
+LOAD_AT = (
+    '%out_tile = "tile.load_block"(%a, %c8, %c16, %ld, %one, %i, %j) '
     "{operandSegmentSizes = array<i32: 1, 2, 2, 2>} "
     ": (!tile.ptr<f16>, i32, i32, i64, i64, i32, i32) -> !t\n"
 )
+#: Loads the 8x16 block of ``a`` at (0, 0) into %v.
+LOAD = (
+    '%v = "tile.load_block"(%a, %c8, %c16, %ld, %one, %c0, %c0) '
+    "{operandSegmentSizes = array<i32: 1, 2, 2, 2>} "
+    ": (!tile.ptr<f16>, i32, i32, i64, i64, i32, i32) -> !t\n"
+)
+#: Stores %out_tile to ``out`` at (0, 0).
 STORE = (
-    '"tile.store_block"(%out, %c8, %c16, %ld, %one, %c0, %c0, {value}) '
-    "{{operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>}} "
+    '"tile.store_block"(%out, %c8, %c16, %ld, %one, %c0, %c0, %out_tile) '
+    "{operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} "
     ": (!tile.ptr<f16>, i32, i32, i64, i64, i32, i32, !t) -> ()\n"
 )
 A = np.arange(8 * 16, dtype=np.float16).reshape(8, 16)
@@ -55,12 +63,12 @@ def _run(body: str, i: int, j: int = 0) -> np.ndarray:
 # ---- tile.memdesc_index ------------------------------------------------------------------
 
 RING = (
-    LOAD.replace("%i, %j)", "%c0, %c0)")
+    LOAD
     + '%ring = "tile.local_alloc"() : () -> !ring\n'
     + '%slot = "tile.memdesc_index"(%ring, %i) : (!ring, i32) -> !slot\n'
     + '"tile.local_store"(%v, %slot) : (!t, !slot) -> ()\n'
-    + '%w = "tile.local_load"(%slot) : (!slot) -> !t\n'
-    + STORE.format(value="%w")
+    + '%out_tile = "tile.local_load"(%slot) : (!slot) -> !t\n'
+    + STORE
 )
 
 
@@ -78,12 +86,12 @@ def test_a_run_time_slot_outside_the_ring_is_reported(slot: int) -> None:
 # ---- tensor.extract ------------------------------------------------------------------------
 
 EXTRACT = (
-    LOAD.replace("%i, %j)", "%c0, %c0)")
+    LOAD
     + "%ri = arith.index_cast %i : i32 to index\n"
     + "%rj = arith.index_cast %j : i32 to index\n"
     + "%x = tensor.extract %v[%ri, %rj] : !t\n"
-    + "%s = tensor.splat %x : !t\n"
-    + STORE.format(value="%s")
+    + "%out_tile = tensor.splat %x : !t\n"
+    + STORE
 )
 
 
@@ -106,4 +114,4 @@ def test_a_block_load_reads_the_elements_inside_the_shape_and_zero_outside(i: in
     want = np.zeros((8 + 16, 16 + 32), dtype=np.float16)
     want[8 : 8 + 8, 16 : 16 + 16] = A  # A, padded with zeros on every side
     want = want[8 + i : 16 + i, 16 + j : 32 + j]
-    np.testing.assert_array_equal(_run(LOAD + STORE.format(value="%v"), i, j), want)
+    np.testing.assert_array_equal(_run(LOAD_AT + STORE, i, j), want)
