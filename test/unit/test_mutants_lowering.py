@@ -2,15 +2,22 @@
 
 Each test pins one rule a mutant of the rule code broke without any other
 test failing: the warp test of a copy's pred is found on either side of the
-user's ``arith.andi``.
+user's ``arith.andi``; gfx1250's barrier plan (arrivals per expect, tracked
+copies issued by every warp and moving an element per warp, bytes checked
+at a block's end, the functions that store).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import pytest
+import support.tile_build as tb
 
 from gemm_opt import dialect
-from gemm_opt.core.ext_compat import PassManager, ir
+from gemm_opt.core.ext_compat import PassManager, arith, ir
+from gemm_opt.dialect import barrier, tile
 from gemm_opt.dialect.edit import ops_named
 from gemm_opt.lowering.compile import hand_off
 from gemm_opt.passes.assign_tdm_warp_layout import AssignTdmWarpLayoutPass
@@ -64,66 +71,84 @@ def test_the_warp_test_is_stripped_from_either_side_of_the_users_pred(
 # ---- gfx1250's barrier plan (lowering/barrier_plan.py) ----------------------------------
 
 
-def _barrier_module(body: str, shape: str = "64x64") -> str:
-    """A kernel with descriptor ``%d`` and buffer ``%b`` of a ``shape`` f16 block,
-    barrier ``%bar`` and ``body``; ``COPY(hint)`` is a tracked copy."""
-    s = "#tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>"
-    if shape != "64x64":
-        s = "#tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>"
-    return f"""
-#s = {s}
-!desc = !tile.tensor_desc<tensor<{shape}xf16, #s>>
-!buf = !tile.shared<tensor<{shape}xf16, #s>>
-module attributes {{tile.num_warps = 4 : i32}} {{
-  func.func @k(%c: !tile.ptr<f16>, %m: i32, %ld: i64, %b: !buf, %bar: !tile.mbarrier<i64>) {{
-    %one = arith.constant 1 : i64
-    %d = "tile.make_tensor_descriptor"(%c, %m, %m, %ld, %one)
-      {{operandSegmentSizes = array<i32: 1, 2, 2>}} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !desc
-    {body}
-    return
-  }}
-}}
-"""
+@dataclass
+class _Barrier:
+    """Builds into a kernel with descriptor ``desc``, buffer ``buf`` and barrier ``bar``."""
+
+    desc: ir.Value
+    buf: ir.Value
+    bar: ir.Value
+
+    def expect(self, nbytes: int) -> None:
+        op = barrier.BarrierExpectOp(self.bar)
+        op.operation.attributes["bytes"] = tb.i32_attr(nbytes)
+
+    def copy(self, hint: int | None = None, update: bool | None = None) -> None:
+        """A tracked copy; ``update``: through an update of the descriptor (True:
+        with a pred, False: without)."""
+        desc = self.desc
+        if update is not None:
+            pred = arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result if update else None
+            offsets = [tb.const(0), tb.const(0)]
+            desc = tile.UpdateTensorDescriptorOp(desc, offsets, [], desc.type, pred=pred).result
+        op = tile.AsyncTDMCopyGlobalToLocalOp(desc, self.buf, barrier=self.bar)
+        if hint is not None:
+            op.operation.attributes["warp_used_hint"] = tb.i32_attr(hint)
+
+    def store(self) -> None:
+        barrier.AsyncTDMCopyLocalToGlobalOp(self.desc, self.buf)
 
 
-def _expect(nbytes: int) -> str:
-    return (
-        '"tile.barrier_expect"(%bar) {operandSegmentSizes = array<i32: 1, 0>, '
-        f"bytes = {nbytes} : i32}} : (!tile.mbarrier<i64>) -> ()\n"
-    )
-
-
-def _copy(hint: int | None = None) -> str:
-    attr = "" if hint is None else f", warp_used_hint = {hint} : i32"
-    return (
-        '"tile.async_tdm_copy_global_to_local"(%d, %b, %bar) '
-        f"{{operandSegmentSizes = array<i32: 1, 1, 0, 1>{attr}}} "
-        ": (!desc, !buf, !tile.mbarrier<i64>) -> ()\n"
-    )
-
-
-STORE = '"tile.async_tdm_copy_local_to_global"(%d, %b) : (!desc, !buf) -> ()\n'
-
-
-def _plan(text: str, num_warps: int = 4, tdm: bool = True):
+def _plan(
+    build: Callable[[_Barrier], None],
+    shape: tuple[int, int] = (64, 64),
+    num_warps: int = 4,
+    tdm: bool = True,
+):
+    """Plan the barriers of a 4-warp kernel ``build`` fills: (plan, the copies each
+    expect covers, how many functions store)."""
     from gemm_opt.lowering.barrier_plan import plan_barriers
 
-    with dialect.make_context():
-        module = ir.Module.parse(text)
-        plan = plan_barriers(module.operation, num_warps, tdm)
-        expects = ops_named(module, "tile.barrier_expect")
+    with dialect.make_context(), ir.Location.unknown():
+        f16, i32, i64 = (
+            ir.F16Type.get(),
+            ir.IntegerType.get_signless(32),
+            ir.IntegerType.get_signless(64),
+        )
+        if shape == (64, 64):
+            layout = tile.PaddedSharedAttr.build(interval=64, amount=8, order=[1, 0])
+        else:
+            layout = tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=[1, 0])
+        block = tb.block_type(shape, f16, layout)
+        bar_t = tile.MBarrierType.get(ir.TypeAttr.get(i64))
+        k = tb.kernel([tb.ptr_type(f16), i32, i64, tb.shared_type(block), bar_t], num_warps=4)
+        ptr, m, ld, buf, bar = k.args
+        with k.ip:
+            desc = tile.MakeTensorDescriptorOp(
+                ptr, [m, m], [ld, tb.const(1, 64)], tb.desc_type(block)
+            ).result
+            build(_Barrier(desc, buf, bar))
+        assert k.module.operation.verify()
+        plan = plan_barriers(k.module.operation, num_warps, tdm)
+        expects = ops_named(k.module, "tile.barrier_expect")
         return plan, [plan.covered.get(e) for e in expects], len(plan.storing)
 
 
 @pytest.mark.parametrize("copies", [1, 2, 3])
 def test_per_arrival_is_the_most_copies_one_expect_covers(copies: int) -> None:
-    body = _expect(8192) + _copy() + _expect(8192 * copies) + _copy() * copies
-    plan, covered, _ = _plan(_barrier_module(body))
+    def build(k: _Barrier) -> None:
+        k.expect(8192)
+        k.copy()
+        k.expect(8192 * copies)
+        for _ in range(copies):
+            k.copy()
+
+    plan, covered, _ = _plan(build)
     assert covered == [1, copies] and plan.per_arrival == copies
 
 
 def test_no_tracked_copy_is_one_arrival_per_warp() -> None:
-    plan, covered, storing = _plan(_barrier_module(""))
+    plan, covered, storing = _plan(lambda k: None)
     assert (plan.per_arrival, covered, storing) == (1, [], 0)
 
 
@@ -131,12 +156,15 @@ def test_no_tracked_copy_is_one_arrival_per_warp() -> None:
 def test_a_tracked_copy_is_issued_by_every_warp(hint: int | None, ok: bool) -> None:
     from gemm_opt.lowering.barrier_plan import BarrierRefusal
 
-    text = _barrier_module(_expect(8192) + _copy(hint))
+    def build(k: _Barrier) -> None:
+        k.expect(8192)
+        k.copy(hint)
+
     if ok:
-        assert _plan(text)[1] == [1]
+        assert _plan(build)[1] == [1]
         return
     with pytest.raises(BarrierRefusal, match=f"warp_used_hint = {hint:#x} leaves warps out"):
-        _plan(text)
+        _plan(build)
 
 
 @pytest.mark.parametrize(("num_warps", "ok"), [(4, True), (5, False)])
@@ -144,29 +172,52 @@ def test_a_tracked_copy_moves_at_least_one_element_per_warp(num_warps: int, ok: 
     """A 2x2 block: 4 elements, one for each of 4 warps; a fifth warp would not arrive."""
     from gemm_opt.lowering.barrier_plan import BarrierRefusal
 
-    text = _barrier_module(_expect(8) + _copy(), shape="2x2")
+    def build(k: _Barrier) -> None:
+        k.expect(8)
+        k.copy()
+
     if ok:
-        assert _plan(text, num_warps)[1] == [1]
+        assert _plan(build, (2, 2), num_warps)[1] == [1]
         return
     with pytest.raises(BarrierRefusal, match="needs a block of at least 5 elements"):
-        _plan(text, num_warps)
+        _plan(build, (2, 2), num_warps)
 
 
 def test_copies_short_of_the_expect_at_the_blocks_end_are_refused() -> None:
     from gemm_opt.lowering.barrier_plan import BarrierRefusal
 
+    def build(k: _Barrier) -> None:
+        k.expect(16384)
+        k.copy()
+
     with pytest.raises(
         BarrierRefusal, match="announces 16384, the copies that follow it deliver 8192"
     ):
-        _plan(_barrier_module(_expect(16384) + _copy()))
+        _plan(build)
 
 
 @pytest.mark.parametrize("tdm", [True, False])
 def test_a_function_that_stores_is_found_in_nested_blocks(tdm: bool) -> None:
-    loop = (
-        "%c0 = arith.constant 0 : index\n%c2 = arith.constant 2 : index\n"
-        "%c1 = arith.constant 1 : index\n"
-        f"scf.for %i = %c0 to %c2 step %c1 {{\n{STORE}}}\n"
-    )
-    assert _plan(_barrier_module(loop), tdm=tdm)[2] == 1
-    assert _plan(_barrier_module(STORE), tdm=tdm)[2] == 1
+    def in_loop(k: _Barrier) -> None:
+        with tb.for_loop(tb.const(0), tb.const(2), tb.const(1)):
+            k.store()
+
+    assert _plan(in_loop, tdm=tdm)[2] == 1
+    assert _plan(_Barrier.store, tdm=tdm)[2] == 1
+
+
+@pytest.mark.parametrize("update", [None, False, True])
+def test_cuda90_checks_an_expect_unless_a_descriptor_update_carries_a_pred(update) -> None:
+    """cuda:90 refuses an expect its copies certainly under-deliver; a copy through a
+    descriptor update with a pred may deliver nothing, so the bytes are not certain."""
+    from gemm_opt.lowering.barrier_plan import BarrierRefusal
+
+    def build(k: _Barrier) -> None:
+        k.expect(16384)
+        k.copy(update=update)
+
+    if update:
+        assert _plan(build, tdm=False)[0].per_arrival == 1
+        return
+    with pytest.raises(BarrierRefusal, match=r"on cuda:90 .* announces 16384, .* deliver 8192"):
+        _plan(build, tdm=False)
