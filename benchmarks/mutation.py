@@ -176,6 +176,7 @@ TARGETS: dict[str, Target] = {
             "test_model_copy",
             "test_memdesc_trans_model",
             "test_negative_coordinates",
+            "test_model_concurrency",  # the interleaving points of block loads and stores
         ),
         (),
     ),
