@@ -1,5 +1,5 @@
-"""Mutation testing of the rule modules, the TDM passes and the interpreter's
-wait and race logic.
+"""Mutation testing of the rule code of core, dialect, passes, lowering,
+model, runtime and the API.
 
 A test suite that passes tells nothing about the rules it does not pin. This
 runner changes one operator, constant or condition at a time in the code under
@@ -10,10 +10,13 @@ tests that cover that module with a per-mutant timeout (lit first: it is the
 quicker to fail), and reports the mutants no test kills. Each module is
 mutated only inside the functions that hold its rules (error-message
 formatting is left out: a wrong word in a message is not a wrong answer) and
-is judged by its own pytest and lit subset. A full run is about 480 mutants,
-each a few seconds (killed) to a minute (survived) of tests; ``--sample N``
-runs every Nth mutant, and ``--reuse`` takes the killed mutants of an earlier
-report of the same source (the tests only grow) and runs the rest.
+is judged by its own small pytest and lit subset (``-x``, slow tests left
+out), so a survivor costs seconds. ``--list`` counts the mutants per module
+(about 7,500 in all: an unsampled run of everything is days on two cores);
+``--sample N`` runs every Nth mutant; ``--out DIR`` writes one report per
+module; ``--reuse`` takes the killed mutants of an earlier report of the same
+code (the syntax tree: comments do not count) and runs the rest, since the
+tests only grow.
 
 Why not mutmut or cosmic-ray: mutmut 3 runs the tests against a copy of the
 sources in ``mutants/``, which the tests never import (``gemm_opt.passes`` is
@@ -26,8 +29,9 @@ The file under test is rewritten in place and restored after every mutant
 stand in for a mutant. Run from the repository root, with the test extra
 installed::
 
-    python benchmarks/mutation.py                      # every module
-    python benchmarks/mutation.py --module interpreter --report mutation.md
+    python benchmarks/mutation.py --list
+    nice -n 19 python benchmarks/mutation.py --module lowering_tma_plan --out before/
+    nice -n 19 python benchmarks/mutation.py --module lowering_tma_plan --reuse before/ --out after/
 
 A survivor that no input can distinguish is marked ``equivalent`` in the
 report when its line, or the comment block right above it, carries a comment
@@ -49,11 +53,16 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENT_MARK = "# Equivalent mutant:"
+
+
+EVERY = ("*",)
+"""``Target.functions`` for a module whose every function holds a rule."""
 
 
 @dataclass(frozen=True)
@@ -62,15 +71,452 @@ class Target:
 
     path: str
     functions: tuple[str, ...]
-    """Qualified names (``f``, ``Class.method``) whose bodies are mutated."""
+    """Qualified names (``f``, ``Class.method``) whose bodies are mutated;
+    ``EVERY``: each function and method of the module except ``skip``."""
     pytest: tuple[str, ...]
     lit: tuple[str, ...]
+    skip: tuple[str, ...] = ()
+    """With ``EVERY``: the functions that only word messages."""
+    constants: bool = False
+    """Also mutate the module-level assignments (limits, target tables)."""
 
 
-PASS_TESTS = ("test/unit/test_passes_model.py", "test/unit/test_pass_semantics.py")
+def unit(*names: str) -> tuple[str, ...]:
+    return tuple(f"test/unit/{n}.py" for n in names)
+
+
+def lit(folder: str, *names: str) -> tuple[str, ...]:
+    return tuple(f"test/lit/{folder}/{n}.mlir" for n in names)
+
+
+PASS_TESTS = unit("test_passes_model", "test_pass_semantics")
 PASS_LIT = ("test/lit/passes",)
+INTERPRETER = unit("test_interpreter", *("test_passes_model", "test_pass_semantics"))
+PREDICATE_LIT = lit(
+    "lowering",
+    "convert-predicates",
+    "convert-tile-to-triton-gpu-predicates",
+    "convert-tile-to-triton-gpu-predicates-invalid",
+    "convert-tile-to-triton-gpu-predicates-warp",
+    "convert-tile-to-triton-gpu-predicates-tma",
+)
+TMA_LIT = lit(
+    "lowering",
+    "convert-tile-to-triton-gpu-tma",
+    "convert-tile-to-triton-gpu-tma-auto",
+    "convert-tile-to-triton-gpu-tma-invalid",
+    "convert-tile-to-triton-gpu-tma-remake",
+    "convert-tile-to-triton-gpu-predicates-tma",
+)
+BARRIER_LIT = lit(
+    "lowering",
+    "convert-barrier-ops-invalid",
+    "convert-barrier-ops-cuda-invalid",
+    "convert-barrier-ops-gfx1250",
+    "convert-barrier-ops-cuda",
+)
+CONVERT_LIT = lit(
+    "lowering",
+    "convert-tile-to-triton-gpu-invalid",
+    "convert-tile-to-triton-gpu",
+    "convert-tile-to-triton-gpu-cuda-invalid",
+    "convert-tile-to-triton-gpu-cuda",
+    "convert-tile-to-triton-gpu-async-mma-invalid",
+    "convert-tile-to-triton-gpu-async-mma",
+    "convert-tile-to-triton-gpu-memdesc-trans",
+)
+WS_LIT = lit(
+    "lowering",
+    "convert-warp-specialize-invalid",
+    "convert-warp-specialize-cuda-invalid",
+    "convert-warp-specialize-gfx1250",
+    "convert-warp-specialize-cuda",
+)
+API_TESTS = unit("test_api_limits", "test_api")
 
+# Listed in the order of a long run: the lowering's predicate, TMA and barrier
+# plans, the model's memory and barriers, the API's plan checks, the dialect
+# verifiers and the core limits first; the older, well-pinned modules last.
 TARGETS: dict[str, Target] = {
+    # -- lowering --
+    "lowering_warp_predicates": Target(
+        "lowering/warp_predicates.py",
+        EVERY,
+        unit("test_mutants_lowering", "test_lowering"),
+        PREDICATE_LIT,
+    ),
+    "lowering_tma_plan": Target(
+        "lowering/tma_plan.py",
+        EVERY,
+        unit("test_tma_plan_control_flow", "test_tma_copies"),
+        TMA_LIT,
+        skip=("TmaRefusal.__init__",),
+    ),
+    "lowering_barrier_plan": Target(
+        "lowering/barrier_plan.py",
+        EVERY,
+        unit("test_mutants_lowering", "test_barrier_lowering"),
+        BARRIER_LIT,
+        skip=("BarrierRefusal.__init__", "_bytes_message"),
+    ),
+    # -- model --
+    "model_barriers": Target(
+        "python/gemm_opt/model/barriers.py",
+        EVERY,
+        unit("test_model_barriers", "test_model_barrier_protocol"),
+        (),
+        skip=("Barrier.missing",),
+    ),
+    "model_memory": Target(
+        "python/gemm_opt/model/memory.py",
+        EVERY,
+        unit(
+            "test_mutants_model",
+            "test_interpreter",
+            "test_model_copy",
+            "test_memdesc_trans_model",
+            "test_negative_coordinates",
+            "test_model_concurrency",  # the interleaving points of block loads and stores
+        ),
+        (),
+    ),
+    # -- API and plan checks --
+    "runtime_plan": Target(
+        "python/gemm_opt/runtime/plan.py",
+        (
+            "_expect_ndim",
+            "_check_cuda_layout",
+            "_ld",
+            "check_config",
+            "as_int",
+            "_positive_int",
+            "_schedule",
+            "resolve_auto",
+            "_check_deterministic",
+            "host_lens",
+            "_group_lens",
+            "validate_mode",
+            "_check_out",
+            "_check_group_m",
+            "_shape_config",
+            "_common",
+            "_matmul",
+            "_grouped_kind",
+            "_check_device_lens",
+            "_grouped",
+            "_variable_k",
+            "program_count",
+            "work_programs",
+        ),
+        API_TESTS,
+        (),
+    ),
+    "api": Target("python/gemm_opt/api.py", EVERY, unit("test_api", "test_api_runtime"), ()),
+    "torch_ops": Target(
+        "python/gemm_opt/torch_ops.py",
+        EVERY,
+        unit("test_torch_ops", "test_grouped_backward"),
+        (),
+    ),
+    # -- dialect verifiers --
+    "dialect_barrier": Target(
+        "dialect/barrier.py",
+        EVERY,
+        unit("test_mutants_dialect", "test_model_barrier_protocol"),
+        lit("dialect", "tile-barrier-invalid", "tile-barrier"),
+        constants=True,
+    ),
+    "dialect_sync": Target(
+        "dialect/sync.py",
+        EVERY,
+        unit("test_model_litmus"),
+        lit("dialect", "tile-sync-invalid", "tile-sync-ops"),
+        constants=True,
+    ),
+    "dialect_async_ops": Target(
+        "dialect/async_ops.py",
+        EVERY,
+        unit("test_async_mma_use_acc"),
+        lit("dialect", "tile-async-mma-invalid", "tile-async-mma"),
+        constants=True,
+    ),
+    "dialect_warp_specialize": Target(
+        "dialect/warp_specialize.py",
+        EVERY,
+        unit("test_model_warp_specialize"),
+        lit("dialect", "tile-warp-specialize-invalid", "tile-warp-specialize"),
+        constants=True,
+    ),
+    "dialect_schedule": Target(
+        "dialect/schedule.py",
+        EVERY,
+        unit("test_schedule_modes"),
+        lit("dialect", "tile-schedule-invalid", "tile-schedule-ops"),
+        skip=("GemmScheduleOp._what",),
+    ),
+    "dialect_edit": Target("dialect/edit.py", EVERY, unit("test_edit"), ()),
+    "dialect_tile": Target(
+        "dialect/tile.py",
+        EVERY,
+        unit("test_verifier_contract", "test_exact_limits"),
+        ("test/lit/dialect",),
+        skip=("_target_names", "unknown_attribute"),
+    ),
+    # -- core limits --
+    "core_targets": Target(
+        "python/gemm_opt/core/targets.py",
+        EVERY,
+        unit(
+            "test_mutants_core", "test_exact_limits", "test_pass_options", "test_lowering_structure"
+        ),
+        (),
+        constants=True,
+    ),
+    "core_partition": Target(
+        "python/gemm_opt/core/schedules/partition.py",
+        EVERY,
+        unit("test_schedules_math"),
+        (),
+        constants=True,
+    ),
+    "core_abi": Target(
+        "python/gemm_opt/core/schedules/abi.py",
+        EVERY,
+        unit(
+            "test_mutants_core", "test_schedule_modes", "test_exact_limits", "test_schedules_math"
+        ),
+        (),
+        constants=True,
+    ),
+    "core_schedules": Target(
+        "python/gemm_opt/core/schedules/__init__.py",
+        EVERY,
+        unit("test_schedule_modes", "test_schedules_math"),
+        (),
+    ),
+    "core_layouts": Target(
+        "python/gemm_opt/core/layouts.py",
+        EVERY,
+        unit("test_layout_edges", "test_layout_padding_rows", "test_tdm_layout"),
+        (),
+    ),
+    "core_fp8": Target(
+        "python/gemm_opt/core/fp8.py", EVERY, unit("test_fp8_formats", "test_quantize_fp8"), ()
+    ),
+    "core_scaling": Target(
+        "python/gemm_opt/core/scaling.py",
+        EVERY,
+        unit("test_fp8_scaling", "test_quantize_fp8"),
+        (),
+    ),
+    "core_pipeline": Target(
+        "python/gemm_opt/core/pipeline.py",
+        EVERY,
+        unit("test_driver_logic", "test_pass_options", "test_pass_registry"),
+        (),
+    ),
+    "core_pass_base": Target(
+        "python/gemm_opt/core/pass_base.py",
+        EVERY,
+        unit("test_pass_options", "test_pass_registry"),
+        (),
+    ),
+    "core_diagnostics": Target(
+        "python/gemm_opt/core/diagnostics.py",
+        EVERY,
+        unit("test_driver_logic", "test_no_mlir_text", "test_exact_limits"),
+        (),
+    ),
+    "core_modes": Target("python/gemm_opt/core/modes.py", EVERY, unit("test_schedule_modes"), ()),
+    # -- more of the model --
+    "model_sync": Target(
+        "python/gemm_opt/model/sync.py",
+        EVERY,
+        unit("test_model_litmus", "test_model_concurrency", "test_stream_k_fixup_model"),
+        (),
+    ),
+    "model_concurrency": Target(
+        "python/gemm_opt/model/concurrency.py",
+        EVERY,
+        unit("test_model_concurrency", "test_model_litmus"),
+        (),
+        skip=(
+            "_a",
+            "deadlock_message",
+            "Waiting.describe",
+            "GlobalMemory._describe",
+            "Threaded._deadlock",
+        ),
+    ),
+    "model_warp_specialize": Target(
+        "python/gemm_opt/model/warp_specialize.py",
+        EVERY,
+        unit("test_model_warp_specialize", "test_language_warp_specialize"),
+        (),
+        skip=("PartitionScheduler._deadlock",),
+    ),
+    "model_copy": Target(
+        "python/gemm_opt/model/copy.py", EVERY, unit("test_model_copy", "test_tdm_layout"), ()
+    ),
+    "model_arith": Target("python/gemm_opt/model/arith.py", EVERY, INTERPRETER, ()),
+    "model_core": Target(
+        "python/gemm_opt/model/core.py", EVERY, unit("test_model_registry", "test_interpreter"), ()
+    ),
+    "model_registry": Target(
+        "python/gemm_opt/model/registry.py", EVERY, unit("test_model_registry"), ()
+    ),
+    "model_interpreter": Target("python/gemm_opt/model/interpreter.py", EVERY, INTERPRETER, ()),
+    "interpreter": Target("python/gemm_opt/model/tdm.py", EVERY, INTERPRETER, ()),
+    "model_state": Target("python/gemm_opt/model/values.py", EVERY, INTERPRETER, ()),
+    "model_races": Target("python/gemm_opt/model/races.py", EVERY, INTERPRETER, ()),
+    "model_control_flow": Target("python/gemm_opt/model/control_flow.py", EVERY, INTERPRETER, ()),
+    "model_mma": Target(
+        "python/gemm_opt/model/mma.py",
+        EVERY,
+        unit("test_async_mma_use_acc", "test_interpreter", "test_pipeline_mma"),
+        (),
+    ),
+    # -- more of the lowering --
+    "lowering_context": Target(
+        "lowering/context.py", EVERY, unit("test_lowering_structure", "test_lowering"), CONVERT_LIT
+    ),
+    "lowering_convert_copies": Target(
+        "lowering/convert_copies.py", EVERY, unit("test_lowering"), CONVERT_LIT
+    ),
+    "lowering_convert_memory": Target(
+        "lowering/convert_memory.py", EVERY, unit("test_lowering"), CONVERT_LIT
+    ),
+    "lowering_convert_mma": Target(
+        "lowering/convert_mma.py", EVERY, unit("test_async_mma_use_acc"), CONVERT_LIT
+    ),
+    "lowering_convert_control_flow": Target(
+        "lowering/convert_control_flow.py", EVERY, unit("test_lowering"), CONVERT_LIT
+    ),
+    "lowering_convert_tile_to_triton_gpu": Target(
+        "lowering/convert_tile_to_triton_gpu.py", EVERY, unit("test_lowering"), CONVERT_LIT
+    ),
+    "lowering_convert_barrier_ops": Target(
+        "lowering/convert_barrier_ops.py", EVERY, unit("test_barrier_lowering"), BARRIER_LIT
+    ),
+    "lowering_convert_sync_ops": Target(
+        "lowering/convert_sync_ops.py",
+        EVERY,
+        unit("test_stream_k_fixup_model"),
+        lit("lowering", "convert-sync-ops"),
+    ),
+    "lowering_convert_warp_specialize": Target(
+        "lowering/convert_warp_specialize.py",
+        EVERY,
+        unit("test_warp_specialize_lowering"),
+        WS_LIT,
+    ),
+    "lowering_sm90_tma": Target(
+        "lowering/sm90_tma.py", EVERY, unit("test_tma_copies", "test_epilogue_tma"), TMA_LIT
+    ),
+    "lowering_sm90_mma": Target(
+        "lowering/sm90_mma.py", EVERY, unit("test_tma_copies"), CONVERT_LIT
+    ),
+    "lowering_target_amd": Target(
+        "lowering/target_amd.py", EVERY, unit("test_portable_lowering"), CONVERT_LIT
+    ),
+    "lowering_target_nvidia": Target(
+        "lowering/target_nvidia.py", EVERY, unit("test_portable_lowering"), CONVERT_LIT
+    ),
+    "lowering_target_portable": Target(
+        "lowering/target_portable.py", EVERY, unit("test_portable_lowering"), CONVERT_LIT
+    ),
+    "lowering_host_tensormaps": Target(
+        "lowering/host_tensormaps.py", EVERY, unit("test_host_tensormaps"), ()
+    ),
+    "lowering_access": Target("lowering/access.py", EVERY, unit("test_lowering"), CONVERT_LIT),
+    "lowering_ir_match": Target(
+        "lowering/ir_match.py", EVERY, unit("test_lowering"), PREDICATE_LIT
+    ),
+    "lowering_layouts": Target("lowering/layouts.py", EVERY, unit("test_lowering"), CONVERT_LIT),
+    "lowering_isa_analysis": Target(
+        "lowering/isa_analysis.py", EVERY, unit("test_isa_analysis"), ()
+    ),
+    "lowering_pipelines": Target(
+        "lowering/pipelines.py", EVERY, unit("test_driver_logic", "test_pipeline_mma"), ()
+    ),
+    "lowering_triton_bridge": Target(
+        "lowering/triton_bridge.py", EVERY, unit("test_triton_bridge"), ()
+    ),
+    "lowering_isolation": Target("lowering/isolation.py", EVERY, unit("test_isolation"), ()),
+    "lowering_compile": Target(
+        "lowering/compile.py", EVERY, unit("test_lowering", "test_runtime_build"), ()
+    ),
+    # -- more of the runtime --
+    "runtime_gemm": Target(
+        "python/gemm_opt/runtime/gemm.py", EVERY, unit("test_api_limits", "test_api_runtime"), ()
+    ),
+    "runtime_launch": Target(
+        "python/gemm_opt/runtime/launch.py",
+        EVERY,
+        unit("test_runtime_launch", "test_api_runtime"),
+        (),
+    ),
+    "runtime_cuda": Target(
+        "python/gemm_opt/runtime/cuda.py", EVERY, unit("test_runtime_launch"), ()
+    ),
+    "runtime_bundle": Target(
+        "python/gemm_opt/runtime/bundle.py",
+        EVERY,
+        unit("test_runtime_bundle", "test_bundle_reader", "test_bundle_fuzz"),
+        (),
+    ),
+    "runtime_build": Target(
+        "python/gemm_opt/runtime/build.py", EVERY, unit("test_runtime_build"), ()
+    ),
+    "runtime_autotune": Target(
+        "python/gemm_opt/runtime/autotune.py",
+        EVERY,
+        unit("test_autotune", "test_tune_schedules"),
+        (),
+    ),
+    # -- passes --
+    "emit_warp_predicates": Target(
+        "passes/emit_warp_predicates.py",
+        EVERY,
+        unit("test_lowering"),
+        lit("passes", "tile-emit-warp-predicates", "tile-emit-warp-predicates-invalid"),
+    ),
+    "assign_tdm_warp_layout": Target(
+        "passes/assign_tdm_warp_layout.py",
+        EVERY,
+        unit("test_lowering"),
+        lit(
+            "passes",
+            "tile-assign-tdm-warp-layout",
+            "tile-assign-tdm-warp-layout-invalid",
+            "tile-assign-tdm-warp-layout-non-pow2",
+        ),
+    ),
+    "annotate_warp_plan": Target(
+        "passes/annotate_warp_plan.py",
+        EVERY,
+        PASS_TESTS,
+        lit("passes", "tile-annotate-warp-plan"),
+    ),
+    "pipeline_mma": Target(
+        "passes/pipeline_mma.py",
+        EVERY,
+        unit("test_pipeline_mma"),
+        lit("passes", "tile-pipeline-mma"),
+    ),
+    "schedule_ir": Target(
+        "passes/schedule_ir.py",
+        EVERY,
+        unit("test_schedules_math", "test_stream_k_fixup_model"),
+        lit("passes", "tile-lower-gemm-schedule"),
+    ),
+    "lower_gemm_schedule": Target(
+        "passes/lower_gemm_schedule.py",
+        EVERY,
+        unit("test_stream_k_fixup_model", "test_schedule_properties"),
+        lit("passes", "tile-lower-gemm-schedule"),
+    ),
+    # -- the older, well-pinned modules --
     "warp_hint": Target(
         "python/gemm_opt/core/warp_hint.py",
         (
@@ -80,11 +526,7 @@ TARGETS: dict[str, Target] = {
             "warp_distribution",
             "_check_layout",
         ),
-        (
-            "test/unit/test_warp_hint.py",
-            "test/unit/test_tdm_layout.py",
-            "test/unit/test_layout_edges.py",
-        ),
+        unit("test_warp_hint", "test_tdm_layout", "test_layout_edges"),
         ("test/lit/dialect",),
     ),
     "tdm_layout": Target(
@@ -96,12 +538,7 @@ TARGETS: dict[str, Target] = {
             "tdm_warp_layout",
             "select_fused_member",
         ),
-        (
-            "test/unit/test_tdm_layout.py",
-            "test/unit/test_layout_edges.py",
-            "test/unit/test_model_copy.py",
-            *PASS_TESTS,
-        ),
+        (*unit("test_tdm_layout", "test_layout_edges", "test_model_copy"), *PASS_TESTS),
         (),
     ),
     "fusion_runs": Target(
@@ -146,36 +583,6 @@ TARGETS: dict[str, Target] = {
         PASS_TESTS,
         PASS_LIT,
     ),
-    "interpreter": Target(
-        "python/gemm_opt/model/tdm.py",
-        ("_issue_copy", "_b_tdm_wait"),
-        ("test/unit/test_interpreter.py", *PASS_TESTS),
-        (),
-    ),
-    "model_state": Target(
-        "python/gemm_opt/model/values.py",
-        ("InFlight.complete",),
-        ("test/unit/test_interpreter.py", *PASS_TESTS),
-        (),
-    ),
-    "model_races": Target(
-        "python/gemm_opt/model/races.py",
-        ("check_write_race",),
-        ("test/unit/test_interpreter.py", *PASS_TESTS),
-        (),
-    ),
-    "model_control_flow": Target(
-        "python/gemm_opt/model/control_flow.py",
-        ("_b_if",),
-        ("test/unit/test_interpreter.py", *PASS_TESTS),
-        (),
-    ),
-    "model_memory": Target(
-        "python/gemm_opt/model/memory.py",
-        ("_b_local_load",),
-        ("test/unit/test_interpreter.py", *PASS_TESTS),
-        (),
-    ),
 }
 
 
@@ -217,7 +624,9 @@ class Point:
     kind: str
 
 
-def _scoped_functions(tree: ast.Module, names: tuple[str, ...]) -> list[ast.AST]:
+def _scoped_functions(tree: ast.Module, target: Target) -> list[ast.AST]:
+    """The function nodes ``target`` mutates (a nested function is mutated
+    as part of the one around it)."""
     found: dict[str, ast.AST] = {}
 
     def visit(node: ast.AST, prefix: str) -> None:
@@ -228,10 +637,11 @@ def _scoped_functions(tree: ast.Module, names: tuple[str, ...]) -> list[ast.AST]
                 visit(child, prefix + child.name + ".")
 
     visit(tree, "")
-    missing = [n for n in names if n not in found]
+    names = tuple(found) if target.functions == EVERY else target.functions
+    missing = [n for n in (*names, *target.skip) if n not in found]
     if missing:
-        raise SystemExit(f"mutation: no function {', '.join(missing)} in the module")
-    return [found[n] for n in names]
+        raise SystemExit(f"mutation: no function {', '.join(missing)} in {target.path}")
+    return [found[n] for n in names if n not in target.skip]
 
 
 def _skipped(node: ast.AST) -> bool:
@@ -291,14 +701,26 @@ def _mutations(node: ast.AST, parent: ast.AST | None) -> list[str]:
 
 def points(tree: ast.Module, target: Target) -> list[tuple[ast.AST, ast.AST | None, str]]:
     found = []
-    for fn in _scoped_functions(tree, target.functions):
+    for fn in _scoped_functions(tree, target):
         body = fn.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # the docstring
         for stmt in body:
             for node, parent in _walk(stmt):
                 found += [(node, parent, m) for m in _mutations(node, parent)]
+    if target.constants:
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Assign | ast.AnnAssign) and stmt.value is not None:
+                for node, parent in _walk(stmt.value):
+                    parent = stmt if parent is None else parent
+                    found += [(node, parent, m) for m in _mutations(node, parent)]
     return found
+
+
+def code_hash(source: str) -> str:
+    """Hash of the module's syntax tree: comments (an ``# Equivalent mutant:``
+    note) and blank lines leave it, and so the mutants' indices, unchanged."""
+    return hashlib.sha256(ast.dump(ast.parse(source)).encode()).hexdigest()
 
 
 def _negate(expr: ast.expr) -> ast.expr:
@@ -374,6 +796,8 @@ class ModuleReport:
     sha256: str
     baseline_s: float
     results: list[Result] = field(default_factory=list)
+    wall_s: float = 0.0
+    judged_by: list[str] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.results)
@@ -397,7 +821,18 @@ def _commands(target: Target) -> list[tuple[str, list[str]]]:
         cmds.append(
             (
                 "pytest",
-                [py, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests],
+                [
+                    py,
+                    "-m",
+                    "pytest",
+                    "-x",
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    "-m",
+                    "not slow",
+                    *tests,
+                ],
             )
         )
     return cmds
@@ -433,7 +868,10 @@ def _equivalence_note(lines: list[str], line: int) -> str:
 
 
 def _previous(path: Path | None, name: str, sha: str) -> dict[int, Result] | None:
-    """Results of an earlier run of the same source (same mutants), by index."""
+    """Results of an earlier run of the same code (same mutants), by index:
+    ``path`` is a JSON report or a folder of per-module ones."""
+    if path is not None and path.is_dir():
+        path = path / f"{name}.json"
     if path is None or not path.exists():
         return None
     for mod in json.loads(path.read_text()):
@@ -452,6 +890,7 @@ def run_module(
     sample: int,
     previous: Path | None,
     on_result,
+    per_mutant: float | None = None,
 ) -> ModuleReport:
     """Mutate ``target`` one point at a time. With ``previous`` (a JSON report
     of the same source), its killed mutants are taken as they are and only its
@@ -459,23 +898,33 @@ def run_module(
     killed then is killed now (this also resumes an interrupted run)."""
     path = ROOT / target.path
     original = path.read_text()
-    sha = hashlib.sha256(original.encode()).hexdigest()
+    sha = code_hash(original)
     lines = original.splitlines()
     earlier = _previous(previous, name, sha)
     start = time.monotonic()
+    report = ModuleReport(name, target.path, sha, 0.0, judged_by=[*target.lit, *target.pytest])
+    tree = ast.parse(original)
+    found = points(tree, target)
+    if not found:
+        print(f"{name}: no mutation points", flush=True)
+        return report
     status, by = _run_tests(target, timeout=1800)
     baseline = time.monotonic() - start
     if status != "passed":
         raise SystemExit(f"mutation: the tests of {name} fail without a mutant ({by})")
-    timeout = max(60.0, 4 * baseline)
-    report = ModuleReport(name, target.path, sha, round(baseline, 1))
-    count = len(points(ast.parse(original), target))
+    timeout = per_mutant if per_mutant else max(30.0, 3 * baseline)
+    report.baseline_s = round(baseline, 1)
+    count = len(found)
     todo = [i for i in range(count if limit is None else min(limit, count)) if i % sample == 0]
     print(f"{name}: {count} mutants, {len(todo)} to run, baseline {baseline:.1f}s", flush=True)
     try:
         for i in todo:
             if earlier is not None and i in earlier and earlier[i].status != "survived":
-                report.results.append(earlier[i])
+                node, parent, _ = found[i]  # the line may have moved (comments)
+                line = getattr(node, "lineno", getattr(parent, "lineno", 0))
+                snippet = lines[line - 1].strip() if line else ""
+                point = replace(earlier[i].point, line=line)
+                report.results.append(replace(earlier[i], point=point, snippet=snippet))
                 continue
             source, point = mutant_source(original, target, i)
             path.write_text(source)
@@ -489,9 +938,11 @@ def run_module(
             report.results.append(result)
             where = f"{target.path}:{point.line}"
             print(f"  [{i + 1}/{count}] {outcome:8} {where} {point.kind}", flush=True)
+            report.wall_s = round(time.monotonic() - start, 1)
             on_result(report)
     finally:
         path.write_text(original)
+    report.wall_s = round(time.monotonic() - start, 1)
     return report
 
 
@@ -500,8 +951,8 @@ def markdown(reports: list[ModuleReport]) -> str:
         "# Mutation report",
         "",
         "| module | mutants | killed | timeout | survived | equivalent | score "
-        "| score w/o equivalent |",
-        "|---|---|---|---|---|---|---|---|",
+        "| score w/o equivalent | wall |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     tot = {"n": 0, "k": 0, "t": 0, "s": 0, "e": 0}
     for r in reports:
@@ -510,13 +961,19 @@ def markdown(reports: list[ModuleReport]) -> str:
         for key, v in zip("nktse", (n, k, t, s, e), strict=True):
             tot[key] += v
         out.append(
-            f"| {r.path} | {n} | {k} | {t} | {s} | {e} | {_pct(k + t, n)} | {_pct(k + t, n - e)} |"
+            f"| {r.path} | {n} | {k} | {t} | {s} | {e} | {_pct(k + t, n)} "
+            f"| {_pct(k + t, n - e)} | {_minutes(r.wall_s)} |"
         )
     caught = tot["k"] + tot["t"]
     out.append(
         f"| **all** | {tot['n']} | {tot['k']} | {tot['t']} | {tot['s']} | {tot['e']} | "
-        f"{_pct(caught, tot['n'])} | {_pct(caught, tot['n'] - tot['e'])} |"
+        f"{_pct(caught, tot['n'])} | {_pct(caught, tot['n'] - tot['e'])} "
+        f"| {_minutes(sum(r.wall_s for r in reports))} |"
     )
+    out += ["", "## Judged by", ""]
+    for r in reports:
+        tests = ", ".join(f"`{x}`" for x in r.judged_by)
+        out.append(f"- `{r.path}` (unmutated run {r.baseline_s}s): {tests}")
     out += ["", "## Survivors", ""]
     for r in reports:
         for x in r.results:
@@ -524,6 +981,53 @@ def markdown(reports: list[ModuleReport]) -> str:
                 why = f" — equivalent: {x.equivalent}" if x.equivalent else ""
                 out.append(f"- `{r.path}:{x.point.line}` `{x.point.kind}` in `{x.snippet}`{why}")
     return "\n".join(out) + "\n"
+
+
+def _load_report(folder: Path, name: str) -> dict | None:
+    path = folder / f"{name}.json"
+    return json.loads(path.read_text())[0] if path.exists() else None
+
+
+def summary(before: Path, after: Path) -> str:
+    """The per-module before/after table of two ``--out`` folders (a module
+    missing from ``before`` is "not run"; one missing from ``after`` had no
+    survivors to run again, or was not run again)."""
+    out = [
+        "| module | mutants | before: killed | before | after: killed | equivalent "
+        "| after | after w/o equivalent | wall before | wall after |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    tot = [0, 0, 0, 0, 0.0, 0.0]  # mutants, killed before, after, equivalent, walls
+    for name, target in TARGETS.items():
+        first = _load_report(before, name)
+        if first is None:
+            n = len(points(ast.parse((ROOT / target.path).read_text()), target))
+            out.append(f"| {target.path} | {n} | not run | | | | | | | |")
+            continue
+        last = _load_report(after, name) or first
+        res0, res1 = first["results"], last["results"]
+        k0 = sum(r["status"] != "survived" for r in res0)
+        k1 = sum(r["status"] != "survived" for r in res1)
+        e1 = sum(r["status"] == "survived" and bool(r["equivalent"]) for r in res1)
+        wall1 = _minutes(last["wall_s"]) if last is not first else "-"
+        for i, v in enumerate((len(res1), k0, k1, e1, first["wall_s"])):
+            tot[i] += v
+        tot[5] += last["wall_s"] if last is not first else 0.0
+        out.append(
+            f"| {target.path} | {len(res1)} | {k0} | {_pct(k0, len(res0))} | {k1} | {e1} "
+            f"| {_pct(k1, len(res1))} | {_pct(k1, len(res1) - e1)} "
+            f"| {_minutes(first['wall_s'])} | {wall1} |"
+        )
+    n, k0, k1, e1 = (int(x) for x in tot[:4])
+    out.append(
+        f"| **all run** | {n} | {k0} | {_pct(k0, n)} | {k1} | {e1} | {_pct(k1, n)} "
+        f"| {_pct(k1, n - e1)} | {_minutes(tot[4])} | {_minutes(tot[5])} |"
+    )
+    return "\n".join(out) + "\n"
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:.1f} min"
 
 
 def _pct(a: int, b: int) -> str:
@@ -536,37 +1040,76 @@ def _terminate(signum, frame):  # restore the file under test on kill, too
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--module", action="append", choices=sorted(TARGETS), help="repeatable")
+    parser.add_argument("--module", action="append", choices=list(TARGETS), help="repeatable")
     parser.add_argument("--limit", type=int, help="first N mutants per module (a smoke run)")
     parser.add_argument("--sample", type=int, default=1, help="every Nth mutant only")
     parser.add_argument(
         "--reuse",
         type=Path,
-        metavar="JSON",
-        help="an earlier report: keep its killed mutants of unchanged modules, run the rest",
+        metavar="JSON|DIR",
+        help="an earlier report (or a folder of per-module ones): keep its killed "
+        "mutants of unchanged modules, run the rest",
+    )
+    parser.add_argument(
+        "--timeout", type=float, help="seconds per mutant (default: 3x the unmutated run, >= 30)"
+    )
+    parser.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave the pytest files matching GLOB out of the judge (a 'before' run "
+        "of tests written since)",
     )
     parser.add_argument("--list", action="store_true", help="count the mutants and exit")
+    parser.add_argument(
+        "--summary",
+        nargs=2,
+        type=Path,
+        metavar=("BEFORE", "AFTER"),
+        help="print the before/after table of two --out folders and exit",
+    )
     parser.add_argument("--report", type=Path, default=Path("mutation-report.md"))
+    parser.add_argument(
+        "--out", type=Path, metavar="DIR", help="also one report per module: DIR/<module>.md, .json"
+    )
     args = parser.parse_args(argv)
-    names = args.module or sorted(TARGETS)
+    names = args.module or list(TARGETS)
+    if args.summary:
+        print(summary(*args.summary), end="")
+        return 0
     if args.list:
+        total = 0
         for n in names:
             t = TARGETS[n]
-            print(n, len(points(ast.parse((ROOT / t.path).read_text()), t)))
+            count = len(points(ast.parse((ROOT / t.path).read_text()), t))
+            total += count
+            print(f"{n:40} {count:5}  {t.path}")
+        print(f"{'all':40} {total:5}  in {len(names)} modules")
         return 0
     signal.signal(signal.SIGTERM, _terminate)
     reports: list[ModuleReport] = []
 
-    def save(current: ModuleReport | None = None) -> None:
-        done = reports + ([current] if current is not None else [])
-        args.report.write_text(markdown(done))
-        args.report.with_suffix(".json").write_text(
+    def write(report: Path, done: list[ModuleReport]) -> None:
+        report.write_text(markdown(done))
+        report.with_suffix(".json").write_text(
             json.dumps([asdict(r) for r in done], indent=1) + "\n"
         )
 
+    def save(current: ModuleReport | None = None) -> None:
+        write(args.report, reports + ([current] if current is not None else []))
+        if args.out is not None and current is not None:
+            args.out.mkdir(parents=True, exist_ok=True)
+            write(args.out / f"{current.name}.md", [current])
+
     for n in names:
-        reports.append(run_module(n, TARGETS[n], args.limit, args.sample, args.reuse, save))
-        save()
+        target = TARGETS[n]
+        kept = tuple(t for t in target.pytest if not any(fnmatch(t, g) for g in args.without))
+        report = run_module(
+            n, replace(target, pytest=kept), args.limit, args.sample, args.reuse, save, args.timeout
+        )
+        save(report)
+        reports.append(report)
     print(markdown(reports))
     return 0
 

@@ -143,6 +143,8 @@ def _check_expected_bytes(
     open_expect: dict[ir.Value, list[Any]] = {}
     for op in block.operations:
         op = op.operation
+        # Equivalent mutant: 'or'; with no open expect, or no regions, the loop finds
+        # nothing to mark. The 'and' only skips the walk.
         if open_expect and op.regions:
             for inner in _nested_copies(op):
                 if inner.opview.barrier in open_expect:
@@ -158,6 +160,8 @@ def _check_expected_bytes(
                 entry[3] = None  # a copy predicated off delivers nothing: not certain
                 continue
             entry[2] += _bytes(op.opview.desc.type)
+            # Equivalent mutant: -= 1 or += 2; the count is only tested for being non-zero,
+            # and it moves away from zero either way.
             entry[3] += 1
             continue
         _close_exact(open_expect, bar)

@@ -75,6 +75,8 @@ def check_copy(ctx: HandOffContext, op: Any) -> set[ir.Operation]:
                     op,
                     f"{WARP_LAYOUTS} has {len(layouts)} layouts for {len(hints)} members",
                 )
+            # Equivalent mutant: strict=False; the fused op's verifier gives it one hint per
+            # desc, and the layouts were counted against the hints just above.
             for i, (desc, hint, lay) in enumerate(zip(op.descs, hints, layouts, strict=True)):
                 expected = expected_layout(ctx, op, desc, hint)
                 check_layout_attr(ctx, op, lay, expected, f"{WARP_LAYOUTS}[{i}]")

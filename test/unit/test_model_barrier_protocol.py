@@ -481,3 +481,67 @@ def test_arrivals_complete_a_phase_and_the_next_starts_with_the_count() -> None:
         "1 of 2 arrivals missing",
         "0 announced bytes not delivered by any copy in flight",
     )
+
+
+# ---- predicates and run-time indices ------------------------------------------------------
+
+
+def test_a_predicated_off_arrive_does_not_arrive() -> None:
+    def build(k: Kernel) -> None:
+        with k.at():
+            barrier.BarrierArriveOp(k.bars[0], pred=k.flag(False))  # B:3
+        k.wait(0, 0)  # B:4
+
+    with pytest.raises(ModelError) as e:
+        run(build)
+    assert str(e.value) == deadlock(
+        4,
+        0,
+        0,
+        0,
+        "1 of 1 arrivals missing",
+        "0 announced bytes not delivered by any copy in flight",
+    )
+
+
+def test_a_predicated_on_arrive_arrives() -> None:
+    def build(k: Kernel) -> None:
+        with k.at():
+            barrier.BarrierArriveOp(k.bars[0], pred=k.flag(True))
+        k.wait(0, 0)
+
+    assert np.isnan(run(build).astype(np.float32)).all()  # the wait returns
+
+
+def test_a_predicated_off_wait_does_not_wait() -> None:
+    """Phase 0 never completes; a wait predicated off returns at once (and the
+    read after it races the copy it did not wait for)."""
+
+    def build(k: Kernel) -> None:
+        k.expect(0, TILE_BYTES)
+        k.copy(0, 0, 0)  # B:4
+        with k.at():
+            barrier.BarrierWaitOp(k.bars[0], tb.const(0), pred=k.flag(False))
+        k.read(0, 0)  # B:6
+
+    with pytest.raises(ModelError) as e:
+        run(build, count=2)
+    assert str(e.value) == race(6, 0, 4)
+
+
+@pytest.mark.parametrize("index", [-1, 2])
+def test_a_run_time_ring_index_out_of_range_is_reported(index: int) -> None:
+    """The verifier checks constant indices; one computed at run time (here
+    ``warp_id + index``, warp 0) is checked by the model: 0 and 1 of 2 only."""
+
+    def build(k: Kernel) -> None:
+        alloc = k.bars[0].owner.operands[0]
+        with k.at():  # B:4 (after the two inits)
+            i = arith.AddIOp(tile.WarpIdOp().result, tb.const(index)).result
+            barrier.BarrierIndexOp(alloc, i, k.bars[0].type)
+
+    with pytest.raises(ModelError) as e:
+        run(build, bars=2)
+    assert str(e.value) == (
+        f"'tile.barrier_index' at B:4:1: index {index} out of range for 2 barriers"
+    )

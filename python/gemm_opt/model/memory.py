@@ -219,6 +219,7 @@ def _b_extract(c: Compiler, op: Any) -> Exec:
     def run(p: Program, mask: np.ndarray) -> None:
         t = p.env[src]
         at = tuple(int(uniform(p.env[i], mask, "the index", where)) for i in indices)
+        # Equivalent mutant: strict=False; tensor.extract's verifier gives one index per dim.
         if any(not 0 <= i < n for i, n in zip(at, t.shape, strict=True)):
             raise ModelError(f"{where}: index {list(at)} outside a {list(t.shape)} tensor")
         p.env[r] = np.full(p.W, t[at], dtype=t.dtype)

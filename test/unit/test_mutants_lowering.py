@@ -1,0 +1,223 @@
+"""Lowering rules the lit files left open (found by ``benchmarks/mutation.py``).
+
+Each test pins one rule a mutant of the rule code broke without any other
+test failing: the warp test of a copy's pred is found on either side of the
+user's ``arith.andi``; gfx1250's barrier plan (arrivals per expect, tracked
+copies issued by every warp and moving an element per warp, bytes checked
+at a block's end, the functions that store).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+import support.tile_build as tb
+
+from gemm_opt import dialect
+from gemm_opt.core.ext_compat import PassManager, arith, ir
+from gemm_opt.dialect import barrier, tile
+from gemm_opt.dialect.edit import ops_named
+from gemm_opt.lowering.compile import hand_off
+from gemm_opt.passes.assign_tdm_warp_layout import AssignTdmWarpLayoutPass
+from gemm_opt.passes.emit_warp_predicates import EmitWarpPredicatesPass
+
+#: One copy of warps 2 and 3 (hint 0xc) of 8, under the user's pred ``%q``.
+HINTED_COPY = """
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+!da = !tile.tensor_desc<tensor<128x64xf16, #s>>
+!ba = !tile.shared<tensor<128x64xf16, #s>>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @k(%a: !tile.ptr<f16>, %m: i32 {tile.divisibility = 16 : i32},
+               %lda: i64 {tile.divisibility = 16 : i32}, %q: i1) {
+    %one = arith.constant 1 : i64
+    %d = "tile.make_tensor_descriptor"(%a, %m, %m, %lda, %one)
+      {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !da
+    %b = "tile.local_alloc"() : () -> !ba
+    "tile.async_tdm_copy_global_to_local"(%d, %b, %q)
+      {operandSegmentSizes = array<i32: 1, 1, 1, 0>, warp_used_hint = 12 : i32}
+      : (!da, !ba, i1) -> ()
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("warp_test_first", [False, True])
+def test_the_warp_test_is_stripped_from_either_side_of_the_users_pred(
+    warp_test_first: bool,
+) -> None:
+    """``user & warp_test`` and ``warp_test & user`` mean the same pred: the
+    lowering strips the warp test from both and keeps exactly ``%q`` as the
+    guard of the copy (gfx950 has no TDM: the guard is an ``scf.if``)."""
+    with dialect.make_context():
+        module = ir.Module.parse(HINTED_COPY)
+        pm = PassManager("builtin.module")
+        pm.add(AssignTdmWarpLayoutPass(), AssignTdmWarpLayoutPass.name)
+        pm.add(EmitWarpPredicatesPass(), EmitWarpPredicatesPass.name)
+        pm.run(module.operation)
+        (both,) = [op for op in ops_named(module, "arith.andi") if str(op.result.type) == "i1"]
+        user, warp_test = both.operands[0], both.operands[1]
+        assert isinstance(user, ir.BlockArgument)  # the emit pass puts the user's pred first
+        if warp_test_first:
+            both.operands[0], both.operands[1] = warp_test, user
+        ttgir = hand_off(module, "gfx950").ttgir
+    # The one guard is the user's pred itself: no warp test is left around it.
+    assert ttgir.count("scf.if ") == 1 and "scf.if %arg3 {" in ttgir
+    assert "warp_id" not in ttgir
+
+
+# ---- gfx1250's barrier plan (lowering/barrier_plan.py) ----------------------------------
+
+
+@dataclass
+class _Barrier:
+    """Builds into a kernel with descriptor ``desc``, buffer ``buf`` and barrier ``bar``."""
+
+    desc: ir.Value
+    buf: ir.Value
+    bar: ir.Value
+
+    def expect(self, nbytes: int) -> None:
+        op = barrier.BarrierExpectOp(self.bar)
+        op.operation.attributes["bytes"] = tb.i32_attr(nbytes)
+
+    def copy(self, hint: int | None = None, update: bool | None = None) -> None:
+        """A tracked copy; ``update``: through an update of the descriptor (True:
+        with a pred, False: without)."""
+        desc = self.desc
+        if update is not None:
+            pred = arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result if update else None
+            offsets = [tb.const(0), tb.const(0)]
+            desc = tile.UpdateTensorDescriptorOp(desc, offsets, [], desc.type, pred=pred).result
+        op = tile.AsyncTDMCopyGlobalToLocalOp(desc, self.buf, barrier=self.bar)
+        if hint is not None:
+            op.operation.attributes["warp_used_hint"] = tb.i32_attr(hint)
+
+    def store(self) -> None:
+        barrier.AsyncTDMCopyLocalToGlobalOp(self.desc, self.buf)
+
+
+def _plan(
+    build: Callable[[_Barrier], None],
+    shape: tuple[int, int] = (64, 64),
+    num_warps: int = 4,
+    tdm: bool = True,
+):
+    """Plan the barriers of a 4-warp kernel ``build`` fills: (plan, the copies each
+    expect covers, how many functions store)."""
+    from gemm_opt.lowering.barrier_plan import plan_barriers
+
+    with dialect.make_context(), ir.Location.unknown():
+        f16, i32, i64 = (
+            ir.F16Type.get(),
+            ir.IntegerType.get_signless(32),
+            ir.IntegerType.get_signless(64),
+        )
+        if shape == (64, 64):
+            layout = tile.PaddedSharedAttr.build(interval=64, amount=8, order=[1, 0])
+        else:
+            layout = tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=[1, 0])
+        block = tb.block_type(shape, f16, layout)
+        bar_t = tile.MBarrierType.get(ir.TypeAttr.get(i64))
+        k = tb.kernel([tb.ptr_type(f16), i32, i64, tb.shared_type(block), bar_t], num_warps=4)
+        ptr, m, ld, buf, bar = k.args
+        with k.ip:
+            desc = tile.MakeTensorDescriptorOp(
+                ptr, [m, m], [ld, tb.const(1, 64)], tb.desc_type(block)
+            ).result
+            build(_Barrier(desc, buf, bar))
+        assert k.module.operation.verify()
+        plan = plan_barriers(k.module.operation, num_warps, tdm)
+        expects = ops_named(k.module, "tile.barrier_expect")
+        return plan, [plan.covered.get(e) for e in expects], len(plan.storing)
+
+
+@pytest.mark.parametrize("copies", [1, 2, 3])
+def test_per_arrival_is_the_most_copies_one_expect_covers(copies: int) -> None:
+    def build(k: _Barrier) -> None:
+        k.expect(8192)
+        k.copy()
+        k.expect(8192 * copies)
+        for _ in range(copies):
+            k.copy()
+
+    plan, covered, _ = _plan(build)
+    assert covered == [1, copies] and plan.per_arrival == copies
+
+
+def test_no_tracked_copy_is_one_arrival_per_warp() -> None:
+    plan, covered, storing = _plan(lambda k: None)
+    assert (plan.per_arrival, covered, storing) == (1, [], 0)
+
+
+@pytest.mark.parametrize(("hint", "ok"), [(None, True), (0xF, True), (0x3, False), (0xC, False)])
+def test_a_tracked_copy_is_issued_by_every_warp(hint: int | None, ok: bool) -> None:
+    from gemm_opt.lowering.barrier_plan import BarrierRefusal
+
+    def build(k: _Barrier) -> None:
+        k.expect(8192)
+        k.copy(hint)
+
+    if ok:
+        assert _plan(build)[1] == [1]
+        return
+    with pytest.raises(BarrierRefusal, match=f"warp_used_hint = {hint:#x} leaves warps out"):
+        _plan(build)
+
+
+@pytest.mark.parametrize(("num_warps", "ok"), [(4, True), (5, False)])
+def test_a_tracked_copy_moves_at_least_one_element_per_warp(num_warps: int, ok: bool) -> None:
+    """A 2x2 block: 4 elements, one for each of 4 warps; a fifth warp would not arrive."""
+    from gemm_opt.lowering.barrier_plan import BarrierRefusal
+
+    def build(k: _Barrier) -> None:
+        k.expect(8)
+        k.copy()
+
+    if ok:
+        assert _plan(build, (2, 2), num_warps)[1] == [1]
+        return
+    with pytest.raises(BarrierRefusal, match="needs a block of at least 5 elements"):
+        _plan(build, (2, 2), num_warps)
+
+
+def test_copies_short_of_the_expect_at_the_blocks_end_are_refused() -> None:
+    from gemm_opt.lowering.barrier_plan import BarrierRefusal
+
+    def build(k: _Barrier) -> None:
+        k.expect(16384)
+        k.copy()
+
+    with pytest.raises(
+        BarrierRefusal, match="announces 16384, the copies that follow it deliver 8192"
+    ):
+        _plan(build)
+
+
+@pytest.mark.parametrize("tdm", [True, False])
+def test_a_function_that_stores_is_found_in_nested_blocks(tdm: bool) -> None:
+    def in_loop(k: _Barrier) -> None:
+        with tb.for_loop(tb.const(0), tb.const(2), tb.const(1)):
+            k.store()
+
+    assert _plan(in_loop, tdm=tdm)[2] == 1
+    assert _plan(_Barrier.store, tdm=tdm)[2] == 1
+
+
+@pytest.mark.parametrize("update", [None, False, True])
+def test_cuda90_checks_an_expect_unless_a_descriptor_update_carries_a_pred(update) -> None:
+    """cuda:90 refuses an expect its copies certainly under-deliver; a copy through a
+    descriptor update with a pred may deliver nothing, so the bytes are not certain."""
+    from gemm_opt.lowering.barrier_plan import BarrierRefusal
+
+    def build(k: _Barrier) -> None:
+        k.expect(16384)
+        k.copy(update=update)
+
+    if update:
+        assert _plan(build, tdm=False)[0].per_arrival == 1
+        return
+    with pytest.raises(BarrierRefusal, match=r"on cuda:90 .* announces 16384, .* deliver 8192"):
+        _plan(build, tdm=False)
