@@ -95,6 +95,13 @@ def _containers(doc: Any) -> list[Any]:
     return [doc, *(c[k] for c, k in _slots(doc) if isinstance(c[k], (dict, list)))]
 
 
+def _fresh(value: Any) -> Any:
+    """A copy of a drawn value: the lists and dicts of :data:`VALUES` are shared, and a
+    later edit of the document would change them for every later example (hypothesis
+    then sees a strategy that is not deterministic: a flaky-strategy error)."""
+    return copy.deepcopy(value)
+
+
 @st.composite
 def mutated_text(draw: st.DrawFn) -> str:
     doc = copy.deepcopy(BASE)
@@ -105,14 +112,14 @@ def mutated_text(draw: st.DrawFn) -> str:
             break
         container, key = draw(st.sampled_from(slots))
         if op == "swap":
-            container[key] = draw(st.sampled_from(VALUES))
+            container[key] = _fresh(draw(st.sampled_from(VALUES)))
         elif op == "number":
             container[key] = draw(st.sampled_from(NUMBERS) | st.integers() | st.floats())
         elif op == "delete":
             del container[key]
         elif op == "insert":
             target = draw(st.sampled_from(_containers(doc)))
-            value = draw(st.sampled_from(VALUES))
+            value = _fresh(draw(st.sampled_from(VALUES)))
             if isinstance(target, dict):
                 target[draw(st.sampled_from(KEYS))] = value
             else:
@@ -126,8 +133,8 @@ def mutated_text(draw: st.DrawFn) -> str:
             if special == DUP:
                 dicts = [d for d in _containers(doc) if isinstance(d, dict) and d] or [doc]
                 d = draw(st.sampled_from(dicts))
-                d[DUP + draw(st.sampled_from(sorted(d) or ["x"])) + "@@"] = draw(
-                    st.sampled_from(VALUES)
+                d[DUP + draw(st.sampled_from(sorted(d) or ["x"])) + "@@"] = _fresh(
+                    draw(st.sampled_from(VALUES))
                 )
             else:
                 container[key] = special
