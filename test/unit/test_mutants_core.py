@@ -44,6 +44,25 @@ FACTS: dict[str, dict[str, object]] = {
         "mfma_k32": 0, "mfma_k16": 0, "warp_specialize": True,
     },
 }  # fmt: skip
+#: The 8-bit columns (docs/fp8.md): the OCP formats everywhere but gfx942's FNUZ
+#: pair; MX scales (e8m0) on the two targets with a scaled MMA; gfx950's and
+#: gfx942's 8-bit MFMA K (32x32 and 16x16) and k-width, and gfx950's MX MFMA's.
+_NO_MFMA8 = {"mfma_fp8_k32": 0, "mfma_fp8_k16": 0, "mfma_fp8_k_width": 0}
+_NO_MX = {"mfma_mx_k32": 0, "mfma_mx_k16": 0, "mfma_mx_k_width": 0}
+_OCP, _FNUZ = ("f8E4M3FN", "f8E5M2"), ("f8E4M3FNUZ", "f8E5M2FNUZ")
+FP8_FACTS: dict[str, dict[str, object]] = {
+    "gfx1250": {"fp8_types": _OCP, "mx_scale_type": "f8E8M0FNU", **_NO_MFMA8, **_NO_MX},
+    "gfx950": {
+        "fp8_types": _OCP, "mx_scale_type": "f8E8M0FNU",
+        "mfma_fp8_k32": 16, "mfma_fp8_k16": 32, "mfma_fp8_k_width": 8,
+        "mfma_mx_k32": 64, "mfma_mx_k16": 128, "mfma_mx_k_width": 16,
+    },
+    "gfx942": {
+        "fp8_types": _FNUZ, "mx_scale_type": None,
+        "mfma_fp8_k32": 16, "mfma_fp8_k16": 32, "mfma_fp8_k_width": 8, **_NO_MX,
+    },
+    "cuda:90": {"fp8_types": _OCP, "mx_scale_type": None, **_NO_MFMA8, **_NO_MX},
+}  # fmt: skip
 
 
 def test_the_table_lists_the_four_targets_in_order() -> None:
@@ -54,7 +73,7 @@ def test_the_table_lists_the_four_targets_in_order() -> None:
 def test_each_target_holds_its_documented_facts(name: str) -> None:
     target = get_target(name)
     assert target is TARGETS[name]
-    assert dataclasses.asdict(target) == {"name": name, **FACTS[name]}
+    assert dataclasses.asdict(target) == {"name": name, **FACTS[name], **FP8_FACTS[name]}
     assert target.nvidia == (FACTS[name]["backend"] == "cuda")
     assert target.triton_target == f"{FACTS[name]['backend']}:{FACTS[name]['arch']}"
 
@@ -64,9 +83,10 @@ def test_each_target_holds_its_documented_facts(name: str) -> None:
 
 def test_the_abi_constants() -> None:
     """The MMA tile (16x16, K 32), the ring depths, the alignment an aligned kernel
-    assumes (16 elements: 16-byte rows of 8-bit data and wider) and the defaults."""
+    assumes (16 bytes: 8 elements of a 16-bit type, 16 of an 8-bit one) and the defaults."""
     assert (S.MMA_M, S.MMA_N, S.MMA_K) == (16, 16, 32)
-    assert (S.MIN_STAGES, S.MAX_STAGES, S.ALIGNMENT) == (2, 6, 16)
+    assert (S.MIN_STAGES, S.MAX_STAGES, S.ALIGNMENT_BYTES) == (2, 6, 16)
+    assert (S.alignment("fp16"), S.alignment("bf16"), S.alignment("f8e4m3")) == (8, 8, 16)
     assert dataclasses.astuple(S.GemmConfig()) == (128, 128, 64, 8, 4, None)
     assert dataclasses.astuple(S.MODEL_CONFIG) == (64, 64, 32, 4, 4, None)
 
@@ -116,14 +136,16 @@ def test_blocks_must_split_over_the_mma_and_the_warp_grid(kw, name: str, multipl
 
 @pytest.mark.parametrize(
     ("grouped", "trans_b", "block_k", "tma", "k"),
-    [("none", False, 64, True, 16), ("m", False, 8, True, 16), ("m", False, 64, True, 64),
-     ("m", True, 64, True, 16), ("m", False, 64, False, 16), ("k", False, 64, True, 16)],
+    [("none", False, 64, True, 8), ("m", False, 8, True, 8), ("m", False, 64, True, 64),
+     ("m", True, 64, True, 8), ("m", False, 64, False, 8), ("k", False, 64, True, 8)],
 )  # fmt: skip
 def test_an_aligned_kernels_divisibility_facts(grouped, trans_b, block_k, tma, k) -> None:
-    facts = S.divisibility_facts(grouped, trans_b, block_k, True, tma)
+    """fp16: 8 elements (16 bytes) on the aligned arguments; a grouped "m" TMA twin's
+    K also a multiple of block_k."""
+    facts = S.divisibility_facts(grouped, trans_b, block_k, True, tma, dtype="fp16")
     names = ["N", "K", "lda", "ldb", "ldc"] + (["M"] if grouped == "k" else [])
-    assert facts == {**dict.fromkeys(names, 16), "K": k}
-    assert S.divisibility_facts(grouped, trans_b, block_k, False, tma) == {}
+    assert facts == {**dict.fromkeys(names, 8), "K": k}
+    assert S.divisibility_facts(grouped, trans_b, block_k, False, tma, dtype="fp16") == {}
 
 
 def test_kernel_spec_names_and_rules() -> None:
