@@ -95,26 +95,6 @@ def test_corpus_is_not_empty() -> None:
     assert CORPUS
 
 
-#: Ops of the newer surface that the CI's generated modules must reach.
-NEWER_SURFACE = (
-    '"tile.gemm_schedule"',
-    '"tile.schedule_yield"',
-    '"tile.warp_specialize"',
-    '"tile.warp_partition"',
-    '"tile.async_wmma"',
-    '"tile.async_wmma_wait"',
-    '"tile.barrier_alloc"',
-    '"tile.barrier_expect"',
-    '"tile.barrier_arrive"',
-    '"tile.barrier_wait"',
-    '"tile.async_tdm_copy_local_to_global"',
-    '"tile.atomic_rmw"',
-    '"tile.atomic_add_block"',
-    '"tile.load_scalar"',
-    '"tile.num_programs"',
-)
-
-
 # ---- the oracle itself -------------------------------------------------------------
 
 
