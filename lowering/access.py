@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gemm_opt.dialect.tile import BlockedAttr
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.dialect.tile import BlockedAttr, WmmaAttr
 from gemm_opt.lowering.context import HandOffContext
-from gemm_opt.lowering.ir_match import const_int
+from gemm_opt.lowering.ir_match import arg_divisibility, const_int
+from gemm_opt.lowering.layouts import blocked_params
 
 
 def index_vectors(
@@ -144,6 +146,60 @@ def access_layout(ctx: HandOffContext, op, rt, shape, elem) -> Any:
     return ctx.blocked(shape, bits)
 
 
+def contiguous_per_thread(ctx: HandOffContext, layout: Any, shape: Sequence[int]) -> int:
+    """Elements each thread holds contiguously along the last dim of a ``shape`` tensor in
+    ``layout``: the leading register bases of Triton's linear layout of it that step
+    that dim by 1, 2, 4, ... (Triton vectorises a store over those)."""
+    dims = [int(s) for s in shape]
+    bases = ctx.b.to_linear_layout(ctx.layout(layout), dims).reg_bases
+    run = 1
+    for basis in bases:
+        if list(basis) != [0] * (len(dims) - 1) + [run]:
+            break
+        run *= 2
+    return min(run, dims[-1])
+
+
+def mask_bound(value: Any) -> int | None:
+    """An upper bound on the divisibility Triton knows of a block extent, so on how
+    many consecutive elements along that dim the in-bounds mask is constant: a
+    constant's power-of-two part, a function argument's stated divisibility (1 when
+    none is stated); None (no bound known) for a computed value."""
+    c = const_int(value)
+    if c is not None:
+        return (c & -c) if c else None
+    owner = value.owner
+    if isinstance(owner, ir.Block) and owner.owner.operation.name == "func.func":
+        return arg_divisibility(value)
+    return None
+
+
+def store_layout(ctx: HandOffContext, op: Any, rt: Any, shape: Sequence[int], elem: Any) -> Any:
+    """The layout a ``tile.store_block`` stores from: :func:`access_layout`, except an
+    MMA accumulator where the target stores from it
+    (:meth:`~gemm_opt.lowering.context.TargetStrategy.stores_from_mma`) and its own
+    layout stores vectors at least as wide as the blocked layout's.
+
+    A masked store is vectorised over the elements a thread holds contiguously along
+    the last dim, up to the span over which the mask is constant; the blocked
+    layout's vector is 16 bytes. So the accumulator's layout stores as wide when its
+    contiguous run reaches that vector or the bound :func:`mask_bound` puts on the
+    mask's span (an extent of unstated divisibility: one element a store either
+    way), and it saves the conversion, a round trip through shared memory with its
+    barriers.
+    """
+    layout = access_layout(ctx, op, rt, shape, elem)
+    if not isinstance(rt.encoding, WmmaAttr) or not ctx.strategy.stores_from_mma():
+        return layout
+    own = ctx.convert_encoding(rt.encoding, op)
+    if layout == own:
+        return layout
+    vec = blocked_params(shape, ctx.bits(elem, op), ctx.num_warps, ctx.target.warp_size)[0][-1]
+    bound = mask_bound(op.shape[-1])
+    wanted = vec if bound is None else min(vec, bound)
+    return own if contiguous_per_thread(ctx, own, shape) >= wanted else layout
+
+
 def linear_index(ctx: HandOffContext, shape: Sequence[int], layout: Any) -> Any:
     """The row-major index of each element of a ``shape`` tensor in ``layout``."""
     zero = [ctx.const(0)] * len(shape)
@@ -164,10 +220,13 @@ __all__ = [
     "access_layout",
     "block_access",
     "broadcast",
+    "contiguous_per_thread",
     "index_vectors",
     "like",
     "linear_index",
+    "mask_bound",
     "masked_load",
     "no_cache_policy",
     "op_block_access",
+    "store_layout",
 ]

@@ -140,6 +140,12 @@ class TargetStrategy:
         """Whether a block access keeps the value's own (non-blocked) layout."""
         return False
 
+    def stores_from_mma(self) -> bool:
+        """Whether a block store of an MMA accumulator stores from the accumulator's
+        layout where that stores vectors as wide as the blocked layout's
+        (:func:`gemm_opt.lowering.access.store_layout`)."""
+        return False
+
     # -- before and around functions --
 
     def prescan_mma(self, ctx: HandOffContext, mmas: list[Any]) -> None:

@@ -23,7 +23,7 @@ from gemm_opt.dialect.tile import (
     MemdescTransOp,
     StoreBlockOp,
 )
-from gemm_opt.lowering.access import access_layout, masked_load, op_block_access
+from gemm_opt.lowering.access import access_layout, masked_load, op_block_access, store_layout
 from gemm_opt.lowering.context import Handler, HandOffContext
 from gemm_opt.lowering.ir_match import same_type
 
@@ -80,7 +80,7 @@ def lower_store_block(ctx: HandOffContext, op: Any) -> None:
     rt = ir.RankedTensorType(op.value.type)
     shape = list(rt.shape)
     elem = rt.element_type
-    layout = access_layout(ctx, op, rt, shape, elem)
+    layout = store_layout(ctx, op, rt, shape, elem)
     value = ctx.v(op.value)
     vt = ctx.tensor(shape, ctx.elem(elem, op), layout)
     if not same_type(value.get_type(), vt):

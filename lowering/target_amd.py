@@ -90,6 +90,9 @@ class AmdTdmStrategy(TargetStrategy):
     def descriptor_values(self) -> bool:
         return True
 
+    def stores_from_mma(self) -> bool:
+        return True
+
     # -- descriptors and copies --
 
     def make_descriptor(self, ctx: HandOffContext, op: Any, info: Desc) -> Any:
@@ -356,6 +359,9 @@ class AmdMfmaStrategy(PortableCopies):
             bool(v.get("transposed", True)),
             list(attr.warps_per_cta()),
         )
+
+    def stores_from_mma(self) -> bool:
+        return True
 
     def dot_k_width(self, ctx: HandOffContext, fields: dict, elem_bits: int) -> int:
         parent = fields["parent"]

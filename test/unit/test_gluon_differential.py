@@ -12,7 +12,9 @@ Both are compiled for gfx1250 and must agree on what the schedule decides:
 * ``v_wmma`` count, in the whole kernel and in the K loop;
 * the LDS size in bytes (Triton's ``shared`` metadata);
 * the ``s_wait_tensorcnt`` immediates in the K loop (the wait counts our
-  fusion pass rewrites; a wrong count is a race, not just a slowdown).
+  fusion pass rewrites; a wrong count is a race, not just a slowdown);
+* the ``s_barrier`` count: both store C from the WMMA layout, with no round
+  trip through LDS (a conversion before the store adds its barriers).
 
 Pairs, for fp16 and bf16 (bf16 retypes every ``f16`` of our module to ``bf16``;
 hints are dropped from the module, see :mod:`gemm_opt.dialect.edit`):
@@ -27,10 +29,9 @@ hints stripped          default                    ``none``
 
 Register counts, code size and instruction totals are not compared: the
 kernels differ on purpose in index arithmetic (our 2-D grid against Gluon's
-1-D one) and in the store epilogue (ours converts the accumulator to a
-row-blocked layout first, Gluon stores from the WMMA layout). Gluon's M, N and
-K are specialised as multiples of 16 only when our text states divisibility
-facts (``aligned``), so both store paths see the same facts. Each kernel is compiled once per module
+1-D one). Gluon's M, N and K are specialised as multiples of 16 only when our
+text states divisibility facts (``aligned``), so both store paths see the same
+facts. Each kernel is compiled once per module
 (12 compiles, about a second each) and only when a test asks for it.
 """
 
@@ -80,6 +81,7 @@ COMPARED = (
     "wmma",
     "wmma_in_loop",
     "lds_bytes",
+    "barriers",
     "loop_tensorcnt_waits",
 )
 
