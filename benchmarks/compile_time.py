@@ -34,6 +34,13 @@ the Gluon frontend for Gluon), then each backend stage.
 When the ratio misses the goal (or with ``--profile``), our compile is run
 under cProfile and the functions where our own Python time goes are listed.
 
+``--backend-rounds N`` also runs Triton's backend alone (from the TTGIR
+stage down, as our compile does) on our TTGIR and on Gluon's, ``N`` rounds
+alternating, and reports each side's median CPU time (this process's,
+every thread: steadier than wall time on a loaded machine) and its ``llir``
+and ``amdgcn`` stages: what the two TTGIRs ask of LLVM, without either
+front half.
+
 ``--bundle-every N`` also times the bundle builder
 (:func:`gemm_opt.kernels.build_bundles.build`) on every N-th kernel of the
 cuda:90 schedule bundle, in :func:`~gemm_opt.kernels.build_bundles.bundle_specs`
@@ -49,6 +56,7 @@ Example::
     python benchmarks/compile_time.py                 # fp16, fused, 5 rounds, 5 cold runs
     python benchmarks/compile_time.py --rounds 9 --dtype bf16 --variant separate
     python benchmarks/compile_time.py --rounds 7 --bundle-every 10
+    python benchmarks/compile_time.py --rounds 7 --backend-rounds 15
     python benchmarks/compile_time.py --bundle-only --bundle-every 10
 """
 
@@ -309,6 +317,31 @@ def time_bundle(every: int, jobs: int | None, target: str = "cuda:90") -> float:
     return rate
 
 
+def time_backend(texts: dict[str, str], rounds: int) -> float:
+    """Triton's backend on each side's TTGIR (``texts``: side -> text), ``rounds``
+    rounds alternating after one untimed round; print the medians; return the
+    ratio of the median CPU times (ours / gluon)."""
+    from gemm_opt.lowering import triton_bridge as tb
+
+    rows: dict[str, list[tuple[float, float, float]]] = {side: [] for side in texts}
+    for r in range(rounds + 1):
+        for side in list(texts) if r % 2 == 0 else list(texts)[::-1]:
+            cpu = time.process_time()
+            art = tb.compile_module(texts[side], "gfx1250", None)
+            cpu = time.process_time() - cpu
+            if r:
+                rows[side].append((cpu, art.stages["llir"], art.stages["amdgcn"]))
+    med = statistics.median
+    print(f"\n{'backend from TTGIR (median ms)':34} {'CPU':>9} {'llir':>9} {'amdgcn':>9}")
+    for side, got in rows.items():
+        cells = " ".join(_ms(med(row[i] for row in got)) for i in range(3))
+        print(f"{side:34} {cells}")
+    ratio = med(r[0] for r in rows["ours"]) / med(r[0] for r in rows["gluon"])
+    title = "ratio of CPU medians (ours / gluon)"
+    print(f"{title:34} {ratio:9.3f}   ({rounds} rounds, load {load()})")
+    return ratio
+
+
 #: The line a ``--cold-only`` process prints: ``cold <side> <seconds>``.
 COLD = "cold"
 
@@ -360,6 +393,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile-runs", type=int, default=3)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument(
+        "--backend-rounds",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also run Triton's backend alone on both TTGIRs, N rounds (0: no)",
+    )
+    parser.add_argument(
         "--bundle-every",
         type=int,
         default=0,
@@ -375,8 +415,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.bundle_every < 0 or (args.bundle_only and not args.bundle_every):
         parser.error("--bundle-every takes a positive N (and --bundle-only needs it)")
-    if args.cold_runs < 1 or args.rounds < 1:
-        parser.error("--rounds and --cold-runs take a positive count")
+    if args.cold_runs < 1 or args.rounds < 1 or args.backend_rounds < 0:
+        parser.error("--rounds and --cold-runs take a positive count, --backend-rounds a count")
     if args.bundle_only:
         time_bundle(args.bundle_every, args.bundle_jobs)
         return 0
@@ -436,6 +476,18 @@ def main(argv: list[str] | None = None) -> int:
         f"<= {args.cold_goal:.2f}"
     )
     print(f"(load {load()})")
+    if args.backend_rounds:
+        from gemm_opt.lowering.compile import compile_tile_module
+
+        ttgir = {
+            "ours": compile_tile_module(text, target="gfx1250", **options).asm["ttgir"],
+            "gluon": str(
+                gluon.compile_gluon_gemm(
+                    args.dtype, args.variant, schedule=args.schedule, aligned=aligned
+                ).asm["ttgir"]
+            ),
+        }
+        time_backend(ttgir, args.backend_rounds)
     if args.profile or (ratio > args.goal and not args.no_profile):
         profile_ours(text, options, args.profile_runs, args.top)
     if args.bundle_every:
