@@ -8,9 +8,13 @@ What needs a GPU (inductor, CUDA graphs, the training comparison, NCCL) is
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
+from support.scripts import load_script
 
 from gemm_opt import nn as gnn
 from gemm_opt.nn import expert_parallel as EP
@@ -18,6 +22,9 @@ from gemm_opt.nn import functional as GF
 from gemm_opt.nn import routing as R
 
 BF16 = torch.bfloat16
+ROOT = Path(__file__).resolve().parents[2]
+TRAIN = load_script(ROOT / "benchmarks" / "h100" / "train_moe.py", "h100_train_moe")
+CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU and its bundle")
 
 
 def _close(got: torch.Tensor, want: torch.Tensor, tol: float = 2.0**-6) -> None:
@@ -250,3 +257,50 @@ def test_functional_linear_is_f_linear() -> None:
     torch.manual_seed(10)
     x, w, b = torch.randn(5, 16, dtype=BF16), torch.randn(8, 16, dtype=BF16), torch.randn(8)
     _close(GF.linear(x, w, b.to(BF16)), F.linear(x, w, b.to(BF16)))
+
+
+# ---- the training comparison's pieces (benchmarks/h100/train_moe.py) ---------------------
+
+
+@pytest.mark.skipif(not hasattr(torch, "_grouped_mm"), reason="torch without _grouped_mm")
+def test_torch_baseline_pads_groups_and_equals_the_gemm_opt_layer() -> None:
+    """The baseline's device-side padding to 8-row groups (torch._grouped_mm's wgrad
+    form needs it) keeps every result: same output and gradients as our layer."""
+    torch.manual_seed(11)
+    ours = gnn.MoE(32, 16, 4, 2, dtype=BF16)
+    ref = TRAIN.TorchMoE(32, 16, 4, 2, dtype=BF16)
+    ref.load_state_dict(ours.state_dict())
+    x = torch.randn(13, 32, dtype=BF16)  # 26 rows: groups of odd sizes
+    dy = torch.randn(13, 32, dtype=BF16)
+    try:
+        want = TRAIN.fwd_bwd(ref, x, dy)
+    except (RuntimeError, NotImplementedError) as e:  # a torch without CPU grouped_mm
+        pytest.skip(f"torch._grouped_mm on CPU: {e}")
+    for g, w in zip(TRAIN.fwd_bwd(ours, x, dy), want, strict=True):
+        _close(g, w, tol=2.0**-5)
+
+
+def test_corpus_is_fixed_by_its_seed_and_text_like() -> None:
+    a, b = TRAIN.corpus(5000, 512, 7), TRAIN.corpus(5000, 512, 7)
+    assert a.dtype == np.int64 and a.shape == (5000,) and np.array_equal(a, b)
+    assert not np.array_equal(a, TRAIN.corpus(5000, 512, 8))
+    assert a.min() >= 0 and a.max() < 512
+    counts = np.bincount(a, minlength=512)
+    assert counts.max() > 20 * np.median(counts[counts > 0])  # Zipf-like, not uniform
+
+
+def test_both_models_start_from_the_same_parameters() -> None:
+    cfg = TRAIN.ModelConfig(vocab=64, hidden=32, heads=2, layers=1, ffn=16, experts=4, seq=8)
+    tc = TRAIN.TrainConfig(steps=1)
+    assert TRAIN.same_initial_parameters(cfg, tc, torch.device("cpu"))
+    assert isinstance(TRAIN.build("gemm_opt", cfg, 0, "cpu").head, gnn.Linear)
+
+
+@CUDA
+@pytest.mark.parametrize("check", ["check_linear", "check_moe"])
+def test_modules_pass_the_gpu_checks(check: str) -> None:
+    """Linear and MoE on the GPU: vs torch, deterministic, compile(fullgraph), CUDA
+    graphs, no sync (the checks of benchmarks/h100/train_moe.py)."""
+    rep = TRAIN.Report()
+    getattr(TRAIN, check)(rep, torch.device("cuda"))
+    assert rep.failed == 0, [c for c in rep.lines if not c["ok"]]
