@@ -17,9 +17,11 @@ One command, torch only (the kernels come from the bundles). Two parts:
    from the same seed on the same synthetic corpus twice, once with
    ``torch.nn.Linear`` + :class:`TorchMoE` and once with ``gemm_opt.nn``;
    fp32 parameters, bf16 autocast, AdamW. Prints both loss curves, the largest
-   per-step loss difference against ``--tol``, and tokens/s of a training step
-   (forward, backward, optimizer) eager and under ``torch.compile``, side by
-   side.
+   per-step loss difference against ``--tol``; then, eager and under
+   ``torch.compile(fullgraph=True)``, side by side: the MoE layer's forward +
+   backward time at the model's shape (``block``) and tokens/s of a full
+   training step (forward, backward, optimizer; ``model``). Compiled
+   measurements start only within ``--budget-s`` of the start.
 
 The corpus (:func:`corpus`) is text-like and fixed by its seed: words of 1-4
 tokens over a Zipf-distributed vocabulary, chained by a first-order Markov
@@ -46,7 +48,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
@@ -191,23 +192,25 @@ def build(backend: str, cfg: ModelConfig, seed: int, device: Any) -> Decoder:
 # ---- the corpus -------------------------------------------------------------------------
 
 
-def corpus(tokens: int, vocab: int, seed: int, words: int = 2048, succ: int = 8) -> np.ndarray:
-    """A deterministic text-like token stream (module docstring)."""
-    rng = np.random.default_rng(seed)
-    zipf = 1.0 / np.arange(1, vocab + 1)
-    lengths = rng.integers(1, 5, size=words)
-    spell = [rng.choice(vocab, size=n, p=zipf / zipf.sum()) for n in lengths]
-    nexts = rng.integers(0, words, size=(words, succ))
-    p = 1.0 / np.arange(1, succ + 1)
-    cdf = np.cumsum(p / p.sum())
-    picks = np.minimum(np.searchsorted(cdf, rng.random(tokens)), succ - 1)
-    out, n, w, i = [], 0, 0, 0
-    while n < tokens:
-        out.append(spell[w])
-        n += len(spell[w])
-        w = int(nexts[w, picks[i]])
-        i += 1
-    return np.concatenate(out)[:tokens].astype(np.int64)
+def corpus(tokens: int, vocab: int, seed: int, words: int = 2048, succ: int = 8) -> Tensor:
+    """A deterministic text-like token stream (module docstring), int64 on the CPU."""
+    g = torch.Generator().manual_seed(seed)
+    zipf = 1.0 / torch.arange(1, vocab + 1, dtype=torch.float64)
+    lengths = torch.randint(1, 5, (words,), generator=g).tolist()
+    spell = [torch.multinomial(zipf, n, replacement=True, generator=g).tolist() for n in lengths]
+    nexts = torch.randint(0, words, (words, succ), generator=g).tolist()
+    p = 1.0 / torch.arange(1, succ + 1, dtype=torch.float64)
+    cdf = (p / p.sum()).cumsum(0)
+    picks = torch.searchsorted(cdf, torch.rand(tokens, generator=g, dtype=torch.float64))
+    picks = picks.clamp_max(succ - 1).tolist()
+    out: list[int] = []
+    w = 0
+    for i in range(tokens):
+        out += spell[w]
+        if len(out) >= tokens:
+            break
+        w = nexts[w][picks[i]]
+    return torch.tensor(out[:tokens], dtype=torch.int64)
 
 
 # ---- checks -----------------------------------------------------------------------------
@@ -429,6 +432,27 @@ def throughput(backend: str, cfg: ModelConfig, tc: TrainConfig, data: Tensor,
     return steps * tc.batch * cfg.seq / (time.perf_counter() - start)
 
 
+def block_ms(moe: type, compiled: bool, dev: torch.device, reps: int = 20) -> float:
+    """Median milliseconds of one MoE layer's forward + backward at the model's shape
+    (4096 tokens, hidden 1024, 8 experts of 1024, top-2; bf16)."""
+    cfg = ModelConfig()
+    torch.manual_seed(1)
+    layer = moe(cfg.hidden, cfg.ffn, cfg.experts, cfg.top_k, device=dev, dtype=torch.bfloat16)
+    x = torch.randn(8 * cfg.seq, cfg.hidden, device=dev, dtype=torch.bfloat16, requires_grad=True)
+    dy = torch.randn_like(x)
+    fn = torch.compile(layer, fullgraph=True) if compiled else layer
+    times = []
+    for i in range(reps + 3):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn(x).backward(dy)
+        end.record()
+        end.synchronize()
+        if i >= 3:
+            times.append(start.elapsed_time(end))
+    return sorted(times)[len(times) // 2]
+
+
 def same_initial_parameters(cfg: ModelConfig, tc: TrainConfig, dev: torch.device) -> bool:
     a = build("torch", cfg, tc.seed, dev).state_dict()
     b = build("gemm_opt", cfg, tc.seed, dev).state_dict()
@@ -448,10 +472,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bench-steps", type=int, default=20)
     ap.add_argument("--skip-checks", action="store_true")
     ap.add_argument("--skip-compile", action="store_true", help="no compiled throughput")
+    ap.add_argument("--budget-s", type=float, default=330,
+                    help="start no compiled measurement after this many seconds")  # fmt: skip
     args = ap.parse_args(argv)
     if args.steps < 1 or args.bench_steps < 1 or args.tol <= 0:
         print("error: --steps and --bench-steps must be >= 1, --tol > 0", file=sys.stderr)
         return 2
+    started = time.perf_counter()
     if args.bundles:
         os.environ["GEMM_OPT_BUNDLE_DIR"] = args.bundles
     if not torch.cuda.is_available():
@@ -476,16 +503,17 @@ def main(argv: list[str] | None = None) -> int:
     rep.line(same_initial_parameters(cfg, tc, dev), "same initial parameters",
              "both models from one seed: every state_dict tensor bitwise equal")  # fmt: skip
     n_tokens = (tc.steps + 4) * tc.batch * (cfg.seq + 1)
-    data = torch.from_numpy(corpus(n_tokens, cfg.vocab, tc.data_seed)).to(dev)
+    data = corpus(n_tokens, cfg.vocab, tc.data_seed).to(dev)
     curves = {}
     for backend in BACKENDS:
         t0 = time.perf_counter()
         curves[backend] = train(backend, cfg, tc, data, dev)
         print(f"trained {backend}: {time.perf_counter() - t0:.1f} s", flush=True)
     diffs = [abs(a - b) for a, b in zip(curves["torch"], curves["gemm_opt"], strict=True)]
-    worst = int(np.argmax(diffs))
+    worst = max(range(len(diffs)), key=diffs.__getitem__)
+    mean = sum(diffs) / len(diffs)
     result.update(losses=curves, max_loss_diff=diffs[worst], max_loss_diff_step=worst,
-                  mean_loss_diff=float(np.mean(diffs)))  # fmt: skip
+                  mean_loss_diff=mean)  # fmt: skip
     with open(args.out / "losses.csv", "w") as fh:
         fh.write("step,torch,gemm_opt,abs_diff\n")
         for i, (a, b) in enumerate(zip(curves["torch"], curves["gemm_opt"], strict=True)):
@@ -496,31 +524,47 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{i:4d}  {a:7.4f}  {b:7.4f}  {abs(a - b):.4f}")
     rep.line(diffs[worst] <= args.tol, "loss curves agree",
              f"max per-step |diff| {diffs[worst]:.4f} at step {worst} (tol {args.tol}), "
-             f"mean {np.mean(diffs):.4f}, final {curves['torch'][-1]:.4f} vs "
+             f"mean {mean:.4f}, final {curves['torch'][-1]:.4f} vs "
              f"{curves['gemm_opt'][-1]:.4f}")  # fmt: skip
     _write(args.out, result, rep)
     speed: dict[str, dict[str, float]] = {}
     for mode in ("eager", "compiled"):
         if mode == "compiled" and args.skip_compile:
             continue
-        for backend in BACKENDS:
-            try:
-                t0 = time.perf_counter()
-                tps = throughput(backend, cfg, tc, data, dev, mode == "compiled", args.bench_steps)
-                speed.setdefault(mode, {})[backend] = tps
-                print(f"{mode} {backend}: {tps:,.0f} tokens/s ({time.perf_counter() - t0:.0f} s "
-                      "with warm-up)", flush=True)  # fmt: skip
-            except Exception as e:
-                traceback.print_exc()
-                rep.line(False, f"{mode} {backend}", f"raised {type(e).__name__}: {str(e)[:300]}")
-        if len(speed.get(mode, {})) == 2:
-            ratio = speed[mode]["gemm_opt"] / speed[mode]["torch"]
-            speed[mode]["ratio"] = ratio
-            print(f"{mode}: gemm_opt / torch = {ratio:.3f}x", flush=True)
-        result["tokens_per_s"] = speed
-        _write(args.out, result, rep)
+        for what in ("block", "model"):
+            if mode == "compiled" and time.perf_counter() - started > args.budget_s:
+                print(f"{what} {mode}: skipped, past --budget-s {args.budget_s}", flush=True)
+                continue
+            _speed(rep, speed, mode, what, cfg, tc, data, dev, args.bench_steps)
+            result["speed"] = speed
+            _write(args.out, result, rep)
     print(f"{'PASS' if not rep.failed else 'FAIL'}: {rep.failed} failed check(s)")
     return 1 if rep.failed else 0
+
+
+def _speed(rep: Report, speed: dict, mode: str, what: str, cfg: ModelConfig, tc: TrainConfig,
+           data: Tensor, dev: torch.device, steps: int) -> None:  # fmt: skip
+    """One side-by-side measurement: the MoE layer's ms per forward+backward
+    (``block``) or the model's training tokens/s (``model``), torch then gemm_opt."""
+    key = f"{what} {mode}"
+    row = speed.setdefault(key, {})
+    for backend, (_, moe) in BACKENDS.items():
+        try:
+            t0 = time.perf_counter()
+            if what == "block":
+                row[backend] = block_ms(moe, mode == "compiled", dev)
+            else:
+                row[backend] = throughput(backend, cfg, tc, data, dev, mode == "compiled", steps)
+            unit = "ms fwd+bwd" if what == "block" else "tokens/s"
+            print(f"{key} {backend}: {row[backend]:,.3f} {unit} "
+                  f"({time.perf_counter() - t0:.0f} s with warm-up)", flush=True)  # fmt: skip
+        except Exception as e:
+            traceback.print_exc()
+            rep.line(False, f"{key} {backend}", f"raised {type(e).__name__}: {str(e)[:300]}")
+    if len(row) == 2:  # gemm_opt's speed over torch's: > 1 is faster
+        row["speedup"] = row["torch"] / row["gemm_opt"] if what == "block" else (
+            row["gemm_opt"] / row["torch"])  # fmt: skip
+        print(f"{key}: gemm_opt speed-up over torch {row['speedup']:.3f}x", flush=True)
 
 
 def _write(out: Path, result: dict[str, Any], rep: Report) -> None:
@@ -529,14 +573,14 @@ def _write(out: Path, result: dict[str, Any], rep: Report) -> None:
     lines = ["| check | result | detail |", "|---|---|---|"]
     lines += [f"| {c['name']} | {'PASS' if c['ok'] else 'FAIL'} | {c['detail']} |"
               for c in rep.lines]  # fmt: skip
-    speed = result.get("tokens_per_s", {})
+    speed = result.get("speed", {})
     if speed:
-        lines += ["", "| mode | torch tokens/s | gemm_opt tokens/s | gemm_opt / torch |",
-                  "|---|---|---|---|"]  # fmt: skip
-        for mode, s in speed.items():
-            cells = [f"{s[b]:,.0f}" if b in s else "-" for b in BACKENDS]
-            ratio = f"{s['ratio']:.3f}x" if "ratio" in s else "-"
-            lines.append(f"| {mode} | {cells[0]} | {cells[1]} | {ratio} |")
+        lines += ["", "| measurement | torch | gemm_opt | gemm_opt speed-up |", "|---|---|---|---|"]
+        for key, s in speed.items():
+            unit = " ms" if key.startswith("block") else " tok/s"
+            cells = [f"{s[b]:,.3f}{unit}" if b in s else "-" for b in BACKENDS]
+            ratio = f"{s['speedup']:.3f}x" if "speedup" in s else "-"
+            lines.append(f"| {key} | {cells[0]} | {cells[1]} | {ratio} |")
     (out / "train_moe.md").write_text("\n".join(lines) + "\n")
 
 
