@@ -528,16 +528,16 @@ def main(argv: list[str] | None = None) -> int:
              f"{curves['gemm_opt'][-1]:.4f}")  # fmt: skip
     _write(args.out, result, rep)
     speed: dict[str, dict[str, float]] = {}
-    for mode in ("eager", "compiled"):
+    plan = [("eager", "block"), ("eager", "model"), ("compiled", "model"), ("compiled", "block")]
+    for mode, what in plan:
         if mode == "compiled" and args.skip_compile:
             continue
-        for what in ("block", "model"):
-            if mode == "compiled" and time.perf_counter() - started > args.budget_s:
-                print(f"{what} {mode}: skipped, past --budget-s {args.budget_s}", flush=True)
-                continue
-            _speed(rep, speed, mode, what, cfg, tc, data, dev, args.bench_steps)
-            result["speed"] = speed
-            _write(args.out, result, rep)
+        if mode == "compiled" and time.perf_counter() - started > args.budget_s:
+            print(f"{what} {mode}: skipped, past --budget-s {args.budget_s}", flush=True)
+            continue
+        _speed(rep, speed, mode, what, cfg, tc, data, dev, args.bench_steps)
+        result["speed"] = speed
+        _write(args.out, result, rep)
     print(f"{'PASS' if not rep.failed else 'FAIL'}: {rep.failed} failed check(s)")
     return 1 if rep.failed else 0
 
