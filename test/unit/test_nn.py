@@ -8,6 +8,9 @@ What needs a GPU (inductor, CUDA graphs, the training comparison, NCCL) is
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -250,6 +253,22 @@ def test_local_permutation_sorts_received_rows_to_local_expert_order() -> None:
     assert lp.order.tolist() == [0, 1, 3, 4, 5, 2]
     assert lp.group_lens.tolist() == [3, 2, 1] and lp.group_lens.dtype == torch.int32
     assert torch.equal(lp.order[lp.inverse], torch.arange(6))
+
+
+def test_expert_parallel_layer_equals_one_device_over_two_gloo_ranks(tmp_path: Path) -> None:
+    """benchmarks/h100/moe_ep.py's equality part on two CPU processes (gloo, the model):
+    output, dx and the experts' gradients bitwise equal to the one-device layer's."""
+    cmd = [
+        sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
+        "--standalone", str(ROOT / "benchmarks" / "h100" / "moe_ep.py"), "--device", "cpu",
+        "--out", str(tmp_path), "--hidden", "32", "--ffn", "16", "--experts", "4",
+        "--check-tokens", "8", "--skip-throughput",
+    ]  # fmt: skip
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    rows = json.loads((tmp_path / "moe_ep.json").read_text())["equality"]
+    assert len(rows) == 12 and all(r["ok"] for r in rows)
+    assert all(r["bitwise"] for r in rows if not r["name"].startswith("d_router"))
 
 
 def test_functional_linear_is_f_linear() -> None:

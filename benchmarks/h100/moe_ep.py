@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Expert parallelism: ``gemm_opt.nn.MoE`` sharded over the ranks of a process group.
+
+Run with ``torchrun`` (NCCL on GPUs; ``--device cpu`` runs gloo and the
+executable model, for tiny shapes). Two parts:
+
+1. **Equality**: every rank builds the single-device layer (all experts) and
+   the expert-parallel one (its ``E / P`` experts) from one seed, and draws
+   every rank's tokens. The expert-parallel layer on this rank's tokens must
+   give the rows the single-device layer gives on all ranks' tokens, and the
+   gradients of this rank's tokens and experts, with the grouped GEMMs' tile
+   config fixed (``--config``) so that both run the same kernel: an
+   expert's rows arrive in the same order in both (source rank, then token),
+   so the output, ``dx`` and the experts' gradients are compared bitwise.
+   The router's gradient is each rank's tokens' share: summed over ranks it
+   must equal the single-device one within :data:`ROUTER_TOL` (each share is
+   rounded to the parameters' dtype before the sum).
+2. **Throughput** at fixed per-GPU batches (``--tokens`` per rank): the
+   single-device layer on one GPU (all experts, its own tokens) against the
+   expert-parallel layer on every rank; forward + backward, median of
+   ``--reps`` after warm-up, the slowest rank's time. Tokens/s for 1 and P
+   GPUs and the scaling (P GPUs' tokens/s over one's).
+
+Writes ``moe_ep.json`` and ``moe_ep.md`` to ``--out`` (rank 0). Exit 0 if
+every comparison holds on every rank.
+
+    torchrun --nproc-per-node 2 benchmarks/h100/moe_ep.py --out results/moe_ep
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+from torch import Tensor
+
+from gemm_opt import nn as gnn
+from gemm_opt.kernels import h100_configs as h100
+
+#: Router gradient, relative to its largest element: each rank's share is rounded to the
+#: parameters' dtype (bf16: 2^-9 relative) before the sum over ranks, which rounds again.
+ROUTER_TOL = 2.0**-6
+
+
+def _grads(layer: gnn.MoE, x: Tensor, dy: Tensor) -> dict[str, Tensor]:
+    x = x.detach().requires_grad_()
+    out = layer(x)
+    names = ["dx", "d_router", "d_gate_up", "d_down"]
+    params = [x, layer.router.weight, layer.gate_up, layer.down]
+    grads = torch.autograd.grad((out.float() * dy.float()).sum(), params)
+    return {"out": out, **dict(zip(names, grads, strict=True))}
+
+
+def equality(group: Any, device: torch.device, sizes: dict[str, int], config: Any,
+             dtype: torch.dtype = torch.bfloat16) -> list[dict[str, Any]]:  # fmt: skip
+    """Part 1 on this rank: one row per compared tensor (name, bitwise, max |diff|, ok)."""
+    rank, world = dist.get_rank(group), dist.get_world_size(group)
+    h, f, e, k, t = (sizes[n] for n in ("hidden", "ffn", "experts", "top_k", "tokens"))
+    torch.manual_seed(0)
+    full = gnn.MoE(h, f, e, k, config=config, device=device, dtype=dtype)
+    torch.manual_seed(0)
+    ep = gnn.MoE(h, f, e, k, process_group=group, config=config, device=device, dtype=dtype)
+    mine = slice(rank * ep.local_experts, (rank + 1) * ep.local_experts)
+    rows = slice(rank * t, (rank + 1) * t)
+    gen = torch.Generator().manual_seed(1)
+    xs = torch.randn(world * t, h, generator=gen).to(device, dtype)
+    dys = torch.randn(world * t, h, generator=gen).to(device, dtype)
+    want = _grads(full, xs, dys)
+    got = _grads(ep, xs[rows], dys[rows])
+    dist.all_reduce(got["d_router"], group=group)
+    pairs = {
+        "weights (same seed)": (ep.gate_up, full.gate_up[mine]),
+        "out": (got["out"], want["out"][rows]),
+        "dx": (got["dx"], want["dx"][rows]),
+        "d_gate_up": (got["d_gate_up"], want["d_gate_up"][mine]),
+        "d_down": (got["d_down"], want["d_down"][mine]),
+        "d_router (summed over ranks)": (got["d_router"], want["d_router"]),
+    }
+    report = []
+    for name, (a, b) in pairs.items():
+        diff = float((a.detach().float() - b.detach().float()).abs().max())
+        bitwise = torch.equal(a, b)
+        if name.startswith("d_router"):
+            ok = diff <= ROUTER_TOL * float(b.float().abs().max())
+        else:
+            ok = bitwise
+        report.append({"rank": rank, "name": name, "bitwise": bitwise, "max_diff": diff, "ok": ok})
+    return report
+
+
+def _time(fn: Any, reps: int, device: torch.device, group: Any) -> float:
+    """Median seconds of ``fn`` over ``reps`` after 3 warm-ups, the slowest rank's."""
+    times = []
+    for i in range(reps + 3):
+        dist.barrier(group)
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        t0 = time.perf_counter()
+        fn()
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        if i >= 3:
+            times.append(time.perf_counter() - t0)
+    median = torch.tensor(sorted(times)[len(times) // 2], device=device)
+    dist.all_reduce(median, op=dist.ReduceOp.MAX, group=group)
+    return float(median)
+
+
+def throughput(group: Any, device: torch.device, sizes: dict[str, int], reps: int,
+               dtype: torch.dtype = torch.bfloat16) -> dict[str, float]:  # fmt: skip
+    """Part 2: tokens/s of forward + backward on 1 GPU and on every rank."""
+    world = dist.get_world_size(group)
+    h, f, e, k, t = (sizes[n] for n in ("hidden", "ffn", "experts", "top_k", "tokens"))
+    torch.manual_seed(0)
+    full = gnn.MoE(h, f, e, k, device=device, dtype=dtype)
+    torch.manual_seed(0)
+    ep = gnn.MoE(h, f, e, k, process_group=group, device=device, dtype=dtype)
+    x = torch.randn(t, h, device=device, dtype=dtype, requires_grad=True)
+    dy = torch.randn(t, h, device=device, dtype=dtype)
+    one = _time(lambda: full(x).backward(dy), reps, device, group)
+    many = _time(lambda: ep(x).backward(dy), reps, device, group)
+    flops = 6 * t * k * h * 3 * f  # forward 2 x (2F + F) per row and expert; backward twice that
+    return {
+        "gpus": world,
+        "tokens_per_gpu": t,
+        "one_gpu_ms": one * 1e3,
+        "ep_ms": many * 1e3,
+        "one_gpu_tokens_per_s": t / one,
+        "ep_tokens_per_s": world * t / many,
+        "scaling": world * one / many,
+        "one_gpu_tflops": flops / one / 1e12,
+        "ep_tflops_per_gpu": flops / many / 1e12,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    ap.add_argument("--hidden", type=int, default=4096)
+    ap.add_argument("--ffn", type=int, default=4096)
+    ap.add_argument("--experts", type=int, default=8)
+    ap.add_argument("--top-k", type=int, default=2)
+    ap.add_argument("--tokens", type=int, nargs="+", default=[4096, 8192, 16384],
+                    help="tokens per rank (throughput), one row each")  # fmt: skip
+    ap.add_argument("--check-tokens", type=int, default=2048, help="tokens per rank (equality)")
+    ap.add_argument("--config", default="mid", choices=sorted(h100.GPU_CONFIGS),
+                    help="tile config of the equality check's grouped GEMMs (GPU)")  # fmt: skip
+    ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--skip-throughput", action="store_true")
+    args = ap.parse_args(argv)
+    if "RANK" not in os.environ:
+        print("error: run under torchrun (--nproc-per-node N)", file=sys.stderr)
+        return 2
+    cuda = args.device == "cuda"
+    if cuda and not torch.cuda.is_available():
+        print("error: no CUDA GPU", file=sys.stderr)
+        return 2
+    local = int(os.environ.get("LOCAL_RANK", 0))
+    device = torch.device("cuda", local) if cuda else torch.device("cpu")
+    if cuda:
+        torch.cuda.set_device(device)
+    dist.init_process_group("nccl" if cuda else "gloo", device_id=device if cuda else None)
+    group = dist.group.WORLD
+    rank, world = dist.get_rank(), dist.get_world_size()
+    sizes = {"hidden": args.hidden, "ffn": args.ffn, "experts": args.experts,
+             "top_k": args.top_k, "tokens": args.check_tokens}  # fmt: skip
+    config = h100.GPU_CONFIGS[args.config] if cuda else None
+    rows = equality(group, device, sizes, config)
+    gathered: list[Any] = [None] * world
+    dist.all_gather_object(gathered, rows, group=group)
+    result: dict[str, Any] = {
+        "world": world, "sizes": sizes, "config": args.config if cuda else None,
+        "equality": [r for part in gathered for r in part],
+    }  # fmt: skip
+    ok = all(r["ok"] for r in result["equality"])
+    if not args.skip_throughput:
+        result["throughput"] = [
+            throughput(group, device, {**sizes, "tokens": t}, args.reps) for t in args.tokens
+        ]
+    if rank == 0:
+        name = torch.cuda.get_device_name(device) if cuda else "cpu"
+        result["device"] = f"{world} x {name}"
+        for r in result["equality"]:
+            print(f"{'PASS' if r['ok'] else 'FAIL'} rank {r['rank']} {r['name']}: "
+                  f"bitwise {r['bitwise']}, max |diff| {r['max_diff']:.3e}")  # fmt: skip
+        lines = [f"# expert parallelism, {result['device']}", "",
+                 "| rank | tensor | bitwise equal to one device | max abs diff | ok |",
+                 "|---|---|---|---|---|"]  # fmt: skip
+        lines += [f"| {r['rank']} | {r['name']} | {r['bitwise']} | {r['max_diff']:.3e} | "
+                  f"{'PASS' if r['ok'] else 'FAIL'} |" for r in result["equality"]]  # fmt: skip
+        if "throughput" in result:
+            print(json.dumps(result["throughput"], indent=1))
+            head = "| tokens per GPU | GPUs | ms fwd+bwd | tokens/s | TFLOP/s per GPU | scaling |"
+            lines += ["", head, "|---|---|---|---|---|---|"]
+            for tp in result["throughput"]:
+                lines += [f"| {tp['tokens_per_gpu']} | 1 | {tp['one_gpu_ms']:.3f} | "
+                          f"{tp['one_gpu_tokens_per_s']:,.0f} | {tp['one_gpu_tflops']:.1f} | |",
+                          f"| {tp['tokens_per_gpu']} | {world} | {tp['ep_ms']:.3f} | "
+                          f"{tp['ep_tokens_per_s']:,.0f} | {tp['ep_tflops_per_gpu']:.1f} | "
+                          f"{tp['scaling']:.3f}x |"]  # fmt: skip
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "moe_ep.json").write_text(json.dumps(result, indent=1))
+        (args.out / "moe_ep.md").write_text("\n".join(lines) + "\n")
+        print(f"{'PASS' if ok else 'FAIL'}: expert-parallel layer vs one device")
+    dist.destroy_process_group()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
