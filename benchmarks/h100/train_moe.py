@@ -20,7 +20,8 @@ One command, torch only (the kernels come from the bundles). Two parts:
    per-step loss difference against ``--tol``; then, eager and under
    ``torch.compile(fullgraph=True)``, side by side: the MoE layer's forward +
    backward time at the model's shape (``block``) and tokens/s of a full
-   training step (forward, backward, optimizer; ``model``). Compiled
+   training step (forward, backward, optimizer; ``model``), also with CUDA
+   graphs (``mode="reduce-overhead"``) and at 4x the batch. Compiled
    measurements start only within ``--budget-s`` of the start.
 
 The corpus (:func:`corpus`) is text-like and fixed by its seed: words of 1-4
@@ -44,7 +45,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -241,7 +242,7 @@ class Report:
         worst, bad = 0.0, []
         for n, c, e in zip(names, got, want, strict=True):
             if tol is None:
-                ok, r = torch.equal(c, e), float((c.float() - e.float()).abs().max())
+                ok, r = torch.equal(c, e), float((c.float() - e.float()).abs().max().detach())
             else:
                 ok, r = within(c, e, tol)
             worst = max(worst, r)
@@ -254,12 +255,14 @@ class Report:
 
 
 def fwd_bwd(module: torch.nn.Module, x: Tensor, dy: Tensor) -> list[Tensor]:
-    """[output, dx, d(parameters)...] without touching ``.grad``."""
+    """[output, dx, d(parameters)...] without touching ``.grad``. The output comes back
+    detached: a live autograd graph would keep the parameters' AccumulateGrad nodes
+    (and the stream they were made on) into a later CUDA-graph capture."""
     x = x.detach().requires_grad_()
     out = module(x)
     params = [p for p in module.parameters() if p.requires_grad]
     grads = torch.autograd.grad((out.float() * dy.float()).sum(), [x, *params])
-    return [out, *grads]
+    return [out.detach(), *grads]
 
 
 def grad_names(module: torch.nn.Module) -> list[str]:
@@ -328,7 +331,6 @@ def check_linear(rep: Report, dev: torch.device) -> None:
     compiled = torch.compile(ours, fullgraph=True)
     rep.compare("Linear torch.compile(fullgraph=True)", fwd_bwd(compiled, x, dy), again, names,
                 COMPILE_TOL)  # fmt: skip
-    check_graph(rep, "Linear", ours, lambda: torch.randn_like(x), dy)
 
 
 def check_moe(rep: Report, dev: torch.device) -> None:
@@ -356,7 +358,23 @@ def check_moe(rep: Report, dev: torch.device) -> None:
     compiled = torch.compile(ours, fullgraph=True)
     rep.compare("MoE torch.compile(fullgraph=True)", fwd_bwd(compiled, x, dy), base, names,
                 COMPILE_TOL)  # fmt: skip
-    check_graph(rep, "MoE", ours, lambda: torch.randn_like(x), dy)
+
+
+def check_graphs(rep: Report, dev: torch.device) -> None:
+    """Both modules' forward and backward in CUDA graphs (last: a capture that fails
+    leaves the CUDA generator in capture mode, failing later random draws)."""
+    torch.manual_seed(2)
+    bf16 = {"device": dev, "dtype": torch.bfloat16}
+    lin = gnn.Linear(1024, 3072, **bf16)
+    moe = gnn.MoE(1024, 512, 8, 2, **bf16)
+    x, dy = torch.randn(4, 256, 1024, **bf16), torch.randn(4, 256, 3072, **bf16)
+    xm, dym = torch.randn(2048, 1024, **bf16), torch.randn(2048, 1024, **bf16)
+    check_graph(rep, "Linear", lin, lambda: torch.randn_like(x), dy)
+    check_graph(rep, "MoE", moe, lambda: torch.randn_like(xm), dym)
+
+
+#: The module checks, in order (CUDA graphs last).
+CHECKS = {"Linear": check_linear, "MoE": check_moe, "CUDA graphs": check_graphs}
 
 
 # ---- training ---------------------------------------------------------------------------
@@ -415,13 +433,25 @@ def train(backend: str, cfg: ModelConfig, tc: TrainConfig, data: Tensor,
     return [float(v) for v in torch.stack(losses).cpu()]
 
 
+#: How a measurement runs the module: eager, ``torch.compile(fullgraph=True)``, and the
+#: same with CUDA graphs (``mode="reduce-overhead"``: no host cost per kernel).
+MODES = ("eager", "compiled", "cudagraphs")
+
+
+def run_as(module: torch.nn.Module, mode: str) -> Any:
+    if mode == "eager":
+        return module
+    return torch.compile(
+        module, fullgraph=True, mode="reduce-overhead" if mode == "cudagraphs" else None
+    )
+
+
 def throughput(backend: str, cfg: ModelConfig, tc: TrainConfig, data: Tensor,
-               dev: torch.device, compiled: bool, steps: int) -> float:  # fmt: skip
+               dev: torch.device, mode: str, steps: int) -> float:  # fmt: skip
     """Tokens per second of full training steps (after 3 warm-up steps)."""
     model = build(backend, cfg, tc.seed, dev)
     opt = optimizer(model, tc)
-    fwd = torch.compile(model, fullgraph=True) if compiled else model
-    step = make_step(fwd, opt)
+    step = make_step(run_as(model, mode), opt)
     for i in range(3):
         step(*batches(data, cfg, tc, i))
     torch.cuda.synchronize()
@@ -432,7 +462,7 @@ def throughput(backend: str, cfg: ModelConfig, tc: TrainConfig, data: Tensor,
     return steps * tc.batch * cfg.seq / (time.perf_counter() - start)
 
 
-def block_ms(moe: type, compiled: bool, dev: torch.device, reps: int = 20) -> float:
+def block_ms(moe: type, mode: str, dev: torch.device, reps: int = 20) -> float:
     """Median milliseconds of one MoE layer's forward + backward at the model's shape
     (4096 tokens, hidden 1024, 8 experts of 1024, top-2; bf16)."""
     cfg = ModelConfig()
@@ -440,7 +470,7 @@ def block_ms(moe: type, compiled: bool, dev: torch.device, reps: int = 20) -> fl
     layer = moe(cfg.hidden, cfg.ffn, cfg.experts, cfg.top_k, device=dev, dtype=torch.bfloat16)
     x = torch.randn(8 * cfg.seq, cfg.hidden, device=dev, dtype=torch.bfloat16, requires_grad=True)
     dy = torch.randn_like(x)
-    fn = torch.compile(layer, fullgraph=True) if compiled else layer
+    fn = run_as(layer, mode)
     times = []
     for i in range(reps + 3):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -489,7 +519,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name(dev)}", flush=True)
     rep = Report()
     if not args.skip_checks:
-        for name, check in (("Linear", check_linear), ("MoE", check_moe)):
+        for name, check in CHECKS.items():
             try:
                 check(rep, dev)
             except Exception as e:  # a crash is a failed check, with its traceback
@@ -528,14 +558,19 @@ def main(argv: list[str] | None = None) -> int:
              f"{curves['gemm_opt'][-1]:.4f}")  # fmt: skip
     _write(args.out, result, rep)
     speed: dict[str, dict[str, float]] = {}
-    plan = [("eager", "block"), ("eager", "model"), ("compiled", "model"), ("compiled", "block")]
-    for mode, what in plan:
-        if mode == "compiled" and args.skip_compile:
+    big = replace(tc, batch=4 * tc.batch)  # 4x the tokens per step: the GPU sets the pace
+    plan = [
+        ("eager", "block", tc), ("eager", "model", tc), ("compiled", "model", tc),
+        ("cudagraphs", "model", tc), ("eager", "model", big), ("compiled", "model", big),
+        ("compiled", "block", tc), ("cudagraphs", "block", tc),
+    ]  # fmt: skip
+    for mode, what, t in plan:
+        if mode != "eager" and args.skip_compile:
             continue
-        if mode == "compiled" and time.perf_counter() - started > args.budget_s:
+        if mode != "eager" and time.perf_counter() - started > args.budget_s:
             print(f"{what} {mode}: skipped, past --budget-s {args.budget_s}", flush=True)
             continue
-        _speed(rep, speed, mode, what, cfg, tc, data, dev, args.bench_steps)
+        _speed(rep, speed, mode, what, cfg, t, data, dev, args.bench_steps)
         result["speed"] = speed
         _write(args.out, result, rep)
     print(f"{'PASS' if not rep.failed else 'FAIL'}: {rep.failed} failed check(s)")
@@ -546,15 +581,15 @@ def _speed(rep: Report, speed: dict, mode: str, what: str, cfg: ModelConfig, tc:
            data: Tensor, dev: torch.device, steps: int) -> None:  # fmt: skip
     """One side-by-side measurement: the MoE layer's ms per forward+backward
     (``block``) or the model's training tokens/s (``model``), torch then gemm_opt."""
-    key = f"{what} {mode}"
+    key = f"{what} {mode}" + (f", {tc.batch * cfg.seq} tokens/step" if what == "model" else "")
     row = speed.setdefault(key, {})
     for backend, (_, moe) in BACKENDS.items():
         try:
             t0 = time.perf_counter()
             if what == "block":
-                row[backend] = block_ms(moe, mode == "compiled", dev)
+                row[backend] = block_ms(moe, mode, dev)
             else:
-                row[backend] = throughput(backend, cfg, tc, data, dev, mode == "compiled", steps)
+                row[backend] = throughput(backend, cfg, tc, data, dev, mode, steps)
             unit = "ms fwd+bwd" if what == "block" else "tokens/s"
             print(f"{key} {backend}: {row[backend]:,.3f} {unit} "
                   f"({time.perf_counter() - t0:.0f} s with warm-up)", flush=True)  # fmt: skip

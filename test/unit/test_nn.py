@@ -315,10 +315,10 @@ def test_both_models_start_from_the_same_parameters() -> None:
 
 
 @CUDA
-@pytest.mark.parametrize("check", ["check_linear", "check_moe"])
+@pytest.mark.parametrize("check", list(TRAIN.CHECKS))
 def test_modules_pass_the_gpu_checks(check: str) -> None:
     """Linear and MoE on the GPU: vs torch, deterministic, compile(fullgraph), CUDA
-    graphs, no sync (the checks of benchmarks/h100/train_moe.py)."""
+    graphs, no sync (the checks of benchmarks/h100/train_moe.py, in its order)."""
     rep = TRAIN.Report()
-    getattr(TRAIN, check)(rep, torch.device("cuda"))
+    TRAIN.CHECKS[check](rep, torch.device("cuda"))
     assert rep.failed == 0, [c for c in rep.lines if not c["ok"]]
