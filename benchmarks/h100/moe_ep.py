@@ -58,9 +58,16 @@ def _grads(layer: gnn.MoE, x: Tensor, dy: Tensor) -> dict[str, Tensor]:
     return {"out": out, **dict(zip(names, grads, strict=True))}
 
 
-def equality(group: Any, device: torch.device, sizes: dict[str, int], config: Any,
-             dtype: torch.dtype = torch.bfloat16) -> list[dict[str, Any]]:  # fmt: skip
-    """Part 1 on this rank: one row per compared tensor (name, bitwise, max |diff|, ok)."""
+def equality(
+    group: Any, device: torch.device, sizes: dict[str, int], config: Any, skew: bool = False,
+    dtype: torch.dtype = torch.bfloat16,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Part 1 on this rank: one row per compared tensor (name, bitwise, max |diff|, ok).
+
+    ``skew`` routes every token to rank 0's experts (a constant first feature
+    that their router rows weigh up and the others' down), so the other ranks
+    send everything and receive no rows: their grouped GEMMs run empty and
+    their experts' gradients must be exactly zero, as on one device."""
     rank, world = dist.get_rank(group), dist.get_world_size(group)
     h, f, e, k, t = (sizes[n] for n in ("hidden", "ffn", "experts", "top_k", "tokens"))
     torch.manual_seed(0)
@@ -72,6 +79,12 @@ def equality(group: Any, device: torch.device, sizes: dict[str, int], config: An
     gen = torch.Generator().manual_seed(1)
     xs = torch.randn(world * t, h, generator=gen).to(device, dtype)
     dys = torch.randn(world * t, h, generator=gen).to(device, dtype)
+    if skew:
+        xs[:, 0] = 8.0
+        with torch.no_grad():
+            for layer in (full, ep):
+                layer.router.weight[:, 0] = -8.0
+                layer.router.weight[: ep.local_experts, 0] = 8.0
     want = _grads(full, xs, dys)
     got = _grads(ep, xs[rows], dys[rows])
     dist.all_reduce(got["d_router"], group=group)
@@ -91,7 +104,9 @@ def equality(group: Any, device: torch.device, sizes: dict[str, int], config: An
             ok = diff <= ROUTER_TOL * float(b.float().abs().max())
         else:
             ok = bitwise
-        report.append({"rank": rank, "name": name, "bitwise": bitwise, "max_diff": diff, "ok": ok})
+        case = "all tokens to rank 0" if skew else "random routing"
+        report.append({"rank": rank, "case": case, "name": name, "bitwise": bitwise,
+                       "max_diff": diff, "ok": ok})  # fmt: skip
     return report
 
 
@@ -173,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = {"hidden": args.hidden, "ffn": args.ffn, "experts": args.experts,
              "top_k": args.top_k, "tokens": args.check_tokens}  # fmt: skip
     config = h100.GPU_CONFIGS[args.config] if cuda else None
-    rows = equality(group, device, sizes, config)
+    rows = equality(group, device, sizes, config) + equality(group, device, sizes, config, True)
     gathered: list[Any] = [None] * world
     dist.all_gather_object(gathered, rows, group=group)
     result: dict[str, Any] = {
@@ -189,13 +204,14 @@ def main(argv: list[str] | None = None) -> int:
         name = torch.cuda.get_device_name(device) if cuda else "cpu"
         result["device"] = f"{world} x {name}"
         for r in result["equality"]:
-            print(f"{'PASS' if r['ok'] else 'FAIL'} rank {r['rank']} {r['name']}: "
+            print(f"{'PASS' if r['ok'] else 'FAIL'} {r['case']}, rank {r['rank']} {r['name']}: "
                   f"bitwise {r['bitwise']}, max |diff| {r['max_diff']:.3e}")  # fmt: skip
         lines = [f"# expert parallelism, {result['device']}", "",
-                 "| rank | tensor | bitwise equal to one device | max abs diff | ok |",
-                 "|---|---|---|---|---|"]  # fmt: skip
-        lines += [f"| {r['rank']} | {r['name']} | {r['bitwise']} | {r['max_diff']:.3e} | "
-                  f"{'PASS' if r['ok'] else 'FAIL'} |" for r in result["equality"]]  # fmt: skip
+                 "| routing | rank | tensor | bitwise equal to one device | max abs diff | ok |",
+                 "|---|---|---|---|---|---|"]  # fmt: skip
+        lines += [f"| {r['case']} | {r['rank']} | {r['name']} | {r['bitwise']} | "
+                  f"{r['max_diff']:.3e} | {'PASS' if r['ok'] else 'FAIL'} |"
+                  for r in result["equality"]]  # fmt: skip
         if "throughput" in result:
             print(json.dumps(result["throughput"], indent=1))
             head = "| tokens per GPU | GPUs | ms fwd+bwd | tokens/s | TFLOP/s per GPU | scaling |"
