@@ -20,6 +20,8 @@ executable model, for tiny shapes). Two parts:
    expert-parallel layer on every rank; forward + backward, median of
    ``--reps`` after warm-up, the slowest rank's time. Tokens/s for 1 and P
    GPUs and the scaling (P GPUs' tokens/s over one's).
+3. **Overlap** (GPU): the dispatch all-to-all beside a GateUp grouped GEMM on
+   all or fewer SMs, against the two run one after the other (:func:`overlap`).
 
 Writes ``moe_ep.json`` and ``moe_ep.md`` to ``--out`` (rank 0). Exit 0 if
 every comparison holds on every rank.
@@ -155,6 +157,50 @@ def throughput(group: Any, device: torch.device, sizes: dict[str, int], reps: in
     }
 
 
+def overlap(group: Any, device: torch.device, sizes: dict[str, int], reps: int,
+            fractions: tuple[float, ...] = (1.0, 0.9, 0.75),
+            dtype: torch.dtype = torch.bfloat16) -> list[dict[str, float]]:  # fmt: skip
+    """Part 3: does running the dispatch all-to-all beside a grouped GEMM pay?
+
+    The GateUp GEMM of this rank's experts over ``tokens x top_k`` rows, and an
+    all-to-all of as many rows of the hidden size, timed alone and together
+    (the all-to-all asynchronous on NCCL's stream, the GEMM on ours), with the
+    persistent GEMM on all resident programs or on a fraction of them, which
+    leaves SMs to NCCL's kernels. ``overlapped`` < ``serial`` means it pays."""
+    import gemm_opt
+
+    world = dist.get_world_size(group)
+    h, f, e, k, t = (sizes[n] for n in ("hidden", "ffn", "experts", "top_k", "tokens"))
+    local, rows = e // world, t * k
+    gen = torch.Generator(device=device).manual_seed(2)
+    x = torch.randn(rows, h, device=device, generator=gen).to(dtype)
+    w = torch.randn(local, h, 2 * f, device=device, generator=gen).to(dtype) * h**-0.5
+    lens = torch.full((local,), rows // local, device=device, dtype=torch.int32)
+    lens[-1] += rows - int(lens.sum())
+    send, recv = torch.randn_like(x), torch.empty_like(x)
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    comm = _time(lambda: dist.all_to_all_single(recv, send, group=group), reps, device, group)
+    out = []
+    for frac in fractions:
+        programs = max(1, int(sms * frac))
+
+        def gemm(programs: int = programs) -> Any:
+            return gemm_opt.grouped_matmul(x, w, lens, num_programs=programs)
+
+        def both(gemm: Any = gemm) -> None:
+            work = dist.all_to_all_single(recv, send, group=group, async_op=True)
+            gemm()
+            work.wait()
+
+        alone = _time(gemm, reps, device, group)
+        together = _time(both, reps, device, group)
+        serial = alone + comm
+        out.append({"programs": programs, "sms": sms, "gemm_ms": alone * 1e3,
+                    "all_to_all_ms": comm * 1e3, "serial_ms": serial * 1e3,
+                    "overlapped_ms": together * 1e3, "gain": serial / together})  # fmt: skip
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
@@ -169,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", default="mid", choices=sorted(h100.GPU_CONFIGS),
                     help="tile config of the equality check's grouped GEMMs (GPU)")  # fmt: skip
     ap.add_argument("--reps", type=int, default=20)
-    ap.add_argument("--skip-throughput", action="store_true")
+    ap.add_argument("--skip-throughput", action="store_true", help="also skips the overlap part")
     args = ap.parse_args(argv)
     if "RANK" not in os.environ:
         print("error: run under torchrun (--nproc-per-node N)", file=sys.stderr)
@@ -200,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
         result["throughput"] = [
             throughput(group, device, {**sizes, "tokens": t}, args.reps) for t in args.tokens
         ]
+        if cuda:
+            result["overlap"] = overlap(group, device, {**sizes, "tokens": 8192}, args.reps)
     if rank == 0:
         name = torch.cuda.get_device_name(device) if cuda else "cpu"
         result["device"] = f"{world} x {name}"
@@ -222,6 +270,14 @@ def main(argv: list[str] | None = None) -> int:
                           f"| {tp['tokens_per_gpu']} | {world} | {tp['ep_ms']:.3f} | "
                           f"{tp['ep_tokens_per_s']:,.0f} | {tp['ep_tflops_per_gpu']:.1f} | "
                           f"{tp['scaling']:.3f}x |"]  # fmt: skip
+        if "overlap" in result:
+            print(json.dumps(result["overlap"], indent=1))
+            lines += ["", "| GEMM programs (of SMs) | GEMM ms | all-to-all ms | serial ms | "
+                      "overlapped ms | gain |", "|---|---|---|---|---|---|"]  # fmt: skip
+            for o in result["overlap"]:
+                lines.append(f"| {o['programs']} ({o['sms']}) | {o['gemm_ms']:.3f} | "
+                             f"{o['all_to_all_ms']:.3f} | {o['serial_ms']:.3f} | "
+                             f"{o['overlapped_ms']:.3f} | {o['gain']:.3f}x |")  # fmt: skip
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "moe_ep.json").write_text(json.dumps(result, indent=1))
         (args.out / "moe_ep.md").write_text("\n".join(lines) + "\n")
