@@ -17,7 +17,9 @@ One command, torch only (the kernels come from the bundles). Two parts:
    from the same seed on the same synthetic corpus twice, once with
    ``torch.nn.Linear`` + :class:`TorchMoE` and once with ``gemm_opt.nn``;
    fp32 parameters, bf16 autocast, AdamW. Prints both loss curves, the largest
-   per-step loss difference against ``--tol``; then, eager and under
+   per-step loss difference against ``--tol`` and, as its yardstick, the
+   torch model's against a second torch run (kernels both models share, the
+   attention's backward among them, are not bitwise reproducible); then, eager and under
    ``torch.compile(fullgraph=True)``, side by side: the MoE layer's forward +
    backward time at the model's shape (``block``) and tokens/s of a full
    training step (forward, backward, optimizer; ``model``), also with CUDA
@@ -473,6 +475,10 @@ def block_ms(moe: type, mode: str, dev: torch.device, reps: int = 20) -> float:
     fn = run_as(layer, mode)
     times = []
     for i in range(reps + 3):
+        layer.zero_grad(set_to_none=True)  # no accumulation into a CUDA graph's outputs
+        x.grad = None
+        if mode == "cudagraphs":
+            torch.compiler.cudagraph_mark_step_begin()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         fn(x).backward(dy)
@@ -535,19 +541,24 @@ def main(argv: list[str] | None = None) -> int:
     n_tokens = (tc.steps + 4) * tc.batch * (cfg.seq + 1)
     data = corpus(n_tokens, cfg.vocab, tc.data_seed).to(dev)
     curves = {}
-    for backend in BACKENDS:
+    for backend in [*BACKENDS, "torch again"]:
         t0 = time.perf_counter()
-        curves[backend] = train(backend, cfg, tc, data, dev)
+        curves[backend] = train(backend.split()[0], cfg, tc, data, dev)
         print(f"trained {backend}: {time.perf_counter() - t0:.1f} s", flush=True)
+    again = curves.pop("torch again")
+    floor = [abs(a - b) for a, b in zip(curves["torch"], again, strict=True)]
+    result.update(losses_torch_again=again, torch_vs_torch_max_diff=max(floor))
+    print(f"torch against itself (same seed, same data): max per-step |diff| {max(floor):.4f}, "
+          f"mean {sum(floor) / len(floor):.4f}")  # fmt: skip
     diffs = [abs(a - b) for a, b in zip(curves["torch"], curves["gemm_opt"], strict=True)]
     worst = max(range(len(diffs)), key=diffs.__getitem__)
     mean = sum(diffs) / len(diffs)
     result.update(losses=curves, max_loss_diff=diffs[worst], max_loss_diff_step=worst,
                   mean_loss_diff=mean)  # fmt: skip
     with open(args.out / "losses.csv", "w") as fh:
-        fh.write("step,torch,gemm_opt,abs_diff\n")
+        fh.write("step,torch,gemm_opt,abs_diff,torch_again\n")
         for i, (a, b) in enumerate(zip(curves["torch"], curves["gemm_opt"], strict=True)):
-            fh.write(f"{i},{a:.6f},{b:.6f},{abs(a - b):.6f}\n")
+            fh.write(f"{i},{a:.6f},{b:.6f},{abs(a - b):.6f},{again[i]:.6f}\n")
     print("step    torch  gemm_opt   |diff|")
     for i in sorted({*range(0, tc.steps, max(1, tc.steps // 30)), tc.steps - 1}):
         a, b = curves["torch"][i], curves["gemm_opt"][i]
