@@ -165,6 +165,18 @@ def test_dispatch_and_combine_round_trip_with_deterministic_backward() -> None:
         assert p.token[p.inverse[s]] == s // k
 
 
+def test_permute_rows_backward_is_a_gather_by_the_inverse() -> None:
+    torch.manual_seed(12)
+    order = torch.randperm(9)
+    x = torch.randn(9, 4, dtype=torch.float64, requires_grad=True)
+    y = R.permute_rows(x, order, order.argsort())
+    assert torch.equal(y, x[order])
+    g = torch.randn_like(y)
+    (dx,) = torch.autograd.grad(y, x, g)
+    (want,) = torch.autograd.grad(x.index_select(0, order), x, g)
+    assert torch.equal(dx, want)
+
+
 # ---- MoE ---------------------------------------------------------------------------------
 
 

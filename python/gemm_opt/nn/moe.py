@@ -129,8 +129,10 @@ class MoE(torch.nn.Module):
         splits = EP.exchange_counts(lens, group)
         received = EP.all_to_all(rows, splits.send, splits.recv, group)
         local = EP.local_permutation(splits.recv_counts, sum(splits.recv))
-        y = self._experts(received.index_select(0, local.order), gate_up, down, local.group_lens)
-        return EP.all_to_all(y.index_select(0, local.inverse), splits.recv, splits.send, group)
+        rows = R.permute_rows(received, local.order, local.inverse)
+        y = self._experts(rows, gate_up, down, local.group_lens)
+        back = R.permute_rows(y, local.inverse, local.order)
+        return EP.all_to_all(back, splits.recv, splits.send, group)
 
 
 __all__ = ["MoE"]

@@ -4,9 +4,8 @@ Everything here is plain torch on whatever device the tokens are on (the CPU
 tests run it as the GPU does): no value is read back to the host, shapes
 depend only on the token count, so a layer built on it traces under
 ``torch.compile(fullgraph=True)`` and replays in a CUDA graph. Each step is
-deterministic: ties in the sort keep token order (stable argsort), every
-gather's backward either gathers again or adds once into each row of zeros
-(permutations), never several atomic adds into one row.
+deterministic: ties in the sort keep token order (stable argsort), and every
+gather's backward is a gather (by the inverse permutation), never atomic adds.
 """
 
 from __future__ import annotations
@@ -102,6 +101,31 @@ class _GatherTokens(torch.autograd.Function):
         return rows.view(-1, ctx.top_k, grad.shape[-1]).sum(1), None, None, None
 
 
+class _PermuteRows(torch.autograd.Function):
+    """``x[order]`` for a permutation ``order``; the backward gathers the gradient back
+    by ``inverse``. ``index_select``'s backward would scatter it with atomic adds into
+    a zeroed buffer (bf16 atomics work on 32-bit words: neighbours contend)."""
+
+    @staticmethod
+    def forward(x: Tensor, order: Tensor, inverse: Tensor) -> Tensor:
+        return x.index_select(0, order)
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Tensor) -> None:
+        ctx.save_for_backward(inputs[2])
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        (inverse,) = ctx.saved_tensors
+        return grad.index_select(0, inverse), None, None
+
+
+def permute_rows(x: Tensor, order: Tensor, inverse: Tensor) -> Tensor:
+    """Rows of ``x`` reordered: row ``r`` of the result is ``x[order[r]]``; ``inverse``
+    is ``order``'s inverse (``order[inverse] == arange``). Differentiable, by a gather."""
+    return _PermuteRows.apply(x, order, inverse)
+
+
 def dispatch(x: Tensor, perm: Permutation) -> Tensor:
     """The tokens ``x`` (T, H) as rows in expert order (T * k, H), row-major (the
     grouped GEMMs read rows back to back)."""
@@ -111,8 +135,10 @@ def dispatch(x: Tensor, perm: Permutation) -> Tensor:
 def combine(y: Tensor, perm: Permutation, weights: Tensor) -> Tensor:
     """Each token's k expert outputs (rows of ``y`` in expert order) weighted by the
     router and summed in fp32, in slot order: (T, H) in ``y``'s dtype."""
-    rows = y.index_select(0, perm.inverse).view(-1, perm.top_k, y.shape[-1])
+    rows = permute_rows(y, perm.inverse, perm.order).view(-1, perm.top_k, y.shape[-1])
     return (rows.float() * weights.unsqueeze(-1)).sum(1).to(y.dtype)
 
 
-__all__ = ["Permutation", "Routing", "combine", "dispatch", "permutation", "route"]
+__all__ = [
+    "Permutation", "Routing", "combine", "dispatch", "permutation", "permute_rows", "route",
+]  # fmt: skip
