@@ -1,0 +1,336 @@
+"""``gemm_opt.nn``: Linear as a drop-in for ``torch.nn.Linear``, the MoE router and token
+permutation, the MoE layer against a per-expert float32 reference, and the
+expert-parallel bookkeeping, on CPU tensors (the GEMMs run on the executable model).
+
+What needs a GPU (inductor, CUDA graphs, the training comparison, NCCL) is
+``benchmarks/h100/train_moe.py`` and ``benchmarks/h100/moe_ep.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+from support.scripts import load_script
+
+from gemm_opt import nn as gnn
+from gemm_opt.nn import expert_parallel as EP
+from gemm_opt.nn import functional as GF
+from gemm_opt.nn import routing as R
+
+BF16 = torch.bfloat16
+ROOT = Path(__file__).resolve().parents[2]
+TRAIN = load_script(ROOT / "benchmarks" / "h100" / "train_moe.py", "h100_train_moe")
+CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU and its bundle")
+
+
+def _close(got: torch.Tensor, want: torch.Tensor, tol: float = 2.0**-6) -> None:
+    """|got - want| <= tol * (|want| + max|want|): a few bf16 ulps."""
+    got, want = got.detach().float(), want.detach().float()
+    bound = tol * (want.abs() + want.abs().max())
+    assert torch.isfinite(got).all()
+    assert ((got - want).abs() <= bound).all(), float((got - want).abs().max())
+
+
+# ---- Linear -----------------------------------------------------------------------------
+
+
+def test_linear_has_torch_linears_parameters_init_state_dict_and_repr() -> None:
+    torch.manual_seed(3)
+    ref = torch.nn.Linear(24, 40)
+    torch.manual_seed(3)
+    ours = gnn.Linear(24, 40)
+    assert isinstance(ours, torch.nn.Linear)
+    assert repr(ours) == repr(ref) == "Linear(in_features=24, out_features=40, bias=True)"
+    sd, ref_sd = ours.state_dict(), ref.state_dict()
+    assert list(sd) == list(ref_sd) == ["weight", "bias"]
+    assert all(torch.equal(sd[k], ref_sd[k]) for k in sd)
+    assert gnn.Linear(8, 16, bias=False).bias is None
+    back = torch.nn.Linear(24, 40)
+    back.load_state_dict(ours.state_dict())  # round trip: ours -> torch -> ours
+    again = gnn.Linear(24, 40)
+    again.load_state_dict(back.state_dict())
+    assert all(torch.equal(again.state_dict()[k], ref_sd[k]) for k in sd)
+
+
+@pytest.mark.parametrize("shape", [(16, 32), (2, 5, 32), (32,)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_outputs_and_gradients_match_torch_linear(shape: tuple, bias: bool) -> None:
+    torch.manual_seed(0)
+    ref = torch.nn.Linear(32, 24, bias=bias).to(BF16)
+    ours = gnn.Linear.from_torch(ref)
+    assert ours.weight is ref.weight and ours.bias is ref.bias  # shared, not copied
+    x = torch.randn(shape, dtype=BF16, requires_grad=True)
+    y, y_ref = ours(x), ref(x)
+    assert y.shape == y_ref.shape and y.dtype == BF16
+    _close(y, y_ref)
+    dy = torch.randn_like(y)
+    params = [ref.weight] + ([ref.bias] if bias else [])
+    for g, g_ref in zip(
+        torch.autograd.grad(y, [x, *params], dy),
+        torch.autograd.grad(y_ref, [x, *params], dy),
+        strict=True,
+    ):
+        _close(g, g_ref)
+
+
+def test_linear_under_autocast_casts_fp32_parameters_like_torch_linear() -> None:
+    torch.manual_seed(1)
+    ref = torch.nn.Linear(32, 16)
+    ours = gnn.Linear.from_torch(ref)
+    x = torch.randn(8, 32, requires_grad=True)
+    with torch.autocast("cpu", dtype=BF16):
+        y, y_ref = ours(x), ref(x)
+    assert y.dtype == y_ref.dtype == BF16
+    _close(y, y_ref)
+    (dw,) = torch.autograd.grad(y.float().sum(), [ref.weight])
+    (dw_ref,) = torch.autograd.grad(y_ref.float().sum(), [ref.weight])
+    assert dw.dtype == torch.float32
+    _close(dw, dw_ref)
+
+
+def test_linear_bad_input_is_named() -> None:
+    lin = gnn.Linear(32, 16).to(BF16)
+    with pytest.raises(ValueError, match=r"input: expected a last dimension of in_features=32"):
+        lin(torch.randn(4, 31, dtype=BF16))
+    with pytest.raises(TypeError, match=r"Linear: input dtype torch.float16 does not match"):
+        lin(torch.randn(4, 32, dtype=torch.float16))
+    with pytest.raises(TypeError, match=r"Linear: gemm-opt computes in float16 or bfloat16"):
+        gnn.Linear(32, 16)(torch.randn(4, 32))  # fp32 outside autocast
+    with pytest.raises(TypeError, match=r"module: expected a torch.nn.Linear"):
+        gnn.Linear.from_torch(torch.nn.Conv1d(1, 1, 1))
+
+
+def test_linear_compiles_fullgraph() -> None:
+    torch.manual_seed(2)
+    lin = gnn.Linear(32, 24).to(BF16)
+    x = torch.randn(3, 8, 32, dtype=BF16)
+    compiled = torch.compile(lin, fullgraph=True, backend="aot_eager")
+    assert torch.equal(compiled(x), lin(x))
+
+
+# ---- routing ----------------------------------------------------------------------------
+
+
+def test_route_is_softmax_top_k_renormalized_in_fp32() -> None:
+    torch.manual_seed(4)
+    x, w = torch.randn(10, 16, dtype=BF16), torch.randn(6, 16, dtype=BF16)
+    r = R.route(x, w, 3)
+    probs = (x.float() @ w.float().t()).softmax(-1)
+    top, idx = probs.sort(-1, descending=True)
+    assert torch.equal(r.experts, idx[:, :3])
+    assert r.weights.dtype == torch.float32
+    torch.testing.assert_close(r.weights, top[:, :3] / top[:, :3].sum(-1, keepdim=True))
+    torch.testing.assert_close(r.weights.sum(-1), torch.ones(10))
+    raw = R.route(x, w, 3, normalize=False)
+    torch.testing.assert_close(raw.weights, top[:, :3])
+
+
+def test_permutation_groups_rows_by_expert_stably_with_device_lengths() -> None:
+    experts = torch.tensor([[2, 0], [0, 3], [2, 3], [0, 2]])
+    p = R.permutation(experts, 5)
+    assert p.group_lens.dtype == torch.int32
+    assert p.group_lens.tolist() == [3, 0, 3, 2, 0]  # expert 1 and 4 empty
+    flat = experts.reshape(-1)
+    assert flat[p.order].tolist() == [0, 0, 0, 2, 2, 2, 3, 3]
+    assert p.order.tolist() == [1, 2, 6, 0, 4, 7, 3, 5]  # token order inside each group
+    assert p.token.tolist() == [0, 1, 3, 0, 2, 3, 1, 2]
+    assert torch.equal(p.order[p.inverse], torch.arange(8))
+    with pytest.raises(ValueError, match=r"experts: expected \(tokens, top_k\)"):
+        R.permutation(flat, 5)
+
+
+def test_dispatch_and_combine_round_trip_with_deterministic_backward() -> None:
+    torch.manual_seed(5)
+    t, k, h, e = 12, 3, 8, 4
+    experts = torch.stack([torch.randperm(e)[:k] for _ in range(t)])
+    weights = torch.rand(t, k).softmax(-1)
+    p = R.permutation(experts, e)
+    x = torch.randn(t, h, dtype=torch.float64, requires_grad=True)
+    rows = R.dispatch(x, p)
+    assert torch.equal(rows, x[p.token])
+    (dx,) = torch.autograd.grad(rows, x, torch.ones_like(rows))
+    assert torch.equal(dx, torch.full_like(x, k))  # each token copied to k rows
+    y = torch.randn(t * k, h, dtype=torch.float64)
+    out = R.combine(y, p, weights)
+    slot_rows = y[p.inverse].view(t, k, h)  # slot s = t * k + j sits at row inverse[s]
+    want = (slot_rows * weights.double().unsqueeze(-1)).sum(1)
+    torch.testing.assert_close(out, want)
+    for s in range(t * k):  # the expert-order row of each slot holds its token
+        assert p.token[p.inverse[s]] == s // k
+
+
+def test_permute_rows_backward_is_a_gather_by_the_inverse() -> None:
+    torch.manual_seed(12)
+    order = torch.randperm(9)
+    x = torch.randn(9, 4, dtype=torch.float64, requires_grad=True)
+    y = R.permute_rows(x, order, order.argsort())
+    assert torch.equal(y, x[order])
+    g = torch.randn_like(y)
+    (dx,) = torch.autograd.grad(y, x, g)
+    (want,) = torch.autograd.grad(x.index_select(0, order), x, g)
+    assert torch.equal(dx, want)
+
+
+# ---- MoE ---------------------------------------------------------------------------------
+
+
+def _reference(moe: gnn.MoE, x: torch.Tensor) -> torch.Tensor:
+    """The layer in float32, token by token and expert by expert (no permutation)."""
+    r = R.route(x, moe.router.weight, moe.top_k)
+    out = torch.zeros(x.shape[0], moe.hidden_size)
+    for t in range(x.shape[0]):
+        for j in range(moe.top_k):
+            e = int(r.experts[t, j])
+            h = x[t].float() @ moe.gate_up[e].float()
+            act = GF.swiglu(h)
+            out[t] += r.weights[t, j] * (act @ moe.down[e].float())
+    return out
+
+
+def test_moe_matches_a_per_expert_float32_reference() -> None:
+    torch.manual_seed(6)
+    moe = gnn.MoE(32, 16, 4, 2, dtype=BF16)
+    x = torch.randn(2, 8, 32, dtype=BF16)
+    y = moe(x)
+    assert y.shape == x.shape and y.dtype == BF16
+    _close(y.reshape(16, 32), _reference(moe, x.reshape(16, 32)), tol=2.0**-5)
+
+
+def test_moe_gradients_match_the_reference_and_are_deterministic() -> None:
+    torch.manual_seed(7)
+    moe = gnn.MoE(32, 16, 4, 2, dtype=BF16)
+    x = torch.randn(16, 32, dtype=BF16, requires_grad=True)
+    dy = torch.randn(16, 32)
+    params = [x, moe.router.weight, moe.gate_up, moe.down]
+    grads = torch.autograd.grad((moe(x).float() * dy).sum(), params)
+    again = torch.autograd.grad((moe(x).float() * dy).sum(), params)
+    assert all(torch.equal(a, b) for a, b in zip(grads, again, strict=True))
+    want = torch.autograd.grad((_reference(moe, x) * dy).sum(), params)
+    for g, w in zip(grads, want, strict=True):
+        _close(g, w, tol=2.0**-4)
+
+
+def test_moe_under_autocast_and_compile_fullgraph() -> None:
+    torch.manual_seed(8)
+    moe = gnn.MoE(32, 16, 4, 2)  # fp32 parameters
+    x = torch.randn(16, 32)
+    with torch.autocast("cpu", dtype=BF16):
+        eager = moe(x)
+        compiled = torch.compile(moe, fullgraph=True, backend="aot_eager")(x)
+    assert eager.dtype == BF16
+    assert torch.equal(eager, compiled)
+    _close(eager, _reference(moe, x), tol=2.0**-5)
+
+
+def test_moe_parameters_init_and_bad_arguments() -> None:
+    torch.manual_seed(9)
+    moe = gnn.MoE(32, 16, 4, 2)
+    assert {n: tuple(p.shape) for n, p in moe.named_parameters()} == {
+        "router.weight": (4, 32),
+        "gate_up": (4, 32, 32),
+        "down": (4, 16, 32),
+    }
+    assert moe.gate_up.abs().max() <= 32**-0.5 and moe.down.abs().max() <= 16**-0.5
+    assert "num_experts=4, top_k=2" in repr(moe)
+    with pytest.raises(ValueError, match=r"top_k: 5 exceeds num_experts=4"):
+        gnn.MoE(32, 16, 4, 5)
+    with pytest.raises(ValueError, match=r"ffn_size: expected a positive int, got 0"):
+        gnn.MoE(32, 0, 4)
+    with pytest.raises(ValueError, match=r"x: expected a last dimension of hidden_size=32"):
+        moe(torch.randn(4, 31))
+    with pytest.raises(TypeError, match=r"MoE: gemm-opt computes in float16 or bfloat16"):
+        moe(torch.randn(4, 32))
+
+
+# ---- expert parallelism ------------------------------------------------------------------
+
+
+def test_sharding_must_be_even() -> None:
+    assert EP.check_sharding(8, 2) == 4
+    with pytest.raises(ValueError, match=r"num_experts: 6 experts do not shard evenly over 4"):
+        EP.check_sharding(6, 4)
+
+
+def test_local_permutation_sorts_received_rows_to_local_expert_order() -> None:
+    # 2 source ranks, 3 local experts: source 0 sends (2, 0, 1) rows, source 1 (1, 2, 0).
+    counts = torch.tensor([[2, 0, 1], [1, 2, 0]])
+    lp = EP.local_permutation(counts, 6)
+    # received rows: [s0e0, s0e0, s0e2, s1e0, s1e1, s1e1] -> e0: 0, 1, 3; e1: 4, 5; e2: 2
+    assert lp.order.tolist() == [0, 1, 3, 4, 5, 2]
+    assert lp.group_lens.tolist() == [3, 2, 1] and lp.group_lens.dtype == torch.int32
+    assert torch.equal(lp.order[lp.inverse], torch.arange(6))
+
+
+def test_expert_parallel_layer_equals_one_device_over_two_gloo_ranks(tmp_path: Path) -> None:
+    """benchmarks/h100/moe_ep.py's equality part on two CPU processes (gloo, the model):
+    output, dx and the experts' gradients bitwise equal to the one-device layer's."""
+    cmd = [
+        sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
+        "--standalone", str(ROOT / "benchmarks" / "h100" / "moe_ep.py"), "--device", "cpu",
+        "--out", str(tmp_path), "--hidden", "32", "--ffn", "16", "--experts", "4",
+        "--check-tokens", "8", "--skip-throughput",
+    ]  # fmt: skip
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    rows = json.loads((tmp_path / "moe_ep.json").read_text())["equality"]
+    assert len(rows) == 24 and all(r["ok"] for r in rows)  # random and skewed routing
+    assert all(r["bitwise"] for r in rows if not r["name"].startswith("d_router"))
+
+
+def test_functional_linear_is_f_linear() -> None:
+    torch.manual_seed(10)
+    x, w, b = torch.randn(5, 16, dtype=BF16), torch.randn(8, 16, dtype=BF16), torch.randn(8)
+    _close(GF.linear(x, w, b.to(BF16)), F.linear(x, w, b.to(BF16)))
+
+
+# ---- the training comparison's pieces (benchmarks/h100/train_moe.py) ---------------------
+
+
+@pytest.mark.skipif(not hasattr(torch, "_grouped_mm"), reason="torch without _grouped_mm")
+def test_torch_baseline_pads_groups_and_equals_the_gemm_opt_layer() -> None:
+    """The baseline's device-side padding to 8-row groups (torch._grouped_mm's wgrad
+    form needs it) keeps every result: same output and gradients as our layer."""
+    torch.manual_seed(11)
+    ours = gnn.MoE(32, 16, 4, 2, dtype=BF16)
+    ref = TRAIN.TorchMoE(32, 16, 4, 2, dtype=BF16)
+    ref.load_state_dict(ours.state_dict())
+    x = torch.randn(13, 32, dtype=BF16)  # 26 rows: groups of odd sizes
+    dy = torch.randn(13, 32, dtype=BF16)
+    try:
+        want = TRAIN.fwd_bwd(ref, x, dy)
+    except (RuntimeError, NotImplementedError) as e:  # a torch without CPU grouped_mm
+        pytest.skip(f"torch._grouped_mm on CPU: {e}")
+    for g, w in zip(TRAIN.fwd_bwd(ours, x, dy), want, strict=True):
+        _close(g, w, tol=2.0**-5)
+
+
+def test_corpus_is_fixed_by_its_seed_and_text_like() -> None:
+    a, b = TRAIN.corpus(5000, 512, 7), TRAIN.corpus(5000, 512, 7)
+    assert a.dtype == torch.int64 and a.shape == (5000,) and torch.equal(a, b)
+    assert not torch.equal(a, TRAIN.corpus(5000, 512, 8))
+    assert a.min() >= 0 and a.max() < 512
+    counts = torch.bincount(a, minlength=512).float()
+    assert counts.max() > 20 * counts[counts > 0].median()  # Zipf-like, not uniform
+
+
+def test_both_models_start_from_the_same_parameters() -> None:
+    cfg = TRAIN.ModelConfig(vocab=64, hidden=32, heads=2, layers=1, ffn=16, experts=4, seq=8)
+    tc = TRAIN.TrainConfig(steps=1)
+    assert TRAIN.same_initial_parameters(cfg, tc, torch.device("cpu"))
+    assert isinstance(TRAIN.build("gemm_opt", cfg, 0, "cpu").head, gnn.Linear)
+
+
+@CUDA
+@pytest.mark.parametrize("check", list(TRAIN.CHECKS))
+def test_modules_pass_the_gpu_checks(check: str) -> None:
+    """Linear and MoE on the GPU: vs torch, deterministic, compile(fullgraph), CUDA
+    graphs, no sync (the checks of benchmarks/h100/train_moe.py, in its order)."""
+    rep = TRAIN.Report()
+    TRAIN.CHECKS[check](rep, torch.device("cuda"))
+    assert rep.failed == 0, [c for c in rep.lines if not c["ok"]]
