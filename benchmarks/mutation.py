@@ -51,6 +51,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -787,6 +788,8 @@ class Result:
     seconds: float = 0.0
     snippet: str = ""
     equivalent: str = ""
+    test: str = ""
+    """The pytest node id that failed (a kill by pytest in the fast mode)."""
 
 
 @dataclass
@@ -810,46 +813,239 @@ def _env() -> dict[str, str]:
     return env
 
 
+PYTEST_FLAGS = ("-x", "-q", "-p", "no:cacheprovider", "-m", "not slow")
+
+
 def _commands(target: Target) -> list[tuple[str, list[str]]]:
     py = sys.executable
     cmds = []
     if target.lit:
-        lit_main = "import sys, lit.main; sys.exit(lit.main.main())"
-        cmds.append(("lit", [py, "-c", lit_main, "-q", "--max-failures=1", *target.lit]))
-    tests = [t for t in target.pytest if (ROOT / t).exists()]
+        cmds.append(("lit", _lit_command(target)))
+    tests = _pytest_files(target)
     if tests:
-        cmds.append(
-            (
-                "pytest",
-                [
-                    py,
-                    "-m",
-                    "pytest",
-                    "-x",
-                    "-q",
-                    "-p",
-                    "no:cacheprovider",
-                    "-m",
-                    "not slow",
-                    *tests,
-                ],
-            )
-        )
+        cmds.append(("pytest", [py, "-m", "pytest", *PYTEST_FLAGS, *tests]))
     return cmds
+
+
+def _lit_command(target: Target) -> list[str]:
+    lit_main = "import sys, lit.main; sys.exit(lit.main.main())"
+    return [sys.executable, "-c", lit_main, "-q", "--max-failures=1", *target.lit]
+
+
+def _pytest_files(target: Target) -> list[str]:
+    return [t for t in target.pytest if (ROOT / t).exists()]
 
 
 def _run_tests(target: Target, timeout: float) -> tuple[str, str]:
     """("passed" | "failed" | "timeout", which command decided)."""
     for name, cmd in _commands(target):
-        try:
-            proc = subprocess.run(
-                cmd, cwd=ROOT, env=_env(), capture_output=True, timeout=timeout, check=False
-            )
-        except subprocess.TimeoutExpired:
-            return "timeout", name
-        if proc.returncode != 0:
-            return "failed", name
+        status = _run_command(cmd, timeout)
+        if status != "passed":
+            return status, name
     return "passed", ""
+
+
+def _run_command(cmd: list[str], timeout: float) -> str:
+    try:
+        proc = subprocess.run(
+            cmd, cwd=ROOT, env=_env(), capture_output=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return "passed" if proc.returncode == 0 else "failed"
+
+
+# ---- the fast mode: a fork server and the tests that execute the mutated line ----------
+
+PRELOAD = (
+    "numpy",
+    "ml_dtypes",
+    "pytest",
+    "hypothesis",
+    "torch",
+    "triton",
+    "torch_mlir.ir",
+    "torch_mlir.passmanager",
+    "torch_mlir.dialects.arith",
+    "torch_mlir.dialects.ext",
+    "torch_mlir.dialects.func",
+    "torch_mlir.dialects.scf",
+    "torch_mlir.dialects.transform",
+    "torch_mlir.dialects.transform.structured",
+)
+"""Third-party packages the runner imports once before forking a child per
+run. Nothing of ``gemm_opt`` is among them: each child imports the package
+from the (mutated) sources, and its caches start empty."""
+
+PYTEST_USAGE = (4, 5)  # usage error, no tests collected: not a verdict on the mutant
+
+
+def preload() -> None:
+    import importlib
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    if any(m == "gemm_opt" or m.startswith("gemm_opt.") for m in sys.modules):
+        raise SystemExit("mutation: a preloaded package imported gemm_opt; children would not")
+
+
+@dataclass
+class ChildRun:
+    status: str  # passed | failed | timeout | usage
+    failed: str = ""
+    durations: dict[str, float] = field(default_factory=dict)
+    lines: dict[int, list[str]] = field(default_factory=dict)
+    """With coverage: line of the module under test -> the contexts (test
+    node ids, '' for import and collection) that executed it."""
+
+
+def _child_pytest(args: list[str], result: Path, cover: Path | None) -> int:
+    """In the forked child: run pytest in-process, write what happened to
+    ``result``. ``cover``: the file whose lines are mapped to tests."""
+    import pytest
+
+    failed: list[str] = []
+    durations: dict[str, float] = {}
+    cov = None
+    if cover is not None:
+        import coverage
+
+        cov = coverage.Coverage(data_file=None, config_file=False, include=[str(cover)])
+
+    class Recorder:
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_protocol(self, item, nextitem):
+            if cov is not None:
+                cov.switch_context(item.nodeid)
+            yield
+            if cov is not None:
+                cov.switch_context("")
+
+        def pytest_runtest_logreport(self, report):
+            durations[report.nodeid] = durations.get(report.nodeid, 0.0) + report.duration
+            if report.failed and not failed:
+                failed.append(report.nodeid)
+
+    if cov is not None:
+        cov.start()
+    code = int(pytest.main(args, plugins=[Recorder()]))
+    lines: dict[int, list[str]] = {}
+    if cov is not None:
+        cov.stop()
+        data = cov.get_data()
+        for name in data.measured_files():
+            if Path(name).resolve() == cover.resolve():
+                lines = {n: sorted(c) for n, c in data.contexts_by_lineno(name).items()}
+    result.write_text(
+        json.dumps(
+            {
+                "exit": code,
+                "failed": failed[0] if failed else "",
+                "durations": durations,
+                "lines": lines,
+            }
+        )
+    )
+    return code
+
+
+def fork_pytest(args: list[str], timeout: float, cover: Path | None = None) -> ChildRun:
+    """Run pytest with ``args`` in a forked child of this (preloaded) process."""
+    fd, name = tempfile.mkstemp(prefix="mutation-", suffix=".json")
+    os.close(fd)
+    result = Path(name)
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 3
+        try:
+            os.setpgid(0, 0)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            sys.dont_write_bytecode = True
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            os.chdir(ROOT)
+            code = _child_pytest(args, result, cover)
+        except BaseException:
+            code = 3
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                _kill_group(pid)
+                return ChildRun("timeout")
+            time.sleep(0.02)
+        code = os.waitstatus_to_exitcode(status)
+        data = json.loads(result.read_text()) if result.stat().st_size else {}
+    except BaseException:
+        _kill_group(pid)
+        raise
+    finally:
+        result.unlink(missing_ok=True)
+    if code in PYTEST_USAGE:
+        return ChildRun("usage")
+    lines = {int(k): v for k, v in data.get("lines", {}).items()}
+    return ChildRun(
+        "passed" if code == 0 else "failed",
+        data.get("failed", ""),
+        data.get("durations", {}),
+        lines,
+    )
+
+
+def _kill_group(pid: int) -> None:
+    for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            kill()
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+@dataclass
+class Selector:
+    """The tests that execute each line of the module under test, from one
+    unmutated run under coverage with a context per test."""
+
+    lines: dict[int, list[str]]
+    durations: dict[str, float]
+
+    def tests(self, first: int, last: int) -> list[str] | None:
+        """The node ids that executed a line in ``first..last``, fastest
+        first; None when code of those lines ran outside any test (at import
+        or collection: only the whole files can judge it)."""
+        found: set[str] = set()
+        for line in range(first, last + 1):
+            for ctx in self.lines.get(line, ()):
+                if not ctx:
+                    return None
+                found.add(ctx)
+        return sorted(found, key=lambda t: (self.durations.get(t, 0.0), t))
+
+
+def _statement_span(tree: ast.Module, node: ast.AST, parent: ast.AST | None) -> tuple[int, int]:
+    """Lines from the start of the innermost statement holding ``node`` to the
+    end of ``node``: a test that executes ``node`` executes one of them."""
+    target = node if hasattr(node, "lineno") else parent
+    first = getattr(target, "lineno", 0)
+    last = getattr(target, "end_lineno", first) or first
+    start = 0  # the innermost statement starts last
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, ast.stmt) and stmt.lineno <= first <= (stmt.end_lineno or 0):
+            if stmt.lineno > start and any(n is target for n in ast.walk(stmt)):
+                start = stmt.lineno
+    return (start or first), last
 
 
 def _equivalence_note(lines: list[str], line: int) -> str:
@@ -883,6 +1079,102 @@ def _previous(path: Path | None, name: str, sha: str) -> dict[int, Result] | Non
     return None
 
 
+class PlainJudge:
+    """Every mutant against the whole pytest and lit subset, each run a fresh
+    process (the slow reference)."""
+
+    def __init__(self, target: Target, per_mutant: float | None) -> None:
+        self.target = target
+        self.per_mutant = per_mutant
+        self.timeout = 0.0
+
+    def baseline(self, tree: ast.Module, cover: Path) -> str:
+        status, by = _run_tests(self.target, timeout=1800)
+        return by if status != "passed" else ""
+
+    def set_timeout(self, baseline: float) -> None:
+        self.timeout = self.per_mutant or max(30.0, 3 * baseline)
+
+    def __call__(self, node: ast.AST, parent: ast.AST | None) -> tuple[str, str, str]:
+        status, by = _run_tests(self.target, self.timeout)
+        return status, by, ""
+
+
+class FastJudge:
+    """A mutant against the pytest tests that execute its line (fastest first,
+    ``-x``) in a child forked from this preloaded process, then the lit subset
+    (``gemm-opt`` runs in subprocesses, outside the coverage map). A kill is
+    the failure of a real test of the subset; a mutant that no test executes
+    and lit does not kill survives."""
+
+    def __init__(self, target: Target, per_mutant: float | None) -> None:
+        self.target = target
+        self.per_mutant = per_mutant
+        self.files = _pytest_files(target)
+        self.selector = Selector({}, {})
+        self.tree: ast.Module | None = None
+        self.pytest_s = self.lit_s = 0.0
+
+    def baseline(self, tree: ast.Module, cover: Path) -> str:
+        self.tree = tree
+        if self.files:
+            t0 = time.monotonic()
+            run = fork_pytest([*PYTEST_FLAGS, *self.files], 1800, cover=cover)
+            self.pytest_s = time.monotonic() - t0
+            if run.status != "passed":
+                return f"pytest ({run.status} {run.failed})"
+            self.selector = Selector(run.lines, run.durations)
+        if self.target.lit:
+            t0 = time.monotonic()
+            if _run_command(_lit_command(self.target), 1800) != "passed":
+                return "lit"
+            self.lit_s = time.monotonic() - t0
+        return ""
+
+    def set_timeout(self, baseline: float) -> None:
+        pass
+
+    def _timeout(self, expected: float) -> float:
+        return self.per_mutant or max(30.0, 3 * expected)
+
+    def __call__(self, node: ast.AST, parent: ast.AST | None) -> tuple[str, str, str]:
+        assert self.tree is not None
+        if self.files:
+            tests = self.selector.tests(*_statement_span(self.tree, node, parent))
+            args = self.files if tests is None else tests
+            if args:
+                startup = 2.0
+                expected = (
+                    self.pytest_s
+                    if tests is None
+                    else startup + sum(self.selector.durations.get(t, 0.0) for t in tests)
+                )
+                run = fork_pytest([*PYTEST_FLAGS, *args], self._timeout(expected))
+                if run.status == "usage" and tests is not None:  # ids made from mutated values
+                    run = fork_pytest([*PYTEST_FLAGS, *self.files], self._timeout(self.pytest_s))
+                if run.status == "usage":
+                    raise SystemExit(f"mutation: pytest refused {args[:3]}...")
+                if run.status != "passed":
+                    return run.status, "pytest", run.failed
+        if self.target.lit:
+            status = _run_command(_lit_command(self.target), self._timeout(self.lit_s))
+            if status != "passed":
+                return status, "lit", ""
+        return "passed", "", ""
+
+
+def _drop_bytecode(path: Path) -> None:
+    """Remove the cached bytecode of ``path`` (beside it and beside its link
+    in the editable install): with bytecode writing off, every import of the
+    module then compiles the source on disk, the mutant's."""
+    stale = list((path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"))
+    for pyc in ROOT.glob(f"build/__editable__*/**/__pycache__/{path.stem}.*.pyc"):
+        if (pyc.parent.parent / f"{path.stem}.py").resolve() == path.resolve():
+            stale.append(pyc)
+    for pyc in stale:
+        pyc.unlink()
+
+
 def run_module(
     name: str,
     target: Target,
@@ -891,6 +1183,7 @@ def run_module(
     previous: Path | None,
     on_result,
     per_mutant: float | None = None,
+    fast: bool = True,
 ) -> ModuleReport:
     """Mutate ``target`` one point at a time. With ``previous`` (a JSON report
     of the same source), its killed mutants are taken as they are and only its
@@ -908,20 +1201,22 @@ def run_module(
     if not found:
         print(f"{name}: no mutation points", flush=True)
         return report
-    status, by = _run_tests(target, timeout=1800)
+    _drop_bytecode(path)
+    judge = (FastJudge if fast else PlainJudge)(target, per_mutant)
+    failing = judge.baseline(tree, path)
     baseline = time.monotonic() - start
-    if status != "passed":
-        raise SystemExit(f"mutation: the tests of {name} fail without a mutant ({by})")
-    timeout = per_mutant if per_mutant else max(30.0, 3 * baseline)
+    if failing:
+        raise SystemExit(f"mutation: the tests of {name} fail without a mutant ({failing})")
+    judge.set_timeout(baseline)
     report.baseline_s = round(baseline, 1)
     count = len(found)
     todo = [i for i in range(count if limit is None else min(limit, count)) if i % sample == 0]
     print(f"{name}: {count} mutants, {len(todo)} to run, baseline {baseline:.1f}s", flush=True)
     try:
         for i in todo:
+            node, parent, _ = found[i]
             if earlier is not None and i in earlier and earlier[i].status != "survived":
-                node, parent, _ = found[i]  # the line may have moved (comments)
-                line = getattr(node, "lineno", getattr(parent, "lineno", 0))
+                line = getattr(node, "lineno", getattr(parent, "lineno", 0))  # comments move it
                 snippet = lines[line - 1].strip() if line else ""
                 point = replace(earlier[i].point, line=line)
                 report.results.append(replace(earlier[i], point=point, snippet=snippet))
@@ -929,15 +1224,16 @@ def run_module(
             source, point = mutant_source(original, target, i)
             path.write_text(source)
             t0 = time.monotonic()
-            status, by = _run_tests(target, timeout)
+            status, by, test = judge(node, parent)
+            path.write_text(original)
             outcome = {"failed": "killed", "passed": "survived", "timeout": "timeout"}[status]
             snippet = lines[point.line - 1].strip() if point.line else ""
-            result = Result(point, outcome, by, round(time.monotonic() - t0, 1), snippet)
+            result = Result(point, outcome, by, round(time.monotonic() - t0, 1), snippet, test=test)
             if outcome == "survived":
                 result.equivalent = _equivalence_note(lines, point.line)
             report.results.append(result)
             where = f"{target.path}:{point.line}"
-            print(f"  [{i + 1}/{count}] {outcome:8} {where} {point.kind}", flush=True)
+            print(f"  [{i + 1}/{count}] {outcome:8} {where} {point.kind} {test}", flush=True)
             report.wall_s = round(time.monotonic() - start, 1)
             on_result(report)
     finally:
@@ -1061,6 +1357,11 @@ def main(argv: list[str] | None = None) -> int:
         help="leave the pytest files matching GLOB out of the judge (a 'before' run "
         "of tests written since)",
     )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="every mutant against the whole subset in fresh processes (the slow reference)",
+    )
     parser.add_argument("--list", action="store_true", help="count the mutants and exit")
     parser.add_argument(
         "--summary",
@@ -1087,7 +1388,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{n:40} {count:5}  {t.path}")
         print(f"{'all':40} {total:5}  in {len(names)} modules")
         return 0
+    if os.environ.get("PYTHONHASHSEED") != "0" or not sys.dont_write_bytecode:
+        os.execve(sys.executable, [sys.executable, *sys.argv], _env())  # the children inherit it
     signal.signal(signal.SIGTERM, _terminate)
+    if not args.plain:
+        preload()
     reports: list[ModuleReport] = []
 
     def write(report: Path, done: list[ModuleReport]) -> None:
@@ -1106,7 +1411,14 @@ def main(argv: list[str] | None = None) -> int:
         target = TARGETS[n]
         kept = tuple(t for t in target.pytest if not any(fnmatch(t, g) for g in args.without))
         report = run_module(
-            n, replace(target, pytest=kept), args.limit, args.sample, args.reuse, save, args.timeout
+            n,
+            replace(target, pytest=kept),
+            args.limit,
+            args.sample,
+            args.reuse,
+            save,
+            args.timeout,
+            fast=not args.plain,
         )
         save(report)
         reports.append(report)
