@@ -178,6 +178,7 @@ TARGETS: dict[str, Target] = {
             "test_memdesc_trans_model",
             "test_negative_coordinates",
             "test_model_concurrency",  # the interleaving points of block loads and stores
+            "test_model_litmus",  # the race reports that need a hand-over at a block store
         ),
         (),
     ),
