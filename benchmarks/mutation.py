@@ -1032,10 +1032,10 @@ def _child_pytest(args: list[str], result: Path, cover: Path | None) -> int:
         cov.save()
         cov.combine([str(folder)])  # with the data of the forks the tests made (they inherit
         data = cov.get_data()  # the context of the test that forked them)
-        shutil.rmtree(folder, ignore_errors=True)
         for name in data.measured_files():
             if Path(name).resolve() == cover.resolve():
                 lines = {n: sorted(c) for n, c in data.contexts_by_lineno(name).items()}
+        shutil.rmtree(folder, ignore_errors=True)
     result.write_text(
         json.dumps(
             {
