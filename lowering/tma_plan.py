@@ -187,7 +187,7 @@ class _Walk:
                 bound = min(bound, ir.IntegerAttr(op.attributes["num"]).value)
             elif name == "func.return":
                 self.plan.windows[op] = max(self.plan.windows.get(op, 0), bound)
-                bound = 0
+                bound = 0  # Equivalent mutant: 0->1; a return ends the block, its bound is unread.
             elif name == "func.call":
                 raise TmaRefusal(op, "calls in a function with TMA copies are not supported")
             elif not op.regions or not _has_copy_ops(op):

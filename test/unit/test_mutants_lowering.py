@@ -16,10 +16,11 @@ import pytest
 import support.tile_build as tb
 
 from gemm_opt import dialect
-from gemm_opt.core.ext_compat import PassManager, arith, ir
+from gemm_opt.core.ext_compat import PassManager, arith, ir, scf
 from gemm_opt.dialect import barrier, tile
 from gemm_opt.dialect.edit import ops_named
 from gemm_opt.lowering.compile import hand_off
+from gemm_opt.lowering.tma_plan import plan_tma
 from gemm_opt.passes.assign_tdm_warp_layout import AssignTdmWarpLayoutPass
 from gemm_opt.passes.emit_warp_predicates import EmitWarpPredicatesPass
 
@@ -221,3 +222,74 @@ def test_cuda90_checks_an_expect_unless_a_descriptor_update_carries_a_pred(updat
         return
     with pytest.raises(BarrierRefusal, match=r"on cuda:90 .* announces 16384, .* deliver 8192"):
         _plan(build, tdm=False)
+
+
+# ---- the TMA plan across branches --------------------------------------------------------
+
+
+def _tma_plan(body: Callable[[ir.Value, ir.Value, ir.Value, ir.Value], None]):
+    """The TMA plan of a cuda:90 kernel ``@k(%ptr, %desc, %buf, %flag)`` whose
+    body ``body`` builds, with its waits (program order) and its return."""
+    with dialect.make_context(), ir.Location.unknown():
+        f16 = ir.F16Type.get()
+        layout = tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=[1, 0])
+        block = tb.block_type([64, 64], f16, layout)
+        i1 = ir.IntegerType.get_signless(1)
+        k = tb.kernel(
+            [tb.ptr_type(f16), tb.desc_type(block), tb.shared_type(block), i1],
+            num_warps=4,
+            target="cuda:90",
+        )
+        with k.ip:
+            body(*k.args)
+        assert k.module.operation.verify()
+        fplan = plan_tma(k.module.operation).functions[k.fn.operation]
+        waits = [fplan.windows[w] for w in ops_named(k.module, "tile.async_tdm_wait")]
+        (ret,) = ops_named(k.module, "func.return")
+        makes = [fplan.remakes.get(m) for m in ops_named(k.module, "tile.make_tensor_descriptor")]
+        return waits, fplan.windows[ret], fplan.ring, makes
+
+
+def _if(flag: ir.Value, then: Callable[[], None], other: Callable[[], None] | None = None) -> None:
+    op = scf.IfOp(flag, [], has_else=other is not None)
+    with tb.region(op.then_block):
+        then()
+    if other is not None:
+        with tb.region(op.else_block):
+            other()
+
+
+def test_an_if_whose_branches_both_drain_leaves_nothing_in_flight() -> None:
+    """copy; copy; if { wait 0 } else { wait 0 }; wait 1: every path drains, so the
+    last wait and the return find nothing (the skipped path exists only without else)."""
+
+    def body(ptr, desc, buf, flag):
+        tb.copy(desc, buf)
+        tb.copy(desc, buf)
+        _if(flag, lambda: tb.wait(0), lambda: tb.wait(0))
+        tb.wait(1)
+
+    assert _tma_plan(body)[:3] == ([2, 2, 0], 0, 2)
+
+
+def test_a_descriptor_made_in_a_branch_inside_a_loop_is_made_again() -> None:
+    """for { copy; if { make; copy of it; wait 0 }; wait 1 }: the make may run on
+    every pass, and from the second on it finds the copy the pass before left in
+    flight and this pass's copy: the lowering drains 2 before it."""
+
+    def body(ptr, desc, buf, flag):
+        with tb.for_loop(tb.const(0), tb.const(4), tb.const(1)):
+            tb.copy(desc, buf)
+
+            def then() -> None:
+                c64, one = tb.const(64), tb.const(1, 64)
+                made = tile.MakeTensorDescriptorOp(
+                    ptr, [c64, c64], [tb.const(64, 64), one], desc.type
+                )
+                tb.copy(made.result, buf)
+                tb.wait(0)
+
+            _if(flag, then)
+            tb.wait(1)
+
+    assert _tma_plan(body) == ([1, 2], 1, 2, [2])
