@@ -20,7 +20,7 @@ from gemm_opt.core.ext_compat import PassManager, arith, ir, scf
 from gemm_opt.dialect import barrier, tile
 from gemm_opt.dialect.edit import ops_named
 from gemm_opt.lowering.compile import hand_off
-from gemm_opt.lowering.tma_plan import plan_tma
+from gemm_opt.lowering.tma_plan import TmaRefusal, plan_tma
 from gemm_opt.passes.assign_tdm_warp_layout import AssignTdmWarpLayoutPass
 from gemm_opt.passes.emit_warp_predicates import EmitWarpPredicatesPass
 
@@ -293,3 +293,80 @@ def test_a_descriptor_made_in_a_branch_inside_a_loop_is_made_again() -> None:
             tb.wait(1)
 
     assert _tma_plan(body) == ([1, 2], 1, 2, [2])
+
+
+# ---- the TMA plan around warp specialization --------------------------------------------
+
+#: A cuda:90 kernel ``@k(%c, %m, %ldc)`` whose one-warp partition stores a tile
+#: with TMA and waits for the store: ``WS_HEAD`` + (``COPY_BEFORE``) + ``WS_OPEN``
+#: + (``COPY_INSIDE``) + ``WS_CLOSE``.
+WS_HEAD = """
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+#bl = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 1, 1>, order = array<i64: 1, 0>}>
+!d = !tile.tensor_desc<tensor<64x32xf32, #s>>
+!buf = !tile.shared<tensor<64x32xf32, #s>>
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
+  func.func @k(%c: !tile.ptr<f32>, %m: i32, %ldc: i64) {
+    %c32 = arith.constant 32 : i32
+    %one = arith.constant 1 : i64
+    %d = "tile.make_tensor_descriptor"(%c, %m, %c32, %ldc, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f32>, i32, i32, i64, i64) -> !d
+    %b = "tile.local_alloc"() : () -> !buf
+"""
+COPY_BEFORE = (
+    '"tile.async_tdm_copy_global_to_local"(%d, %b) '
+    "{operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!d, !buf) -> ()\n"
+)
+WS_OPEN = """
+    "tile.warp_specialize"(%c, %m, %ldc) ({
+      "tile.warp_yield"() {operandSegmentSizes = array<i32: 0, 0, 0, 0>} : () -> ()
+    }, {
+      "tile.warp_partition"() ({
+      ^bb0(%pc: !tile.ptr<f32>, %pm: i32, %pldc: i64):
+        %w = arith.constant 32 : i32
+        %u = arith.constant 1 : i64
+        %pd = "tile.make_tensor_descriptor"(%pc, %pm, %w, %pldc, %u) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f32>, i32, i32, i64, i64) -> !d
+        %pb = "tile.local_alloc"() : () -> !buf
+        %z = arith.constant dense<0.0> : tensor<64x32xf32, #bl>
+        "tile.local_store"(%z, %pb) : (tensor<64x32xf32, #bl>, !buf) -> ()
+        "tile.async_tdm_copy_local_to_global"(%pd, %pb) : (!d, !buf) -> ()
+        "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+"""
+COPY_INSIDE = (
+    '"tile.async_tdm_copy_global_to_local"(%pd, %pb) '
+    "{operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!d, !buf) -> ()\n"
+)
+WS_CLOSE = """
+        "tile.warp_return"() : () -> ()
+      }) {num_warps = 1 : i32} : () -> ()
+      "tile.warp_partitions_end"() : () -> ()
+    }) {operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 0, 0, 0, 0>} : (!tile.ptr<f32>, i32, i64) -> ()
+    return
+  }
+}
+"""
+
+
+def _ws_plan(text: str) -> tuple[list[int], int]:
+    with dialect.make_context():
+        module = ir.Module.parse(text)
+        (fplan,) = plan_tma(module.operation).functions.values()
+        return [fplan.windows[w] for w in ops_named(module, "tile.async_tdm_wait")], fplan.ring
+
+
+def test_a_partitions_wait_for_its_stores_waits_for_no_copy_of_the_ring() -> None:
+    assert _ws_plan(WS_HEAD + WS_OPEN + WS_CLOSE) == ([0], 1)
+
+
+def test_counted_copies_in_flight_when_the_partitions_start_are_refused() -> None:
+    with pytest.raises(TmaRefusal, match=r"^1 counted TMA copies may still be in flight when"):
+        _ws_plan(WS_HEAD + COPY_BEFORE + WS_OPEN + WS_CLOSE)
+    drain = '"tile.async_tdm_wait"() {num = 0 : i32} : () -> ()\n'
+    assert _ws_plan(WS_HEAD + COPY_BEFORE + drain + WS_OPEN + WS_CLOSE) == ([1, 0], 1)
+
+
+def test_a_counted_copy_inside_a_partition_is_refused_at_the_copy() -> None:
+    with pytest.raises(
+        TmaRefusal, match=r"^counted TMA copies inside a 'tile.warp_specialize'"
+    ) as e:
+        _ws_plan(WS_HEAD + WS_OPEN + COPY_INSIDE + WS_CLOSE)
+    assert e.value.op.name == "tile.async_tdm_copy_global_to_local"
