@@ -227,9 +227,11 @@ def test_cuda90_checks_an_expect_unless_a_descriptor_update_carries_a_pred(updat
 # ---- the TMA plan across branches --------------------------------------------------------
 
 
-def _tma_plan(body: Callable[[ir.Value, ir.Value, ir.Value, ir.Value], None]):
+def _tma_plan(body: Callable[[ir.Value, ir.Value, ir.Value, ir.Value], None], plans=None):
     """The TMA plan of a cuda:90 kernel ``@k(%ptr, %desc, %buf, %flag)`` whose
-    body ``body`` builds, with its waits (program order) and its return."""
+    body ``body`` builds, with its waits (program order) and its return
+    (``plans`` gets its ``scf.for``'s copies per iteration and whether its count
+    is carried)."""
     with dialect.make_context(), ir.Location.unknown():
         f16 = ir.F16Type.get()
         layout = tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=[1, 0])
@@ -247,6 +249,9 @@ def _tma_plan(body: Callable[[ir.Value, ir.Value, ir.Value, ir.Value], None]):
         waits = [fplan.windows[w] for w in ops_named(k.module, "tile.async_tdm_wait")]
         (ret,) = ops_named(k.module, "func.return")
         makes = [fplan.remakes.get(m) for m in ops_named(k.module, "tile.make_tensor_descriptor")]
+        if plans is not None:
+            (loop,) = ops_named(k.module, "scf.for")
+            plans.append((fplan.loops.get(loop), loop in fplan.carried))
         return waits, fplan.windows[ret], fplan.ring, makes
 
 
@@ -370,3 +375,40 @@ def test_a_counted_copy_inside_a_partition_is_refused_at_the_copy() -> None:
     ) as e:
         _ws_plan(WS_HEAD + WS_OPEN + COPY_INSIDE + WS_CLOSE)
     assert e.value.op.name == "tile.async_tdm_copy_global_to_local"
+
+
+def _loop_plan(width: int | None, branch: bool = False):
+    """The plan of ``for (i: i<width> or index) { copy; [if { }]; wait 0 }``: the
+    loop's copies per iteration (None: not a counted loop) and whether its count
+    is carried."""
+
+    def body(ptr, desc, buf, flag):
+        t = ir.IndexType.get() if width is None else ir.IntegerType.get_signless(width)
+        lo, hi, step = (arith.ConstantOp(t, ir.IntegerAttr.get(t, v)).result for v in (0, 4, 1))
+        with tb.for_loop(lo, hi, step):
+            tb.copy(desc, buf)
+            if branch:
+                _if(flag, lambda: None)
+            tb.wait(0)
+
+    plans: list[tuple[int | None, bool]] = []
+    _tma_plan(body, plans)
+    return plans[0]
+
+
+@pytest.mark.parametrize("width", [None, 64])
+def test_a_loop_issuing_tma_copies_must_count_with_i32(width: int | None) -> None:
+    with pytest.raises(TmaRefusal, match=r"^a loop issuing TMA copies must count with i32$"):
+        _loop_plan(width)
+
+
+@pytest.mark.parametrize("branch", [False, True])
+def test_a_branch_without_copies_leaves_a_loop_counted(branch: bool) -> None:
+    """Only a region op that holds copies or waits makes the count carried."""
+    assert _loop_plan(32, branch) == (1, False)
+
+
+def test_a_function_without_copies_has_no_plan() -> None:
+    with dialect.make_context(), ir.Location.unknown():
+        k = tb.kernel([ir.IntegerType.get_signless(32)], num_warps=4, target="cuda:90")
+        assert plan_tma(k.module.operation).functions == {}
