@@ -1,0 +1,62 @@
+"""The API's layout checks of CUDA operands at their edges (found by
+``benchmarks/mutation.py``).
+
+``_check_cuda_layout`` guards every grouped CUDA operand and every ``out``
+before a launch: rows of unit stride, groups back to back, 16-byte aligned
+data. The checks read only strides, sizes and the data pointer, so CPU
+tensors of the same layouts pin them here.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from gemm_opt.runtime.plan import _check_cuda_layout
+
+
+def _ok(x: torch.Tensor) -> None:
+    _check_cuda_layout(x, "a")
+
+
+def _refused(x: torch.Tensor, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        _check_cuda_layout(x, "a")
+
+
+def test_rows_must_have_unit_stride() -> None:
+    _ok(torch.empty(4, 8, dtype=torch.float16))
+    # 8 rows of 2 elements read down a column: stride 8 between a row's elements
+    _refused(torch.empty(2, 8, dtype=torch.float16).t(), r"^a: the kernel reads rows with unit")
+
+
+def test_a_single_column_has_no_inner_stride_to_check() -> None:
+    column = torch.empty(8, 4, dtype=torch.float16).t()[:, :1]  # strides (1, 4)
+    assert column.stride(-1) != 1
+    _ok(column)
+
+
+def test_groups_must_be_back_to_back() -> None:
+    _ok(torch.empty(2, 4, 8, dtype=torch.float16))
+    gapped = torch.empty(2, 5, 8, dtype=torch.float16)[:, :4]  # a spare row after each group
+    _refused(gapped, r"^a: the groups must be stored back to back, 4 rows")
+
+
+def test_one_group_may_have_a_gap_after_it() -> None:
+    _ok(torch.empty(1, 5, 8, dtype=torch.float16)[:, :4])
+
+
+def test_a_group_of_one_row_is_back_to_back_at_any_row_stride() -> None:
+    """A group of one row: its row stride is the dense row length, whatever
+    the tensor's row stride says."""
+    _ok(torch.empty(2, 1, 8, dtype=torch.float16))
+    _refused(
+        torch.empty(2, 2, 8, dtype=torch.float16)[:, :1],  # group stride 16, one row of 8
+        r"^a: the groups must be stored back to back, 1 rows",
+    )
+
+
+def test_data_must_be_16_byte_aligned() -> None:
+    base = torch.empty(64, dtype=torch.float16)
+    _ok(base[8:].view(7, 8))  # 16 bytes in
+    _refused(base[1:57].view(7, 8), r"^a: data at 0x[0-9a-f]+ is not 16-byte aligned")
