@@ -12,7 +12,15 @@ from __future__ import annotations
 import pytest
 import torch
 
-from gemm_opt.runtime.plan import _check_cuda_layout
+from gemm_opt.core import schedules as S
+from gemm_opt.runtime.plan import (
+    MAX_BLOCK,
+    MAX_CONFIG_VALUE,
+    MAX_WARPS,
+    _check_cuda_layout,
+    _ld,
+    check_config,
+)
 
 
 def _ok(x: torch.Tensor) -> None:
@@ -60,3 +68,55 @@ def test_data_must_be_16_byte_aligned() -> None:
     base = torch.empty(64, dtype=torch.float16)
     _ok(base[8:].view(7, 8))  # 16 bytes in
     _refused(base[1:57].view(7, 8), r"^a: data at 0x[0-9a-f]+ is not 16-byte aligned")
+
+
+@pytest.mark.parametrize(
+    ("x", "backend", "ld"),
+    [
+        (torch.empty(2, 16)[:, :8], "cuda", 16),  # a view keeps its row stride
+        (torch.empty(2, 3, 16)[:, :, :8], "cuda", 16),
+        (torch.empty(1, 16)[:, :8], "cuda", 8),  # one row: no row stride to keep
+        (torch.empty(16)[:8], "cuda", 8),
+        (torch.empty(2, 16)[:, :8], "model", 8),  # the model copies to dense storage
+    ],
+)
+def test_the_leading_dimension_of_an_operand(x: torch.Tensor, backend: str, ld: int) -> None:
+    assert _ld(x, backend, 8) == ld
+
+
+# ---- check_config at its limits ------------------------------------------------------------
+
+DEFAULT = S.GemmConfig()
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"group_m": 1, "num_stages": 1},  # the least positive values
+        {"num_warps": 1},  # 2**0 is a power of two
+        {"group_m": MAX_CONFIG_VALUE},  # a 32-bit attribute's largest value
+        {"num_warps": MAX_WARPS},
+        {"block_m": MAX_BLOCK, "block_n": MAX_BLOCK, "block_k": MAX_BLOCK},
+        {"block_m": 16, "block_n": 16, "block_k": 16},
+    ],
+)
+def test_a_config_at_its_limits_is_taken(config: dict) -> None:
+    cfg = check_config(config, DEFAULT)
+    assert all(getattr(cfg, k) == v for k, v in config.items())
+
+
+@pytest.mark.parametrize(
+    ("config", "match"),
+    [
+        ({"group_m": 0}, r"^config.group_m must be a positive integer, got 0$"),
+        ({"group_m": True}, r"^config.group_m must be a positive integer, got True$"),
+        ({"num_stages": 2.0}, r"^config.num_stages must be a positive integer, got 2.0$"),
+        ({"num_warps": 2 * MAX_WARPS}, rf"^config.num_warps must be at most {MAX_WARPS} "),
+        ({"block_k": 2 * MAX_BLOCK}, rf"^config.block_k must be at most {MAX_BLOCK} "),
+        ({"num_warps": 6}, r"^config.num_warps must be a power of two, got 6$"),
+        ({"block_n": 8}, r"^config.block_n must be at least 16, got 8$"),
+    ],
+)
+def test_a_config_past_its_limits_is_refused(config: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        check_config(config, DEFAULT)
