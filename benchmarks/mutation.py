@@ -150,7 +150,7 @@ TARGETS: dict[str, Target] = {
     "lowering_tma_plan": Target(
         "lowering/tma_plan.py",
         EVERY,
-        unit("test_tma_plan_control_flow", "test_tma_copies"),
+        unit("test_mutants_lowering", "test_tma_plan_control_flow", "test_tma_copies"),
         TMA_LIT,
         skip=("TmaRefusal.__init__",),
     ),
@@ -216,7 +216,7 @@ TARGETS: dict[str, Target] = {
             "program_count",
             "work_programs",
         ),
-        API_TESTS,
+        (*unit("test_mutants_runtime"), *API_TESTS),
         (),
     ),
     "api": Target("python/gemm_opt/api.py", EVERY, unit("test_api", "test_api_runtime"), ()),
