@@ -808,6 +808,8 @@ class ModuleReport:
     results: list[Result] = field(default_factory=list)
     wall_s: float = 0.0
     judged_by: list[str] = field(default_factory=list)
+    judge: str = "plain"
+    """``fast`` (the tests that execute the line, in forks) or ``plain``."""
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.results)
@@ -1313,7 +1315,14 @@ def run_module(
     lines = original.splitlines()
     earlier = _previous(previous, name, sha)
     start = time.monotonic()
-    report = ModuleReport(name, target.path, sha, 0.0, judged_by=[*target.lit, *target.pytest])
+    report = ModuleReport(
+        name,
+        target.path,
+        sha,
+        0.0,
+        judged_by=[*target.lit, *target.pytest],
+        judge="fast" if fast else "plain",
+    )
     tree = ast.parse(original)
     found = points(tree, target)
     if not found:
@@ -1408,15 +1417,15 @@ def summary(before: Path, after: Path) -> str:
     survivors to run again, or was not run again)."""
     out = [
         "| module | mutants | before: killed | before | after: killed | equivalent "
-        "| after | after w/o equivalent | wall before | wall after |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| after | after w/o equivalent | wall before | wall after | judge |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     tot = [0, 0, 0, 0, 0.0, 0.0]  # mutants, killed before, after, equivalent, walls
     for name, target in TARGETS.items():
         first = _load_report(before, name)
         if first is None:
             n = len(points(ast.parse((ROOT / target.path).read_text()), target))
-            out.append(f"| {target.path} | {n} | not run | | | | | | | |")
+            out.append(f"| {target.path} | {n} | not run | | | | | | | | |")
             continue
         last = _load_report(after, name) or first
         res0, res1 = first["results"], last["results"]
@@ -1430,14 +1439,22 @@ def summary(before: Path, after: Path) -> str:
         out.append(
             f"| {target.path} | {len(res1)} | {k0} | {_pct(k0, len(res0))} | {k1} | {e1} "
             f"| {_pct(k1, len(res1))} | {_pct(k1, len(res1) - e1)} "
-            f"| {_minutes(first['wall_s'])} | {wall1} |"
+            f"| {_minutes(first['wall_s'])} | {wall1} "
+            f"| {_judges(first, last)} |"
         )
     n, k0, k1, e1 = (int(x) for x in tot[:4])
     out.append(
         f"| **all run** | {n} | {k0} | {_pct(k0, n)} | {k1} | {e1} | {_pct(k1, n)} "
-        f"| {_pct(k1, n - e1)} | {_minutes(tot[4])} | {_minutes(tot[5])} |"
+        f"| {_pct(k1, n - e1)} | {_minutes(tot[4])} | {_minutes(tot[5])} | |"
     )
     return "\n".join(out) + "\n"
+
+
+def _judges(first: dict, last: dict) -> str:
+    judges = [first.get("judge", "plain")] + (
+        [last.get("judge", "plain")] if last is not first else []
+    )
+    return ", ".join(judges)
 
 
 def _minutes(seconds: float) -> str:
