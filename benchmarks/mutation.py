@@ -216,7 +216,12 @@ TARGETS: dict[str, Target] = {
             "program_count",
             "work_programs",
         ),
-        (*unit("test_mutants_runtime"), *API_TESTS),
+        (
+            *unit("test_mutants_runtime"),
+            *API_TESTS,
+            # schedule="auto", the kernels it may pick, determinism, the torch ops
+            *unit("test_api_runtime", "test_auto_kernels", "test_autotune", "test_torch_ops"),
+        ),
         (),
     ),
     "api": Target("python/gemm_opt/api.py", EVERY, unit("test_api", "test_api_runtime"), ()),
