@@ -19,6 +19,7 @@ from gemm_opt.runtime.plan import (
     MAX_WARPS,
     _check_cuda_layout,
     _ld,
+    _schedule,
     check_config,
 )
 
@@ -120,3 +121,11 @@ def test_a_config_at_its_limits_is_taken(config: dict) -> None:
 def test_a_config_past_its_limits_is_refused(config: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         check_config(config, DEFAULT)
+
+
+@pytest.mark.parametrize("schedule", ["bogus", "Stream-K", 5, None])
+def test_an_unknown_schedule_is_refused_by_name(schedule: object) -> None:
+    with pytest.raises(
+        ValueError, match=r"^schedule must be 'auto' or one of 'data-parallel', .*; got "
+    ):
+        _schedule(schedule, None)
