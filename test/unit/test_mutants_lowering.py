@@ -412,3 +412,46 @@ def test_a_function_without_copies_has_no_plan() -> None:
     with dialect.make_context(), ir.Location.unknown():
         k = tb.kernel([ir.IntegerType.get_signless(32)], num_warps=4, target="cuda:90")
         assert plan_tma(k.module.operation).functions == {}
+
+
+def _while(flag: ir.Value, before: Callable[[], None], after: Callable[[], None]) -> None:
+    op = scf.WhileOp([], [])
+    with ir.InsertionPoint(op.before.blocks.append()):
+        before()
+        scf.ConditionOp(flag, [])
+    with ir.InsertionPoint(op.after.blocks.append()):
+        after()
+        scf.YieldOp([])
+
+
+def _make_and_copy(ptr: ir.Value, desc: ir.Value, buf: ir.Value) -> None:
+    c64, one = tb.const(64), tb.const(1, 64)
+    made = tile.MakeTensorDescriptorOp(ptr, [c64, c64], [tb.const(64, 64), one], desc.type)
+    tb.copy(made.result, buf)
+
+
+def test_a_descriptor_made_in_a_while_body_is_made_again() -> None:
+    """while { copy } do { make; copy of it; wait 0 }; wait 0: the body's make
+    finds the condition's copy in flight and drains it."""
+
+    def body(ptr, desc, buf, flag):
+        _while(
+            flag, lambda: tb.copy(desc, buf), lambda: (_make_and_copy(ptr, desc, buf), tb.wait(0))
+        )
+        tb.wait(0)
+
+    waits, _, _, makes = _tma_plan(body)
+    assert (waits, makes) == ([1, 1], [1])
+
+
+def test_a_descriptor_made_in_a_while_condition_is_made_again() -> None:
+    """while { make; copy of it } do { wait 1 }; wait 0: from the second pass the
+    condition's make finds the copy the body left in flight and drains it, so
+    the body's wait and the one after the loop each find 1 copy, never 2."""
+
+    def body(ptr, desc, buf, flag):
+        _while(flag, lambda: _make_and_copy(ptr, desc, buf), lambda: tb.wait(1))
+        tb.wait(0)
+
+    waits, _, _, makes = _tma_plan(body)
+    assert (waits, makes) == ([1, 1], [1])
