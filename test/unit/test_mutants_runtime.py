@@ -9,15 +9,18 @@ tensors of the same layouts pin them here.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
+import gemm_opt
 from gemm_opt.core import schedules as S
 from gemm_opt.runtime.plan import (
     MAX_BLOCK,
     MAX_CONFIG_VALUE,
     MAX_WARPS,
     _check_cuda_layout,
+    _check_out,
     _ld,
     _schedule,
     check_config,
@@ -129,3 +132,36 @@ def test_an_unknown_schedule_is_refused_by_name(schedule: object) -> None:
         ValueError, match=r"^schedule must be 'auto' or one of 'data-parallel', .*; got "
     ):
         _schedule(schedule, None)
+
+
+def test_a_cuda_out_is_checked_for_alignment_unless_the_call_is_traced() -> None:
+    """A traced call (meta tensors) has no data to check; a real one does."""
+    out = torch.empty(65, dtype=torch.float16)[1:].view(8, 8)  # 2 bytes past 16-byte aligned
+    _check_out(out, (8, 8), "fp16", "cuda", out.device, True)
+    with pytest.raises(ValueError, match=r"^out: data at 0x[0-9a-f]+ is not 16-byte aligned"):
+        _check_out(out, (8, 8), "fp16", "cuda", out.device, False)
+
+
+@pytest.mark.parametrize(
+    ("sa", "sb"),
+    [((4, 8), (2, 8, 4)), ((2, 4, 8), (8, 4)), ((3, 1, 4, 8), (2, 8, 4))],
+)
+def test_a_matrix_times_a_batch_broadcasts_like_numpy(sa: tuple, sb: tuple) -> None:
+    a = (np.arange(np.prod(sa)) % 7).reshape(sa).astype(np.float16)
+    b = (np.arange(np.prod(sb)) % 5).reshape(sb).astype(np.float16)
+    c = gemm_opt.matmul(a, b)
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    assert c.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(c, np.float32), want)
+
+
+@pytest.mark.parametrize("schedule", ["stream-k", "work-stealing", "persistent", "data-parallel"])
+def test_a_batch_under_any_schedule_equals_numpy(schedule: str) -> None:
+    """Back-to-back batches run as one grouped grid under the grouped schedules
+    and data-parallel; under another schedule, batch by batch."""
+    a = (np.arange(2 * 16 * 8) % 7).reshape(2, 16, 8).astype(np.float16)
+    b = (np.arange(2 * 8 * 16) % 5).reshape(2, 8, 16).astype(np.float16)
+    c = gemm_opt.matmul(a, b, schedule=schedule)
+    np.testing.assert_array_equal(
+        np.asarray(c, np.float32), a.astype(np.float32) @ b.astype(np.float32)
+    )
