@@ -242,7 +242,7 @@ TARGETS: dict[str, Target] = {
     "dialect_sync": Target(
         "dialect/sync.py",
         EVERY,
-        unit("test_model_litmus"),
+        unit("test_mutants_dialect", "test_model_litmus"),
         lit("dialect", "tile-sync-invalid", "tile-sync-ops"),
         constants=True,
     ),

@@ -189,3 +189,32 @@ def test_a_tdm_store_of_a_swizzled_block_has_no_row_rule() -> None:
         return tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=[1, 0])
 
     assert _store_errors([64, 64], swizzled, "gfx1250") == []
+
+
+# ---- the sync ops' result type ------------------------------------------------------------
+
+SYNC_RESULT = {
+    "tile.atomic_rmw": (
+        '%r = "tile.atomic_rmw"(%p, %i, %i) {kind = "add", sem = "relaxed", scope = "gpu"} '
+        ": (!tile.ptr<i32>, i32, i32) -> ",
+        "must return one i32 (the old value)",
+    ),
+    "tile.load_scalar": (
+        '%r = "tile.load_scalar"(%p, %i) : (!tile.ptr<i32>, i32) -> ',
+        "must return one i32",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", SYNC_RESULT)
+@pytest.mark.parametrize("result", ["i32", "i64", "i16"])
+def test_a_sync_op_returns_one_i32(name: str, result: str) -> None:
+    op, message = SYNC_RESULT[name]
+    text = "func.func @f(%p: !tile.ptr<i32>, %i: i32) {\n" + op + result + "\n  return\n}\n"
+    with make_context():
+        if result == "i32":
+            assert ir.Module.parse(text).operation.verify()
+            return
+        with pytest.raises(MLIRError) as e:
+            ir.Module.parse(text)
+    assert f"'{name}' op {message}" in str(e.value)
