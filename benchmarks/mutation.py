@@ -249,7 +249,7 @@ TARGETS: dict[str, Target] = {
     "dialect_async_ops": Target(
         "dialect/async_ops.py",
         EVERY,
-        unit("test_async_mma_use_acc"),
+        unit("test_mutants_dialect", "test_async_mma_use_acc"),
         lit("dialect", "tile-async-mma-invalid", "tile-async-mma"),
         constants=True,
     ),
