@@ -6,8 +6,12 @@ runner changes one operator, constant or condition at a time in the code under
 test (AST-based: ``+``/``-``, ``<``/``<=``, ``==``/``!=``, ``and``/``or``,
 ``any``/``all``, ``min``/``max``, an integer ``n`` to ``n + 1``, ``True`` to
 ``False``, an ``if``/``while`` condition negated, a ``not`` dropped), runs the
-tests that cover that module with a per-mutant timeout (lit first: it is the
-quicker to fail), and reports the mutants no test kills. Each module is
+tests that cover that module with a per-mutant timeout, and reports the
+mutants no test kills. By default a mutant meets only the pytest tests and
+the lit files that execute its line (a coverage map made once per module),
+pytest in children forked from a process that imported the heavy
+third-party packages once (:class:`FastJudge`); ``--plain`` runs the whole
+subset in fresh processes, lit first. Each module is
 mutated only inside the functions that hold its rules (error-message
 formatting is left out: a wrong word in a message is not a wrong answer) and
 is judged by its own small pytest and lit subset (``-x``, slow tests left
