@@ -6,8 +6,12 @@ runner changes one operator, constant or condition at a time in the code under
 test (AST-based: ``+``/``-``, ``<``/``<=``, ``==``/``!=``, ``and``/``or``,
 ``any``/``all``, ``min``/``max``, an integer ``n`` to ``n + 1``, ``True`` to
 ``False``, an ``if``/``while`` condition negated, a ``not`` dropped), runs the
-tests that cover that module with a per-mutant timeout (lit first: it is the
-quicker to fail), and reports the mutants no test kills. Each module is
+tests that cover that module with a per-mutant timeout, and reports the
+mutants no test kills. By default a mutant meets only the pytest tests and
+the lit files that execute its line (a coverage map made once per module),
+pytest in children forked from a process that imported the heavy
+third-party packages once (:class:`FastJudge`); ``--plain`` runs the whole
+subset in fresh processes, lit first. Each module is
 mutated only inside the functions that hold its rules (error-message
 formatting is left out: a wrong word in a message is not a wrong answer) and
 is judged by its own small pytest and lit subset (``-x``, slow tests left
@@ -48,9 +52,11 @@ import ast
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -148,7 +154,7 @@ TARGETS: dict[str, Target] = {
     "lowering_tma_plan": Target(
         "lowering/tma_plan.py",
         EVERY,
-        unit("test_tma_plan_control_flow", "test_tma_copies"),
+        unit("test_mutants_lowering", "test_tma_plan_control_flow", "test_tma_copies"),
         TMA_LIT,
         skip=("TmaRefusal.__init__",),
     ),
@@ -163,7 +169,12 @@ TARGETS: dict[str, Target] = {
     "model_barriers": Target(
         "python/gemm_opt/model/barriers.py",
         EVERY,
-        unit("test_model_barriers", "test_model_barrier_protocol"),
+        unit(
+            "test_model_barriers",
+            "test_model_barrier_protocol",
+            "test_model_warp_specialize",  # a phase another partition completes
+            "test_language_warp_specialize",
+        ),
         (),
         skip=("Barrier.missing",),
     ),
@@ -177,6 +188,7 @@ TARGETS: dict[str, Target] = {
             "test_memdesc_trans_model",
             "test_negative_coordinates",
             "test_model_concurrency",  # the interleaving points of block loads and stores
+            "test_model_litmus",  # the race reports that need a hand-over at a block store
         ),
         (),
     ),
@@ -208,7 +220,12 @@ TARGETS: dict[str, Target] = {
             "program_count",
             "work_programs",
         ),
-        API_TESTS,
+        (
+            *unit("test_mutants_runtime"),
+            *API_TESTS,
+            # schedule="auto", the kernels it may pick, determinism, the torch ops
+            *unit("test_api_runtime", "test_auto_kernels", "test_autotune", "test_torch_ops"),
+        ),
         (),
     ),
     "api": Target("python/gemm_opt/api.py", EVERY, unit("test_api", "test_api_runtime"), ()),
@@ -229,14 +246,14 @@ TARGETS: dict[str, Target] = {
     "dialect_sync": Target(
         "dialect/sync.py",
         EVERY,
-        unit("test_model_litmus"),
+        unit("test_mutants_dialect", "test_model_litmus"),
         lit("dialect", "tile-sync-invalid", "tile-sync-ops"),
         constants=True,
     ),
     "dialect_async_ops": Target(
         "dialect/async_ops.py",
         EVERY,
-        unit("test_async_mma_use_acc"),
+        unit("test_mutants_dialect", "test_async_mma_use_acc"),
         lit("dialect", "tile-async-mma-invalid", "tile-async-mma"),
         constants=True,
     ),
@@ -787,6 +804,8 @@ class Result:
     seconds: float = 0.0
     snippet: str = ""
     equivalent: str = ""
+    test: str = ""
+    """The pytest node id that failed (a kill by pytest in the fast mode)."""
 
 
 @dataclass
@@ -798,6 +817,8 @@ class ModuleReport:
     results: list[Result] = field(default_factory=list)
     wall_s: float = 0.0
     judged_by: list[str] = field(default_factory=list)
+    judge: str = "plain"
+    """``fast`` (the tests that execute the line, in forks) or ``plain``."""
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.results)
@@ -810,46 +831,334 @@ def _env() -> dict[str, str]:
     return env
 
 
+PYTEST_FLAGS = ("-x", "-q", "-p", "no:cacheprovider", "-m", "not slow")
+
+
 def _commands(target: Target) -> list[tuple[str, list[str]]]:
     py = sys.executable
     cmds = []
     if target.lit:
-        lit_main = "import sys, lit.main; sys.exit(lit.main.main())"
-        cmds.append(("lit", [py, "-c", lit_main, "-q", "--max-failures=1", *target.lit]))
-    tests = [t for t in target.pytest if (ROOT / t).exists()]
+        cmds.append(("lit", _lit_command(target)))
+    tests = _pytest_files(target)
     if tests:
-        cmds.append(
-            (
-                "pytest",
-                [
-                    py,
-                    "-m",
-                    "pytest",
-                    "-x",
-                    "-q",
-                    "-p",
-                    "no:cacheprovider",
-                    "-m",
-                    "not slow",
-                    *tests,
-                ],
-            )
-        )
+        cmds.append(("pytest", [py, "-m", "pytest", *PYTEST_FLAGS, *tests]))
     return cmds
+
+
+def _lit_command(target: Target, tests: list[str] | None = None) -> list[str]:
+    lit_main = "import sys, lit.main; sys.exit(lit.main.main())"
+    return [sys.executable, "-c", lit_main, "-q", "--max-failures=1", *(tests or target.lit)]
+
+
+#: lit runs with a clean environment; this passes coverage's start-up variable
+#: through, so the ``gemm-opt`` processes of a lit test record what they execute.
+LIT_WITH_COVERAGE = """
+import os, sys, lit.main, lit.TestingConfig as T
+defaults = T.TestingConfig.fromdefaults
+def fromdefaults(*args, **kwargs):
+    config = defaults(*args, **kwargs)
+    config.environment["COVERAGE_PROCESS_START"] = os.environ["COVERAGE_PROCESS_START"]
+    return config
+T.TestingConfig.fromdefaults = staticmethod(fromdefaults)
+sys.exit(lit.main.main())
+"""
+
+
+def _lit_files(target: Target) -> list[str]:
+    """The lit test files of ``target`` (its folders expanded)."""
+    out: list[str] = []
+    for entry in target.lit:
+        path = ROOT / entry
+        if path.is_dir():
+            out += sorted(
+                str(f.relative_to(ROOT))
+                for f in path.rglob("*")
+                if f.suffix in (".mlir", ".py")
+                and "Inputs" not in f.parts
+                and f.name != "lit.cfg.py"
+                and ".lit_out" not in f.parts
+            )
+        else:
+            out.append(entry)
+    return out
+
+
+def _lit_lines(files: list[str], source: Path, timeout: float) -> tuple[dict, dict] | str:
+    """Run each lit file alone under subprocess coverage: (line of ``source``
+    -> the lit files whose ``gemm-opt`` runs execute it, file -> seconds), or
+    the first file that fails unmutated."""
+    import coverage
+
+    lines: dict[int, list[str]] = {}
+    seconds: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="mutation-lit-") as tmp:
+        for i, f in enumerate(files):
+            folder = Path(tmp) / str(i)
+            folder.mkdir()
+            config = folder / "coverage.cfg"
+            config.write_text(_coverage_config(folder / "cov", source))
+            env = {**_env(), "COVERAGE_PROCESS_START": str(config)}
+            cmd = [sys.executable, "-c", LIT_WITH_COVERAGE, "-q", f]
+            t0 = time.monotonic()
+            proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, timeout=timeout)
+            seconds[f] = time.monotonic() - t0
+            if proc.returncode != 0:
+                return f
+            cov = coverage.Coverage(data_file=str(folder / "cov"), config_file=False)
+            cov.combine([str(folder)], keep=False)
+            data = cov.get_data()
+            for name in data.measured_files():
+                if Path(name).resolve() == source.resolve():
+                    for line in data.lines(name) or ():
+                        lines.setdefault(line, []).append(f)
+    return lines, seconds
+
+
+def _coverage_config(data: Path, source: Path) -> str:
+    """coverage.py settings that measure ``source`` only, in this process and
+    in every process it forks or starts (``gemm-opt`` runs its pipeline in a
+    fork and leaves it by ``os._exit``), each writing its own data file."""
+    return (
+        f"[run]\ndata_file = {data}\nparallel = True\npatch = _exit, fork\n"
+        f"include =\n    {source}\n    {_installed_path(source)}\n"
+    )
+
+
+def _installed_path(source: Path) -> Path:
+    """The link to ``source`` in the editable install (what imports load)."""
+    for link in ROOT.glob(f"build/__editable__*/gemm_opt/**/{source.name}"):
+        if link.resolve() == source.resolve():
+            return link
+    return source
+
+
+def _pytest_files(target: Target) -> list[str]:
+    return [t for t in target.pytest if (ROOT / t).exists()]
 
 
 def _run_tests(target: Target, timeout: float) -> tuple[str, str]:
     """("passed" | "failed" | "timeout", which command decided)."""
     for name, cmd in _commands(target):
-        try:
-            proc = subprocess.run(
-                cmd, cwd=ROOT, env=_env(), capture_output=True, timeout=timeout, check=False
-            )
-        except subprocess.TimeoutExpired:
-            return "timeout", name
-        if proc.returncode != 0:
-            return "failed", name
+        status = _run_command(cmd, timeout)
+        if status != "passed":
+            return status, name
     return "passed", ""
+
+
+def _run_command(cmd: list[str], timeout: float) -> str:
+    try:
+        proc = subprocess.run(
+            cmd, cwd=ROOT, env=_env(), capture_output=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return "passed" if proc.returncode == 0 else "failed"
+
+
+# ---- the fast mode: a fork server and the tests that execute the mutated line ----------
+
+PRELOAD = (
+    "numpy",
+    "ml_dtypes",
+    "pytest",
+    "hypothesis",
+    "torch",
+    "triton",
+    "torch_mlir.ir",
+    "torch_mlir.passmanager",
+    "torch_mlir.dialects.arith",
+    "torch_mlir.dialects.ext",
+    "torch_mlir.dialects.func",
+    "torch_mlir.dialects.scf",
+    "torch_mlir.dialects.transform",
+    "torch_mlir.dialects.transform.structured",
+)
+"""Third-party packages the runner imports once before forking a child per
+run. Nothing of ``gemm_opt`` is among them: each child imports the package
+from the (mutated) sources, and its caches start empty."""
+
+PYTEST_USAGE = (4, 5)  # usage error, no tests collected: not a verdict on the mutant
+
+
+def preload() -> None:
+    import importlib
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    if any(m == "gemm_opt" or m.startswith("gemm_opt.") for m in sys.modules):
+        raise SystemExit("mutation: a preloaded package imported gemm_opt; children would not")
+
+
+@dataclass
+class ChildRun:
+    status: str  # passed | failed | timeout | usage
+    failed: str = ""
+    durations: dict[str, float] = field(default_factory=dict)
+    lines: dict[int, list[str]] = field(default_factory=dict)
+    """With coverage: line of the module under test -> the contexts (test
+    node ids, '' for import and collection) that executed it."""
+
+
+def _child_pytest(args: list[str], result: Path, cover: Path | None) -> int:
+    """In the forked child: run pytest in-process, write what happened to
+    ``result``. ``cover``: the file whose lines are mapped to tests."""
+    import pytest
+
+    failed: list[str] = []
+    durations: dict[str, float] = {}
+    cov = None
+    if cover is not None:
+        import coverage
+
+        folder = Path(tempfile.mkdtemp(prefix="mutation-cov-"))
+        config = folder / "coverage.cfg"
+        config.write_text(_coverage_config(folder / "cov", cover))
+        cov = coverage.Coverage(config_file=str(config))
+
+    class Recorder:
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_protocol(self, item, nextitem):
+            if cov is not None:
+                cov.switch_context(item.nodeid)
+            yield
+            if cov is not None:
+                cov.switch_context("")
+
+        def pytest_runtest_logreport(self, report):
+            durations[report.nodeid] = durations.get(report.nodeid, 0.0) + report.duration
+            if report.failed and not failed:
+                failed.append(report.nodeid)
+
+    try:  # a loaded machine must not turn a slow example into a kill
+        from hypothesis import settings
+
+        settings.register_profile("mutation", deadline=None)
+        settings.load_profile("mutation")
+    except ImportError:
+        pass
+    if cov is not None:
+        cov.start()
+    code = int(pytest.main(args, plugins=[Recorder()]))
+    lines: dict[int, list[str]] = {}
+    if cov is not None:
+        cov.stop()
+        cov.save()
+        cov.combine([str(folder)])  # with the data of the forks the tests made (they inherit
+        data = cov.get_data()  # the context of the test that forked them)
+        for name in data.measured_files():
+            if Path(name).resolve() == cover.resolve():
+                lines = {n: sorted(c) for n, c in data.contexts_by_lineno(name).items()}
+        shutil.rmtree(folder, ignore_errors=True)
+    result.write_text(
+        json.dumps(
+            {
+                "exit": code,
+                "failed": failed[0] if failed else "",
+                "durations": durations,
+                "lines": lines,
+            }
+        )
+    )
+    return code
+
+
+def fork_pytest(args: list[str], timeout: float, cover: Path | None = None) -> ChildRun:
+    """Run pytest with ``args`` in a forked child of this (preloaded) process."""
+    fd, name = tempfile.mkstemp(prefix="mutation-", suffix=".json")
+    os.close(fd)
+    result = Path(name)
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        code = 3
+        try:
+            os.setpgid(0, 0)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            sys.dont_write_bytecode = True
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            os.chdir(ROOT)
+            code = _child_pytest(args, result, cover)
+        except BaseException:
+            code = 3
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                _kill_group(pid)
+                return ChildRun("timeout")
+            time.sleep(0.02)
+        code = os.waitstatus_to_exitcode(status)
+        data = json.loads(result.read_text()) if result.stat().st_size else {}
+    except BaseException:
+        _kill_group(pid)
+        raise
+    finally:
+        result.unlink(missing_ok=True)
+    if code in PYTEST_USAGE:
+        return ChildRun("usage")
+    lines = {int(k): v for k, v in data.get("lines", {}).items()}
+    return ChildRun(
+        "passed" if code == 0 else "failed",
+        data.get("failed", ""),
+        data.get("durations", {}),
+        lines,
+    )
+
+
+def _kill_group(pid: int) -> None:
+    for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            kill()
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+@dataclass
+class Selector:
+    """The tests that execute each line of the module under test, from one
+    unmutated run under coverage with a context per test."""
+
+    lines: dict[int, list[str]]
+    durations: dict[str, float]
+
+    def tests(self, first: int, last: int) -> list[str] | None:
+        """The node ids that executed a line in ``first..last``, fastest
+        first; None when code of those lines ran outside any test (at import
+        or collection: only the whole files can judge it)."""
+        found: set[str] = set()
+        for line in range(first, last + 1):
+            for ctx in self.lines.get(line, ()):
+                if not ctx:
+                    return None
+                found.add(ctx)
+        return sorted(found, key=lambda t: (self.durations.get(t, 0.0), t))
+
+
+def _statement_span(tree: ast.Module, node: ast.AST, parent: ast.AST | None) -> tuple[int, int]:
+    """Lines from the start of the innermost statement holding ``node`` to the
+    end of ``node``: a test that executes ``node`` executes one of them."""
+    target = node if hasattr(node, "lineno") else parent
+    first = getattr(target, "lineno", 0)
+    last = getattr(target, "end_lineno", first) or first
+    start = 0  # the innermost statement starts last
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, ast.stmt) and stmt.lineno <= first <= (stmt.end_lineno or 0):
+            if stmt.lineno > start and any(n is target for n in ast.walk(stmt)):
+                start = stmt.lineno
+    return (start or first), last
 
 
 def _equivalence_note(lines: list[str], line: int) -> str:
@@ -883,6 +1192,117 @@ def _previous(path: Path | None, name: str, sha: str) -> dict[int, Result] | Non
     return None
 
 
+class PlainJudge:
+    """Every mutant against the whole pytest and lit subset, each run a fresh
+    process (the slow reference)."""
+
+    def __init__(self, target: Target, per_mutant: float | None) -> None:
+        self.target = target
+        self.per_mutant = per_mutant
+        self.timeout = 0.0
+
+    def baseline(self, tree: ast.Module, cover: Path) -> str:
+        status, by = _run_tests(self.target, timeout=1800)
+        return by if status != "passed" else ""
+
+    def set_timeout(self, baseline: float) -> None:
+        self.timeout = self.per_mutant or max(30.0, 3 * baseline)
+
+    def __call__(self, node: ast.AST, parent: ast.AST | None) -> tuple[str, str, str]:
+        status, by = _run_tests(self.target, self.timeout)
+        return status, by, ""
+
+
+class FastJudge:
+    """A mutant against the pytest tests that execute its line (fastest first,
+    ``-x``) in a child forked from this preloaded process, then the lit files
+    whose ``gemm-opt`` runs execute it (mapped by subprocess coverage, one lit
+    file at a time). A kill is the failure of a real test of the subset; a
+    mutant that no test executes survives."""
+
+    def __init__(self, target: Target, per_mutant: float | None, confirm: bool = True) -> None:
+        self.target = target
+        self.per_mutant = per_mutant
+        self.confirm = confirm
+        self.files = _pytest_files(target)
+        self.selector = Selector({}, {})
+        self.tree: ast.Module | None = None
+        self.pytest_s = 0.0
+        self.lit_lines: dict[int, list[str]] = {}
+        self.lit_seconds: dict[str, float] = {}
+
+    def baseline(self, tree: ast.Module, cover: Path) -> str:
+        self.tree = tree
+        if self.files:
+            t0 = time.monotonic()
+            run = fork_pytest([*PYTEST_FLAGS, *self.files], 1800, cover=cover)
+            self.pytest_s = time.monotonic() - t0
+            if run.status != "passed":
+                return f"pytest ({run.status} {run.failed})"
+            self.selector = Selector(run.lines, run.durations)
+        if self.target.lit:
+            found = _lit_lines(_lit_files(self.target), cover, 1800)
+            if isinstance(found, str):
+                return f"lit ({found})"
+            self.lit_lines, self.lit_seconds = found
+        return ""
+
+    def set_timeout(self, baseline: float) -> None:
+        pass
+
+    def _timeout(self, expected: float) -> float:
+        return self.per_mutant or max(30.0, 3 * expected)
+
+    def __call__(self, node: ast.AST, parent: ast.AST | None) -> tuple[str, str, str]:
+        assert self.tree is not None
+        tests: list[str] | None = None
+        if self.files:
+            tests = self.selector.tests(*_statement_span(self.tree, node, parent))
+            args = self.files if tests is None else tests
+            if args:
+                startup = 2.0
+                expected = (
+                    self.pytest_s
+                    if tests is None
+                    else startup + sum(self.selector.durations.get(t, 0.0) for t in tests)
+                )
+                run = fork_pytest([*PYTEST_FLAGS, *args], self._timeout(expected))
+                if run.status == "usage" and tests is not None:  # ids made from mutated values
+                    run = fork_pytest([*PYTEST_FLAGS, *self.files], self._timeout(self.pytest_s))
+                if run.status == "usage":
+                    raise SystemExit(f"mutation: pytest refused {args[:3]}...")
+                if run.status != "passed":
+                    return run.status, "pytest", run.failed
+        if self.target.lit:
+            first, last = _statement_span(self.tree, node, parent)
+            files = sorted({f for n in range(first, last + 1) for f in self.lit_lines.get(n, ())})
+            if files:
+                expected = sum(self.lit_seconds[f] for f in files)
+                status = _run_command(_lit_command(self.target, files), self._timeout(expected))
+                if status != "passed":
+                    return status, "lit", files[0] if len(files) == 1 else ""
+        if self.files and self.confirm and tests is not None:
+            # A survivor of the selection meets the whole subset: code run by a
+            # thread the tracer does not see, or by a long-lived worker process
+            # (forked under an earlier test's context), is missing from the map.
+            run = fork_pytest([*PYTEST_FLAGS, *self.files], self._timeout(self.pytest_s))
+            if run.status != "passed":
+                return run.status, "pytest", run.failed
+        return "passed", "", ""
+
+
+def _drop_bytecode(path: Path) -> None:
+    """Remove the cached bytecode of ``path`` (beside it and beside its link
+    in the editable install): with bytecode writing off, every import of the
+    module then compiles the source on disk, the mutant's."""
+    stale = list((path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"))
+    for pyc in ROOT.glob(f"build/__editable__*/**/__pycache__/{path.stem}.*.pyc"):
+        if (pyc.parent.parent / f"{path.stem}.py").resolve() == path.resolve():
+            stale.append(pyc)
+    for pyc in stale:
+        pyc.unlink()
+
+
 def run_module(
     name: str,
     target: Target,
@@ -891,6 +1311,8 @@ def run_module(
     previous: Path | None,
     on_result,
     per_mutant: float | None = None,
+    fast: bool = True,
+    confirm: bool = True,
 ) -> ModuleReport:
     """Mutate ``target`` one point at a time. With ``previous`` (a JSON report
     of the same source), its killed mutants are taken as they are and only its
@@ -902,26 +1324,35 @@ def run_module(
     lines = original.splitlines()
     earlier = _previous(previous, name, sha)
     start = time.monotonic()
-    report = ModuleReport(name, target.path, sha, 0.0, judged_by=[*target.lit, *target.pytest])
+    report = ModuleReport(
+        name,
+        target.path,
+        sha,
+        0.0,
+        judged_by=[*target.lit, *target.pytest],
+        judge="fast" if fast else "plain",
+    )
     tree = ast.parse(original)
     found = points(tree, target)
     if not found:
         print(f"{name}: no mutation points", flush=True)
         return report
-    status, by = _run_tests(target, timeout=1800)
+    _drop_bytecode(path)
+    judge = FastJudge(target, per_mutant, confirm) if fast else PlainJudge(target, per_mutant)
+    failing = judge.baseline(tree, path)
     baseline = time.monotonic() - start
-    if status != "passed":
-        raise SystemExit(f"mutation: the tests of {name} fail without a mutant ({by})")
-    timeout = per_mutant if per_mutant else max(30.0, 3 * baseline)
+    if failing:
+        raise SystemExit(f"mutation: the tests of {name} fail without a mutant ({failing})")
+    judge.set_timeout(baseline)
     report.baseline_s = round(baseline, 1)
     count = len(found)
     todo = [i for i in range(count if limit is None else min(limit, count)) if i % sample == 0]
     print(f"{name}: {count} mutants, {len(todo)} to run, baseline {baseline:.1f}s", flush=True)
     try:
         for i in todo:
+            node, parent, _ = found[i]
             if earlier is not None and i in earlier and earlier[i].status != "survived":
-                node, parent, _ = found[i]  # the line may have moved (comments)
-                line = getattr(node, "lineno", getattr(parent, "lineno", 0))
+                line = getattr(node, "lineno", getattr(parent, "lineno", 0))  # comments move it
                 snippet = lines[line - 1].strip() if line else ""
                 point = replace(earlier[i].point, line=line)
                 report.results.append(replace(earlier[i], point=point, snippet=snippet))
@@ -929,15 +1360,16 @@ def run_module(
             source, point = mutant_source(original, target, i)
             path.write_text(source)
             t0 = time.monotonic()
-            status, by = _run_tests(target, timeout)
+            status, by, test = judge(node, parent)
+            path.write_text(original)
             outcome = {"failed": "killed", "passed": "survived", "timeout": "timeout"}[status]
             snippet = lines[point.line - 1].strip() if point.line else ""
-            result = Result(point, outcome, by, round(time.monotonic() - t0, 1), snippet)
+            result = Result(point, outcome, by, round(time.monotonic() - t0, 1), snippet, test=test)
             if outcome == "survived":
                 result.equivalent = _equivalence_note(lines, point.line)
             report.results.append(result)
             where = f"{target.path}:{point.line}"
-            print(f"  [{i + 1}/{count}] {outcome:8} {where} {point.kind}", flush=True)
+            print(f"  [{i + 1}/{count}] {outcome:8} {where} {point.kind} {test}", flush=True)
             report.wall_s = round(time.monotonic() - start, 1)
             on_result(report)
     finally:
@@ -994,15 +1426,15 @@ def summary(before: Path, after: Path) -> str:
     survivors to run again, or was not run again)."""
     out = [
         "| module | mutants | before: killed | before | after: killed | equivalent "
-        "| after | after w/o equivalent | wall before | wall after |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| after | after w/o equivalent | wall before | wall after | judge |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     tot = [0, 0, 0, 0, 0.0, 0.0]  # mutants, killed before, after, equivalent, walls
     for name, target in TARGETS.items():
         first = _load_report(before, name)
         if first is None:
             n = len(points(ast.parse((ROOT / target.path).read_text()), target))
-            out.append(f"| {target.path} | {n} | not run | | | | | | | |")
+            out.append(f"| {target.path} | {n} | not run | | | | | | | | |")
             continue
         last = _load_report(after, name) or first
         res0, res1 = first["results"], last["results"]
@@ -1016,14 +1448,22 @@ def summary(before: Path, after: Path) -> str:
         out.append(
             f"| {target.path} | {len(res1)} | {k0} | {_pct(k0, len(res0))} | {k1} | {e1} "
             f"| {_pct(k1, len(res1))} | {_pct(k1, len(res1) - e1)} "
-            f"| {_minutes(first['wall_s'])} | {wall1} |"
+            f"| {_minutes(first['wall_s'])} | {wall1} "
+            f"| {_judges(first, last)} |"
         )
     n, k0, k1, e1 = (int(x) for x in tot[:4])
     out.append(
         f"| **all run** | {n} | {k0} | {_pct(k0, n)} | {k1} | {e1} | {_pct(k1, n)} "
-        f"| {_pct(k1, n - e1)} | {_minutes(tot[4])} | {_minutes(tot[5])} |"
+        f"| {_pct(k1, n - e1)} | {_minutes(tot[4])} | {_minutes(tot[5])} | |"
     )
     return "\n".join(out) + "\n"
+
+
+def _judges(first: dict, last: dict) -> str:
+    judges = [first.get("judge", "plain")] + (
+        [last.get("judge", "plain")] if last is not first else []
+    )
+    return ", ".join(judges)
 
 
 def _minutes(seconds: float) -> str:
@@ -1061,6 +1501,16 @@ def main(argv: list[str] | None = None) -> int:
         help="leave the pytest files matching GLOB out of the judge (a 'before' run "
         "of tests written since)",
     )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="every mutant against the whole subset in fresh processes (the slow reference)",
+    )
+    parser.add_argument(
+        "--trust-coverage",
+        action="store_true",
+        help="a survivor of the tests that execute its line is not run against the whole subset",
+    )
     parser.add_argument("--list", action="store_true", help="count the mutants and exit")
     parser.add_argument(
         "--summary",
@@ -1087,7 +1537,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{n:40} {count:5}  {t.path}")
         print(f"{'all':40} {total:5}  in {len(names)} modules")
         return 0
+    if os.environ.get("PYTHONHASHSEED") != "0" or not sys.dont_write_bytecode:
+        os.execve(sys.executable, [sys.executable, *sys.argv], _env())  # the children inherit it
     signal.signal(signal.SIGTERM, _terminate)
+    if not args.plain:
+        preload()
     reports: list[ModuleReport] = []
 
     def write(report: Path, done: list[ModuleReport]) -> None:
@@ -1106,7 +1560,15 @@ def main(argv: list[str] | None = None) -> int:
         target = TARGETS[n]
         kept = tuple(t for t in target.pytest if not any(fnmatch(t, g) for g in args.without))
         report = run_module(
-            n, replace(target, pytest=kept), args.limit, args.sample, args.reuse, save, args.timeout
+            n,
+            replace(target, pytest=kept),
+            args.limit,
+            args.sample,
+            args.reuse,
+            save,
+            args.timeout,
+            fast=not args.plain,
+            confirm=not args.trust_coverage,
         )
         save(report)
         reports.append(report)

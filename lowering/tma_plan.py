@@ -187,7 +187,7 @@ class _Walk:
                 bound = min(bound, ir.IntegerAttr(op.attributes["num"]).value)
             elif name == "func.return":
                 self.plan.windows[op] = max(self.plan.windows.get(op, 0), bound)
-                bound = 0
+                bound = 0  # Equivalent mutant: 0->1; a return ends the block, its bound is unread.
             elif name == "func.call":
                 raise TmaRefusal(op, "calls in a function with TMA copies are not supported")
             elif not op.regions or not _has_copy_ops(op):
@@ -225,19 +225,24 @@ class _Walk:
                 "start; wait for them (tile.async_tdm_wait {num = 0}) before it",
             )
 
+        counted: list[ir.Operation] = []
+
         def visit(inner: ir.Operation) -> ir.WalkResult:
             if inner.name == WAIT_OP:
                 self.plan.windows[inner] = 0
             elif _counted(inner):
-                raise TmaRefusal(
-                    inner,
-                    "counted TMA copies inside a 'tile.warp_specialize' partition are not "
-                    "supported (their count would not be tracked across the partitions): "
-                    "track them with an mbarrier (the copy's barrier operand)",
-                )
+                counted.append(inner)  # raised below: the bindings wrap a callback's exception
+                return ir.WalkResult.INTERRUPT
             return ir.WalkResult.ADVANCE
 
         op.walk(visit)  # the tile.warp_specialize itself is neither a wait nor a copy
+        if counted:
+            raise TmaRefusal(
+                counted[0],
+                "counted TMA copies inside a 'tile.warp_specialize' partition are not "
+                "supported (their count would not be tracked across the partitions): "
+                "track them with an mbarrier (the copy's barrier operand)",
+            )
 
     def fixpoint(self, op: ir.Operation, bound: int, step) -> int:
         """The bound at the loop's head: grows monotonically up to a fixpoint

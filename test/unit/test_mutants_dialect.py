@@ -189,3 +189,62 @@ def test_a_tdm_store_of_a_swizzled_block_has_no_row_rule() -> None:
         return tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=[1, 0])
 
     assert _store_errors([64, 64], swizzled, "gfx1250") == []
+
+
+# ---- the sync ops' result type ------------------------------------------------------------
+
+SYNC_RESULT = {
+    "tile.atomic_rmw": (
+        '%r = "tile.atomic_rmw"(%p, %i, %i) {kind = "add", sem = "relaxed", scope = "gpu"} '
+        ": (!tile.ptr<i32>, i32, i32) -> ",
+        "must return one i32 (the old value)",
+    ),
+    "tile.load_scalar": (
+        '%r = "tile.load_scalar"(%p, %i) : (!tile.ptr<i32>, i32) -> ',
+        "must return one i32",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", SYNC_RESULT)
+@pytest.mark.parametrize("result", ["i32", "i64", "i16"])
+def test_a_sync_op_returns_one_i32(name: str, result: str) -> None:
+    op, message = SYNC_RESULT[name]
+    text = "func.func @f(%p: !tile.ptr<i32>, %i: i32) {\n" + op + result + "\n  return\n}\n"
+    with make_context():
+        if result == "i32":
+            assert ir.Module.parse(text).operation.verify()
+            return
+        with pytest.raises(MLIRError) as e:
+            ir.Module.parse(text)
+    assert f"'{name}' op {message}" in str(e.value)
+
+
+# ---- tile.async_wmma's k_width at its limits --------------------------------------------
+
+ASYNC_WMMA_HEAD = """
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 4, 2>, instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+!a = !tile.shared<tensor<128x64xf16, #s>>
+!b = !tile.shared<tensor<64x128xf16, #s>>
+!c = tensor<128x128xf32, #acc>
+module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:90"} {
+  func.func @f(%a: !a, %b: !b, %c: !c) {
+    %d = "tile.async_wmma"(%a, %b, %c) {operandSegmentSizes = array<i32: 1, 1, 1, 0>, k_width = """
+ASYNC_WMMA_TAIL = """ : i32} : (!a, !b, !c) -> !c
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(("k_width", "ok"), [(1, True), (32, True), (0, False), (64, False)])
+def test_async_wmma_k_width_from_1_to_32(k_width: int, ok: bool) -> None:
+    text = ASYNC_WMMA_HEAD + str(k_width) + ASYNC_WMMA_TAIL
+    with make_context():
+        if ok:
+            assert ir.Module.parse(text).operation.verify()
+            return
+        with pytest.raises(MLIRError) as e:
+            ir.Module.parse(text)
+    assert f"k_width = {k_width} must be a power of two from 1 to 32" in str(e.value)

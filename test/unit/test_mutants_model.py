@@ -237,3 +237,128 @@ def test_a_block_store_by_some_warps_only_is_refused() -> None:
     with pytest.raises(ModelError, match="store_block under warp-divergent control flow"):
         run_function(DIVERGENT_STORE, "f", {"out": out})
     assert np.isnan(out.astype(np.float32)).all()  # nothing was written
+
+
+# ---- tile.local_store into a buffer partly in flight -------------------------------------
+
+#: ``@k(%x, %y)`` of 4 warps: the two-slot ring is filled with zeros, then an
+#: asynchronous op uses slot 1 only (one of ``IN_FLIGHT``) and, once its wait
+#: retired it or not, ``PARTLY_TAIL`` stores the whole ring again.
+PARTLY_HEAD = """
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+#acc = #tile.wmma_layout<{instr_shape = array<i64: 16, 16, 32>, transposed = true, version = 3 : i64, warps_per_cta = array<i64: 4, 1>}>
+!ring = !tile.shared<tensor<2x64x32xf16, #s>>
+!slot = !tile.shared<tensor<64x32xf16, #s>>
+!bbuf = !tile.shared<tensor<32x64xf16, #s>>
+!d = !tile.tensor_desc<tensor<64x32xf16, #s>>
+!acc = tensor<64x64xf32, #acc>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250", tile.threads_per_warp = 32 : i32} {
+  func.func @k(%x: !tile.ptr<f16>, %y: !tile.ptr<f16>) {
+    %c1 = arith.constant 1 : i32
+    %c32 = arith.constant 32 : i32
+    %c64 = arith.constant 64 : i32
+    %l32 = arith.constant 32 : i64
+    %one = arith.constant 1 : i64
+    %dx = "tile.make_tensor_descriptor"(%x, %c64, %c32, %l32, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !d
+    %dy = "tile.make_tensor_descriptor"(%y, %c64, %c32, %l32, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !d
+    %z = arith.constant dense<0.0> : tensor<2x64x32xf16>
+    %zb = arith.constant dense<0.0> : tensor<32x64xf16>
+    %acc = arith.constant dense<0.0> : !acc
+    %ring = "tile.local_alloc"() : () -> !ring
+    %b = "tile.local_alloc"() : () -> !bbuf
+    "tile.local_store"(%z, %ring) : (tensor<2x64x32xf16>, !ring) -> ()
+    "tile.local_store"(%zb, %b) : (tensor<32x64xf16>, !bbuf) -> ()
+    %slot = "tile.memdesc_index"(%ring, %c1) : (!ring, i32) -> !slot
+"""
+PARTLY_TAIL = """
+    "tile.local_store"(%z, %ring) : (tensor<2x64x32xf16>, !ring) -> ()
+    return
+  }
+}
+"""
+TDM_WAIT = '"tile.async_tdm_wait"() {num = 0 : i32} : () -> ()\n'
+#: (the op using slot 1, the wait that retires it, the race report).
+IN_FLIGHT = {
+    "a TDM copy into it": (
+        '"tile.async_tdm_copy_global_to_local"(%dx, %slot) '
+        "{operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!d, !slot) -> ()\n",
+        TDM_WAIT,
+        "write of shared memory still being written by an in-flight TDM copy",
+    ),
+    "a TDM store from it": (
+        '"tile.async_tdm_copy_local_to_global"(%dy, %slot) : (!d, !slot) -> ()\n',
+        TDM_WAIT,
+        "write of shared memory an in-flight TDM store reads",
+    ),
+    "an MMA reading it": (
+        '%r = "tile.async_wmma"(%slot, %b, %acc) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} '
+        ": (!slot, !bbuf, !acc) -> !acc\n",
+        '%w = "tile.async_wmma_wait"(%r) {num = 0 : i32} : (!acc) -> !acc\n',
+        "write of shared memory an in-flight MMA reads",
+    ),
+}
+
+
+@pytest.mark.parametrize("what", IN_FLIGHT)
+def test_a_store_into_a_ring_with_one_slot_in_flight_is_a_race(what: str) -> None:
+    """The store covers both slots; only slot 1 is in flight. Once the wait
+    retires the op the same store is fine."""
+    op, wait, message = IN_FLIGHT[what]
+    x = np.ones((64, 32), np.float16)
+    y = np.zeros((64, 32), np.float16)
+    run_function(PARTLY_HEAD + op + wait + PARTLY_TAIL, "k", {"x": x, "y": y})
+    with pytest.raises(ModelError, match=f"^{message}"):
+        run_function(PARTLY_HEAD + op + PARTLY_TAIL, "k", {"x": x, "y": y})
+
+
+# ---- block loads are interleaving points ---------------------------------------------------
+
+#: ``@k(%data, %count)``, two programs: 0 stores data[0] then data[1] (plain
+#: block stores; its relaxed atomic makes the grid run concurrently), 1 loads
+#: data[1] then data[0]. Every order of the four accesses is a race; which one
+#: is reported says which orders the seeded runs explored.
+LOADS_BETWEEN_STORES = """
+#bl = #tile.blocked<{size_per_thread = array<i64: 1>, threads_per_warp = array<i64: 32>, warps_per_cta = array<i64: 1>, order = array<i64: 0>}>
+!v = tensor<1xi32, #bl>
+module attributes {tile.num_warps = 1 : i32} {
+  func.func @k(%data: !tile.ptr<i32>, %count: !tile.ptr<i32>) {
+    %pid = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %l1 = arith.constant 1 : i64
+    %one = arith.constant dense<1> : !v
+    %first = arith.cmpi eq, %pid, %c0 : i32
+    scf.if %first {
+      "tile.store_block"(%data, %c2, %l1, %c0, %one) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>} : (!tile.ptr<i32>, i32, i64, i32, !v) -> () loc("P0":1:1)
+      "tile.store_block"(%data, %c2, %l1, %c1, %one) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>} : (!tile.ptr<i32>, i32, i64, i32, !v) -> () loc("P0":2:1)
+      %n = "tile.atomic_rmw"(%count, %c0, %c1) {kind = "add", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32 loc("P0":3:1)
+    } else {
+      %a = "tile.load_block"(%data, %c2, %l1, %c1) {operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (!tile.ptr<i32>, i32, i64, i32) -> !v loc("P1":1:1)
+      %b = "tile.load_block"(%data, %c2, %l1, %c0) {operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (!tile.ptr<i32>, i32, i64, i32) -> !v loc("P1":2:1)
+    }
+    return
+  }
+}
+"""
+
+
+def test_a_seeded_run_interleaves_between_two_block_loads() -> None:
+    """Program 1 loading data[1], then program 0 storing both words, then
+    program 1 loading data[0] needs a hand-over at the second load: only then
+    is the first race program 0's store of data[1] after 1's read of it."""
+    reports = set()
+    for seed in [None, *range(48)]:
+        arrays = {"data": np.zeros(2, np.int32), "count": np.zeros(1, np.int32)}
+        with pytest.raises(ModelError) as e:
+            run_function(LOADS_BETWEEN_STORES, "k", arrays, (2, 1, 1), seed=seed, num_resident=2)
+        where, kind, rest = str(e.value).split(": ", 2)
+        word = rest.index("'data'[")
+        reports.add((where, kind, rest[word : word + 9]))
+    read, write = "partial read before its release", "write racing a read of another program"
+    assert reports == {
+        ("'tile.load_block' at P1:1:1", read, "'data'[1]"),
+        ("'tile.load_block' at P1:2:1", read, "'data'[0]"),
+        ("'tile.store_block' at P0:1:1", write, "'data'[0]"),
+        ("'tile.store_block' at P0:2:1", write, "'data'[1]"),  # the hand-over at P1:2:1
+    }

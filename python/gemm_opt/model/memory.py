@@ -240,6 +240,7 @@ def _b_convert_layout(c: Compiler, op: Any) -> Exec:
 
 def _block_access(c: Compiler, op: Any, value_type: ir.Type):
     elem, shape = value_elem(value_type)
+    # Equivalent mutant: or->and; the verifier admits only ranked tensors of modelled types.
     if elem is None or shape is None:
         raise ModelError(f"{op_where(op)}: unsupported block type {value_type}")
     slots = (
@@ -316,6 +317,7 @@ def _b_store_block(c: Compiler, op: Any) -> Exec:
         data = to_storage(p.env[value], elem)
         ptr.array[idx] = data[inside]
         if sync is not None:
+            # Equivalent mutant: -= 1 or += 2; effects is only compared with an earlier value.
             p.clock.effects += 1
             sync.scheduler.changed(ptr.array)
 

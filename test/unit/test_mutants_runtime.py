@@ -1,0 +1,167 @@
+"""The API's layout checks of CUDA operands at their edges (found by
+``benchmarks/mutation.py``).
+
+``_check_cuda_layout`` guards every grouped CUDA operand and every ``out``
+before a launch: rows of unit stride, groups back to back, 16-byte aligned
+data. The checks read only strides, sizes and the data pointer, so CPU
+tensors of the same layouts pin them here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import gemm_opt
+from gemm_opt.core import schedules as S
+from gemm_opt.runtime.plan import (
+    MAX_BLOCK,
+    MAX_CONFIG_VALUE,
+    MAX_WARPS,
+    _check_cuda_layout,
+    _check_out,
+    _ld,
+    _schedule,
+    check_config,
+)
+
+
+def _ok(x: torch.Tensor) -> None:
+    _check_cuda_layout(x, "a")
+
+
+def _refused(x: torch.Tensor, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        _check_cuda_layout(x, "a")
+
+
+def test_rows_must_have_unit_stride() -> None:
+    _ok(torch.empty(4, 8, dtype=torch.float16))
+    # 8 rows of 2 elements read down a column: stride 8 between a row's elements
+    _refused(torch.empty(2, 8, dtype=torch.float16).t(), r"^a: the kernel reads rows with unit")
+
+
+def test_a_single_column_has_no_inner_stride_to_check() -> None:
+    column = torch.empty(8, 4, dtype=torch.float16).t()[:, :1]  # strides (1, 4)
+    assert column.stride(-1) != 1
+    _ok(column)
+
+
+def test_groups_must_be_back_to_back() -> None:
+    _ok(torch.empty(2, 4, 8, dtype=torch.float16))
+    gapped = torch.empty(2, 5, 8, dtype=torch.float16)[:, :4]  # a spare row after each group
+    _refused(gapped, r"^a: the groups must be stored back to back, 4 rows")
+
+
+def test_one_group_may_have_a_gap_after_it() -> None:
+    _ok(torch.empty(1, 5, 8, dtype=torch.float16)[:, :4])
+
+
+def test_a_group_of_one_row_is_back_to_back_at_any_row_stride() -> None:
+    """A group of one row: its row stride is the dense row length, whatever
+    the tensor's row stride says."""
+    _ok(torch.empty(2, 1, 8, dtype=torch.float16))
+    _refused(
+        torch.empty(2, 2, 8, dtype=torch.float16)[:, :1],  # group stride 16, one row of 8
+        r"^a: the groups must be stored back to back, 1 rows",
+    )
+
+
+def test_data_must_be_16_byte_aligned() -> None:
+    base = torch.empty(64, dtype=torch.float16)
+    _ok(base[8:].view(7, 8))  # 16 bytes in
+    _refused(base[1:57].view(7, 8), r"^a: data at 0x[0-9a-f]+ is not 16-byte aligned")
+
+
+@pytest.mark.parametrize(
+    ("x", "backend", "ld"),
+    [
+        (torch.empty(2, 16)[:, :8], "cuda", 16),  # a view keeps its row stride
+        (torch.empty(2, 3, 16)[:, :, :8], "cuda", 16),
+        (torch.empty(1, 16)[:, :8], "cuda", 8),  # one row: no row stride to keep
+        (torch.empty(16)[:8], "cuda", 8),
+        (torch.empty(2, 16)[:, :8], "model", 8),  # the model copies to dense storage
+    ],
+)
+def test_the_leading_dimension_of_an_operand(x: torch.Tensor, backend: str, ld: int) -> None:
+    assert _ld(x, backend, 8) == ld
+
+
+# ---- check_config at its limits ------------------------------------------------------------
+
+DEFAULT = S.GemmConfig()
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"group_m": 1, "num_stages": 1},  # the least positive values
+        {"num_warps": 1},  # 2**0 is a power of two
+        {"group_m": MAX_CONFIG_VALUE},  # a 32-bit attribute's largest value
+        {"num_warps": MAX_WARPS},
+        {"block_m": MAX_BLOCK, "block_n": MAX_BLOCK, "block_k": MAX_BLOCK},
+        {"block_m": 16, "block_n": 16, "block_k": 16},
+    ],
+)
+def test_a_config_at_its_limits_is_taken(config: dict) -> None:
+    cfg = check_config(config, DEFAULT)
+    assert all(getattr(cfg, k) == v for k, v in config.items())
+
+
+@pytest.mark.parametrize(
+    ("config", "match"),
+    [
+        ({"group_m": 0}, r"^config.group_m must be a positive integer, got 0$"),
+        ({"group_m": True}, r"^config.group_m must be a positive integer, got True$"),
+        ({"num_stages": 2.0}, r"^config.num_stages must be a positive integer, got 2.0$"),
+        ({"num_warps": 2 * MAX_WARPS}, rf"^config.num_warps must be at most {MAX_WARPS} "),
+        ({"block_k": 2 * MAX_BLOCK}, rf"^config.block_k must be at most {MAX_BLOCK} "),
+        ({"num_warps": 6}, r"^config.num_warps must be a power of two, got 6$"),
+        ({"block_n": 8}, r"^config.block_n must be at least 16, got 8$"),
+    ],
+)
+def test_a_config_past_its_limits_is_refused(config: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        check_config(config, DEFAULT)
+
+
+@pytest.mark.parametrize("schedule", ["bogus", "Stream-K", 5, None])
+def test_an_unknown_schedule_is_refused_by_name(schedule: object) -> None:
+    with pytest.raises(
+        ValueError, match=r"^schedule must be 'auto' or one of 'data-parallel', .*; got "
+    ):
+        _schedule(schedule, None)
+
+
+def test_a_cuda_out_is_checked_for_alignment_unless_the_call_is_traced() -> None:
+    """A traced call (meta tensors) has no data to check; a real one does."""
+    out = torch.empty(65, dtype=torch.float16)[1:].view(8, 8)  # 2 bytes past 16-byte aligned
+    _check_out(out, (8, 8), "fp16", "cuda", out.device, True)
+    with pytest.raises(ValueError, match=r"^out: data at 0x[0-9a-f]+ is not 16-byte aligned"):
+        _check_out(out, (8, 8), "fp16", "cuda", out.device, False)
+
+
+@pytest.mark.parametrize(
+    ("sa", "sb"),
+    [((4, 8), (2, 8, 4)), ((2, 4, 8), (8, 4)), ((3, 1, 4, 8), (2, 8, 4))],
+)
+def test_a_matrix_times_a_batch_broadcasts_like_numpy(sa: tuple, sb: tuple) -> None:
+    a = (np.arange(np.prod(sa)) % 7).reshape(sa).astype(np.float16)
+    b = (np.arange(np.prod(sb)) % 5).reshape(sb).astype(np.float16)
+    c = gemm_opt.matmul(a, b)
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    assert c.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(c, np.float32), want)
+
+
+@pytest.mark.parametrize("schedule", ["stream-k", "work-stealing", "persistent", "data-parallel"])
+def test_a_batch_under_any_schedule_equals_numpy(schedule: str) -> None:
+    """Back-to-back batches run as one grouped grid under the grouped schedules
+    and data-parallel; under another schedule, batch by batch."""
+    a = (np.arange(2 * 16 * 8) % 7).reshape(2, 16, 8).astype(np.float16)
+    b = (np.arange(2 * 8 * 16) % 5).reshape(2, 8, 16).astype(np.float16)
+    c = gemm_opt.matmul(a, b, schedule=schedule)
+    np.testing.assert_array_equal(
+        np.asarray(c, np.float32), a.astype(np.float32) @ b.astype(np.float32)
+    )
