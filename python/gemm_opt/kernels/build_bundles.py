@@ -19,6 +19,7 @@ is built on demand where the compiler is installed
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -237,7 +238,7 @@ def _build_one(spec: S.KernelSpec, target: str):
     from gemm_opt.runtime.build import build_kernel
 
     module = module_for(spec, target)
-    meta = {"kind": "schedule", **spec.__dict__}
+    meta = {"kind": "schedule", **dataclasses.asdict(spec)}  # the epilogue as a dict
     with module.context:  # the bindings read argument attributes in the module's context
         return build_kernel(
             module,

@@ -72,7 +72,11 @@ from gemm_opt.core.schedules.abi import (
     FP8_OUT_DTYPES,
     MAX_STAGES,
     MIN_STAGES,
+    NO_EPILOGUE,
+    OUT_DTYPES,
+    EpilogueSpec,
     alignment,
+    check_epilogue,
     check_fp8_config,
     check_kernel_config,
     divisibility_facts,
@@ -127,6 +131,7 @@ def build_gemm_module(
     context: ir.Context | None = None,
     scale: Scale | str = Scale.NONE,
     out_dtype: str | None = None,
+    epilogue: EpilogueSpec = NO_EPILOGUE,
 ) -> ir.Module:
     """The tile module (before ``tile-lower-gemm-schedule``) of one scheduled GEMM.
 
@@ -167,6 +172,11 @@ def build_gemm_module(
     bf16), the MMA the 8-bit 16x16x64 instruction, and ``scale`` makes the
     epilogue multiply the fp32 accumulator by the scales before the store
     (:func:`_scale_epilogue`), from the ``scale_a`` and ``scale_b`` arguments.
+
+    ``epilogue`` (:class:`~gemm_opt.core.schedules.abi.EpilogueSpec`): the
+    schedule op's fused epilogue (bias, activation, scales, accumulate), its
+    vectors the last arguments; ``out_dtype`` "fp32" gives a 16-bit kernel an
+    fp32 C.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
@@ -188,8 +198,14 @@ def build_gemm_module(
         )  # fmt: skip
     elif dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join((*DTYPES, *FP8_DTYPES))}, got {dtype!r}")
-    elif scale != Scale.NONE or out_dtype is not None:
-        raise ValueError("scale and out_dtype are for FP8 kernels (dtype f8e4m3 or f8e5m2)")
+    elif scale != Scale.NONE:
+        raise ValueError("scale is for FP8 kernels (dtype f8e4m3 or f8e5m2)")
+    elif out_dtype is not None and out_dtype not in OUT_DTYPES:
+        raise ValueError(
+            f"out_dtype must be None (C is {dtype}) or one of {tuple(OUT_DTYPES)}, "
+            f"got {out_dtype!r}"
+        )
+    check_epilogue(epilogue, kind, reduction, grouped)
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     ints = dict(block_m=block_m, block_n=block_n, block_k=block_k, group_m=group_m)
@@ -238,8 +254,9 @@ def build_gemm_module(
         elem = _element_type(dtype)
         f32 = ir.F32Type.get()
         ptr = PtrType.get(ir.TypeAttr.get(elem))
-        c_ptr = PtrType.get(ir.TypeAttr.get(_element_type(out_dtype) if fp8 else elem))
-        names = kernel_args(kind, reduction, grouped, scale)
+        c_elem = _element_type(out_dtype) if out_dtype is not None else elem
+        c_ptr = PtrType.get(ir.TypeAttr.get(c_elem))
+        names = kernel_args(kind, reduction, grouped, scale, epilogue)
         types: list[Any] = [ptr, ptr, c_ptr, i32, i32, i32, i64, i64, i64]
         if "group_lens" in names:
             types += [PtrType.get(ir.TypeAttr.get(i32)), i32]
@@ -249,6 +266,9 @@ def build_gemm_module(
             types.append(PtrType.get(ir.TypeAttr.get(f32)))
         if "scale_a" in names:
             types += [PtrType.get(ir.TypeAttr.get(f32))] * 2
+        if epilogue.bias is not None:
+            types.append(PtrType.get(ir.TypeAttr.get(_element_type(epilogue.bias))))
+        types += [PtrType.get(ir.TypeAttr.get(f32))] * (epilogue.row_scale + epilogue.col_scale)
         # The 8-bit MMA is 16x16x64 with 16 elements (16 bytes) per lane and K step.
         mma_k, k_width = (64, 16) if fp8 else (32, 8)
         acc_layout = WmmaAttr.build(
@@ -293,8 +313,15 @@ def build_gemm_module(
                 num_groups=args.get("num_groups"),
                 sync=args.get("sync"),
                 partials=args.get("partials"),
+                bias=args.get("bias"),
+                row_scale=args.get("row_scale"),
+                col_scale=args.get("col_scale"),
             )
             a = sched.operation.attributes
+            if epilogue.activation != "none":
+                a["activation"] = ir.StringAttr.get(epilogue.activation)
+            if epilogue.accumulate:
+                a["accumulate"] = ir.UnitAttr.get()
             a["kind"] = ir.StringAttr.get(kind)
             if reduction is not None:
                 a["reduction"] = ir.StringAttr.get(reduction)
