@@ -161,6 +161,37 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
     )
 
 
+#: The fused epilogues bundled for the dense kernels (:func:`epilogue_bundle_specs`): a
+#: bias with each activation a linear layer runs (gelu-tanh: the GELU cuBLASLt fuses).
+DENSE_EPILOGUES = tuple(
+    S.EpilogueSpec(activation=act, bias=bias)
+    for bias in ("fp16", "bf16")
+    for act in ("none", "relu", "gelu-tanh", "silu")
+)
+
+
+def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
+    """The fused-epilogue kernels (``epilogue.bundle``), TMA twins only (the shapes a
+    linear layer has are 16-byte aligned; any other call builds its kernel on demand
+    where the compiler is): on each shape class's configuration, ``x @ W.T`` (B stored
+    (N, K), as ``F.linear`` reads it) data-parallel with a bias in the inputs' dtype and
+    each activation of :data:`DENSE_EPILOGUES`; and the weight gradient accumulated into an
+    fp32 ``main_grad`` (``dY.T @ X``: A stored (K, M); ``out += ...``)."""
+    out = []
+    for dtype in dtypes:
+        # the classes a call without a config runs (small: the fallback of gpu_config_name)
+        for name in (*(c for c, _, _ in h100.GPU_SHAPE_CLASSES), "small"):
+            tma = dict(**CONFIGS[name], aligned=True, tma=True)
+            for ep in DENSE_EPILOGUES:
+                if ep.bias == dtype:
+                    out.append(S.KernelSpec("data-parallel", None, "none", dtype, **tma,
+                                            trans_b=True, epilogue=ep))  # fmt: skip
+            acc = S.EpilogueSpec(accumulate=True)
+            out.append(S.KernelSpec("data-parallel", None, "none", dtype, **tma, trans_a=True,
+                                    out_dtype="fp32", epilogue=acc))  # fmt: skip
+    return out
+
+
 def default_jobs() -> int:
     """Kernels compiled at once by default: one per core this process may run on."""
     try:
@@ -271,6 +302,13 @@ def main(argv: list[str] | None = None) -> int:
         choices=LAYOUT_SETS,
         help="operand layouts bundled (default: %(default)s; see LAYOUT_SETS)",
     )
+    parser.add_argument(
+        "--epilogues",
+        choices=("yes", "no", "only"),
+        default="yes",
+        help="fused-epilogue kernels into epilogue.bundle (default: %(default)s; only: "
+        "epilogue.bundle and the plain kernels' TMA twins they are compared with)",
+    )
     parser.add_argument("--list", action="store_true", help="print the kernel names and exit")
     parser.add_argument(
         "--jobs",
@@ -290,12 +328,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--dtypes takes {', '.join(S.DTYPES)}; got {args.dtypes!r}")
     specs = bundle_specs(dtypes, args.layouts)
     fp8_specs = fp8_bundle_specs(fp8)
+    epi_specs = epilogue_bundle_specs(dtypes) if args.epilogues != "no" else []
+    if args.epilogues == "only":  # the plain kernels the fused ones are measured against
+        fp8_specs = []
+        plain = (replace(s, epilogue=S.NO_EPILOGUE, out_dtype=None) for s in epi_specs)
+        specs = list({s.name: s for s in plain}.values())
     if args.list:
-        print("\n".join(s.name for s in specs + fp8_specs))
+        print("\n".join(s.name for s in specs + fp8_specs + epi_specs))
         return 0
     folder = args.out / target_folder(args.target)
     folder.mkdir(parents=True, exist_ok=True)
-    for name, group in (("schedules", specs), ("fp8", fp8_specs)):
+    groups = (("schedules", specs), ("fp8", fp8_specs), ("epilogue", epi_specs))
+    for name, group in groups:
         if not group:
             continue
         bundle = build(args.target, group, jobs=args.jobs)
