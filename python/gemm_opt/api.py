@@ -217,6 +217,9 @@ def grouped_matmul(
     out: Any = None,
     seed: int | None = None,
     validate: bool | str = False,
+    bias: Any = None,
+    activation: str | None = None,
+    accumulate: bool = False,
 ) -> Any:
     """Grouped GEMM (MoE experts): rows of ``a`` grouped by ``group_lens``, one ``b`` per group.
 
@@ -234,17 +237,29 @@ def grouped_matmul(
     ``False`` not at all (they must be >= 0 and sum to S), ``True`` on the
     host (a device sync: not inside a CUDA graph), ``"device"`` by a
     device-side assertion (no sync; a failure ends the CUDA context).
+
+    Fused epilogue as in :func:`matmul`, with ``bias`` of shape (G, N) (group g's
+    rows get row g); on torch tensors ``torch.ops.gemm_opt.grouped_matmul_epilogue``
+    (differentiable in ``a``, ``b`` and ``bias``) or ``grouped_matmul_epilogue_out``.
     """
     kw = {
         "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
         "num_xcds": num_xcds, "config": config, "out": out, "seed": seed,
     }  # fmt: skip
+    epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
+    fused = P.has_epilogue(bias, activation, accumulate)
     if _torch_pair(a, b):
         from gemm_opt import torch_ops
 
+        if fused:
+            return torch_ops.grouped_matmul_epilogue(
+                a, b, group_lens, trans_b=trans_b, validate=validate, **epi, **kw
+            )
         return torch_ops.grouped_matmul(a, b, group_lens, trans_b=trans_b, validate=validate, **kw)
-    p = P.plan("grouped_matmul", a, b, group_lens, trans_b=trans_b, validate=validate, **kw)
-    return _run_model(p, a, b, kw)
+    if not fused:
+        epi = {}
+    p = P.plan("grouped_matmul", a, b, group_lens, trans_b=trans_b, validate=validate, **epi, **kw)
+    return _run_model(p, a, b, kw, bias)
 
 
 def grouped_matmul_variable_k(
@@ -260,23 +275,27 @@ def grouped_matmul_variable_k(
     out: Any = None,
     seed: int | None = None,
     validate: bool | str = False,
+    accumulate: bool = False,
 ) -> Any:
     """Grouped GEMM over K (wgrad): ``out[g] = a[rows of g].T @ b[rows of g]``.
 
     ``a`` (S, M), ``b`` (S, N), S = sum(group_lens); result (G, M, N). An
     empty group's output is exactly zero. ``group_lens`` and ``validate`` as
     in :func:`grouped_matmul`; on torch tensors this is the operator
-    ``torch.ops.gemm_opt.grouped_matmul_variable_k``.
+    ``torch.ops.gemm_opt.grouped_matmul_variable_k``. ``accumulate=True``: ``out[g]
+    += ...`` in the epilogue (``out`` required, float32 for a ``main_grad`` or the
+    inputs' dtype; ``grouped_matmul_variable_k_accumulate`` on torch tensors).
     """
     kw = {
         "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
         "num_xcds": num_xcds, "config": config, "out": out, "seed": seed,
     }  # fmt: skip
+    epi = {"accumulate": accumulate} if accumulate is not False else {}
     if _torch_pair(a, b):
         from gemm_opt import torch_ops
 
-        return torch_ops.grouped_matmul_variable_k(a, b, group_lens, validate=validate, **kw)
-    p = P.plan("grouped_matmul_variable_k", a, b, group_lens, validate=validate, **kw)
+        return torch_ops.grouped_matmul_variable_k(a, b, group_lens, validate=validate, **epi, **kw)
+    p = P.plan("grouped_matmul_variable_k", a, b, group_lens, validate=validate, **epi, **kw)
     return _run_model(p, a, b, kw)
 
 

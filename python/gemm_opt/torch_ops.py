@@ -557,6 +557,144 @@ torch.library.register_autograd(
 )
 
 
+@torch.library.custom_op(f"{NAMESPACE}::grouped_matmul_epilogue", mutates_args=(), tags=_TAGS)
+def _grouped_matmul_epilogue(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Tensor,
+    bias: Tensor | None = None,
+    activation: str | None = None,
+    trans_b: bool = False,
+    schedule: str = "persistent",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+    validate: str | None = None,
+) -> Tensor:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
+    v = _VALIDATE_BACK[validate]
+    return _run("grouped_matmul", a, b, group_lens, bias=bias, activation=activation,
+                trans_b=trans_b, validate=v, **kw)  # fmt: skip
+
+
+@_grouped_matmul_epilogue.register_fake
+def _(
+    a, b, group_lens, bias=None, activation=None, trans_b=False, schedule="persistent",
+    reduction=None, num_programs=None, num_xcds=1, config=None, seed=None, validate=None,
+):  # fmt: skip
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
+    p = P.plan("grouped_matmul", a, b, group_lens, trans_b=trans_b, bias=bias,
+               activation=activation, meta=True, **kw)  # fmt: skip
+    return a.new_empty(p.out_shape)
+
+
+@torch.library.custom_op(
+    f"{NAMESPACE}::grouped_matmul_epilogue_out", mutates_args=("out",), tags=_TAGS
+)
+def _grouped_matmul_epilogue_out(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Tensor,
+    out: Tensor,
+    bias: Tensor | None = None,
+    activation: str | None = None,
+    accumulate: bool = False,
+    trans_b: bool = False,
+    schedule: str = "persistent",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+    validate: str | None = None,
+) -> None:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    v = _VALIDATE_BACK[validate]
+    _run("grouped_matmul", a, b, group_lens, bias=bias, activation=activation,
+         accumulate=accumulate, trans_b=trans_b, validate=v, **kw)  # fmt: skip
+
+
+@_grouped_matmul_epilogue_out.register_fake
+def _(
+    a, b, group_lens, out, bias=None, activation=None, accumulate=False, trans_b=False,
+    schedule="persistent", reduction=None, num_programs=None, num_xcds=1, config=None,
+    seed=None, validate=None,
+):  # fmt: skip
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    P.plan("grouped_matmul", a, b, group_lens, trans_b=trans_b, bias=bias,
+           activation=activation, accumulate=accumulate, meta=True, **kw)  # fmt: skip
+
+
+@torch.library.custom_op(
+    f"{NAMESPACE}::grouped_matmul_variable_k_accumulate", mutates_args=("out",), tags=_TAGS
+)
+def _grouped_matmul_variable_k_accumulate(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Tensor,
+    out: Tensor,
+    schedule: str = "persistent",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+    validate: str | None = None,
+) -> None:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    v = _VALIDATE_BACK[validate]
+    _run("grouped_matmul_variable_k", a, b, group_lens, accumulate=True, validate=v, **kw)
+
+
+@_grouped_matmul_variable_k_accumulate.register_fake
+def _(
+    a, b, group_lens, out, schedule="persistent", reduction=None, num_programs=None,
+    num_xcds=1, config=None, seed=None, validate=None,
+):  # fmt: skip
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    P.plan("grouped_matmul_variable_k", a, b, group_lens, accumulate=True, meta=True, **kw)
+
+
+def _grouped_epilogue_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
+    a, b, group_lens, bias, activation, trans_b, *rest = inputs
+    ctx.save_for_backward(a, b, group_lens, bias)
+    ctx.activation = activation
+    ctx.trans_b = trans_b
+    ctx.rest = rest[:-1]  # schedule, reduction, num_programs, num_xcds, config, seed
+
+
+def _grouped_epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
+    """As :func:`_epilogue_backward`, per group: the pre-activation recomputed with
+    the bias fused, then the grouped GEMM's backward; group g's bias gradient is the
+    sum of its rows' (rows to groups by ``repeat_interleave`` with the row count
+    given, so no host sync)."""
+    a, b, lens, bias = ctx.saved_tensors
+    if ctx.activation not in (None, "none"):
+        pre = torch.ops.gemm_opt.grouped_matmul_epilogue(
+            a, b, lens, bias, None, ctx.trans_b, *ctx.rest, None
+        )
+        grad = (grad.float() * activation_grad(pre, ctx.activation)).to(grad.dtype)
+    plain = SimpleNamespace(saved_tensors=(a, b, lens), trans_b=ctx.trans_b, rest=ctx.rest,
+                            needs_input_grad=ctx.needs_input_grad[:2])  # fmt: skip
+    da, db = _grouped_backward(plain, grad)[:2]
+    dbias = None
+    if bias is not None and ctx.needs_input_grad[3]:
+        groups = torch.arange(bias.shape[0], device=grad.device)
+        rows = torch.repeat_interleave(groups, lens, output_size=grad.shape[0])
+        dbias = torch.zeros(bias.shape, dtype=torch.float32, device=grad.device)
+        dbias = dbias.index_add_(0, rows, grad.float()).to(bias.dtype)
+    return (da, db, None, dbias) + (None,) * 9
+
+
+torch.library.register_autograd(
+    f"{NAMESPACE}::grouped_matmul_epilogue",
+    _grouped_epilogue_backward,
+    setup_context=_grouped_epilogue_setup,
+)
+
+
 # ---- the API's entry points ------------------------------------------------------------
 
 
@@ -819,21 +957,75 @@ def grouped_matmul(
     return torch.ops.gemm_opt.grouped_matmul(a, b, lens, trans_b, *args, v)
 
 
-def grouped_matmul_variable_k(
-    a: Tensor, b: Tensor, group_lens: Any, *, validate: Any, **kw: Any
+def grouped_matmul_epilogue(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Any,
+    *,
+    trans_b: Any,
+    validate: Any,
+    bias: Tensor | None,
+    activation: str | None,
+    accumulate: bool,
+    **kw: Any,
 ) -> Tensor:
-    """``gemm_opt.grouped_matmul_variable_k`` on torch tensors (keywords as there)."""
+    """``gemm_opt.grouped_matmul`` with a fused epilogue on torch tensors (keywords as
+    there): ``grouped_matmul_epilogue`` (differentiable in ``a``, ``b`` and ``bias``), or
+    ``grouped_matmul_epilogue_out`` with ``out`` (``accumulate``: ``out += ...``)."""
     kw = _plain_ints(kw)
+    if not isinstance(trans_b, bool):
+        raise TypeError(f"trans_b: expected a bool, got {type(trans_b).__name__}")
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(f"bias: expected a tensor like a, got {type(bias).__name__}")
     mode = P.validate_mode(validate)
-    if _direct(a, b):
+    epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
+    tensors = (a, b) if bias is None else (a, b, bias)
+    if _direct(*tensors):
         lens = _lens_tensor(group_lens)
-        result = _run("grouped_matmul_variable_k", a, b, lens, validate=mode, **kw)
+        result = _run("grouped_matmul", a, b, lens, trans_b=trans_b, validate=mode, **epi, **kw)
         if kw["out"] is not None:
             _mutated(kw["out"])
         return result
     v = _VALIDATE[mode]
-    args = _op_args(a, b, kw, lambda: P.plan("grouped_matmul_variable_k", a, b, group_lens, **kw))
+    check = {"trans_b": trans_b, **epi, **kw}
+    args = _op_args(a, b, kw, lambda: P.plan("grouped_matmul", a, b, group_lens, **check))
     lens = _lens_tensor(group_lens)
+    P.plan("grouped_matmul", a, b, lens, meta=True, **check)  # the eager messages
+    if kw["out"] is not None or accumulate:
+        _no_grad_out("grouped_matmul", *tensors)
+        torch.ops.gemm_opt.grouped_matmul_epilogue_out(
+            a, b, lens, kw["out"], bias, activation, accumulate, trans_b, *args, v
+        )
+        return kw["out"]
+    return torch.ops.gemm_opt.grouped_matmul_epilogue(
+        a, b, lens, bias, activation, trans_b, *args, v
+    )
+
+
+def grouped_matmul_variable_k(
+    a: Tensor, b: Tensor, group_lens: Any, *, validate: Any, accumulate: Any = False, **kw: Any
+) -> Tensor:
+    """``gemm_opt.grouped_matmul_variable_k`` on torch tensors (keywords as there);
+    ``accumulate``: ``grouped_matmul_variable_k_accumulate`` (``out[g] += ...``)."""
+    kw = _plain_ints(kw)
+    mode = P.validate_mode(validate)
+    epi = {"accumulate": accumulate} if accumulate is not False else {}
+    if _direct(a, b):
+        lens = _lens_tensor(group_lens)
+        result = _run("grouped_matmul_variable_k", a, b, lens, validate=mode, **epi, **kw)
+        if kw["out"] is not None:
+            _mutated(kw["out"])
+        return result
+    v = _VALIDATE[mode]
+    args = _op_args(
+        a, b, kw, lambda: P.plan("grouped_matmul_variable_k", a, b, group_lens, **epi, **kw)
+    )
+    lens = _lens_tensor(group_lens)
+    if epi:
+        P.plan("grouped_matmul_variable_k", a, b, lens, meta=True, **epi, **kw)
+        _no_grad_out("grouped_matmul_variable_k", a, b)
+        torch.ops.gemm_opt.grouped_matmul_variable_k_accumulate(a, b, lens, kw["out"], *args, v)
+        return kw["out"]
     if kw["out"] is not None:
         _no_grad_out("grouped_matmul_variable_k", a, b)
         torch.ops.gemm_opt.grouped_matmul_variable_k_out(a, b, lens, kw["out"], *args, v)
@@ -845,6 +1037,7 @@ __all__ = [
     "NAMESPACE",
     "activation_grad",
     "grouped_matmul",
+    "grouped_matmul_epilogue",
     "grouped_matmul_variable_k",
     "matmul",
     "matmul_epilogue",

@@ -62,7 +62,8 @@ def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None, bias: Any = None) ->
     c_dtype = np.float32 if spec.out_dtype == "fp32" else dtype
     epilogue: dict[str, Any] = {}
     if spec.epilogue.bias is not None:
-        epilogue["bias"] = _host(bias, np.float16 if spec.epilogue.bias == "fp16" else np.float32)
+        bias_type = np.float16 if spec.epilogue.bias == "fp16" else np.float32
+        epilogue["bias"] = _host(bias, bias_type).reshape(-1)  # grouped: (G, N) row by row
 
     def storage(x: Any) -> Any:
         if plan.op == "matmul":
