@@ -55,6 +55,7 @@ epilogue writes rows ``g*M + m``. An empty group yields no tile ("m") or a
 zero tile ("k").
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from gemm_opt.core.ext_compat import cast, ext, ir
@@ -64,6 +65,7 @@ from gemm_opt.core.modes import (
     GROUPED_KINDS,
     KINDS,
     REDUCTIONS,
+    SWIGLU_KINDS,
     TILE_LOOPS,
     Activation,
     Grouped,
@@ -240,6 +242,15 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
                     )
             if act != Activation.NONE:
                 raise VerifyError(f'grouped = "k" (wgrad) takes no activation, got "{act}"')
+        if act == Activation.SWIGLU:
+            if self.kind not in SWIGLU_KINDS:
+                raise VerifyError(
+                    f'activation "swiglu" needs each tile\'s two sums in one program: kind '
+                    f'{", ".join(SWIGLU_KINDS)}, not "{self.kind}" (its partials hold one '
+                    "accumulator per tile)"
+                )
+            if self.col_scale is not None:
+                raise VerifyError("activation \"swiglu\" takes no 'col_scale'")
         if self.bias is not None:
             got = str(_type_of(self.bias, PtrType).element_type)
             if got not in BIAS_ELEMENTS:
@@ -313,13 +324,23 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
         if not ops or ops[-1].operation.name != ScheduleYieldOp.OPERATION_NAME:
             raise VerifyError("the body must end with 'tile.schedule_yield'")
         y = ops[-1].operation
-        if len(y.operands) != 1:
-            raise VerifyError("'tile.schedule_yield' yields one accumulator")
+        swiglu = self.activation == Activation.SWIGLU
+        if len(y.operands) != 1 + swiglu:
+            raise VerifyError(
+                "'tile.schedule_yield' yields two accumulators (gate, up) for activation \"swiglu\""
+                if swiglu
+                else "'tile.schedule_yield' yields one accumulator"
+            )
         t = cast(y.operands[0].type, ir.RankedTensorType)
         bm, bn = self.int_attr("block_m"), self.int_attr("block_n")
         want = f"tensor<{bm}x{bn}xf32, #layout>"
         if t is None or tuple(t.shape) != (bm, bn) or str(t.element_type) != "f32":
             raise VerifyError(f"the body must yield {want}, got {y.operands[0].type}")
+        if swiglu and y.operands[1].type != y.operands[0].type:
+            raise VerifyError(
+                f"the two accumulators of swiglu must have one type, got "
+                f"{y.operands[0].type} and {y.operands[1].type}"
+            )
         if not isinstance(t.encoding, BlockedAttr | WmmaAttr):
             raise VerifyError(
                 f"the body must yield {want} with a register layout (#tile.blocked or "
@@ -382,15 +403,16 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
 
 
 class ScheduleYieldOp(TileOp, name="schedule_yield", traits=[ir.IsTerminatorTrait]):
-    """End a ``tile.gemm_schedule`` body with the tile's fp32 partial accumulator.
+    """End a ``tile.gemm_schedule`` body with the tile's fp32 partial accumulator
+    (two, gate and up, for a ``swiglu`` epilogue).
 
     ```mlir
     "tile.schedule_yield"(%acc) : (tensor<64x64xf32, #acc>) -> ()
     ```
-    Rules: inside a ``tile.gemm_schedule`` (its type is checked there).
+    Rules: inside a ``tile.gemm_schedule`` (the count and types are checked there).
     """
 
-    acc: ext.Operand[Any]
+    accs: Sequence[ext.Operand[Any]]
 
     def verify(self) -> None:
         parent = self.operation.parent

@@ -217,9 +217,11 @@ class _Schedule:
             if inner.operation == self.yield_op:
                 break
             inner.operation.move_before(anchor.operation)
-        acc = self.yield_op.operands[0]
+        accs = list(self.yield_op.operands)
         anchor.operation.erase()
-        return acc
+        # swiglu's (gate, up): only the kinds that store each tile from one program
+        # (the verifier's rule) take the pair, and only the epilogue reads it.
+        return accs[0] if len(accs) == 1 else tuple(accs)  # type: ignore[return-value]
 
     def out(self, acc: Value) -> Value:
         """The accumulator in C's element type."""

@@ -68,18 +68,30 @@ class Epilogue:
         return arith.ExtFOp(self.tensor(ir.F32Type.get()), v).result
 
     def bias_at(
-        self, m_off: Value, n_off: Value, rows: Value, group: Value | None, cols: Value | None
+        self,
+        m_off: Value,
+        n_off: Value,
+        rows: Value,
+        group: Value | None,
+        cols: Value | None,
+        half: int = 0,
     ) -> Value:
         """The bias tile; grouped "m": group ``group``'s row of the ``(G, N)`` bias
-        (columns shifted by ``group * N``). ``cols`` (default N) bounds the columns:
-        0 reads zeros (atomic stream-K's contributors other than the first)."""
+        (columns shifted by ``group * N``); swiglu: a bias of ``2N`` per row,
+        ``[gate | up]``, ``half`` 1 the up half's (shifted by N more). ``cols``
+        (default N) bounds the columns: 0 reads zeros (atomic stream-K's
+        contributors other than the first)."""
         e = self.e
         n = self.op.n
         bound = cols if cols is not None else n
+        swiglu = self.activation == Activation.SWIGLU
+        shift = e.mul(n, e.c(half)) if half else None
         if self.grouped == Grouped.M and group is not None:
-            shift = e.mul(group, n)
-            return self._cols(self.op.bias, rows, e.add(shift, bound), m_off, e.add(shift, n_off))
-        return self._cols(self.op.bias, rows, bound, m_off, n_off)
+            row = e.mul(group, e.add(n, n) if swiglu else n)
+            shift = row if shift is None else e.add(row, shift)
+        if shift is None:
+            return self._cols(self.op.bias, rows, bound, m_off, n_off)
+        return self._cols(self.op.bias, rows, e.add(shift, bound), m_off, e.add(shift, n_off))
 
     def _cols(self, base: Value, rows: Value, cols: Value, m_off: Value, n_off: Value) -> Value:
         e = self.e
@@ -102,6 +114,7 @@ class Epilogue:
         rows: Value,
         group: Value | None = None,
         bias_cols: Value | None = None,
+        half: int = 0,
     ) -> Value:
         """``acc * row_scale * col_scale + bias``: the epilogue's linear part (what
         atomic stream-K's contributors apply to their partials)."""
@@ -112,13 +125,14 @@ class Epilogue:
         if op.col_scale is not None:
             y = arith.MulFOp(y, self._cols(op.col_scale, rows, op.n, m_off, n_off)).result
         if op.bias is not None:
-            y = arith.AddFOp(y, self.bias_at(m_off, n_off, rows, group, bias_cols)).result
+            bias = self.bias_at(m_off, n_off, rows, group, bias_cols, half)
+            y = arith.AddFOp(y, bias).result
         return y
 
     def activate(self, x: Value) -> Value:
-        """``activation(x)`` on an f32 tile."""
+        """``activation(x)`` on an f32 tile (swiglu's is :meth:`finish`'s)."""
         act = self.activation
-        if act == Activation.NONE:
+        if act in (Activation.NONE, Activation.SWIGLU):
             return x
         if act == Activation.RELU:
             return arith.MaximumFOp(x, self.const(0.0)).result
@@ -140,11 +154,23 @@ class Epilogue:
         return arith.DivFOp(x, arith.AddFOp(ez, self.const(1.0)).result).result
 
     def finish(
-        self, acc: Value, m_off: Value, n_off: Value, rows: Value, group: Value | None = None
+        self,
+        acc: Value | tuple[Value, Value],
+        m_off: Value,
+        n_off: Value,
+        rows: Value,
+        group: Value | None = None,
     ) -> Value:
         """The whole epilogue of a finished tile, in f32 (C's old value added with
-        ``accumulate``, read at the store's place and bounds)."""
-        y = self.activate(self.linear(acc, m_off, n_off, rows, group))
+        ``accumulate``, read at the store's place and bounds); swiglu: ``acc`` is
+        the pair (gate, up), each through the linear part with its half of the
+        bias, then ``silu(gate) * up``."""
+        if isinstance(acc, tuple):
+            gate = self.linear(acc[0], m_off, n_off, rows, group)
+            up = self.linear(acc[1], m_off, n_off, rows, group, half=1)
+            y = arith.MulFOp(self._times_sigmoid(gate, gate), up).result
+        else:
+            y = self.activate(self.linear(acc, m_off, n_off, rows, group))
         if self.accumulate:
             e = self.e
             old = e.load(

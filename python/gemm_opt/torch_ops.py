@@ -527,6 +527,19 @@ def activation_grad(pre: Tensor, activation: str | None) -> Tensor:
     raise ValueError(f"activation: no derivative for {activation!r}")
 
 
+def _through_activation(grad: Tensor, pre: Tensor, activation: str) -> Tensor:
+    """The gradient of the pre-activation from the output's: ``grad * act'(pre)``;
+    swiglu's ``pre`` is ``[gate | up]`` (twice the output's columns):
+    ``d gate = grad * up * silu'(gate)``, ``d up = grad * silu(gate)``."""
+    g = grad.float()
+    if activation == "swiglu":
+        gate, up = pre.float().chunk(2, dim=-1)
+        s = torch.sigmoid(gate)
+        dgate = g * up * (s * (1 + gate * (1 - s)))
+        return torch.cat([dgate, g * gate * s], dim=-1).to(grad.dtype)
+    return (g * activation_grad(pre, activation)).to(grad.dtype)
+
+
 def _epilogue_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
     a, b, bias, activation, *_, seed = inputs
     ctx.save_for_backward(a, b, bias)
@@ -542,7 +555,7 @@ def _epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
     tail = ("data-parallel", None, None, 1, None, ctx.seed)
     if ctx.activation not in (None, "none"):
         pre = torch.ops.gemm_opt.matmul_epilogue(a, b, bias, None, *tail)
-        grad = (grad.float() * activation_grad(pre, ctx.activation)).to(grad.dtype)
+        grad = _through_activation(grad, pre, ctx.activation)
     plain = SimpleNamespace(saved_tensors=(a, b), needs_input_grad=ctx.needs_input_grad[:2],
                             seed=ctx.seed)  # fmt: skip
     da, db = _matmul_backward(plain, grad)[:2]
@@ -675,7 +688,7 @@ def _grouped_epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
         pre = torch.ops.gemm_opt.grouped_matmul_epilogue(
             a, b, lens, bias, None, ctx.trans_b, *ctx.rest, None
         )
-        grad = (grad.float() * activation_grad(pre, ctx.activation)).to(grad.dtype)
+        grad = _through_activation(grad, pre, ctx.activation)
     plain = SimpleNamespace(saved_tensors=(a, b, lens), trans_b=ctx.trans_b, rest=ctx.rest,
                             needs_input_grad=ctx.needs_input_grad[:2])  # fmt: skip
     da, db = _grouped_backward(plain, grad)[:2]

@@ -22,6 +22,7 @@ from gemm_opt.core.schedules import EpilogueSpec, KernelSpec, workspace_layout
 from gemm_opt.kernels import cache
 from gemm_opt.kernels.schedule_gemm import build_gemm_module
 from gemm_opt.lowering.compile import compile_tile_module
+from gemm_opt.model.interpreter import run_function
 
 BM = BN = BK = 32
 #: (kind, reduction) of every schedule.
@@ -35,6 +36,8 @@ SCHEDULES = [
     ("split-k", None),
 ]
 _erf = np.vectorize(math.erf, otypes=[np.float64])
+#: The elementwise activations (swiglu, of two accumulators, has its own tests below).
+ELEMENTWISE = tuple(a for a in ACTIVATIONS if a != Activation.SWIGLU)
 
 
 def activate(x: np.ndarray, act: str) -> np.ndarray:
@@ -110,7 +113,7 @@ def _run(
 
 
 def _epilogues(atomic: bool):
-    acts = st.just(Activation.NONE) if atomic else st.sampled_from(ACTIVATIONS)
+    acts = st.just(Activation.NONE) if atomic else st.sampled_from(ELEMENTWISE)
     return st.builds(
         EpilogueSpec,
         activation=acts,
@@ -160,9 +163,9 @@ def test_every_activation_differs_from_the_others() -> None:
     """The reference cases must tell the activations apart (else the test above
     could not catch one lowered as another)."""
     x = np.linspace(-3, 3, 61)
-    outs = {a: activate(x, a) for a in ACTIVATIONS}
-    for a in ACTIVATIONS:
-        for b in ACTIVATIONS:
+    outs = {a: activate(x, a) for a in ELEMENTWISE}
+    for a in ELEMENTWISE:
+        for b in ELEMENTWISE:
             if a != b:
                 assert np.abs(outs[a] - outs[b]).max() > 1e-4, (a, b)
 
@@ -280,3 +283,119 @@ def test_bias_broadcast_loads_in_the_accumulator_layout() -> None:
         return compile_tile_module(module, "cuda:90").asm["ttgir"].count("ttg.convert_layout")
 
     assert converts(EpilogueSpec(bias="bf16", activation="gelu-tanh")) == converts(EpilogueSpec())
+
+
+# ---- SwiGLU ------------------------------------------------------------------------------
+
+
+def _swiglu(
+    module_or_spec,
+    *,
+    trans_b: bool,
+    grouped: bool = False,
+    m: int = 70,
+    n: int = 40,
+    k: int = 96,
+    seed: int | None = None,
+) -> None:
+    """Run a SwiGLU kernel (B's halves ``[gate | up]``, bias ``[gate | up]``; grouped:
+    per group) on the model against float64 ``silu(x W_g + b_g) * (x W_u + b_u)``."""
+    lens = [0, 37, 5, 28] if grouped else [m]
+    g = len(lens)
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    w = rng.standard_normal((g, k, 2 * n)).astype(np.float16)
+    bias = rng.standard_normal((g, 2 * n)).astype(np.float32)
+    b = np.ascontiguousarray(w.transpose(0, 2, 1)) if trans_b else w
+    c = np.full((m, n), np.nan, np.float32)
+    values = {
+        "a": a, "b": b if grouped else b[0], "c": c, "M": m, "N": n, "K": k, "lda": k,
+        "ldb": k if trans_b else 2 * n, "ldc": n, "bias": bias if grouped else bias[0],
+        "sync": np.zeros(1, np.int32),
+    }  # fmt: skip
+    if grouped:
+        values |= {"group_lens": np.asarray(lens, np.int32), "num_groups": g}
+    if isinstance(module_or_spec, KernelSpec):
+        tiles = math.ceil(m / BM) * math.ceil(n / BN)
+        grid = tiles if module_or_spec.kind == "data-parallel" else 3
+        cache.run_on_model(module_or_spec, values, grid=grid, num_resident=3, seed=seed)
+    else:
+        names = KernelSpec(
+            "persistent",
+            None,
+            "none",
+            "fp16",
+            BM,
+            BN,
+            BK,
+            2,
+            4,
+            None,
+            epilogue=EpilogueSpec(activation="swiglu", bias="fp32"),
+        ).arg_names
+        run_function(module_or_spec, None, [values[x] for x in names], (3, 1, 1),
+                     arg_names=list(names), num_resident=3, seed=seed)  # fmt: skip
+    ref = np.zeros((m, 2 * n))
+    start = 0
+    for i, length in enumerate(lens):
+        rows = slice(start, start + length)
+        ref[rows] = a[rows].astype(np.float64) @ w[i].astype(np.float64) + bias[i]
+        start += length
+    gate, up = ref[:, :n], ref[:, n:]
+    want = gate / (1 + np.exp(-gate)) * up
+    np.testing.assert_allclose(c, want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("kind", ["data-parallel", "persistent", "work-stealing"])
+@pytest.mark.parametrize("warps", [1, 4])  # the blocks body, the pipelined one
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_swiglu_equals_numpy(kind: str, warps: int, trans_b: bool) -> None:
+    ep = EpilogueSpec(activation="swiglu", bias="fp32")
+    spec = KernelSpec(kind, None, "none", "fp16", BM, BN, BK, 2, warps, None,
+                      trans_b=trans_b, out_dtype="fp32", epilogue=ep)  # fmt: skip
+    _swiglu(spec, trans_b=trans_b, seed=3)
+
+
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_grouped_swiglu_per_group_weights_and_bias(trans_b: bool) -> None:
+    ep = EpilogueSpec(activation="swiglu", bias="fp32")
+    spec = KernelSpec("persistent", None, "m", "fp16", BM, BN, BK, 2, 4, None,
+                      trans_b=trans_b, out_dtype="fp32", epilogue=ep)  # fmt: skip
+    _swiglu(spec, trans_b=trans_b, grouped=True)
+
+
+def test_swiglu_equals_numpy_after_every_cuda90_pass() -> None:
+    """The cuda:90 tile passes (tile-pipeline-mma makes both MMAs of a K step
+    asynchronous) keep the two accumulators' values."""
+    from support.tile_build import after_passes
+
+    from gemm_opt.lowering.pipelines import tile_passes
+
+    ep = EpilogueSpec(activation="swiglu", bias="fp32")
+    module = build_gemm_module(kind="persistent", block_m=BM, block_n=BN, block_k=BK,
+                               num_warps=4, target="cuda:90", trans_b=True, out_dtype="fp32",
+                               epilogue=ep)  # fmt: skip
+    passes = tile_passes("cuda:90")
+    for i in range(1, len(passes) + 1):
+        _swiglu(after_passes(module, passes[:i]), trans_b=True, seed=i)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(kind="stream-k", reduction="linear"), "needs each tile's two sums"),
+        (dict(kind="split-k"), "needs each tile's two sums"),
+    ],
+)  # fmt: skip
+def test_swiglu_refusals(kwargs, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        build_gemm_module(**kwargs, epilogue=EpilogueSpec(activation="swiglu"))
+
+
+@pytest.mark.parametrize("target", ["cuda:90", "gfx1250", "gfx950", "gfx942"])
+def test_swiglu_compiles_for_every_target(target: str) -> None:
+    module = build_gemm_module(kind="persistent", dtype="bf16", target=target, trans_b=True,
+                               epilogue=EpilogueSpec(activation="swiglu", bias="bf16"))  # fmt: skip
+    asm = compile_tile_module(module, target).asm
+    if target == "cuda:90":  # both MMAs are wgmmas (each reads A from shared memory)
+        assert "wgmma.mma_async" in asm["ptx"] and "mma.sync" not in asm["ptx"]

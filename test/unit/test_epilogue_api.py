@@ -237,3 +237,60 @@ def test_grouped_refusals() -> None:
         gemm_opt.grouped_matmul_variable_k(a, a, LENS, accumulate=True)
     with pytest.raises(TypeError, match="accumulate: expected a bool"):
         gemm_opt.grouped_matmul(a, w, LENS, accumulate="yes", out=torch.zeros(24, 16))
+
+
+# ---- SwiGLU ------------------------------------------------------------------------------
+
+
+def _swiglu_ref(t: torch.Tensor) -> torch.Tensor:
+    gate, up = t.chunk(2, dim=-1)
+    return F.silu(gate) * up
+
+
+def test_linear_swiglu_halves_and_autograd() -> None:
+    """``w`` (2N, K) as ``[W_gate; W_up]`` (torch.chunk's halves): y (..., N);
+    gradients of x, w and the (2N,) bias against float64."""
+    x = torch.randn(3, 5, 40, generator=_gen(60)).half().requires_grad_()
+    w = (torch.randn(48, 40, generator=_gen(61)) / 6).half().requires_grad_()
+    b = torch.randn(48, generator=_gen(62)).half().requires_grad_()
+    y = gemm_opt.linear(x, w, b, activation="swiglu")
+    assert y.shape == (3, 5, 24)
+    x64, w64, b64 = (t.detach().double().requires_grad_() for t in (x, w, b))
+    want = _swiglu_ref(F.linear(x64, w64, b64))
+    assert torch.allclose(y.double(), want, rtol=4e-3, atol=4e-3)
+    dy = torch.randn(3, 5, 24, generator=_gen(63)).half()
+    y.backward(dy)
+    want.backward(dy.double())
+    for got, ref in ((x.grad, x64.grad), (w.grad, w64.grad), (b.grad, b64.grad)):
+        err = float((got.double() - ref).abs().max() / ref.abs().max())
+        assert err < 4e-3, err
+
+
+def test_grouped_swiglu_moe_gate_up() -> None:
+    """MoE GateUp: per-expert (K, 2N) weights, per-expert (2N,) bias."""
+    lens = [6, 0, 9]
+    a = torch.randn(15, 32, generator=_gen(70)).half().requires_grad_()
+    w = (torch.randn(3, 32, 32, generator=_gen(71)) / 5).half().requires_grad_()
+    bias = torch.randn(3, 32, generator=_gen(72)).half().requires_grad_()
+    y = gemm_opt.grouped_matmul(a, w, torch.tensor(lens), bias=bias, activation="swiglu")
+    assert y.shape == (15, 16)
+    a64, w64, b64 = (t.detach().double().requires_grad_() for t in (a, w, bias))
+    parts, start = [], 0
+    for i, length in enumerate(lens):
+        parts.append(_swiglu_ref(a64[start : start + length] @ w64[i] + b64[i]))
+        start += length
+    want = torch.cat(parts)
+    assert torch.allclose(y.double(), want, rtol=4e-3, atol=4e-3)
+    dy = torch.randn(15, 16, generator=_gen(73)).half()
+    y.backward(dy)
+    want.backward(dy.double())
+    for got, ref in ((a.grad, a64.grad), (w.grad, w64.grad), (bias.grad, b64.grad)):
+        err = float((got.double() - ref).abs().max() / ref.abs().max())
+        assert err < 4e-3, err
+
+
+def test_swiglu_refusals() -> None:
+    with pytest.raises(ValueError, match="expected an even N, got 5"):
+        gemm_opt.matmul(A, np.ones((16, 5), np.float16), activation="swiglu")
+    with pytest.raises(ValueError, match="activation 'swiglu' needs each tile's two sums"):
+        gemm_opt.matmul(A, B, activation="swiglu", schedule="split-k")

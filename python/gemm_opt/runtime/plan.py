@@ -700,6 +700,19 @@ def check_epilogue(
     return EpilogueCall(spec, out_dtype)
 
 
+def swiglu_width(epi: EpilogueCall | None, n: int, name: str) -> int:
+    """C's columns for B's ``n``: half of them under a SwiGLU epilogue (B's columns
+    are ``[gate | up]``), which needs ``n`` even; else ``n``."""
+    if epi is None or epi.spec.activation != "swiglu":
+        return n
+    if type(n) is int and n % 2:
+        raise ValueError(
+            f"{name}: activation 'swiglu' reads its N columns as halves [gate | up]; "
+            f"expected an even N, got {n}"
+        )
+    return n // 2
+
+
 def _spec(
     kind,
     red,
@@ -897,13 +910,14 @@ def _matmul(
     if kb != k:
         raise ValueError(f"b: expected shape (..., K, N) with K = {k} (a's columns), got {sb}")
     batch = _broadcast(sa[:-2], sb[:-2])
-    out_shape = (*batch, m, n)
-    device = getattr(a, "device", None)
-    _check_out(kw["out"], out_shape, dtype, backend, device, meta)
     if epi is None:
         epi = check_epilogue(
             "matmul", a, backend, dtype, bias, activation, accumulate, kw["out"], (n,), red
         )
+    n = swiglu_width(epi, n, "b")  # C's columns
+    out_shape = (*batch, m, n)
+    device = getattr(a, "device", None)
+    _check_out(kw["out"], out_shape, dtype, backend, device, meta)
     if meta:  # the output does not depend on the route or the pick
         if kind == AUTO:
             return _traced(None, "matmul", backend, dtype, out_shape)
@@ -1100,15 +1114,17 @@ def _grouped(
         )
     device = getattr(a, "device", None)
     lens, _ = _lens_of_call(group_lens, g, s, backend, device, meta, validate)
+    epi = check_epilogue(
+        "grouped_matmul", a, backend, dtype, bias, activation, accumulate, kw["out"], (g, n), red
+    )
+    ldb = _ld(b, backend, k if trans_b else n)
+    n = swiglu_width(epi, n, "b")  # C's columns
     if backend == "cuda" and not meta:
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
         if kw["config"] is None and kind != AUTO:  # auto resolves its own config
             cfg = _shape_config(a, s, n, "m")
     _check_out(kw["out"], (s, n), dtype, backend, device, meta)
-    epi = check_epilogue(
-        "grouped_matmul", a, backend, dtype, bias, activation, accumulate, kw["out"], (g, n), red
-    )
     if meta and kind == AUTO:
         return _traced(None, "grouped_matmul", backend, dtype, (s, n))
     op = "dgrad" if trans_b else "fwd"
@@ -1136,7 +1152,7 @@ def _grouped(
             "K": k,
             "num_groups": g,
             "lda": _ld(a, backend, k),
-            "ldb": _ld(b, backend, k if trans_b else n),
+            "ldb": ldb,
             "ldc": n,
         },
         lens=None if lens is None else tuple(lens),
@@ -1580,5 +1596,6 @@ __all__ = [
     "program_count",
     "resolve_auto",
     "signature",
+    "swiglu_width",
     "validate_mode",
 ]

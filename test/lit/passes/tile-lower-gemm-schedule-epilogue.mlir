@@ -90,3 +90,33 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// SwiGLU: the body yields (gate, up); each gets its half of the bias ([gate | up]: the up half's columns shifted by N), then silu(gate) * up, stored once.
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @swiglu
+  func.func @swiglu(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %b: !tile.ptr<f32>, %gate: tensor<32x32xf32, #acc>, %up: tensor<32x32xf32, #acc>) {
+    // CHECK: scf.if
+    // CHECK: %[[BG:.*]] = "tile.load_block"(%arg5, %arg0, %arg1, %{{.*}}, %{{.*}}, %[[MO:[^,]*]], %[[NO:[^)]*]])
+    // CHECK: %[[G:.*]] = arith.addf %arg6, %[[BG]]
+    // CHECK: %[[SHIFT:.*]] = arith.muli %arg1, %c1_i32{{.*}} : i32
+    // CHECK: %[[END:.*]] = arith.addi %[[SHIFT]], %arg1 : i32
+    // CHECK: %[[AT:.*]] = arith.addi %[[SHIFT]], %[[NO]] : i32
+    // CHECK: %[[BU:.*]] = "tile.load_block"(%arg5, %arg0, %[[END]], %{{.*}}, %{{.*}}, %[[MO]], %[[AT]])
+    // CHECK: %[[U:.*]] = arith.addf %arg7, %[[BU]]
+    // CHECK: %[[NEG:.*]] = arith.negf %[[G]]
+    // CHECK: %[[E:.*]] = math.exp %[[NEG]]
+    // CHECK: %[[D:.*]] = arith.addf %[[E]]
+    // CHECK: %[[S:.*]] = arith.divf %[[G]], %[[D]]
+    // CHECK: %[[Y:.*]] = arith.mulf %[[S]], %[[U]]
+    // CHECK: %[[OUT:.*]] = arith.truncf %[[Y]]
+    // CHECK: "tile.store_block"(%arg3, %arg0, %arg1, %arg4, %{{.*}}, %[[MO]], %[[NO]], %[[OUT]])
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc, %b) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      "tile.schedule_yield"(%gate, %up) : (tensor<32x32xf32, #acc>, tensor<32x32xf32, #acc>) -> ()
+    }) {kind = "data-parallel", activation = "swiglu", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<f32>) -> ()
+    return
+  }
+}

@@ -18,6 +18,7 @@ from gemm_opt.core.modes import (
     FP8_KINDS,
     GROUPED,
     SCALES,
+    SWIGLU_KINDS,
     Activation,
     Grouped,
     Kind,
@@ -363,6 +364,13 @@ def check_epilogue(epilogue: EpilogueSpec, kind: str, reduction: str | None, gro
             f"activation {epilogue.activation!r} needs each tile's finished sum in one "
             "program; atomic stream-K adds partials into C (use reduction 'linear' or 'tree')"
         )
+    if epilogue.activation == Activation.SWIGLU and kind not in SWIGLU_KINDS:
+        raise ValueError(
+            f"activation 'swiglu' needs each tile's two sums in one program: schedule "
+            f"{', '.join(map(repr, SWIGLU_KINDS))}, not {kind!r}"
+        )
+    if epilogue.activation == Activation.SWIGLU and epilogue.col_scale:
+        raise ValueError("activation 'swiglu' takes no col_scale")
     if grouped == Grouped.K and (epilogue.activation != Activation.NONE or epilogue.args):
         raise ValueError(
             "grouped 'k' (wgrad, one output per group) takes no activation, bias or "
