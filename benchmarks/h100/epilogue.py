@@ -20,6 +20,12 @@ DIR`` builds the fused kernels and the plain ones they are compared with;
    torch: what the epilogue saves). The ratios ``fused / torch`` and ``fused /
    ours+eager`` (>1: fused is faster). wgrad: ``mg += dy.T @ x`` fused, beside
    ``mg.add_(dy.T @ x)`` with torch's GEMM and with ours.
+3. **SwiGLU and MoE** (``--no-swiglu`` skips): ``linear(x, w, b, activation="swiglu")``
+   (``w`` (2N, K) as ``[W_gate; W_up]``) and the MoE GateUp ``grouped_matmul(x, w,
+   lens, activation="swiglu")`` (Mixtral-8x7B and Qwen3-30B-A3B expert shapes,
+   seeded routing) against float64 and beside torch (``F.linear`` /
+   ``torch._grouped_mm``, then ``silu(gate) * up``) and ours + eager; the MoE wgrad
+   accumulated into an fp32 ``main_grad`` beside ``mg.add_(torch._grouped_mm(...))``.
 
 Shapes (M tokens x N out x K in): 4096^3, Llama-3-8B's MLP (up/gate 4096 -> 14336,
 down 14336 -> 4096) at 4096 tokens and at 128 (decode-sized), Llama-3-70B's up
@@ -191,6 +197,129 @@ def _line(r: dict[str, Any]) -> str:
     )
 
 
+#: SwiGLU (M tokens, N output columns, K): w is (2N, K) dense, (G, K, 2N) per expert.
+SWIGLU_DENSE = ((4096, 14336, 4096), (128, 14336, 4096), (4096, 4096, 4096))
+#: MoE GateUp (tokens x top-k rows, experts, K, N): Mixtral-8x7B (4096 tokens, top-2),
+#: Qwen3-30B-A3B (2048 tokens, top-8, 128 experts).
+MOE = ((8192, 8, 4096, 14336), (16384, 128, 2048, 768))
+
+
+def _swiglu_eager(torch: Any, h: Any) -> Any:
+    gate, up = h.chunk(2, dim=-1)
+    return torch.nn.functional.silu(gate) * up
+
+
+def _moe_operands(torch: Any, rows: int, groups: int, k: int, n: int, seed: int):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randn(rows, k, device="cuda", generator=g).bfloat16()
+    w = (torch.randn(groups, k, 2 * n, device="cuda", generator=g) / k**0.5).bfloat16()
+    weights = torch.rand(groups, generator=torch.Generator().manual_seed(seed)) + 0.2
+    lens = torch.distributions.Multinomial(rows, probs=weights / weights.sum()).sample()
+    lens = lens.to(torch.int32)
+    lens[0] += rows - int(lens.sum())
+    lens_dev = lens.cuda()
+    offs = lens_dev.cumsum(0).to(torch.int32)
+    return x, w, lens, lens_dev, offs
+
+
+def _moe_fns(torch: Any, x: Any, w: Any, lens: Any, offs: Any) -> dict[str, Any]:
+    import gemm_opt
+
+    return {
+        "fused": lambda: gemm_opt.grouped_matmul(x, w, lens, activation="swiglu"),
+        "torch": lambda: _swiglu_eager(torch, torch._grouped_mm(x, w, offs=offs)),
+        "ours+eager": lambda: _swiglu_eager(torch, gemm_opt.grouped_matmul(x, w, lens)),
+    }
+
+
+def _wgrad_fns(torch: Any, x: Any, dh: Any, lens: Any, offs: Any, mg: Any) -> dict[str, Any]:
+    import gemm_opt
+
+    xt = x.t()
+    return {
+        "fused": lambda: gemm_opt.grouped_matmul_variable_k(x, dh, lens, out=mg, accumulate=True),
+        "torch": lambda: mg.add_(torch._grouped_mm(xt, dh, offs=offs)),
+        "ours+eager": lambda: mg.add_(gemm_opt.grouped_matmul_variable_k(x, dh, lens)),
+    }
+
+
+def swiglu_and_moe(torch: Any, reps: int, warmup: int, say: Any) -> tuple[bool, list, list]:
+    """SwiGLU fused (dense linear with a [gate | up] bias; MoE GateUp per expert)
+    against float64 and timed beside torch (F.linear / torch._grouped_mm, then
+    silu(gate) * up) and our GEMM + the same eager SwiGLU; the MoE wgrad
+    accumulated into an fp32 main_grad (G, K, 2N)."""
+    import gemm_opt
+
+    F = torch.nn.functional
+    flush = benchlib.Flusher()
+    ok, checks, rows = True, [], []
+    for i, (m, n, k) in enumerate(SWIGLU_DENSE):
+        x, w, b = _operands(torch, m, 2 * n, k, 100 + i)
+        y = gemm_opt.linear(x, w, b, activation="swiglu")
+        pre = F.linear(x.double(), w.double(), b.double())
+        ref = _swiglu_eager(torch, pre)
+        gate, up = pre.chunk(2, dim=-1)
+        size = (gate.abs() + 1) * (up.abs() + 1)  # |silu(g) u| and its rounding's scale
+        worst = float(((y.double() - ref).abs() / (REL * ref.abs() + ABS * size)).max())
+        good = worst <= 1.0 and y.shape == (m, n)
+        ok &= good
+        checks.append({"m": m, "n": n, "k": k, "check": "linear swiglu", "worst": worst,
+                       "ok": good})  # fmt: skip
+        fns = {
+            "fused": lambda x=x, w=w, b=b: gemm_opt.linear(x, w, b, activation="swiglu"),
+            "torch": lambda x=x, w=w, b=b: _swiglu_eager(torch, F.linear(x, w, b)),
+            "ours+eager": lambda x=x, w=w, b=b: _swiglu_eager(torch, gemm_opt.matmul(x, w.mT) + b),
+        }
+        rows.append(_row(m, 2 * n, k, "bias swiglu", benchlib.bench(fns, reps, warmup, flush)))
+        say(_line(rows[-1]))
+    for i, (r, g, k, n) in enumerate(MOE):
+        x, w, lens, lens_dev, offs = _moe_operands(torch, r, g, k, n, 200 + i)
+        y = gemm_opt.grouped_matmul(x, w, lens_dev, activation="swiglu")
+        worst, start = 0.0, 0
+        for e, length in enumerate(lens.tolist()):
+            pre = x[start : start + length].double() @ w[e].double()
+            ref = _swiglu_eager(torch, pre)
+            gate, up = pre.chunk(2, dim=-1)
+            bound = REL * ref.abs() + ABS * (gate.abs() + 1) * (up.abs() + 1)
+            got = y[start : start + length].double()
+            if length:
+                worst = max(worst, float(((got - ref).abs() / bound).max()))
+            start += length
+        good = worst <= 1.0 and y.shape == (r, n)
+        ok &= good
+        checks.append({"m": r, "n": n, "k": k, "check": f"moe swiglu G={g}", "worst": worst,
+                       "ok": good})  # fmt: skip
+        fns = _moe_fns(torch, x, w, lens_dev, offs)
+        rows.append(_row(r, 2 * n, k, f"moe swiglu G={g}", benchlib.bench(fns, reps, warmup,
+                                                                           flush)))  # fmt: skip
+        say(_line(rows[-1]))
+        # wgrad: main_grad (G, K, 2N) += x_g.T @ dh_g
+        dh = torch.randn(r, 2 * n, device="cuda").bfloat16()
+        mg = torch.randn(g, k, 2 * n, device="cuda")
+        want = mg.double().clone()
+        start = 0
+        for e, length in enumerate(lens.tolist()):
+            rows_x = x[start : start + length].double()
+            want[e] += rows_x.t() @ dh[start : start + length].double()
+            start += length
+        gemm_opt.grouped_matmul_variable_k(x, dh, lens_dev, out=mg, accumulate=True)
+        err = float(((mg.double() - want).abs() / (2.0**-20 * want.abs() + 2.0**-6)).max())
+        good = err <= 1.0
+        ok &= good
+        checks.append({"m": k, "n": 2 * n, "k": r, "check": f"moe wgrad accumulate G={g}",
+                       "worst": err, "ok": good})  # fmt: skip
+        mg.zero_()
+        fns = _wgrad_fns(torch, x, dh, lens_dev, offs, mg)
+        rows.append(_row(k, 2 * n, r, f"moe wgrad += G={g}", benchlib.bench(fns, reps, warmup,
+                                                                             flush)))  # fmt: skip
+        say(_line(rows[-1]))
+    for c in checks:
+        if not c["ok"]:
+            say(f"FAIL {c['m']}x{c['n']}x{c['k']} {c['check']}: worst {c['worst']:.3f}")
+    say(f"swiglu/moe correctness: {sum(c['ok'] for c in checks)} of {len(checks)} checks pass")
+    return ok, checks, rows
+
+
 def _markdown(rows: list[dict[str, Any]], gpu: str) -> str:
     lines = [
         f"# Fused epilogues on {gpu} (bf16, y = act(x @ w.T + b); wgrad: fp32 mg += dy.T @ x)",
@@ -223,6 +352,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=20, help="timed samples per function")
     ap.add_argument("--warmup", type=int, default=3, help="untimed calls per function first")
     ap.add_argument("--skip-speed", action="store_true", help="the correctness checks only")
+    ap.add_argument(
+        "--no-swiglu", dest="swiglu", action="store_false", help="skip SwiGLU and the MoE"
+    )
     args = ap.parse_args(argv)
     if args.reps < 1 or args.warmup < 0 or args.count < 0:
         ap.error("--reps takes a positive count, --warmup and --count non-negative ones")
@@ -240,6 +372,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         ok, checks = check(torch, shapes, report)
         rows = [] if args.skip_speed else speed(torch, shapes, args.reps, args.warmup, report)
+        if args.swiglu:
+            ok2, checks2, rows2 = swiglu_and_moe(torch, args.reps, args.warmup, report)
+            ok, checks, rows = ok and ok2, checks + checks2, rows + rows2
     except KernelMissing as e:
         print(f"{ap.prog}: error: {e}", file=sys.stderr)
         return 2

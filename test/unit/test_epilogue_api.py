@@ -294,3 +294,20 @@ def test_swiglu_refusals() -> None:
         gemm_opt.matmul(A, np.ones((16, 5), np.float16), activation="swiglu")
     with pytest.raises(ValueError, match="activation 'swiglu' needs each tile's two sums"):
         gemm_opt.matmul(A, B, activation="swiglu", schedule="split-k")
+
+
+def test_swiglu_configs_fit_three_rings() -> None:
+    """A SwiGLU call's class configuration: no tile over 128x128 (two accumulators),
+    and its three rings (A, gate, up) within the shared-memory budget."""
+    from gemm_opt.core.schedules import EpilogueSpec
+    from gemm_opt.kernels.h100_configs import GPU_CONFIGS
+    from gemm_opt.runtime.plan import SWIGLU_RING_BYTES, SWIGLU_TILE, swiglu_config
+
+    swiglu = EpilogueSpec(activation="swiglu")
+    for name, cfg in GPU_CONFIGS.items():
+        got = swiglu_config(cfg, swiglu)
+        assert got.block_m * got.block_n <= SWIGLU_TILE, name
+        ring = 2 * (got.block_m * got.block_k + 2 * got.block_k * got.block_n)
+        assert got.num_stages * ring <= SWIGLU_RING_BYTES and got.num_stages >= 2, name
+        assert swiglu_config(cfg, EpilogueSpec(activation="silu")) == cfg
+    assert swiglu_config(GPU_CONFIGS["wide"], swiglu).block_n == 128

@@ -31,6 +31,7 @@ from typing import Any
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.kernels.h100_configs import GPU_CONFIGS
+from gemm_opt.runtime.plan import SWIGLU_TILE, swiglu_config
 
 #: The GPU configurations bundled (the API's, by name).
 CONFIGS = {name: cfg.__dict__ for name, cfg in GPU_CONFIGS.items()}
@@ -176,7 +177,9 @@ def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSp
     where the compiler is): on each shape class's configuration, ``x @ W.T`` (B stored
     (N, K), as ``F.linear`` reads it) data-parallel with a bias in the inputs' dtype and
     each activation of :data:`DENSE_EPILOGUES`; and the weight gradient accumulated into an
-    fp32 ``main_grad`` (``dY.T @ X``: A stored (K, M); ``out += ...``)."""
+    fp32 ``main_grad`` (``dY.T @ X``: A stored (K, M); ``out += ...``), and per expert
+    (grouped "k"); on the classes whose tile two accumulators fit, SwiGLU: ``x @ W.T``
+    with its ``[gate | up]`` bias, and the MoE GateUp (grouped "m", no bias)."""
     out = []
     for dtype in dtypes:
         # the classes a call without a config runs (small: the fallback of gpu_config_name)
@@ -189,6 +192,20 @@ def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSp
             acc = S.EpilogueSpec(accumulate=True)
             out.append(S.KernelSpec("data-parallel", None, "none", dtype, **tma, trans_a=True,
                                     out_dtype="fp32", epilogue=acc))  # fmt: skip
+            # MoE: wgrad into an fp32 main_grad per expert
+            out.append(S.KernelSpec("persistent", None, "k", dtype, **tma, out_dtype="fp32",
+                                    epilogue=acc))  # fmt: skip
+            cfg = GPU_CONFIGS[name]
+            if cfg.block_m * cfg.block_n > SWIGLU_TILE:  # two accumulators do not fit
+                continue
+            swiglu = S.EpilogueSpec(activation="swiglu", bias=dtype)
+            # the class's configuration as a SwiGLU call runs it (fewer stages: three rings)
+            sw = dict(swiglu_config(cfg, swiglu).__dict__, aligned=True, tma=True)
+            out.append(S.KernelSpec("data-parallel", None, "none", dtype, **sw, trans_b=True,
+                                    epilogue=swiglu))  # fmt: skip
+            # MoE GateUp: per-expert (K, 2N) weights, no bias
+            out.append(S.KernelSpec("persistent", None, "m", dtype, **sw,
+                                    epilogue=S.EpilogueSpec(activation="swiglu")))  # fmt: skip
     return out
 
 
@@ -331,7 +348,9 @@ def main(argv: list[str] | None = None) -> int:
     epi_specs = epilogue_bundle_specs(dtypes) if args.epilogues != "no" else []
     if args.epilogues == "only":  # the plain kernels the fused ones are measured against
         fp8_specs = []
-        plain = (replace(s, epilogue=S.NO_EPILOGUE, out_dtype=None) for s in epi_specs)
+        plain = [replace(s, epilogue=S.NO_EPILOGUE, out_dtype=None) for s in epi_specs]
+        # the MoE forward unfused on every class (its 2N-wide output may take the widest)
+        plain += [replace(s, grouped="m") for s in plain if s.grouped == "k"]
         specs = list({s.name: s for s in plain}.values())
     if args.list:
         print("\n".join(s.name for s in specs + fp8_specs + epi_specs))

@@ -38,7 +38,7 @@ import operator
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from gemm_opt.core import schedules as S
@@ -713,6 +713,29 @@ def swiglu_width(epi: EpilogueCall | None, n: int, name: str) -> int:
     return n // 2
 
 
+#: The largest tile a SwiGLU kernel takes without a config: its two fp32
+#: accumulators of 128x128 are a 128x256 kernel's registers.
+SWIGLU_TILE = 128 * 128
+#: The shared memory a SwiGLU kernel's rings may take (the 64-row classes' budget):
+#: it keeps a third ring, B's up half, so a class's stages are cut to fit.
+SWIGLU_RING_BYTES = 192 * 1024
+
+
+def swiglu_config(cfg: S.GemmConfig, epi: EpilogueCall | S.EpilogueSpec | None) -> S.GemmConfig:
+    """A shape class's configuration for a SwiGLU call: ``mid`` instead of a larger
+    tile (two accumulators of 128x256 would not fit a thread's registers), and no
+    more stages than three rings of 16-bit blocks (A, gate, up) fit in
+    :data:`SWIGLU_RING_BYTES` (at least 2)."""
+    spec = epi.spec if isinstance(epi, EpilogueCall) else epi
+    if spec is None or spec.activation != "swiglu":
+        return cfg
+    if cfg.block_m * cfg.block_n > SWIGLU_TILE:
+        cfg = h100.GPU_CONFIGS["mid"]
+    per_stage = 2 * (cfg.block_m * cfg.block_k + 2 * cfg.block_k * cfg.block_n)
+    stages = max(2, min(cfg.num_stages or 2, SWIGLU_RING_BYTES // per_stage))
+    return replace(cfg, num_stages=stages)
+
+
 def _spec(
     kind,
     red,
@@ -944,6 +967,7 @@ def _matmul(
     total_k = k * groups if form == "k" else k  # wgrad's K: every batch's
     if backend == "cuda" and kw["config"] is None and kind != AUTO:  # auto resolves its own
         cfg = _shape_config(a, rows, n, form, None if grouped else red, groups, kind=kind)
+        cfg = swiglu_config(cfg, epi)
     auto = kind == AUTO
     problem = {
         "none": ("dense", rows, n, k, 1),
@@ -1123,7 +1147,7 @@ def _grouped(
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
         if kw["config"] is None and kind != AUTO:  # auto resolves its own config
-            cfg = _shape_config(a, s, n, "m")
+            cfg = swiglu_config(_shape_config(a, s, n, "m"), epi)
     _check_out(kw["out"], (s, n), dtype, backend, device, meta)
     if meta and kind == AUTO:
         return _traced(None, "grouped_matmul", backend, dtype, (s, n))
@@ -1596,6 +1620,7 @@ __all__ = [
     "program_count",
     "resolve_auto",
     "signature",
+    "swiglu_config",
     "swiglu_width",
     "validate_mode",
 ]
