@@ -123,6 +123,14 @@ class LowerGemmSchedulePass(TilePass):
     ``[start_g, start_g + len_g)`` (empty: a zero tile), stored at rows
     ``g*M + m``.
 
+    Epilogue (:class:`~gemm_opt.passes.schedule_epilogue.Epilogue`): where a
+    finished tile is stored (every store above, the stream-K owner's and tree
+    root's, split-K's last slice), ``act(acc * row_scale * col_scale + bias)``
+    (+ C's old value with ``accumulate``) before the rounding; swiglu's body
+    yields (gate, up) and the store gets ``silu(gate) * up``. Atomic stream-K's
+    split tiles add their partial's linear part (scaled; the bias by the range
+    that starts the tile).
+
     Every op it creates is at the schedule op's location (the body's ops keep
     theirs). Diagnostics (at the op): a schedule the verifier refuses.
     """
