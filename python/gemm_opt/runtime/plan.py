@@ -773,8 +773,10 @@ def _spec(
         num_xcds=num_xcds,
         trans_b=trans_b,
         trans_a=trans_a,
-        out_dtype=None if epilogue is None else epilogue.out_dtype,
-        epilogue=S.NO_EPILOGUE if epilogue is None else epilogue.spec,
+        # no epilogue: the spec's own default (torch.compile traces this in meta calls)
+        **(
+            {} if epilogue is None else {"out_dtype": epilogue.out_dtype, "epilogue": epilogue.spec}
+        ),
     )
 
 

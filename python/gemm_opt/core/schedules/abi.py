@@ -127,7 +127,7 @@ def kernel_args(
     reduction: str | None,
     grouped: str = Grouped.NONE,
     scale: str = Scale.NONE,
-    epilogue: EpilogueSpec = NO_EPILOGUE,
+    epilogue: EpilogueSpec | None = None,
 ) -> tuple[str, ...]:
     """The argument names, in order, of the kernel of ``kind``, ``reduction``,
     ``grouped``, ``scale`` (an FP8 kernel's :data:`SCALE_ARGS`) and ``epilogue``
@@ -141,7 +141,8 @@ def kernel_args(
         names.append("partials")
     if scale != Scale.NONE:
         names += SCALE_ARGS
-    names += epilogue.args
+    if epilogue is not None:
+        names += epilogue.args
     return tuple(names)
 
 
@@ -423,8 +424,9 @@ class KernelSpec:
     #: C's element type: None for fp16/bf16 (C is ``dtype``) or one of
     #: :data:`OUT_DTYPES`; FP8 kernels one of :data:`FP8_OUT_DTYPES` (None: bf16).
     out_dtype: str | None = None
-    #: The fused epilogue (none by default).
-    epilogue: EpilogueSpec = NO_EPILOGUE
+    #: The fused epilogue; None is taken as :data:`NO_EPILOGUE` (a None default, not a
+    #: shared instance, so that torch.compile traces a spec made without one).
+    epilogue: EpilogueSpec = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         reduction = resolve_reduction(self.kind, self.reduction)
@@ -461,6 +463,8 @@ class KernelSpec:
                 f"out_dtype must be None (C is {self.dtype}) or one of {tuple(OUT_DTYPES)}, "
                 f"got {self.out_dtype!r}"
             )
+        if self.epilogue is None:
+            object.__setattr__(self, "epilogue", NO_EPILOGUE)
         check_epilogue(self.epilogue, self.kind, self.reduction, self.grouped)
         for name in ("block_m", "block_n", "block_k", "group_m", "num_warps"):
             check_positive(name, getattr(self, name))
