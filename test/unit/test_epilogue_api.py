@@ -311,3 +311,18 @@ def test_swiglu_configs_fit_three_rings() -> None:
         assert got.num_stages * ring <= SWIGLU_RING_BYTES and got.num_stages >= 2, name
         assert swiglu_config(cfg, EpilogueSpec(activation="silu")) == cfg
     assert swiglu_config(GPU_CONFIGS["wide"], swiglu).block_n == 128
+
+
+def test_swiglu_auto_runs_a_schedule_that_holds_both_sums() -> None:
+    """``schedule="auto"`` may pick split-K for a small output; a SwiGLU call runs
+    data-parallel instead (its tuned pick cannot take the two sums per tile)."""
+    from gemm_opt.runtime import plan as P
+
+    a, b = np.ones((40, 64), np.float16), np.ones((64, 48), np.float16)
+    kw = dict(schedule="auto", reduction=None, num_programs=None, num_xcds=1, config=None,
+              out=None, seed=None)  # fmt: skip
+    p = P.plan("matmul", a, b, activation="swiglu", **kw)
+    assert p.spec.kind == "data-parallel" and p.out_shape == (40, 24)
+    y = gemm_opt.matmul(a, b, activation="swiglu", schedule="auto")
+    want = 64 / (1 + np.exp(-64.0)) * 64
+    assert np.all(y == np.float16(want))

@@ -980,6 +980,10 @@ def _matmul(
     kind, red, cfg, split_k = resolve_auto(
         kind, red, cfg, problem, backend, dtype, a, P, X, route.trans_b, trans_a
     )
+    if auto and epi is not None and epi.spec.activation == "swiglu" and kind != "data-parallel":
+        # the tuned pick may split K, which SwiGLU's two sums per tile cannot take
+        kind, red, split_k = "data-parallel", None, None
+        cfg = swiglu_config(cfg, epi)
     spec = _spec(kind, red, form, dtype, cfg, X, route.trans_b, trans_a, epi)
     _check_group_m(spec, n)
     scalars = {"M": rows, "N": n, "K": total_k, "lda": route.lda, "ldb": route.ldb, "ldc": n}
