@@ -14,7 +14,7 @@ and the epilogue. The body is written once, whatever the schedule.
   "tile.schedule_yield"(%acc) : (tensor<64x64xf32, #acc>) -> ()
 }) {kind = "persistent", grouped = "none", block_m = 64 : i32, block_n = 64 : i32,
     block_k = 32 : i32, group_m = 8 : i32, num_xcds = 1 : i32,
-    operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>}
+    operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}
   : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
 ```
 
@@ -23,7 +23,20 @@ and its leading dimension (i64); ``group_lens`` (``!tile.ptr<i32>``) and
 ``num_groups`` (i32) when ``grouped`` is not "none"; ``sync``
 (``!tile.ptr<i32>``) for work stealing, for stream-K with linear or tree
 reduction and for split-K; ``partials`` (``!tile.ptr<f32>``) for stream-K
-linear or tree and for split-K.
+linear or tree and for split-K; the epilogue's ``bias`` (f16, bf16 or f32:
+N values, grouped "m": ``(G, N)``), ``row_scale`` (f32, M) and
+``col_scale`` (f32, N), each optional.
+
+The epilogue: each output tile's finished fp32 sum ``acc`` (after the
+stream-K or split-K reduction, by the program that stores it) becomes
+``act(acc * row_scale[m] * col_scale[n] + bias[n])``, plus C's old value
+with ``accumulate`` (``C += ...``; fp32 C for a ``main_grad``), rounded
+once to C's element type. ``activation`` is an
+:class:`~gemm_opt.core.modes.Activation`. Atomic stream-K adds partials into
+C, so no program holds a split tile's sum: it takes no activation, each
+contributor scales its own partial and the one whose K range starts the tile
+adds the bias; with ``accumulate`` the host leaves C as it is instead of
+zeroing it.
 
 ``kind = "split-k"``: ``tiles x S`` programs, each one slice of one tile's
 K iterations, summed in slice order by the tile's last program
@@ -42,15 +55,19 @@ epilogue writes rows ``g*M + m``. An empty group yields no tile ("m") or a
 zero tile ("k").
 """
 
+from collections.abc import Sequence
 from typing import Any
 
 from gemm_opt.core.ext_compat import cast, ext, ir
 from gemm_opt.core.modes import (
+    ACTIVATIONS,
     GROUPED,
     GROUPED_KINDS,
     KINDS,
     REDUCTIONS,
+    SWIGLU_KINDS,
     TILE_LOOPS,
+    Activation,
     Grouped,
     Kind,
     Mode,
@@ -78,6 +95,8 @@ from gemm_opt.dialect.tile import (
 BODY_ARGS = ("group", "m_off", "m_end", "n_off", "k_off", "k_end")
 #: Element types of C.
 C_ELEMENTS = ("f16", "bf16", "f32")
+#: Element types of the epilogue's bias (one per output column; grouped "m": per group).
+BIAS_ELEMENTS = ("f16", "bf16", "f32")
 #: The largest value of the i32 index arithmetic ``tile-lower-gemm-schedule`` emits.
 I32_MAX = 2**31 - 1
 
@@ -125,7 +144,10 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     nested in another schedule's body; M, N, K, num_groups i32,
     ldc i64; C of f16, bf16 or f32; group_lens and num_groups present iff
     grouped; sync present iff the kind needs it, of i32; partials present iff
-    the reduction needs them, of f32; one body block with six i32 arguments
+    the reduction needs them, of f32; ``activation`` an
+    :class:`~gemm_opt.core.modes.Activation`, none with atomic stream-K;
+    ``accumulate`` a unit attribute; bias of f16, bf16 or f32, scales of f32,
+    neither nor an activation with grouped k; one body block with six i32 arguments
     ending in ``tile.schedule_yield`` of an f32 ``block_m x block_n`` tensor
     with a register layout.
     """
@@ -133,6 +155,7 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     ATTRS = (
         *("kind", "reduction", "grouped", "tile_loop"),
         *("block_m", "block_n", "block_k", "group_m", "num_xcds", "split_k"),
+        *("activation", "accumulate"),
     )
     m: ext.Operand[Any]
     n: ext.Operand[Any]
@@ -143,6 +166,9 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     num_groups: ext.Operand[Any] | None = None
     sync: ext.Operand[PtrType] | None = None
     partials: ext.Operand[PtrType] | None = None
+    bias: ext.Operand[PtrType] | None = None
+    row_scale: ext.Operand[PtrType] | None = None
+    col_scale: ext.Operand[PtrType] | None = None
     body: ir.Region
 
     def verify(self) -> None:
@@ -190,7 +216,51 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
             _check_ints([self.num_groups], 32, "num_groups")
         self._check_optional("sync", self.sync, self.needs_sync, "i32", self._what())
         self._check_optional("partials", self.partials, self.needs_partials, "f32", self._what())
+        self._check_epilogue()
         self._check_body()
+
+    def _check_epilogue(self) -> None:
+        """The epilogue runs once per output tile, on the finished fp32 sum, where
+        the tile is stored; atomic stream-K never has the finished sum of a split
+        tile in one program (its contributors add into C), so it takes only the
+        linear parts: the scales (each contributor scales its partial) and the
+        bias (added by the contributor whose K range starts the tile)."""
+        act = self.activation
+        if act != Activation.NONE and self.reduction == Reduction.ATOMIC:
+            raise VerifyError(
+                f'activation "{act}" needs each tile\'s finished sum in one program; atomic '
+                "stream-K adds partials into C (use reduction linear or tree)"
+            )
+        a = self.attr("accumulate")
+        if a is not None and cast(a, ir.UnitAttr) is None:
+            raise VerifyError(f"'accumulate' must be a unit attribute, got {a}")
+        if self.grouped == Grouped.K:
+            for name in ("bias", "row_scale", "col_scale"):
+                if getattr(self, name) is not None:
+                    raise VerifyError(
+                        f"grouped = \"k\" (one output per group, wgrad) takes no '{name}'"
+                    )
+            if act != Activation.NONE:
+                raise VerifyError(f'grouped = "k" (wgrad) takes no activation, got "{act}"')
+        if act == Activation.SWIGLU:
+            if self.kind not in SWIGLU_KINDS:
+                raise VerifyError(
+                    f'activation "swiglu" needs each tile\'s two sums in one program: kind '
+                    f'{", ".join(SWIGLU_KINDS)}, not "{self.kind}" (its partials hold one '
+                    "accumulator per tile)"
+                )
+            if self.col_scale is not None:
+                raise VerifyError("activation \"swiglu\" takes no 'col_scale'")
+        if self.bias is not None:
+            got = str(_type_of(self.bias, PtrType).element_type)
+            if got not in BIAS_ELEMENTS:
+                raise VerifyError(f"'bias' must point to {', '.join(BIAS_ELEMENTS)}, got {got}")
+        for name in ("row_scale", "col_scale"):
+            value = getattr(self, name)
+            if value is not None:
+                got = str(_type_of(value, PtrType).element_type)
+                if got != "f32":
+                    raise VerifyError(f"'{name}' must point to f32, got {got}")
 
     def _check_limits(self) -> None:
         """Attributes whose products in the lowering's i32 arithmetic could wrap
@@ -254,13 +324,23 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
         if not ops or ops[-1].operation.name != ScheduleYieldOp.OPERATION_NAME:
             raise VerifyError("the body must end with 'tile.schedule_yield'")
         y = ops[-1].operation
-        if len(y.operands) != 1:
-            raise VerifyError("'tile.schedule_yield' yields one accumulator")
+        swiglu = self.activation == Activation.SWIGLU
+        if len(y.operands) != 1 + swiglu:
+            raise VerifyError(
+                "'tile.schedule_yield' yields two accumulators (gate, up) for activation \"swiglu\""
+                if swiglu
+                else "'tile.schedule_yield' yields one accumulator"
+            )
         t = cast(y.operands[0].type, ir.RankedTensorType)
         bm, bn = self.int_attr("block_m"), self.int_attr("block_n")
         want = f"tensor<{bm}x{bn}xf32, #layout>"
         if t is None or tuple(t.shape) != (bm, bn) or str(t.element_type) != "f32":
             raise VerifyError(f"the body must yield {want}, got {y.operands[0].type}")
+        if swiglu and y.operands[1].type != y.operands[0].type:
+            raise VerifyError(
+                f"the two accumulators of swiglu must have one type, got "
+                f"{y.operands[0].type} and {y.operands[1].type}"
+            )
         if not isinstance(t.encoding, BlockedAttr | WmmaAttr):
             raise VerifyError(
                 f"the body must yield {want} with a register layout (#tile.blocked or "
@@ -284,6 +364,15 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     @property
     def grouped(self) -> Grouped:
         return _mode(self, "grouped", GROUPED, Grouped.NONE)
+
+    @property
+    def activation(self) -> Activation:
+        return _mode(self, "activation", ACTIVATIONS, Activation.NONE)
+
+    @property
+    def accumulate(self) -> bool:
+        """Whether the epilogue adds the tile to C's old values (``C += ...``)."""
+        return self.attr("accumulate") is not None
 
     @property
     def tile_loop(self) -> TileLoop:
@@ -314,15 +403,16 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
 
 
 class ScheduleYieldOp(TileOp, name="schedule_yield", traits=[ir.IsTerminatorTrait]):
-    """End a ``tile.gemm_schedule`` body with the tile's fp32 partial accumulator.
+    """End a ``tile.gemm_schedule`` body with the tile's fp32 partial accumulator
+    (two, gate and up, for a ``swiglu`` epilogue).
 
     ```mlir
     "tile.schedule_yield"(%acc) : (tensor<64x64xf32, #acc>) -> ()
     ```
-    Rules: inside a ``tile.gemm_schedule`` (its type is checked there).
+    Rules: inside a ``tile.gemm_schedule`` (the count and types are checked there).
     """
 
-    acc: ext.Operand[Any]
+    accs: Sequence[ext.Operand[Any]]
 
     def verify(self) -> None:
         parent = self.operation.parent
@@ -332,6 +422,7 @@ class ScheduleYieldOp(TileOp, name="schedule_yield", traits=[ir.IsTerminatorTrai
 
 
 __all__ = [
+    "BIAS_ELEMENTS",
     "BODY_ARGS",
     "C_ELEMENTS",
     "I32_MAX",

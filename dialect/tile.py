@@ -974,6 +974,8 @@ class TileOp(Tile.Operation):
         groups = _operand_groups(self)
         if all(kind == "single" for _, kind in groups):
             return
+        if len(groups) == 1 and self.attr(SEGMENTS) is None:
+            return  # one group: its size is the operand count (ODS needs no segments then)
         names = ", ".join(name for name, _ in groups)
         a = self.attr(SEGMENTS)
         if a is None:

@@ -43,7 +43,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
         scf.yield %next : !acc
       }
       "tile.schedule_yield"(%sum) : (!acc) -> ()
-    }) {kind = "stream-k", reduction = "linear", grouped = "none", block_m = 64 : i32, block_n = 64 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
+    }) {kind = "stream-k", reduction = "linear", grouped = "none", block_m = 64 : i32, block_n = 64 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
     return
   }
 }

@@ -25,7 +25,7 @@ from gemm_opt.dialect.tile import (
 )
 from gemm_opt.lowering.access import access_layout, masked_load, op_block_access, store_layout
 from gemm_opt.lowering.context import Handler, HandOffContext
-from gemm_opt.lowering.ir_match import same_type
+from gemm_opt.lowering.ir_match import const_int, same_type
 
 
 def lower_local_alloc(ctx: HandOffContext, op: Any) -> Any:
@@ -64,11 +64,19 @@ def lower_convert_layout(ctx: HandOffContext, op: Any) -> Any:
 
 
 def lower_load_block(ctx: HandOffContext, op: Any) -> Any:
+    """A masked ``tt.load``. A broadcast (a constant-zero stride: an epilogue's
+    bias or scale vector read over the tile's rows or columns) loads in the
+    value's own layout: its rows repeat one vector, so a coalesced layout saves
+    no sectors and its conversion would be a shared-memory round trip of the
+    whole tile."""
     rt = ir.RankedTensorType(op.result.type)
     shape = list(rt.shape)
     elem = rt.element_type
     want = ctx.must_type(rt, op)
-    layout = access_layout(ctx, op, rt, shape, elem)
+    if any(const_int(s) == 0 for s in op.strides):
+        layout = ctx.convert_encoding(rt.encoding, op)
+    else:
+        layout = access_layout(ctx, op, rt, shape, elem)
     ptrs, mask = op_block_access(ctx, op, shape, layout)
     val = masked_load(ctx, ptrs, mask, ctx.zeros(shape, elem, layout, op))
     if not same_type(val.get_type(), want):

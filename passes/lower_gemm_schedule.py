@@ -18,6 +18,7 @@ from gemm_opt.core.schedules.partition import workspace_layout
 from gemm_opt.dialect.schedule import GemmScheduleOp, group_m_limit
 from gemm_opt.dialect.tile import MakeTensorDescriptorOp, VerifyError
 from gemm_opt.passes.common import collect_ops
+from gemm_opt.passes.schedule_epilogue import Epilogue
 from gemm_opt.passes.schedule_ir import Emitter, Value, hoist
 
 
@@ -122,6 +123,14 @@ class LowerGemmSchedulePass(TilePass):
     ``[start_g, start_g + len_g)`` (empty: a zero tile), stored at rows
     ``g*M + m``.
 
+    Epilogue (:class:`~gemm_opt.passes.schedule_epilogue.Epilogue`): where a
+    finished tile is stored (every store above, the stream-K owner's and tree
+    root's, split-K's last slice), ``act(acc * row_scale * col_scale + bias)``
+    (+ C's old value with ``accumulate``) before the rounding; swiglu's body
+    yields (gate, up) and the store gets ``silu(gate) * up``. Atomic stream-K's
+    split tiles add their partial's linear part (scaled; the bias by the range
+    that starts the tile).
+
     Every op it creates is at the schedule op's location (the body's ops keep
     theirs). Diagnostics (at the op): a schedule the verifier refuses.
     """
@@ -154,6 +163,7 @@ class _Schedule:
         self.split_k = op.split_k
         self.ws = workspace_layout(self.kind, self.reduction, 1, self.num_xcds, self.bm, self.bn)
         self.e = Emitter()
+        self.epilogue = Epilogue(op, self.e, self.acc_type)
 
     # -- driver --
 
@@ -215,9 +225,11 @@ class _Schedule:
             if inner.operation == self.yield_op:
                 break
             inner.operation.move_before(anchor.operation)
-        acc = self.yield_op.operands[0]
+        accs = list(self.yield_op.operands)
         anchor.operation.erase()
-        return acc
+        # swiglu's (gate, up): only the kinds that store each tile from one program
+        # (the verifier's rule) take the pair, and only the epilogue reads it.
+        return accs[0] if len(accs) == 1 else tuple(accs)  # type: ignore[return-value]
 
     def out(self, acc: Value) -> Value:
         """The accumulator in C's element type."""
@@ -229,10 +241,21 @@ class _Schedule:
         t = ir.RankedTensorType.get(list(self.acc_type.shape), elem, self.acc_type.encoding)
         return arith.TruncFOp(t, acc).result
 
-    def store_c(self, acc: Value, m_off: Value, n_off: Value, rows: Value | None = None) -> None:
-        """Store the tile at (m_off, n_off) of C, rows below ``rows`` (M)."""
+    def store_c(
+        self,
+        acc: Value,
+        m_off: Value,
+        n_off: Value,
+        rows: Value | None = None,
+        group: Value | None = None,
+    ) -> None:
+        """Store the finished tile at (m_off, n_off) of C, rows below ``rows`` (M),
+        through the epilogue (``group``: grouped "m"'s, for its bias row)."""
         e = self.e
-        e.store(self.op.c, rows or self.M, self.N, self.op.ldc, m_off, n_off, self.out(acc))
+        rows = rows or self.M
+        if not self.epilogue.empty:
+            acc = self.epilogue.finish(acc, m_off, n_off, rows, group)
+        e.store(self.op.c, rows, self.N, self.op.ldc, m_off, n_off, self.out(acc))
 
     def tile(
         self, t: Value, k_off: Value, k_end: Value, group: Value | None = None
@@ -324,7 +347,7 @@ class _Schedule:
             whole = e.and_(e.cmp("eq", sb, e.c(0)), e.cmp("eq", se, ipt))
             place = (acc, m_off, n_off)
             if self.reduction == Reduction.ATOMIC:
-                self._atomic(whole, *place)
+                self._atomic(whole, e.cmp("eq", sb, e.c(0)), *place)
             elif self.reduction == Reduction.LINEAR:
                 self._linear(whole, se, ipt, tile_begin, tile_end, *place)
             else:
@@ -434,7 +457,7 @@ class _Schedule:
             m_off = e.add(row0, m_loc)
             m_end = e.min(e.add(row0, length), self.M)
             acc = self.body(m_off, n_off, e.c(0), self.K, group=g, m_end=m_end)
-            self.store_c(acc, m_off, n_off, rows=m_end)
+            self.store_c(acc, m_off, n_off, rows=m_end, group=g)
             scf.YieldOp([g, row0, tile0])
 
     def _walk_groups(
@@ -548,13 +571,20 @@ class _Schedule:
         high = e.add(self.r, e.div(e.sub(it, edge), q1))
         return e.select(e.cmp("slt", it, edge), low, high)
 
-    def _atomic(self, whole: Value, acc: Value, m_off: Value, n_off: Value) -> None:
+    def _atomic(self, whole: Value, starts: Value, acc: Value, m_off: Value, n_off: Value) -> None:
+        """A whole tile is stored; a split tile's partial is added into C, after
+        the epilogue's linear part (the verifier refuses the rest): scaled by
+        every contributor, the bias added by the one whose range ``starts`` the
+        tile (the others read it with no columns in bounds: zeros)."""
         e = self.e
         br = e.if_(whole, has_else=True)
         with ir.InsertionPoint(br.then_block):
             self.store_c(acc, m_off, n_off)
             scf.YieldOp([])
         with ir.InsertionPoint(br.else_block):
+            if not self.epilogue.empty:
+                cols = e.select(starts, self.N, e.c(0))
+                acc = self.epilogue.linear(acc, m_off, n_off, self.M, bias_cols=cols)
             out = self.out(acc)
             e.atomic_add(self.op.c, self.M, self.N, self.op.ldc, m_off, n_off, out)
             scf.YieldOp([])

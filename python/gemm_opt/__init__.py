@@ -2,7 +2,7 @@
 
 The package root re-exports the pure-Python public API (no MLIR import):
 the warp-hint rule and the per-warp TDM plan; and, loaded on first use, the
-GEMM API (``matmul``, ``grouped_matmul``, ``grouped_matmul_variable_k``,
+GEMM API (``matmul``, ``linear``, ``grouped_matmul``, ``grouped_matmul_variable_k``,
 ``explain``, ``GemmConfig``: :mod:`gemm_opt.api`; ``quantize_fp8``: :mod:`gemm_opt.quantize`), so
 ``import gemm_opt`` stays cheap.
 """
@@ -33,6 +33,7 @@ _LAZY = {
     "explain": "gemm_opt.api",
     "grouped_matmul": "gemm_opt.api",
     "grouped_matmul_variable_k": "gemm_opt.api",
+    "linear": "gemm_opt.api",
     "matmul": "gemm_opt.api",
     "quantize_fp8": "gemm_opt.quantize",
 }
@@ -66,6 +67,7 @@ __all__ = [  # noqa: RUF022 (the lazy names last)
     "explain",
     "grouped_matmul",
     "grouped_matmul_variable_k",
+    "linear",
     "matmul",
     "quantize_fp8",
 ]

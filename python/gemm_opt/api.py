@@ -103,6 +103,9 @@ def matmul(
     scale_a: Any = None,
     scale_b: Any = None,
     out_dtype: Any = None,
+    bias: Any = None,
+    activation: str | None = None,
+    accumulate: bool = False,
 ) -> Any:
     """C = A @ B as ``torch.matmul`` computes it: ``a`` (..., M, K), ``b`` (..., K, N),
     batch dimensions broadcast, result row-major (..., M, N).
@@ -131,19 +134,73 @@ def matmul(
     ``num_xcds`` and ``out`` are not taken. On torch tensors this is
     ``torch.ops.gemm_opt.scaled_matmul`` (no autograd: FP8 training recipes
     quantize their own gradients). See :mod:`gemm_opt.runtime.scaled`.
+
+    **Fused epilogue** (applied to each output tile's fp32 sum before the one
+    rounding, in the kernel): ``C = activation(A @ B + bias)``, and with
+    ``accumulate=True`` ``out += activation(A @ B + bias)`` (``out`` required;
+    it may be float32, e.g. a ``main_grad``, whatever the inputs). ``bias`` has
+    shape (N,), the inputs' dtype or float32, and is shared by every batch;
+    ``activation`` is None, ``"relu"``, ``"gelu"`` (erf), ``"gelu-tanh"``
+    (``F.gelu(approximate="tanh")``) or ``"silu"``. On torch tensors this is
+    ``torch.ops.gemm_opt.matmul_epilogue`` (differentiable in ``a``, ``b`` and
+    ``bias``) or ``matmul_epilogue_out``. Atomic stream-K takes neither an
+    activation nor ``accumulate`` (no program holds a tile's finished sum).
     """
     if scale_a is not None or scale_b is not None or out_dtype is not None:
+        for name, value in (("bias", bias), ("activation", activation)):
+            if value is not None:
+                raise ValueError(f"{name}: the scaled (FP8) GEMM has no fused epilogue yet")
+        if accumulate is not False:
+            raise ValueError("accumulate: the scaled (FP8) GEMM has no fused epilogue yet")
         return _scaled(a, b, scale_a, scale_b, out_dtype, schedule, reduction, num_programs,
                        num_xcds, config, out, seed)  # fmt: skip
     kw = {
         "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
         "num_xcds": num_xcds, "config": config, "out": out, "seed": seed,
     }  # fmt: skip
+    epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
+    fused = P.has_epilogue(bias, activation, accumulate)
     if _torch_pair(a, b):
         from gemm_opt import torch_ops
 
+        if fused:
+            return torch_ops.matmul_epilogue(a, b, **epi, **kw)
         return torch_ops.matmul(a, b, **kw)
-    return _run_model(P.plan("matmul", a, b, **kw), a, b, kw)
+    if not fused:
+        return _run_model(P.plan("matmul", a, b, **kw), a, b, kw)
+    return _run_model(P.plan("matmul", a, b, **epi, **kw), a, b, kw, bias)
+
+
+def linear(
+    x: Any,
+    weight: Any,
+    bias: Any = None,
+    *,
+    activation: str | None = None,
+    **kw: Any,
+) -> Any:
+    """``activation(F.linear(x, weight, bias))``: ``x`` (..., in_features), ``weight``
+    (out_features, in_features) read as it lies (``x @ weight.T`` through the
+    transposed-layout kernels, nothing copied), ``bias`` (out_features,) or None;
+    the bias and the activation fused into the GEMM's epilogue (see :func:`matmul`,
+    whose other keywords it takes). Result (..., out_features)."""
+    for name, value in (("x", x), ("weight", weight)):
+        if not hasattr(value, "shape"):
+            raise TypeError(f"{name}: expected a numpy array or a torch tensor, got "
+                            f"{type(value).__name__}")  # fmt: skip
+    if len(weight.shape) != 2:
+        raise ValueError(
+            f"weight: expected shape (out_features, in_features), got {tuple(weight.shape)}"
+        )
+    if len(x.shape) < 1 or x.shape[-1] != weight.shape[1]:
+        raise ValueError(
+            f"x: expected shape (..., in_features) with in_features = {weight.shape[1]} "
+            f"(weight's columns), got {tuple(x.shape)}"
+        )
+    wt = weight.mT if P.is_torch_tensor(weight) else weight.T
+    if len(x.shape) == 1:  # F.linear's vector input: one row, the row dropped again
+        return matmul(x[None], wt, bias=bias, activation=activation, **kw)[0]
+    return matmul(x, wt, bias=bias, activation=activation, **kw)
 
 
 def grouped_matmul(
@@ -160,6 +217,9 @@ def grouped_matmul(
     out: Any = None,
     seed: int | None = None,
     validate: bool | str = False,
+    bias: Any = None,
+    activation: str | None = None,
+    accumulate: bool = False,
 ) -> Any:
     """Grouped GEMM (MoE experts): rows of ``a`` grouped by ``group_lens``, one ``b`` per group.
 
@@ -177,17 +237,29 @@ def grouped_matmul(
     ``False`` not at all (they must be >= 0 and sum to S), ``True`` on the
     host (a device sync: not inside a CUDA graph), ``"device"`` by a
     device-side assertion (no sync; a failure ends the CUDA context).
+
+    Fused epilogue as in :func:`matmul`, with ``bias`` of shape (G, N) (group g's
+    rows get row g); on torch tensors ``torch.ops.gemm_opt.grouped_matmul_epilogue``
+    (differentiable in ``a``, ``b`` and ``bias``) or ``grouped_matmul_epilogue_out``.
     """
     kw = {
         "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
         "num_xcds": num_xcds, "config": config, "out": out, "seed": seed,
     }  # fmt: skip
+    epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
+    fused = P.has_epilogue(bias, activation, accumulate)
     if _torch_pair(a, b):
         from gemm_opt import torch_ops
 
+        if fused:
+            return torch_ops.grouped_matmul_epilogue(
+                a, b, group_lens, trans_b=trans_b, validate=validate, **epi, **kw
+            )
         return torch_ops.grouped_matmul(a, b, group_lens, trans_b=trans_b, validate=validate, **kw)
-    p = P.plan("grouped_matmul", a, b, group_lens, trans_b=trans_b, validate=validate, **kw)
-    return _run_model(p, a, b, kw)
+    if not fused:
+        epi = {}
+    p = P.plan("grouped_matmul", a, b, group_lens, trans_b=trans_b, validate=validate, **epi, **kw)
+    return _run_model(p, a, b, kw, bias)
 
 
 def grouped_matmul_variable_k(
@@ -203,23 +275,27 @@ def grouped_matmul_variable_k(
     out: Any = None,
     seed: int | None = None,
     validate: bool | str = False,
+    accumulate: bool = False,
 ) -> Any:
     """Grouped GEMM over K (wgrad): ``out[g] = a[rows of g].T @ b[rows of g]``.
 
     ``a`` (S, M), ``b`` (S, N), S = sum(group_lens); result (G, M, N). An
     empty group's output is exactly zero. ``group_lens`` and ``validate`` as
     in :func:`grouped_matmul`; on torch tensors this is the operator
-    ``torch.ops.gemm_opt.grouped_matmul_variable_k``.
+    ``torch.ops.gemm_opt.grouped_matmul_variable_k``. ``accumulate=True``: ``out[g]
+    += ...`` in the epilogue (``out`` required, float32 for a ``main_grad`` or the
+    inputs' dtype; ``grouped_matmul_variable_k_accumulate`` on torch tensors).
     """
     kw = {
         "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
         "num_xcds": num_xcds, "config": config, "out": out, "seed": seed,
     }  # fmt: skip
+    epi = {"accumulate": accumulate} if accumulate is not False else {}
     if _torch_pair(a, b):
         from gemm_opt import torch_ops
 
-        return torch_ops.grouped_matmul_variable_k(a, b, group_lens, validate=validate, **kw)
-    p = P.plan("grouped_matmul_variable_k", a, b, group_lens, validate=validate, **kw)
+        return torch_ops.grouped_matmul_variable_k(a, b, group_lens, validate=validate, **epi, **kw)
+    p = P.plan("grouped_matmul_variable_k", a, b, group_lens, validate=validate, **epi, **kw)
     return _run_model(p, a, b, kw)
 
 
@@ -313,11 +389,11 @@ def _scaled(
     return model_gemm.run_scaled(plan, a, b, scale_a, scale_b)
 
 
-def _run_model(plan: P.GemmPlan, a: Any, b: Any, kw: Mapping[str, Any]) -> Any:
+def _run_model(plan: P.GemmPlan, a: Any, b: Any, kw: Mapping[str, Any], bias: Any = None) -> Any:
     """Run a host call's plan on the executable model."""
     from gemm_opt.kernels import model_gemm
 
-    return model_gemm.run(plan, a, b, out=kw["out"])
+    return model_gemm.run(plan, a, b, out=kw["out"], bias=bias)
 
 
 __all__ = [
@@ -331,5 +407,6 @@ __all__ = [
     "explain",
     "grouped_matmul",
     "grouped_matmul_variable_k",
+    "linear",
     "matmul",
 ]

@@ -43,6 +43,7 @@ and broadcast batch dimensions are summed.
 from __future__ import annotations
 
 from dataclasses import fields
+from types import SimpleNamespace
 from typing import Any
 
 import torch
@@ -101,20 +102,34 @@ def _kw(
     }
 
 
-def _run(op: str, a: Tensor, b: Tensor, group_lens: Any = None, **kw: Any) -> Any:
+def _run(
+    op: str,
+    a: Tensor,
+    b: Tensor,
+    group_lens: Any = None,
+    *,
+    bias: Tensor | None = None,
+    activation: str | None = None,
+    accumulate: bool = False,
+    **kw: Any,
+) -> Any:
     """One call of an operator: its plan (:func:`gemm_opt.runtime.plan.plan`), run on
-    the GPU or on the model, where its tensors are."""
+    the GPU or on the model, where its tensors are (with the fused epilogue's
+    ``bias``, ``activation`` and ``accumulate``)."""
     if not rt.has_builder() and _safe_kind(a) == "cuda" and rt.compiler_installed():
         from gemm_opt.kernels import disk_cache  # kernels the bundles lack: built, kept on disk
 
         disk_cache.install()
-    p = P.plan(op, a, b, group_lens, **kw)
+    epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
+    if not P.has_epilogue(bias, activation, accumulate):
+        epi = {}
+    p = P.plan(op, a, b, group_lens, **epi, **kw)
     if p.backend == "cuda":
         lens = None if op == "matmul" else P.device_lens(p, group_lens, a.device)
-        return P.launch(p, a, b, lens, kw["out"])
+        return P.launch(p, a, b, lens, kw["out"], bias)
     from gemm_opt.kernels import model_gemm
 
-    return model_gemm.run(p, a, b, out=kw["out"])
+    return model_gemm.run(p, a, b, out=kw["out"], bias=bias)
 
 
 def _safe_kind(x: Any) -> str | None:
@@ -426,6 +441,273 @@ torch.library.register_autograd(
 )
 
 
+# ---- fused epilogues -------------------------------------------------------------------
+#
+# The backward of a fused activation recomputes the pre-activation ``A @ B + bias``
+# (one more GEMM with the bias fused) instead of saving it: the forward writes one
+# tensor, as an unfused layer would, and the recomputation's GEMM costs less than
+# an extra output's HBM traffic forward and its lifetime until the backward.
+
+
+@torch.library.custom_op(f"{NAMESPACE}::matmul_epilogue", mutates_args=(), tags=_TAGS)
+def _matmul_epilogue(
+    a: Tensor,
+    b: Tensor,
+    bias: Tensor | None = None,
+    activation: str | None = None,
+    schedule: str = "data-parallel",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+) -> Tensor:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
+    return _run("matmul", a, b, bias=bias, activation=activation, **kw)
+
+
+@_matmul_epilogue.register_fake
+def _(
+    a, b, bias=None, activation=None, schedule="data-parallel", reduction=None,
+    num_programs=None, num_xcds=1, config=None, seed=None,
+):  # fmt: skip
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
+    p = P.plan("matmul", a, b, bias=bias, activation=activation, meta=True, **kw)
+    return a.new_empty(p.out_shape)
+
+
+@torch.library.custom_op(f"{NAMESPACE}::matmul_epilogue_out", mutates_args=("out",), tags=_TAGS)
+def _matmul_epilogue_out(
+    a: Tensor,
+    b: Tensor,
+    out: Tensor,
+    bias: Tensor | None = None,
+    activation: str | None = None,
+    accumulate: bool = False,
+    schedule: str = "data-parallel",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+) -> None:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    _run("matmul", a, b, bias=bias, activation=activation, accumulate=accumulate, **kw)
+
+
+@_matmul_epilogue_out.register_fake
+def _(
+    a, b, out, bias=None, activation=None, accumulate=False, schedule="data-parallel",
+    reduction=None, num_programs=None, num_xcds=1, config=None, seed=None,
+):  # fmt: skip
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    P.plan("matmul", a, b, bias=bias, activation=activation, accumulate=accumulate,
+           meta=True, **kw)  # fmt: skip
+
+
+def activation_grad(pre: Tensor, activation: str | None) -> Tensor:
+    """d activation / d x at ``pre`` (float32), the derivative of the function the
+    epilogue computes (:class:`~gemm_opt.core.modes.Activation`)."""
+    x = pre.float()
+    if activation in (None, "none"):
+        return torch.ones_like(x)
+    if activation == "relu":
+        return (x > 0).to(x.dtype)
+    if activation == "silu":
+        s = torch.sigmoid(x)
+        return s * (1 + x * (1 - s))
+    if activation == "gelu":
+        cdf = 0.5 * (1 + torch.erf(x * 0.7071067811865476))
+        return cdf + x * torch.exp(-0.5 * x * x) * 0.3989422804014327
+    if activation == "gelu-tanh":
+        k = 0.7978845608028654
+        u = k * (x + 0.044715 * x**3)
+        t = torch.tanh(u)
+        return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
+    raise ValueError(f"activation: no derivative for {activation!r}")
+
+
+def _through_activation(grad: Tensor, pre: Tensor, activation: str) -> Tensor:
+    """The gradient of the pre-activation from the output's: ``grad * act'(pre)``;
+    swiglu's ``pre`` is ``[gate | up]`` (twice the output's columns):
+    ``d gate = grad * up * silu'(gate)``, ``d up = grad * silu(gate)``."""
+    g = grad.float()
+    if activation == "swiglu":
+        gate, up = pre.float().chunk(2, dim=-1)
+        s = torch.sigmoid(gate)
+        dgate = g * up * (s * (1 + gate * (1 - s)))
+        return torch.cat([dgate, g * gate * s], dim=-1).to(grad.dtype)
+    return (g * activation_grad(pre, activation)).to(grad.dtype)
+
+
+def _epilogue_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
+    a, b, bias, activation, *_, seed = inputs
+    ctx.save_for_backward(a, b, bias)
+    ctx.activation = activation
+    ctx.seed = seed
+
+
+def _epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
+    """Through the activation (its derivative at the recomputed pre-activation, see
+    above), then ``matmul``'s backward; the bias's gradient is the sum of the
+    pre-activation's over every row (in float32, rounded once)."""
+    a, b, bias = ctx.saved_tensors
+    tail = ("data-parallel", None, None, 1, None, ctx.seed)
+    if ctx.activation not in (None, "none"):
+        pre = torch.ops.gemm_opt.matmul_epilogue(a, b, bias, None, *tail)
+        grad = _through_activation(grad, pre, ctx.activation)
+    plain = SimpleNamespace(saved_tensors=(a, b), needs_input_grad=ctx.needs_input_grad[:2],
+                            seed=ctx.seed)  # fmt: skip
+    da, db = _matmul_backward(plain, grad)[:2]
+    dbias = None
+    if bias is not None and ctx.needs_input_grad[2]:
+        dbias = grad.float().reshape(-1, grad.shape[-1]).sum(0).to(bias.dtype)
+    return (da, db, dbias) + (None,) * 7
+
+
+torch.library.register_autograd(
+    f"{NAMESPACE}::matmul_epilogue", _epilogue_backward, setup_context=_epilogue_setup
+)
+
+
+@torch.library.custom_op(f"{NAMESPACE}::grouped_matmul_epilogue", mutates_args=(), tags=_TAGS)
+def _grouped_matmul_epilogue(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Tensor,
+    bias: Tensor | None = None,
+    activation: str | None = None,
+    trans_b: bool = False,
+    schedule: str = "persistent",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+    validate: str | None = None,
+) -> Tensor:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
+    v = _VALIDATE_BACK[validate]
+    return _run("grouped_matmul", a, b, group_lens, bias=bias, activation=activation,
+                trans_b=trans_b, validate=v, **kw)  # fmt: skip
+
+
+@_grouped_matmul_epilogue.register_fake
+def _(
+    a, b, group_lens, bias=None, activation=None, trans_b=False, schedule="persistent",
+    reduction=None, num_programs=None, num_xcds=1, config=None, seed=None, validate=None,
+):  # fmt: skip
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
+    p = P.plan("grouped_matmul", a, b, group_lens, trans_b=trans_b, bias=bias,
+               activation=activation, meta=True, **kw)  # fmt: skip
+    return a.new_empty(p.out_shape)
+
+
+@torch.library.custom_op(
+    f"{NAMESPACE}::grouped_matmul_epilogue_out", mutates_args=("out",), tags=_TAGS
+)
+def _grouped_matmul_epilogue_out(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Tensor,
+    out: Tensor,
+    bias: Tensor | None = None,
+    activation: str | None = None,
+    accumulate: bool = False,
+    trans_b: bool = False,
+    schedule: str = "persistent",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+    validate: str | None = None,
+) -> None:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    v = _VALIDATE_BACK[validate]
+    _run("grouped_matmul", a, b, group_lens, bias=bias, activation=activation,
+         accumulate=accumulate, trans_b=trans_b, validate=v, **kw)  # fmt: skip
+
+
+@_grouped_matmul_epilogue_out.register_fake
+def _(
+    a, b, group_lens, out, bias=None, activation=None, accumulate=False, trans_b=False,
+    schedule="persistent", reduction=None, num_programs=None, num_xcds=1, config=None,
+    seed=None, validate=None,
+):  # fmt: skip
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    P.plan("grouped_matmul", a, b, group_lens, trans_b=trans_b, bias=bias,
+           activation=activation, accumulate=accumulate, meta=True, **kw)  # fmt: skip
+
+
+@torch.library.custom_op(
+    f"{NAMESPACE}::grouped_matmul_variable_k_accumulate", mutates_args=("out",), tags=_TAGS
+)
+def _grouped_matmul_variable_k_accumulate(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Tensor,
+    out: Tensor,
+    schedule: str = "persistent",
+    reduction: str | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    config: list[int] | None = None,
+    seed: int | None = None,
+    validate: str | None = None,
+) -> None:
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    v = _VALIDATE_BACK[validate]
+    _run("grouped_matmul_variable_k", a, b, group_lens, accumulate=True, validate=v, **kw)
+
+
+@_grouped_matmul_variable_k_accumulate.register_fake
+def _(
+    a, b, group_lens, out, schedule="persistent", reduction=None, num_programs=None,
+    num_xcds=1, config=None, seed=None, validate=None,
+):  # fmt: skip
+    kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
+    P.plan("grouped_matmul_variable_k", a, b, group_lens, accumulate=True, meta=True, **kw)
+
+
+def _grouped_epilogue_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
+    a, b, group_lens, bias, activation, trans_b, *rest = inputs
+    ctx.save_for_backward(a, b, group_lens, bias)
+    ctx.activation = activation
+    ctx.trans_b = trans_b
+    ctx.rest = rest[:-1]  # schedule, reduction, num_programs, num_xcds, config, seed
+
+
+def _grouped_epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
+    """As :func:`_epilogue_backward`, per group: the pre-activation recomputed with
+    the bias fused, then the grouped GEMM's backward; group g's bias gradient is the
+    sum of its rows' (rows to groups by ``repeat_interleave`` with the row count
+    given, so no host sync)."""
+    a, b, lens, bias = ctx.saved_tensors
+    if ctx.activation not in (None, "none"):
+        pre = torch.ops.gemm_opt.grouped_matmul_epilogue(
+            a, b, lens, bias, None, ctx.trans_b, *ctx.rest, None
+        )
+        grad = _through_activation(grad, pre, ctx.activation)
+    plain = SimpleNamespace(saved_tensors=(a, b, lens), trans_b=ctx.trans_b, rest=ctx.rest,
+                            needs_input_grad=ctx.needs_input_grad[:2])  # fmt: skip
+    da, db = _grouped_backward(plain, grad)[:2]
+    dbias = None
+    if bias is not None and ctx.needs_input_grad[3]:
+        groups = torch.arange(bias.shape[0], device=grad.device)
+        rows = torch.repeat_interleave(groups, lens, output_size=grad.shape[0])
+        dbias = torch.zeros(bias.shape, dtype=torch.float32, device=grad.device)
+        dbias = dbias.index_add_(0, rows, grad.float()).to(bias.dtype)
+    return (da, db, None, dbias) + (None,) * 9
+
+
+torch.library.register_autograd(
+    f"{NAMESPACE}::grouped_matmul_epilogue",
+    _grouped_epilogue_backward,
+    setup_context=_grouped_epilogue_setup,
+)
+
+
 # ---- the API's entry points ------------------------------------------------------------
 
 
@@ -629,6 +911,39 @@ def matmul(a: Tensor, b: Tensor, **kw: Any) -> Tensor:
     return torch.ops.gemm_opt.matmul(a, b, *args)
 
 
+def matmul_epilogue(
+    a: Tensor,
+    b: Tensor,
+    *,
+    bias: Tensor | None,
+    activation: str | None,
+    accumulate: bool,
+    **kw: Any,
+) -> Tensor:
+    """``gemm_opt.matmul`` with a fused epilogue on torch tensors (keywords as there):
+    ``matmul_epilogue`` (differentiable in ``a``, ``b`` and ``bias``), or
+    ``matmul_epilogue_out`` with ``out`` (``accumulate``: ``out += ...``)."""
+    kw = _plain_ints(kw)
+    epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
+    tensors = (a, b) if bias is None else (a, b, bias)
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(f"bias: expected a tensor like a, got {type(bias).__name__}")
+    if _direct(*tensors):
+        result = _run("matmul", a, b, **epi, **kw)
+        if kw["out"] is not None:
+            _mutated(kw["out"])
+        return result
+    args = _op_args(a, b, kw, lambda: P.plan("matmul", a, b, **epi, **kw))
+    if kw["out"] is not None or accumulate:
+        _no_grad_out("matmul", *tensors)
+        P.plan("matmul", a, b, meta=True, **epi, **kw)  # checks eagerly (out, accumulate)
+        torch.ops.gemm_opt.matmul_epilogue_out(a, b, kw["out"], bias, activation, accumulate,
+                                               *args)  # fmt: skip
+        return kw["out"]
+    P.plan("matmul", a, b, meta=True, **epi, **kw)  # bad input: the eager message
+    return torch.ops.gemm_opt.matmul_epilogue(a, b, bias, activation, *args)
+
+
 def grouped_matmul(
     a: Tensor, b: Tensor, group_lens: Any, *, trans_b: Any, validate: Any, **kw: Any
 ) -> Tensor:
@@ -655,21 +970,75 @@ def grouped_matmul(
     return torch.ops.gemm_opt.grouped_matmul(a, b, lens, trans_b, *args, v)
 
 
-def grouped_matmul_variable_k(
-    a: Tensor, b: Tensor, group_lens: Any, *, validate: Any, **kw: Any
+def grouped_matmul_epilogue(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Any,
+    *,
+    trans_b: Any,
+    validate: Any,
+    bias: Tensor | None,
+    activation: str | None,
+    accumulate: bool,
+    **kw: Any,
 ) -> Tensor:
-    """``gemm_opt.grouped_matmul_variable_k`` on torch tensors (keywords as there)."""
+    """``gemm_opt.grouped_matmul`` with a fused epilogue on torch tensors (keywords as
+    there): ``grouped_matmul_epilogue`` (differentiable in ``a``, ``b`` and ``bias``), or
+    ``grouped_matmul_epilogue_out`` with ``out`` (``accumulate``: ``out += ...``)."""
     kw = _plain_ints(kw)
+    if not isinstance(trans_b, bool):
+        raise TypeError(f"trans_b: expected a bool, got {type(trans_b).__name__}")
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(f"bias: expected a tensor like a, got {type(bias).__name__}")
     mode = P.validate_mode(validate)
-    if _direct(a, b):
+    epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
+    tensors = (a, b) if bias is None else (a, b, bias)
+    if _direct(*tensors):
         lens = _lens_tensor(group_lens)
-        result = _run("grouped_matmul_variable_k", a, b, lens, validate=mode, **kw)
+        result = _run("grouped_matmul", a, b, lens, trans_b=trans_b, validate=mode, **epi, **kw)
         if kw["out"] is not None:
             _mutated(kw["out"])
         return result
     v = _VALIDATE[mode]
-    args = _op_args(a, b, kw, lambda: P.plan("grouped_matmul_variable_k", a, b, group_lens, **kw))
+    check = {"trans_b": trans_b, **epi, **kw}
+    args = _op_args(a, b, kw, lambda: P.plan("grouped_matmul", a, b, group_lens, **check))
     lens = _lens_tensor(group_lens)
+    P.plan("grouped_matmul", a, b, lens, meta=True, **check)  # the eager messages
+    if kw["out"] is not None or accumulate:
+        _no_grad_out("grouped_matmul", *tensors)
+        torch.ops.gemm_opt.grouped_matmul_epilogue_out(
+            a, b, lens, kw["out"], bias, activation, accumulate, trans_b, *args, v
+        )
+        return kw["out"]
+    return torch.ops.gemm_opt.grouped_matmul_epilogue(
+        a, b, lens, bias, activation, trans_b, *args, v
+    )
+
+
+def grouped_matmul_variable_k(
+    a: Tensor, b: Tensor, group_lens: Any, *, validate: Any, accumulate: Any = False, **kw: Any
+) -> Tensor:
+    """``gemm_opt.grouped_matmul_variable_k`` on torch tensors (keywords as there);
+    ``accumulate``: ``grouped_matmul_variable_k_accumulate`` (``out[g] += ...``)."""
+    kw = _plain_ints(kw)
+    mode = P.validate_mode(validate)
+    epi = {"accumulate": accumulate} if accumulate is not False else {}
+    if _direct(a, b):
+        lens = _lens_tensor(group_lens)
+        result = _run("grouped_matmul_variable_k", a, b, lens, validate=mode, **epi, **kw)
+        if kw["out"] is not None:
+            _mutated(kw["out"])
+        return result
+    v = _VALIDATE[mode]
+    args = _op_args(
+        a, b, kw, lambda: P.plan("grouped_matmul_variable_k", a, b, group_lens, **epi, **kw)
+    )
+    lens = _lens_tensor(group_lens)
+    if epi:
+        P.plan("grouped_matmul_variable_k", a, b, lens, meta=True, **epi, **kw)
+        _no_grad_out("grouped_matmul_variable_k", a, b)
+        torch.ops.gemm_opt.grouped_matmul_variable_k_accumulate(a, b, lens, kw["out"], *args, v)
+        return kw["out"]
     if kw["out"] is not None:
         _no_grad_out("grouped_matmul_variable_k", a, b)
         torch.ops.gemm_opt.grouped_matmul_variable_k_out(a, b, lens, kw["out"], *args, v)
@@ -677,4 +1046,12 @@ def grouped_matmul_variable_k(
     return torch.ops.gemm_opt.grouped_matmul_variable_k(a, b, lens, *args, v)
 
 
-__all__ = ["NAMESPACE", "grouped_matmul", "grouped_matmul_variable_k", "matmul"]
+__all__ = [
+    "NAMESPACE",
+    "activation_grad",
+    "grouped_matmul",
+    "grouped_matmul_epilogue",
+    "grouped_matmul_variable_k",
+    "matmul",
+    "matmul_epilogue",
+]

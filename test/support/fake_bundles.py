@@ -38,7 +38,7 @@ def fake_kernel(spec: S.KernelSpec, payload: bytes = b"\x7fELF cubin") -> Bundle
         binary=payload,
         triton=_triton_version(),
         gemm_opt=gemm_opt.__version__,
-        meta={"kind": "schedule", **spec.__dict__},
+        meta={"kind": "schedule", **dataclasses.asdict(spec)},
     )
 
 

@@ -128,7 +128,7 @@ G3 = np.zeros((3, 16, 4), np.float16)
             r"out: expected shape \(8, 4\)",
         ),
         (
-            lambda: gemm_opt.matmul(A, B, out=np.zeros((8, 4), np.float32)),
+            lambda: gemm_opt.matmul(A, B, out=np.zeros((8, 4), np.float64)),
             TypeError,
             r"out: expected fp16",
         ),
@@ -206,13 +206,15 @@ def test_keyword_names_are_the_documented_ones() -> None:
 
     common = ["schedule", "reduction", "num_programs", "num_xcds", "config", "out", "seed"]
     sig = inspect.signature(gemm_opt.matmul)
-    assert list(sig.parameters) == ["a", "b", *common, "scale_a", "scale_b", "out_dtype"]
+    assert list(sig.parameters) == ["a", "b", *common, "scale_a", "scale_b", "out_dtype",
+                                    "bias", "activation", "accumulate"]  # fmt: skip
     assert sig.parameters["schedule"].default == "data-parallel"
     assert sig.parameters["num_xcds"].default == 1
     g = inspect.signature(gemm_opt.grouped_matmul)
-    assert list(g.parameters) == ["a", "b", "group_lens", "trans_b", *common, "validate"]
+    epilogue = ["bias", "activation", "accumulate"]
+    assert list(g.parameters) == ["a", "b", "group_lens", "trans_b", *common, "validate", *epilogue]
     v = inspect.signature(gemm_opt.grouped_matmul_variable_k)
-    assert list(v.parameters) == ["a", "b", "group_lens", *common, "validate"]
+    assert list(v.parameters) == ["a", "b", "group_lens", *common, "validate", "accumulate"]
     assert g.parameters["validate"].default is False is v.parameters["validate"].default
 
 

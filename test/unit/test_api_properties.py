@@ -205,13 +205,13 @@ def _out(call: Call, shape: tuple[int, ...]) -> Any:
     dtype, framework = call.dtype, call.framework
     if spoil == "shape":
         shape = (*shape[:-1], shape[-1] + 1)
-    if spoil == "dtype":
-        dtype = "fp32"
+    if spoil == "dtype":  # float32 is an output type (an fp32 C); float64 is none
+        dtype = "fp64"
     if spoil == "framework":
         framework = "torch" if framework == "numpy" else "numpy"
     if framework == "numpy":
-        return np.zeros(shape, np.float32 if dtype == "fp32" else _np_dtype(dtype))
-    tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[dtype]
+        return np.zeros(shape, np.float64 if dtype == "fp64" else _np_dtype(dtype))
+    tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp64": torch.float64}[dtype]
     return torch.zeros(shape, dtype=tdt)
 
 

@@ -57,6 +57,7 @@ CHANGES = {
     # FP8 kernels only (dense data-parallel/persistent, B stored (N, K), block_k % 64).
     "scale": {**_FP8, "scale": "rowwise"},
     "out_dtype": {**_FP8, "out_dtype": "fp32"},
+    "epilogue": {"epilogue": S.EpilogueSpec(activation="silu", bias="fp16")},
 }
 
 

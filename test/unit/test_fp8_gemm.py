@@ -150,7 +150,7 @@ def test_spec_names_and_arguments():
         (dict(block_k=32), "block_k must be a multiple of 64"),
         (dict(out_dtype="fp16"), "out_dtype must be one of bf16, fp32"),
         (dict(scale="block128"), "scale must be one of"),
-        (dict(dtype="fp16"), "scale and out_dtype are for FP8 kernels"),
+        (dict(dtype="fp16"), "scale is for FP8 kernels"),
     ],
 )  # fmt: skip
 def test_refusals_name_what_is_built(kw, match):

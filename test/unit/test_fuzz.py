@@ -168,7 +168,7 @@ _ACC = (
 _SCHEDULE = """"tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({{
 ^bb0(%{p}g: i32, %{p}mo: i32, %{p}me: i32, %{p}no: i32, %{p}ko: i32, %{p}ke: i32):
 {inner}  "tile.schedule_yield"(%x) : (tensor<32x32xf32, #acc>) -> ()
-}}) {{kind = "persistent", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>}} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+}}) {{kind = "persistent", block_m = 32 : i32, block_n = 32 : i32, block_k = 32 : i32, group_m = 8 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>}} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
 """
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from torch_mlir import ir
 from torch_mlir.dialects import arith, ext, func, scf, transform
+from torch_mlir.dialects import math as math_dialect
 from torch_mlir.dialects._ods_common import _cext
 from torch_mlir.dialects.transform import debug as transform_debug
 from torch_mlir.dialects.transform import structured as transform_structured
@@ -43,6 +44,7 @@ __all__ = [
     "ext",
     "func",
     "ir",
+    "math_dialect",
     "scf",
     "transform",
     "transform_debug",

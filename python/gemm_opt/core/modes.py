@@ -85,12 +85,34 @@ class Scale(Mode):
     ROWWISE = "rowwise"
 
 
+class Activation(Mode):
+    """The elementwise function a schedule's epilogue applies to each output
+    element after the bias (``tile.gemm_schedule``'s ``activation``): ``none``,
+    ``relu`` (``max(x, 0)``, NaN kept), ``gelu`` (``x * Phi(x)`` with erf),
+    ``gelu-tanh`` (the tanh approximation, computed as ``x * sigmoid(2u)``,
+    ``u = sqrt(2/pi) * (x + 0.044715 x^3)``, the same function without a tanh
+    instruction), ``silu`` (``x * sigmoid(x)``) or ``swiglu`` (``silu(gate) * up``
+    of two accumulators, B's halves ``[gate | up]`` along N: the output has half
+    B's columns)."""
+
+    NONE = "none"
+    RELU = "relu"
+    GELU = "gelu"
+    GELU_TANH = "gelu-tanh"
+    SILU = "silu"
+    SWIGLU = "swiglu"
+
+
 KINDS: tuple[Kind, ...] = tuple(Kind)
 REDUCTIONS: tuple[Reduction, ...] = tuple(Reduction)
 GROUPED: tuple[Grouped, ...] = tuple(Grouped)
 BODIES: tuple[Body, ...] = tuple(Body)
 TILE_LOOPS: tuple[TileLoop, ...] = tuple(TileLoop)
 SCALES: tuple[Scale, ...] = tuple(Scale)
+ACTIVATIONS: tuple[Activation, ...] = tuple(Activation)
+#: The kinds a SwiGLU epilogue runs under: one program holds each tile's two
+#: finished sums (stream-K and split-K partials hold one accumulator per tile).
+SWIGLU_KINDS: tuple[Kind, ...] = (Kind.DATA_PARALLEL, Kind.PERSISTENT, Kind.WORK_STEALING)
 #: The kinds an FP8 schedule kernel is built for (each output tile's whole K
 #: range in one program, so the epilogue scales a finished accumulator).
 FP8_KINDS: tuple[Kind, ...] = (Kind.DATA_PARALLEL, Kind.PERSISTENT)
@@ -103,6 +125,7 @@ FIXUP_REDUCTIONS: tuple[Reduction, ...] = (Reduction.LINEAR, Reduction.TREE)
 DEFAULT_REDUCTION = Reduction.LINEAR
 
 __all__ = [
+    "ACTIVATIONS",
     "BODIES",
     "DEFAULT_REDUCTION",
     "FIXUP_REDUCTIONS",
@@ -112,7 +135,9 @@ __all__ = [
     "KINDS",
     "REDUCTIONS",
     "SCALES",
+    "SWIGLU_KINDS",
     "TILE_LOOPS",
+    "Activation",
     "Body",
     "Grouped",
     "Kind",

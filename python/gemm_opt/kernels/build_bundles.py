@@ -19,6 +19,7 @@ is built on demand where the compiler is installed
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -30,6 +31,7 @@ from typing import Any
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.kernels.h100_configs import GPU_CONFIGS
+from gemm_opt.runtime.plan import SWIGLU_TILE, swiglu_config
 
 #: The GPU configurations bundled (the API's, by name).
 CONFIGS = {name: cfg.__dict__ for name, cfg in GPU_CONFIGS.items()}
@@ -160,6 +162,53 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
     )
 
 
+#: The fused epilogues bundled for the dense kernels (:func:`epilogue_bundle_specs`): a
+#: bias with each activation a linear layer runs (gelu-tanh: the GELU cuBLASLt fuses).
+DENSE_EPILOGUES = tuple(
+    S.EpilogueSpec(activation=act, bias=bias)
+    for bias in ("fp16", "bf16")
+    for act in ("none", "relu", "gelu-tanh", "silu")
+)
+
+
+def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
+    """The fused-epilogue kernels (``epilogue.bundle``), TMA twins only (the shapes a
+    linear layer has are 16-byte aligned; any other call builds its kernel on demand
+    where the compiler is): on each shape class's configuration, ``x @ W.T`` (B stored
+    (N, K), as ``F.linear`` reads it) data-parallel with a bias in the inputs' dtype and
+    each activation of :data:`DENSE_EPILOGUES`; and the weight gradient accumulated into an
+    fp32 ``main_grad`` (``dY.T @ X``: A stored (K, M); ``out += ...``), and per expert
+    (grouped "k"); on the classes whose tile two accumulators fit, SwiGLU: ``x @ W.T``
+    with its ``[gate | up]`` bias, and the MoE GateUp (grouped "m", no bias)."""
+    out = []
+    for dtype in dtypes:
+        # the classes a call without a config runs (small: the fallback of gpu_config_name)
+        for name in (*(c for c, _, _ in h100.GPU_SHAPE_CLASSES), "small"):
+            tma = dict(**CONFIGS[name], aligned=True, tma=True)
+            for ep in DENSE_EPILOGUES:
+                if ep.bias == dtype:
+                    out.append(S.KernelSpec("data-parallel", None, "none", dtype, **tma,
+                                            trans_b=True, epilogue=ep))  # fmt: skip
+            acc = S.EpilogueSpec(accumulate=True)
+            out.append(S.KernelSpec("data-parallel", None, "none", dtype, **tma, trans_a=True,
+                                    out_dtype="fp32", epilogue=acc))  # fmt: skip
+            # MoE: wgrad into an fp32 main_grad per expert
+            out.append(S.KernelSpec("persistent", None, "k", dtype, **tma, out_dtype="fp32",
+                                    epilogue=acc))  # fmt: skip
+            cfg = GPU_CONFIGS[name]
+            if cfg.block_m * cfg.block_n > SWIGLU_TILE:  # two accumulators do not fit
+                continue
+            swiglu = S.EpilogueSpec(activation="swiglu", bias=dtype)
+            # the class's configuration as a SwiGLU call runs it (fewer stages: three rings)
+            sw = dict(swiglu_config(cfg, swiglu).__dict__, aligned=True, tma=True)
+            out.append(S.KernelSpec("data-parallel", None, "none", dtype, **sw, trans_b=True,
+                                    epilogue=swiglu))  # fmt: skip
+            # MoE GateUp: per-expert (K, 2N) weights, no bias
+            out.append(S.KernelSpec("persistent", None, "m", dtype, **sw,
+                                    epilogue=S.EpilogueSpec(activation="swiglu")))  # fmt: skip
+    return out
+
+
 def default_jobs() -> int:
     """Kernels compiled at once by default: one per core this process may run on."""
     try:
@@ -237,7 +286,7 @@ def _build_one(spec: S.KernelSpec, target: str):
     from gemm_opt.runtime.build import build_kernel
 
     module = module_for(spec, target)
-    meta = {"kind": "schedule", **spec.__dict__}
+    meta = {"kind": "schedule", **dataclasses.asdict(spec)}  # the epilogue as a dict
     with module.context:  # the bindings read argument attributes in the module's context
         return build_kernel(
             module,
@@ -270,6 +319,13 @@ def main(argv: list[str] | None = None) -> int:
         choices=LAYOUT_SETS,
         help="operand layouts bundled (default: %(default)s; see LAYOUT_SETS)",
     )
+    parser.add_argument(
+        "--epilogues",
+        choices=("yes", "no", "only"),
+        default="yes",
+        help="fused-epilogue kernels into epilogue.bundle (default: %(default)s; only: "
+        "epilogue.bundle and the plain kernels' TMA twins they are compared with)",
+    )
     parser.add_argument("--list", action="store_true", help="print the kernel names and exit")
     parser.add_argument(
         "--jobs",
@@ -289,12 +345,20 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--dtypes takes {', '.join(S.DTYPES)}; got {args.dtypes!r}")
     specs = bundle_specs(dtypes, args.layouts)
     fp8_specs = fp8_bundle_specs(fp8)
+    epi_specs = epilogue_bundle_specs(dtypes) if args.epilogues != "no" else []
+    if args.epilogues == "only":  # the plain kernels the fused ones are measured against
+        fp8_specs = []
+        plain = [replace(s, epilogue=S.NO_EPILOGUE, out_dtype=None) for s in epi_specs]
+        # the MoE forward unfused on every class (its 2N-wide output may take the widest)
+        plain += [replace(s, grouped="m") for s in plain if s.grouped == "k"]
+        specs = list({s.name: s for s in plain}.values())
     if args.list:
-        print("\n".join(s.name for s in specs + fp8_specs))
+        print("\n".join(s.name for s in specs + fp8_specs + epi_specs))
         return 0
     folder = args.out / target_folder(args.target)
     folder.mkdir(parents=True, exist_ok=True)
-    for name, group in (("schedules", specs), ("fp8", fp8_specs)):
+    groups = (("schedules", specs), ("fp8", fp8_specs), ("epilogue", epi_specs))
+    for name, group in groups:
         if not group:
             continue
         bundle = build(args.target, group, jobs=args.jobs)

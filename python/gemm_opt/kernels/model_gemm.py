@@ -38,9 +38,19 @@ def span(x: Any, dtype: Any) -> Any:
     return flat if flat.dtype == dtype and flat.flags.writeable else flat.astype(dtype)
 
 
-def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None) -> Any:
+def _host(x: Any, dtype: Any) -> Any:
+    """A numpy copy of ``x`` (a numpy array or CPU tensor) in ``dtype`` (bf16 as float32)."""
+    import numpy as np
+
+    if type(x).__module__.split(".")[0] == "torch":
+        x = x.detach().float().numpy()
+    return np.array(x, dtype=dtype)
+
+
+def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None, bias: Any = None) -> Any:
     """C of ``plan`` for the operands ``a`` and ``b`` (written into ``out`` when given),
-    its programs interleaved as the plan's ``seed`` says."""
+    its programs interleaved as the plan's ``seed`` says. ``bias``: the epilogue's
+    (with ``accumulate`` the kernel adds into ``out``'s values)."""
     import numpy as np
 
     from gemm_opt.kernels import cache
@@ -49,6 +59,11 @@ def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None) -> Any:
     assert spec is not None and layout is not None and plan.backend != "cuda"
     torch_in = plan.backend == "torch-cpu"
     dtype = np.float16 if spec.dtype == "fp16" else np.float32
+    c_dtype = np.float32 if spec.out_dtype == "fp32" else dtype
+    epilogue: dict[str, Any] = {}
+    if spec.epilogue.bias is not None:
+        bias_type = np.float16 if spec.epilogue.bias == "fp16" else np.float32
+        epilogue["bias"] = _host(bias, bias_type).reshape(-1)  # grouped: (G, N) row by row
 
     def storage(x: Any) -> Any:
         if plan.op == "matmul":
@@ -59,22 +74,26 @@ def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None) -> Any:
             return np.ascontiguousarray(x.numpy())
         return np.ascontiguousarray(x, dtype=dtype)
 
-    c = np.full(plan.out_shape, 0.0 if layout.zero_output else np.nan, dtype=dtype)
+    if spec.epilogue.accumulate:
+        c = _host(out, c_dtype).reshape(plan.out_shape)
+    else:
+        c = np.full(plan.out_shape, 0.0 if layout.zero_output else np.nan, dtype=c_dtype)
     if plan.sub is not None:  # batch by batch, on views
         shape_a, strides_a, shape_b, strides_b = plan.views
         rows = c.reshape(len(plan.offsets), *plan.out_shape[-2:])
         for i, (oa, ob) in enumerate(plan.offsets):
             ai = batch_view(a, shape_a, strides_a, oa)
             bi = batch_view(b, shape_b, strides_b, ob)
-            _interpret(plan.sub, storage(ai), storage(bi), rows[i], cache)
+            _interpret(plan.sub, storage(ai), storage(bi), rows[i], cache, epilogue)
     else:
-        _interpret(plan, storage(a), storage(b), c, cache)
+        _interpret(plan, storage(a), storage(b), c, cache, epilogue)
+    out_type = out.dtype if out is not None else a.dtype
     if torch_in:
         import torch
 
-        result = torch.from_numpy(c).to(a.dtype)
+        result = torch.from_numpy(c).to(out_type)
     else:
-        result = c.astype(a.dtype) if c.dtype != a.dtype else c
+        result = c.astype(out_type) if c.dtype != out_type else c
     if out is None:
         return result
     if torch_in:
@@ -84,8 +103,11 @@ def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None) -> Any:
     return out
 
 
-def _interpret(plan: GemmPlan, a: Any, b: Any, c: Any, cache: Any) -> None:
-    """One launch of ``plan``'s kernel on storage ``a`` and ``b``, writing ``c``."""
+def _interpret(
+    plan: GemmPlan, a: Any, b: Any, c: Any, cache: Any, epilogue: dict[str, Any] | None = None
+) -> None:
+    """One launch of ``plan``'s kernel on storage ``a`` and ``b``, writing ``c``
+    (``epilogue``: its vectors by argument name)."""
     import numpy as np
 
     spec, layout = plan.spec, plan.layout
@@ -98,6 +120,7 @@ def _interpret(plan: GemmPlan, a: Any, b: Any, c: Any, cache: Any) -> None:
         "sync": np.zeros(max(layout.sync_elements, 1), dtype=np.int32),
         "partials": np.full(max(layout.partial_elements, 1), np.nan, dtype=np.float32),
         **plan.scalars,
+        **(epilogue or {}),
     }
     if plan.lens is not None:  # the model reads host lengths (always checked)
         values["group_lens"] = np.asarray(plan.lens, dtype=np.int32).reshape(-1)

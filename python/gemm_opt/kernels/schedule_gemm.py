@@ -58,6 +58,7 @@ from gemm_opt.core.modes import (
     GROUPED,
     KINDS,
     REDUCTIONS,
+    Activation,
     Body,
     Grouped,
     Kind,
@@ -72,7 +73,11 @@ from gemm_opt.core.schedules.abi import (
     FP8_OUT_DTYPES,
     MAX_STAGES,
     MIN_STAGES,
+    NO_EPILOGUE,
+    OUT_DTYPES,
+    EpilogueSpec,
     alignment,
+    check_epilogue,
     check_fp8_config,
     check_kernel_config,
     divisibility_facts,
@@ -127,6 +132,7 @@ def build_gemm_module(
     context: ir.Context | None = None,
     scale: Scale | str = Scale.NONE,
     out_dtype: str | None = None,
+    epilogue: EpilogueSpec = NO_EPILOGUE,
 ) -> ir.Module:
     """The tile module (before ``tile-lower-gemm-schedule``) of one scheduled GEMM.
 
@@ -167,6 +173,11 @@ def build_gemm_module(
     bf16), the MMA the 8-bit 16x16x64 instruction, and ``scale`` makes the
     epilogue multiply the fp32 accumulator by the scales before the store
     (:func:`_scale_epilogue`), from the ``scale_a`` and ``scale_b`` arguments.
+
+    ``epilogue`` (:class:`~gemm_opt.core.schedules.abi.EpilogueSpec`): the
+    schedule op's fused epilogue (bias, activation, scales, accumulate), its
+    vectors the last arguments; ``out_dtype`` "fp32" gives a 16-bit kernel an
+    fp32 C.
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
@@ -188,8 +199,14 @@ def build_gemm_module(
         )  # fmt: skip
     elif dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join((*DTYPES, *FP8_DTYPES))}, got {dtype!r}")
-    elif scale != Scale.NONE or out_dtype is not None:
-        raise ValueError("scale and out_dtype are for FP8 kernels (dtype f8e4m3 or f8e5m2)")
+    elif scale != Scale.NONE:
+        raise ValueError("scale is for FP8 kernels (dtype f8e4m3 or f8e5m2)")
+    elif out_dtype is not None and out_dtype not in OUT_DTYPES:
+        raise ValueError(
+            f"out_dtype must be None (C is {dtype}) or one of {tuple(OUT_DTYPES)}, "
+            f"got {out_dtype!r}"
+        )
+    check_epilogue(epilogue, kind, reduction, grouped)
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     ints = dict(block_m=block_m, block_n=block_n, block_k=block_k, group_m=group_m)
@@ -238,8 +255,9 @@ def build_gemm_module(
         elem = _element_type(dtype)
         f32 = ir.F32Type.get()
         ptr = PtrType.get(ir.TypeAttr.get(elem))
-        c_ptr = PtrType.get(ir.TypeAttr.get(_element_type(out_dtype) if fp8 else elem))
-        names = kernel_args(kind, reduction, grouped, scale)
+        c_elem = _element_type(out_dtype) if out_dtype is not None else elem
+        c_ptr = PtrType.get(ir.TypeAttr.get(c_elem))
+        names = kernel_args(kind, reduction, grouped, scale, epilogue)
         types: list[Any] = [ptr, ptr, c_ptr, i32, i32, i32, i64, i64, i64]
         if "group_lens" in names:
             types += [PtrType.get(ir.TypeAttr.get(i32)), i32]
@@ -249,6 +267,9 @@ def build_gemm_module(
             types.append(PtrType.get(ir.TypeAttr.get(f32)))
         if "scale_a" in names:
             types += [PtrType.get(ir.TypeAttr.get(f32))] * 2
+        if epilogue.bias is not None:
+            types.append(PtrType.get(ir.TypeAttr.get(_element_type(epilogue.bias))))
+        types += [PtrType.get(ir.TypeAttr.get(f32))] * (epilogue.row_scale + epilogue.col_scale)
         # The 8-bit MMA is 16x16x64 with 16 elements (16 bytes) per lane and K step.
         mma_k, k_width = (64, 16) if fp8 else (32, 8)
         acc_layout = WmmaAttr.build(
@@ -278,10 +299,11 @@ def build_gemm_module(
         args = dict(zip(names, entry.arguments, strict=True))
         with ir.InsertionPoint(entry):
             tdm = None
+            swiglu = epilogue.activation == Activation.SWIGLU
             if body == Body.PIPELINED:
                 tdm = _tdm_setup(
                     args, elem, block_m, block_n, block_k, num_warps, grouped, stages,
-                    trans_a, trans_b, per_tile=per_group,
+                    trans_a, trans_b, per_tile=per_group, swiglu=swiglu,
                 )  # fmt: skip
             sched = GemmScheduleOp(
                 args["M"],
@@ -293,8 +315,15 @@ def build_gemm_module(
                 num_groups=args.get("num_groups"),
                 sync=args.get("sync"),
                 partials=args.get("partials"),
+                bias=args.get("bias"),
+                row_scale=args.get("row_scale"),
+                col_scale=args.get("col_scale"),
             )
             a = sched.operation.attributes
+            if epilogue.activation != "none":
+                a["activation"] = ir.StringAttr.get(epilogue.activation)
+            if epilogue.accumulate:
+                a["accumulate"] = ir.UnitAttr.get()
             a["kind"] = ir.StringAttr.get(kind)
             if reduction is not None:
                 a["reduction"] = ir.StringAttr.get(reduction)
@@ -323,7 +352,7 @@ def build_gemm_module(
                 else:
                     _body(
                         region.arguments, args, acc_t, a_t, b_t, block_k, grouped, trans_a,
-                        trans_b, epilogue,
+                        trans_b, epilogue, swiglu,
                     )  # fmt: skip
             func.ReturnOp([])
         try:
@@ -345,8 +374,12 @@ def _body(
     trans_a: bool,
     trans_b: bool,
     epilogue: Callable[[ir.Value], ir.Value] | None = None,
+    swiglu: bool = False,
 ) -> None:
     """acc = sum over K blocks of A[m_off:, k:k+BK] @ B[k:k+BK, n_off:], masked.
+
+    ``swiglu``: B has ``2N`` columns ``[gate | up]`` (``N`` is C's), and the body
+    yields two accumulators, over columns ``n_off`` and ``N + n_off`` of B.
 
     ``trans_a``: A is stored (K, M) and read with strides ``(1, lda)``, as
     grouped "k" reads its (S, M) A (column m of A is row m of the block).
@@ -366,29 +399,44 @@ def _body(
     span = arith.MaxSIOp(arith.SubIOp(k_end, k_off).result, c0)
     nk = arith.DivSIOp(arith.AddIOp(span.result, bk1).result, bk).result
     n, lda, ldb = args["N"], args["lda"], args["ldb"]
-    loop = scf.ForOp(c0, nk, arith.ConstantOp(i32, 1).result, [zero.result])
+    width = arith.AddIOp(n, n).result if swiglu else n  # B's columns
+    inits = [zero.result] * (1 + swiglu)
+    loop = scf.ForOp(c0, nk, arith.ConstantOp(i32, 1).result, inits)
     with ir.InsertionPoint(loop.body):
         k = arith.AddIOp(k_off, arith.MulIOp(loop.induction_variable, bk).result).result
         if grouped == Grouped.K or trans_a:
             a = LoadBlockOp(args["a"], [m_end, k_end], [one, lda], [m_off, k], a_t).result
         else:
             a = LoadBlockOp(args["a"], [m_end, k_end], [lda, one], [m_off, k], a_t).result
-        if grouped == Grouped.M and trans_b:
-            col = arith.MulIOp(group, n).result
-            cols = [arith.AddIOp(col, n).result, arith.AddIOp(col, n_off).result]
-            b = LoadBlockOp(args["b"], [k_end, cols[0]], [one, ldb], [k, cols[1]], b_t).result
-        elif grouped == Grouped.M:
-            row = arith.MulIOp(group, args["K"]).result
-            rows = [arith.AddIOp(row, k_end).result, arith.AddIOp(row, k).result]
-            b = LoadBlockOp(args["b"], [rows[0], n], [ldb, one], [rows[1], n_off], b_t).result
-        elif trans_b:
-            b = LoadBlockOp(args["b"], [k_end, n], [one, ldb], [k, n_off], b_t).result
-        else:
-            b = LoadBlockOp(args["b"], [k_end, n], [ldb, one], [k, n_off], b_t).result
-        acc = WmmaOp(a, b, loop.inner_iter_args[0], acc_t).result
-        scf.YieldOp([acc])
+
+        def load_b(shift: ir.Value | None) -> ir.Value:
+            """B's block at column ``n_off`` (+ ``shift``: swiglu's up half), masked
+            at the half's end."""
+            at = n_off if shift is None else arith.AddIOp(shift, n_off).result
+            end = n if shift is None else arith.AddIOp(shift, n).result
+            if grouped == Grouped.M and trans_b:
+                col = arith.MulIOp(group, width).result
+                cols = [arith.AddIOp(col, end).result, arith.AddIOp(col, at).result]
+                return LoadBlockOp(
+                    args["b"], [k_end, cols[0]], [one, ldb], [k, cols[1]], b_t
+                ).result
+            if grouped == Grouped.M:
+                row = arith.MulIOp(group, args["K"]).result
+                rows = [arith.AddIOp(row, k_end).result, arith.AddIOp(row, k).result]
+                return LoadBlockOp(args["b"], [rows[0], end], [ldb, one], [rows[1], at], b_t).result
+            if trans_b:
+                return LoadBlockOp(args["b"], [k_end, end], [one, ldb], [k, at], b_t).result
+            return LoadBlockOp(args["b"], [k_end, end], [ldb, one], [k, at], b_t).result
+
+        accs = [WmmaOp(a, load_b(None), loop.inner_iter_args[0], acc_t).result]
+        if swiglu:
+            accs.append(WmmaOp(a, load_b(n), loop.inner_iter_args[1], acc_t).result)
+        scf.YieldOp(accs)
+    if swiglu:
+        ScheduleYieldOp(list(loop.results))
+        return
     acc = loop.results[0]
-    ScheduleYieldOp(epilogue(acc) if epilogue else acc)
+    ScheduleYieldOp([epilogue(acc) if epilogue else acc])
 
 
 def _element_type(name: str) -> Any:
@@ -436,6 +484,7 @@ def _tdm_setup(
     trans_a: bool = False,
     trans_b: bool = False,
     per_tile: bool = False,
+    swiglu: bool = False,
 ) -> dict:
     """Descriptors of A and B (the whole tensors; the body moves and bounds
     them per tile) and the rings of ``stages`` buffers, made once per program;
@@ -471,6 +520,8 @@ def _tdm_setup(
     bufa_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, *a_block], elem, sa)))
     bufb_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, *b_block], elem, sb)))
     m, n, k = args["M"], args["N"], args["K"]
+    if swiglu:  # B has 2N columns, [gate | up]
+        n = arith.AddIOp(n, n).result
     a_shape = [k, m] if a_trans else [m, k]
     if b_trans and grouped == Grouped.M:  # B is (G, N, K): G*N rows of K
         b_shape = [arith.MulIOp(args["num_groups"], n).result, k]
@@ -491,6 +542,7 @@ def _tdm_setup(
     return {
         "da": da, "db": db, "ba_t": ba_t, "bb_t": bb_t,
         "abuf": LocalAllocOp(bufa_t).result, "bbuf": LocalAllocOp(bufb_t).result,
+        "ubuf": LocalAllocOp(bufb_t).result if swiglu else None, "swiglu": swiglu,
         "hints": hints, "i32": i32, "stages": stages,
         "a_trans": a_trans, "b_trans": b_trans,
         "da_t": da_t, "db_t": db_t, "a_strides": a_strides, "b_strides": b_strides,
@@ -566,9 +618,10 @@ def _pipelined_body(
     nk = arith.DivSIOp(arith.AddIOp(span, c[bk - 1]).result, c[bk]).result
     n = args["N"]
     a_trans, b_trans = tdm["a_trans"], tdm["b_trans"]
+    swiglu = tdm["swiglu"]
     b_shift = c[0]
-    if b_trans and grouped == Grouped.M:  # B's rows g*N + n
-        b_shift = arith.MulIOp(group, n).result
+    if b_trans and grouped == Grouped.M:  # B's rows g*N + n (swiglu: g*2N + n)
+        b_shift = arith.MulIOp(group, arith.AddIOp(n, n).result if swiglu else n).result
     elif grouped == Grouped.M:  # B's rows g*K + k
         b_shift = arith.MulIOp(group, args["K"]).result
     b_end = arith.AddIOp(b_shift, n if b_trans else k_end).result
@@ -587,14 +640,30 @@ def _pipelined_body(
         da = UpdateTensorDescriptorOp(
             da0, a_at, a_bounds if bounded else [], da0.type, pred=pred
         ).result
-        if b_trans:
-            b_at, b_bounds = [arith.AddIOp(b_shift, n_off).result, k], [b_end, k_end]
-        else:
-            b_at, b_bounds = [arith.AddIOp(b_shift, k).result, n_off], [b_end, n]
-        db = UpdateTensorDescriptorOp(
-            db0, b_at, b_bounds if bounded else [], db0.type, pred=pred
-        ).result
-        for desc, buf, t, hint in ((da, "abuf", "ba_t", ha), (db, "bbuf", "bb_t", hb)):
+
+        def b_desc(half: ir.Value | None) -> ir.Value:
+            """B's block (swiglu's up half: N columns, or rows, further on)."""
+            at = n_off if half is None else arith.AddIOp(half, n_off).result
+            if b_trans:
+                shift = b_shift if half is None else arith.AddIOp(b_shift, half).result
+                b_at, b_bounds = (
+                    [arith.AddIOp(shift, at if half is None else n_off).result, k],
+                    [
+                        arith.AddIOp(shift, n).result,
+                        k_end,
+                    ],
+                )
+            else:
+                end = n if half is None else arith.AddIOp(half, n).result
+                b_at, b_bounds = [arith.AddIOp(b_shift, k).result, at], [b_end, end]
+            return UpdateTensorDescriptorOp(
+                db0, b_at, b_bounds if bounded else [], db0.type, pred=pred
+            ).result
+
+        copies = [(da, "abuf", "ba_t", ha), (b_desc(None), "bbuf", "bb_t", hb)]
+        if swiglu:
+            copies.append((b_desc(n), "ubuf", "bb_t", hb))
+        for desc, buf, t, hint in copies:
             dest = MemdescIndexOp(tdm[buf], slot, tdm[t]).result
             copy = AsyncTDMCopyGlobalToLocalOp(desc, dest)
             copy.operation.attributes["warp_used_hint"] = ir.IntegerAttr.get(i32, hint)
@@ -615,7 +684,8 @@ def _pipelined_body(
     for j in range(stages - 1):
         kj = k_off if j == 0 else arith.AddIOp(k_off, arith.ConstantOp(i32, j * bk).result).result
         issue(kj, arith.ConstantOp(i32, j).result, None)
-    loop = scf.ForOp(c[0], nk, c[1], [zero.result])
+    per_stage = 3 if swiglu else 2  # copies per K block
+    loop = scf.ForOp(c[0], nk, c[1], [zero.result] * (1 + swiglu))
     with ir.InsertionPoint(loop.body):
         i = loop.induction_variable
         nxt = arith.AddIOp(i, c[stages - 1]).result
@@ -623,14 +693,22 @@ def _pipelined_body(
         kn = arith.AddIOp(k_off, arith.MulIOp(nxt, c[bk]).result).result
         issue(kn, arith.RemSIOp(nxt, c[stages]).result, more)
         # Block i has landed once at most the copies of blocks i+1 .. i+S-1 are in flight.
-        wait(2 * (stages - 1))
+        wait(per_stage * (stages - 1))
         slot = arith.RemSIOp(i, c[stages]).result
         at = operand("abuf", "ba_t", slot, a_trans, a_t)
         bt = operand("bbuf", "bb_t", slot, b_trans, b_t)
-        scf.YieldOp([WmmaOp(at, bt, loop.inner_iter_args[0], acc_t).result])
+        accs = [WmmaOp(at, bt, loop.inner_iter_args[0], acc_t).result]
+        if swiglu:  # A read again: each MMA its own load (wgmma reads shared memory)
+            at2 = operand("abuf", "ba_t", slot, a_trans, a_t)
+            ut = operand("ubuf", "bb_t", slot, b_trans, b_t)
+            accs.append(WmmaOp(at2, ut, loop.inner_iter_args[1], acc_t).result)
+        scf.YieldOp(accs)
     wait(0)
+    if swiglu:
+        ScheduleYieldOp(list(loop.results))
+        return
     acc = loop.results[0]
-    ScheduleYieldOp(epilogue(acc) if epilogue else acc)
+    ScheduleYieldOp([epilogue(acc) if epilogue else acc])
 
 
 __all__ = ["build_gemm_module"]

@@ -8,6 +8,7 @@ shift out of range on an executing warp is an error (poison), not a value.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -353,6 +354,8 @@ def _unary(make: Callable[[Elem, Elem, bool], Callable[[np.ndarray], np.ndarray]
     return build
 
 
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
 _UNARY: dict[str, Callable[[Elem, Elem, bool], Callable[[np.ndarray], np.ndarray]]] = {
     "arith.negf": lambda i, o, t: lambda x: round_to(-x, o),
     "arith.truncf": lambda i, o, t: lambda x: round_to(x, o),
@@ -372,6 +375,10 @@ _UNARY: dict[str, Callable[[Elem, Elem, bool], Callable[[np.ndarray], np.ndarray
     "arith.fptoui": lambda i, o, t: (
         lambda x: wrap_bits(np.trunc(np.nan_to_num(x.astype(np.float64))).astype(np.int64), o.width)
     ),
+    # math: computed in float64, rounded once to the result type (as a correctly
+    # rounded libm would; the GPU's fast exp/erf differ by a few ulp).
+    "math.exp": lambda i, o, t: lambda x: round_to(np.exp(x.astype(np.float64)), o),
+    "math.erf": lambda i, o, t: lambda x: round_to(_erf(x.astype(np.float64)), o),
 }
 for _name, _make in _UNARY.items():
     IMPLS.register(_name, _unary(_make))

@@ -38,7 +38,7 @@ import operator
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from gemm_opt.core import schedules as S
@@ -607,10 +607,10 @@ def _check_out(
     if _shape(out) != shape:
         raise ValueError(f"out: expected shape {shape}, got {_shape(out)}")
     dt = str(out.dtype).removeprefix("torch.")
-    if _DTYPES.get(dt) != dtype:
+    if _DTYPES.get(dt) != dtype and dt != "float32":
         raise TypeError(
-            f"out: expected {dtype} elements like the inputs (other output types are not "
-            f"built yet), got {dt}"
+            f"out: expected {dtype} elements like the inputs, or float32 (an fp32 C: "
+            f"accumulate into a main_grad), got {dt}"
         )
     if backend == "cuda":
         if out.device != device:
@@ -621,8 +621,131 @@ def _check_out(
             _check_cuda_layout(out, "out")
 
 
+@dataclass(frozen=True)
+class EpilogueCall:
+    """A call's checked epilogue: the kernel's :class:`~gemm_opt.core.schedules.EpilogueSpec`
+    and C's element type (``"fp32"`` for a float32 ``out``, else None: the inputs')."""
+
+    spec: S.EpilogueSpec
+    out_dtype: str | None = None
+
+
+def has_epilogue(bias: Any, activation: Any, accumulate: Any) -> bool:
+    """Whether a call names an epilogue (any of the keywords off its default)."""
+    return bias is not None or activation is not None or accumulate is not False
+
+
+def check_epilogue(
+    op: str,
+    a: Any,
+    backend: str,
+    dtype: str,
+    bias: Any,
+    activation: Any,
+    accumulate: Any,
+    out: Any,
+    bias_shape: tuple[int, ...],
+    reduction: str | None,
+) -> EpilogueCall | None:
+    """The epilogue of a call of ``op`` (None: the plain GEMM), checked: ``activation``
+    None or one of :data:`~gemm_opt.core.modes.ACTIVATIONS`; ``accumulate`` a bool,
+    True only with ``out`` (``out += ...``); ``bias`` of ``bias_shape`` (``(N,)``,
+    grouped: ``(G, N)``), the inputs' dtype or float32, contiguous, where ``a`` is;
+    neither an activation nor ``accumulate`` with atomic stream-K (its adds into C
+    are not a finished sum, and the host zeroes C for them). TypeError or ValueError
+    naming the argument."""
+    from gemm_opt.core.modes import ACTIVATIONS, Activation
+
+    if activation is not None and not isinstance(activation, str):
+        raise TypeError(f"activation: expected None or a str, got {type(activation).__name__}")
+    if activation is not None and activation not in ACTIVATIONS:
+        raise ValueError(
+            f"activation: expected None or one of {', '.join(map(repr, ACTIVATIONS))}, "
+            f"got {activation!r}"
+        )
+    if not isinstance(accumulate, bool):
+        raise TypeError(f"accumulate: expected a bool, got {type(accumulate).__name__}")
+    if accumulate and out is None:
+        raise ValueError("accumulate: adds the result into out (out += ...); pass out")
+    act = Activation(activation or Activation.NONE)
+    out_dtype = None
+    if out is not None and str(out.dtype).removeprefix("torch.") == "float32":
+        out_dtype = "fp32"
+    bias_dtype = None
+    if bias is not None:
+        if kind_of(bias, "bias") != backend:
+            got = kind_of(bias, "bias")
+            raise TypeError(f"bias: expected a {backend} operand like a, got a {got} one")
+        bt = str(bias.dtype).removeprefix("torch.")
+        names = {v: k for k, v in S.BIAS_DTYPES.items()}
+        if bt not in names or names[bt] not in (dtype, "fp32"):
+            raise TypeError(f"bias: expected {S.DTYPES[dtype]} or float32 elements, got {bt}")
+        if _shape(bias) != bias_shape:
+            raise ValueError(f"bias: expected shape {bias_shape}, got {_shape(bias)}")
+        if backend == "cuda":
+            if bias.device != a.device:
+                raise ValueError(f"bias: expected a tensor on {a.device} like a, got {bias.device}")
+            if not bias.is_contiguous():
+                raise ValueError("bias: the kernel reads it contiguous (pass bias.contiguous())")
+        bias_dtype = names[bt]
+    if reduction == "atomic" and (act != Activation.NONE or accumulate):
+        what = "accumulate" if accumulate else "activation"
+        raise ValueError(
+            f"{what}: atomic stream-K adds partial sums into C, so no program holds a tile's "
+            "finished sum (and C is zeroed before): use reduction 'linear' or 'tree'"
+        )
+    spec = S.EpilogueSpec(activation=act, bias=bias_dtype, accumulate=accumulate)
+    if spec.empty and out_dtype is None:
+        return None
+    return EpilogueCall(spec, out_dtype)
+
+
+def swiglu_width(epi: EpilogueCall | None, n: int, name: str) -> int:
+    """C's columns for B's ``n``: half of them under a SwiGLU epilogue (B's columns
+    are ``[gate | up]``), which needs ``n`` even; else ``n``."""
+    if epi is None or epi.spec.activation != "swiglu":
+        return n
+    if type(n) is int and n % 2:
+        raise ValueError(
+            f"{name}: activation 'swiglu' reads its N columns as halves [gate | up]; "
+            f"expected an even N, got {n}"
+        )
+    return n // 2
+
+
+#: The largest tile a SwiGLU kernel takes without a config: its two fp32
+#: accumulators of 128x128 are a 128x256 kernel's registers.
+SWIGLU_TILE = 128 * 128
+#: The shared memory a SwiGLU kernel's rings may take (the 64-row classes' budget):
+#: it keeps a third ring, B's up half, so a class's stages are cut to fit.
+SWIGLU_RING_BYTES = 192 * 1024
+
+
+def swiglu_config(cfg: S.GemmConfig, epi: EpilogueCall | S.EpilogueSpec | None) -> S.GemmConfig:
+    """A shape class's configuration for a SwiGLU call: ``mid`` instead of a larger
+    tile (two accumulators of 128x256 would not fit a thread's registers), and no
+    more stages than three rings of 16-bit blocks (A, gate, up) fit in
+    :data:`SWIGLU_RING_BYTES` (at least 2)."""
+    spec = epi.spec if isinstance(epi, EpilogueCall) else epi
+    if spec is None or spec.activation != "swiglu":
+        return cfg
+    if cfg.block_m * cfg.block_n > SWIGLU_TILE:
+        cfg = h100.GPU_CONFIGS["mid"]
+    per_stage = 2 * (cfg.block_m * cfg.block_k + 2 * cfg.block_k * cfg.block_n)
+    stages = max(2, min(cfg.num_stages or 2, SWIGLU_RING_BYTES // per_stage))
+    return replace(cfg, num_stages=stages)
+
+
 def _spec(
-    kind, red, grouped, dtype, cfg: S.GemmConfig, num_xcds, trans_b=False, trans_a=False
+    kind,
+    red,
+    grouped,
+    dtype,
+    cfg: S.GemmConfig,
+    num_xcds,
+    trans_b=False,
+    trans_a=False,
+    epilogue: EpilogueCall | None = None,
 ) -> S.KernelSpec:
     """The kernel of a checked call; ValueError naming the ``config`` field the kernels
     are not built for (the block shape must split over the warps' MMAs)."""
@@ -650,6 +773,10 @@ def _spec(
         num_xcds=num_xcds,
         trans_b=trans_b,
         trans_a=trans_a,
+        # no epilogue: the spec's own default (torch.compile traces this in meta calls)
+        **(
+            {} if epilogue is None else {"out_dtype": epilogue.out_dtype, "epilogue": epilogue.spec}
+        ),
     )
 
 
@@ -783,7 +910,18 @@ def _traced(spec: S.KernelSpec | None, op: str, backend: str, dtype: str, shape:
     return GemmPlan(op, backend, dtype, shape, spec, {})
 
 
-def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
+def _matmul(
+    a: Any,
+    b: Any,
+    *,
+    meta: bool,
+    bias: Any = None,
+    activation: Any = None,
+    accumulate: Any = False,
+    epi: EpilogueCall | None = None,
+    **kw: Any,
+) -> GemmPlan:
+    """``epi``: a batch's plan of :func:`_loop_plan`, its epilogue checked already."""
     backend, dtype, kind, red, P, X, cfg, seed = _common("matmul", a, b, **kw)
     sa, sb = _shape(a), _shape(b)
     if len(sa) < 2:
@@ -797,21 +935,30 @@ def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
     if kb != k:
         raise ValueError(f"b: expected shape (..., K, N) with K = {k} (a's columns), got {sb}")
     batch = _broadcast(sa[:-2], sb[:-2])
+    if epi is None:
+        epi = check_epilogue(
+            "matmul", a, backend, dtype, bias, activation, accumulate, kw["out"], (n,), red
+        )
+    n = swiglu_width(epi, n, "b")  # C's columns
     out_shape = (*batch, m, n)
     device = getattr(a, "device", None)
     _check_out(kw["out"], out_shape, dtype, backend, device, meta)
     if meta:  # the output does not depend on the route or the pick
         if kind == AUTO:
             return _traced(None, "matmul", backend, dtype, out_shape)
-        return _traced(_spec(kind, red, "none", dtype, cfg, X), "matmul", backend, dtype, out_shape)
+        spec = _spec(kind, red, "none", dtype, cfg, X, epilogue=epi)
+        return _traced(spec, "matmul", backend, dtype, out_shape)
     route = matmul_route(a, b, batch)
-    if route.how.startswith("grouped") and kind not in (AUTO, *S.GROUPED_KINDS, "data-parallel"):
-        route = matmul_route(a, b, batch, loop=True)  # the named schedule, batch by batch
+    if route.how.startswith("grouped") and (
+        kind not in (AUTO, *S.GROUPED_KINDS, "data-parallel") or epi is not None
+    ):
+        # the named schedule, or an epilogue (one bias for every batch), batch by batch
+        route = matmul_route(a, b, batch, loop=True)
     if backend == "cuda":
         _check_cuda_ptr(a, "a", route.offsets, 0)
         _check_cuda_ptr(b, "b", route.offsets, 1)
     if route.how == "loop":
-        return _loop_plan(a, b, route, out_shape, backend, dtype, kw)
+        return _loop_plan(a, b, route, out_shape, backend, dtype, kw, epi)
     form = {"grouped": "m", "grouped-k": "k"}.get(route.how, "none")
     grouped = form != "none"
     rows, groups = route.rows, route.groups
@@ -822,6 +969,7 @@ def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
     total_k = k * groups if form == "k" else k  # wgrad's K: every batch's
     if backend == "cuda" and kw["config"] is None and kind != AUTO:  # auto resolves its own
         cfg = _shape_config(a, rows, n, form, None if grouped else red, groups, kind=kind)
+        cfg = swiglu_config(cfg, epi)
     auto = kind == AUTO
     problem = {
         "none": ("dense", rows, n, k, 1),
@@ -832,7 +980,11 @@ def _matmul(a: Any, b: Any, *, meta: bool, **kw: Any) -> GemmPlan:
     kind, red, cfg, split_k = resolve_auto(
         kind, red, cfg, problem, backend, dtype, a, P, X, route.trans_b, trans_a
     )
-    spec = _spec(kind, red, form, dtype, cfg, X, route.trans_b, trans_a)
+    if auto and epi is not None and epi.spec.activation == "swiglu" and kind != "data-parallel":
+        # the tuned pick may split K, which SwiGLU's two sums per tile cannot take
+        kind, red, split_k = "data-parallel", None, None
+        cfg = swiglu_config(cfg, epi)
+    spec = _spec(kind, red, form, dtype, cfg, X, route.trans_b, trans_a, epi)
     _check_group_m(spec, n)
     scalars = {"M": rows, "N": n, "K": total_k, "lda": route.lda, "ldb": route.ldb, "ldc": n}
     lens = None
@@ -879,7 +1031,14 @@ def batch_view(x: Any, shape: tuple[int, int], strides: tuple[int, int], offset:
 
 
 def _loop_plan(
-    a: Any, b: Any, route: MatmulRoute, out_shape: tuple, backend: str, dtype: str, kw: Any
+    a: Any,
+    b: Any,
+    route: MatmulRoute,
+    out_shape: tuple,
+    backend: str,
+    dtype: str,
+    kw: Any,
+    epi: EpilogueCall | None = None,
 ) -> GemmPlan:
     """A batched call no single launch reads as it lies (a broadcast ``a``, sliced
     batches, a schedule the grouped kernels lack): the plan of one batch's GEMM,
@@ -890,7 +1049,7 @@ def _loop_plan(
     views = ((m, k), ta, (k, n), tb)
     first_a, first_b = route.offsets[0]
     a0, b0 = batch_view(a, (m, k), ta, first_a), batch_view(b, (k, n), tb, first_b)
-    sub = _matmul(a0, b0, meta=False, **{**kw, "out": None})
+    sub = _matmul(a0, b0, meta=False, epi=epi, **{**kw, "out": None})
     return GemmPlan(
         op="matmul",
         backend=backend,
@@ -964,6 +1123,9 @@ def _grouped(
     trans_b: Any,
     validate: Any,
     meta: bool,
+    bias: Any = None,
+    activation: Any = None,
+    accumulate: Any = False,
     **kw: Any,
 ) -> GemmPlan:
     if not isinstance(trans_b, bool):
@@ -982,18 +1144,23 @@ def _grouped(
         )
     device = getattr(a, "device", None)
     lens, _ = _lens_of_call(group_lens, g, s, backend, device, meta, validate)
+    epi = check_epilogue(
+        "grouped_matmul", a, backend, dtype, bias, activation, accumulate, kw["out"], (g, n), red
+    )
+    ldb = _ld(b, backend, k if trans_b else n)
+    n = swiglu_width(epi, n, "b")  # C's columns
     if backend == "cuda" and not meta:
         _check_cuda_layout(a, "a")
         _check_cuda_layout(b, "b")
         if kw["config"] is None and kind != AUTO:  # auto resolves its own config
-            cfg = _shape_config(a, s, n, "m")
+            cfg = swiglu_config(_shape_config(a, s, n, "m"), epi)
     _check_out(kw["out"], (s, n), dtype, backend, device, meta)
     if meta and kind == AUTO:
         return _traced(None, "grouped_matmul", backend, dtype, (s, n))
     op = "dgrad" if trans_b else "fwd"
     auto = kind == AUTO
     kind, red, cfg, _ = resolve_auto(kind, red, cfg, (op, s, n, k, g), backend, dtype, a, P, X)
-    spec = _spec(kind, red, "m", dtype, cfg, X, trans_b)
+    spec = _spec(kind, red, "m", dtype, cfg, X, trans_b, epilogue=epi)
     if meta:
         return _traced(spec, "grouped_matmul", backend, dtype, (s, n))
     _check_group_m(spec, n)
@@ -1015,7 +1182,7 @@ def _grouped(
             "K": k,
             "num_groups": g,
             "lda": _ld(a, backend, k),
-            "ldb": _ld(b, backend, k if trans_b else n),
+            "ldb": ldb,
             "ldc": n,
         },
         lens=None if lens is None else tuple(lens),
@@ -1029,7 +1196,16 @@ def _grouped(
 
 
 def _variable_k(
-    a: Any, b: Any, group_lens: Any, *, validate: Any, meta: bool, **kw: Any
+    a: Any,
+    b: Any,
+    group_lens: Any,
+    *,
+    validate: Any,
+    meta: bool,
+    bias: Any = None,
+    activation: Any = None,
+    accumulate: Any = False,
+    **kw: Any,
 ) -> GemmPlan:
     validate = validate_mode(validate)
     backend, dtype, kind, red, P, X, cfg, seed = _common("grouped_matmul_variable_k", a, b, **kw)
@@ -1047,12 +1223,18 @@ def _variable_k(
             cfg = _shape_config(a, m, n, "k", groups=g)
     _check_out(kw["out"], (g, m, n), dtype, backend, device, meta)
     name = "grouped_matmul_variable_k"
+    for arg, value in (("bias", bias), ("activation", activation)):
+        if value is not None:
+            raise ValueError(
+                f"{arg}: {name} (wgrad: one output per group) takes no {arg}; only accumulate"
+            )
+    epi = check_epilogue(name, a, backend, dtype, None, None, accumulate, kw["out"], (), red)
     if meta and kind == AUTO:
         return _traced(None, name, backend, dtype, (g, m, n))
     auto = kind == AUTO
     problem = ("wgrad", m, n, s, g)
     kind, red, cfg, _ = resolve_auto(kind, red, cfg, problem, backend, dtype, a, P, X)
-    spec = _spec(kind, red, "k", dtype, cfg, X)
+    spec = _spec(kind, red, "k", dtype, cfg, X, epilogue=epi)
     if meta:
         return _traced(spec, name, backend, dtype, (g, m, n))
     _check_group_m(spec, n)
@@ -1278,6 +1460,9 @@ def plan(
     trans_b: Any = False,
     validate: Any = False,
     meta: bool = False,
+    bias: Any = None,
+    activation: Any = None,
+    accumulate: Any = False,
     **kw: Any,
 ) -> GemmPlan:
     """The plan of a call of ``op`` (:data:`OPS`) with the API's arguments, checked.
@@ -1286,6 +1471,9 @@ def plan(
     dtypes, devices: no data pointer, no element) and the plan only says the
     output's shape (symbolic sizes kept); it is not cached. Otherwise the plan
     of a signature seen before is returned while its environment holds.
+    ``bias``, ``activation`` and ``accumulate``: the fused epilogue
+    (:func:`check_epilogue`); the bias tensor itself is each call's (the plan
+    keeps its metadata only).
     """
     extra: tuple = ()
     if op == "grouped_matmul":
@@ -1299,6 +1487,16 @@ def plan(
     else:
         raise ValueError(f"op must be one of {OPS}, got {op!r}")
     args = (a, b) if op == "matmul" else (a, b, group_lens)
+    if has_epilogue(bias, activation, accumulate):
+        build_kw.update(bias=bias, activation=activation, accumulate=accumulate)
+        try:
+            bias_key = None if bias is None else _tensor_key(bias, kind_of(bias, "bias"))
+        except TypeError:
+            bias_key = ()
+        extra = (
+            *extra,
+            ("epilogue", bias_key, type(activation), activation, type(accumulate), accumulate),
+        )
     if meta:
         return _BUILDERS[op](*args, meta=True, **build_kw, **kw)
     key = signature(op, a, b, group_lens if op != "matmul" else None, extra, kw)
@@ -1348,13 +1546,16 @@ def device_lens(plan: GemmPlan, group_lens: Any, device: Any) -> Any:
     return group_lens if group_lens.dtype == torch.int32 else group_lens.to(torch.int32)
 
 
-def launch(plan: GemmPlan, a: Any, b: Any, group_lens: Any = None, out: Any = None) -> Any:
+def launch(
+    plan: GemmPlan, a: Any, b: Any, group_lens: Any = None, out: Any = None, bias: Any = None
+) -> Any:
     """Run a GPU plan on one call's tensors on the current stream; returns C.
 
     The first call of a plan makes its launch (the kernel among twins, its
     checked arguments: :func:`~gemm_opt.runtime.gemm.prepare`); every call then
     launches it on its own tensors with a fresh workspace. ``group_lens`` of
-    a grouped plan as :func:`device_lens` gives it.
+    a grouped plan as :func:`device_lens` gives it; ``bias`` the epilogue's
+    (checked when planned).
     """
     spec = plan.spec
     assert spec is not None and plan.backend == "cuda"
@@ -1368,17 +1569,21 @@ def launch(plan: GemmPlan, a: Any, b: Any, group_lens: Any = None, out: Any = No
         for i, (oa, ob) in enumerate(plan.offsets):
             ai = batch_view(a, shape_a, strides_a, oa)
             bi = batch_view(b, shape_b, strides_b, ob)
-            launch(plan.sub, ai, bi, None, rows[i])
+            launch(plan.sub, ai, bi, None, rows[i], bias)
         return c
     if group_lens is None and spec.grouped != "none":
         group_lens = device_lens(plan, None, a.device)
     grouped = spec.grouped != "none"
+    names = ("a", "b", "c", "group_lens") if grouped else ("a", "b", "c")
     tensors = (a, b, c, group_lens) if grouped else (a, b, c)
+    if spec.epilogue.bias is not None:
+        names, tensors = (*names, "bias"), (*tensors, bias)
     if plan.prepared is None:
         values: dict[str, Any] = {"a": a, "b": b, "c": c, **plan.scalars}
         if grouped:
             values["group_lens"] = group_lens  # int32 on the device: read by the kernel only
-        names = ("a", "b", "c", "group_lens") if grouped else ("a", "b", "c")
+        if spec.epilogue.bias is not None:
+            values["bias"] = bias
         plan.prepared = rt.launch(
             spec,
             values,
@@ -1399,15 +1604,18 @@ __all__ = [
     "PLAN_CACHE_SIZE",
     "SCHEDULES",
     "VALIDATE",
+    "EpilogueCall",
     "GemmPlan",
     "available_kernels",
     "batch_view",
     "cached_plans",
     "check_config",
+    "check_epilogue",
     "clear_plans",
     "device_lens",
     "element_strides",
     "environment",
+    "has_epilogue",
     "host_lens",
     "is_torch_tensor",
     "kind_of",
@@ -1418,5 +1626,7 @@ __all__ = [
     "program_count",
     "resolve_auto",
     "signature",
+    "swiglu_config",
+    "swiglu_width",
     "validate_mode",
 ]

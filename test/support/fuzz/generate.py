@@ -561,7 +561,7 @@ class _Builder:
             segments.append(1)
         attrs = {
             "kind": ir.StringAttr.get(kind),
-            "operandSegmentSizes": ir.DenseI32ArrayAttr.get(segments),
+            "operandSegmentSizes": ir.DenseI32ArrayAttr.get([*segments, 0, 0, 0]),
         }
         if reduction is not None:
             attrs["reduction"] = ir.StringAttr.get(reduction)

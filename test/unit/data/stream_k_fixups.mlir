@@ -28,7 +28,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
       %o3 = "tile.atomic_rmw"(%log, %e3, %ke) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
       %z = arith.constant dense<0.000000e+00> : tensor<16x16xf32, #acc>
       "tile.schedule_yield"(%z) : (tensor<16x16xf32, #acc>) -> ()
-    }) {kind = "stream-k", reduction = "atomic", block_m = 16 : i32, block_n = 16 : i32, block_k = 16 : i32, group_m = 2 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    }) {kind = "stream-k", reduction = "atomic", block_m = 16 : i32, block_n = 16 : i32, block_k = 16 : i32, group_m = 2 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
     return
   }
   func.func @linear(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %s: !tile.ptr<i32>, %p: !tile.ptr<f32>, %log: !tile.ptr<i32>) {
@@ -54,7 +54,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
       %o3 = "tile.atomic_rmw"(%log, %e3, %ke) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
       %z = arith.constant dense<0.000000e+00> : tensor<16x16xf32, #acc>
       "tile.schedule_yield"(%z) : (tensor<16x16xf32, #acc>) -> ()
-    }) {kind = "stream-k", reduction = "linear", block_m = 16 : i32, block_n = 16 : i32, block_k = 16 : i32, group_m = 2 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
+    }) {kind = "stream-k", reduction = "linear", block_m = 16 : i32, block_n = 16 : i32, block_k = 16 : i32, group_m = 2 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
     return
   }
   func.func @tree(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %s: !tile.ptr<i32>, %p: !tile.ptr<f32>, %log: !tile.ptr<i32>) {
@@ -80,7 +80,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
       %o3 = "tile.atomic_rmw"(%log, %e3, %ke) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
       %z = arith.constant dense<0.000000e+00> : tensor<16x16xf32, #acc>
       "tile.schedule_yield"(%z) : (tensor<16x16xf32, #acc>) -> ()
-    }) {kind = "stream-k", reduction = "tree", block_m = 16 : i32, block_n = 16 : i32, block_k = 16 : i32, group_m = 2 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
+    }) {kind = "stream-k", reduction = "tree", block_m = 16 : i32, block_n = 16 : i32, block_k = 16 : i32, group_m = 2 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64, !tile.ptr<i32>, !tile.ptr<f32>) -> ()
     return
   }
 }

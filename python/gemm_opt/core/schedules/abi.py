@@ -13,7 +13,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gemm_opt.core.modes import FP8_KINDS, GROUPED, SCALES, Grouped, Kind, Reduction, Scale
+from gemm_opt.core.modes import (
+    ACTIVATIONS,
+    FP8_KINDS,
+    GROUPED,
+    SCALES,
+    SWIGLU_KINDS,
+    Activation,
+    Grouped,
+    Kind,
+    Reduction,
+    Scale,
+)
 from gemm_opt.core.schedules.partition import (
     check_positive,
     needs_partials,
@@ -55,11 +66,72 @@ ARG_NAMES = (
 )
 
 
+#: C's element types of a 16-bit (fp16/bf16) kernel besides its input type: fp32
+#: (a ``main_grad`` accumulated into, or an fp32 result).
+OUT_DTYPES: dict[str, str] = {"fp32": "float32"}
+#: Element types of an epilogue's bias, with the numpy/torch dtype name of each.
+BIAS_DTYPES: dict[str, str] = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
+#: The epilogue's vector arguments, in order after every other argument.
+EPILOGUE_ARGS = ("bias", "row_scale", "col_scale")
+
+
+@dataclass(frozen=True)
+class EpilogueSpec:
+    """A schedule kernel's fused epilogue (``tile.gemm_schedule``'s, see
+    :mod:`gemm_opt.dialect.schedule`): ``act(acc * row_scale[m] * col_scale[n] +
+    bias[n])``, plus C's old value with ``accumulate``. ``bias`` is the bias's
+    element type (:data:`BIAS_DTYPES`) or None; the scales are fp32 vectors."""
+
+    activation: Activation = Activation.NONE
+    bias: str | None = None
+    accumulate: bool = False
+    row_scale: bool = False
+    col_scale: bool = False
+
+    def __post_init__(self) -> None:
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(
+                f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}"
+            )
+        object.__setattr__(self, "activation", Activation(self.activation))
+        if self.bias is not None and self.bias not in BIAS_DTYPES:
+            raise ValueError(f"bias must be None or one of {tuple(BIAS_DTYPES)}, got {self.bias!r}")
+
+    @property
+    def empty(self) -> bool:
+        return self == EpilogueSpec()
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        """Its arguments (:data:`EPILOGUE_ARGS` it has), in order."""
+        have = (self.bias is not None, self.row_scale, self.col_scale)
+        return tuple(n for n, h in zip(EPILOGUE_ARGS, have, strict=True) if h)
+
+    @property
+    def suffix(self) -> str:
+        """Its part of a kernel's bundle name ("" when empty)."""
+        parts = [] if self.activation == Activation.NONE else [self.activation.replace("-", "")]
+        parts += [f"b{self.bias}"] if self.bias is not None else []
+        parts += ["acc"] if self.accumulate else []
+        parts += ["rs"] if self.row_scale else []
+        parts += ["cs"] if self.col_scale else []
+        return "".join(f"_{p}" for p in parts)
+
+
+#: No epilogue: the sum rounded to C's type.
+NO_EPILOGUE = EpilogueSpec()
+
+
 def kernel_args(
-    kind: str, reduction: str | None, grouped: str = Grouped.NONE, scale: str = Scale.NONE
+    kind: str,
+    reduction: str | None,
+    grouped: str = Grouped.NONE,
+    scale: str = Scale.NONE,
+    epilogue: EpilogueSpec | None = None,
 ) -> tuple[str, ...]:
     """The argument names, in order, of the kernel of ``kind``, ``reduction``,
-    ``grouped`` and ``scale`` (an FP8 kernel's :data:`SCALE_ARGS`, last)."""
+    ``grouped``, ``scale`` (an FP8 kernel's :data:`SCALE_ARGS`) and ``epilogue``
+    (its :data:`EPILOGUE_ARGS`, last)."""
     names = list(ARG_NAMES[:9])
     if grouped != Grouped.NONE:
         names += ["group_lens", "num_groups"]
@@ -69,6 +141,8 @@ def kernel_args(
         names.append("partials")
     if scale != Scale.NONE:
         names += SCALE_ARGS
+    if epilogue is not None:
+        names += epilogue.args
     return tuple(names)
 
 
@@ -280,6 +354,31 @@ def divisibility_facts(
     return facts
 
 
+def check_epilogue(epilogue: EpilogueSpec, kind: str, reduction: str | None, grouped: str) -> None:
+    """ValueError for an epilogue the schedule op refuses (its verifier's rules,
+    stated before any IR is built): no activation with atomic stream-K (no
+    program holds a split tile's sum); wgrad (grouped "k") only accumulates."""
+    if not isinstance(epilogue, EpilogueSpec):
+        raise TypeError(f"epilogue must be an EpilogueSpec, got {type(epilogue).__name__}")
+    if epilogue.activation != Activation.NONE and reduction == Reduction.ATOMIC:
+        raise ValueError(
+            f"activation {epilogue.activation!r} needs each tile's finished sum in one "
+            "program; atomic stream-K adds partials into C (use reduction 'linear' or 'tree')"
+        )
+    if epilogue.activation == Activation.SWIGLU and kind not in SWIGLU_KINDS:
+        raise ValueError(
+            f"activation 'swiglu' needs each tile's two sums in one program: schedule "
+            f"{', '.join(map(repr, SWIGLU_KINDS))}, not {kind!r}"
+        )
+    if epilogue.activation == Activation.SWIGLU and epilogue.col_scale:
+        raise ValueError("activation 'swiglu' takes no col_scale")
+    if grouped == Grouped.K and (epilogue.activation != Activation.NONE or epilogue.args):
+        raise ValueError(
+            "grouped 'k' (wgrad, one output per group) takes no activation, bias or "
+            "scales; only accumulate"
+        )
+
+
 @dataclass(frozen=True)
 class KernelSpec:
     """Everything that changes a schedule kernel's binary; ``name`` is its bundle name."""
@@ -322,9 +421,12 @@ class KernelSpec:
     #: FP8 kernels (``dtype`` in :data:`FP8_DTYPES`): how the epilogue scales the
     #: accumulator (:class:`~gemm_opt.core.modes.Scale`); ``none`` otherwise.
     scale: Scale = Scale.NONE
-    #: C's element type: None for fp16/bf16 (C is ``dtype``); FP8 kernels one of
-    #: :data:`FP8_OUT_DTYPES` (None: bf16).
+    #: C's element type: None for fp16/bf16 (C is ``dtype``) or one of
+    #: :data:`OUT_DTYPES`; FP8 kernels one of :data:`FP8_OUT_DTYPES` (None: bf16).
     out_dtype: str | None = None
+    #: The fused epilogue; None is taken as :data:`NO_EPILOGUE` (a None default, not a
+    #: shared instance, so that torch.compile traces a spec made without one).
+    epilogue: EpilogueSpec = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         reduction = resolve_reduction(self.kind, self.reduction)
@@ -354,8 +456,16 @@ class KernelSpec:
             object.__setattr__(self, "out_dtype", out)
         elif self.dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {(*DTYPES, *FP8_DTYPES)}, got {self.dtype!r}")
-        elif self.scale != Scale.NONE or self.out_dtype is not None:
-            raise ValueError("scale and out_dtype are for FP8 kernels (dtype f8e4m3 or f8e5m2)")
+        elif self.scale != Scale.NONE:
+            raise ValueError("scale is for FP8 kernels (dtype f8e4m3 or f8e5m2)")
+        elif self.out_dtype is not None and self.out_dtype not in OUT_DTYPES:
+            raise ValueError(
+                f"out_dtype must be None (C is {self.dtype}) or one of {tuple(OUT_DTYPES)}, "
+                f"got {self.out_dtype!r}"
+            )
+        if self.epilogue is None:
+            object.__setattr__(self, "epilogue", NO_EPILOGUE)
+        check_epilogue(self.epilogue, self.kind, self.reduction, self.grouped)
         for name in ("block_m", "block_n", "block_k", "group_m", "num_warps"):
             check_positive(name, getattr(self, name))
         if self.num_stages is not None:
@@ -385,6 +495,7 @@ class KernelSpec:
         # FP8: the recipe, and C's type where it is not the default bf16.
         fp8 = "" if self.scale == Scale.NONE else f"_{self.scale}"
         fp8 += "_of32" if self.out_dtype == "fp32" else ""
+        fp8 += self.epilogue.suffix
         return (
             f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}{fp8}_"
             f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"
@@ -393,7 +504,7 @@ class KernelSpec:
 
     @property
     def arg_names(self) -> tuple[str, ...]:
-        return kernel_args(self.kind, self.reduction, self.grouped, self.scale)
+        return kernel_args(self.kind, self.reduction, self.grouped, self.scale, self.epilogue)
 
     @property
     def facts(self) -> dict[str, int]:
@@ -414,8 +525,10 @@ __all__ = [
     "ALIGNED_ARGS",
     "ALIGNMENT_BYTES",
     "ARG_NAMES",
+    "BIAS_DTYPES",
     "DTYPES",
     "DTYPE_BYTES",
+    "EPILOGUE_ARGS",
     "FP8_DTYPES",
     "FP8_MMA_K",
     "FP8_OUT_DTYPES",
@@ -425,12 +538,16 @@ __all__ = [
     "MMA_M",
     "MMA_N",
     "MODEL_CONFIG",
+    "NO_EPILOGUE",
+    "OUT_DTYPES",
     "SCALE_ARGS",
     "VECTOR_WIDTHS",
+    "EpilogueSpec",
     "GemmConfig",
     "KernelSpec",
     "aligned_args",
     "alignment",
+    "check_epilogue",
     "check_fp8_config",
     "check_kernel_config",
     "divisibility_facts",
