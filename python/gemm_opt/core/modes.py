@@ -85,12 +85,25 @@ class Scale(Mode):
     ROWWISE = "rowwise"
 
 
+class CLayout(Mode):
+    """How a schedule kernel writes its ``M x N`` output through C and ``ldc``
+    (``tile.gemm_schedule``'s ``c_layout``): ``row-major`` (element (m, n) at
+    ``m * ldc + n``) or ``col-major`` (at ``m + n * ldc``: the kernel's output
+    is the transpose of the matrix C holds). Swap-AB runs ``C = A @ B`` as
+    ``C^T = B^T @ A^T``, the wide N on the MMA's M side and the few rows of A
+    on its narrow N side, and stores ``C^T`` column-major: C row-major."""
+
+    ROW_MAJOR = "row-major"
+    COL_MAJOR = "col-major"
+
+
 KINDS: tuple[Kind, ...] = tuple(Kind)
 REDUCTIONS: tuple[Reduction, ...] = tuple(Reduction)
 GROUPED: tuple[Grouped, ...] = tuple(Grouped)
 BODIES: tuple[Body, ...] = tuple(Body)
 TILE_LOOPS: tuple[TileLoop, ...] = tuple(TileLoop)
 SCALES: tuple[Scale, ...] = tuple(Scale)
+C_LAYOUTS: tuple[CLayout, ...] = tuple(CLayout)
 #: The kinds an FP8 schedule kernel is built for (each output tile's whole K
 #: range in one program, so the epilogue scales a finished accumulator).
 FP8_KINDS: tuple[Kind, ...] = (Kind.DATA_PARALLEL, Kind.PERSISTENT)
@@ -104,6 +117,7 @@ DEFAULT_REDUCTION = Reduction.LINEAR
 
 __all__ = [
     "BODIES",
+    "C_LAYOUTS",
     "DEFAULT_REDUCTION",
     "FIXUP_REDUCTIONS",
     "FP8_KINDS",
@@ -114,6 +128,7 @@ __all__ = [
     "SCALES",
     "TILE_LOOPS",
     "Body",
+    "CLayout",
     "Grouped",
     "Kind",
     "Mode",

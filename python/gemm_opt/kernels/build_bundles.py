@@ -56,13 +56,16 @@ def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES, layouts: str = "picked") ->
     one would (but an empty problem, which the plain kernel runs); then the
     narrow twins (8- and 4-byte ``cp.async``) of the row-major data-parallel
     kernels (:func:`~gemm_opt.runtime.gemm.narrow_twins`), for N, K and
-    leading dimensions a multiple of 4 or 2 elements but not of 8."""
+    leading dimensions a multiple of 4 or 2 elements but not of 8. Swap-AB's
+    split-K kernels (:data:`~gemm_opt.kernels.h100_configs.SWAP_AB_CONFIGS`) come
+    with the transposed layouts: plain and TMA twin, for the call layouts of
+    ``layouts`` (``nn``: row-major calls only)."""
     if layouts not in LAYOUT_SETS:
         raise ValueError(f"layouts must be one of {', '.join(LAYOUT_SETS)}, got {layouts!r}")
     specs = _plain_specs(dtypes)
     twins = [s for s in specs if S.pipelined(s.num_warps)]
     tma = [s for s in twins if S.tma_copies(s.num_warps)]
-    transposed = _transposed_specs(specs, layouts)
+    transposed = _transposed_specs(specs, layouts) + _swap_ab_specs(dtypes, layouts)
     from gemm_opt.runtime.gemm import narrow_twins
 
     narrow = [
@@ -105,6 +108,34 @@ def _transposed_specs(specs: list[S.KernelSpec], layouts: str) -> list[S.KernelS
 
         dense = [s for s in dense if picked(s)]
     return [replace(s, trans_a=ta, trans_b=tb) for s in dense for ta, tb in TRANSPOSED]
+
+
+def _swap_ab_specs(dtypes: tuple[str, ...], layouts: str) -> list[S.KernelSpec]:
+    """Swap-AB's split-K kernels (plain) for the call layouts ``layouts`` bundles:
+    a call's (trans_a, trans_b) runs the kernel of (not trans_b, not trans_a)
+    with C stored through its transpose (``trans_c``)."""
+    calls = ((False, False),) if layouts == "nn" else ((False, False), *TRANSPOSED)
+    flags = [dict(trans_a=not tb, trans_b=not ta, trans_c=True) for ta, tb in calls]
+    return [
+        S.KernelSpec("split-k", None, "none", dtype, **cfg.__dict__, **f)
+        for dtype in dtypes
+        for cfg in h100.SWAP_AB_CONFIGS.values()
+        for f in flags
+    ]
+
+
+def select(specs: list[S.KernelSpec], names: list[str]) -> list[S.KernelSpec]:
+    """The ``specs`` named in ``names`` (``--only``), in ``specs`` order; ValueError
+    naming any name that is not among them."""
+    known = {s.name for s in specs}
+    missing = [n for n in names if n not in known]
+    if missing:
+        raise ValueError(
+            f"not bundle kernels of these options: {', '.join(missing)} (see --list with "
+            "--layouts all)"
+        )
+    wanted = set(names)
+    return [s for s in specs if s.name in wanted]
 
 
 #: The hand-off of a TMA kernel: every copy a barrier-tracked TMA copy.
@@ -272,6 +303,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--list", action="store_true", help="print the kernel names and exit")
     parser.add_argument(
+        "--only",
+        type=Path,
+        help="build only the kernels named in this file (one a line; e.g. a benchmark's "
+        "--list-kernels), from the kernels of --dtypes, --fp8 and --layouts",
+    )
+    parser.add_argument(
         "--jobs",
         type=int,
         default=default_jobs(),
@@ -289,6 +326,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--dtypes takes {', '.join(S.DTYPES)}; got {args.dtypes!r}")
     specs = bundle_specs(dtypes, args.layouts)
     fp8_specs = fp8_bundle_specs(fp8)
+    if args.only is not None:
+        try:
+            names = [x.strip() for x in args.only.read_text().splitlines() if x.strip()]
+        except OSError as e:
+            parser.error(f"--only: cannot read {args.only}: {e.strerror}")
+        try:
+            chosen = select(specs + fp8_specs, names)
+        except ValueError as e:
+            parser.error(f"--only {args.only}: {e}")
+        specs = [s for s in specs if s in chosen]
+        fp8_specs = [s for s in fp8_specs if s in chosen]
     if args.list:
         print("\n".join(s.name for s in specs + fp8_specs))
         return 0

@@ -46,6 +46,25 @@ GPU_SHAPE_CLASSES = (("wide", 1.0, False), ("mid", 1.0, True), ("narrow", 0.5, T
 #: (too few tiles to fill the SMs), whose 64-row tiles each slice splits further.
 SPLIT_K_CLASSES = ("narrow", "small")
 
+#: Swap-AB's configurations (``C^T = B^T A^T``: ``block_m`` runs over N, ``block_n``
+#: over the rows of A, the tokens of a decode step), by name, for split-K
+#: (``S`` = 1 stores each tile directly). 128 wide on the MMA's M side (two
+#: 64-row wgmmas per K step), 16, 32 or 64 tokens on its narrow N side; 128-deep
+#: K blocks, stages chosen by the bytes in flight: one program per SM keeps
+#: ``(num_stages - 1) * (block_m + block_n) * block_k * 2`` bytes of A and B in
+#: flight, 110 KB (16 tokens), 123 KB (32) or 98 KB (64), against the ~25 KB per
+#: SM that 3.35 TB/s needs at a microsecond of latency. ``swap16s``: 64 wide, 6
+#: stages (102 KB in flight), twice the tiles for narrow N.
+SWAP_AB_CONFIGS = {
+    "swap16": GemmConfig(128, 16, 128, 8, 4, 4),
+    "swap32": GemmConfig(128, 32, 128, 8, 4, 4),
+    "swap64": GemmConfig(128, 64, 128, 8, 4, 3),
+    "swap16s": GemmConfig(64, 16, 128, 8, 4, 6),
+}
+#: The most rows of A (tokens) swap-AB is a candidate for: past it, 64-row tiles
+#: over M waste nothing and the regular classes take the shape.
+SWAP_AB_MAX_ROWS = 64
+
 
 def config_serves(name: str, reduction: str | None, kind: str | None = None) -> bool:
     """Whether the GPU configuration ``name`` is built for ``reduction`` and
@@ -111,6 +130,8 @@ __all__ = [
     "GPU_CONFIGS",
     "GPU_SHAPE_CLASSES",
     "SPLIT_K_CLASSES",
+    "SWAP_AB_CONFIGS",
+    "SWAP_AB_MAX_ROWS",
     "config_serves",
     "fp8_config_name",
     "gpu_config_name",

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from gemm_opt.core import schedules as S
+from gemm_opt.core.modes import Kind
 from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import cost_model as C
 
@@ -172,6 +173,9 @@ class Choice:
     #: Split-K's slices per tile (the launch runs ``tiles * split_k`` programs); None
     #: for the other kinds.
     split_k: int | None = None
+    #: Swap-AB (dense): the kernel runs ``C^T = B^T A^T`` with A and B exchanged and
+    #: C stored through its transpose (:class:`~gemm_opt.runtime.cost_model.Candidate`).
+    swap_ab: bool = False
 
 
 # ---- tables -------------------------------------------------------------------------------
@@ -348,10 +352,11 @@ class Available:
     whose missing kernels are built on demand)."""
 
     key: Hashable
-    runs: Callable[[str, str | None, S.GemmConfig], bool]
+    #: ``runs(schedule, reduction, config, swap_ab)``.
+    runs: Callable[[str, str | None, S.GemmConfig, bool], bool]
 
     def __call__(self, cand: C.Candidate | Choice) -> bool:
-        return self.runs(cand.schedule, cand.reduction, cand.config)
+        return self.runs(cand.schedule, cand.reduction, cand.config, cand.swap_ab)
 
 
 def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
@@ -373,6 +378,12 @@ def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
                     continue
                 cand = C.Candidate(model.kind, red, base, name)
                 out.extend(model.variants(cand) if model.variants else (cand,))
+    if op == "dense":  # swap-AB: split-K over (N, rows of A) tiles, S = 1 included
+        out.extend(
+            C.Candidate(Kind.SPLIT_K, None, cfg, name, split_k=s, swap_ab=True)
+            for name, cfg in h100.SWAP_AB_CONFIGS.items()
+            for s in C.SWAP_AB_SPLIT_K
+        )
     return out
 
 
@@ -469,7 +480,10 @@ def resolve(
     ranked = rank(problem, dtype, target=target, sms=sms, root=root, allow_atomic=allow_atomic)
     runs = [e for e in ranked if available is None or available(e.candidate)]
     cand = (runs or ranked)[0].candidate
-    return Choice(cand.schedule, cand.reduction, cand.config, "model", split_k=cand.split_k)
+    return Choice(
+        cand.schedule, cand.reduction, cand.config, "model", split_k=cand.split_k,
+        swap_ab=cand.swap_ab,
+    )  # fmt: skip
 
 
 def rank(
@@ -482,16 +496,32 @@ def rank(
     allow_atomic: bool = False,
 ) -> list[C.Estimate]:
     """Every candidate's estimate for ``problem``, fastest first (split-K only with
-    ``S`` at most the iterations per tile: a larger ``S`` launches a smaller one)."""
+    ``S`` at most the iterations per tile: a larger ``S`` launches a smaller one;
+    swap-AB only for at most :data:`~gemm_opt.kernels.h100_configs.SWAP_AB_MAX_ROWS`
+    rows of A, and with ``block_n`` no wider than needed for them)."""
     if dtype not in S.DTYPES:
         raise ValueError(f"dtype must be one of {tuple(S.DTYPES)}, got {dtype!r}")
     work = _work(problem, dtype)
     cands = [
         c
         for c in candidates(problem.op, allow_atomic=allow_atomic)
-        if c.split_k is None or c.split_k <= max(S.iters_per_tile(work.tile_k, c.config.block_k), 1)
+        if (
+            c.split_k is None
+            or c.split_k <= max(S.iters_per_tile(work.tile_k, c.config.block_k), 1)
+        )
+        and (not c.swap_ab or _swap_fits(c.config, work.m))
     ]
     return C.rank(cands, work, device(target, sms), calibration(target, root))
+
+
+def _swap_fits(cfg: S.GemmConfig, rows: int) -> bool:
+    """Whether swap-AB on ``cfg`` is a candidate for ``rows`` rows of A: at most
+    :data:`~gemm_opt.kernels.h100_configs.SWAP_AB_MAX_ROWS`, and no narrower
+    ``block_n`` would hold them (a wider one only multiplies padding)."""
+    if not 0 < rows <= h100.SWAP_AB_MAX_ROWS:
+        return False
+    narrower = [c.block_n for c in h100.SWAP_AB_CONFIGS.values() if c.block_n < cfg.block_n]
+    return not narrower or rows > max(narrower)
 
 
 # ---- explain ------------------------------------------------------------------------------

@@ -146,6 +146,13 @@ class Workload:
         """The reduction length of one tile (wgrad: one group's tokens)."""
         return S.cdiv(self.k, self.groups) if self.op == "wgrad" else self.k
 
+    def swapped(self) -> Workload:
+        """The problem swap-AB's kernel computes: ``C^T = B^T A^T``, N rows by M
+        columns (dense only; the bytes moved are the same)."""
+        if self.op != "dense":
+            raise ValueError(f"swap-AB runs dense problems only, not {self.op!r}")
+        return replace(self, m=self.n, n=self.m)
+
     @property
     def unique_bytes(self) -> int:
         """A, B and C once each (grouped: one weight per group)."""
@@ -166,6 +173,9 @@ class Candidate:
     name: str = ""
     #: Split-K's slices per tile (None: the kind has none); launched as ``tiles * S``.
     split_k: int | None = None
+    #: Swap-AB: the kernel runs ``C^T = B^T A^T`` (dense only), so its tiles are
+    #: ``block_m`` columns of C by ``block_n`` rows (:meth:`Workload.swapped`).
+    swap_ab: bool = False
 
     @property
     def label(self) -> str:
@@ -173,7 +183,8 @@ class Candidate:
         c = self.config
         cfg = self.name or f"{c.block_m}x{c.block_n}x{c.block_k}_w{c.num_warps}_s{c.num_stages}"
         split = f" S={self.split_k}" if self.split_k is not None else ""
-        return f"{self.schedule}{red} {cfg}{split}"
+        swap = " swap-AB" if self.swap_ab else ""
+        return f"{self.schedule}{red} {cfg}{split}{swap}"
 
 
 @dataclass(frozen=True)
@@ -429,12 +440,17 @@ register_kind(
 )
 
 
+#: The slices per tile swap-AB's split-K candidates are estimated (and launched) with:
+#: 1 (each tile stored by its one program) too, since N alone may fill the SMs.
+SWAP_AB_SPLIT_K = (1, 2, 4, 8, 16)
+
+
 def estimate(cand: Candidate, work: Workload, device: Device, cal: Calibration) -> Estimate:
     """``cand``'s estimated time on ``work`` (its kind's registered estimate)."""
     model = _KINDS.get(cand.schedule)
     if model is None:
         raise ValueError(f"no cost model for schedule {cand.schedule!r}; register_kind() one")
-    return model.estimate(cand, work, device, cal)
+    return model.estimate(cand, work.swapped() if cand.swap_ab else work, device, cal)
 
 
 def rank(

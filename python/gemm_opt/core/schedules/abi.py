@@ -119,13 +119,20 @@ MMA_K = 32
 MMA_M = MMA_N = 16
 
 
-def warp_grid(num_warps: int) -> tuple[int, int]:
-    """(warps along M, warps along N) of a kernel's accumulator."""
+def warp_grid(num_warps: int, block_n: int | None = None) -> tuple[int, int]:
+    """(warps along M, warps along N) of a kernel's accumulator: as square as the
+    warps allow, or, for a ``block_n`` too narrow for its columns of
+    :data:`MMA_N`-wide MMAs (swap-AB's 16 or 32 rows of A on the N side), with
+    the warps folded onto M until it splits (every warp still has MMA work)."""
     check_positive("num_warps", num_warps)
     wm = 1
     while wm * wm < num_warps:
         wm *= 2
-    return wm, num_warps // wm
+    wn = num_warps // wm
+    if block_n is not None:
+        while wn > 1 and block_n % (MMA_N * wn):
+            wm, wn = wm * 2, wn // 2
+    return wm, wn
 
 
 #: Stages of the pipelined body: a ring of ``num_stages`` shared buffers per
@@ -170,7 +177,7 @@ def check_kernel_config(
     """ValueError, naming the argument, for a block shape the kernels are not built for."""
     if block_k % MMA_K:
         raise ValueError(f"block_k must be a multiple of {MMA_K} (the MMA's K), got {block_k}")
-    wm, wn = warp_grid(num_warps)
+    wm, wn = warp_grid(num_warps, block_n)
     for name, value, warps, mma in (
         ("block_m", block_m, wm, MMA_M),
         ("block_n", block_n, wn, MMA_N),
@@ -245,12 +252,21 @@ def alignment(dtype: str, vector_bytes: int = ALIGNMENT_BYTES) -> int:
     return vector_bytes // DTYPE_BYTES[dtype]
 
 
-def aligned_args(grouped: str, trans_a: bool = False) -> tuple[str, ...]:
+def aligned_args(
+    grouped: str, trans_a: bool = False, trans_b: bool = False, trans_c: bool = False
+) -> tuple[str, ...]:
     """The arguments an aligned kernel of ``grouped`` states facts on:
     :data:`ALIGNED_ARGS`, and M where A lies transposed (grouped "k"'s (S, M)
     A, ``trans_a``'s (K, M) one): it is copied as it lies, so its copy rows
-    run along M."""
-    return (*ALIGNED_ARGS, "M") if grouped == Grouped.K or trans_a else ALIGNED_ARGS
+    run along M. With ``trans_c`` the stored rows of C run along M too (M
+    stated), and where B also lies transposed nothing runs along N, which is
+    then left free: swap-AB's N is the token count, any number."""
+    names = ALIGNED_ARGS
+    if trans_c and trans_b:
+        names = tuple(n for n in names if n != "N")
+    if grouped == Grouped.K or trans_a or trans_c:
+        names = (*names, "M")
+    return names
 
 
 def divisibility_facts(
@@ -263,6 +279,7 @@ def divisibility_facts(
     *,
     dtype: str,
     vector_bytes: int = ALIGNMENT_BYTES,
+    trans_c: bool = False,
 ) -> dict[str, int]:
     """The ``tile.divisibility`` facts a schedule kernel states on its arguments, by
     name: none for a plain kernel; :func:`alignment` of ``dtype`` and ``vector_bytes``
@@ -274,7 +291,7 @@ def divisibility_facts(
     if not aligned:
         return {}
     align = alignment(dtype, vector_bytes)
-    facts = {name: align for name in aligned_args(grouped, trans_a)}
+    facts = {name: align for name in aligned_args(grouped, trans_a, trans_b, trans_c)}
     if tma and grouped == Grouped.M and not trans_b:
         facts["K"] = math.lcm(align, block_k)
     return facts
@@ -325,6 +342,11 @@ class KernelSpec:
     #: C's element type: None for fp16/bf16 (C is ``dtype``); FP8 kernels one of
     #: :data:`FP8_OUT_DTYPES` (None: bf16).
     out_dtype: str | None = None
+    #: C written transposed: the kernel's ``M x N`` output stored column-major
+    #: through ``ldc`` (:class:`~gemm_opt.core.modes.CLayout`), dense only. Swap-AB
+    #: launches it on ``C^T = B^T A^T`` (A and B exchanged, each read as it lies
+    #: through ``trans_a`` / ``trans_b``), so C comes out row-major.
+    trans_c: bool = False
 
     def __post_init__(self) -> None:
         reduction = resolve_reduction(self.kind, self.reduction)
@@ -371,12 +393,15 @@ class KernelSpec:
             )
         if (self.trans_a or self.trans_b) and self.grouped == Grouped.K:
             raise ValueError("trans_a and trans_b are for grouped 'none' or 'm'")
+        if self.trans_c and (self.grouped != Grouped.NONE or self.dtype in FP8_DTYPES):
+            raise ValueError("trans_c is for dense 16-bit kernels (grouped 'none')")
 
     @property
     def name(self) -> str:
         red = f"_{self.reduction}" if self.reduction else ""
         grp = "" if self.grouped == Grouped.NONE else f"_grouped{self.grouped}"
         tb = ("_ta" if self.trans_a else "") + ("_tb" if self.trans_b else "")
+        tb += "_tc" if self.trans_c else ""
         xcd = f"_x{self.num_xcds}" if self.num_xcds != 1 else ""
         stages = f"_s{self.num_stages}" if self.num_stages is not None else ""
         al = "_aligned" if self.aligned else ""
@@ -407,6 +432,7 @@ class KernelSpec:
             self.trans_a,
             dtype=self.dtype,
             vector_bytes=self.vector_bytes,
+            trans_c=self.trans_c,
         )
 
 
