@@ -27,7 +27,8 @@ beat HBM).
 
 MoE decode: G experts (:data:`MOE_GROUPS`) with W (G, K, N), each expert
 receiving 0 to 16 tokens (seeded), ``gemm_opt.grouped_matmul(schedule="auto")``
-with the lengths on the device against ``torch._grouped_mm``.
+with the lengths on the device, and ``prior`` (``auto`` without the tiny-group
+16-row tiles), against ``torch._grouped_mm``.
 
     PYTHONPATH=python python3 benchmarks/h100/decode.py --bundles DIR [--fp16] [--out DIR]
 
@@ -116,6 +117,19 @@ def prior_choice(p: Problem, dtype: str, sms: int, runs: Any = None) -> autotune
     )
 
 
+def moe_prior_choice(total: int, groups: int, dtype: str, sms: int, runs: Any = None):
+    """``auto``'s pick for the MoE problem without the tiny-group tiles (only among
+    kernels ``runs`` accepts, if given)."""
+    tiny = set(h100.TINY_GROUP_CONFIGS.values())
+
+    def ok(kind: str, red: str | None, cfg: S.GemmConfig, swap_ab: bool = False) -> bool:
+        return cfg not in tiny and (runs is None or runs(kind, red, cfg, swap_ab))
+
+    avail = autotune.Available(("no tiny groups", runs is None), ok)
+    problem = autotune.Problem("fwd", total, *MOE_NK, groups)
+    return autotune.resolve(problem, dtype, sms=sms, available=avail)
+
+
 def swap_variants(p: Problem) -> list[tuple[str, S.GemmConfig, int]]:
     """(config name, config, S) of the swap-AB kernels tried on ``p``: each config
     that fits its rows, each split of :data:`~gemm_opt.runtime.cost_model.SWAP_AB_SPLIT_K`
@@ -165,13 +179,15 @@ def kernel_names(dtype: str, sms: int = LIST_SMS) -> list[str]:
         total = sum(moe_lens(g))
         ch = autotune.resolve(autotune.Problem("fwd", total, *MOE_NK, g), dtype, sms=sms)
         specs.add(plans._spec(ch.schedule, ch.reduction, "m", dtype, ch.config, 1))
+        ch = moe_prior_choice(total, g, dtype, sms)
+        specs.add(plans._spec(ch.schedule, ch.reduction, "m", dtype, ch.config, 1))
     out = set()
     for s in specs:
         out.add(s.name)
-        if S.tma_copies(s.num_warps):
+        if S.tma_copies(s.num_warps, s.block_m):
             out.add(replace(s, aligned=True, tma=True).name)
-            if not (s.trans_a or s.trans_b or s.trans_c):
-                out.add(replace(s, aligned=True).name)
+        if S.pipelined(s.num_warps) and not (s.trans_a or s.trans_b or s.trans_c):
+            out.add(replace(s, aligned=True).name)
     return sorted(out)
 
 
@@ -303,10 +319,13 @@ def dense_row(
 
 
 def moe_row(
-    torch: Any, g: int, dt: Any, peak: float, reps: int, flush: Any, say: Any
+    torch: Any, g: int, dt: Any, dtype: str, peak: float, reps: int, flush: Any, say: Any
 ) -> list[dict[str, Any]]:
-    """MoE decode: G experts of (K, N) weights, 0..16 tokens each (seeded)."""
+    """MoE decode: G experts of (K, N) weights, 0..16 tokens each (seeded): torch,
+    ``auto``, and ``prior`` (``auto`` without the tiny-group tiles)."""
     import gemm_opt
+    from gemm_opt.runtime import gemm as rt
+    from gemm_opt.runtime import plan as plans
 
     n, k = MOE_NK
     lens = moe_lens(g)
@@ -316,9 +335,18 @@ def moe_row(
     w = torch.randn(g, k, n, device="cuda", generator=gen).to(dt)
     lens_dev = torch.tensor(lens, device="cuda", dtype=torch.int32)
     offs = lens_dev.cumsum(0).to(torch.int32)
+    have = rt.store(rt.device_target(torch, x.device)).kernels()
+
+    def runs(kind: str, red: str | None, cfg: S.GemmConfig, swap_ab: bool = False) -> bool:
+        return plans._spec(kind, red, "m", dtype, cfg, 1).name in have
+
+    prior = moe_prior_choice(total, g, dtype, rt.sm_count(torch, x.device), runs)
     fns = {
         "torch": lambda: torch._grouped_mm(x, w, offs=offs),
         "auto": lambda: gemm_opt.grouped_matmul(x, w, lens_dev, schedule="auto"),
+        "prior": lambda: gemm_opt.grouped_matmul(
+            x, w, lens_dev, schedule=prior.schedule, config=prior.config
+        ),
     }
     try:
         fns["torch"]()
@@ -329,7 +357,19 @@ def moe_row(
         x[o - ln : o].double() @ w[i].double() for i, (o, ln) in enumerate(zip(
             offs.tolist(), lens, strict=True))
     ])  # fmt: skip
-    check = benchlib.check_output(fns["auto"](), ref, str(dt).removeprefix("torch."))
+    checks = {
+        label: benchlib.check_output(fns[label](), ref, str(dt).removeprefix("torch."))
+        for label in ("auto", "prior")
+    }
+    kernels = {"torch": "torch._grouped_mm"}
+    for label, kw in (
+        ("auto", {"schedule": "auto", "config": None}),
+        ("prior", {"schedule": prior.schedule, "config": prior.config}),
+    ):
+        kernels[label] = plans.plan(
+            "grouped_matmul", x, w, lens_dev, reduction=None, num_programs=None, num_xcds=1,
+            out=None, seed=None, **kw,
+        ).spec.name  # fmt: skip
     flushed = benchlib.bench(fns, reps, warmup=3, flush=flush)
     used = sum(1 for ln in lens if ln)
     moved = 2 * (total * k + used * k * n + total * n)
@@ -344,7 +384,8 @@ def moe_row(
             "n": n, "k": k, "variant": label, "graph_us": g_us, "flushed_us": f_us,
             "roofline_us": moved / peak, "roofline_fraction": moved / peak / f_us,
             "vs_torch_graph": base_g / g_us, "vs_torch_flushed": base_f / f_us,
-            "check_ok": check["ok"] if label == "auto" else True,
+            "check_ok": checks[label]["ok"] if label in checks else True,
+            "kernel": kernels[label],
         }  # fmt: skip
         rows.append(row)
         say(
@@ -352,7 +393,7 @@ def moe_row(
             f"({row['vs_torch_graph']:4.2f}x)  flushed {f_us:7.1f} us "
             f"({row['vs_torch_flushed']:4.2f}x)  roofline "
             f"{100 * row['roofline_fraction']:5.1f}%  tokens {total} experts {used}/{g}"
-            f"{'' if row['check_ok'] else '  FAIL'}"
+            f"{'' if row['check_ok'] else '  FAIL'}  {kernels[label]}"
         )
     return rows
 
@@ -468,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
             rows += dense_row(torch, prob, dt, dtype, peak, args.reps, flush, say)
     if not args.no_moe:
         for g in MOE_GROUPS:
-            rows += moe_row(torch, g, dt, peak, args.reps, flush, say)
+            rows += moe_row(torch, g, dt, dtype, peak, args.reps, flush, say)
     summary(rows, say)
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)

@@ -149,8 +149,9 @@ def test_candidates_are_what_the_bundles_hold() -> None:
     assert {c.split_k for c in dense if c.swap_ab} == set(C.SWAP_AB_SPLIT_K)
     assert not any(c.swap_ab for op in ("fwd", "dgrad", "wgrad") for c in A.candidates(op))
     for op in ("fwd", "dgrad", "wgrad"):
+        tiny = list(h100.TINY_GROUP_CONFIGS.values()) if op != "wgrad" else []  # 16-row tiles
         assert [(c.schedule, c.config) for c in A.candidates(op)] == [
-            ("persistent", cfg) for cfg in h100.GPU_CONFIGS.values()
+            ("persistent", cfg) for cfg in (*tiny, *h100.GPU_CONFIGS.values())
         ]
 
 

@@ -115,8 +115,10 @@ def test_swap_ab_split_k_is_bitwise_the_same_under_every_interleaving() -> None:
 
 
 def test_narrow_tiles_fold_the_warps_onto_m() -> None:
-    assert S.warp_grid(4) == (2, 2) and S.warp_grid(4, 16) == (4, 1)
-    assert S.warp_grid(4, 32) == (2, 2) and S.warp_grid(8, 16) == (8, 1)
+    assert S.warp_grid(4) == (2, 2) and S.warp_grid(4, block_n=16) == (4, 1)
+    assert S.warp_grid(4, block_n=32) == (2, 2) and S.warp_grid(8, block_n=16) == (8, 1)
+    assert S.warp_grid(4, block_m=16, block_n=128) == (1, 4)
+    assert S.warp_grid(4, block_m=64, block_n=64) == (2, 2)
     S.check_kernel_config(block_m=128, block_n=16, block_k=128, num_warps=4, num_stages=4)
     with pytest.raises(ValueError, match="block_n must be a multiple of 16"):
         S.check_kernel_config(block_m=64, block_n=8, block_k=32, num_warps=4, num_stages=None)
@@ -237,3 +239,46 @@ def test_the_attribute_round_trips() -> None:
     with module.context:
         again = ir.Module.parse(str(module))
         assert again.operation.verify()
+
+
+# ---- tiny groups -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("trans_b", [False, True])
+def test_tiny_group_tiles_equal_numpy_with_empty_groups(trans_b) -> None:
+    """16-row tiles over groups of 0 to 16 rows (empty first, middle and last): the
+    warps fold onto N, the group walk stays on the device, C is exact."""
+    rng = np.random.default_rng(9)
+    lens = [0, 3, 16, 0, 1, 9, 0]
+    k, n = 40, 70
+    a = rng.integers(-3, 4, (sum(lens), k)).astype(np.float16)
+    w = rng.integers(-3, 4, (len(lens), k, n)).astype(np.float16)
+    b = np.ascontiguousarray(w.transpose(0, 2, 1)) if trans_b else w
+    cfg = {"block_m": 16, "block_n": 64, "block_k": 32, "group_m": 8, "num_warps": 4}
+    for seed in (None, 1):
+        c = gemm_opt.grouped_matmul(
+            a, b, np.array(lens, np.int32), trans_b=trans_b, schedule="persistent", config=cfg,
+            seed=seed,
+        )  # fmt: skip
+        ref = np.concatenate([
+            a[sum(lens[:g]) : sum(lens[: g + 1])].astype(np.float64) @ w[g].astype(np.float64)
+            for g in range(len(lens))
+        ])  # fmt: skip
+        assert np.array_equal(c.astype(np.float64), ref), seed
+
+
+def test_auto_takes_the_tiny_group_tiles_for_moe_decode() -> None:
+    """G experts of 0 to 16 tokens: ``auto`` pads each group to 16 rows, not 64 or 128;
+    its kernel has no TMA twin (16 rows are under a wgmma's 64)."""
+    for groups, tokens in ((8, 47), (64, 451), (256, 2040)):
+        ch = autotune.resolve(autotune.Problem("fwd", tokens, 1536, 2048, groups), "bf16")
+        assert ch.config in h100.TINY_GROUP_CONFIGS.values(), groups
+    tiny = next(iter(h100.TINY_GROUP_CONFIGS.values()))
+    assert not S.tma_copies(4, tiny.block_m) and S.tma_copies(4, 64)
+    names = {s.name for s in bundle_specs(("bf16",))}
+    spec = S.KernelSpec("persistent", None, "m", "bf16", **tiny.__dict__)
+    assert spec.name in names and S.KernelSpec(**{**spec.__dict__, "aligned": True}).name in names
+    assert S.KernelSpec(**{**spec.__dict__, "aligned": True, "tma": False}).name in names
+    from gemm_opt.runtime.gemm import twins
+
+    assert [t.tma for t in twins(spec)] == [False]  # the aligned twin only

@@ -64,7 +64,7 @@ def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES, layouts: str = "picked") ->
         raise ValueError(f"layouts must be one of {', '.join(LAYOUT_SETS)}, got {layouts!r}")
     specs = _plain_specs(dtypes)
     twins = [s for s in specs if S.pipelined(s.num_warps)]
-    tma = [s for s in twins if S.tma_copies(s.num_warps)]
+    tma = [s for s in twins if S.tma_copies(s.num_warps, s.block_m)]
     transposed = _transposed_specs(specs, layouts) + _swap_ab_specs(dtypes, layouts)
     from gemm_opt.runtime.gemm import narrow_twins
 
@@ -79,7 +79,11 @@ def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES, layouts: str = "picked") ->
         + [replace(s, aligned=True) for s in twins]
         + [replace(s, aligned=True, tma=True) for s in tma]
         + transposed
-        + [replace(s, aligned=True, tma=True) for s in transposed if S.tma_copies(s.num_warps)]
+        + [
+            replace(s, aligned=True, tma=True)
+            for s in transposed
+            if S.tma_copies(s.num_warps, s.block_m)
+        ]
         + narrow
     )
 
@@ -166,6 +170,9 @@ def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
                 specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg))
                 specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg, trans_b=True))
                 specs.append(S.KernelSpec(kind, None, "k", dtype, **cfg))
+            for tiny in h100.TINY_GROUP_CONFIGS.values():  # forward and dgrad, tiny groups
+                specs.append(S.KernelSpec(kind, None, "m", dtype, **tiny.__dict__))
+                specs.append(S.KernelSpec(kind, None, "m", dtype, **tiny.__dict__, trans_b=True))
     return specs
 
 

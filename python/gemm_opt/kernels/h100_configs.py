@@ -61,6 +61,13 @@ SWAP_AB_CONFIGS = {
     "swap64": GemmConfig(128, 64, 128, 8, 4, 3),
     "swap16s": GemmConfig(64, 16, 128, 8, 4, 6),
 }
+#: Grouped "m" configurations for tiny groups (MoE decode: most experts see 0 to
+#: 16 tokens): 16-row tiles, so a group is padded to 16 rows, not 64 or 128. The
+#: warps fold onto N (:func:`~gemm_opt.core.schedules.abi.warp_grid`); 16 rows are
+#: under a wgmma's 64, so cuda:90 multiplies with ``mma.sync`` from the ``cp.async``
+#: ring (no TMA twin: :func:`~gemm_opt.core.schedules.abi.tma_copies`); the weights'
+#: bytes in flight are what count, 3 stages of 36 KB.
+TINY_GROUP_CONFIGS = {"tiny16": GemmConfig(16, 128, 128, 8, 4, 4)}
 #: The most rows of A (tokens) swap-AB is a candidate for: past it, 64-row tiles
 #: over M waste nothing and the regular classes take the shape.
 SWAP_AB_MAX_ROWS = 64
@@ -132,6 +139,7 @@ __all__ = [
     "SPLIT_K_CLASSES",
     "SWAP_AB_CONFIGS",
     "SWAP_AB_MAX_ROWS",
+    "TINY_GROUP_CONFIGS",
     "config_serves",
     "fp8_config_name",
     "gpu_config_name",

@@ -237,7 +237,7 @@ def build_gemm_module(
     check_kernel_config(
         block_m=block_m, block_n=block_n, block_k=block_k, num_warps=num_warps, num_stages=None
     )
-    wm, wn = warp_grid(num_warps, block_n)
+    wm, wn = warp_grid(num_warps, block_m=block_m, block_n=block_n)
     # wgrad's TMA twin makes its descriptors in the body, once per group.
     per_group = tma and grouped == Grouped.K
     ctx = context or make_context()

@@ -365,8 +365,14 @@ def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
     reduction it takes (atomic only if ``allow_atomic``), on each bundled GPU config
     built for that kind and reduction (:func:`~gemm_opt.kernels.h100_configs.config_serves`),
     expanded into the kind's variants (split-K's slices), in a fixed order (ties in the
-    ranking keep it)."""
+    ranking keep it); grouped forward and dgrad also (first) the tiny-group 16-row
+    tiles, dense also swap-AB's split-K."""
     out: list[C.Candidate] = []
+    if op in ("fwd", "dgrad"):  # tiny groups' 16-row tiles first: on a tie, the least padding
+        out.extend(
+            C.Candidate(Kind.PERSISTENT, None, cfg, name)
+            for name, cfg in h100.TINY_GROUP_CONFIGS.items()
+        )
     for model in C.kind_models():
         if op not in model.ops:
             continue

@@ -119,11 +119,15 @@ MMA_K = 32
 MMA_M = MMA_N = 16
 
 
-def warp_grid(num_warps: int, block_n: int | None = None) -> tuple[int, int]:
+def warp_grid(
+    num_warps: int, *, block_m: int | None = None, block_n: int | None = None
+) -> tuple[int, int]:
     """(warps along M, warps along N) of a kernel's accumulator: as square as the
     warps allow, or, for a ``block_n`` too narrow for its columns of
     :data:`MMA_N`-wide MMAs (swap-AB's 16 or 32 rows of A on the N side), with
-    the warps folded onto M until it splits (every warp still has MMA work)."""
+    the warps folded onto M until it splits (every warp still has MMA work);
+    likewise onto N for a ``block_m`` too short for its rows (16-row tiles of
+    tiny groups)."""
     check_positive("num_warps", num_warps)
     wm = 1
     while wm * wm < num_warps:
@@ -132,6 +136,9 @@ def warp_grid(num_warps: int, block_n: int | None = None) -> tuple[int, int]:
     if block_n is not None:
         while wn > 1 and block_n % (MMA_N * wn):
             wm, wn = wm * 2, wn // 2
+    if block_m is not None:
+        while wm > 1 and block_m % (MMA_M * wm) and (block_n or 0) % (MMA_N * wn * 2) == 0:
+            wm, wn = wm // 2, wn * 2
     return wm, wn
 
 
@@ -150,8 +157,16 @@ def pipelined(num_warps: int) -> bool:
     return num_warps >= 2
 
 
-def tma_copies(num_warps: int) -> bool:
-    """Whether the kernel has a TMA twin (every pipelined kernel does).
+#: The rows of one wgmma (a warpgroup's): TMA writes the NVMMA shared layouts that
+#: only wgmma reads, so a TMA twin's ``block_m`` is a multiple of it.
+WGMMA_M = 64
+
+
+def tma_copies(num_warps: int, block_m: int | None = None) -> bool:
+    """Whether the kernel has a TMA twin (every pipelined kernel does; given
+    ``block_m``, on cuda:90, whose TMA copies need the wgmma it takes whole
+    :data:`WGMMA_M`-row blocks for: a 16-row tile multiplies with ``mma.sync``
+    from its ``cp.async`` ring instead).
 
     A TMA descriptor bounds by the tensor's shape only, so each twin says why
     its copies need no other bound (:func:`gemm_opt.kernels.schedule_gemm._pipelined_body`):
@@ -163,7 +178,7 @@ def tma_copies(num_warps: int) -> bool:
     once per group and program by the lowering's group loop, before the
     group's first copy), and a K block that straddles ``k_end`` reads the
     next group's rows as TMA's zero fill, as the aligned twin's masks do."""
-    return pipelined(num_warps)
+    return pipelined(num_warps) and (block_m is None or block_m % WGMMA_M == 0)
 
 
 def check_kernel_config(
@@ -177,7 +192,7 @@ def check_kernel_config(
     """ValueError, naming the argument, for a block shape the kernels are not built for."""
     if block_k % MMA_K:
         raise ValueError(f"block_k must be a multiple of {MMA_K} (the MMA's K), got {block_k}")
-    wm, wn = warp_grid(num_warps, block_n)
+    wm, wn = warp_grid(num_warps, block_m=block_m, block_n=block_n)
     for name, value, warps, mma in (
         ("block_m", block_m, wm, MMA_M),
         ("block_n", block_n, wn, MMA_N),
@@ -453,6 +468,7 @@ __all__ = [
     "MODEL_CONFIG",
     "SCALE_ARGS",
     "VECTOR_WIDTHS",
+    "WGMMA_M",
     "GemmConfig",
     "KernelSpec",
     "aligned_args",
