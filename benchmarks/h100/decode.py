@@ -130,27 +130,30 @@ def moe_prior_choice(total: int, groups: int, dtype: str, sms: int, runs: Any = 
     return autotune.resolve(problem, dtype, sms=sms, available=avail)
 
 
-def swap_variants(p: Problem) -> list[tuple[str, S.GemmConfig, int]]:
-    """(config name, config, S) of the swap-AB kernels tried on ``p``: each config
-    that fits its rows, each split of :data:`~gemm_opt.runtime.cost_model.SWAP_AB_SPLIT_K`
-    with at most 4 programs per SM and at least 2 K iterations per slice."""
+def swap_variants(p: Problem) -> list[tuple[str, S.GemmConfig, str, int]]:
+    """(config name, config, kind, S) of the swap-AB kernels tried on ``p``: each
+    config that fits its rows, data-parallel, split-K with ``S`` = 1 (the same tiles,
+    plus the counters' memset: what the data-parallel kernel saves) and each split
+    of :data:`~gemm_opt.runtime.cost_model.SWAP_AB_SPLIT_K` with at most 4 programs
+    per SM and at least 2 K iterations per slice."""
     out = []
     for name, cfg in h100.SWAP_AB_CONFIGS.items():
         if not autotune._swap_fits(cfg, p.m):
             continue
         tiles = S.tile_count(p.n, p.m, cfg.block_m, cfg.block_n)
         ipt = S.iters_per_tile(p.k, cfg.block_k)
+        out += [(name, cfg, "data-parallel", 1), (name, cfg, "split-k", 1)]
         for s in C.SWAP_AB_SPLIT_K:
-            if s == 1 or (tiles * s <= 4 * LIST_SMS and ipt >= 2 * s):
-                out.append((name, cfg, s))
+            if tiles * s <= 4 * LIST_SMS and ipt >= 2 * s:
+                out.append((name, cfg, "split-k", s))
     return out
 
 
-def swap_spec(cfg: S.GemmConfig, dtype: str) -> S.KernelSpec:
+def swap_spec(cfg: S.GemmConfig, dtype: str, kind: str = "split-k") -> S.KernelSpec:
     """Swap-AB on ``A @ w.t()``: the kernel's A is W (N, K) row-major, its B is A
     (M, K) read transposed, C stored through its transpose."""
     return S.KernelSpec(
-        "split-k", None, "none", dtype, cfg.block_m, cfg.block_n, cfg.block_k, cfg.group_m,
+        kind, None, "none", dtype, cfg.block_m, cfg.block_n, cfg.block_k, cfg.group_m,
         cfg.num_warps, cfg.num_stages, trans_b=True, trans_c=True,
     )  # fmt: skip
 
@@ -173,8 +176,8 @@ def kernel_names(dtype: str, sms: int = LIST_SMS) -> list[str]:
             # the call's B is w.t(): stored (N, K), trans_b
             specs.add(make(choice.schedule, choice.reduction, "none", dtype, choice.config, 1,
                            True, False))  # fmt: skip
-        for _, cfg, _ in swap_variants(p):
-            specs.add(swap_spec(cfg, dtype))
+        for _, cfg, kind, _ in swap_variants(p):
+            specs.add(swap_spec(cfg, dtype, kind))
     for g in MOE_GROUPS:
         total = sum(moe_lens(g))
         ch = autotune.resolve(autotune.Problem("fwd", total, *MOE_NK, g), dtype, sms=sms)
@@ -213,14 +216,16 @@ def hbm_bytes_per_us(torch: Any) -> float:
     return 2 * COPY_BYTES / times[len(times) // 2]
 
 
-def swap_launch(torch: Any, a: Any, w: Any, c: Any, cfg: S.GemmConfig, s: int, dtype: str):
-    """The prepared launch of swap-AB split-K on ``a @ w.t()`` into ``c`` (a call
-    launches it on the current stream with a fresh workspace)."""
+def swap_launch(
+    torch: Any, a: Any, w: Any, c: Any, cfg: S.GemmConfig, kind: str, s: int, dtype: str
+):
+    """The prepared launch of swap-AB (``kind``, ``s`` slices) on ``a @ w.t()`` into
+    ``c`` (a call launches it on the current stream with a fresh workspace)."""
     from gemm_opt.runtime import gemm as rt
 
     m, k = a.shape
     n = w.shape[0]
-    spec = swap_spec(cfg, dtype)
+    spec = swap_spec(cfg, dtype, kind)
     tiles = S.tile_count(n, m, cfg.block_m, cfg.block_n)
     programs = max(tiles, 1) * s
     values = {"a": w, "b": a, "c": c, "M": n, "N": m, "K": k, "lda": k, "ldb": k, "ldc": n}
@@ -266,10 +271,10 @@ def dense_row(
                                   **{"num_programs": None, **kw}).spec.name  # fmt: skip
     kernels["prior"] += f" S={prior.split_k}" if prior.split_k else ""
     outs = {}
-    for name, cfg, s in swap_variants(p):
-        label = f"swap {name} S={s}"
+    for name, cfg, kind, s in swap_variants(p):
+        label = f"swap {name} " + ("dp" if kind == "data-parallel" else f"S={s}")
         c = torch.empty(p.m, p.n, device="cuda", dtype=dt)
-        fns[label], kernels[label] = swap_launch(torch, a, w, c, cfg, s, dtype)
+        fns[label], kernels[label] = swap_launch(torch, a, w, c, cfg, kind, s, dtype)
         outs[label] = c
     checks: dict[str, Any] = {}
     for label, fn in fns.items():

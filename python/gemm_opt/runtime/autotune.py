@@ -366,7 +366,7 @@ def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
     built for that kind and reduction (:func:`~gemm_opt.kernels.h100_configs.config_serves`),
     expanded into the kind's variants (split-K's slices), in a fixed order (ties in the
     ranking keep it); grouped forward and dgrad also (first) the tiny-group 16-row
-    tiles, dense also swap-AB's split-K."""
+    tiles, dense also swap-AB's data-parallel and split-K."""
     out: list[C.Candidate] = []
     if op in ("fwd", "dgrad"):  # tiny groups' 16-row tiles first: on a tie, the least padding
         out.extend(
@@ -384,12 +384,13 @@ def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
                     continue
                 cand = C.Candidate(model.kind, red, base, name)
                 out.extend(model.variants(cand) if model.variants else (cand,))
-    if op == "dense":  # swap-AB: split-K over (N, rows of A) tiles, S = 1 included
-        out.extend(
-            C.Candidate(Kind.SPLIT_K, None, cfg, name, split_k=s, swap_ab=True)
-            for name, cfg in h100.SWAP_AB_CONFIGS.items()
-            for s in C.SWAP_AB_SPLIT_K
-        )
+    if op == "dense":  # swap-AB over (N, rows of A) tiles: data-parallel, split-K
+        for name, cfg in h100.SWAP_AB_CONFIGS.items():
+            out.append(C.Candidate(Kind.DATA_PARALLEL, None, cfg, name, swap_ab=True))
+            out.extend(
+                C.Candidate(Kind.SPLIT_K, None, cfg, name, split_k=s, swap_ab=True)
+                for s in C.SWAP_AB_SPLIT_K
+            )
     return out
 
 

@@ -440,9 +440,9 @@ register_kind(
 )
 
 
-#: The slices per tile swap-AB's split-K candidates are estimated (and launched) with:
-#: 1 (each tile stored by its one program) too, since N alone may fill the SMs.
-SWAP_AB_SPLIT_K = (1, 2, 4, 8, 16)
+#: The slices per tile swap-AB's split-K candidates are estimated (and launched) with
+#: (one slice is its data-parallel candidate: no counters to zero before the launch).
+SWAP_AB_SPLIT_K = (2, 4, 8, 16)
 
 
 def estimate(cand: Candidate, work: Workload, device: Device, cal: Calibration) -> Estimate:
