@@ -35,7 +35,13 @@ with the lengths on the device, and ``prior`` (``auto`` without the tiny-group
 ``--out`` writes ``decode.txt``, ``decode.json`` and (with matplotlib, else
 later by ``--plot DIR``) ``decode.png``, the roofline fraction over M.
 ``--list-kernels`` prints the kernel names the run launches (for
-``build_bundles --only``) and needs no GPU. Exit 2 without a GPU.
+``build_bundles --only``) and needs no GPU; ``--profile MxNxK`` launches each
+variant once, untimed, under a profiler::
+
+    ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
+        --csv python3 benchmarks/h100/decode.py --bundles DIR --profile 16x4096x7168
+
+Exit 2 without a GPU.
 """
 
 from __future__ import annotations
@@ -403,6 +409,31 @@ def moe_row(
     return rows
 
 
+def profile(torch: Any, p: Problem, dt: Any, dtype: str) -> int:
+    """One untimed launch of torch, auto and every swap-AB variant on ``p``, each named
+    on stdout before it runs, in order (a profiler's kernels follow that order)."""
+    import gemm_opt
+
+    a = torch.randn(p.m, p.k, device="cuda").to(dt)
+    w = torch.randn(p.n, p.k, device="cuda").to(dt)
+    fns: dict[str, Any] = {
+        "torch": lambda: torch.matmul(a, w.t()),
+        "auto": lambda: gemm_opt.matmul(a, w.t(), schedule="auto"),
+    }
+    for name, cfg, kind, s in swap_variants(p):
+        label = f"swap {name} " + ("dp" if kind == "data-parallel" else f"S={s}")
+        c = torch.empty(p.m, p.n, device="cuda", dtype=dt)
+        fns[label], _ = swap_launch(torch, a, w, c, cfg, kind, s, dtype)
+    for fn in fns.values():  # load every module before the profiled launches
+        fn()
+    torch.cuda.synchronize()
+    for label, fn in fns.items():
+        print(f"profile: {p.name} {label}", flush=True)
+        fn()
+        torch.cuda.synchronize()
+    return 0
+
+
 # ---- output ------------------------------------------------------------------------------
 
 
@@ -474,6 +505,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-moe", action="store_true", help="skip the MoE problems")
     p.add_argument("--list-kernels", action="store_true", help="print the kernels and exit")
     p.add_argument("--plot", type=Path, help="draw DIR/decode.png from DIR/decode.json; exit")
+    p.add_argument(
+        "--profile",
+        metavar="MxNxK",
+        help="launch torch, auto and each swap-AB variant once on this problem, untimed "
+        "(for a profiler such as Nsight Compute); exit",
+    )
     args = p.parse_args(argv)
     dtype = "fp16" if args.fp16 else "bf16"
     if args.list_kernels:
@@ -498,6 +535,12 @@ def main(argv: list[str] | None = None) -> int:
     if torch is None:
         return 2
     dt = getattr(torch, "float16" if args.fp16 else "bfloat16")
+    if args.profile is not None:
+        try:
+            m, n, k = (int(x) for x in args.profile.lower().split("x"))
+        except ValueError:
+            p.error(f"--profile takes MxNxK, got {args.profile!r}")
+        return profile(torch, Problem(m, n, k), dt, dtype)
     say = benchlib.Report()
     peak = hbm_bytes_per_us(torch)
     env = {
