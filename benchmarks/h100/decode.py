@@ -424,9 +424,6 @@ def profile(torch: Any, p: Problem, dt: Any, dtype: str) -> int:
         label = f"swap {name} " + ("dp" if kind == "data-parallel" else f"S={s}")
         c = torch.empty(p.m, p.n, device="cuda", dtype=dt)
         fns[label], _ = swap_launch(torch, a, w, c, cfg, kind, s, dtype)
-    for fn in fns.values():  # load every module before the profiled launches
-        fn()
-    torch.cuda.synchronize()
     for label, fn in fns.items():
         print(f"profile: {p.name} {label}", flush=True)
         fn()
