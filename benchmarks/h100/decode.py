@@ -455,8 +455,8 @@ def summary(rows: list[dict[str, Any]], say: Any) -> None:
 
 
 def plot(doc: dict[str, Any], path: Path) -> bool:
-    """Roofline fraction (flushed) over M per (N, K): torch, auto and the best of
-    ours; False where matplotlib is missing."""
+    """Roofline fraction (flushed) over M per (N, K): torch, auto, auto without
+    swap-AB and the best of ours; False where matplotlib is missing."""
     try:
         import matplotlib
     except ImportError:
@@ -471,6 +471,7 @@ def plot(doc: dict[str, Any], path: Path) -> bool:
         for label, pick in (
             ("torch.matmul", lambda r: r["variant"] == "torch"),
             ("auto", lambda r: r["variant"] == "auto"),
+            ("auto without swap-AB", lambda r: r["variant"] == "prior"),
         ):
             pts = sorted((r["m"], r["roofline_fraction"]) for r in mine if pick(r))
             ax.plot([m for m, _ in pts], [f for _, f in pts], marker="o", label=label)
