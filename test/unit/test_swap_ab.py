@@ -176,7 +176,7 @@ def test_auto_picks_swap_ab_for_decode_rows_only() -> None:
         assert ch.swap_ab and ch.config.block_n == 16, (m, ch)
     ch = autotune.resolve(autotune.Problem("dense", 32, 14336, 4096, 1), "bf16", sms=132)
     assert ch.swap_ab and ch.config.block_n == 32
-    for m in (65, 128, 512):
+    for m in (h100.SWAP_AB_MAX_ROWS + 1, 64, 128, 512):
         ranked = autotune.rank(autotune.Problem("dense", m, 4096, 4096, 1), "bf16", sms=132)
         assert not any(e.candidate.swap_ab for e in ranked), m
 

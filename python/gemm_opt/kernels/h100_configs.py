@@ -72,9 +72,9 @@ SWAP_AB_CONFIGS = {
 #: ring (no TMA twin: :func:`~gemm_opt.core.schedules.abi.tma_copies`); the weights'
 #: bytes in flight are what count, 3 stages of 36 KB.
 TINY_GROUP_CONFIGS = {"tiny16": GemmConfig(16, 128, 128, 8, 4, 4)}
-#: The most rows of A (tokens) swap-AB is a candidate for: past it, 64-row tiles
-#: over M waste nothing and the regular classes take the shape.
-SWAP_AB_MAX_ROWS = 64
+#: The most rows of A (tokens) swap-AB is a candidate for: at 64 rows the regular
+#: 64-row tiles waste nothing and were faster on every decode weight measured.
+SWAP_AB_MAX_ROWS = 32
 
 
 def config_serves(name: str, reduction: str | None, kind: str | None = None) -> bool:

@@ -442,7 +442,9 @@ register_kind(
 
 #: The slices per tile swap-AB's split-K candidates are estimated (and launched) with
 #: (one slice is its data-parallel candidate: no counters to zero before the launch).
-SWAP_AB_SPLIT_K = (2, 4, 8, 16)
+#: No more than 4: the tile's last program adds the other ``S - 1`` partials one
+#: load after another, and past 4 that chain costs more than the shorter slices save.
+SWAP_AB_SPLIT_K = (2, 4)
 
 
 def estimate(cand: Candidate, work: Workload, device: Device, cal: Calibration) -> Estimate:
