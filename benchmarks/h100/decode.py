@@ -62,7 +62,6 @@ from benchlib import graph_us
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import autotune
-from gemm_opt.runtime import cost_model as C
 
 #: Rows of A (tokens of a decode step).
 ROWS = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -136,22 +135,22 @@ def moe_prior_choice(total: int, groups: int, dtype: str, sms: int, runs: Any = 
     return autotune.resolve(problem, dtype, sms=sms, available=avail)
 
 
+#: Split-K slices the benchmark times swap-AB with (``auto`` runs it data-parallel).
+SWAP_SPLITS = (1, 2, 4)
+
+
 def swap_variants(p: Problem) -> list[tuple[str, S.GemmConfig, str, int]]:
     """(config name, config, kind, S) of the swap-AB kernels tried on ``p``: each
-    config that fits its rows, data-parallel, split-K with ``S`` = 1 (the same tiles,
-    plus the counters' memset: what the data-parallel kernel saves) and each split
-    of :data:`~gemm_opt.runtime.cost_model.SWAP_AB_SPLIT_K` with at most 4 programs
-    per SM and at least 2 K iterations per slice."""
+    config, if ``auto`` would consider swap-AB for its rows, data-parallel and
+    split-K with :data:`SWAP_SPLITS` slices (``S`` = 1: the data-parallel tiles
+    plus the counters' memset) where each slice keeps at least 2 K iterations."""
     out = []
     for name, cfg in h100.SWAP_AB_CONFIGS.items():
         if not autotune._swap_fits(cfg, p.m):
             continue
-        tiles = S.tile_count(p.n, p.m, cfg.block_m, cfg.block_n)
         ipt = S.iters_per_tile(p.k, cfg.block_k)
-        out += [(name, cfg, "data-parallel", 1), (name, cfg, "split-k", 1)]
-        for s in C.SWAP_AB_SPLIT_K:
-            if tiles * s <= 4 * LIST_SMS and ipt >= 2 * s:
-                out.append((name, cfg, "split-k", s))
+        out.append((name, cfg, "data-parallel", 1))
+        out += [(name, cfg, "split-k", s) for s in SWAP_SPLITS if s == 1 or ipt >= 2 * s]
     return out
 
 
@@ -183,7 +182,8 @@ def kernel_names(dtype: str, sms: int = LIST_SMS) -> list[str]:
             specs.add(make(choice.schedule, choice.reduction, "none", dtype, choice.config, 1,
                            True, False))  # fmt: skip
         for _, cfg, kind, _ in swap_variants(p):
-            specs.add(swap_spec(cfg, dtype, kind))
+            if kind == "data-parallel":  # split-K swap-AB is timed where bundled
+                specs.add(swap_spec(cfg, dtype, kind))
     for g in MOE_GROUPS:
         total = sum(moe_lens(g))
         ch = autotune.resolve(autotune.Problem("fwd", total, *MOE_NK, g), dtype, sms=sms)
@@ -278,6 +278,8 @@ def dense_row(
     kernels["prior"] += f" S={prior.split_k}" if prior.split_k else ""
     outs = {}
     for name, cfg, kind, s in swap_variants(p):
+        if swap_spec(cfg, dtype, kind).name not in have:
+            continue  # split-K swap-AB: not in the bundles auto's kernels come from
         label = f"swap {name} " + ("dp" if kind == "data-parallel" else f"S={s}")
         c = torch.empty(p.m, p.n, device="cuda", dtype=dt)
         fns[label], kernels[label] = swap_launch(torch, a, w, c, cfg, kind, s, dtype)
@@ -385,7 +387,11 @@ def moe_row(
     used = sum(1 for ln in lens if ln)
     moved = 2 * (total * k + used * k * n + total * n)
     rows = []
-    base_g = graph_us(torch, fns["torch"])
+    try:
+        base_g = graph_us(torch, fns["torch"])
+    except RuntimeError as e:  # torch's fallback for this dtype copies from the host
+        say(f"{'moe G=' + str(g):>16} torch: no CUDA-graph time ({str(e).splitlines()[0]})")
+        base_g = float("nan")
     base_f = flushed["torch"]["median_ms"] * 1000
     for label, fn in fns.items():
         g_us = base_g if label == "torch" else graph_us(torch, fn)
@@ -420,7 +426,12 @@ def profile(torch: Any, p: Problem, dt: Any, dtype: str) -> int:
         "torch": lambda: torch.matmul(a, w.t()),
         "auto": lambda: gemm_opt.matmul(a, w.t(), schedule="auto"),
     }
+    from gemm_opt.runtime import gemm as rt
+
+    have = rt.store(rt.device_target(torch, a.device)).kernels()
     for name, cfg, kind, s in swap_variants(p):
+        if swap_spec(cfg, dtype, kind).name not in have:
+            continue
         label = f"swap {name} " + ("dp" if kind == "data-parallel" else f"S={s}")
         c = torch.empty(p.m, p.n, device="cuda", dtype=dt)
         fns[label], _ = swap_launch(torch, a, w, c, cfg, kind, s, dtype)

@@ -141,12 +141,12 @@ def test_candidates_are_what_the_bundles_hold() -> None:
     assert "split-k small S=2" in labels and "split-k mid S=2" not in labels
     n = len(h100.GPU_CONFIGS)
     splits = len(h100.SPLIT_K_CLASSES) * len(C.SPLIT_K_FACTORS)
-    splits += len(h100.SWAP_AB_CONFIGS) * (1 + len(C.SWAP_AB_SPLIT_K))  # swap-AB: dp, split-K
+    splits += len(h100.SWAP_AB_CONFIGS)  # swap-AB, data-parallel
     assert len(A.candidates("dense", allow_atomic=True)) == 3 * n + n + 2 * (n - 1) + splits
     assert len(dense) == 3 * n + 2 * (n - 1) + splits
     plain = {c.split_k for c in dense if c.schedule == "split-k" and not c.swap_ab}
     assert plain == set(C.SPLIT_K_FACTORS)
-    assert {c.split_k for c in dense if c.swap_ab} == {None, *C.SWAP_AB_SPLIT_K}
+    assert {(c.schedule, c.split_k) for c in dense if c.swap_ab} == {("data-parallel", None)}
     assert not any(c.swap_ab for op in ("fwd", "dgrad", "wgrad") for c in A.candidates(op))
     for op in ("fwd", "dgrad", "wgrad"):
         tiny = list(h100.TINY_GROUP_CONFIGS.values()) if op != "wgrad" else []  # 16-row tiles

@@ -57,7 +57,7 @@ def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES, layouts: str = "picked") ->
     narrow twins (8- and 4-byte ``cp.async``) of the row-major data-parallel
     kernels (:func:`~gemm_opt.runtime.gemm.narrow_twins`), for N, K and
     leading dimensions a multiple of 4 or 2 elements but not of 8. Swap-AB's
-    data-parallel and split-K kernels (:data:`~gemm_opt.kernels.h100_configs.SWAP_AB_CONFIGS`) come
+    data-parallel kernels (:data:`~gemm_opt.kernels.h100_configs.SWAP_AB_CONFIGS`) come
     with the transposed layouts: plain and TMA twin, for the call layouts of
     ``layouts`` (``nn``: row-major calls only)."""
     if layouts not in LAYOUT_SETS:
@@ -115,15 +115,14 @@ def _transposed_specs(specs: list[S.KernelSpec], layouts: str) -> list[S.KernelS
 
 
 def _swap_ab_specs(dtypes: tuple[str, ...], layouts: str) -> list[S.KernelSpec]:
-    """Swap-AB's data-parallel and split-K kernels (plain) for the call layouts
-    ``layouts`` bundles:
+    """Swap-AB's data-parallel kernels (plain; what ``auto`` runs) for the call
+    layouts ``layouts`` bundles:
     a call's (trans_a, trans_b) runs the kernel of (not trans_b, not trans_a)
     with C stored through its transpose (``trans_c``)."""
     calls = ((False, False),) if layouts == "nn" else ((False, False), *TRANSPOSED)
     flags = [dict(trans_a=not tb, trans_b=not ta, trans_c=True) for ta, tb in calls]
     return [
-        S.KernelSpec(kind, None, "none", dtype, **cfg.__dict__, **f)
-        for kind in ("data-parallel", "split-k")
+        S.KernelSpec("data-parallel", None, "none", dtype, **cfg.__dict__, **f)
         for dtype in dtypes
         for cfg in h100.SWAP_AB_CONFIGS.values()
         for f in flags

@@ -47,23 +47,20 @@ GPU_SHAPE_CLASSES = (("wide", 1.0, False), ("mid", 1.0, True), ("narrow", 0.5, T
 SPLIT_K_CLASSES = ("narrow", "small")
 
 #: Swap-AB's configurations (``C^T = B^T A^T``: ``block_m`` runs over N, ``block_n``
-#: over the rows of A, the tokens of a decode step), by name, for data-parallel
-#: (a program per tile, no workspace to zero) and split-K. 128 wide on the MMA's M side (two
-#: 64-row wgmmas per K step), 16, 32 or 64 tokens on its narrow N side; 128-deep
-#: K blocks, stages chosen by the bytes in flight: one program per SM keeps
-#: ``(num_stages - 1) * (block_m + block_n) * block_k * 2`` bytes of A and B in
-#: flight, 110 KB (16 tokens), 123 KB (32) or 98 KB (64), against the ~25 KB per
-#: SM that 3.35 TB/s needs at a microsecond of latency. ``swap16s``: 64 wide, 6
-#: stages (102 KB in flight), twice the tiles for narrow N; ``swap16d`` one stage
-#: deeper than ``swap16`` (147 KB in flight); ``swap16k`` 64 wide with 256-deep K
-#: blocks (half the loop trips, 123 KB in flight).
+#: over the rows of A, the tokens of a decode step), by name. The kernels exist
+#: for data-parallel (a program per tile: no workspace, nothing to zero before
+#: the launch) and split-K; ``auto`` runs them data-parallel
+#: (``docs/decode.md`` has the measurements). Stages are chosen by the bytes in
+#: flight: one program per SM keeps ``(num_stages - 1) * (block_m + block_n) *
+#: block_k * 2`` bytes of A and B in flight, 123 KB (``swap16k``: 64 wide, 256-deep
+#: K blocks, half the loop trips), 110 KB (``swap16``: 128 wide, two 64-row wgmmas
+#: per K step) or 123 KB (``swap32``), against the ~25-31 KB per SM that 3.35-4.2
+#: TB/s needs at a microsecond of latency. ``swap16k`` makes twice the tiles of
+#: ``swap16``: more programs for narrow N, more waves for wide N.
 SWAP_AB_CONFIGS = {
+    "swap16k": GemmConfig(64, 16, 256, 8, 4, 4),
     "swap16": GemmConfig(128, 16, 128, 8, 4, 4),
     "swap32": GemmConfig(128, 32, 128, 8, 4, 4),
-    "swap64": GemmConfig(128, 64, 128, 8, 4, 3),
-    "swap16s": GemmConfig(64, 16, 128, 8, 4, 6),
-    "swap16d": GemmConfig(128, 16, 128, 8, 4, 5),
-    "swap16k": GemmConfig(64, 16, 256, 8, 4, 4),
 }
 #: Grouped "m" configurations for tiny groups (MoE decode: most experts see 0 to
 #: 16 tokens): 16-row tiles, so a group is padded to 16 rows, not 64 or 128. The

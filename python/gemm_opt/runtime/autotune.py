@@ -366,7 +366,7 @@ def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
     built for that kind and reduction (:func:`~gemm_opt.kernels.h100_configs.config_serves`),
     expanded into the kind's variants (split-K's slices), in a fixed order (ties in the
     ranking keep it); grouped forward and dgrad also (first) the tiny-group 16-row
-    tiles, dense also swap-AB's data-parallel and split-K."""
+    tiles, dense also swap-AB (data-parallel)."""
     out: list[C.Candidate] = []
     if op in ("fwd", "dgrad"):  # tiny groups' 16-row tiles first: on a tie, the least padding
         out.extend(
@@ -384,13 +384,11 @@ def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
                     continue
                 cand = C.Candidate(model.kind, red, base, name)
                 out.extend(model.variants(cand) if model.variants else (cand,))
-    if op == "dense":  # swap-AB over (N, rows of A) tiles: data-parallel, split-K
-        for name, cfg in h100.SWAP_AB_CONFIGS.items():
-            out.append(C.Candidate(Kind.DATA_PARALLEL, None, cfg, name, swap_ab=True))
-            out.extend(
-                C.Candidate(Kind.SPLIT_K, None, cfg, name, split_k=s, swap_ab=True)
-                for s in C.SWAP_AB_SPLIT_K
-            )
+    if op == "dense":  # swap-AB over (N, rows of A) tiles, data-parallel
+        out.extend(
+            C.Candidate(Kind.DATA_PARALLEL, None, cfg, name, swap_ab=True)
+            for name, cfg in h100.SWAP_AB_CONFIGS.items()
+        )
     return out
 
 
@@ -505,7 +503,7 @@ def rank(
     """Every candidate's estimate for ``problem``, fastest first (split-K only with
     ``S`` at most the iterations per tile: a larger ``S`` launches a smaller one;
     swap-AB only for at most :data:`~gemm_opt.kernels.h100_configs.SWAP_AB_MAX_ROWS`
-    rows of A, and with ``block_n`` no wider than needed for them)."""
+    rows of A)."""
     if dtype not in S.DTYPES:
         raise ValueError(f"dtype must be one of {tuple(S.DTYPES)}, got {dtype!r}")
     work = _work(problem, dtype)
@@ -522,13 +520,11 @@ def rank(
 
 
 def _swap_fits(cfg: S.GemmConfig, rows: int) -> bool:
-    """Whether swap-AB on ``cfg`` is a candidate for ``rows`` rows of A: at most
-    :data:`~gemm_opt.kernels.h100_configs.SWAP_AB_MAX_ROWS`, and no narrower
-    ``block_n`` would hold them (a wider one only multiplies padding)."""
-    if not 0 < rows <= h100.SWAP_AB_MAX_ROWS:
-        return False
-    narrower = [c.block_n for c in h100.SWAP_AB_CONFIGS.values() if c.block_n < cfg.block_n]
-    return not narrower or rows > max(narrower)
+    """Whether swap-AB on ``cfg`` is a candidate for ``rows`` rows of A: 1 to
+    :data:`~gemm_opt.kernels.h100_configs.SWAP_AB_MAX_ROWS` (every swap-AB
+    configuration then; the estimate weighs a second tile of tokens, which reads
+    the weights twice, against fewer waves)."""
+    return 0 < rows <= h100.SWAP_AB_MAX_ROWS
 
 
 # ---- explain ------------------------------------------------------------------------------

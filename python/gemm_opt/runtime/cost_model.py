@@ -199,6 +199,9 @@ class Estimate:
     schedule_us: float = 0.0
     #: Named parts (microseconds), for :func:`gemm_opt.explain`'s reader.
     parts: tuple[tuple[str, float], ...] = ()
+    #: The part of ``schedule_us`` no streaming hides (:func:`finish`'s ``serial``):
+    #: added after the HBM floor, not under it.
+    serial_us: float = 0.0
 
 
 # ---- shared pieces ------------------------------------------------------------------------
@@ -244,13 +247,17 @@ def finish(
     parts: list[tuple[str, float]],
     device: Device,
     cal: Calibration,
+    serial: tuple[tuple[str, float], ...] = (),
 ) -> Estimate:
-    """Launch plus the schedule's parts, floored by the unique HBM traffic."""
-    body = sum(us for _, us in parts)
+    """Launch plus the schedule's parts, floored by the unique HBM traffic, plus the
+    ``serial`` parts, which no streaming hides (another launch before this one, a
+    reduction after the last K block), also under the floor."""
+    body = sum(us for _, us in (*parts, *serial))
     floor = work.unique_bytes / (device.hbm_bytes_per_us * cal.hbm_efficiency)
-    total = cal.launch_us + max(body, floor)
-    named = (("launch", cal.launch_us), *parts, ("hbm floor", floor))
-    return Estimate(cand, total, programs, body, named)
+    after = sum(us for _, us in serial)
+    total = cal.launch_us + max(body - after, floor) + after
+    named = (("launch", cal.launch_us), *parts, *serial, ("hbm floor", floor))
+    return Estimate(cand, total, programs, body, named, after)
 
 
 # ---- the kinds ----------------------------------------------------------------------------
@@ -370,7 +377,10 @@ def estimate_split_k(cand: Candidate, work: Workload, device: Device, cal: Calib
     waits for another): each runs the longest slice, ``ceil(I / S)`` iterations, and a
     segment per wave; with ``S > 1`` every program writes its fp32 partial (one per
     wave on the critical path), and the last program of a tile takes the counter's
-    round trip and adds the other ``S - 1`` partials in slice order."""
+    round trip and adds the other ``S - 1`` partials in slice order. Before the launch
+    the host zeroes the tile counters: one more launch on the stream (``zero
+    counters``, a launch's cost), serial: it runs before the kernel, so no
+    HBM-bound streaming hides it (:func:`finish`)."""
     cfg, e = cand.config, work.element_bytes
     tiles, ipt = work.tiles(cfg), S.iters_per_tile(work.tile_k, cfg.block_k)
     slices = split_k_slices(tiles, ipt, cand.split_k or 1)
@@ -382,10 +392,11 @@ def estimate_split_k(cand: Candidate, work: Workload, device: Device, cal: Calib
         ("k loop", sum(q * iteration_us(cfg, e, a, device, cal) for a in rounds)),
         ("segments", len(rounds) * cal.segment_us),
     ]
+    serial = [("zero counters", cal.launch_us)]
     if slices > 1:
         each = cfg.block_m * cfg.block_n * PARTIAL_BYTES / cal.fixup_bytes_per_us
         parts.append(("fix-up", (len(rounds) + slices - 1) * each + cal.fixup_wait_us))
-    return finish(cand, work, programs, parts, device, cal)
+    return finish(cand, work, programs, parts, device, cal, tuple(serial))
 
 
 Estimator = Callable[[Candidate, Workload, Device, Calibration], Estimate]
@@ -438,13 +449,6 @@ register_kind(
         variants=lambda c: [replace(c, split_k=s) for s in SPLIT_K_FACTORS],
     )
 )
-
-
-#: The slices per tile swap-AB's split-K candidates are estimated (and launched) with
-#: (one slice is its data-parallel candidate: no counters to zero before the launch).
-#: No more than 4: the tile's last program adds the other ``S - 1`` partials one
-#: load after another, and past 4 that chain costs more than the shorter slices save.
-SWAP_AB_SPLIT_K = (2, 4)
 
 
 def estimate(cand: Candidate, work: Workload, device: Device, cal: Calibration) -> Estimate:
