@@ -512,6 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reps", type=int, default=30, help="flushed samples per variant")
     p.add_argument("--rows", default=",".join(map(str, ROWS)), help="M values (default all)")
     p.add_argument("--no-moe", action="store_true", help="skip the MoE problems")
+    p.add_argument("--no-plot", action="store_true", help="write no decode.png (see --plot)")
     p.add_argument("--list-kernels", action="store_true", help="print the kernels and exit")
     p.add_argument("--plot", type=Path, help="draw DIR/decode.png from DIR/decode.json; exit")
     p.add_argument(
@@ -573,7 +574,8 @@ def main(argv: list[str] | None = None) -> int:
         say.write(args.out / "decode.txt")
         doc = {"env": env, "rows": rows}
         (args.out / "decode.json").write_text(json.dumps(doc, indent=1) + "\n")
-        plot(doc, args.out / "decode.png")
+        if not args.no_plot:
+            plot(doc, args.out / "decode.png")
     bad = [r for r in rows if not r.get("check_ok", True) or r.get("check_bitwise") is False]
     return 1 if bad else 0
 

@@ -154,7 +154,7 @@ def _ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def test_auto_split_k_launches_the_slices_the_model_chose() -> None:
     """Where the model picks split-K, the plan runs ``tiles * S`` programs for its ``S``
     (not the resident count's), and the result is the GEMM."""
-    m, n, k = 3, 123, 6207
+    m, n, k = 33, 123, 6207  # more rows than swap-AB takes
     choice = A.choose("dense", m, n, k, 1, "fp16")
     assert choice.schedule == "split-k" and choice.split_k in C.SPLIT_K_FACTORS
     rng = np.random.default_rng(0)
