@@ -104,7 +104,7 @@ def moe_lens(groups: int) -> list[int]:
 
 def problems() -> list[Problem]:
     dense = [Problem(m, n, k) for n, k in WEIGHTS for m in ROWS]
-    return dense + [Problem(*x) for x in EXTRA]
+    return list(dict.fromkeys(dense + [Problem(*x) for x in EXTRA]))  # 128x7168x2048 once
 
 
 # ---- what runs -----------------------------------------------------------------------------
