@@ -55,12 +55,11 @@ SPLIT_K_CLASSES = ("narrow", "small")
 #: block_k * 2`` bytes of A and B in flight, 123 KB (``swap16k``: 64 wide, 256-deep
 #: K blocks, half the loop trips), 110 KB (``swap16``: 128 wide, two 64-row wgmmas
 #: per K step) or 123 KB (``swap32``), against the ~25-31 KB per SM that 3.35-4.2
-#: TB/s needs at a microsecond of latency; ``swap16k5`` one stage deeper (164 KB
-#: in flight, 200 KB of shared memory). ``swap16k`` makes twice the tiles of
-#: ``swap16``: more programs for narrow N, more waves for wide N.
+#: TB/s needs at a microsecond of latency (a fifth stage for ``swap16k``, 164 KB in
+#: flight, measured the same). ``swap16k`` makes twice the tiles of ``swap16``:
+#: more programs for narrow N, more waves for wide N.
 SWAP_AB_CONFIGS = {
     "swap16k": GemmConfig(64, 16, 256, 8, 4, 4),
-    "swap16k5": GemmConfig(64, 16, 256, 8, 4, 5),
     "swap16": GemmConfig(128, 16, 128, 8, 4, 4),
     "swap32": GemmConfig(128, 32, 128, 8, 4, 4),
 }

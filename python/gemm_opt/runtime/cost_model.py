@@ -21,7 +21,10 @@ stream-K split and its critical path) and a few machine figures:
   and epilogue), fp32 partial tiles moved by the linear and tree fix-ups and
   their flags' round trips, atomic adds into C and the zeroing of C atomic
   stream-K needs, a work-stealing counter per tile;
-* **a floor**: the unique bytes of A, B and C over the HBM bandwidth.
+* **a floor**: the unique bytes of A, B and C over the HBM bandwidth; the
+  host's memset of the counters and flags (work stealing, stream-K's fix-ups,
+  split-K) is one more launch before the kernel, which no streaming hides, so
+  it adds past the floor.
 
 The free constants (:class:`Calibration`) are fitted to the measured
 candidates of the tuned table's run by ``benchmarks/h100/fit_cost_model.py``
@@ -199,8 +202,8 @@ class Estimate:
     schedule_us: float = 0.0
     #: Named parts (microseconds), for :func:`gemm_opt.explain`'s reader.
     parts: tuple[tuple[str, float], ...] = ()
-    #: The part of ``schedule_us`` no streaming hides (:func:`finish`'s ``serial``):
-    #: added after the HBM floor, not under it.
+    #: The part of ``schedule_us`` no streaming hides (the host's memset before the
+    #: launch, :func:`finish`): added past the HBM floor, not under it.
     serial_us: float = 0.0
 
 
@@ -247,17 +250,19 @@ def finish(
     parts: list[tuple[str, float]],
     device: Device,
     cal: Calibration,
-    serial: tuple[tuple[str, float], ...] = (),
 ) -> Estimate:
-    """Launch plus the schedule's parts, floored by the unique HBM traffic, plus the
-    ``serial`` parts, which no streaming hides (another launch before this one, a
-    reduction after the last K block), also under the floor."""
-    body = sum(us for _, us in (*parts, *serial))
+    """Launch plus the schedule's parts, floored by the unique HBM traffic; for a kind
+    whose ``sync`` the host zeroes before every launch (work stealing, stream-K's
+    fix-ups, split-K: :func:`~gemm_opt.core.schedules.needs_sync`) plus that memset,
+    one more launch on the stream before the kernel, which no HBM-bound streaming
+    hides: it adds past the floor."""
+    body = sum(us for _, us in parts)
     floor = work.unique_bytes / (device.hbm_bytes_per_us * cal.hbm_efficiency)
-    after = sum(us for _, us in serial)
-    total = cal.launch_us + max(body - after, floor) + after
-    named = (("launch", cal.launch_us), *parts, *serial, ("hbm floor", floor))
-    return Estimate(cand, total, programs, body, named, after)
+    memset = cal.launch_us if S.needs_sync(cand.schedule, cand.reduction) else 0.0
+    total = cal.launch_us + max(body, floor) + memset
+    zero = (("zero counters", memset),) if memset else ()
+    named = (("launch", cal.launch_us), *parts, *zero, ("hbm floor", floor))
+    return Estimate(cand, total, programs, body + memset, named, memset)
 
 
 # ---- the kinds ----------------------------------------------------------------------------
@@ -377,10 +382,8 @@ def estimate_split_k(cand: Candidate, work: Workload, device: Device, cal: Calib
     waits for another): each runs the longest slice, ``ceil(I / S)`` iterations, and a
     segment per wave; with ``S > 1`` every program writes its fp32 partial (one per
     wave on the critical path), and the last program of a tile takes the counter's
-    round trip and adds the other ``S - 1`` partials in slice order. Before the launch
-    the host zeroes the tile counters: one more launch on the stream (``zero
-    counters``, a launch's cost), serial: it runs before the kernel, so no
-    HBM-bound streaming hides it (:func:`finish`)."""
+    round trip and adds the other ``S - 1`` partials in slice order; the counters'
+    memset is :func:`finish`'s."""
     cfg, e = cand.config, work.element_bytes
     tiles, ipt = work.tiles(cfg), S.iters_per_tile(work.tile_k, cfg.block_k)
     slices = split_k_slices(tiles, ipt, cand.split_k or 1)
@@ -392,11 +395,10 @@ def estimate_split_k(cand: Candidate, work: Workload, device: Device, cal: Calib
         ("k loop", sum(q * iteration_us(cfg, e, a, device, cal) for a in rounds)),
         ("segments", len(rounds) * cal.segment_us),
     ]
-    serial = [("zero counters", cal.launch_us)]
     if slices > 1:
         each = cfg.block_m * cfg.block_n * PARTIAL_BYTES / cal.fixup_bytes_per_us
         parts.append(("fix-up", (len(rounds) + slices - 1) * each + cal.fixup_wait_us))
-    return finish(cand, work, programs, parts, device, cal, tuple(serial))
+    return finish(cand, work, programs, parts, device, cal)
 
 
 Estimator = Callable[[Candidate, Workload, Device, Calibration], Estimate]
