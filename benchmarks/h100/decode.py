@@ -11,9 +11,11 @@ row-major (an ``nn.Linear`` weight, passed as ``w.t()``), M in
 * ``auto``: ``gemm_opt.matmul(schedule="auto")``, what the API runs;
 * ``prior``: what ``auto`` picks when swap-AB is not a candidate (the schedules
   before it), launched through the API with that schedule, config and split;
-* ``swap <config> S=<s>``: each swap-AB split-K kernel that fits the rows
-  (:data:`~gemm_opt.kernels.h100_configs.SWAP_AB_CONFIGS`), ``S`` slices per
-  tile, launched directly (its prepared launch: the kernel's own time).
+* ``swap <config> dp`` / ``S=<s>``: each swap-AB kernel of
+  :data:`~gemm_opt.kernels.h100_configs.SWAP_AB_CONFIGS` where ``auto`` takes
+  swap-AB for the rows: data-parallel, and split-K with ``S`` slices per tile
+  where the bundle holds it, launched directly (its prepared launch: the
+  kernel's own time).
 
 Each is checked once against float64 (``benchlib.check_output``), split-K
 kernels also for bitwise equality over :data:`REPEATS` runs, then timed two
@@ -144,10 +146,10 @@ def swap_variants(p: Problem) -> list[tuple[str, S.GemmConfig, str, int]]:
     config, if ``auto`` would consider swap-AB for its rows, data-parallel and
     split-K with :data:`SWAP_SPLITS` slices (``S`` = 1: the data-parallel tiles
     plus the counters' memset) where each slice keeps at least 2 K iterations."""
+    if not autotune.swap_ab_fits(p.m):
+        return []
     out = []
     for name, cfg in h100.SWAP_AB_CONFIGS.items():
-        if not autotune._swap_fits(cfg, p.m):
-            continue
         ipt = S.iters_per_tile(p.k, cfg.block_k)
         out.append((name, cfg, "data-parallel", 1))
         out += [(name, cfg, "split-k", s) for s in SWAP_SPLITS if s == 1 or ipt >= 2 * s]

@@ -514,14 +514,14 @@ def rank(
             c.split_k is None
             or c.split_k <= max(S.iters_per_tile(work.tile_k, c.config.block_k), 1)
         )
-        and (not c.swap_ab or _swap_fits(c.config, work.m))
+        and (not c.swap_ab or swap_ab_fits(work.m))
     ]
     return C.rank(cands, work, device(target, sms), calibration(target, root))
 
 
-def _swap_fits(cfg: S.GemmConfig, rows: int) -> bool:
-    """Whether swap-AB on ``cfg`` is a candidate for ``rows`` rows of A: 1 to
-    :data:`~gemm_opt.kernels.h100_configs.SWAP_AB_MAX_ROWS` (every swap-AB
+def swap_ab_fits(rows: int) -> bool:
+    """Whether swap-AB is a candidate for ``rows`` rows of A: 1 to
+    :data:`~gemm_opt.kernels.h100_configs.SWAP_AB_MAX_ROWS` (each swap-AB
     configuration then; the estimate weighs a second tile of tokens, which reads
     the weights twice, against fewer waves)."""
     return 0 < rows <= h100.SWAP_AB_MAX_ROWS
@@ -650,6 +650,7 @@ __all__ = [
     "rank",
     "resolve",
     "shape_class",
+    "swap_ab_fits",
     "table_path",
     "table_version",
     "validate_table",
