@@ -44,6 +44,11 @@ K iterations, summed in slice order by the tile's last program
 fixes ``S`` at compile time; without it ``S`` is the launched programs
 divided by the tiles, read on the device, so one kernel serves every ``S``.
 
+``c_layout = "col-major"`` (default ``"row-major"``, dense only): the
+epilogue writes element (m, n) of the ``M x N`` output at ``m + n * ldc``,
+so C holds its transpose, row-major: swap-AB's ``C^T = B^T A^T``, whose
+output rows are the columns of C.
+
 Grouped forms. ``grouped = "m"``: group g owns rows ``[start_g, start_g +
 len_g)`` of A and C (``start_g`` the prefix sum of ``group_lens``), M is the
 total row count, the body gets ``m_off`` and ``m_end`` as absolute rows
@@ -61,6 +66,7 @@ from typing import Any
 from gemm_opt.core.ext_compat import cast, ext, ir
 from gemm_opt.core.modes import (
     ACTIVATIONS,
+    C_LAYOUTS,
     GROUPED,
     GROUPED_KINDS,
     KINDS,
@@ -68,6 +74,7 @@ from gemm_opt.core.modes import (
     SWIGLU_KINDS,
     TILE_LOOPS,
     Activation,
+    CLayout,
     Grouped,
     Kind,
     Mode,
@@ -134,7 +141,9 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     ``reduction`` (atomic, linear, tree) given exactly for stream-k;
     ``grouped`` none, m or k (default none), grouped only with kind
     persistent; ``tile_loop`` flat or per-group (default flat), only with
-    grouped k (see :class:`~gemm_opt.core.modes.TileLoop`); ``num_xcds``
+    grouped k (see :class:`~gemm_opt.core.modes.TileLoop`); ``c_layout``
+    row-major or col-major (default row-major), col-major only with grouped
+    none; ``num_xcds``
     given exactly for work-stealing; ``split_k`` (optional) only for
     split-k, 1 to :data:`~gemm_opt.core.schedules.partition.MAX_SPLIT_K`;
     block sizes powers of two; group_m and
@@ -153,7 +162,7 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     """
 
     ATTRS = (
-        *("kind", "reduction", "grouped", "tile_loop"),
+        *("kind", "reduction", "grouped", "tile_loop", "c_layout"),
         *("block_m", "block_n", "block_k", "group_m", "num_xcds", "split_k"),
         *("activation", "accumulate"),
     )
@@ -186,6 +195,11 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
         if self.attr("tile_loop") is not None and grouped != Grouped.K:
             raise VerifyError(f'\'tile_loop\' is only for grouped = "k", not grouped = "{grouped}"')
         _mode(self, "tile_loop", TILE_LOOPS, None)
+        if self.c_layout == CLayout.COL_MAJOR and grouped != Grouped.NONE:
+            raise VerifyError(
+                f'c_layout = "col-major" is for grouped = "none" (a group\'s rows are '
+                f'rows of C), not grouped = "{grouped}"'
+            )
         if self.attr("num_xcds") is not None and kind != Kind.WORK_STEALING:
             raise VerifyError(f'\'num_xcds\' is only for kind "work-stealing", not "{kind}"')
         self._check_split_k()
@@ -377,6 +391,10 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
     @property
     def tile_loop(self) -> TileLoop:
         return _mode(self, "tile_loop", TILE_LOOPS, TileLoop.FLAT)
+
+    @property
+    def c_layout(self) -> CLayout:
+        return _mode(self, "c_layout", C_LAYOUTS, CLayout.ROW_MAJOR)
 
     @property
     def num_xcds(self) -> int:

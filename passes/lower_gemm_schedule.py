@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from gemm_opt.core.ext_compat import arith, ir, scf
-from gemm_opt.core.modes import Grouped, Reduction, TileLoop
+from gemm_opt.core.modes import CLayout, Grouped, Reduction, TileLoop
 from gemm_opt.core.pass_base import TilePass
 from gemm_opt.core.schedules.partition import workspace_layout
 from gemm_opt.dialect.schedule import GemmScheduleOp, group_m_limit
@@ -161,6 +161,7 @@ class _Schedule:
         self.yield_op = ops[-1].operation
         self.acc_type = ir.RankedTensorType(self.yield_op.operands[0].type)
         self.split_k = op.split_k
+        self.col_major = op.c_layout == CLayout.COL_MAJOR
         self.ws = workspace_layout(self.kind, self.reduction, 1, self.num_xcds, self.bm, self.bn)
         self.e = Emitter()
         self.epilogue = Epilogue(op, self.e, self.acc_type)
@@ -255,7 +256,7 @@ class _Schedule:
         rows = rows or self.M
         if not self.epilogue.empty:
             acc = self.epilogue.finish(acc, m_off, n_off, rows, group)
-        e.store(self.op.c, rows, self.N, self.op.ldc, m_off, n_off, self.out(acc))
+        e.store(self.op.c, rows, self.N, self.op.ldc, m_off, n_off, self.out(acc), self.col_major)
 
     def tile(
         self, t: Value, k_off: Value, k_end: Value, group: Value | None = None
@@ -586,7 +587,7 @@ class _Schedule:
                 cols = e.select(starts, self.N, e.c(0))
                 acc = self.epilogue.linear(acc, m_off, n_off, self.M, bias_cols=cols)
             out = self.out(acc)
-            e.atomic_add(self.op.c, self.M, self.N, self.op.ldc, m_off, n_off, out)
+            e.atomic_add(self.op.c, self.M, self.N, self.op.ldc, m_off, n_off, out, self.col_major)
             scf.YieldOp([])
 
     def partial_at(self, program: Value) -> tuple[Value, Value, Value]:

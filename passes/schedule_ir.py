@@ -127,13 +127,37 @@ class Emitter:
 
     # -- blocks --
 
-    def store(self, base: Value, rows: Value, cols: Value, ld: Value, m: Value, n: Value, v: Value):
-        StoreBlockOp(base, [rows, cols], [ld, self.c64(1)], [m, n], v)
+    def store(
+        self,
+        base: Value,
+        rows: Value,
+        cols: Value,
+        ld: Value,
+        m: Value,
+        n: Value,
+        v: Value,
+        col_major: bool = False,
+    ):
+        """Store ``v`` at (m, n) of a ``rows x cols`` matrix: element (i, j) at
+        ``i * ld + j``, or ``i + j * ld`` when ``col_major``."""
+        StoreBlockOp(base, [rows, cols], self.strides(ld, col_major), [m, n], v)
+
+    def strides(self, ld: Value, col_major: bool = False) -> list[Value]:
+        """The (row, column) element strides of a matrix of leading dimension ``ld``."""
+        return [self.c64(1), ld] if col_major else [ld, self.c64(1)]
 
     def atomic_add(
-        self, base: Value, rows: Value, cols: Value, ld: Value, m: Value, n: Value, v: Value
+        self,
+        base: Value,
+        rows: Value,
+        cols: Value,
+        ld: Value,
+        m: Value,
+        n: Value,
+        v: Value,
+        col_major: bool = False,
     ) -> None:
-        op = AtomicAddBlockOp(base, [rows, cols], [ld, self.c64(1)], [m, n], v)
+        op = AtomicAddBlockOp(base, [rows, cols], self.strides(ld, col_major), [m, n], v)
         op.operation.attributes["sem"] = ir.StringAttr.get("relaxed")
         op.operation.attributes["scope"] = ir.StringAttr.get("gpu")
 

@@ -105,7 +105,8 @@ G3 = np.zeros((3, 16, 4), np.float16)
             r"config\.block_k must be a multiple of 32",
         ),
         (
-            lambda: gemm_opt.matmul(A, B, config={"block_m": 16, "num_warps": 4}),
+            # 16 rows fold the warps onto N only while N has columns for them
+            lambda: gemm_opt.matmul(A, B, config={"block_m": 16, "block_n": 32, "num_warps": 4}),
             ValueError,
             r"config\.block_m must be a multiple of 32 .* does not split over the warps",
         ),

@@ -22,19 +22,21 @@ from gemm_opt.runtime import gemm as rt
 from gemm_opt.runtime import plan as P
 
 SMALL = h100.GPU_CONFIGS["small"]
-NAMES = {cfg: name for name, cfg in h100.GPU_CONFIGS.items()}
+NAMES = {cfg: name for name, cfg in (*h100.GPU_CONFIGS.items(), *h100.SWAP_AB_CONFIGS.items())}
 
 
 def _label(c) -> str:
     """A candidate's or choice's label without its split factor (the kernel's)."""
-    return C.Candidate(c.schedule, c.reduction, c.config, NAMES.get(c.config, "")).label
+    return C.Candidate(
+        c.schedule, c.reduction, c.config, NAMES.get(c.config, ""), swap_ab=c.swap_ab
+    ).label
 
 
 def _without(*labels: str) -> A.Available:
     """Every kernel but the candidates of ``labels`` (any split factor)."""
 
-    def runs(kind: str, red: str | None, cfg) -> bool:
-        return C.Candidate(kind, red, cfg, NAMES.get(cfg, "")).label not in labels
+    def runs(kind: str, red: str | None, cfg, swap_ab: bool = False) -> bool:
+        return C.Candidate(kind, red, cfg, NAMES.get(cfg, ""), swap_ab=swap_ab).label not in labels
 
     return A.Available(("without", labels), runs)
 
@@ -138,11 +140,11 @@ def test_auto_on_the_gpu_passes_the_layouts_kernels(monkeypatch) -> None:
     a = SimpleNamespace(device=torch.device("cuda", 0))
     for shape in ((16, 4096, 7168), (512, 512, 8192), (4096, 4096, 4095)):
         problem = ("dense", *shape, 1)
-        kind, red, cfg, split = P.resolve_auto(
+        kind, red, cfg, split, swap = P.resolve_auto(
             "auto", None, None, problem, "cuda", "bf16", a, None, 1, True, False
         )
         spec = S.KernelSpec(kind, red, "none", "bf16", **cfg.__dict__, trans_b=True)
-        assert spec.name in names and split is None
+        assert spec.name in names and split is None and not swap
 
 
 def _ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -152,7 +154,7 @@ def _ref(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def test_auto_split_k_launches_the_slices_the_model_chose() -> None:
     """Where the model picks split-K, the plan runs ``tiles * S`` programs for its ``S``
     (not the resident count's), and the result is the GEMM."""
-    m, n, k = 3, 123, 6207
+    m, n, k = 33, 123, 6207  # more rows than swap-AB takes
     choice = A.choose("dense", m, n, k, 1, "fp16")
     assert choice.schedule == "split-k" and choice.split_k in C.SPLIT_K_FACTORS
     rng = np.random.default_rng(0)
@@ -160,7 +162,8 @@ def test_auto_split_k_launches_the_slices_the_model_chose() -> None:
     b = rng.standard_normal((k, n)).astype(np.float16)
     kw = dict(schedule="auto", reduction=None, config=None, num_programs=None)
     plan = P.plan("matmul", a, b, num_xcds=1, out=None, seed=None, **kw)
-    tiles = S.tile_count(m, n, choice.config.block_m, choice.config.block_n)
+    rows, cols = (n, m) if choice.swap_ab else (m, n)  # swap-AB tiles C^T
+    tiles = S.tile_count(rows, cols, choice.config.block_m, choice.config.block_n)
     assert plan.spec.kind == "split-k" and plan.auto_split_k == choice.split_k
     assert plan.programs == plan.grid == tiles * choice.split_k
     got = gemm_opt.matmul(a, b, schedule="auto")

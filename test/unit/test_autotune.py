@@ -141,12 +141,17 @@ def test_candidates_are_what_the_bundles_hold() -> None:
     assert "split-k small S=2" in labels and "split-k mid S=2" not in labels
     n = len(h100.GPU_CONFIGS)
     splits = len(h100.SPLIT_K_CLASSES) * len(C.SPLIT_K_FACTORS)
+    splits += len(h100.SWAP_AB_CONFIGS)  # swap-AB, data-parallel
     assert len(A.candidates("dense", allow_atomic=True)) == 3 * n + n + 2 * (n - 1) + splits
     assert len(dense) == 3 * n + 2 * (n - 1) + splits
-    assert {c.split_k for c in dense if c.schedule == "split-k"} == set(C.SPLIT_K_FACTORS)
+    plain = {c.split_k for c in dense if c.schedule == "split-k" and not c.swap_ab}
+    assert plain == set(C.SPLIT_K_FACTORS)
+    assert {(c.schedule, c.split_k) for c in dense if c.swap_ab} == {("data-parallel", None)}
+    assert not any(c.swap_ab for op in ("fwd", "dgrad", "wgrad") for c in A.candidates(op))
     for op in ("fwd", "dgrad", "wgrad"):
+        tiny = list(h100.TINY_GROUP_CONFIGS.values()) if op != "wgrad" else []  # 16-row tiles
         assert [(c.schedule, c.config) for c in A.candidates(op)] == [
-            ("persistent", cfg) for cfg in h100.GPU_CONFIGS.values()
+            ("persistent", cfg) for cfg in (*tiny, *h100.GPU_CONFIGS.values())
         ]
 
 
@@ -503,7 +508,7 @@ def test_auto_on_cuda_uses_the_device_target_and_compute_units(monkeypatch, tmp_
         gpu(sms)
         got = P.resolve_auto("auto", red, None, problem, "cuda", "bf16", a, None, 1)
         pick = A.resolve(A.Problem(*problem), "bf16", sms=sms, allow_atomic=red == "atomic")
-        assert got == (pick.schedule, pick.reduction, pick.config, pick.split_k)
+        assert got == (pick.schedule, pick.reduction, pick.config, pick.split_k, pick.swap_ab)
         assert (seen[-1]["target"], seen[-1]["sms"]) == ("cuda:90", sms)
         assert seen[-1]["allow_atomic"] is (red == "atomic")
 
@@ -516,7 +521,8 @@ def test_explain_shows_the_choice_its_source_and_every_estimate(tmp_path, monkey
     ex = gemm_opt.explain(512, 512, 8192)
     assert ex.choice == A.resolve(A.Problem("dense", 512, 512, 8192), "bf16")
     assert ex.choice.source == "model" and not ex.allow_atomic
-    assert len(ex.estimates) == len(A.candidates("dense"))
+    # every candidate but swap-AB's, which 512 rows of A are too many for
+    assert len(ex.estimates) == len([c for c in A.candidates("dense") if not c.swap_ab])
     us = [e.us for e in ex.estimates]
     assert us == sorted(us)
     assert ex.estimated_us == us[0]

@@ -124,8 +124,9 @@ def test_stage_counts_outside_the_body_are_refused(num_warps: int, stages: int) 
     [
         ({"block_k": 48}, "block_k", 32),
         ({"block_k": 16}, "block_k", 32),
-        ({"num_warps": 8, "block_m": 48}, "block_m", 64),  # 4 warps along M
-        ({"num_warps": 8, "block_n": 16}, "block_n", 32),  # 2 along N
+        ({"num_warps": 8, "block_m": 48}, "block_m", 32),  # 48 folds 2 warps onto N
+        ({"num_warps": 8, "block_n": 48}, "block_m", 128),  # 48 folds the 8 warps onto M
+        ({"num_warps": 4, "block_n": 24}, "block_n", 16),  # folded to 4x1: 16-wide columns
     ],
 )
 def test_blocks_must_split_over_the_mma_and_the_warp_grid(kw, name: str, multiple: int) -> None:

@@ -103,6 +103,18 @@ class Activation(Mode):
     SWIGLU = "swiglu"
 
 
+class CLayout(Mode):
+    """How a schedule kernel writes its ``M x N`` output through C and ``ldc``
+    (``tile.gemm_schedule``'s ``c_layout``): ``row-major`` (element (m, n) at
+    ``m * ldc + n``) or ``col-major`` (at ``m + n * ldc``: the kernel's output
+    is the transpose of the matrix C holds). Swap-AB runs ``C = A @ B`` as
+    ``C^T = B^T @ A^T``, the wide N on the MMA's M side and the few rows of A
+    on its narrow N side, and stores ``C^T`` column-major: C row-major."""
+
+    ROW_MAJOR = "row-major"
+    COL_MAJOR = "col-major"
+
+
 KINDS: tuple[Kind, ...] = tuple(Kind)
 REDUCTIONS: tuple[Reduction, ...] = tuple(Reduction)
 GROUPED: tuple[Grouped, ...] = tuple(Grouped)
@@ -113,6 +125,7 @@ ACTIVATIONS: tuple[Activation, ...] = tuple(Activation)
 #: The kinds a SwiGLU epilogue runs under: one program holds each tile's two
 #: finished sums (stream-K and split-K partials hold one accumulator per tile).
 SWIGLU_KINDS: tuple[Kind, ...] = (Kind.DATA_PARALLEL, Kind.PERSISTENT, Kind.WORK_STEALING)
+C_LAYOUTS: tuple[CLayout, ...] = tuple(CLayout)
 #: The kinds an FP8 schedule kernel is built for (each output tile's whole K
 #: range in one program, so the epilogue scales a finished accumulator).
 FP8_KINDS: tuple[Kind, ...] = (Kind.DATA_PARALLEL, Kind.PERSISTENT)
@@ -127,6 +140,7 @@ DEFAULT_REDUCTION = Reduction.LINEAR
 __all__ = [
     "ACTIVATIONS",
     "BODIES",
+    "C_LAYOUTS",
     "DEFAULT_REDUCTION",
     "FIXUP_REDUCTIONS",
     "FP8_KINDS",
@@ -139,6 +153,7 @@ __all__ = [
     "TILE_LOOPS",
     "Activation",
     "Body",
+    "CLayout",
     "Grouped",
     "Kind",
     "Mode",

@@ -58,13 +58,16 @@ def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES, layouts: str = "picked") ->
     one would (but an empty problem, which the plain kernel runs); then the
     narrow twins (8- and 4-byte ``cp.async``) of the row-major data-parallel
     kernels (:func:`~gemm_opt.runtime.gemm.narrow_twins`), for N, K and
-    leading dimensions a multiple of 4 or 2 elements but not of 8."""
+    leading dimensions a multiple of 4 or 2 elements but not of 8. Swap-AB's
+    data-parallel kernels (:data:`~gemm_opt.kernels.h100_configs.SWAP_AB_CONFIGS`) come
+    with the transposed layouts: plain and TMA twin, for the call layouts of
+    ``layouts`` (``nn``: row-major calls only)."""
     if layouts not in LAYOUT_SETS:
         raise ValueError(f"layouts must be one of {', '.join(LAYOUT_SETS)}, got {layouts!r}")
     specs = _plain_specs(dtypes)
     twins = [s for s in specs if S.pipelined(s.num_warps)]
-    tma = [s for s in twins if S.tma_copies(s.num_warps)]
-    transposed = _transposed_specs(specs, layouts)
+    tma = [s for s in twins if S.tma_copies(s.num_warps, s.block_m)]
+    transposed = _transposed_specs(specs, layouts) + _swap_ab_specs(dtypes, layouts)
     from gemm_opt.runtime.gemm import narrow_twins
 
     narrow = [
@@ -78,7 +81,11 @@ def bundle_specs(dtypes: tuple[str, ...] = S.DTYPES, layouts: str = "picked") ->
         + [replace(s, aligned=True) for s in twins]
         + [replace(s, aligned=True, tma=True) for s in tma]
         + transposed
-        + [replace(s, aligned=True, tma=True) for s in transposed if S.tma_copies(s.num_warps)]
+        + [
+            replace(s, aligned=True, tma=True)
+            for s in transposed
+            if S.tma_copies(s.num_warps, s.block_m)
+        ]
         + narrow
     )
 
@@ -109,6 +116,35 @@ def _transposed_specs(specs: list[S.KernelSpec], layouts: str) -> list[S.KernelS
     return [replace(s, trans_a=ta, trans_b=tb) for s in dense for ta, tb in TRANSPOSED]
 
 
+def _swap_ab_specs(dtypes: tuple[str, ...], layouts: str) -> list[S.KernelSpec]:
+    """Swap-AB's data-parallel kernels (plain; what ``auto`` runs) for the call
+    layouts ``layouts`` bundles:
+    a call's (trans_a, trans_b) runs the kernel of (not trans_b, not trans_a)
+    with C stored through its transpose (``trans_c``)."""
+    calls = ((False, False),) if layouts == "nn" else ((False, False), *TRANSPOSED)
+    flags = [dict(trans_a=not tb, trans_b=not ta, trans_c=True) for ta, tb in calls]
+    return [
+        S.KernelSpec("data-parallel", None, "none", dtype, **cfg.__dict__, **f)
+        for dtype in dtypes
+        for cfg in h100.SWAP_AB_CONFIGS.values()
+        for f in flags
+    ]
+
+
+def select(specs: list[S.KernelSpec], names: list[str]) -> list[S.KernelSpec]:
+    """The ``specs`` named in ``names`` (``--only``), in ``specs`` order; ValueError
+    naming any name that is not among them."""
+    known = {s.name for s in specs}
+    missing = [n for n in names if n not in known]
+    if missing:
+        raise ValueError(
+            f"not bundle kernels of these options: {', '.join(missing)} (see --list with "
+            "--layouts all)"
+        )
+    wanted = set(names)
+    return [s for s in specs if s.name in wanted]
+
+
 #: The hand-off of a TMA kernel: every copy a barrier-tracked TMA copy.
 TMA_HAND_OFF = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
 
@@ -137,6 +173,9 @@ def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
                 specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg))
                 specs.append(S.KernelSpec(kind, None, "m", dtype, **cfg, trans_b=True))
                 specs.append(S.KernelSpec(kind, None, "k", dtype, **cfg))
+            for tiny in h100.TINY_GROUP_CONFIGS.values():  # forward and dgrad, tiny groups
+                specs.append(S.KernelSpec(kind, None, "m", dtype, **tiny.__dict__))
+                specs.append(S.KernelSpec(kind, None, "m", dtype, **tiny.__dict__, trans_b=True))
     return specs
 
 
@@ -328,6 +367,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--list", action="store_true", help="print the kernel names and exit")
     parser.add_argument(
+        "--only",
+        type=Path,
+        help="build only the kernels named in this file (one a line; e.g. a benchmark's "
+        "--list-kernels), from the kernels of --dtypes, --fp8 and --layouts",
+    )
+    parser.add_argument(
         "--jobs",
         type=int,
         default=default_jobs(),
@@ -352,6 +397,18 @@ def main(argv: list[str] | None = None) -> int:
         # the MoE forward unfused on every class (its 2N-wide output may take the widest)
         plain += [replace(s, grouped="m") for s in plain if s.grouped == "k"]
         specs = list({s.name: s for s in plain}.values())
+    if args.only is not None:
+        try:
+            names = [x.strip() for x in args.only.read_text().splitlines() if x.strip()]
+        except OSError as e:
+            parser.error(f"--only: cannot read {args.only}: {e.strerror}")
+        try:
+            chosen = select(specs + fp8_specs + epi_specs, names)
+        except ValueError as e:
+            parser.error(f"--only {args.only}: {e}")
+        specs = [s for s in specs if s in chosen]
+        fp8_specs = [s for s in fp8_specs if s in chosen]
+        epi_specs = [s for s in epi_specs if s in chosen]
     if args.list:
         print("\n".join(s.name for s in specs + fp8_specs + epi_specs))
         return 0

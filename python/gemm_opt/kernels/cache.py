@@ -42,6 +42,7 @@ def _build(spec: S.KernelSpec, target: str) -> Any:
         target=target,
         trans_a=spec.trans_a,
         trans_b=spec.trans_b,
+        trans_c=spec.trans_c,
         aligned=spec.aligned,
         tma=spec.tma,
         vector_bytes=spec.vector_bytes,

@@ -46,6 +46,34 @@ GPU_SHAPE_CLASSES = (("wide", 1.0, False), ("mid", 1.0, True), ("narrow", 0.5, T
 #: (too few tiles to fill the SMs), whose 64-row tiles each slice splits further.
 SPLIT_K_CLASSES = ("narrow", "small")
 
+#: Swap-AB's configurations (``C^T = B^T A^T``: ``block_m`` runs over N, ``block_n``
+#: over the rows of A, the tokens of a decode step), by name. The kernels exist
+#: for data-parallel (a program per tile: no workspace, nothing to zero before
+#: the launch) and split-K; ``auto`` runs them data-parallel
+#: (``docs/decode.md`` has the measurements). Stages are chosen by the bytes in
+#: flight: one program per SM keeps ``(num_stages - 1) * (block_m + block_n) *
+#: block_k * 2`` bytes of A and B in flight, 123 KB (``swap16k``: 64 wide, 256-deep
+#: K blocks, half the loop trips), 110 KB (``swap16``: 128 wide, two 64-row wgmmas
+#: per K step) or 123 KB (``swap32``), against the ~25-31 KB per SM that 3.35-4.2
+#: TB/s needs at a microsecond of latency (a fifth stage for ``swap16k``, 164 KB in
+#: flight, measured the same). ``swap16k`` makes twice the tiles of ``swap16``:
+#: more programs for narrow N, more waves for wide N.
+SWAP_AB_CONFIGS = {
+    "swap16k": GemmConfig(64, 16, 256, 8, 4, 4),
+    "swap16": GemmConfig(128, 16, 128, 8, 4, 4),
+    "swap32": GemmConfig(128, 32, 128, 8, 4, 4),
+}
+#: Grouped "m" configurations for tiny groups (MoE decode: most experts see 0 to
+#: 16 tokens): 16-row tiles, so a group is padded to 16 rows, not 64 or 128. The
+#: warps fold onto N (:func:`~gemm_opt.core.schedules.abi.warp_grid`); 16 rows are
+#: under a wgmma's 64, so cuda:90 multiplies with ``mma.sync`` from the ``cp.async``
+#: ring (no TMA twin: :func:`~gemm_opt.core.schedules.abi.tma_copies`); the weights'
+#: bytes in flight are what count, 3 stages of 36 KB.
+TINY_GROUP_CONFIGS = {"tiny16": GemmConfig(16, 128, 128, 8, 4, 4)}
+#: The most rows of A (tokens) swap-AB is a candidate for: at 64 rows the regular
+#: 64-row tiles waste nothing and were faster on every decode weight measured.
+SWAP_AB_MAX_ROWS = 32
+
 
 def config_serves(name: str, reduction: str | None, kind: str | None = None) -> bool:
     """Whether the GPU configuration ``name`` is built for ``reduction`` and
@@ -111,6 +139,9 @@ __all__ = [
     "GPU_CONFIGS",
     "GPU_SHAPE_CLASSES",
     "SPLIT_K_CLASSES",
+    "SWAP_AB_CONFIGS",
+    "SWAP_AB_MAX_ROWS",
+    "TINY_GROUP_CONFIGS",
     "config_serves",
     "fp8_config_name",
     "gpu_config_name",

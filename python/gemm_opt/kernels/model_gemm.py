@@ -113,6 +113,8 @@ def _interpret(
     spec, layout = plan.spec, plan.layout
     assert spec is not None and layout is not None
     shape = c.shape
+    if plan.swap_ab:  # the kernel's A is the call's B and its B the call's A
+        a, b = b, a
     values = {
         "a": a,
         "b": b,

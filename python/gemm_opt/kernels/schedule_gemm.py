@@ -12,7 +12,8 @@ a           ``!tile.ptr<T>``     A, row-major ``M x K``, or stored ``K x M`` wit
 b           ``!tile.ptr<T>``     B, row-major ``K x N``, or stored ``N x K`` with
                                  ``trans_b``; grouped m: ``(G, K, N)``, or
                                  ``(G, N, K)`` with ``trans_b``; grouped k: ``S x N``
-c           ``!tile.ptr<T>``     C, row-major ``M x N`` (grouped k: ``(G*M) x N``)
+c           ``!tile.ptr<T>``     C, row-major ``M x N`` (grouped k: ``(G*M) x N``), or
+                                 column-major with ``trans_c`` (swap-AB: C^T)
 M, N, K     ``i32``              grouped m: M = sum(group_lens); grouped k: K = S
 lda         ``i64``              leading dimensions of the matrices as stored
 ldb, ldc    ``i64``              (the row stride, in elements)
@@ -60,6 +61,7 @@ from gemm_opt.core.modes import (
     REDUCTIONS,
     Activation,
     Body,
+    CLayout,
     Grouped,
     Kind,
     Reduction,
@@ -125,6 +127,7 @@ def build_gemm_module(
     target: str = "gfx1250",
     trans_a: bool = False,
     trans_b: bool = False,
+    trans_c: bool = False,
     body: Body | str = Body.AUTO,
     aligned: bool = False,
     tma: bool = False,
@@ -147,7 +150,12 @@ def build_gemm_module(
     more, else blocks). ``num_stages`` None: the
     body's own. ``trans_a`` / ``trans_b`` (dense and grouped "m"): A stored
     ``K x M`` (column-major ``M x K``), B stored ``N x K`` (grouped "m":
-    ``(G, N, K)``), each with its leading dimension as stored. ``aligned``: state
+    ``(G, N, K)``), each with its leading dimension as stored. ``trans_c``
+    (dense): the ``M x N`` output is stored column-major through ``ldc``
+    (``c_layout = "col-major"``), so a swap-AB call, which runs ``C^T = B^T
+    A^T`` with A and B exchanged, leaves C row-major; its narrow ``block_n``
+    (the rows of the original A) folds the warps onto M
+    (:func:`~gemm_opt.core.schedules.abi.warp_grid`). ``aligned``: state
     ``tile.divisibility`` of 16 bytes (:func:`~gemm_opt.core.schedules.abi.alignment`
     elements: 8 of fp16/bf16) on N, K and the leading dimensions
     (:func:`~gemm_opt.core.schedules.abi.aligned_args`; M too where A lies
@@ -190,7 +198,13 @@ def build_gemm_module(
             "trans_a and trans_b are for grouped = 'none' or 'm' (grouped 'k' reads its "
             "A of shape (S, M) transposed already)"
         )
+    if trans_c and grouped != Grouped.NONE:
+        raise ValueError(
+            f"trans_c is for grouped = 'none' (a group's rows are rows of C), not {grouped!r}"
+        )
     fp8 = dtype in FP8_DTYPES
+    if trans_c and fp8:
+        raise ValueError("trans_c is for 16-bit kernels (fp16, bf16)")
     if fp8:
         out_dtype = out_dtype if out_dtype is not None else next(iter(FP8_OUT_DTYPES))
         check_fp8_config(
@@ -240,7 +254,7 @@ def build_gemm_module(
     check_kernel_config(
         block_m=block_m, block_n=block_n, block_k=block_k, num_warps=num_warps, num_stages=None
     )
-    wm, wn = warp_grid(num_warps)
+    wm, wn = warp_grid(num_warps, block_m=block_m, block_n=block_n)
     # wgrad's TMA twin makes its descriptors in the body, once per group.
     per_group = tma and grouped == Grouped.K
     ctx = context or make_context()
@@ -285,7 +299,7 @@ def build_gemm_module(
         if aligned:
             facts = divisibility_facts(
                 grouped, trans_b, block_k, aligned, tma, trans_a,
-                dtype=dtype, vector_bytes=vector_bytes,
+                dtype=dtype, vector_bytes=vector_bytes, trans_c=trans_c,
             )  # fmt: skip
             fn.arg_attrs = ir.ArrayAttr.get(
                 [
@@ -328,6 +342,8 @@ def build_gemm_module(
             if reduction is not None:
                 a["reduction"] = ir.StringAttr.get(reduction)
             a["grouped"] = ir.StringAttr.get(grouped)
+            if trans_c:
+                a["c_layout"] = ir.StringAttr.get(CLayout.COL_MAJOR)
             if grouped == Grouped.K:
                 loop = TileLoop.PER_GROUP if per_group else TileLoop.FLAT
                 a["tile_loop"] = ir.StringAttr.get(loop)

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from gemm_opt.core import schedules as S
+from gemm_opt.core.modes import Kind
 from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import cost_model as C
 
@@ -172,6 +173,9 @@ class Choice:
     #: Split-K's slices per tile (the launch runs ``tiles * split_k`` programs); None
     #: for the other kinds.
     split_k: int | None = None
+    #: Swap-AB (dense): the kernel runs ``C^T = B^T A^T`` with A and B exchanged and
+    #: C stored through its transpose (:class:`~gemm_opt.runtime.cost_model.Candidate`).
+    swap_ab: bool = False
 
 
 # ---- tables -------------------------------------------------------------------------------
@@ -348,10 +352,11 @@ class Available:
     whose missing kernels are built on demand)."""
 
     key: Hashable
-    runs: Callable[[str, str | None, S.GemmConfig], bool]
+    #: ``runs(schedule, reduction, config, swap_ab)``.
+    runs: Callable[[str, str | None, S.GemmConfig, bool], bool]
 
     def __call__(self, cand: C.Candidate | Choice) -> bool:
-        return self.runs(cand.schedule, cand.reduction, cand.config)
+        return self.runs(cand.schedule, cand.reduction, cand.config, cand.swap_ab)
 
 
 def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
@@ -360,8 +365,14 @@ def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
     reduction it takes (atomic only if ``allow_atomic``), on each bundled GPU config
     built for that kind and reduction (:func:`~gemm_opt.kernels.h100_configs.config_serves`),
     expanded into the kind's variants (split-K's slices), in a fixed order (ties in the
-    ranking keep it)."""
+    ranking keep it); grouped forward and dgrad also (first) the tiny-group 16-row
+    tiles, dense also swap-AB (data-parallel)."""
     out: list[C.Candidate] = []
+    if op in ("fwd", "dgrad"):  # tiny groups' 16-row tiles first: on a tie, the least padding
+        out.extend(
+            C.Candidate(Kind.PERSISTENT, None, cfg, name)
+            for name, cfg in h100.TINY_GROUP_CONFIGS.items()
+        )
     for model in C.kind_models():
         if op not in model.ops:
             continue
@@ -373,6 +384,11 @@ def candidates(op: str, *, allow_atomic: bool = False) -> list[C.Candidate]:
                     continue
                 cand = C.Candidate(model.kind, red, base, name)
                 out.extend(model.variants(cand) if model.variants else (cand,))
+    if op == "dense":  # swap-AB over (N, rows of A) tiles, data-parallel
+        out.extend(
+            C.Candidate(Kind.DATA_PARALLEL, None, cfg, name, swap_ab=True)
+            for name, cfg in h100.SWAP_AB_CONFIGS.items()
+        )
     return out
 
 
@@ -469,7 +485,10 @@ def resolve(
     ranked = rank(problem, dtype, target=target, sms=sms, root=root, allow_atomic=allow_atomic)
     runs = [e for e in ranked if available is None or available(e.candidate)]
     cand = (runs or ranked)[0].candidate
-    return Choice(cand.schedule, cand.reduction, cand.config, "model", split_k=cand.split_k)
+    return Choice(
+        cand.schedule, cand.reduction, cand.config, "model", split_k=cand.split_k,
+        swap_ab=cand.swap_ab,
+    )  # fmt: skip
 
 
 def rank(
@@ -482,16 +501,30 @@ def rank(
     allow_atomic: bool = False,
 ) -> list[C.Estimate]:
     """Every candidate's estimate for ``problem``, fastest first (split-K only with
-    ``S`` at most the iterations per tile: a larger ``S`` launches a smaller one)."""
+    ``S`` at most the iterations per tile: a larger ``S`` launches a smaller one;
+    swap-AB only for at most :data:`~gemm_opt.kernels.h100_configs.SWAP_AB_MAX_ROWS`
+    rows of A)."""
     if dtype not in S.DTYPES:
         raise ValueError(f"dtype must be one of {tuple(S.DTYPES)}, got {dtype!r}")
     work = _work(problem, dtype)
     cands = [
         c
         for c in candidates(problem.op, allow_atomic=allow_atomic)
-        if c.split_k is None or c.split_k <= max(S.iters_per_tile(work.tile_k, c.config.block_k), 1)
+        if (
+            c.split_k is None
+            or c.split_k <= max(S.iters_per_tile(work.tile_k, c.config.block_k), 1)
+        )
+        and (not c.swap_ab or swap_ab_fits(work.m))
     ]
     return C.rank(cands, work, device(target, sms), calibration(target, root))
+
+
+def swap_ab_fits(rows: int) -> bool:
+    """Whether swap-AB is a candidate for ``rows`` rows of A: 1 to
+    :data:`~gemm_opt.kernels.h100_configs.SWAP_AB_MAX_ROWS` (each swap-AB
+    configuration then; the estimate weighs a second tile of tokens, which reads
+    the weights twice, against fewer waves)."""
+    return 0 < rows <= h100.SWAP_AB_MAX_ROWS
 
 
 # ---- explain ------------------------------------------------------------------------------
@@ -617,6 +650,7 @@ __all__ = [
     "rank",
     "resolve",
     "shape_class",
+    "swap_ab_fits",
     "table_path",
     "table_version",
     "validate_table",

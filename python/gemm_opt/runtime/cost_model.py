@@ -21,7 +21,10 @@ stream-K split and its critical path) and a few machine figures:
   and epilogue), fp32 partial tiles moved by the linear and tree fix-ups and
   their flags' round trips, atomic adds into C and the zeroing of C atomic
   stream-K needs, a work-stealing counter per tile;
-* **a floor**: the unique bytes of A, B and C over the HBM bandwidth.
+* **a floor**: the unique bytes of A, B and C over the HBM bandwidth; the
+  host's memset of the counters and flags (work stealing, stream-K's fix-ups,
+  split-K) is one more launch before the kernel, which no streaming hides, so
+  it adds past the floor.
 
 The free constants (:class:`Calibration`) are fitted to the measured
 candidates of the tuned table's run by ``benchmarks/h100/fit_cost_model.py``
@@ -146,6 +149,13 @@ class Workload:
         """The reduction length of one tile (wgrad: one group's tokens)."""
         return S.cdiv(self.k, self.groups) if self.op == "wgrad" else self.k
 
+    def swapped(self) -> Workload:
+        """The problem swap-AB's kernel computes: ``C^T = B^T A^T``, N rows by M
+        columns (dense only; the bytes moved are the same)."""
+        if self.op != "dense":
+            raise ValueError(f"swap-AB runs dense problems only, not {self.op!r}")
+        return replace(self, m=self.n, n=self.m)
+
     @property
     def unique_bytes(self) -> int:
         """A, B and C once each (grouped: one weight per group)."""
@@ -166,6 +176,9 @@ class Candidate:
     name: str = ""
     #: Split-K's slices per tile (None: the kind has none); launched as ``tiles * S``.
     split_k: int | None = None
+    #: Swap-AB: the kernel runs ``C^T = B^T A^T`` (dense only), so its tiles are
+    #: ``block_m`` columns of C by ``block_n`` rows (:meth:`Workload.swapped`).
+    swap_ab: bool = False
 
     @property
     def label(self) -> str:
@@ -173,7 +186,8 @@ class Candidate:
         c = self.config
         cfg = self.name or f"{c.block_m}x{c.block_n}x{c.block_k}_w{c.num_warps}_s{c.num_stages}"
         split = f" S={self.split_k}" if self.split_k is not None else ""
-        return f"{self.schedule}{red} {cfg}{split}"
+        swap = " swap-AB" if self.swap_ab else ""
+        return f"{self.schedule}{red} {cfg}{split}{swap}"
 
 
 @dataclass(frozen=True)
@@ -188,6 +202,9 @@ class Estimate:
     schedule_us: float = 0.0
     #: Named parts (microseconds), for :func:`gemm_opt.explain`'s reader.
     parts: tuple[tuple[str, float], ...] = ()
+    #: The part of ``schedule_us`` no streaming hides (the host's memset before the
+    #: launch, :func:`finish`): added past the HBM floor, not under it.
+    serial_us: float = 0.0
 
 
 # ---- shared pieces ------------------------------------------------------------------------
@@ -234,12 +251,18 @@ def finish(
     device: Device,
     cal: Calibration,
 ) -> Estimate:
-    """Launch plus the schedule's parts, floored by the unique HBM traffic."""
+    """Launch plus the schedule's parts, floored by the unique HBM traffic; for a kind
+    whose ``sync`` the host zeroes before every launch (work stealing, stream-K's
+    fix-ups, split-K: :func:`~gemm_opt.core.schedules.needs_sync`) plus that memset,
+    one more launch on the stream before the kernel, which no HBM-bound streaming
+    hides: it adds past the floor."""
     body = sum(us for _, us in parts)
     floor = work.unique_bytes / (device.hbm_bytes_per_us * cal.hbm_efficiency)
-    total = cal.launch_us + max(body, floor)
-    named = (("launch", cal.launch_us), *parts, ("hbm floor", floor))
-    return Estimate(cand, total, programs, body, named)
+    memset = cal.launch_us if S.needs_sync(cand.schedule, cand.reduction) else 0.0
+    total = cal.launch_us + max(body, floor) + memset
+    zero = (("zero counters", memset),) if memset else ()
+    named = (("launch", cal.launch_us), *parts, *zero, ("hbm floor", floor))
+    return Estimate(cand, total, programs, body + memset, named, memset)
 
 
 # ---- the kinds ----------------------------------------------------------------------------
@@ -359,7 +382,8 @@ def estimate_split_k(cand: Candidate, work: Workload, device: Device, cal: Calib
     waits for another): each runs the longest slice, ``ceil(I / S)`` iterations, and a
     segment per wave; with ``S > 1`` every program writes its fp32 partial (one per
     wave on the critical path), and the last program of a tile takes the counter's
-    round trip and adds the other ``S - 1`` partials in slice order."""
+    round trip and adds the other ``S - 1`` partials in slice order; the counters'
+    memset is :func:`finish`'s."""
     cfg, e = cand.config, work.element_bytes
     tiles, ipt = work.tiles(cfg), S.iters_per_tile(work.tile_k, cfg.block_k)
     slices = split_k_slices(tiles, ipt, cand.split_k or 1)
@@ -434,7 +458,7 @@ def estimate(cand: Candidate, work: Workload, device: Device, cal: Calibration) 
     model = _KINDS.get(cand.schedule)
     if model is None:
         raise ValueError(f"no cost model for schedule {cand.schedule!r}; register_kind() one")
-    return model.estimate(cand, work, device, cal)
+    return model.estimate(cand, work.swapped() if cand.swap_ab else work, device, cal)
 
 
 def rank(

@@ -279,7 +279,7 @@ def _twins_of(spec: S.KernelSpec) -> tuple[S.KernelSpec, ...]:
     if spec.aligned or spec.tma:
         return ()
     out = [replace(spec, aligned=True)]
-    if S.tma_copies(spec.num_warps):
+    if S.tma_copies(spec.num_warps, spec.block_m):
         out.insert(0, replace(spec, aligned=True, tma=True))
     if narrow_twins(spec):
         out += [replace(spec, aligned=True, vector_bytes=v) for v in S.VECTOR_WIDTHS[1:]]

@@ -446,7 +446,8 @@ def resolve_auto(
     num_xcds: int,
     trans_b: bool | None = None,
     trans_a: bool = False,
-) -> tuple[str, str | None, S.GemmConfig, int | None]:
+    swap_ok: bool = True,
+) -> tuple[str, str | None, S.GemmConfig, int | None, bool]:
     """Resolve ``schedule="auto"`` (:mod:`gemm_opt.runtime.autotune`) for the device's
     target (the model resolves against ``cuda:90``'s): the tuned choice of exactly this
     problem, else the cost model's, among the kernels the GPU has for the operands'
@@ -454,10 +455,12 @@ def resolve_auto(
     replaces the chosen one. Other schedules pass through. Bitwise reproducible unless
     ``red == "atomic"`` (``reduction="atomic"``: atomic stream-K allowed; refused under
     ``torch.use_deterministic_algorithms(True)`` by :func:`_check_deterministic`).
-    Returns (kind, reduction, config, split-K's slices per tile or None)."""
+    Without ``swap_ok`` (a fused epilogue, whose bias and scales run along the kernel's
+    N) swap-AB is not a candidate.
+    Returns (kind, reduction, config, split-K's slices per tile or None, swap-AB)."""
     if kind != AUTO:
         assert cfg is not None
-        return kind, red, cfg, None
+        return kind, red, cfg, None, False
     target, sms, available = autotune.MODEL_TARGET, None, None
     if backend == "cuda":
         import torch
@@ -466,6 +469,8 @@ def resolve_auto(
         form, tb = autotune.OP_KERNELS[problem[0]]
         tb = tb if trans_b is None else trans_b
         available = available_kernels(target, form, dtype, num_xcds, tb, trans_a)
+    if not swap_ok:
+        available = _without_swap_ab(available)
     choice = autotune.choose(
         *problem, dtype, target=target, sms=sms, allow_atomic=red == "atomic",
         available=available,
@@ -473,7 +478,18 @@ def resolve_auto(
     if choice.schedule == "work-stealing" and num_programs is not None:
         S.check_work_stealing(num_programs, num_xcds)
     split_k = choice.split_k if cfg is None else None
-    return choice.schedule, choice.reduction, cfg or choice.config, split_k
+    swap = choice.swap_ab and cfg is None  # an explicit config is one of A @ B's tiles
+    return choice.schedule, choice.reduction, cfg or choice.config, split_k, swap
+
+
+def _without_swap_ab(available: autotune.Available | None) -> autotune.Available:
+    """``available`` less every swap-AB kernel (None: any kernel but those)."""
+    key = None if available is None else available.key
+
+    def runs(kind: str, red: str | None, cfg: S.GemmConfig, swap_ab: bool = False) -> bool:
+        return not swap_ab and (available is None or available.runs(kind, red, cfg, swap_ab))
+
+    return autotune.Available(("without swap-AB", key), runs)
 
 
 def available_kernels(
@@ -487,11 +503,15 @@ def available_kernels(
     st = rt.store(target)
     names = st.kernels()
 
-    def runs(kind: str, red: str | None, cfg: S.GemmConfig) -> bool:
+    def runs(kind: str, red: str | None, cfg: S.GemmConfig, swap_ab: bool = False) -> bool:
         try:
-            return _spec(kind, red, form, dtype, cfg, num_xcds, trans_b, trans_a).name in names
+            if swap_ab:
+                spec = _swapped_spec(kind, red, form, dtype, cfg, num_xcds, trans_b, trans_a)
+            else:
+                spec = _spec(kind, red, form, dtype, cfg, num_xcds, trans_b, trans_a)
         except ValueError:
             return False
+        return spec.name in names
 
     return autotune.Available((str(st.dir), form, dtype, num_xcds, trans_b, trans_a), runs)
 
@@ -780,6 +800,19 @@ def _spec(
     )
 
 
+def _swapped_spec(
+    kind, red, grouped, dtype, cfg: S.GemmConfig, num_xcds, trans_b=False, trans_a=False
+) -> S.KernelSpec:
+    """The swap-AB kernel of a dense call whose operands lie as ``trans_a`` and
+    ``trans_b`` say: it computes ``C^T = B^T A^T``, so its A is the call's B
+    (transposed unless B is: ``B^T`` of a row-major B is column-major), its B the
+    call's A, and it stores its output column-major (``trans_c``): C row-major."""
+    if grouped != "none":
+        raise ValueError(f"swap-AB runs dense problems only, not grouped {grouped!r}")
+    spec = _spec(kind, red, grouped, dtype, cfg, num_xcds, not trans_a, not trans_b)
+    return replace(spec, trans_c=True)
+
+
 def _check_group_m(spec: S.KernelSpec, n: int) -> None:
     """GROUP_M times the tile columns is a 32-bit product in the kernels (a band of
     tiles); past the range it wraps and tiles go unwritten, so it is refused."""
@@ -838,6 +871,9 @@ class GemmPlan:
     #: ``schedule="auto"`` chose split-K with this many slices per tile: it launches
     #: ``tiles * S`` programs (:func:`program_count`).
     auto_split_k: int | None = None
+    #: ``schedule="auto"`` chose swap-AB: the kernel takes the call's B as its A and
+    #: its A as its B (``scalars`` are the kernel's: M and N exchanged).
+    swap_ab: bool = False
     validate: bool | str = False
     #: Made for ``schedule="auto"`` (its pick depends on the tuned table of ``target``).
     auto: bool = False
@@ -977,18 +1013,24 @@ def _matmul(
         "k": ("wgrad", rows, n, total_k, groups),
     }[form]
     trans_a = route.trans_a and form != "k"  # wgrad's A lies transposed by definition
-    kind, red, cfg, split_k = resolve_auto(
-        kind, red, cfg, problem, backend, dtype, a, P, X, route.trans_b, trans_a
-    )
+    kind, red, cfg, split_k, swap = resolve_auto(
+        kind, red, cfg, problem, backend, dtype, a, P, X, route.trans_b, trans_a,
+        swap_ok=epi is None,
+    )  # fmt: skip
     if auto and epi is not None and epi.spec.activation == "swiglu" and kind != "data-parallel":
         # the tuned pick may split K, which SwiGLU's two sums per tile cannot take
         kind, red, split_k = "data-parallel", None, None
         cfg = swiglu_config(cfg, epi)
-    spec = _spec(kind, red, form, dtype, cfg, X, route.trans_b, trans_a, epi)
-    _check_group_m(spec, n)
-    scalars = {"M": rows, "N": n, "K": total_k, "lda": route.lda, "ldb": route.ldb, "ldc": n}
+    if swap:  # C^T = B^T A^T: the kernel's A is B, its B is A, its M x N is N x rows
+        spec = _swapped_spec(kind, red, form, dtype, cfg, X, route.trans_b, trans_a)
+        _check_group_m(spec, rows)
+        scalars = {"M": n, "N": rows, "K": k, "lda": route.ldb, "ldb": route.lda, "ldc": n}
+    else:
+        spec = _spec(kind, red, form, dtype, cfg, X, route.trans_b, trans_a, epi)
+        _check_group_m(spec, n)
+        scalars = {"M": rows, "N": n, "K": total_k, "lda": route.lda, "ldb": route.ldb, "ldc": n}
     lens = None
-    tiles = S.tile_count(rows, n, cfg.block_m, cfg.block_n)
+    tiles = S.tile_count(scalars["M"], scalars["N"], cfg.block_m, cfg.block_n)
     bm, bn = cfg.block_m, cfg.block_n
     if form == "m":
         lens = (m,) * groups
@@ -1014,6 +1056,7 @@ def _matmul(
         total_tiles=tiles,
         auto_stream_k=auto and kind == "stream-k",
         auto_split_k=split_k,
+        swap_ab=swap,
         auto=auto,
     )
 
@@ -1159,7 +1202,7 @@ def _grouped(
         return _traced(None, "grouped_matmul", backend, dtype, (s, n))
     op = "dgrad" if trans_b else "fwd"
     auto = kind == AUTO
-    kind, red, cfg, _ = resolve_auto(kind, red, cfg, (op, s, n, k, g), backend, dtype, a, P, X)
+    kind, red, cfg, _, _ = resolve_auto(kind, red, cfg, (op, s, n, k, g), backend, dtype, a, P, X)
     spec = _spec(kind, red, "m", dtype, cfg, X, trans_b, epilogue=epi)
     if meta:
         return _traced(spec, "grouped_matmul", backend, dtype, (s, n))
@@ -1233,7 +1276,7 @@ def _variable_k(
         return _traced(None, name, backend, dtype, (g, m, n))
     auto = kind == AUTO
     problem = ("wgrad", m, n, s, g)
-    kind, red, cfg, _ = resolve_auto(kind, red, cfg, problem, backend, dtype, a, P, X)
+    kind, red, cfg, _, _ = resolve_auto(kind, red, cfg, problem, backend, dtype, a, P, X)
     spec = _spec(kind, red, "k", dtype, cfg, X, epilogue=epi)
     if meta:
         return _traced(spec, name, backend, dtype, (g, m, n))
@@ -1575,6 +1618,8 @@ def launch(
         group_lens = device_lens(plan, None, a.device)
     grouped = spec.grouped != "none"
     names = ("a", "b", "c", "group_lens") if grouped else ("a", "b", "c")
+    if plan.swap_ab:  # the kernel's A is the call's B and its B the call's A
+        a, b = b, a
     tensors = (a, b, c, group_lens) if grouped else (a, b, c)
     if spec.epilogue.bias is not None:
         names, tensors = (*names, "bias"), (*tensors, bias)

@@ -193,13 +193,27 @@ MMA_K = 32
 MMA_M = MMA_N = 16
 
 
-def warp_grid(num_warps: int) -> tuple[int, int]:
-    """(warps along M, warps along N) of a kernel's accumulator."""
+def warp_grid(
+    num_warps: int, *, block_m: int | None = None, block_n: int | None = None
+) -> tuple[int, int]:
+    """(warps along M, warps along N) of a kernel's accumulator: as square as the
+    warps allow, or, for a ``block_n`` too narrow for its columns of
+    :data:`MMA_N`-wide MMAs (swap-AB's 16 or 32 rows of A on the N side), with
+    the warps folded onto M until it splits (every warp still has MMA work);
+    likewise onto N for a ``block_m`` too short for its rows (16-row tiles of
+    tiny groups)."""
     check_positive("num_warps", num_warps)
     wm = 1
     while wm * wm < num_warps:
         wm *= 2
-    return wm, num_warps // wm
+    wn = num_warps // wm
+    if block_n is not None:
+        while wn > 1 and block_n % (MMA_N * wn):
+            wm, wn = wm * 2, wn // 2
+    if block_m is not None:
+        while wm > 1 and block_m % (MMA_M * wm) and (block_n or 0) % (MMA_N * wn * 2) == 0:
+            wm, wn = wm // 2, wn * 2
+    return wm, wn
 
 
 #: Stages of the pipelined body: a ring of ``num_stages`` shared buffers per
@@ -217,8 +231,16 @@ def pipelined(num_warps: int) -> bool:
     return num_warps >= 2
 
 
-def tma_copies(num_warps: int) -> bool:
-    """Whether the kernel has a TMA twin (every pipelined kernel does).
+#: The rows of one wgmma (a warpgroup's): TMA writes the NVMMA shared layouts that
+#: only wgmma reads, so a TMA twin's ``block_m`` is a multiple of it.
+WGMMA_M = 64
+
+
+def tma_copies(num_warps: int, block_m: int | None = None) -> bool:
+    """Whether the kernel has a TMA twin (every pipelined kernel does; given
+    ``block_m``, on cuda:90, whose TMA copies need the wgmma it takes whole
+    :data:`WGMMA_M`-row blocks for: a 16-row tile multiplies with ``mma.sync``
+    from its ``cp.async`` ring instead).
 
     A TMA descriptor bounds by the tensor's shape only, so each twin says why
     its copies need no other bound (:func:`gemm_opt.kernels.schedule_gemm._pipelined_body`):
@@ -230,7 +252,7 @@ def tma_copies(num_warps: int) -> bool:
     once per group and program by the lowering's group loop, before the
     group's first copy), and a K block that straddles ``k_end`` reads the
     next group's rows as TMA's zero fill, as the aligned twin's masks do."""
-    return pipelined(num_warps)
+    return pipelined(num_warps) and (block_m is None or block_m % WGMMA_M == 0)
 
 
 def check_kernel_config(
@@ -244,7 +266,7 @@ def check_kernel_config(
     """ValueError, naming the argument, for a block shape the kernels are not built for."""
     if block_k % MMA_K:
         raise ValueError(f"block_k must be a multiple of {MMA_K} (the MMA's K), got {block_k}")
-    wm, wn = warp_grid(num_warps)
+    wm, wn = warp_grid(num_warps, block_m=block_m, block_n=block_n)
     for name, value, warps, mma in (
         ("block_m", block_m, wm, MMA_M),
         ("block_n", block_n, wn, MMA_N),
@@ -319,12 +341,21 @@ def alignment(dtype: str, vector_bytes: int = ALIGNMENT_BYTES) -> int:
     return vector_bytes // DTYPE_BYTES[dtype]
 
 
-def aligned_args(grouped: str, trans_a: bool = False) -> tuple[str, ...]:
+def aligned_args(
+    grouped: str, trans_a: bool = False, trans_b: bool = False, trans_c: bool = False
+) -> tuple[str, ...]:
     """The arguments an aligned kernel of ``grouped`` states facts on:
     :data:`ALIGNED_ARGS`, and M where A lies transposed (grouped "k"'s (S, M)
     A, ``trans_a``'s (K, M) one): it is copied as it lies, so its copy rows
-    run along M."""
-    return (*ALIGNED_ARGS, "M") if grouped == Grouped.K or trans_a else ALIGNED_ARGS
+    run along M. With ``trans_c`` the stored rows of C run along M too (M
+    stated), and where B also lies transposed nothing runs along N, which is
+    then left free: swap-AB's N is the token count, any number."""
+    names = ALIGNED_ARGS
+    if trans_c and trans_b:
+        names = tuple(n for n in names if n != "N")
+    if grouped == Grouped.K or trans_a or trans_c:
+        names = (*names, "M")
+    return names
 
 
 def divisibility_facts(
@@ -337,6 +368,7 @@ def divisibility_facts(
     *,
     dtype: str,
     vector_bytes: int = ALIGNMENT_BYTES,
+    trans_c: bool = False,
 ) -> dict[str, int]:
     """The ``tile.divisibility`` facts a schedule kernel states on its arguments, by
     name: none for a plain kernel; :func:`alignment` of ``dtype`` and ``vector_bytes``
@@ -348,7 +380,7 @@ def divisibility_facts(
     if not aligned:
         return {}
     align = alignment(dtype, vector_bytes)
-    facts = {name: align for name in aligned_args(grouped, trans_a)}
+    facts = {name: align for name in aligned_args(grouped, trans_a, trans_b, trans_c)}
     if tma and grouped == Grouped.M and not trans_b:
         facts["K"] = math.lcm(align, block_k)
     return facts
@@ -427,6 +459,11 @@ class KernelSpec:
     #: The fused epilogue; None is taken as :data:`NO_EPILOGUE` (a None default, not a
     #: shared instance, so that torch.compile traces a spec made without one).
     epilogue: EpilogueSpec = None  # type: ignore[assignment]
+    #: C written transposed: the kernel's ``M x N`` output stored column-major
+    #: through ``ldc`` (:class:`~gemm_opt.core.modes.CLayout`), dense only. Swap-AB
+    #: launches it on ``C^T = B^T A^T`` (A and B exchanged, each read as it lies
+    #: through ``trans_a`` / ``trans_b``), so C comes out row-major.
+    trans_c: bool = False
 
     def __post_init__(self) -> None:
         reduction = resolve_reduction(self.kind, self.reduction)
@@ -481,12 +518,19 @@ class KernelSpec:
             )
         if (self.trans_a or self.trans_b) and self.grouped == Grouped.K:
             raise ValueError("trans_a and trans_b are for grouped 'none' or 'm'")
+        if self.trans_c and (self.grouped != Grouped.NONE or self.dtype in FP8_DTYPES):
+            raise ValueError("trans_c is for dense 16-bit kernels (grouped 'none')")
+        if self.trans_c and self.epilogue != NO_EPILOGUE:
+            # the epilogue's bias and scales run along the kernel's N, which swap-AB
+            # (the one user of trans_c) exchanges with the call's M
+            raise ValueError("trans_c kernels take no fused epilogue")
 
     @property
     def name(self) -> str:
         red = f"_{self.reduction}" if self.reduction else ""
         grp = "" if self.grouped == Grouped.NONE else f"_grouped{self.grouped}"
         tb = ("_ta" if self.trans_a else "") + ("_tb" if self.trans_b else "")
+        tb += "_tc" if self.trans_c else ""
         xcd = f"_x{self.num_xcds}" if self.num_xcds != 1 else ""
         stages = f"_s{self.num_stages}" if self.num_stages is not None else ""
         al = "_aligned" if self.aligned else ""
@@ -518,6 +562,7 @@ class KernelSpec:
             self.trans_a,
             dtype=self.dtype,
             vector_bytes=self.vector_bytes,
+            trans_c=self.trans_c,
         )
 
 
@@ -542,6 +587,7 @@ __all__ = [
     "OUT_DTYPES",
     "SCALE_ARGS",
     "VECTOR_WIDTHS",
+    "WGMMA_M",
     "EpilogueSpec",
     "GemmConfig",
     "KernelSpec",
