@@ -23,7 +23,13 @@ from gemm_opt.dialect.tile import (
     MemdescTransOp,
     StoreBlockOp,
 )
-from gemm_opt.lowering.access import access_layout, masked_load, op_block_access
+from gemm_opt.lowering.access import (
+    access_layout,
+    broadcast,
+    broadcast_dims,
+    masked_load,
+    op_block_access,
+)
 from gemm_opt.lowering.context import Handler, HandOffContext
 from gemm_opt.lowering.ir_match import same_type
 
@@ -64,13 +70,19 @@ def lower_convert_layout(ctx: HandOffContext, op: Any) -> Any:
 
 
 def lower_load_block(ctx: HandOffContext, op: Any) -> Any:
+    """A masked ``tt.load``; dims that :func:`broadcast_dims` allows are loaded
+    with size 1 and broadcast (the same values, fewer loads)."""
     rt = ir.RankedTensorType(op.result.type)
     shape = list(rt.shape)
     elem = rt.element_type
     want = ctx.must_type(rt, op)
     layout = access_layout(ctx, op, rt, shape, elem)
-    ptrs, mask = op_block_access(ctx, op, shape, layout)
-    val = masked_load(ctx, ptrs, mask, ctx.zeros(shape, elem, layout, op))
+    thin = broadcast_dims(op, shape)
+    loaded = [1 if d in thin else s for d, s in enumerate(shape)]
+    ptrs, mask = op_block_access(ctx, op, loaded, layout)
+    val = masked_load(ctx, ptrs, mask, ctx.zeros(loaded, elem, layout, op))
+    if thin:
+        val = broadcast(ctx, val, shape, layout, ctx.elem(elem, op))
     if not same_type(val.get_type(), want):
         val = ctx.b.create_convert_layout(want, val)
     return val

@@ -18,6 +18,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from gemm_opt.core.contract import IMPRECISE_ACC
 from gemm_opt.core.ext_compat import cast, ir
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect.async_ops import AsyncWmmaOp
@@ -214,14 +215,19 @@ class WgmmaChoice:
 
     @staticmethod
     def max_imprecise_acc(op: Any) -> int:
-        """wgmma's ``maxNumImpreciseAcc``: 0 for 16-bit inputs; for 8-bit ones one
-        instruction's K (32), so that each wgmma's sum is added into the fp32 accumulator
-        (Hopper's tensor cores add 8-bit products with fewer bits than fp32 carries;
-        Triton's default, 2**30, would leave all of K to them). ``tile.wmma`` means fp32
-        accumulation."""
+        """wgmma's ``maxNumImpreciseAcc``: 0 for 16-bit inputs; for 8-bit ones the
+        op's ``tile.imprecise_acc`` or else one instruction's K (32), so that each wgmma's
+        sum is added into the fp32 accumulator (Hopper's tensor cores add 8-bit products
+        with fewer bits than fp32 carries; Triton's default, 2**30, would leave all of K
+        to them). ``tile.wmma`` means fp32 accumulation unless the op allows more."""
         t = op.a.type
         elem = t.element_type if isinstance(t, SharedType) else ir.RankedTensorType(t).element_type
-        return WGMMA_FP8_K if element_bits(elem) == 8 else 0
+        if element_bits(elem) != 8:
+            return 0
+        attrs = op.operation.attributes
+        if IMPRECISE_ACC in attrs:
+            return ir.IntegerAttr(attrs[IMPRECISE_ACC]).value
+        return WGMMA_FP8_K
 
     def wmma(self, ctx: HandOffContext, op: Any) -> Any:
         if op.operation not in self.ops:

@@ -8,22 +8,28 @@ the folder holding ``cuda90/``) and run through ``gemm_opt.matmul(a, w.t(),
 scale_a=..., scale_b=...)``.
 
 1. **Correctness**: bf16 operands quantized by ``gemm_opt.quantize_fp8``
-   (e4m3, tensorwise and rowwise), shapes with ragged edges and K off the
-   16-element rule (the plain kernel) and on it (the TMA twin), both
-   schedules; C against the float64 product of the decoded operands times
-   their scales (``|C - ref| <= 2^-8 |ref| + 2^-12 sum|a_k b_k| sa sb``: bf16
-   rounding, and the tensor core's own accumulation inside each wgmma, which
-   is narrower than fp32) and against ``torch._scaled_mm`` (twice the bound:
-   both approximate the float64 product within it; torch's own distance to it
-   is printed; torch takes only multiples of 16, so the ragged shapes are
-   checked against float64 only).
-2. **Speed**: DeepGEMM's dense shapes (M x N x K), rowwise and tensorwise,
-   data-parallel and persistent, each beside ``torch._scaled_mm`` in the same
-   interleaved run (median of ``--reps`` samples after an L2 flush), TFLOP/s
-   and the ratio to torch.
+   (e4m3, tensorwise, rowwise and block128), shapes with ragged edges and K
+   off the 16-element rule (the plain kernel) and on it (the TMA twin), both
+   schedules, and rowwise again with each bundled promotion interval
+   (``imprecise_acc``); C against the float64 product of the decoded operands
+   times their scales (``|C - ref| <= 2^-8 |ref| + 2^-12 sum|a_k b_k| sa sb``:
+   bf16 rounding, and the tensor core's own accumulation inside each wgmma (or
+   K block), which is narrower than fp32) and against ``torch._scaled_mm``
+   (twice the bound: both approximate the float64 product within it; torch's
+   own distance to it is printed; torch takes only multiples of 16, so the
+   ragged shapes are checked against float64 only; where torch has no
+   block128 kernel it says so). Each line also prints the largest
+   ``|C - ref| / sum|a_k b_k| sa sb`` (the accumulation's error, the number
+   the docs' bound is stated in) over the elements where bf16's rounding
+   cannot hide it (C in fp32 for this figure).
+2. **Speed**: DeepGEMM's dense shapes (M x N x K), each recipe, data-parallel
+   and persistent (rowwise also with each promotion interval), each beside
+   ``torch._scaled_mm`` of the same recipe (block128: rowwise torch where it
+   has no block128 kernel, marked) in the same interleaved run (median of
+   ``--reps`` samples after an L2 flush), TFLOP/s and the ratio to torch.
 
-Writes ``OUT/fp8.csv`` and ``OUT/fp8.md``. Exit 0 when every check passes, 1
-if one fails, 2 on misuse, no GPU or a missing kernel.
+Writes ``OUT/fp8.csv``, ``OUT/fp8.md`` and ``OUT/fp8.log``. Exit 0 when every
+check passes, 1 if one fails, 2 on misuse, no GPU or a missing kernel.
 
     PYTHONPATH=python python3 benchmarks/h100/fp8.py --bundles DIR --out OUT
 """
@@ -32,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import os
 import sys
 from pathlib import Path
@@ -56,69 +63,131 @@ SHAPES = (
 #: Correctness shapes: ragged M and N; K off the 16-element rule (the plain
 #: kernel) and on it (the TMA twin); a decode shape.
 CHECK_SHAPES = ((300, 200, 176), (257, 129, 100), (16, 384, 512), (1000, 1000, 4096))
-RECIPES = ("rowwise", "tensorwise")
+RECIPES = ("rowwise", "tensorwise", "block128")
 SCHEDULES = ("data-parallel", "persistent")
+#: K per block128 scale.
+BLOCK = 128
 #: The check's bound: C's bf16 rounding (relative) and the accumulation (of sum |a b| s).
 REL, ABS = 2.0**-8, 2.0**-12
 
 
 def _quantized(torch: Any, m: int, n: int, k: int, recipe: str, seed: int):
-    """a (M, K) e4m3, w (N, K) e4m3 (B is w.t()) and their scales as torch._scaled_mm takes them."""
+    """a (M, K) e4m3, w (N, K) e4m3 (B is w.t()) and their scales as torch._scaled_mm
+    takes them (block128: scale_a (M, Kb) M-major, scale_b (Kb, Nb) with strides (1, Kb))."""
     import gemm_opt
 
     g = torch.Generator(device="cuda").manual_seed(seed)
     x = torch.randn(m, k, device="cuda", generator=g).bfloat16()
     y = torch.randn(n, k, device="cuda", generator=g).bfloat16()
     a, sa = gemm_opt.quantize_fp8(x, recipe=recipe)
+    if recipe == "block128":  # 128x128 blocks of B = w.t()
+        b, sb = gemm_opt.quantize_fp8(y.t(), recipe=recipe, operand="b")
+        return a, b.t(), sa.t().contiguous().t(), sb.t().contiguous().t()
     w, sw = gemm_opt.quantize_fp8(y, recipe=recipe)  # per row of w = per column of B
     sb = sw.t() if recipe == "rowwise" else sw
     return a, w, sa.float(), sb.float()
 
 
-def _reference(torch: Any, a, w, sa, sb):
+def _element_scales(sa, sb, m: int, n: int, k: int, recipe: str):
+    """The scale of every element of A (M, K) and B (K, N), float64."""
+    sa, sb = sa.double(), sb.double()
+    if recipe == "block128":
+        sa = sa.repeat_interleave(BLOCK, dim=1)[:, :k]
+        sb = sb.repeat_interleave(BLOCK, dim=0)[:k].repeat_interleave(BLOCK, dim=1)[:, :n]
+    return sa, sb
+
+
+def _reference(torch: Any, a, w, sa, sb, recipe: str = "rowwise"):
     """float64 (A x sa) @ (B x sb) and the same of the magnitudes (the bound's scale)."""
     ad, bd = a.double(), w.double().t()
-    ref = (ad * sa.double()) @ (bd * sb.double())
-    mag = (ad.abs() * sa.double()) @ (bd.abs() * sb.double())
+    (m, k), n = ad.shape, bd.shape[1]
+    ea, eb = _element_scales(sa, sb, m, n, k, recipe)
+    ref = (ad * ea) @ (bd * eb)
+    mag = (ad.abs() * ea) @ (bd.abs() * eb)
     return ref, mag
 
 
-def check(torch: Any, say: Any) -> bool:
-    import gemm_opt
+def _torch_mm(torch: Any, a, b, sa, sb, out_dtype):
+    """``torch._scaled_mm`` of the recipe, or None where this torch has no kernel for it."""
+    try:
+        return torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=out_dtype)
+    except (RuntimeError, ValueError, NotImplementedError):
+        return None
 
+
+def _variant(a, b, sa, sb, schedule: str, acc: int | None, out_dtype=None):
+    """C of the scaled kernel with promotion interval ``acc`` (None: the API's call,
+    ``gemm_opt.matmul``; else its plan with ``imprecise_acc`` replaced)."""
+    from dataclasses import replace
+
+    import gemm_opt
+    from gemm_opt.runtime import scaled
+
+    if acc is None:
+        return gemm_opt.matmul(a, b, scale_a=sa, scale_b=sb, schedule=schedule, out_dtype=out_dtype)
+    plan = scaled.scaled_plan(a, b, sa, sb, schedule=schedule, out_dtype=out_dtype)
+    plan = replace(plan, spec=replace(plan.spec, imprecise_acc=acc))
+    return scaled.launch(plan, a, b, sa, sb)
+
+
+def _accs(recipe: str) -> tuple[int | None, ...]:
+    """The promotion intervals measured for ``recipe`` (None: the API's)."""
+    from gemm_opt.kernels.h100_configs import FP8_IMPRECISE_ACC
+
+    return (None, *FP8_IMPRECISE_ACC) if recipe == "rowwise" else (None,)
+
+
+def _impl(schedule: str, acc: int | None) -> str:
+    return schedule if acc is None else f"{schedule}-ia{acc}"
+
+
+def check(torch: Any, say: Any) -> bool:
     ok = True
     for m, n, k in CHECK_SHAPES:
         for recipe in RECIPES:
             a, w, sa, sb = _quantized(torch, m, n, k, recipe, m + n + k)
-            ref, mag = _reference(torch, a, w, sa, sb)
+            ref, mag = _reference(torch, a, w, sa, sb, recipe)
             # torch._scaled_mm takes only sizes that are multiples of 16: elsewhere (the
             # ragged shapes, which take our plain kernel) the check is against float64 only.
             theirs = None
             if k % 16 == 0 and n % 16 == 0:
-                theirs = torch._scaled_mm(
-                    a, w.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16
-                )
+                theirs = _torch_mm(torch, a, w.t(), sa, sb, torch.bfloat16)
+                theirs32 = _torch_mm(torch, a, w.t(), sa, sb, torch.float32)
+                if theirs32 is not None:
+                    err = ((theirs32.double() - ref).abs() / mag.clamp_min(1e-300)).max().item()
+                    say(
+                        f"torch._scaled_mm {m}x{n}x{k} {recipe}: fp32 C: max "
+                        f"|C-ref|/sum|ab|s {err:.2e}"
+                    )
             for schedule in SCHEDULES:
-                c = gemm_opt.matmul(a, w.t(), scale_a=sa, scale_b=sb, schedule=schedule)
-                bound = REL * ref.abs() + ABS * mag
-                err_ref = ((c.double() - ref).abs() / bound).max().item()
-                # Against torch: both results approximate the float64 product within the
-                # bound, so they differ by at most twice it (torch's own error is printed).
-                err_torch = torch_ref = float("nan")
-                if theirs is not None:
-                    err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
-                    torch_ref = ((theirs.double() - ref).abs() / bound).max().item()
-                good = err_ref <= 1 and (theirs is None or err_torch <= 2)
-                ok &= good
-                vs_torch = (
-                    "no torch._scaled_mm (sizes)"
-                    if theirs is None
-                    else f"{err_torch:.3f} (of 2; torch's own |torch-ref|/bound {torch_ref:.3f})"
-                )
-                say(
-                    f"{'PASS' if good else 'FAIL'} {m}x{n}x{k} {recipe} {schedule}: "
-                    f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound {vs_torch}"
-                )
+                for acc in _accs(recipe):
+                    c = _variant(a, w.t(), sa, sb, schedule, acc)
+                    c32 = _variant(a, w.t(), sa, sb, schedule, acc, torch.float32)
+                    # The accumulation's own error, in units of sum |a b| s: fp32 C.
+                    acc_err = ((c32.double() - ref).abs() / mag.clamp_min(1e-300)).max().item()
+                    bound = REL * ref.abs() + ABS * mag
+                    err_ref = ((c.double() - ref).abs() / bound).max().item()
+                    # Against torch: both results approximate the float64 product within the
+                    # bound, so they differ by at most twice it (torch's own error is printed).
+                    err_torch = torch_ref = float("nan")
+                    if theirs is not None:
+                        err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
+                        torch_ref = ((theirs.double() - ref).abs() / bound).max().item()
+                    good = err_ref <= 1 and (theirs is None or err_torch <= 2)
+                    ok &= good
+                    why = "sizes" if k % 16 or n % 16 else "no kernel for the recipe"
+                    vs_torch = (
+                        f"no torch._scaled_mm ({why})"
+                        if theirs is None
+                        else f"{err_torch:.3f} (of 2; torch's own |torch-ref|/bound "
+                        f"{torch_ref:.3f})"
+                    )
+                    say(
+                        f"{'PASS' if good else 'FAIL'} {m}x{n}x{k} {recipe} "
+                        f"{_impl(schedule, acc)}: "
+                        f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound {vs_torch}, "
+                        f"fp32 C: max |C-ref|/sum|ab|s {acc_err:.2e}"
+                    )
     return ok
 
 
@@ -131,15 +200,24 @@ def speed(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str, Any]]:
         for recipe in RECIPES:
             a, w, sa, sb = _quantized(torch, m, n, k, recipe, 0)
             b = w.t()
+            ta, tb, tsa, tsb = a, b, sa, sb
+            if _torch_mm(torch, a, b, sa, sb, torch.bfloat16) is None:  # torch: rowwise
+                ta, tw, tsa, tsb = _quantized(torch, m, n, k, "rowwise", 0)
+                tb = tw.t()
             fns = {
-                "torch": lambda a=a, b=b, sa=sa, sb=sb: torch._scaled_mm(
+                "torch": lambda a=ta, b=tb, sa=tsa, sb=tsb: torch._scaled_mm(
                     a, b, scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16
                 )
             }
+            torch_recipe = recipe if ta is a else "rowwise"
             for schedule in SCHEDULES:
                 fns[schedule] = lambda a=a, b=b, sa=sa, sb=sb, s=schedule: gemm_opt.matmul(
                     a, b, scale_a=sa, scale_b=sb, schedule=s
                 )
+                for acc in _accs(recipe)[1:]:
+                    fns[_impl(schedule, acc)] = functools.partial(
+                        _variant, a, b, sa, sb, schedule, acc
+                    )
             res = benchlib.bench(fns, reps, warmup, flush)
             base = res["torch"]["median_ms"]
             for name, r in res.items():
@@ -147,7 +225,7 @@ def speed(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str, Any]]:
                 row = {
                     "m": m, "n": n, "k": k, "recipe": recipe, "impl": name,
                     "median_ms": round(ms, 5), "tflops": round(benchlib.tflops(m, n, k, ms), 1),
-                    "vs_torch": round(base / ms, 3),
+                    "vs_torch": round(base / ms, 3), "torch_recipe": torch_recipe,
                 }  # fmt: skip
                 rows.append(row)
                 say(
@@ -161,17 +239,26 @@ def _markdown(rows: list[dict[str, Any]], gpu: str) -> str:
     lines = [
         f"# FP8 GEMM on {gpu}: gemm-opt beside torch._scaled_mm (bf16 out)",
         "",
-        "| M x N x K | recipe | torch TFLOP/s | data-parallel | persistent | best / torch |",
-        "|---|---|---|---|---|---|",
+        "| M x N x K | recipe | torch TFLOP/s | data-parallel | persistent | best / torch "
+        "| other kernels (TFLOP/s) |",
+        "|---|---|---|---|---|---|---|",
     ]
     key = {(r["m"], r["n"], r["k"], r["recipe"], r["impl"]): r for r in rows}
     for m, n, k in SHAPES:
         for recipe in RECIPES:
             t, dp, pe = (key[(m, n, k, recipe, i)] for i in ("torch", *SCHEDULES))
             best = max(dp["vs_torch"], pe["vs_torch"])
+            torch_recipe = t.get("torch_recipe", recipe)
+            mark = "" if torch_recipe == recipe else f" ({torch_recipe})"
+            others = ", ".join(
+                f"{r['impl']} {r['tflops']} ({r['vs_torch']:.2f}x)"
+                for r in rows
+                if (r["m"], r["n"], r["k"], r["recipe"]) == (m, n, k, recipe)
+                and r["impl"] not in ("torch", *SCHEDULES)
+            )
             lines.append(
-                f"| {m}x{n}x{k} | {recipe} | {t['tflops']} | {dp['tflops']} | {pe['tflops']} "
-                f"| {best:.2f}x |"
+                f"| {m}x{n}x{k} | {recipe} | {t['tflops']}{mark} | {dp['tflops']} "
+                f"| {pe['tflops']} | {best:.2f}x | {others or '-'} |"
             )
     return "\n".join(lines) + "\n"
 

@@ -57,6 +57,7 @@ CHANGES = {
     # FP8 kernels only (dense data-parallel/persistent, B stored (N, K), block_k % 64).
     "scale": {**_FP8, "scale": "rowwise"},
     "out_dtype": {**_FP8, "out_dtype": "fp32"},
+    "imprecise_acc": {**_FP8, "imprecise_acc": 128},
 }
 
 
@@ -74,9 +75,12 @@ def test_every_spec_field_changes_the_key() -> None:
     fp8 = replace(BASE, **_FP8)
     fp8_keys = {
         D.cache_key(replace(fp8, **change), "cuda:90", TOOLS)
-        for change in ({}, {"scale": "tensorwise"}, {"scale": "rowwise"}, {"out_dtype": "fp32"})
-    }
-    assert len(fp8_keys) == 4
+        for change in (
+            {}, {"scale": "tensorwise"}, {"scale": "rowwise"}, {"out_dtype": "fp32"},
+            {"imprecise_acc": 128}, {"scale": "block128", "block_k": 128},
+        )
+    }  # fmt: skip
+    assert len(fp8_keys) == 6
 
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))

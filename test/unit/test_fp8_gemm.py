@@ -149,8 +149,13 @@ def test_spec_names_and_arguments():
         (dict(trans_a=True), "K-major"),
         (dict(block_k=32), "block_k must be a multiple of 64"),
         (dict(out_dtype="fp16"), "out_dtype must be one of bf16, fp32"),
-        (dict(scale="block128"), "scale must be one of"),
-        (dict(dtype="fp16"), "scale and out_dtype are for FP8 kernels"),
+        (dict(scale="mx32"), "scale must be one of"),
+        (dict(scale="block128"), "block_k must be 128 for scale 'block128'"),
+        (dict(imprecise_acc=48), "imprecise_acc must be a positive multiple of 32, got 48"),
+        (dict(imprecise_acc=0), "imprecise_acc must be a positive multiple of 32"),
+        (dict(scale="block128", block_k=128, imprecise_acc=128),
+         "imprecise_acc is for the epilogue recipes"),
+        (dict(dtype="fp16"), "scale, out_dtype and imprecise_acc are for FP8 kernels"),
     ],
 )  # fmt: skip
 def test_refusals_name_what_is_built(kw, match):

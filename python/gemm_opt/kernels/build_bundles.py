@@ -141,17 +141,30 @@ def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
 def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec]:
     """The FP8 kernels the scaled API launches (:mod:`gemm_opt.runtime.scaled`):
     each of :data:`~gemm_opt.kernels.h100_configs.FP8_GPU_CONFIGS`, schedule
-    (data-parallel, persistent) and recipe (tensorwise, rowwise), bf16 C, B
-    stored (N, K); each plain kernel (for K or leading dimensions off the
+    (data-parallel, persistent) and recipe (tensorwise, rowwise, block128), bf16 C, B
+    stored (N, K), and rowwise again with each
+    :data:`~gemm_opt.kernels.h100_configs.FP8_IMPRECISE_ACC` interval (the benchmark
+    measures both); each plain kernel (for K or leading dimensions off the
     16-element rule) with its aligned and TMA twins."""
     from gemm_opt.core.modes import FP8_KINDS, Scale
 
     plain = [
-        S.KernelSpec(kind, None, "none", dtype, **cfg.__dict__, trans_b=True, scale=scale)
+        S.KernelSpec(
+            kind,
+            None,
+            "none",
+            dtype,
+            **cfg.__dict__,
+            trans_b=True,
+            scale=scale,
+            imprecise_acc=acc,
+        )
         for dtype in dtypes
         for cfg in h100.FP8_GPU_CONFIGS.values()
         for kind in FP8_KINDS
-        for scale in (Scale.TENSORWISE, Scale.ROWWISE)
+        for scale in (Scale.TENSORWISE, Scale.ROWWISE, Scale.BLOCK128)
+        for acc in (None, *h100.FP8_IMPRECISE_ACC)
+        if acc is None or scale == Scale.ROWWISE
     ]
     return (
         plain

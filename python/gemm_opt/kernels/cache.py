@@ -47,6 +47,7 @@ def _build(spec: S.KernelSpec, target: str) -> Any:
         vector_bytes=spec.vector_bytes,
         scale=spec.scale,
         out_dtype=spec.out_dtype,
+        imprecise_acc=spec.imprecise_acc,
     )
 
 

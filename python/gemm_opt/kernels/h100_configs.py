@@ -95,6 +95,13 @@ FP8_GPU_CONFIGS = {
 }
 
 
+#: The promotion intervals besides one instruction's (32) that the FP8 bundle holds
+#: for the epilogue recipes (``KernelSpec.imprecise_acc``): each wgmma's sum added
+#: into fp32 on its own serializes the wgmmas, 128 lets a K block's four run back to
+#: back. The API picks none of them yet; the benchmark measures both.
+FP8_IMPRECISE_ACC: tuple[int, ...] = (128,)
+
+
 def fp8_config_name(m: int, n: int, sms: int = 132) -> str:
     """The :data:`FP8_GPU_CONFIGS` entry for an ``m x n`` output: ``mid`` where
     its tiles fill a wave of ``sms`` programs (and M has ``block_m`` rows), else
@@ -107,6 +114,7 @@ def fp8_config_name(m: int, n: int, sms: int = 132) -> str:
 
 __all__ = [
     "FP8_GPU_CONFIGS",
+    "FP8_IMPRECISE_ACC",
     "GPU_CONFIG",
     "GPU_CONFIGS",
     "GPU_SHAPE_CLASSES",

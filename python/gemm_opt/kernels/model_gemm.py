@@ -111,6 +111,9 @@ def run_scaled(plan: Any, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
     import numpy as np
 
     from gemm_opt.kernels import cache
+    from gemm_opt.runtime.scaled import kernel_scales
+
+    scale_a, scale_b = kernel_scales(plan, scale_a, scale_b)
 
     def codes(x: Any) -> Any:
         if type(x).__module__.split(".")[0] == "torch":

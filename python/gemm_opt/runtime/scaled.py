@@ -8,8 +8,9 @@ view of a row-major (N, K) tensor (``w.t()``: ``torch._scaled_mm``'s and
 ``nn.Linear``'s layout; Hopper's 8-bit wgmma reads both operands K-major, so
 no other layout has a kernel). The recipe follows from the scale shapes, as
 ``torch._scaled_mm`` reads them (:func:`gemm_opt.core.scaling.recipe_of`):
-0-d or (1, 1) tensorwise, (M, 1) and (1, N) rowwise; scales are float32 and
-lie where the operands do. C is bfloat16 (or float32), row-major (M, N).
+0-d or (1, 1) tensorwise, (M, 1) and (1, N) rowwise, (M, ceil(K/128)) and
+(ceil(K/128), ceil(N/128)) block128; scales are float32 and lie where the
+operands do. C is bfloat16 (or float32), row-major (M, N).
 
 Imports only the standard library and :mod:`gemm_opt.core` at import time;
 torch (CUDA launch) and numpy are imported where used.
@@ -33,6 +34,11 @@ OUT_DTYPES = {framework: name for name, framework in S.FP8_OUT_DTYPES.items()}
 DEFAULT_OUT = "bfloat16"
 #: The configuration the model runs FP8 kernels with (small blocks: quick to interpret).
 MODEL_FP8_CONFIG = S.GemmConfig(64, 64, 64, 4, 4)
+#: The model's block128 configuration (``block_k`` is the recipe's block).
+MODEL_BLOCK128_CONFIG = S.GemmConfig(64, 64, S.FP8_BLOCK_K, 4, 4)
+#: The largest index a block128 kernel forms into its scales, ceil(K/128) * max(M, N),
+#: is an i32 (its scale offsets are).
+_I32_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,10 @@ class ScaledPlan:
     #: Programs that run at once on the model (its interleaving); on the GPU, the grid.
     programs: int
     seed: int | None = None
+
+    @property
+    def recipe(self) -> Scale:
+        return self.spec.scale
 
     @property
     def out_shape(self) -> tuple[int, int]:
@@ -113,7 +123,8 @@ def _check_layouts(a: Any, b: Any) -> tuple[int, int, int, int, int]:
 
 def _check_scale(x: Any, name: str, backend: str, device: Any, vector: int, axis: int) -> None:
     """``x`` a float32 tensor/array of the operands' framework and device; a rowwise
-    scale (``vector`` > 1 along ``axis``) with unit stride along it."""
+    scale (``vector`` > 1 along ``axis``) with unit stride along it (block128: any
+    strides, ``axis`` None; :func:`kernel_scales` lays them out)."""
     if backend == "numpy":
         if type(x).__module__.split(".")[0] != "numpy" or not hasattr(x, "shape"):
             raise TypeError(
@@ -129,25 +140,31 @@ def _check_scale(x: Any, name: str, backend: str, device: Any, vector: int, axis
         raise ValueError(f"{name}: expected a tensor on {device} (the operands'), got {x.device}")
     if _dtype_name(x) != "float32":
         raise TypeError(f"{name}: expected float32 scales, got {_dtype_name(x)}")
-    if vector > 1 and P.element_strides(x, name)[axis] != 1:
+    if axis is not None and vector > 1 and P.element_strides(x, name)[axis] != 1:
         raise ValueError(
             f"{name}: a rowwise scale has unit stride along its {vector} entries, got strides "
             f"{P.element_strides(x, name)}"
         )
 
 
-def _config(m: int, n: int, backend: str, config: Any) -> S.GemmConfig:
+def _config(m: int, n: int, backend: str, config: Any, block128: bool) -> S.GemmConfig:
+    model = MODEL_BLOCK128_CONFIG if block128 else MODEL_FP8_CONFIG
     if config is not None:
-        default = h100.FP8_GPU_CONFIGS["mid"] if backend == "cuda" else MODEL_FP8_CONFIG
+        default = h100.FP8_GPU_CONFIGS["mid"] if backend == "cuda" else model
         cfg = P.check_config(config, default)
         if cfg.block_k % S.FP8_MMA_K:
             raise ValueError(
                 f"config: block_k must be a multiple of {S.FP8_MMA_K} for FP8 (the 8-bit "
                 f"MMA's K), got {cfg.block_k}"
             )
+        if block128 and cfg.block_k != S.FP8_BLOCK_K:
+            raise ValueError(
+                f"config: block_k must be {S.FP8_BLOCK_K} for block128 scales (one scale "
+                f"per {S.FP8_BLOCK_K} of K), got {cfg.block_k}"
+            )
         return cfg
     if backend != "cuda":
-        return MODEL_FP8_CONFIG
+        return model
     return h100.FP8_GPU_CONFIGS[h100.fp8_config_name(m, n)]
 
 
@@ -167,7 +184,7 @@ def scaled_plan(
     """The :class:`ScaledPlan` of a call, or TypeError/ValueError naming the argument.
 
     ``meta``: checks only (fake tensors: the GPU's resident programs are not read)."""
-    from gemm_opt.core.scaling import Recipe, recipe_of
+    from gemm_opt.core.scaling import recipe_of
 
     backend = P.kind_of(a, "a")
     if P.kind_of(b, "b") != backend:
@@ -192,16 +209,22 @@ def scaled_plan(
         if not hasattr(s, "shape"):
             raise TypeError(f"{name}: expected a float32 tensor or array, got {type(s).__name__}")
     recipe = recipe_of(tuple(scale_a.shape), tuple(scale_b.shape), m=m, n=n, k=k)
-    if recipe not in (Recipe.TENSORWISE, Recipe.ROWWISE):
+    if recipe.value not in _SCALES:
         raise ValueError(
             f"scale_a: the scale shapes {tuple(scale_a.shape)}, {tuple(scale_b.shape)} are the "
-            f"{recipe.value} recipe, which has no kernel (built: tensorwise, rowwise)"
+            f"{recipe.value} recipe, which has no kernel (built: {', '.join(_SCALES)})"
         )
-    rowwise = recipe is Recipe.ROWWISE
-    _check_scale(scale_a, "scale_a", backend, device, m if rowwise else 1, 0)
-    _check_scale(scale_b, "scale_b", backend, device, n if rowwise else 1, -1)
-    cfg = _config(m, n, backend, config)
-    scale = Scale.ROWWISE if rowwise else Scale.TENSORWISE
+    scale = Scale(recipe.value)
+    rowwise, block128 = scale == Scale.ROWWISE, scale == Scale.BLOCK128
+    axes = (None, None) if block128 else (0, -1)
+    _check_scale(scale_a, "scale_a", backend, device, m if rowwise else 1, axes[0])
+    _check_scale(scale_b, "scale_b", backend, device, n if rowwise else 1, axes[1])
+    if block128 and S.cdiv(k, S.FP8_BLOCK_K) * max(m, n) > _I32_MAX:
+        raise ValueError(
+            f"a: block128 scales index ceil(K/{S.FP8_BLOCK_K}) x max(M, N) entries as i32; "
+            f"M={m}, N={n}, K={k} is past {_I32_MAX}"
+        )
+    cfg = _config(m, n, backend, config, block128)
     spec = scaled_spec(schedule, da, cfg, scale, out)
     tiles = S.tile_count(m, n, spec.block_m, spec.block_n)
     if num_programs is None:
@@ -228,6 +251,35 @@ def scaled_spec(
     )  # fmt: skip
 
 
+#: The recipes with a kernel: the kernels' scale modes, named as the recipes.
+_SCALES = tuple(s for s in Scale if s != Scale.NONE)
+
+
+def kernel_scales(plan: ScaledPlan, scale_a: Any, scale_b: Any) -> tuple[Any, Any]:
+    """The scales as the kernel reads them (torch tensors or numpy arrays, as given).
+
+    Tensorwise and rowwise: as they are. block128
+    (:func:`gemm_opt.kernels.schedule_gemm.build_gemm_module`'s ``scale_a`` (Kb, M)
+    and ``scale_b`` (Kb, N), Kb = ceil(K/128)): ``scale_a`` (M, Kb) transposed to
+    M-major, which costs nothing for ``torch._scaled_mm``'s layout (strides (1, M))
+    and one small copy otherwise; ``scale_b`` (Kb, ceil(N/128)) repeated over the
+    128 columns of each block (a (Kb, N) float32 copy, made on the operands'
+    device without a host sync), so that the kernel reads one scale per column.
+    """
+    if plan.recipe != Scale.BLOCK128:
+        return scale_a, scale_b
+    block, n = S.FP8_BLOCK_K, plan.n
+    if P.is_torch_tensor(scale_a):
+        sa = scale_a.t().contiguous()
+        sb = scale_b.repeat_interleave(block, dim=1)[:, :n].contiguous()
+        return sa, sb
+    import numpy as np
+
+    sa = np.ascontiguousarray(np.asarray(scale_a).T, dtype=np.float32)
+    sb = np.ascontiguousarray(np.repeat(scale_b, block, axis=1)[:, :n], dtype=np.float32)
+    return sa, sb
+
+
 def _resident(spec: S.KernelSpec, device: Any) -> int:
     from gemm_opt.runtime import gemm as rt
 
@@ -243,6 +295,7 @@ def launch(plan: ScaledPlan, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
     c = torch.empty(plan.out_shape, dtype=getattr(torch, plan.out_dtype), device=a.device)
     if plan.grid == 0:
         return c
+    scale_a, scale_b = kernel_scales(plan, scale_a, scale_b)
     values = {
         "a": a, "b": b, "c": c, "M": plan.m, "N": plan.n, "K": plan.k,
         "lda": plan.lda, "ldb": plan.ldb, "ldc": plan.n,
@@ -255,9 +308,11 @@ def launch(plan: ScaledPlan, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
 
 __all__ = [
     "DEFAULT_OUT",
+    "MODEL_BLOCK128_CONFIG",
     "MODEL_FP8_CONFIG",
     "OUT_DTYPES",
     "ScaledPlan",
+    "kernel_scales",
     "launch",
     "scaled_plan",
     "scaled_spec",
