@@ -22,11 +22,19 @@ scale_a=..., scale_b=...)``.
    ``|C - ref| / sum|a_k b_k| sa sb`` (the accumulation's error, the number
    the docs' bound is stated in) over the elements where bf16's rounding
    cannot hide it (C in fp32 for this figure).
+   Grouped (``gemm_opt.grouped_matmul(a, w, group_lens, trans_b=True,
+   scale_a=..., scale_b=...)``, lengths on the GPU): rowwise and block128,
+   ragged lengths with an empty group, against float64 and
+   ``torch._scaled_grouped_mm`` the same way.
 2. **Speed**: DeepGEMM's dense shapes (M x N x K), each recipe, data-parallel
    and persistent (rowwise also with each promotion interval), each beside
    ``torch._scaled_mm`` of the same recipe (block128: rowwise torch where it
    has no block128 kernel, marked) in the same interleaved run (median of
-   ``--reps`` samples after an L2 flush), TFLOP/s and the ratio to torch.
+   ``--reps`` samples after an L2 flush), TFLOP/s and the ratio to torch;
+   then DeepSeek-V3's grouped shapes (GateUP N=4096 K=7168, Down N=7168
+   K=2048, G=4 x 8192 and G=8 x 4096 rows; and G=8 GateUP with unbalanced
+   routing) beside ``torch._scaled_grouped_mm`` (rowwise; block128 beside
+   torch's rowwise where it has no block128 kernel).
 
 Writes ``OUT/fp8.csv``, ``OUT/fp8.md`` and ``OUT/fp8.log``. Exit 0 when every
 check passes, 1 if one fails, 2 on misuse, no GPU or a missing kernel.
@@ -67,6 +75,20 @@ RECIPES = ("rowwise", "tensorwise", "block128")
 SCHEDULES = ("data-parallel", "persistent")
 #: K per block128 scale.
 BLOCK = 128
+#: Grouped speed shapes: (G, rows per group, N, K, balanced): DeepSeek-V3's GateUP
+#: and Down projections (DeepGEMM's grouped table); unbalanced: the same total rows
+#: split at random (seeded).
+GROUPED_SHAPES = (
+    (4, 8192, 4096, 7168, True),
+    (8, 4096, 4096, 7168, True),
+    (4, 8192, 7168, 2048, True),
+    (8, 4096, 7168, 2048, True),
+    (8, 4096, 4096, 7168, False),
+)
+#: Grouped checks: (lengths, N, K): ragged with an empty group and K off the
+#: 16-element rule (no torch there), then torch-sized.
+GROUPED_CHECKS = (((50, 0, 81, 30), 90, 300), ((128, 64, 0, 192), 256, 512))
+GROUPED_RECIPES = ("rowwise", "block128")
 #: The check's bound: C's bf16 rounding (relative) and the accumulation (of sum |a b| s).
 REL, ABS = 2.0**-8, 2.0**-12
 
@@ -191,6 +213,154 @@ def check(torch: Any, say: Any) -> bool:
     return ok
 
 
+def _grouped_quantized(torch: Any, lens, n: int, k: int, recipe: str, seed: int):
+    """a (S, K), w (G, N, K) e4m3 and their scales as the grouped API takes them."""
+    import gemm_opt
+
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randn(sum(lens), k, device="cuda", generator=g).bfloat16()
+    y = torch.randn(len(lens), n, k, device="cuda", generator=g).bfloat16()
+    a, sa = gemm_opt.quantize_fp8(x, recipe=recipe)
+    wt, sw = gemm_opt.quantize_fp8(y.transpose(1, 2), recipe=recipe, operand="b")
+    return a, wt.transpose(1, 2), sa, sw  # w (G, N, K) row-major per group
+
+
+def _torch_grouped(torch: Any, a, w, sa, sw, lens_dev, out_dtype):
+    """``torch._scaled_grouped_mm`` (rowwise scales), or None where it has no kernel."""
+    g, n, _ = w.shape
+    offs = torch.cumsum(lens_dev, 0, dtype=torch.int32)
+    try:
+        return torch._scaled_grouped_mm(
+            a, w.transpose(1, 2), sa.reshape(-1), sw.reshape(g, n), offs=offs,
+            out_dtype=out_dtype,
+        )  # fmt: skip
+    except (RuntimeError, ValueError, NotImplementedError, TypeError):
+        return None
+
+
+def _grouped_reference(torch: Any, a, w, sa, sw, lens, recipe: str):
+    """float64 grouped product and the same of the magnitudes."""
+    s, n = a.shape[0], w.shape[1]
+    ref = torch.zeros(s, n, dtype=torch.float64, device=a.device)
+    mag = torch.zeros_like(ref)
+    start = 0
+    for gi, length in enumerate(lens):
+        rows = slice(start, start + length)
+        sb = sw[gi].reshape(1, n) if recipe == "rowwise" else sw[gi]
+        r, m_ = _reference(torch, a[rows], w[gi], sa[rows], sb, recipe)
+        ref[rows], mag[rows] = r, m_
+        start += length
+    return ref, mag
+
+
+def check_grouped(torch: Any, say: Any) -> bool:
+    import gemm_opt
+
+    ok = True
+    for lens, n, k in GROUPED_CHECKS:
+        lens_dev = torch.tensor(lens, dtype=torch.int32, device="cuda")
+        for recipe in GROUPED_RECIPES:
+            a, w, sa, sw = _grouped_quantized(torch, lens, n, k, recipe, n + k)
+            ref, mag = _grouped_reference(torch, a, w, sa, sw, lens, recipe)
+            theirs = None
+            if k % 16 == 0 and n % 16 == 0 and recipe == "rowwise":
+                theirs = _torch_grouped(torch, a, w, sa, sw, lens_dev, torch.bfloat16)
+            kw = dict(trans_b=True, scale_a=sa, scale_b=sw)
+            c = gemm_opt.grouped_matmul(a, w, lens_dev, **kw)
+            c32 = gemm_opt.grouped_matmul(a, w, lens_dev, out_dtype=torch.float32, **kw)
+            acc_err = ((c32.double() - ref).abs() / mag.clamp_min(1e-300)).max().item()
+            bound = REL * ref.abs() + ABS * mag
+            err_ref = ((c.double() - ref).abs() / bound).max().item()
+            err_torch = float("nan")
+            if theirs is not None:
+                err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
+            good = err_ref <= 1 and (theirs is None or err_torch <= 2)
+            ok &= good
+            say(
+                f"{'PASS' if good else 'FAIL'} grouped {lens} N={n} K={k} {recipe}: "
+                f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound "
+                f"{'n/a' if theirs is None else f'{err_torch:.3f} (of 2)'}, "
+                f"fp32 C: max |C-ref|/sum|ab|s {acc_err:.2e}"
+            )
+    return ok
+
+
+def _routing(g: int, rows: int, balanced: bool) -> list[int]:
+    """G lengths summing to g * rows: equal, or a seeded random split (multiples of 16)."""
+    if balanced:
+        return [rows] * g
+    import random
+
+    rnd = random.Random(0)
+    units = g * rows // 16
+    cuts = sorted(rnd.sample(range(1, units), g - 1))
+    return [16 * (b - a) for a, b in zip([0, *cuts], [*cuts, units], strict=True)]
+
+
+def speed_grouped(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str, Any]]:
+    import gemm_opt
+
+    flush = benchlib.Flusher()
+    rows = []
+    for g, per, n, k, balanced in GROUPED_SHAPES:
+        lens = _routing(g, per, balanced)
+        lens_dev = torch.tensor(lens, dtype=torch.int32, device="cuda")
+        s = sum(lens)
+        for recipe in GROUPED_RECIPES:
+            a, w, sa, sw = _grouped_quantized(torch, lens, n, k, recipe, 0)
+            ta, tw, tsa, tsw = a, w, sa, sw
+            torch_recipe = recipe
+            if recipe != "rowwise":  # torch's grouped FP8 is rowwise
+                ta, tw, tsa, tsw = _grouped_quantized(torch, lens, n, k, "rowwise", 0)
+                torch_recipe = "rowwise"
+            fns = {
+                "torch": functools.partial(
+                    _torch_grouped, torch, ta, tw, tsa, tsw, lens_dev, torch.bfloat16
+                ),
+                "persistent": functools.partial(
+                    gemm_opt.grouped_matmul, a, w, lens_dev, trans_b=True, scale_a=sa,
+                    scale_b=sw,
+                ),
+            }  # fmt: skip
+            if fns["torch"]() is None:
+                del fns["torch"]
+            res = benchlib.bench(fns, reps, warmup, flush)
+            base = res["torch"]["median_ms"] if "torch" in res else float("nan")
+            shape = f"G={g} {'x'.join(map(str, (per, n, k)))}{'' if balanced else ' unbalanced'}"
+            for name, r in res.items():
+                ms = r["median_ms"]
+                row = {
+                    "m": s, "n": n, "k": k, "recipe": recipe, "impl": f"grouped-{name}",
+                    "median_ms": round(ms, 5), "tflops": round(benchlib.tflops(s, n, k, ms), 1),
+                    "vs_torch": round(base / ms, 3), "torch_recipe": torch_recipe,
+                    "shape": shape,
+                }  # fmt: skip
+                rows.append(row)
+                say(
+                    f"{shape} {recipe:9s} {name:10s} {ms:8.4f} ms "
+                    f"{row['tflops']:7.1f} TFLOP/s {row['vs_torch']:.2f}x torch ({torch_recipe})"
+                )
+    return rows
+
+
+def _grouped_markdown(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "",
+        "| grouped | recipe | torch._scaled_grouped_mm TFLOP/s | ours TFLOP/s | ours / torch |",
+        "|---|---|---|---|---|",
+    ]
+    key = {(r["shape"], r["recipe"], r["impl"]): r for r in rows}
+    for shape, recipe in dict.fromkeys((r["shape"], r["recipe"]) for r in rows):
+        t = key.get((shape, recipe, "grouped-torch"))
+        o = key[(shape, recipe, "grouped-persistent")]
+        mark = "" if t is None or t["torch_recipe"] == recipe else f" ({t['torch_recipe']})"
+        lines.append(
+            f"| {shape} | {recipe} | {'-' if t is None else t['tflops']}{mark} | {o['tflops']} "
+            f"| {o['vs_torch']:.2f}x |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def speed(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str, Any]]:
     import gemm_opt
 
@@ -285,7 +455,11 @@ def main(argv: list[str] | None = None) -> int:
     report(f"# {gpu}, torch {torch.__version__}")
     try:
         ok = check(torch, report)
-        rows = [] if args.skip_speed else speed(torch, args.reps, args.warmup, report)
+        ok &= check_grouped(torch, report)
+        rows, grouped = [], []
+        if not args.skip_speed:
+            rows = speed(torch, args.reps, args.warmup, report)
+            grouped = speed_grouped(torch, args.reps, args.warmup, report)
     except KernelMissing as e:
         print(f"{ap.prog}: error: {e}", file=sys.stderr)
         return 2
@@ -293,10 +467,11 @@ def main(argv: list[str] | None = None) -> int:
     report.write(args.out / "fp8.log")
     if rows:
         with open(args.out / "fp8.csv", "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+            writer = csv.DictWriter(f, fieldnames=[*rows[0], "shape"], restval="")
             writer.writeheader()
-            writer.writerows(rows)
-        (args.out / "fp8.md").write_text(_markdown(rows, gpu))
+            writer.writerows(rows + grouped)
+        md = _markdown(rows, gpu) + (_grouped_markdown(grouped) if grouped else "")
+        (args.out / "fp8.md").write_text(md)
     return 0 if ok else 1
 
 

@@ -185,9 +185,10 @@ def test_the_gpu_plan_kernel_is_bundled_with_its_twins(m, n, schedule, recipe):
     assert replace(spec, aligned=True, tma=True).name in bundled
 
 
-#: FP8 bundle kernels: 2 configurations x 2 schedules x (tensorwise, rowwise, block128,
-#: rowwise with each bundled promotion interval) x 3 twins.
-BUNDLED = 2 * 2 * (3 + len(h100.FP8_IMPRECISE_ACC)) * 3
+#: FP8 bundle kernels: 2 configurations x (2 dense schedules x (tensorwise, rowwise,
+#: block128, rowwise with each bundled promotion interval) + grouped "m" x 3 recipes)
+#: x 3 twins.
+BUNDLED = 2 * (2 * (3 + len(h100.FP8_IMPRECISE_ACC)) + 3) * 3
 
 
 def test_fp8_bundle_holds_every_recipe_and_interval():

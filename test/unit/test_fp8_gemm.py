@@ -144,7 +144,8 @@ def test_spec_names_and_arguments():
         (dict(kind="stream-k", reduction="linear"), "kind 'stream-k' has no FP8 kernel; built: "
          "data-parallel, persistent"),
         (dict(kind="split-k"), "kind 'split-k' has no FP8 kernel"),
-        (dict(grouped="m", kind="persistent"), "grouped 'm' has no FP8 kernel"),
+        (dict(grouped="m", kind="data-parallel"), "kind 'data-parallel' has no grouped FP8 "
+         "kernel; built: persistent"),
         (dict(trans_b=False), "K-major"),
         (dict(trans_a=True), "K-major"),
         (dict(block_k=32), "block_k must be a multiple of 64"),

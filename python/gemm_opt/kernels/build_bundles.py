@@ -144,9 +144,10 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
     (data-parallel, persistent) and recipe (tensorwise, rowwise, block128), bf16 C, B
     stored (N, K), and rowwise again with each
     :data:`~gemm_opt.kernels.h100_configs.FP8_IMPRECISE_ACC` interval (the benchmark
-    measures both); each plain kernel (for K or leading dimensions off the
-    16-element rule) with its aligned and TMA twins."""
-    from gemm_opt.core.modes import FP8_KINDS, Scale
+    measures both), and the grouped "m" forward (persistent, B stored (G, N, K)) of
+    each configuration and recipe; each plain kernel (for K or leading dimensions
+    off the 16-element rule) with its aligned and TMA twins."""
+    from gemm_opt.core.modes import FP8_KINDS, GROUPED_KINDS, Scale
 
     plain = [
         S.KernelSpec(
@@ -165,6 +166,12 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
         for scale in (Scale.TENSORWISE, Scale.ROWWISE, Scale.BLOCK128)
         for acc in (None, *h100.FP8_IMPRECISE_ACC)
         if acc is None or scale == Scale.ROWWISE
+    ] + [
+        S.KernelSpec(kind, None, "m", dtype, **cfg.__dict__, trans_b=True, scale=scale)
+        for dtype in dtypes
+        for cfg in h100.FP8_GPU_CONFIGS.values()
+        for kind in GROUPED_KINDS
+        for scale in (Scale.TENSORWISE, Scale.ROWWISE, Scale.BLOCK128)
     ]
     return (
         plain

@@ -333,7 +333,7 @@ def build_gemm_module(
                 elif scale != Scale.NONE:
 
                     def epilogue(acc: ir.Value) -> ir.Value:
-                        return _scale_epilogue(acc, bargs, args, acc_t, Scale(scale))
+                        return _scale_epilogue(acc, bargs, args, acc_t, Scale(scale), grouped)
 
                 if tdm is not None:
                     _pipelined_body(
@@ -509,12 +509,18 @@ def _element_type(name: str) -> Any:
 
 
 def _scale_epilogue(
-    acc: ir.Value, bargs: Any, args: dict[str, ir.Value], acc_t, scale: Scale
+    acc: ir.Value,
+    bargs: Any,
+    args: dict[str, ir.Value],
+    acc_t,
+    scale: Scale,
+    grouped: Grouped = Grouped.NONE,
 ) -> ir.Value:
     """acc * scale_a * scale_b, each scale broadcast over the tile by a stride-0 load.
 
     Rowwise: ``scale_a[m]`` read with strides (1, 0) (one per row of the tile),
-    ``scale_b[n]`` with (0, 1); tensorwise: both with (0, 0), every element of
+    ``scale_b[n]`` with (0, 1) (grouped "m": ``scale_b[g*N + n]``, one row of
+    N per group); tensorwise: both with (0, 0), every element of
     the block reading the one scale. The loads are in the accumulator's own
     layout (no layout conversion) and masked by the tile's edges like the
     store, so no thread reads past M scales of A or N of B; along a stride-0
@@ -523,7 +529,7 @@ def _scale_epilogue(
     """
     i32 = ir.IntegerType.get_signless(32)
     i64 = ir.IntegerType.get_signless(64)
-    _group, m_off, m_end, n_off, _k_off, _k_end = bargs
+    group, m_off, m_end, n_off, _k_off, _k_end = bargs
     zero, one = arith.ConstantOp(i64, 0).result, arith.ConstantOp(i64, 1).result
     # A stride-0 dim starts at 0 and is bounded by the block: loaded once and
     # broadcast (gemm_opt.lowering.access.broadcast_dims).
@@ -531,8 +537,11 @@ def _scale_epilogue(
     bm, bn = (arith.ConstantOp(i32, x).result for x in ir.RankedTensorType(acc_t).shape)
     rowwise = scale == Scale.ROWWISE
     if rowwise:
+        n = args["N"]
+        col = arith.MulIOp(group, n).result if grouped == Grouped.M else c0
         sa_at, sa_bounds = [m_off, c0], [m_end, bn]
-        sb_at, sb_bounds = [c0, n_off], [bm, args["N"]]
+        sb_at = [c0, arith.AddIOp(col, n_off).result]
+        sb_bounds = [bm, arith.AddIOp(col, n).result]
     else:
         sa_at = sb_at = [c0, c0]
         sa_bounds = sb_bounds = [bm, bn]

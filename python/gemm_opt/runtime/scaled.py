@@ -59,6 +59,11 @@ class ScaledPlan:
     #: Programs that run at once on the model (its interleaving); on the GPU, the grid.
     programs: int
     seed: int | None = None
+    #: Grouped: G, the host lengths (None where they stay on the device) and the
+    #: tiles the persistent grid walks (a bound where the lengths are not read).
+    groups: int | None = None
+    lens: tuple[int, ...] | None = None
+    tiles: int | None = None
 
     @property
     def recipe(self) -> Scale:
@@ -121,7 +126,9 @@ def _check_layouts(a: Any, b: Any) -> tuple[int, int, int, int, int]:
     return m, n, k, max(sa[0], k, 1), max(sb[1], k, 1)
 
 
-def _check_scale(x: Any, name: str, backend: str, device: Any, vector: int, axis: int) -> None:
+def _check_scale(
+    x: Any, name: str, backend: str, device: Any, vector: int, axis: int | None
+) -> None:
     """``x`` a float32 tensor/array of the operands' framework and device; a rowwise
     scale (``vector`` > 1 along ``axis``) with unit stride along it (block128: any
     strides, ``axis`` None; :func:`kernel_scales` lays them out)."""
@@ -239,15 +246,126 @@ def scaled_plan(
 
 
 def scaled_spec(
-    schedule: str, dtype: str, config: S.GemmConfig, scale: Scale | str, out_dtype: str
+    schedule: str,
+    dtype: str,
+    config: S.GemmConfig,
+    scale: Scale | str,
+    out_dtype: str,
+    grouped: Grouped = Grouped.NONE,
 ) -> S.KernelSpec:
     """The kernel of a scaled call: ``schedule``, the FP8 ``dtype`` ("f8e4m3"),
     ``config``, ``scale`` and ``out_dtype`` (a framework name: "bfloat16")."""
     cfg = config
     return S.KernelSpec(
-        Kind(schedule), None, Grouped.NONE, dtype, cfg.block_m, cfg.block_n, cfg.block_k,
+        Kind(schedule), None, grouped, dtype, cfg.block_m, cfg.block_n, cfg.block_k,
         cfg.group_m, cfg.num_warps, cfg.num_stages, trans_b=True, scale=Scale(scale),
         out_dtype=OUT_DTYPES[out_dtype],
+    )  # fmt: skip
+
+
+def scaled_grouped_plan(
+    a: Any,
+    b: Any,
+    group_lens: Any,
+    scale_a: Any,
+    scale_b: Any,
+    *,
+    trans_b: bool = True,
+    out_dtype: Any = None,
+    num_programs: int | None = None,
+    config: Any = None,
+    seed: int | None = None,
+    validate: bool | str = False,
+    meta: bool = False,
+) -> ScaledPlan:
+    """The plan of a grouped FP8 GEMM (MoE experts, forward): rows of ``a`` (S, K)
+    grouped by ``group_lens``, ``b`` (G, N, K) (``trans_b``: one row-major (N, K)
+    weight per group, as ``nn.Linear`` stores it; Hopper's 8-bit wgmma reads both
+    operands K-major, so B stored (G, K, N) is refused), C (S, N) in
+    ``out_dtype``. Scales as :func:`gemm_opt.core.scaling.recipe_of` reads them with
+    G groups: tensorwise, rowwise (``scale_a`` (S, 1), ``scale_b`` (G, 1, N)) or
+    block128 (``scale_a`` (S, ceil(K/128)), ``scale_b`` (G, ceil(K/128),
+    ceil(N/128))). ``group_lens`` and ``validate`` as in the 16-bit grouped plan
+    (lengths on the GPU stay there: the grid is a bound, no host sync)."""
+    from gemm_opt.core.scaling import recipe_of
+
+    if trans_b is not True:
+        raise ValueError(
+            "trans_b: a grouped FP8 GEMM takes b (G, N, K), one row-major (N, K) weight "
+            "per group (trans_b=True): Hopper's 8-bit wgmma reads both operands K-major"
+        )
+    validate = P.validate_mode(validate)
+    backend = P.kind_of(a, "a")
+    if P.kind_of(b, "b") != backend:
+        raise ValueError(f"b: expected the operands in one place, got a on {backend}")
+    da, db = _fp8_dtype(a, "a"), _fp8_dtype(b, "b")
+    if da != db:
+        raise TypeError(
+            f"b: expected {S.FP8_DTYPES[da]} like a (the kernels take one format for both), "
+            f"got {S.FP8_DTYPES[db]}"
+        )
+    device = getattr(a, "device", None)
+    if backend == "cuda" and b.device != device:
+        raise ValueError(f"b: expected a tensor on {device} (a's), got {b.device}")
+    out = _out_dtype(out_dtype)
+    if len(tuple(a.shape)) != 2 or len(tuple(b.shape)) != 3:
+        raise ValueError(
+            f"a, b: a grouped FP8 GEMM takes a (S, K) and b (G, N, K), got shapes "
+            f"{tuple(a.shape)} and {tuple(b.shape)}"
+        )
+    (s_rows, k), (g, n, kb) = tuple(a.shape), tuple(b.shape)
+    if kb != k:
+        raise ValueError(
+            f"b: expected shape (G, N, K) with K = {k} (a's columns), got {(g, n, kb)}"
+        )
+    sa_el, sb_el = P.element_strides(a, "a"), P.element_strides(b, "b")
+    if not (sa_el[1] == 1 or k <= 1) or (sa_el[0] < max(k, 1) and s_rows > 1):
+        raise ValueError(f"a: expected A row-major (S, K), got strides {sa_el}")
+    ldb = max(sb_el[1], k, 1)
+    if (
+        not (sb_el[2] == 1 or k <= 1)
+        or (sb_el[1] < max(k, 1) and n > 1)
+        or (g > 1 and sb_el[0] != n * ldb)
+    ):
+        raise ValueError(
+            f"b: expected (G, N, K) with each group's (N, K) row-major and the groups one "
+            f"after another (strides (N*ldb, ldb, 1)), got strides {sb_el}"
+        )
+    lens, g = P._lens_of_call(group_lens, g, s_rows, backend, device, meta, validate)
+    for name, sc in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if not hasattr(sc, "shape"):
+            raise TypeError(f"{name}: expected a float32 tensor or array, got {type(sc).__name__}")
+    recipe = recipe_of(tuple(scale_a.shape), tuple(scale_b.shape), m=s_rows, n=n, k=k, groups=g)
+    if recipe.value not in _SCALES:
+        raise ValueError(
+            f"scale_a: the scale shapes {tuple(scale_a.shape)}, {tuple(scale_b.shape)} are the "
+            f"{recipe.value} recipe, which has no kernel (built: {', '.join(_SCALES)})"
+        )
+    scale = Scale(recipe.value)
+    rowwise, block128 = scale == Scale.ROWWISE, scale == Scale.BLOCK128
+    axes = (None, None) if block128 else (0, -1)
+    _check_scale(scale_a, "scale_a", backend, device, s_rows if rowwise else 1, axes[0])
+    _check_scale(scale_b, "scale_b", backend, device, n if rowwise else 1, axes[1])
+    if S.cdiv(k, S.FP8_BLOCK_K) * max(s_rows, n * max(g, 1)) > _I32_MAX or g * n > _I32_MAX:
+        raise ValueError(f"a: M={s_rows}, N={n}, K={k}, G={g} index scales past i32")
+    cfg = _config(s_rows, n, backend, config, block128)
+    spec = scaled_spec(Kind.PERSISTENT, da, cfg, scale, out, Grouped.M)
+    bm, bn = spec.block_m, spec.block_n
+    if lens is None:  # on the device: the grid is sized without them
+        tiles = S.grouped_tiles_bound("m", g, rows=s_rows, m=0, n=n, block_m=bm, block_n=bn)
+    else:
+        tiles = S.grouped_tiles("m", lens, m=0, n=n, k=k, block_m=bm, block_n=bn).total_tiles
+    if num_programs is None:
+        gpu = backend == "cuda"
+        programs = 1 if meta and gpu else _resident(spec, device) if gpu else P.MODEL_PROGRAMS
+    else:
+        programs = P.as_int(num_programs, "num_programs")
+        if programs < 1:
+            raise ValueError(f"num_programs must be at least 1, got {programs}")
+    grid = min(programs, tiles)
+    return ScaledPlan(
+        spec, backend, s_rows, n, k, max(sa_el[0], k, 1), ldb, out, grid, min(programs, grid),
+        seed, groups=g, lens=None if lens is None else tuple(lens), tiles=tiles,
     )  # fmt: skip
 
 
@@ -264,19 +382,26 @@ def kernel_scales(plan: ScaledPlan, scale_a: Any, scale_b: Any) -> tuple[Any, An
     M-major, which costs nothing for ``torch._scaled_mm``'s layout (strides (1, M))
     and one small copy otherwise; ``scale_b`` (Kb, ceil(N/128)) repeated over the
     128 columns of each block (a (Kb, N) float32 copy, made on the operands'
-    device without a host sync), so that the kernel reads one scale per column.
+    device without a host sync), so that the kernel reads one scale per column;
+    grouped: ``scale_b`` (G, Kb, N). Grouped rowwise: ``scale_b`` (G, 1, N) as G
+    rows of N.
     """
-    if plan.recipe != Scale.BLOCK128:
-        return scale_a, scale_b
     block, n = S.FP8_BLOCK_K, plan.n
-    if P.is_torch_tensor(scale_a):
+    torch_scales = P.is_torch_tensor(scale_a)
+    if plan.recipe != Scale.BLOCK128:
+        if plan.groups is None or plan.recipe != Scale.ROWWISE:
+            return scale_a, scale_b
+        # grouped rowwise: scale_b (G, 1, N) read as G rows of N
+        sb = scale_b.reshape(-1, n)
+        return scale_a, sb.contiguous() if torch_scales else sb.copy()
+    if torch_scales:
         sa = scale_a.t().contiguous()
-        sb = scale_b.repeat_interleave(block, dim=1)[:, :n].contiguous()
+        sb = scale_b.repeat_interleave(block, dim=-1)[..., :n].contiguous()
         return sa, sb
     import numpy as np
 
     sa = np.ascontiguousarray(np.asarray(scale_a).T, dtype=np.float32)
-    sb = np.ascontiguousarray(np.repeat(scale_b, block, axis=1)[:, :n], dtype=np.float32)
+    sb = np.ascontiguousarray(np.repeat(scale_b, block, axis=-1)[..., :n], dtype=np.float32)
     return sa, sb
 
 
@@ -286,8 +411,12 @@ def _resident(spec: S.KernelSpec, device: Any) -> int:
     return rt.resident_programs(spec, device)
 
 
-def launch(plan: ScaledPlan, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
-    """Run ``plan`` on CUDA tensors on the current stream; returns C (M, N)."""
+def launch(
+    plan: ScaledPlan, a: Any, b: Any, scale_a: Any, scale_b: Any, group_lens: Any = None
+) -> Any:
+    """Run ``plan`` on CUDA tensors on the current stream; returns C (M, N) (grouped:
+    (S, N), ``group_lens`` the call's lengths, copied to the device as int32 where
+    they are host data, as they are where they are int32 there)."""
     import torch
 
     from gemm_opt.runtime import gemm as rt
@@ -301,7 +430,15 @@ def launch(plan: ScaledPlan, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
         "lda": plan.lda, "ldb": plan.ldb, "ldc": plan.n,
         "scale_a": scale_a, "scale_b": scale_b,
     }  # fmt: skip
-    tiles = S.tile_count(plan.m, plan.n, plan.spec.block_m, plan.spec.block_n)
+    tiles = plan.tiles
+    if plan.groups is None:
+        tiles = S.tile_count(plan.m, plan.n, plan.spec.block_m, plan.spec.block_n)
+    else:
+        if plan.lens is not None:
+            lens = torch.tensor(plan.lens, dtype=torch.int32, device=a.device)
+        else:
+            lens = group_lens if group_lens.dtype == torch.int32 else group_lens.int()
+        values |= {"group_lens": lens, "num_groups": plan.groups}
     rt.launch(plan.spec, values, num_programs=plan.grid, total_tiles=tiles)
     return c
 
@@ -314,6 +451,7 @@ __all__ = [
     "ScaledPlan",
     "kernel_scales",
     "launch",
+    "scaled_grouped_plan",
     "scaled_plan",
     "scaled_spec",
 ]

@@ -13,7 +13,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gemm_opt.core.modes import FP8_KINDS, GROUPED, SCALES, Grouped, Kind, Reduction, Scale
+from gemm_opt.core.modes import (
+    FP8_KINDS,
+    GROUPED,
+    GROUPED_KINDS,
+    SCALES,
+    Grouped,
+    Kind,
+    Reduction,
+    Scale,
+)
 from gemm_opt.core.schedules.partition import (
     check_positive,
     needs_partials,
@@ -91,8 +100,9 @@ def check_fp8_config(
 ) -> None:
     """ValueError, naming the argument, for an FP8 kernel that is not built.
 
-    Built: dense, :data:`~gemm_opt.core.modes.FP8_KINDS`, A stored (M, K) and
-    B stored (N, K) (``trans_b``; Hopper's 8-bit wgmma reads both operands
+    Built: dense, :data:`~gemm_opt.core.modes.FP8_KINDS`, or grouped "m"
+    (:data:`~gemm_opt.core.modes.GROUPED_KINDS`), A stored (M, K) and B stored
+    (N, K) or (G, N, K) (``trans_b``; Hopper's 8-bit wgmma reads both operands
     K-major), ``block_k`` a multiple of :data:`FP8_MMA_K` (block128:
     :data:`FP8_BLOCK_K`), C bf16 or fp32; ``imprecise_acc`` None or a positive
     multiple of :data:`FP8_INSTR_K` (block128: none, its MMAs take ``block_k``).
@@ -102,8 +112,14 @@ def check_fp8_config(
             f"kind {kind!r} has no FP8 kernel; built: {', '.join(FP8_KINDS)} (the epilogue "
             "scales each tile's finished accumulator)"
         )
-    if grouped != Grouped.NONE:
-        raise ValueError(f"grouped {grouped!r} has no FP8 kernel; built: dense ('none')")
+    if grouped not in (Grouped.NONE, Grouped.M):
+        raise ValueError(
+            f"grouped {grouped!r} has no FP8 kernel; built: dense ('none') and grouped 'm'"
+        )
+    if grouped == Grouped.M and kind not in GROUPED_KINDS:
+        raise ValueError(
+            f"kind {kind!r} has no grouped FP8 kernel; built: {', '.join(GROUPED_KINDS)}"
+        )
     if trans_a or not trans_b:
         raise ValueError(
             "FP8 kernels are built for A stored (M, K) and B stored (N, K) (trans_a=False, "
