@@ -184,9 +184,13 @@ def check(torch: Any, say: Any) -> bool:
             for schedule in SCHEDULES:
                 for acc in _accs(recipe):
                     c = _variant(a, w.t(), sa, sb, schedule, acc)
-                    c32 = _variant(a, w.t(), sa, sb, schedule, acc, torch.float32)
-                    # The accumulation's own error, in units of sum |a b| s: fp32 C.
-                    acc_err = ((c32.double() - ref).abs() / mag.clamp_min(1e-300)).max().item()
+                    # The accumulation's own error, in units of sum |a b| s: fp32 C
+                    # (bundled for rowwise and block128 on the small shapes' kernels).
+                    acc_err = float("nan")
+                    if recipe != "tensorwise":
+                        c32 = _variant(a, w.t(), sa, sb, schedule, acc, torch.float32)
+                        acc_err = (c32.double() - ref).abs().div(mag.clamp_min(1e-300)).max()
+                        acc_err = acc_err.item()
                     bound = REL * ref.abs() + ABS * mag
                     err_ref = ((c.double() - ref).abs() / bound).max().item()
                     # Against torch: both results approximate the float64 product within the
@@ -267,8 +271,6 @@ def check_grouped(torch: Any, say: Any) -> bool:
                 theirs = _torch_grouped(torch, a, w, sa, sw, lens_dev, torch.bfloat16)
             kw = dict(trans_b=True, scale_a=sa, scale_b=sw)
             c = gemm_opt.grouped_matmul(a, w, lens_dev, **kw)
-            c32 = gemm_opt.grouped_matmul(a, w, lens_dev, out_dtype=torch.float32, **kw)
-            acc_err = ((c32.double() - ref).abs() / mag.clamp_min(1e-300)).max().item()
             bound = REL * ref.abs() + ABS * mag
             err_ref = ((c.double() - ref).abs() / bound).max().item()
             err_torch = float("nan")
@@ -279,8 +281,7 @@ def check_grouped(torch: Any, say: Any) -> bool:
             say(
                 f"{'PASS' if good else 'FAIL'} grouped {lens} N={n} K={k} {recipe}: "
                 f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound "
-                f"{'n/a' if theirs is None else f'{err_torch:.3f} (of 2)'}, "
-                f"fp32 C: max |C-ref|/sum|ab|s {acc_err:.2e}"
+                f"{'n/a' if theirs is None else f'{err_torch:.3f} (of 2)'}"
             )
     return ok
 

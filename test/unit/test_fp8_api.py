@@ -186,9 +186,11 @@ def test_the_gpu_plan_kernel_is_bundled_with_its_twins(m, n, schedule, recipe):
 
 
 #: FP8 bundle kernels: 2 configurations x (2 dense schedules x (tensorwise, rowwise,
-#: block128, rowwise with each bundled promotion interval) + grouped "m" x 3 recipes)
-#: x 3 twins.
-BUNDLED = 2 * (2 * (3 + len(h100.FP8_IMPRECISE_ACC)) + 3) * 3
+#: block128, rowwise with each bundled promotion interval) + grouped "m" x 3 recipes),
+#: and fp32-C narrow dense rowwise (each interval) and block128 on both schedules; x 3
+#: twins.
+ACCS = len(h100.FP8_IMPRECISE_ACC)
+BUNDLED = (2 * (2 * (3 + ACCS) + 3) + 2 * (2 + ACCS)) * 3
 
 
 def test_fp8_bundle_holds_every_recipe_and_interval():
@@ -198,6 +200,10 @@ def test_fp8_bundle_holds_every_recipe_and_interval():
     assert len(specs) == len({s.name for s in specs}) == BUNDLED
     assert {s.imprecise_acc for s in specs} == {None, *h100.FP8_IMPRECISE_ACC}
     assert {s.scale for s in specs if s.imprecise_acc} == {"rowwise"}
+    assert {(s.block_m, s.scale) for s in specs if s.out_dtype == "fp32"} == {
+        (64, "rowwise"),
+        (64, "block128"),
+    }
     assert {s.dtype for s in specs} == {"f8e4m3"} and all(s.trans_b for s in specs)
 
 

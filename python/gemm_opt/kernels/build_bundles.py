@@ -144,35 +144,60 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
     (data-parallel, persistent) and recipe (tensorwise, rowwise, block128), bf16 C, B
     stored (N, K), and rowwise again with each
     :data:`~gemm_opt.kernels.h100_configs.FP8_IMPRECISE_ACC` interval (the benchmark
-    measures both), and the grouped "m" forward (persistent, B stored (G, N, K)) of
-    each configuration and recipe; each plain kernel (for K or leading dimensions
-    off the 16-element rule) with its aligned and TMA twins."""
+    measures both), the grouped "m" forward (persistent, B stored (G, N, K)) of
+    each configuration and recipe, and fp32-C kernels of the ``narrow``
+    configuration's dense rowwise (each interval) and block128 (the benchmark's
+    accumulation-error figures, which bf16's rounding would hide; small float32
+    calls); each plain kernel (for K or leading dimensions off the 16-element
+    rule) with its aligned and TMA twins."""
     from gemm_opt.core.modes import FP8_KINDS, GROUPED_KINDS, Scale
 
-    plain = [
-        S.KernelSpec(
-            kind,
-            None,
-            "none",
-            dtype,
-            **cfg.__dict__,
-            trans_b=True,
-            scale=scale,
-            imprecise_acc=acc,
-        )
-        for dtype in dtypes
-        for cfg in h100.FP8_GPU_CONFIGS.values()
-        for kind in FP8_KINDS
-        for scale in (Scale.TENSORWISE, Scale.ROWWISE, Scale.BLOCK128)
-        for acc in (None, *h100.FP8_IMPRECISE_ACC)
-        if acc is None or scale == Scale.ROWWISE
-    ] + [
-        S.KernelSpec(kind, None, "m", dtype, **cfg.__dict__, trans_b=True, scale=scale)
-        for dtype in dtypes
-        for cfg in h100.FP8_GPU_CONFIGS.values()
-        for kind in GROUPED_KINDS
-        for scale in (Scale.TENSORWISE, Scale.ROWWISE, Scale.BLOCK128)
-    ]
+    plain = (
+        [
+            S.KernelSpec(
+                kind,
+                None,
+                "none",
+                dtype,
+                **cfg.__dict__,
+                trans_b=True,
+                scale=scale,
+                imprecise_acc=acc,
+            )
+            for dtype in dtypes
+            for cfg in h100.FP8_GPU_CONFIGS.values()
+            for kind in FP8_KINDS
+            for scale in (Scale.TENSORWISE, Scale.ROWWISE, Scale.BLOCK128)
+            for acc in (None, *h100.FP8_IMPRECISE_ACC)
+            if acc is None or scale == Scale.ROWWISE
+        ]
+        + [
+            S.KernelSpec(kind, None, "m", dtype, **cfg.__dict__, trans_b=True, scale=scale)
+            for dtype in dtypes
+            for cfg in h100.FP8_GPU_CONFIGS.values()
+            for kind in GROUPED_KINDS
+            for scale in (Scale.TENSORWISE, Scale.ROWWISE, Scale.BLOCK128)
+        ]
+        + [
+            S.KernelSpec(
+                kind,
+                None,
+                "none",
+                dtype,
+                **h100.FP8_GPU_CONFIGS["narrow"].__dict__,
+                trans_b=True,
+                scale=scale,
+                imprecise_acc=acc,
+                out_dtype="fp32",
+            )
+            for dtype in dtypes
+            for kind in FP8_KINDS
+            for scale, acc in (
+                *((Scale.ROWWISE, a) for a in (None, *h100.FP8_IMPRECISE_ACC)),
+                (Scale.BLOCK128, None),
+            )
+        ]
+    )
     return (
         plain
         + [replace(s, aligned=True) for s in plain]
