@@ -96,10 +96,14 @@ FP8_GPU_CONFIGS = {
 
 
 #: The promotion intervals besides one instruction's (32) that the FP8 bundle holds
-#: for the epilogue recipes (``KernelSpec.imprecise_acc``): each wgmma's sum added
-#: into fp32 on its own serializes the wgmmas, 128 lets a K block's four run back to
-#: back. The API picks none of them yet; the benchmark measures both.
+#: for rowwise (``KernelSpec.imprecise_acc``): each wgmma's sum added into fp32 on
+#: its own serializes the wgmmas, 128 lets a K block's four run back to back. The
+#: benchmark measures each beside 32.
 FP8_IMPRECISE_ACC: tuple[int, ...] = (128,)
+#: The interval the API's rowwise kernels run with, per :data:`FP8_GPU_CONFIGS`
+#: entry (None: one instruction's K, 32), chosen from the benchmark's speed and
+#: accuracy (docs/fp8.md, "Accumulation").
+FP8_ROWWISE_IMPRECISE_ACC: dict[str, int | None] = {"mid": None, "narrow": None}
 
 
 def fp8_config_name(m: int, n: int, sms: int = 132) -> str:
@@ -115,6 +119,7 @@ def fp8_config_name(m: int, n: int, sms: int = 132) -> str:
 __all__ = [
     "FP8_GPU_CONFIGS",
     "FP8_IMPRECISE_ACC",
+    "FP8_ROWWISE_IMPRECISE_ACC",
     "GPU_CONFIG",
     "GPU_CONFIGS",
     "GPU_SHAPE_CLASSES",

@@ -18,7 +18,7 @@ torch (CUDA launch) and numpy are imported where used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gemm_opt.core import schedules as S
@@ -233,6 +233,8 @@ def scaled_plan(
         )
     cfg = _config(m, n, backend, config, block128)
     spec = scaled_spec(schedule, da, cfg, scale, out)
+    if backend == "cuda" and scale == Scale.ROWWISE:
+        spec = replace(spec, imprecise_acc=_rowwise_interval(cfg))
     tiles = S.tile_count(m, n, spec.block_m, spec.block_n)
     if num_programs is None:
         gpu = backend == "cuda"
@@ -367,6 +369,16 @@ def scaled_grouped_plan(
         spec, backend, s_rows, n, k, max(sa_el[0], k, 1), ldb, out, grid, min(programs, grid),
         seed, groups=g, lens=None if lens is None else tuple(lens), tiles=tiles,
     )  # fmt: skip
+
+
+def _rowwise_interval(cfg: S.GemmConfig) -> int | None:
+    """The promotion interval of a GPU rowwise kernel of ``cfg``
+    (:data:`~gemm_opt.kernels.h100_configs.FP8_ROWWISE_IMPRECISE_ACC`; None for a
+    configuration the table does not name)."""
+    for name, known in h100.FP8_GPU_CONFIGS.items():
+        if known == cfg:
+            return h100.FP8_ROWWISE_IMPRECISE_ACC.get(name)
+    return None
 
 
 #: The recipes with a kernel: the kernels' scale modes, named as the recipes.
