@@ -139,7 +139,8 @@ def _torch_mm(torch: Any, a, b, sa, sb, out_dtype):
 
 def _variant(a, b, sa, sb, schedule: str, acc: int | None, out_dtype=None):
     """C of the scaled kernel with promotion interval ``acc`` (None: the API's call,
-    ``gemm_opt.matmul``; else its plan with ``imprecise_acc`` replaced)."""
+    ``gemm_opt.matmul``; else its plan with ``imprecise_acc`` replaced, 32 being one
+    instruction's K: the spec's None)."""
     from dataclasses import replace
 
     import gemm_opt
@@ -148,15 +149,19 @@ def _variant(a, b, sa, sb, schedule: str, acc: int | None, out_dtype=None):
     if acc is None:
         return gemm_opt.matmul(a, b, scale_a=sa, scale_b=sb, schedule=schedule, out_dtype=out_dtype)
     plan = scaled.scaled_plan(a, b, sa, sb, schedule=schedule, out_dtype=out_dtype)
-    plan = replace(plan, spec=replace(plan.spec, imprecise_acc=acc))
+    plan = replace(plan, spec=replace(plan.spec, imprecise_acc=None if acc == 32 else acc))
     return scaled.launch(plan, a, b, sa, sb)
 
 
 def _accs(recipe: str) -> tuple[int | None, ...]:
-    """The promotion intervals measured for ``recipe`` (None: the API's)."""
-    from gemm_opt.kernels.h100_configs import FP8_IMPRECISE_ACC
+    """The promotion intervals measured for ``recipe``: None (the API's,
+    ``FP8_EPILOGUE_IMPRECISE_ACC``), and for rowwise the bundled others."""
+    from gemm_opt.kernels.h100_configs import FP8_EPILOGUE_IMPRECISE_ACC, FP8_IMPRECISE_ACC
 
-    return (None, *FP8_IMPRECISE_ACC) if recipe == "rowwise" else (None,)
+    if recipe != "rowwise":
+        return (None,)
+    chosen = set(FP8_EPILOGUE_IMPRECISE_ACC.values())
+    return (None, *(a for a in (32, *FP8_IMPRECISE_ACC) if a not in chosen))
 
 
 def _impl(schedule: str, acc: int | None) -> str:

@@ -179,16 +179,15 @@ def test_the_gpu_plan_kernel_is_bundled_with_its_twins(m, n, schedule, recipe):
 
     bundled = {s.name for s in fp8_bundle_specs()}
     cfg = h100.FP8_GPU_CONFIGS[h100.fp8_config_name(m, n)]
-    spec = scaled.scaled_spec(schedule, "f8e4m3", cfg, recipe, "bfloat16")
+    spec = scaled.scaled_spec(schedule, "f8e4m3", cfg, recipe, "bfloat16", gpu=True)
     assert spec.name in bundled
     assert replace(spec, aligned=True).name in bundled
     assert replace(spec, aligned=True, tma=True).name in bundled
 
 
-#: FP8 bundle kernels: 2 configurations x (2 dense schedules x (tensorwise, rowwise,
-#: block128, rowwise with each bundled promotion interval) + grouped "m" x 3 recipes),
-#: and fp32-C narrow dense rowwise (each interval) and block128 on both schedules; x 3
-#: twins.
+#: FP8 bundle kernels: 2 configurations x (2 dense schedules x (tensorwise, rowwise at
+#: 32 and each bundled interval, block128) + grouped "m" x 3 recipes), and fp32-C
+#: narrow dense rowwise (each interval) and block128 on both schedules; x 3 twins.
 ACCS = len(h100.FP8_IMPRECISE_ACC)
 BUNDLED = (2 * (2 * (3 + ACCS) + 3) + 2 * (2 + ACCS)) * 3
 
@@ -199,7 +198,10 @@ def test_fp8_bundle_holds_every_recipe_and_interval():
     specs = fp8_bundle_specs()
     assert len(specs) == len({s.name for s in specs}) == BUNDLED
     assert {s.imprecise_acc for s in specs} == {None, *h100.FP8_IMPRECISE_ACC}
-    assert {s.scale for s in specs if s.imprecise_acc} == {"rowwise"}
+    assert {s.scale for s in specs if s.imprecise_acc is None and s.grouped == "none"} == {
+        "rowwise",
+        "block128",
+    }
     assert {(s.block_m, s.scale) for s in specs if s.out_dtype == "fp32"} == {
         (64, "rowwise"),
         (64, "block128"),

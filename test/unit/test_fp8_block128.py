@@ -291,25 +291,32 @@ def test_cuda90_imprecise_acc_lets_the_block_accumulate_in_the_tensor_core():
     assert scale_d(_ptx(_gpu_spec("rowwise", 128)))[1:] != ["0"] * 3
 
 
-def test_the_rowwise_interval_follows_the_configuration(monkeypatch):
+def test_the_epilogue_interval_follows_the_configuration(monkeypatch):
     from gemm_opt.kernels import h100_configs as h100
 
-    monkeypatch.setitem(h100.FP8_ROWWISE_IMPRECISE_ACC, "mid", 128)
-    assert scaled._rowwise_interval(h100.FP8_GPU_CONFIGS["mid"]) == 128
-    assert scaled._rowwise_interval(h100.FP8_GPU_CONFIGS["narrow"]) is None
-    assert scaled._rowwise_interval(S.GemmConfig(128, 64, 128, 8, 4, 4)) is None  # a caller's
+    monkeypatch.setitem(h100.FP8_EPILOGUE_IMPRECISE_ACC, "mid", 64)
+    monkeypatch.setitem(h100.FP8_EPILOGUE_IMPRECISE_ACC, "narrow", None)
+    assert scaled._epilogue_interval(h100.FP8_GPU_CONFIGS["mid"]) == 64
+    assert scaled._epilogue_interval(h100.FP8_GPU_CONFIGS["narrow"]) is None
+    assert scaled._epilogue_interval(S.GemmConfig(128, 64, 128, 8, 4, 4)) is None  # a caller's
 
 
-@pytest.mark.parametrize("schedule", FP8_KINDS)
-def test_the_chosen_rowwise_intervals_are_bundled(schedule):
+@pytest.mark.parametrize("schedule", [*FP8_KINDS, "grouped"])
+@pytest.mark.parametrize("recipe", ["tensorwise", "rowwise"])
+def test_the_chosen_epilogue_intervals_are_bundled(schedule, recipe):
     from dataclasses import replace
 
+    from gemm_opt.core.modes import Grouped
     from gemm_opt.kernels import h100_configs as h100
     from gemm_opt.kernels.build_bundles import fp8_bundle_specs
 
     bundled = {s.name for s in fp8_bundle_specs()}
+    grouped = schedule == "grouped"
     for name, cfg in h100.FP8_GPU_CONFIGS.items():
-        spec = scaled.scaled_spec(schedule, "f8e4m3", cfg, "rowwise", "bfloat16")
-        spec = replace(spec, imprecise_acc=h100.FP8_ROWWISE_IMPRECISE_ACC[name])
+        spec = scaled.scaled_spec(
+            "persistent" if grouped else schedule, "f8e4m3", cfg, recipe, "bfloat16",
+            Grouped.M if grouped else Grouped.NONE, gpu=True,
+        )  # fmt: skip
+        assert spec.imprecise_acc == h100.FP8_EPILOGUE_IMPRECISE_ACC[name]
         for twin in (spec, replace(spec, aligned=True), replace(spec, aligned=True, tma=True)):
             assert twin.name in bundled

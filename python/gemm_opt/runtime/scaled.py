@@ -232,9 +232,7 @@ def scaled_plan(
             f"M={m}, N={n}, K={k} is past {_I32_MAX}"
         )
     cfg = _config(m, n, backend, config, block128)
-    spec = scaled_spec(schedule, da, cfg, scale, out)
-    if backend == "cuda" and scale == Scale.ROWWISE:
-        spec = replace(spec, imprecise_acc=_rowwise_interval(cfg))
+    spec = scaled_spec(schedule, da, cfg, scale, out, gpu=backend == "cuda")
     tiles = S.tile_count(m, n, spec.block_m, spec.block_n)
     if num_programs is None:
         gpu = backend == "cuda"
@@ -254,15 +252,22 @@ def scaled_spec(
     scale: Scale | str,
     out_dtype: str,
     grouped: Grouped = Grouped.NONE,
+    *,
+    gpu: bool = False,
 ) -> S.KernelSpec:
     """The kernel of a scaled call: ``schedule``, the FP8 ``dtype`` ("f8e4m3"),
-    ``config``, ``scale`` and ``out_dtype`` (a framework name: "bfloat16")."""
+    ``config``, ``scale`` and ``out_dtype`` (a framework name: "bfloat16");
+    ``gpu``: the epilogue recipes with the configuration's promotion interval
+    (:func:`_epilogue_interval`; the model computes exactly either way)."""
     cfg = config
-    return S.KernelSpec(
+    spec = S.KernelSpec(
         Kind(schedule), None, grouped, dtype, cfg.block_m, cfg.block_n, cfg.block_k,
         cfg.group_m, cfg.num_warps, cfg.num_stages, trans_b=True, scale=Scale(scale),
         out_dtype=OUT_DTYPES[out_dtype],
     )  # fmt: skip
+    if gpu and spec.scale != Scale.BLOCK128:
+        spec = replace(spec, imprecise_acc=_epilogue_interval(cfg))
+    return spec
 
 
 def scaled_grouped_plan(
@@ -351,7 +356,7 @@ def scaled_grouped_plan(
     if S.cdiv(k, S.FP8_BLOCK_K) * max(s_rows, n * max(g, 1)) > _I32_MAX or g * n > _I32_MAX:
         raise ValueError(f"a: M={s_rows}, N={n}, K={k}, G={g} index scales past i32")
     cfg = _config(s_rows, n, backend, config, block128)
-    spec = scaled_spec(Kind.PERSISTENT, da, cfg, scale, out, Grouped.M)
+    spec = scaled_spec(Kind.PERSISTENT, da, cfg, scale, out, Grouped.M, gpu=backend == "cuda")
     bm, bn = spec.block_m, spec.block_n
     if lens is None:  # on the device: the grid is sized without them
         tiles = S.grouped_tiles_bound("m", g, rows=s_rows, m=0, n=n, block_m=bm, block_n=bn)
@@ -371,13 +376,13 @@ def scaled_grouped_plan(
     )  # fmt: skip
 
 
-def _rowwise_interval(cfg: S.GemmConfig) -> int | None:
-    """The promotion interval of a GPU rowwise kernel of ``cfg``
-    (:data:`~gemm_opt.kernels.h100_configs.FP8_ROWWISE_IMPRECISE_ACC`; None for a
+def _epilogue_interval(cfg: S.GemmConfig) -> int | None:
+    """The promotion interval of a GPU tensorwise or rowwise kernel of ``cfg``
+    (:data:`~gemm_opt.kernels.h100_configs.FP8_EPILOGUE_IMPRECISE_ACC`; None for a
     configuration the table does not name)."""
     for name, known in h100.FP8_GPU_CONFIGS.items():
         if known == cfg:
-            return h100.FP8_ROWWISE_IMPRECISE_ACC.get(name)
+            return h100.FP8_EPILOGUE_IMPRECISE_ACC.get(name)
     return None
 
 
