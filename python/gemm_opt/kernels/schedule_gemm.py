@@ -89,7 +89,6 @@ from gemm_opt.core.schedules.abi import (
 )
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect import make_context
-from gemm_opt.dialect.async_ops import AsyncWmmaOp, AsyncWmmaWaitOp
 from gemm_opt.dialect.schedule import I32_MAX, GemmScheduleOp, ScheduleYieldOp
 from gemm_opt.dialect.tile import (
     AsyncTDMCopyGlobalToLocalOp,
@@ -326,12 +325,11 @@ def build_gemm_module(
                 a[name] = ir.IntegerAttr.get(i32, value)
             region = sched.operation.regions[0].blocks.append(*([i32] * 6))
             with ir.InsertionPoint(region):
-                epilogue = promote = None
+                epilogue = None
                 bargs = region.arguments
                 step = _wmma_step(acc_t, imprecise_acc)
                 if scale == Scale.BLOCK128:
                     step = _block_scaled_step(bargs, args, acc_t, block_k, grouped)
-                    promote = _block_promotion(bargs, args, acc_t, block_k, grouped)
                 elif scale != Scale.NONE:
 
                     def epilogue(acc: ir.Value) -> ir.Value:
@@ -340,7 +338,7 @@ def build_gemm_module(
                 if tdm is not None:
                     _pipelined_body(
                         region.arguments, args, tdm, acc_t, a_t, b_t, block_k, grouped, not tma,
-                        epilogue, step, promote,
+                        epilogue, step,
                     )  # fmt: skip
                 else:
                     _body(
@@ -428,11 +426,6 @@ def _wmma_step(acc_t, imprecise_acc: int | None) -> Step:
     return step
 
 
-#: The block128 promotion: ``promote(acc, p, k) -> acc + p x sa x sb``, ``p`` the
-#: product of the K block that starts at ``k`` (i32).
-Promote = Callable[[ir.Value, ir.Value, ir.Value], ir.Value]
-
-
 def _block_scaled_step(bargs: Any, args: dict[str, ir.Value], acc_t, block_k: int, grouped) -> Step:
     """The block128 recipe's K step: ``acc + (a @ b) x sa x sb``.
 
@@ -459,27 +452,6 @@ def _block_scaled_step(bargs: Any, args: dict[str, ir.Value], acc_t, block_k: in
     column) a thread holds and broadcasts it
     (:func:`gemm_opt.lowering.access.broadcast_dims`).
     """
-    zero_acc = arith.ConstantOp(
-        acc_t, ir.DenseElementsAttr.get_splat(acc_t, ir.FloatAttr.get_f32(0.0))
-    ).result
-    product = _wmma_step(acc_t, block_k)
-    promote = _block_promotion(bargs, args, acc_t, block_k, grouped)
-
-    def step(a: ir.Value, b: ir.Value, acc: ir.Value, k: ir.Value) -> ir.Value:
-        return promote(acc, product(a, b, zero_acc, k), k)
-
-    return step
-
-
-def _block_promotion(
-    bargs: Any, args: dict[str, ir.Value], acc_t, block_k: int, grouped
-) -> Promote:
-    """``acc + p x sa x sb`` for the K block at ``k`` (see :func:`_block_scaled_step`).
-
-    A block at or past K (the paired pipelined loop's zero-filled partner of an
-    odd last block, whose product is 0) reads the last block's scales, so no
-    scale is read past the arrays.
-    """
     i32 = ir.IntegerType.get_signless(32)
     i64 = ir.IntegerType.get_signless(64)
     group, m_off, m_end, n_off, _k_off, _k_end = bargs
@@ -488,13 +460,16 @@ def _block_promotion(
     bm, bn = (arith.ConstantOp(i32, x).result for x in ir.RankedTensorType(acc_t).shape)
     c0 = arith.ConstantOp(i32, 0).result
     bk = arith.ConstantOp(i32, block_k).result
+    zero_acc = arith.ConstantOp(
+        acc_t, ir.DenseElementsAttr.get_splat(acc_t, ir.FloatAttr.get_f32(0.0))
+    ).result
     kbs = arith.DivSIOp(
         arith.AddIOp(args["K"], arith.ConstantOp(i32, block_k - 1).result).result, bk
     ).result
-    last = arith.SubIOp(kbs, arith.ConstantOp(i32, 1).result).result
+    product = _wmma_step(acc_t, block_k)
 
-    def promote(acc: ir.Value, p: ir.Value, k: ir.Value) -> ir.Value:
-        kb = arith.MinSIOp(arith.DivSIOp(k, bk).result, last).result
+    def step(a: ir.Value, b: ir.Value, acc: ir.Value, k: ir.Value) -> ir.Value:
+        kb = arith.DivSIOp(k, bk).result
         a_row = arith.MulIOp(kb, m).result
         sa = LoadBlockOp(
             args["scale_a"],
@@ -514,10 +489,11 @@ def _block_promotion(
             [c0, arith.AddIOp(b_col, n_off).result],
             acc_t,
         ).result
+        p = product(a, b, zero_acc, k)
         scaled = arith.MulFOp(arith.MulFOp(p, sa).result, sb).result
         return arith.AddFOp(acc, scaled).result
 
-    return promote
+    return step
 
 
 def _element_type(name: str) -> Any:
@@ -659,21 +635,9 @@ def _pipelined_body(
     bounded: bool = True,
     epilogue: Callable[[ir.Value], ir.Value] | None = None,
     step: Step | None = None,
-    promote: Promote | None = None,
 ) -> None:
     """The pipelined body over a ring of S = ``tdm["stages"]`` buffers: K blocks
     i+1 .. i+S-1 are in flight while block i multiplies.
-
-    ``promote`` (block128): two K blocks per iteration, so that one
-    block's promotion overlaps the other's MMA with neither product carried
-    across iterations (a product in flight over the loop's back edge makes
-    ptxas copy its registers and serialize every wgmma): the prologue fills
-    all S slots; iteration j waits for blocks 2j and 2j+1 (blocks 2j+2 ..
-    2j+S-1 may stay in flight), starts both MMAs from zero
-    (``tile.async_wmma``, ``use_acc`` false), retires the first and promotes
-    it while the second runs, retires the second, refills both slots with
-    blocks 2j+S and 2j+S+1 and promotes the second. An odd last block's
-    partner lies past the K range: its copy is zero fill, its product 0.
 
     The prologue issues blocks 0 .. S-2; iteration i issues block i+S-1 into
     slot (i+S-1) % S (the slot block i-1 was read from) and waits until at
@@ -775,12 +739,9 @@ def _pipelined_body(
     # Unpredicated: the bounds zero-fill the copies of blocks past the K range
     # (never multiplied), and a branch before the K loop makes ptxas serialize
     # cuda:90's wgmmas.
-    for j in range(stages - 1 if promote is None else stages):
+    for j in range(stages - 1):
         kj = k_off if j == 0 else arith.AddIOp(k_off, arith.ConstantOp(i32, j * bk).result).result
         issue(kj, arith.ConstantOp(i32, j).result, None)
-    if promote is not None:
-        _paired_promoted_loop(bargs, tdm, acc_t, bk, nk, c, zero.result, issue, wait, promote)
-        return
     loop = scf.ForOp(c[0], nk, c[1], [zero.result])
     with ir.InsertionPoint(loop.body):
         i = loop.induction_variable
@@ -799,69 +760,6 @@ def _pipelined_body(
     wait(0)
     acc = loop.results[0]
     ScheduleYieldOp(epilogue(acc) if epilogue else acc)
-
-
-def _paired_promoted_loop(
-    bargs: Any,
-    tdm: dict,
-    acc_t,
-    bk: int,
-    nk: ir.Value,
-    c: dict[int, ir.Value],
-    zero: ir.Value,
-    issue: Callable[[ir.Value, ir.Value, ir.Value | None], None],
-    wait: Callable[[int], None],
-    promote: Promote,
-) -> None:
-    """:func:`_pipelined_body`'s K loop for ``promote`` (its docstring)."""
-    i1 = ir.IntegerType.get_signless(1)
-    i32 = tdm["i32"]
-    stages = tdm["stages"]
-    k_off = bargs[4]
-    fresh = arith.ConstantOp(i1, 0).result
-    one, two = c[1], arith.ConstantOp(i32, 2).result
-    bk_c, s_c = arith.ConstantOp(i32, bk).result, arith.ConstantOp(i32, stages).result
-
-    def start(block: ir.Value) -> tuple[ir.Value, ir.Value]:
-        """The MMA of ``block`` from zero; (its pending product, its first K)."""
-        slot = arith.RemSIOp(block, s_c).result
-        a = MemdescIndexOp(tdm["abuf"], slot, tdm["ba_t"]).result
-        b = MemdescIndexOp(tdm["bbuf"], slot, tdm["bb_t"]).result
-        if tdm["a_trans"]:
-            a = MemdescTransOp.build(a, (1, 0)).result
-        if tdm["b_trans"]:
-            b = MemdescTransOp.build(b, (1, 0)).result
-        mma = AsyncWmmaOp(a, b, zero, acc_t, use_acc=fresh)
-        mma.operation.attributes["k_width"] = ir.IntegerAttr.get(i32, 16)
-        mma.operation.attributes[IMPRECISE_ACC] = ir.IntegerAttr.get(i32, bk)
-        return mma.result, arith.AddIOp(k_off, arith.MulIOp(block, bk_c).result).result
-
-    def retire(pending: ir.Value, num: int) -> ir.Value:
-        done = AsyncWmmaWaitOp(pending, acc_t)
-        done.operation.attributes["num"] = ir.IntegerAttr.get(i32, num)
-        return done.result
-
-    pairs = arith.DivSIOp(arith.AddIOp(nk, one).result, two).result
-    # Blocks 0 .. 2*pairs-1 are multiplied: an odd last block's partner too (zero fill).
-    blocks = arith.MulIOp(pairs, two).result
-    loop = scf.ForOp(c[0], pairs, one, [zero])
-    with ir.InsertionPoint(loop.body):
-        first = arith.MulIOp(loop.induction_variable, two).result
-        second = arith.AddIOp(first, one).result
-        # Blocks 2j and 2j+1 have landed once at most blocks 2j+2 .. 2j+S-1 are in flight.
-        wait(2 * (stages - 2))
-        p1, k1 = start(first)
-        p2, k2 = start(second)
-        acc = promote(loop.inner_iter_args[0], retire(p1, 1), k1)
-        d2 = retire(p2, 0)
-        for block in (first, second):  # both slots are free: refill them
-            nxt = arith.AddIOp(block, s_c).result
-            more = arith.CmpIOp(arith.CmpIPredicate.slt, nxt, blocks).result
-            issue(arith.AddIOp(k_off, arith.MulIOp(nxt, bk_c).result).result,
-                  arith.RemSIOp(nxt, s_c).result, more)  # fmt: skip
-        scf.YieldOp([promote(acc, d2, k2)])
-    wait(0)
-    ScheduleYieldOp(loop.results[0])
 
 
 __all__ = ["build_gemm_module"]
