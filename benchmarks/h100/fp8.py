@@ -35,6 +35,11 @@ scale_a=..., scale_b=...)``.
    K=2048, G=4 x 8192 and G=8 x 4096 rows; and G=8 GateUP with unbalanced
    routing) beside ``torch._scaled_grouped_mm`` (rowwise; block128 beside
    torch's rowwise where it has no block128 kernel).
+3. **Decode shapes without the host**: the M <= 128 shapes again, each call
+   of ours and torch's captured in a CUDA graph (``benchlib.graph_us``: warm
+   L2, so below the HBM roofline where the weights fit in L2): the kernels'
+   own time, which the event timing above can miss when a call's host path
+   outlasts the flush before it.
 
 Writes ``OUT/fp8.csv``, ``OUT/fp8.md`` and ``OUT/fp8.log``. Exit 0 when every
 check passes, 1 if one fails, 2 on misuse, no GPU or a missing kernel.
@@ -349,6 +354,65 @@ def speed_grouped(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str
     return rows
 
 
+#: The decode shapes (M <= 128) of :data:`SHAPES`, timed again in CUDA graphs.
+DECODE = tuple(s for s in SHAPES if s[0] <= 128)
+
+
+def speed_graphs(torch: Any, say: Any) -> list[dict[str, Any]]:
+    """The decode shapes, ours (the API, both schedules) and torch's, in CUDA graphs."""
+    import gemm_opt
+
+    rows = []
+    for m, n, k in DECODE:
+        for recipe in RECIPES:
+            a, w, sa, sb = _quantized(torch, m, n, k, recipe, 0)
+            b = w.t()
+            fns = {"torch": functools.partial(_torch_mm, torch, a, b, sa, sb, torch.bfloat16)}
+            for schedule in SCHEDULES:
+                fns[schedule] = functools.partial(
+                    gemm_opt.matmul, a, b, scale_a=sa, scale_b=sb, schedule=schedule
+                )
+            times = {}
+            for name, fn in fns.items():
+                try:
+                    times[name] = benchlib.graph_us(torch, fn)
+                except Exception as e:  # a capture that fails is reported, not fatal
+                    say(
+                        f"graph {m}x{n}x{k} {recipe} {name}: not captured ({type(e).__name__}: {e})"
+                    )
+            for name, us in times.items():
+                ms = us / 1000
+                base = times.get("torch", float("nan"))
+                row = {
+                    "m": m, "n": n, "k": k, "recipe": recipe, "impl": f"graph-{name}",
+                    "median_ms": round(ms, 5), "tflops": round(benchlib.tflops(m, n, k, ms), 1),
+                    "vs_torch": round(base / us, 3), "torch_recipe": recipe,
+                }  # fmt: skip
+                rows.append(row)
+                say(
+                    f"graph {m}x{n}x{k} {recipe:10s} {name:13s} {us:8.2f} us "
+                    f"{row['tflops']:7.1f} TFLOP/s {row['vs_torch']:.2f}x torch"
+                )
+    return rows
+
+
+def _graph_markdown(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "",
+        "| decode, CUDA graph (warm L2) | recipe | torch us | data-parallel us | persistent us "
+        "| best / torch |",
+        "|---|---|---|---|---|---|",
+    ]
+    key = {(r["m"], r["n"], r["k"], r["recipe"], r["impl"]): r for r in rows}
+    for m, n, k in DECODE:
+        for recipe in RECIPES:
+            got = [key.get((m, n, k, recipe, f"graph-{i}")) for i in ("torch", *SCHEDULES)]
+            us = ["-" if r is None else f"{r['median_ms'] * 1000:.2f}" for r in got]
+            best = max((r["vs_torch"] for r in got[1:] if r is not None), default=float("nan"))
+            lines.append(f"| {m}x{n}x{k} | {recipe} | {us[0]} | {us[1]} | {us[2]} | {best:.2f}x |")
+    return "\n".join(lines) + "\n"
+
+
 def _grouped_markdown(rows: list[dict[str, Any]]) -> str:
     lines = [
         "",
@@ -462,10 +526,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         ok = check(torch, report)
         ok &= check_grouped(torch, report)
-        rows, grouped = [], []
+        rows, grouped, graphs = [], [], []
         if not args.skip_speed:
             rows = speed(torch, args.reps, args.warmup, report)
             grouped = speed_grouped(torch, args.reps, args.warmup, report)
+            graphs = speed_graphs(torch, report)
     except KernelMissing as e:
         print(f"{ap.prog}: error: {e}", file=sys.stderr)
         return 2
@@ -475,8 +540,9 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.out / "fp8.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=[*rows[0], "shape"], restval="")
             writer.writeheader()
-            writer.writerows(rows + grouped)
+            writer.writerows(rows + grouped + graphs)
         md = _markdown(rows, gpu) + (_grouped_markdown(grouped) if grouped else "")
+        md += _graph_markdown(graphs) if graphs else ""
         (args.out / "fp8.md").write_text(md)
     return 0 if ok else 1
 
