@@ -31,6 +31,7 @@ returns its operand.
 
 from typing import Any
 
+from gemm_opt.core.contract import IMPRECISE_ACC
 from gemm_opt.core.ext_compat import cast, ext, ir
 from gemm_opt.dialect.tile import (
     WMMA_INSTR_SHAPE,
@@ -39,6 +40,7 @@ from gemm_opt.dialect.tile import (
     VerifyError,
     WmmaAttr,
     _check_i1,
+    check_imprecise_acc,
     check_instr_shape,
     check_register_layout,
     mma_input_kind,
@@ -81,7 +83,7 @@ class AsyncWmmaOp(TileOp, name="async_wmma"):
     registers) is a power of two up to the instruction's K.
     """
 
-    ATTRS = ("k_width",)
+    ATTRS = ("k_width", IMPRECISE_ACC)
 
     a: ext.Operand[SharedType]
     b: ext.Operand[SharedType]
@@ -118,6 +120,7 @@ class AsyncWmmaOp(TileOp, name="async_wmma"):
         if kw < 1 or kw > kmax or kw & (kw - 1):
             raise VerifyError(f"k_width = {kw} must be a power of two from 1 to {kmax}")
         _check_i1(self.use_acc, "use_acc")
+        check_imprecise_acc(self, a.element_type)
 
     def k_width(self) -> int:
         """K elements per thread of the register operands (targets whose MMA reads registers)."""

@@ -48,6 +48,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 from gemm_opt.core.contract import (
+    IMPRECISE_ACC,
     NUM_WARPS,
     TARGET,
     THREADS_PER_WARP,
@@ -1827,6 +1828,19 @@ def check_fp8_inputs(op: TileOp, a: ir.Type, b: ir.Type) -> None:
         raise VerifyError(f"a ({a}) and b ({b}) are the 8-bit types of different targets")
 
 
+def check_imprecise_acc(op: TileOp, elem: ir.Type) -> None:
+    """An MMA's optional ``tile.imprecise_acc``: 8-bit inputs only, a positive
+    i32 multiple of 32 (one 8-bit wgmma's K)."""
+    attrs = op.operation.attributes
+    if IMPRECISE_ACC not in attrs:
+        return
+    value = int_value(attrs[IMPRECISE_ACC], IMPRECISE_ACC)
+    if element_bits(elem) != 8:
+        raise VerifyError(f"{IMPRECISE_ACC} is for 8-bit inputs, got {elem}")
+    if value <= 0 or value % 32:
+        raise VerifyError(f"{IMPRECISE_ACC} must be a positive multiple of 32, got {value}")
+
+
 def mma_input_kind(op: TileOp, a: ir.Type, b: ir.Type) -> str:
     """The key of :data:`WMMA_INSTR_SHAPES` for ``tile.wmma`` inputs ``a`` x ``b``."""
     if _is_16bit_float(a) and a == b:
@@ -1873,8 +1887,12 @@ class WmmaOp(TileOp, name="wmma", traits=[ext.Pure]):
     (:func:`check_fp8_inputs`); C and D are f32 with a ``#tile.wmma_layout``
     layout whose instruction fits the inputs (:data:`WMMA_INSTR_SHAPES`); A and
     B carry ``#tile.dot_operand`` layouts with op_idx 0 and 1 whose parent is
-    C's layout; M, N and K are multiples of the instruction shape.
+    C's layout; M, N and K are multiples of the instruction shape. The optional
+    ``tile.imprecise_acc`` (:data:`~gemm_opt.core.contract.IMPRECISE_ACC`): 8-bit
+    inputs only, a positive i32 multiple of 32.
     """
+
+    ATTRS = (IMPRECISE_ACC,)
 
     a: ext.Operand[Any]
     b: ext.Operand[Any]
@@ -1920,6 +1938,7 @@ class WmmaOp(TileOp, name="wmma", traits=[ext.Pure]):
             raise VerifyError(
                 f"{m}x{n}x{k} is not a multiple of the instruction shape {im}x{in_}x{ik}"
             )
+        check_imprecise_acc(self, a.element_type)
 
 
 class ConvertLayoutOp(TileOp, name="convert_layout", traits=[ext.Pure]):

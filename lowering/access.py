@@ -129,6 +129,30 @@ def op_block_access(ctx: HandOffContext, op: Any, shape: Sequence[int], layout: 
     )
 
 
+def broadcast_dims(op: Any, shape: Sequence[int]) -> set[int]:
+    """The dims of a ``tile.load_block`` it may load once and broadcast: stride the
+    constant 0 and the whole range in bounds by constants (origin >= 0, origin +
+    size <= extent), so every element along the dim reads the same address unmasked.
+
+    A scale broadcast over a tile (an FP8 GEMM's per-row or per-column scale
+    read inside its K loop) then costs each thread one load per distinct row
+    or column it holds, not one per element: Triton does not merge loads of
+    equal addresses.
+    """
+    dims = set()
+    for d, size in enumerate(shape):
+        origin, extent = const_int(op.offsets[d]), const_int(op.shape[d])
+        if (
+            const_int(op.strides[d]) == 0
+            and origin is not None
+            and extent is not None
+            and 0 <= origin
+            and origin + int(size) <= extent
+        ):
+            dims.add(d)
+    return dims
+
+
 def access_layout(ctx: HandOffContext, op, rt, shape, elem) -> Any:
     """The value's own layout if blocked, else a coalesced blocked layout.
 
@@ -220,6 +244,7 @@ __all__ = [
     "access_layout",
     "block_access",
     "broadcast",
+    "broadcast_dims",
     "contiguous_per_thread",
     "index_vectors",
     "like",

@@ -23,7 +23,14 @@ from gemm_opt.dialect.tile import (
     MemdescTransOp,
     StoreBlockOp,
 )
-from gemm_opt.lowering.access import access_layout, masked_load, op_block_access, store_layout
+from gemm_opt.lowering.access import (
+    access_layout,
+    broadcast,
+    broadcast_dims,
+    masked_load,
+    op_block_access,
+    store_layout,
+)
 from gemm_opt.lowering.context import Handler, HandOffContext
 from gemm_opt.lowering.ir_match import const_int, same_type
 
@@ -64,21 +71,27 @@ def lower_convert_layout(ctx: HandOffContext, op: Any) -> Any:
 
 
 def lower_load_block(ctx: HandOffContext, op: Any) -> Any:
-    """A masked ``tt.load``. A broadcast (a constant-zero stride: an epilogue's
-    bias or scale vector read over the tile's rows or columns) loads in the
-    value's own layout: its rows repeat one vector, so a coalesced layout saves
-    no sectors and its conversion would be a shared-memory round trip of the
-    whole tile."""
+    """A masked ``tt.load``. Dims that :func:`broadcast_dims` allows (stride 0,
+    in bounds by constants: an FP8 scale read over a tile) are loaded with size 1
+    and broadcast (the same values, fewer loads). Any other broadcast (a
+    constant-zero stride: an epilogue's bias or scale vector read over the
+    tile's rows or columns) loads in the value's own layout: its rows repeat one
+    vector, so a coalesced layout saves no sectors and its conversion would be a
+    shared-memory round trip of the whole tile."""
     rt = ir.RankedTensorType(op.result.type)
     shape = list(rt.shape)
     elem = rt.element_type
     want = ctx.must_type(rt, op)
-    if any(const_int(s) == 0 for s in op.strides):
+    thin = broadcast_dims(op, shape)
+    if not thin and any(const_int(s) == 0 for s in op.strides):
         layout = ctx.convert_encoding(rt.encoding, op)
     else:
         layout = access_layout(ctx, op, rt, shape, elem)
-    ptrs, mask = op_block_access(ctx, op, shape, layout)
-    val = masked_load(ctx, ptrs, mask, ctx.zeros(shape, elem, layout, op))
+    loaded = [1 if d in thin else s for d, s in enumerate(shape)]
+    ptrs, mask = op_block_access(ctx, op, loaded, layout)
+    val = masked_load(ctx, ptrs, mask, ctx.zeros(loaded, elem, layout, op))
+    if thin:
+        val = broadcast(ctx, val, shape, layout, ctx.elem(elem, op))
     if not same_type(val.get_type(), want):
         val = ctx.b.create_convert_layout(want, val)
     return val

@@ -18,12 +18,13 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from gemm_opt.core.contract import IMPRECISE_ACC
 from gemm_opt.core.ext_compat import cast, ir
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect.async_ops import AsyncWmmaOp
 from gemm_opt.dialect.tile import DotOperandAttr, SharedType, viewed_block
 from gemm_opt.lowering.context import HandOffContext
-from gemm_opt.lowering.ir_match import defining_op, user_of
+from gemm_opt.lowering.ir_match import const_int, defining_op, user_of
 from gemm_opt.lowering.layouts import element_bits, wgmma_buffer_refusal, wgmma_shape
 from gemm_opt.passes.common import collect_ops, num_warps_of
 
@@ -34,6 +35,8 @@ WGMMA_INPUTS = ("f16", "bf16", *TARGETS["cuda:90"].fp8_types)
 
 #: The K of one 8-bit wgmma (32 bytes of K).
 WGMMA_FP8_K = 32
+#: ``maxNumImpreciseAcc`` past any K: the MMA's whole sum in the tensor core.
+NO_PROMOTION = 2**30
 
 
 class MmaOption(StrEnum):
@@ -214,14 +217,27 @@ class WgmmaChoice:
 
     @staticmethod
     def max_imprecise_acc(op: Any) -> int:
-        """wgmma's ``maxNumImpreciseAcc``: 0 for 16-bit inputs; for 8-bit ones one
-        instruction's K (32), so that each wgmma's sum is added into the fp32 accumulator
-        (Hopper's tensor cores add 8-bit products with fewer bits than fp32 carries;
-        Triton's default, 2**30, would leave all of K to them). ``tile.wmma`` means fp32
-        accumulation."""
+        """wgmma's ``maxNumImpreciseAcc``: 0 for 16-bit inputs; for 8-bit ones the
+        op's ``tile.imprecise_acc`` or else one instruction's K (32), so that each wgmma's
+        sum is added into the fp32 accumulator (Hopper's tensor cores add 8-bit products
+        with fewer bits than fp32 carries; Triton's default, 2**30, would leave all of K
+        to them). ``tile.wmma`` means fp32 accumulation unless the op allows more."""
         t = op.a.type
         elem = t.element_type if isinstance(t, SharedType) else ir.RankedTensorType(t).element_type
-        return WGMMA_FP8_K if element_bits(elem) == 8 else 0
+        if element_bits(elem) != 8:
+            return 0
+        attrs = op.operation.attributes
+        if IMPRECISE_ACC not in attrs:
+            return WGMMA_FP8_K
+        limit = ir.IntegerAttr(attrs[IMPRECISE_ACC]).value
+        use_acc = getattr(op, "use_acc", None)
+        k = t.shape[1] if isinstance(t, SharedType) else ir.RankedTensorType(t).shape[1]
+        if use_acc is not None and const_int(use_acc) == 0 and limit >= k:
+            # A fresh accumulator summed over no more than the interval: nothing to
+            # promote inside the MMA. Triton adds a partial accumulator, and a wait
+            # for it, whenever the interval is at most the MMA's K; past K it adds none.
+            return NO_PROMOTION
+        return limit
 
     def wmma(self, ctx: HandOffContext, op: Any) -> Any:
         if op.operation not in self.ops:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from gemm_opt.core.contract import IMPRECISE_ACC
 from gemm_opt.core.ext_compat import cast, ir
 from gemm_opt.core.pass_base import TilePass
 from gemm_opt.dialect.async_ops import DEFAULT_K_WIDTH, AsyncWmmaOp, AsyncWmmaWaitOp
@@ -272,6 +273,9 @@ class PipelineMmaPass(TilePass):
         started = AsyncWmmaOp(a, b, mma.c, mma.result.type, loc=loc, ip=ip)
         if k_width != DEFAULT_K_WIDTH:
             started.operation.attributes["k_width"] = ir.IntegerAttr.get(i32, k_width)
+        if IMPRECISE_ACC in mma.operation.attributes:
+            limit = mma.operation.attributes[IMPRECISE_ACC]
+            started.operation.attributes[IMPRECISE_ACC] = limit
         waited = AsyncWmmaWaitOp(started.result, mma.result.type, loc=loc, ip=ip)
         waited.operation.attributes["num"] = ir.IntegerAttr.get(i32, IN_FLIGHT)
         mma.result.replace_all_uses_with(waited.result)

@@ -128,9 +128,11 @@ def matmul(
     transposed view of a row-major (N, K) tensor (``w.t()``, as
     ``torch._scaled_mm`` takes it). The recipe follows from the float32 scale
     shapes as ``torch._scaled_mm`` reads them: 0-d or (1, 1) tensorwise,
-    (M, 1) and (1, N) rowwise; the epilogue multiplies the fp32 accumulator
-    by them before rounding to ``out_dtype`` (bfloat16, the default, or
-    float32). ``schedule`` "data-parallel" or "persistent"; ``reduction``,
+    (M, 1) and (1, N) rowwise (the epilogue multiplies the fp32 accumulator
+    by them), (M, ceil(K/128)) and (ceil(K/128), ceil(N/128)) block128
+    (DeepSeek-V3's: each 128-deep K block's product promoted into the fp32
+    accumulator times its scales); C rounded once to ``out_dtype`` (bfloat16,
+    the default, or float32). ``schedule`` "data-parallel" or "persistent"; ``reduction``,
     ``num_xcds`` and ``out`` are not taken. On torch tensors this is
     ``torch.ops.gemm_opt.scaled_matmul`` (no autograd: FP8 training recipes
     quantize their own gradients). See :mod:`gemm_opt.runtime.scaled`.
@@ -220,6 +222,9 @@ def grouped_matmul(
     bias: Any = None,
     activation: str | None = None,
     accumulate: bool = False,
+    scale_a: Any = None,
+    scale_b: Any = None,
+    out_dtype: Any = None,
 ) -> Any:
     """Grouped GEMM (MoE experts): rows of ``a`` grouped by ``group_lens``, one ``b`` per group.
 
@@ -241,11 +246,29 @@ def grouped_matmul(
     Fused epilogue as in :func:`matmul`, with ``bias`` of shape (G, N) (group g's
     rows get row g); on torch tensors ``torch.ops.gemm_opt.grouped_matmul_epilogue``
     (differentiable in ``a``, ``b`` and ``bias``) or ``grouped_matmul_epilogue_out``.
+
+    **FP8** (``scale_a`` and ``scale_b`` given, forward only): float8 ``a``
+    (S, K) and ``b`` (G, N, K) with ``trans_b=True`` (one row-major (N, K)
+    weight per group); scales float32, the recipe from their shapes as
+    :func:`matmul`'s FP8 form reads them with G groups: tensorwise, rowwise
+    (``scale_a`` (S, 1), ``scale_b`` (G, 1, N)) or block128 (``scale_a`` (S,
+    ceil(K/128)), ``scale_b`` (G, ceil(K/128), ceil(N/128))); C (S, N) in
+    ``out_dtype`` (bfloat16 by default). The persistent schedule only; no
+    ``reduction``, ``num_xcds`` or ``out``. On torch tensors this is
+    ``torch.ops.gemm_opt.scaled_grouped_matmul`` (no autograd).
     """
     kw = {
         "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
         "num_xcds": num_xcds, "config": config, "out": out, "seed": seed,
     }  # fmt: skip
+    if scale_a is not None or scale_b is not None or out_dtype is not None:
+        if P.has_epilogue(bias, activation, accumulate):
+            raise ValueError(
+                "bias, activation, accumulate: a scaled (FP8) grouped GEMM takes no fused "
+                "epilogue (its epilogue applies the scales)"
+            )
+        return _scaled_grouped(a, b, group_lens, trans_b, validate, scale_a, scale_b,
+                               out_dtype, kw)  # fmt: skip
     epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
     fused = P.has_epilogue(bias, activation, accumulate)
     if _torch_pair(a, b):
@@ -386,6 +409,42 @@ def _scaled(
         a, b, scale_a, scale_b, out_dtype=out_dtype, schedule=schedule,
         num_programs=num_programs, config=config, seed=seed,
     )  # fmt: skip
+    return model_gemm.run_scaled(plan, a, b, scale_a, scale_b)
+
+
+def _scaled_grouped(
+    a: Any,
+    b: Any,
+    group_lens: Any,
+    trans_b: Any,
+    validate: Any,
+    scale_a: Any,
+    scale_b: Any,
+    out_dtype: Any,
+    kw: Mapping[str, Any],
+) -> Any:
+    """:func:`grouped_matmul`'s FP8 form (its docstring)."""
+    from gemm_opt.runtime import scaled
+
+    for name, value in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if value is None:
+            raise ValueError(f"{name}: a scaled GEMM takes both scale_a and scale_b, got None")
+    if kw["schedule"] != "persistent":
+        raise ValueError(f"schedule: a grouped FP8 GEMM runs 'persistent', got {kw['schedule']!r}")
+    for name, default in (("reduction", None), ("num_xcds", 1), ("out", None)):
+        if kw[name] is not default:
+            raise ValueError(f"{name}: a scaled GEMM does not take {name} (got {kw[name]!r})")
+    call = dict(
+        trans_b=trans_b, out_dtype=out_dtype, num_programs=kw["num_programs"],
+        config=kw["config"], seed=kw["seed"], validate=validate,
+    )  # fmt: skip
+    if _torch_pair(a, b):
+        from gemm_opt import torch_ops
+
+        return torch_ops.scaled_grouped_matmul(a, b, group_lens, scale_a, scale_b, **call)
+    from gemm_opt.kernels import model_gemm
+
+    plan = scaled.scaled_grouped_plan(a, b, group_lens, scale_a, scale_b, **call)
     return model_gemm.run_scaled(plan, a, b, scale_a, scale_b)
 
 

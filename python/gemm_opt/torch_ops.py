@@ -15,9 +15,11 @@ with torch tensors; ``import gemm_opt`` does not import torch):
 ``gemm_opt::*_out``                        the same, writing ``out`` (mutated, not
                                            differentiable)
 ``gemm_opt::scaled_matmul``                FP8 ``(A x scale_a) @ (B x scale_b)``,
-                                           tensorwise or rowwise scales
+                                           tensorwise, rowwise or block128 scales
                                            (:mod:`gemm_opt.runtime.scaled`); not
                                            differentiable
+``gemm_opt::scaled_grouped_matmul``        its grouped form (MoE forward, ``b``
+                                           (G, N, K)); not differentiable
 =========================================  ===========================================
 
 Each operator has a CPU implementation (the executable model) and a CUDA one
@@ -892,6 +894,84 @@ def scaled_matmul(
     return torch.ops.gemm_opt.scaled_matmul(
         a, b, scale_a, scale_b, kw.get("out_dtype"), kw.get("schedule", "data-parallel"),
         kw.get("num_programs"), _pack_config(cfg), kw.get("seed"),
+    )  # fmt: skip
+
+
+@torch.library.custom_op(f"{NAMESPACE}::scaled_grouped_matmul", mutates_args=(), tags=_TAGS)
+def _scaled_grouped_matmul(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Tensor,
+    scale_a: Tensor,
+    scale_b: Tensor,
+    out_dtype: torch.dtype | None = None,
+    num_programs: int | None = None,
+    config: list[int] | None = None,
+    seed: int | None = None,
+    validate: str | None = None,
+) -> Tensor:
+    from gemm_opt.runtime import scaled
+
+    kw = dict(out_dtype=out_dtype, num_programs=num_programs, seed=seed)
+    p = scaled.scaled_grouped_plan(
+        a, b, group_lens, scale_a, scale_b, config=_unpack_config(config),
+        validate=_VALIDATE_BACK[validate], **kw,
+    )  # fmt: skip
+    if p.backend == "cuda":
+        return scaled.launch(p, a, b, scale_a, scale_b, group_lens)
+    from gemm_opt.kernels import model_gemm
+
+    return model_gemm.run_scaled(p, a, b, scale_a, scale_b)
+
+
+@_scaled_grouped_matmul.register_fake
+def _(
+    a, b, group_lens, scale_a, scale_b, out_dtype=None, num_programs=None, config=None,
+    seed=None, validate=None,
+):  # fmt: skip
+    from gemm_opt.runtime import scaled
+
+    p = scaled.scaled_grouped_plan(
+        a, b, group_lens, scale_a, scale_b, out_dtype=out_dtype, num_programs=num_programs,
+        config=_unpack_config(config), seed=seed, meta=True,
+    )  # fmt: skip
+    return a.new_empty(p.out_shape, dtype=getattr(torch, p.out_dtype))
+
+
+def scaled_grouped_matmul(
+    a: Tensor,
+    b: Tensor,
+    group_lens: Any,
+    scale_a: Any,
+    scale_b: Any,
+    *,
+    trans_b: Any,
+    validate: Any,
+    config: Any = None,
+    **kw: Any,
+) -> Tensor:
+    """``gemm_opt.grouped_matmul``'s FP8 form on torch tensors (keywords as there):
+    checked eagerly (the same plan the operator makes), then the operator
+    ``torch.ops.gemm_opt.scaled_grouped_matmul`` runs."""
+    from gemm_opt.runtime import scaled
+
+    out_dtype = kw.get("out_dtype")
+    if out_dtype is not None and not isinstance(out_dtype, torch.dtype):
+        raise TypeError(f"out_dtype: expected a torch.dtype, got {out_dtype!r}")
+    for name, t in (("scale_a", scale_a), ("scale_b", scale_b), ("group_lens", group_lens)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}: expected a tensor, got {type(t).__name__}")
+    v = P.validate_mode(validate)
+    p = scaled.scaled_grouped_plan(
+        a, b, group_lens, scale_a, scale_b, trans_b=trans_b, config=config, meta=True, **kw
+    )
+    cfg = S.GemmConfig(
+        p.spec.block_m, p.spec.block_n, p.spec.block_k, p.spec.group_m, p.spec.num_warps,
+        p.spec.num_stages,
+    )  # fmt: skip
+    return torch.ops.gemm_opt.scaled_grouped_matmul(
+        a, b, group_lens, scale_a, scale_b, out_dtype, kw.get("num_programs"),
+        _pack_config(cfg), kw.get("seed"), _VALIDATE[v],
     )  # fmt: skip
 
 

@@ -51,6 +51,7 @@ CHANGES = {
     "num_xcds": {"kind": "work-stealing", "reduction": None, "num_xcds": 2},  # its kind's
     "trans_b": {"trans_b": True},
     "trans_a": {"trans_a": True},
+    "trans_c": {"trans_c": True},
     "aligned": {"aligned": True},
     "tma": {"aligned": True, "tma": True},
     "vector_bytes": {"aligned": True, "vector_bytes": 8},
@@ -58,6 +59,7 @@ CHANGES = {
     "scale": {**_FP8, "scale": "rowwise"},
     "out_dtype": {**_FP8, "out_dtype": "fp32"},
     "epilogue": {"epilogue": S.EpilogueSpec(activation="silu", bias="fp16")},
+    "imprecise_acc": {**_FP8, "imprecise_acc": 128},
 }
 
 
@@ -75,9 +77,12 @@ def test_every_spec_field_changes_the_key() -> None:
     fp8 = replace(BASE, **_FP8)
     fp8_keys = {
         D.cache_key(replace(fp8, **change), "cuda:90", TOOLS)
-        for change in ({}, {"scale": "tensorwise"}, {"scale": "rowwise"}, {"out_dtype": "fp32"})
-    }
-    assert len(fp8_keys) == 4
+        for change in (
+            {}, {"scale": "tensorwise"}, {"scale": "rowwise"}, {"out_dtype": "fp32"},
+            {"imprecise_acc": 128}, {"scale": "block128", "block_k": 128},
+        )
+    }  # fmt: skip
+    assert len(fp8_keys) == 6
 
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))

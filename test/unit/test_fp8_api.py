@@ -109,8 +109,12 @@ def _call(**over):
          "scale_a: expected float32 scales, got float64"),
         (dict(scale_a=torch.ones(M, 2)), ValueError, "scale_a"),
         (dict(scale_b=torch.ones(N, 1)), ValueError, "scale_b"),
-        (dict(scale_a=torch.ones(M, K // 128 + 1), scale_b=torch.ones(2, 1)), ValueError,
-         "block128 recipe, which has no kernel (built: tensorwise, rowwise)"),
+        (dict(scale_a=torch.ones(M, K // 128 + 1), scale_b=torch.ones(K // 128 + 1, 1),
+              config=dict(block_k=64)), ValueError,
+         "config: block_k must be 128 for block128 scales"),
+        (dict(scale_a=torch.ones(M, K // 128 + 1, dtype=torch.float16),
+              scale_b=torch.ones(K // 128 + 1, 1)), TypeError,
+         "scale_a: expected float32 scales, got float16"),
         (dict(scale_a=torch.ones(M, 2)[:, :1]), ValueError,
          "scale_a: a rowwise scale has unit stride"),
         (dict(scale_a=np.ones((M, 1), np.float32)), TypeError, "scale_a: expected a float32 tensor, got ndarray"),
@@ -167,7 +171,7 @@ def test_the_plan_names_the_bundled_kernel():
 
 @pytest.mark.parametrize(("m", "n"), [(4096, 7168), (4096, 2112), (16, 4096), (128, 7168)])
 @pytest.mark.parametrize("schedule", ["data-parallel", "persistent"])
-@pytest.mark.parametrize("recipe", ["tensorwise", "rowwise"])
+@pytest.mark.parametrize("recipe", ["tensorwise", "rowwise", "block128"])
 def test_the_gpu_plan_kernel_is_bundled_with_its_twins(m, n, schedule, recipe):
     from dataclasses import replace
 
@@ -175,17 +179,33 @@ def test_the_gpu_plan_kernel_is_bundled_with_its_twins(m, n, schedule, recipe):
 
     bundled = {s.name for s in fp8_bundle_specs()}
     cfg = h100.FP8_GPU_CONFIGS[h100.fp8_config_name(m, n)]
-    spec = scaled.scaled_spec(schedule, "f8e4m3", cfg, recipe, "bfloat16")
+    spec = scaled.scaled_spec(schedule, "f8e4m3", cfg, recipe, "bfloat16", gpu=True)
     assert spec.name in bundled
     assert replace(spec, aligned=True).name in bundled
     assert replace(spec, aligned=True, tma=True).name in bundled
 
 
-def test_fp8_bundle_holds_24_kernels():
+#: FP8 bundle kernels: 2 configurations x (2 dense schedules x (tensorwise, rowwise at
+#: 32 and each bundled interval, block128) + grouped "m" x 3 recipes), and fp32-C
+#: narrow dense rowwise (each interval) and block128 on both schedules; x 3 twins.
+ACCS = len(h100.FP8_IMPRECISE_ACC)
+BUNDLED = (2 * (2 * (3 + ACCS) + 3) + 2 * (2 + ACCS)) * 3
+
+
+def test_fp8_bundle_holds_every_recipe_and_interval():
     from gemm_opt.kernels.build_bundles import fp8_bundle_specs
 
     specs = fp8_bundle_specs()
-    assert len(specs) == len({s.name for s in specs}) == 2 * 2 * 2 * 3
+    assert len(specs) == len({s.name for s in specs}) == BUNDLED
+    assert {s.imprecise_acc for s in specs} == {None, *h100.FP8_IMPRECISE_ACC}
+    assert {s.scale for s in specs if s.imprecise_acc is None and s.grouped == "none"} == {
+        "rowwise",
+        "block128",
+    }
+    assert {(s.block_m, s.scale) for s in specs if s.out_dtype == "fp32"} == {
+        (64, "rowwise"),
+        (64, "block128"),
+    }
     assert {s.dtype for s in specs} == {"f8e4m3"} and all(s.trans_b for s in specs)
 
 
@@ -196,7 +216,7 @@ def test_build_bundles_lists_only_the_fp8_kernels_with_empty_dtypes():
     tool = [sys.executable, "-m", "gemm_opt.kernels.build_bundles", "--target", "cuda:90"]
     out = subprocess.run([*tool, "--dtypes=", "--list"], capture_output=True, text=True)
     names = out.stdout.split()
-    assert out.returncode == 0 and len(names) == 24
+    assert out.returncode == 0 and len(names) == BUNDLED
     assert all("_tb_f8e4m3_" in n for n in names)
     bad = subprocess.run([*tool, "--dtypes=", "--fp8=", "--list"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--dtypes takes fp16, bf16" in bad.stderr

@@ -144,13 +144,19 @@ def test_spec_names_and_arguments():
         (dict(kind="stream-k", reduction="linear"), "kind 'stream-k' has no FP8 kernel; built: "
          "data-parallel, persistent"),
         (dict(kind="split-k"), "kind 'split-k' has no FP8 kernel"),
-        (dict(grouped="m", kind="persistent"), "grouped 'm' has no FP8 kernel"),
+        (dict(grouped="m", kind="data-parallel"), "kind 'data-parallel' has no grouped FP8 "
+         "kernel; built: persistent"),
         (dict(trans_b=False), "K-major"),
         (dict(trans_a=True), "K-major"),
         (dict(block_k=32), "block_k must be a multiple of 64"),
         (dict(out_dtype="fp16"), "out_dtype must be one of bf16, fp32"),
-        (dict(scale="block128"), "scale must be one of"),
-        (dict(dtype="fp16"), "scale is for FP8 kernels"),
+        (dict(scale="mx32"), "scale must be one of"),
+        (dict(scale="block128"), "block_k must be 128 for scale 'block128'"),
+        (dict(imprecise_acc=48), "imprecise_acc must be a positive multiple of 32, got 48"),
+        (dict(imprecise_acc=0), "imprecise_acc must be a positive multiple of 32"),
+        (dict(scale="block128", block_k=128, imprecise_acc=128),
+         "imprecise_acc is for the epilogue recipes"),
+        (dict(dtype="fp16"), "scale and imprecise_acc are for FP8 kernels"),
     ],
 )  # fmt: skip
 def test_refusals_name_what_is_built(kw, match):

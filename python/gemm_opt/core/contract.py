@@ -17,6 +17,13 @@ TARGET = "tile.target"
 DIVISIBILITY = "tile.divisibility"
 TRITON_DIVISIBILITY = "tt.divisibility"
 
+# ---- on tile.wmma ----
+#: 8-bit MMAs only (i32, a multiple of 32): K elements whose products the tensor
+#: core may sum in its own accumulator, narrower than fp32, before each add into
+#: the fp32 one (cuda:90 wgmma's ``maxNumImpreciseAcc``); absent: one
+#: instruction's K (32), so every instruction's sum is added in fp32.
+IMPRECISE_ACC = "tile.imprecise_acc"
+
 # ---- on TDM copies ----
 #: The optional i32 warp mask of a single copy (bit n = warp n takes part).
 WARP_USED_HINT = "warp_used_hint"
@@ -31,6 +38,7 @@ WARP_PREDICATED = "tile.warp_predicated"
 
 __all__ = [
     "DIVISIBILITY",
+    "IMPRECISE_ACC",
     "NUM_WARPS",
     "TARGET",
     "THREADS_PER_WARP",

@@ -75,14 +75,17 @@ class TileLoop(Mode):
 
 
 class Scale(Mode):
-    """How an FP8 schedule kernel scales its fp32 accumulator before the store
-    (the recipes of :mod:`gemm_opt.core.scaling` it runs): ``none`` (no scale
-    arguments), ``tensorwise`` (one fp32 scale each for A and B) or
-    ``rowwise`` (``scale_a`` one per row of C, ``scale_b`` one per column)."""
+    """How an FP8 schedule kernel scales its fp32 accumulator (the recipes of
+    :mod:`gemm_opt.core.scaling` it runs): ``none`` (no scale arguments),
+    ``tensorwise`` (one fp32 scale each for A and B) or ``rowwise``
+    (``scale_a`` one per row of C, ``scale_b`` one per column), both in the
+    epilogue; ``block128`` inside the K loop, each 128-deep K block's product
+    promoted into the accumulator times its row's and column's scales."""
 
     NONE = "none"
     TENSORWISE = "tensorwise"
     ROWWISE = "rowwise"
+    BLOCK128 = "block128"
 
 
 class Activation(Mode):

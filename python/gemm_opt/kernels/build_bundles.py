@@ -182,18 +182,59 @@ def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
 def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec]:
     """The FP8 kernels the scaled API launches (:mod:`gemm_opt.runtime.scaled`):
     each of :data:`~gemm_opt.kernels.h100_configs.FP8_GPU_CONFIGS`, schedule
-    (data-parallel, persistent) and recipe (tensorwise, rowwise), bf16 C, B
-    stored (N, K); each plain kernel (for K or leading dimensions off the
-    16-element rule) with its aligned and TMA twins."""
-    from gemm_opt.core.modes import FP8_KINDS, Scale
+    (data-parallel, persistent) and recipe (tensorwise, rowwise, block128), bf16 C, B
+    stored (N, K), the epilogue recipes with the promotion interval the API picks
+    (:data:`~gemm_opt.kernels.h100_configs.FP8_EPILOGUE_IMPRECISE_ACC`) and rowwise
+    also with one instruction's and each of
+    :data:`~gemm_opt.kernels.h100_configs.FP8_IMPRECISE_ACC` (the benchmark
+    compares them), the grouped "m" forward (persistent, B stored (G, N, K)) of
+    each configuration and recipe, and fp32-C kernels of the ``narrow``
+    configuration's dense rowwise (each interval) and block128 (the benchmark's
+    accumulation-error figures, which bf16's rounding would hide; small float32
+    calls); each plain kernel (for K or leading dimensions off the 16-element
+    rule) with its aligned and TMA twins."""
+    from gemm_opt.core.modes import FP8_KINDS, GROUPED_KINDS, Scale
 
-    plain = [
-        S.KernelSpec(kind, None, "none", dtype, **cfg.__dict__, trans_b=True, scale=scale)
-        for dtype in dtypes
-        for cfg in h100.FP8_GPU_CONFIGS.values()
-        for kind in FP8_KINDS
-        for scale in (Scale.TENSORWISE, Scale.ROWWISE)
-    ]
+    def epilogue(name: str) -> tuple[tuple[Scale, int | None], ...]:
+        # The API's interval for tensorwise and rowwise; rowwise also with each other.
+        chosen = h100.FP8_EPILOGUE_IMPRECISE_ACC[name]
+        rowwise = dict.fromkeys((chosen, None, *h100.FP8_IMPRECISE_ACC))
+        return ((Scale.TENSORWISE, chosen), *((Scale.ROWWISE, a) for a in rowwise))
+
+    def spec(kind, grouped, dtype, cfg, scale, acc, out=None) -> S.KernelSpec:
+        return S.KernelSpec(
+            kind, None, grouped, dtype, **cfg.__dict__, trans_b=True, scale=scale,
+            imprecise_acc=acc, out_dtype=out,
+        )  # fmt: skip
+
+    configs = h100.FP8_GPU_CONFIGS
+    narrow = configs["narrow"]
+    plain = (
+        [
+            spec(kind, "none", dtype, cfg, scale, acc)
+            for dtype in dtypes
+            for name, cfg in configs.items()
+            for kind in FP8_KINDS
+            for scale, acc in (*epilogue(name), (Scale.BLOCK128, None))
+        ]
+        + [
+            spec(kind, "m", dtype, cfg, scale, acc)
+            for dtype in dtypes
+            for name, cfg in configs.items()
+            for kind in GROUPED_KINDS
+            for scale, acc in (
+                (Scale.TENSORWISE, h100.FP8_EPILOGUE_IMPRECISE_ACC[name]),
+                (Scale.ROWWISE, h100.FP8_EPILOGUE_IMPRECISE_ACC[name]),
+                (Scale.BLOCK128, None),
+            )
+        ]
+        + [
+            spec(kind, "none", dtype, narrow, scale, acc, "fp32")
+            for dtype in dtypes
+            for kind in FP8_KINDS
+            for scale, acc in (*epilogue("narrow")[1:], (Scale.BLOCK128, None))
+        ]
+    )
     return (
         plain
         + [replace(s, aligned=True) for s in plain]

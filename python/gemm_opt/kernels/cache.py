@@ -49,6 +49,7 @@ def _build(spec: S.KernelSpec, target: str) -> Any:
         scale=spec.scale,
         out_dtype=spec.out_dtype,
         epilogue=spec.epilogue,
+        imprecise_acc=spec.imprecise_acc,
     )
 
 

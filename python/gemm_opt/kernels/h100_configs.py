@@ -123,6 +123,18 @@ FP8_GPU_CONFIGS = {
 }
 
 
+#: The promotion intervals besides one instruction's (32) that the FP8 bundle holds
+#: for rowwise (``KernelSpec.imprecise_acc``): each wgmma's sum added into fp32 on
+#: its own serializes the wgmmas, 128 lets a K block's four run back to back. The
+#: benchmark measures the API's choice beside 32.
+FP8_IMPRECISE_ACC: tuple[int, ...] = (128,)
+#: The interval the API's tensorwise and rowwise kernels run with, per
+#: :data:`FP8_GPU_CONFIGS` entry (None: one instruction's K, 32), chosen from the
+#: benchmark's speed and accuracy (docs/fp8.md, "Accumulation"): 128 is 1.3x
+#: faster on every shape measured and as accurate as ``torch._scaled_mm``.
+FP8_EPILOGUE_IMPRECISE_ACC: dict[str, int | None] = {"mid": 128, "narrow": 128}
+
+
 def fp8_config_name(m: int, n: int, sms: int = 132) -> str:
     """The :data:`FP8_GPU_CONFIGS` entry for an ``m x n`` output: ``mid`` where
     its tiles fill a wave of ``sms`` programs (and M has ``block_m`` rows), else
@@ -134,7 +146,9 @@ def fp8_config_name(m: int, n: int, sms: int = 132) -> str:
 
 
 __all__ = [
+    "FP8_EPILOGUE_IMPRECISE_ACC",
     "FP8_GPU_CONFIGS",
+    "FP8_IMPRECISE_ACC",
     "GPU_CONFIG",
     "GPU_CONFIGS",
     "GPU_SHAPE_CLASSES",

@@ -130,12 +130,16 @@ def _interpret(
 
 
 def run_scaled(plan: Any, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
-    """C of a scaled FP8 ``plan`` (:class:`~gemm_opt.runtime.scaled.ScaledPlan`) on the
-    model: the operands' 8-bit codes as they lie (flat spans), the scales as float32,
-    C returned in ``plan.out_dtype`` and the operands' framework."""
+    """C of a scaled FP8 ``plan`` (:class:`~gemm_opt.runtime.scaled.ScaledPlan`, dense or
+    grouped) on the model: the operands' 8-bit codes as they lie (flat spans), the
+    scales as the kernel reads them (float32), C returned in ``plan.out_dtype`` and the
+    operands' framework."""
     import numpy as np
 
     from gemm_opt.kernels import cache
+    from gemm_opt.runtime.scaled import kernel_scales
+
+    scale_a, scale_b = kernel_scales(plan, scale_a, scale_b)
 
     def codes(x: Any) -> Any:
         if type(x).__module__.split(".")[0] == "torch":
@@ -157,6 +161,9 @@ def run_scaled(plan: Any, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
         "lda": plan.lda, "ldb": plan.ldb, "ldc": plan.n,
         "scale_a": scales(scale_a), "scale_b": scales(scale_b),
     }  # fmt: skip
+    if plan.groups is not None:  # the model reads host lengths (always checked)
+        assert plan.lens is not None
+        values |= {"group_lens": np.asarray(plan.lens, dtype=np.int32), "num_groups": plan.groups}
     cache.run_on_model(
         plan.spec, values, grid=plan.grid, num_resident=max(plan.programs, 1), seed=plan.seed
     )

@@ -52,7 +52,13 @@ barrier-tracked TMA copies inside the schedule's loops).
 from collections.abc import Callable
 from typing import Any
 
-from gemm_opt.core.contract import DIVISIBILITY, NUM_WARPS, TARGET, THREADS_PER_WARP
+from gemm_opt.core.contract import (
+    DIVISIBILITY,
+    IMPRECISE_ACC,
+    NUM_WARPS,
+    TARGET,
+    THREADS_PER_WARP,
+)
 from gemm_opt.core.ext_compat import arith, func, ir, scf
 from gemm_opt.core.modes import (
     BODIES,
@@ -110,6 +116,10 @@ from gemm_opt.dialect.tile import (
     WmmaOp,
 )
 
+#: One K block's MMA into the loop's accumulator: ``step(a, b, acc, k) -> acc``, ``k``
+#: the block's first K index (i32).
+Step = Callable[[ir.Value, ir.Value, ir.Value, ir.Value], ir.Value]
+
 
 def build_gemm_module(
     *,
@@ -136,6 +146,7 @@ def build_gemm_module(
     scale: Scale | str = Scale.NONE,
     out_dtype: str | None = None,
     epilogue: EpilogueSpec = NO_EPILOGUE,
+    imprecise_acc: int | None = None,
 ) -> ir.Module:
     """The tile module (before ``tile-lower-gemm-schedule``) of one scheduled GEMM.
 
@@ -180,7 +191,11 @@ def build_gemm_module(
     says which forms are built): C is ``out_dtype`` (bf16 or fp32, default
     bf16), the MMA the 8-bit 16x16x64 instruction, and ``scale`` makes the
     epilogue multiply the fp32 accumulator by the scales before the store
-    (:func:`_scale_epilogue`), from the ``scale_a`` and ``scale_b`` arguments.
+    (:func:`_scale_epilogue`), from the ``scale_a`` and ``scale_b`` arguments;
+    ``block128`` scales each K block's product in the loop instead
+    (:func:`_block_scaled_step`). ``imprecise_acc``: the MMAs'
+    ``tile.imprecise_acc`` (None: one instruction's K; block128: ``block_k``,
+    whose products start from zero each block).
 
     ``epilogue`` (:class:`~gemm_opt.core.schedules.abi.EpilogueSpec`): the
     schedule op's fused epilogue (bias, activation, scales, accumulate), its
@@ -209,12 +224,12 @@ def build_gemm_module(
         out_dtype = out_dtype if out_dtype is not None else next(iter(FP8_OUT_DTYPES))
         check_fp8_config(
             kind=kind, grouped=grouped, trans_a=trans_a, trans_b=trans_b, block_k=block_k,
-            scale=scale, out_dtype=out_dtype,
+            scale=scale, out_dtype=out_dtype, imprecise_acc=imprecise_acc,
         )  # fmt: skip
     elif dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join((*DTYPES, *FP8_DTYPES))}, got {dtype!r}")
-    elif scale != Scale.NONE:
-        raise ValueError("scale is for FP8 kernels (dtype f8e4m3 or f8e5m2)")
+    elif scale != Scale.NONE or imprecise_acc is not None:
+        raise ValueError("scale and imprecise_acc are for FP8 kernels (dtype f8e4m3 or f8e5m2)")
     elif out_dtype is not None and out_dtype not in OUT_DTYPES:
         raise ValueError(
             f"out_dtype must be None (C is {dtype}) or one of {tuple(OUT_DTYPES)}, "
@@ -354,21 +369,24 @@ def build_gemm_module(
             region = sched.operation.regions[0].blocks.append(*([i32] * 6))
             with ir.InsertionPoint(region):
                 epilogue = None
-                if scale != Scale.NONE:
-                    bargs = region.arguments
+                bargs = region.arguments
+                step = _wmma_step(acc_t, imprecise_acc)
+                if scale == Scale.BLOCK128:
+                    step = _block_scaled_step(bargs, args, acc_t, block_k, grouped)
+                elif scale != Scale.NONE:
 
                     def epilogue(acc: ir.Value) -> ir.Value:
-                        return _scale_epilogue(acc, bargs, args, acc_t, Scale(scale))
+                        return _scale_epilogue(acc, bargs, args, acc_t, Scale(scale), grouped)
 
                 if tdm is not None:
                     _pipelined_body(
                         region.arguments, args, tdm, acc_t, a_t, b_t, block_k, grouped, not tma,
-                        epilogue,
+                        epilogue, step,
                     )  # fmt: skip
                 else:
                     _body(
                         region.arguments, args, acc_t, a_t, b_t, block_k, grouped, trans_a,
-                        trans_b, epilogue, swiglu,
+                        trans_b, epilogue, swiglu, step,
                     )  # fmt: skip
             func.ReturnOp([])
         try:
@@ -391,8 +409,10 @@ def _body(
     trans_b: bool,
     epilogue: Callable[[ir.Value], ir.Value] | None = None,
     swiglu: bool = False,
+    step: Step | None = None,
 ) -> None:
-    """acc = sum over K blocks of A[m_off:, k:k+BK] @ B[k:k+BK, n_off:], masked.
+    """acc = sum over K blocks of A[m_off:, k:k+BK] @ B[k:k+BK, n_off:], masked
+    (``step``: how one block's product joins the accumulator; plain ``tile.wmma``).
 
     ``swiglu``: B has ``2N`` columns ``[gate | up]`` (``N`` is C's), and the body
     yields two accumulators, over columns ``n_off`` and ``N + n_off`` of B.
@@ -444,7 +464,8 @@ def _body(
                 return LoadBlockOp(args["b"], [k_end, end], [one, ldb], [k, at], b_t).result
             return LoadBlockOp(args["b"], [k_end, end], [ldb, one], [k, at], b_t).result
 
-        accs = [WmmaOp(a, load_b(None), loop.inner_iter_args[0], acc_t).result]
+        step = step or _wmma_step(acc_t, None)
+        accs = [step(a, load_b(None), loop.inner_iter_args[0], k)]
         if swiglu:
             accs.append(WmmaOp(a, load_b(n), loop.inner_iter_args[1], acc_t).result)
         scf.YieldOp(accs)
@@ -453,6 +474,89 @@ def _body(
         return
     acc = loop.results[0]
     ScheduleYieldOp([epilogue(acc) if epilogue else acc])
+
+
+def _wmma_step(acc_t, imprecise_acc: int | None) -> Step:
+    """``acc + a @ b`` by one ``tile.wmma`` (with ``tile.imprecise_acc`` when given)."""
+
+    def step(a: ir.Value, b: ir.Value, acc: ir.Value, _k: ir.Value) -> ir.Value:
+        mma = WmmaOp(a, b, acc, acc_t)
+        if imprecise_acc is not None:
+            i32 = ir.IntegerType.get_signless(32)
+            mma.operation.attributes[IMPRECISE_ACC] = ir.IntegerAttr.get(i32, imprecise_acc)
+        return mma.result
+
+    return step
+
+
+def _block_scaled_step(bargs: Any, args: dict[str, ir.Value], acc_t, block_k: int, grouped) -> Step:
+    """The block128 recipe's K step: ``acc + (a @ b) x sa x sb``.
+
+    The block's product starts from zero (a ``tile.wmma`` onto a zero
+    accumulator whose ``tile.imprecise_acc`` is ``block_k``: the tensor core
+    may sum the whole block in its own precision) and is promoted into the fp32
+    accumulator times its scales, once per block: this promotion is what keeps
+    an 8-bit GEMM's long K sums fp32-accurate. ``block_k`` is the recipe's
+    :data:`~gemm_opt.core.scaling.BLOCK`, so block ``kb = k / block_k`` has one
+    scale per row of A and one per column of B:
+
+    * ``scale_a`` lies (Kb, M), M-major (the API's (M, Kb) with strides (1, M),
+      ``torch._scaled_mm``'s layout): element (i, j) of the tile reads
+      ``scale_a[kb*M + m_off + i]``, strides (1, 0) from origin ``kb*M + m_off``,
+      rows bounded by ``kb*M + m_end`` (grouped "m": M is all groups' rows).
+    * ``scale_b`` lies (Kb, N) (dense) or (G, Kb, N): one scale per column of B
+      and K block (the 128x128 blocks' scales repeated over their columns),
+      read with strides (0, 1) from ``(g*Kb + kb)*N + n_off``, bounded at N.
+
+    Both loads are in the accumulator's layout (no conversion), like the
+    epilogue's; masked entries (past m_end or N) read 0 and are never stored.
+    Along its stride-0 dim each load starts at the constant 0 and is bounded
+    by the constant block size, so the lowering loads one value per row (or
+    column) a thread holds and broadcasts it
+    (:func:`gemm_opt.lowering.access.broadcast_dims`).
+    """
+    i32 = ir.IntegerType.get_signless(32)
+    i64 = ir.IntegerType.get_signless(64)
+    group, m_off, m_end, n_off, _k_off, _k_end = bargs
+    m, n = args["M"], args["N"]
+    zero64, one64 = arith.ConstantOp(i64, 0).result, arith.ConstantOp(i64, 1).result
+    bm, bn = (arith.ConstantOp(i32, x).result for x in ir.RankedTensorType(acc_t).shape)
+    c0 = arith.ConstantOp(i32, 0).result
+    bk = arith.ConstantOp(i32, block_k).result
+    zero_acc = arith.ConstantOp(
+        acc_t, ir.DenseElementsAttr.get_splat(acc_t, ir.FloatAttr.get_f32(0.0))
+    ).result
+    kbs = arith.DivSIOp(
+        arith.AddIOp(args["K"], arith.ConstantOp(i32, block_k - 1).result).result, bk
+    ).result
+    product = _wmma_step(acc_t, block_k)
+
+    def step(a: ir.Value, b: ir.Value, acc: ir.Value, k: ir.Value) -> ir.Value:
+        kb = arith.DivSIOp(k, bk).result
+        a_row = arith.MulIOp(kb, m).result
+        sa = LoadBlockOp(
+            args["scale_a"],
+            [arith.AddIOp(a_row, m_end).result, bn],
+            [one64, zero64],
+            [arith.AddIOp(a_row, m_off).result, c0],
+            acc_t,
+        ).result
+        b_row = kb
+        if grouped == Grouped.M:  # scale_b is (G, Kb, N)
+            b_row = arith.AddIOp(arith.MulIOp(group, kbs).result, kb).result
+        b_col = arith.MulIOp(b_row, n).result
+        sb = LoadBlockOp(
+            args["scale_b"],
+            [bm, arith.AddIOp(b_col, n).result],
+            [zero64, one64],
+            [c0, arith.AddIOp(b_col, n_off).result],
+            acc_t,
+        ).result
+        p = product(a, b, zero_acc, k)
+        scaled = arith.MulFOp(arith.MulFOp(p, sa).result, sb).result
+        return arith.AddFOp(acc, scaled).result
+
+    return step
 
 
 def _element_type(name: str) -> Any:
@@ -468,23 +572,44 @@ def _element_type(name: str) -> Any:
 
 
 def _scale_epilogue(
-    acc: ir.Value, bargs: Any, args: dict[str, ir.Value], acc_t, scale: Scale
+    acc: ir.Value,
+    bargs: Any,
+    args: dict[str, ir.Value],
+    acc_t,
+    scale: Scale,
+    grouped: Grouped = Grouped.NONE,
 ) -> ir.Value:
     """acc * scale_a * scale_b, each scale broadcast over the tile by a stride-0 load.
 
     Rowwise: ``scale_a[m]`` read with strides (1, 0) (one per row of the tile),
-    ``scale_b[n]`` with (0, 1); tensorwise: both with (0, 0), every element of
+    ``scale_b[n]`` with (0, 1) (grouped "m": ``scale_b[g*N + n]``, one row of
+    N per group); tensorwise: both with (0, 0), every element of
     the block reading the one scale. The loads are in the accumulator's own
     layout (no layout conversion) and masked by the tile's edges like the
-    store, so no thread reads past M scales of A or N of B.
+    store, so no thread reads past M scales of A or N of B; along a stride-0
+    dim they are in bounds by constants, so each is one load per row or
+    column a thread holds (tensorwise: one), broadcast.
     """
+    i32 = ir.IntegerType.get_signless(32)
     i64 = ir.IntegerType.get_signless(64)
-    _group, m_off, m_end, n_off, _k_off, _k_end = bargs
+    group, m_off, m_end, n_off, _k_off, _k_end = bargs
     zero, one = arith.ConstantOp(i64, 0).result, arith.ConstantOp(i64, 1).result
-    bounds, at = [m_end, args["N"]], [m_off, n_off]
+    # A stride-0 dim starts at 0 and is bounded by the block: loaded once and
+    # broadcast (gemm_opt.lowering.access.broadcast_dims).
+    c0 = arith.ConstantOp(i32, 0).result
+    bm, bn = (arith.ConstantOp(i32, x).result for x in ir.RankedTensorType(acc_t).shape)
     rowwise = scale == Scale.ROWWISE
-    sa = LoadBlockOp(args["scale_a"], bounds, [one if rowwise else zero, zero], at, acc_t)
-    sb = LoadBlockOp(args["scale_b"], bounds, [zero, one if rowwise else zero], at, acc_t)
+    if rowwise:
+        n = args["N"]
+        col = arith.MulIOp(group, n).result if grouped == Grouped.M else c0
+        sa_at, sa_bounds = [m_off, c0], [m_end, bn]
+        sb_at = [c0, arith.AddIOp(col, n_off).result]
+        sb_bounds = [bm, arith.AddIOp(col, n).result]
+    else:
+        sa_at = sb_at = [c0, c0]
+        sa_bounds = sb_bounds = [bm, bn]
+    sa = LoadBlockOp(args["scale_a"], sa_bounds, [one if rowwise else zero, zero], sa_at, acc_t)
+    sb = LoadBlockOp(args["scale_b"], sb_bounds, [zero, one if rowwise else zero], sb_at, acc_t)
     return arith.MulFOp(arith.MulFOp(acc, sa.result).result, sb.result).result
 
 
@@ -576,6 +701,7 @@ def _pipelined_body(
     grouped: str,
     bounded: bool = True,
     epilogue: Callable[[ir.Value], ir.Value] | None = None,
+    step: Step | None = None,
 ) -> None:
     """The pipelined body over a ring of S = ``tdm["stages"]`` buffers: K blocks
     i+1 .. i+S-1 are in flight while block i multiplies.
@@ -713,7 +839,9 @@ def _pipelined_body(
         slot = arith.RemSIOp(i, c[stages]).result
         at = operand("abuf", "ba_t", slot, a_trans, a_t)
         bt = operand("bbuf", "bb_t", slot, b_trans, b_t)
-        accs = [WmmaOp(at, bt, loop.inner_iter_args[0], acc_t).result]
+        ki = arith.AddIOp(k_off, arith.MulIOp(i, c[bk]).result).result
+        step = step or _wmma_step(acc_t, None)
+        accs = [step(at, bt, loop.inner_iter_args[0], ki)]
         if swiglu:  # A read again: each MMA its own load (wgmma reads shared memory)
             at2 = operand("abuf", "ba_t", slot, a_trans, a_t)
             ut = operand("ubuf", "bb_t", slot, b_trans, b_t)

@@ -8,8 +8,9 @@ view of a row-major (N, K) tensor (``w.t()``: ``torch._scaled_mm``'s and
 ``nn.Linear``'s layout; Hopper's 8-bit wgmma reads both operands K-major, so
 no other layout has a kernel). The recipe follows from the scale shapes, as
 ``torch._scaled_mm`` reads them (:func:`gemm_opt.core.scaling.recipe_of`):
-0-d or (1, 1) tensorwise, (M, 1) and (1, N) rowwise; scales are float32 and
-lie where the operands do. C is bfloat16 (or float32), row-major (M, N).
+0-d or (1, 1) tensorwise, (M, 1) and (1, N) rowwise, (M, ceil(K/128)) and
+(ceil(K/128), ceil(N/128)) block128; scales are float32 and lie where the
+operands do. C is bfloat16 (or float32), row-major (M, N).
 
 Imports only the standard library and :mod:`gemm_opt.core` at import time;
 torch (CUDA launch) and numpy are imported where used.
@@ -17,7 +18,7 @@ torch (CUDA launch) and numpy are imported where used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gemm_opt.core import schedules as S
@@ -33,6 +34,11 @@ OUT_DTYPES = {framework: name for name, framework in S.FP8_OUT_DTYPES.items()}
 DEFAULT_OUT = "bfloat16"
 #: The configuration the model runs FP8 kernels with (small blocks: quick to interpret).
 MODEL_FP8_CONFIG = S.GemmConfig(64, 64, 64, 4, 4)
+#: The model's block128 configuration (``block_k`` is the recipe's block).
+MODEL_BLOCK128_CONFIG = S.GemmConfig(64, 64, S.FP8_BLOCK_K, 4, 4)
+#: The largest index a block128 kernel forms into its scales, ceil(K/128) * max(M, N),
+#: is an i32 (its scale offsets are).
+_I32_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,15 @@ class ScaledPlan:
     #: Programs that run at once on the model (its interleaving); on the GPU, the grid.
     programs: int
     seed: int | None = None
+    #: Grouped: G, the host lengths (None where they stay on the device) and the
+    #: tiles the persistent grid walks (a bound where the lengths are not read).
+    groups: int | None = None
+    lens: tuple[int, ...] | None = None
+    tiles: int | None = None
+
+    @property
+    def recipe(self) -> Scale:
+        return self.spec.scale
 
     @property
     def out_shape(self) -> tuple[int, int]:
@@ -111,9 +126,12 @@ def _check_layouts(a: Any, b: Any) -> tuple[int, int, int, int, int]:
     return m, n, k, max(sa[0], k, 1), max(sb[1], k, 1)
 
 
-def _check_scale(x: Any, name: str, backend: str, device: Any, vector: int, axis: int) -> None:
+def _check_scale(
+    x: Any, name: str, backend: str, device: Any, vector: int, axis: int | None
+) -> None:
     """``x`` a float32 tensor/array of the operands' framework and device; a rowwise
-    scale (``vector`` > 1 along ``axis``) with unit stride along it."""
+    scale (``vector`` > 1 along ``axis``) with unit stride along it (block128: any
+    strides, ``axis`` None; :func:`kernel_scales` lays them out)."""
     if backend == "numpy":
         if type(x).__module__.split(".")[0] != "numpy" or not hasattr(x, "shape"):
             raise TypeError(
@@ -129,25 +147,31 @@ def _check_scale(x: Any, name: str, backend: str, device: Any, vector: int, axis
         raise ValueError(f"{name}: expected a tensor on {device} (the operands'), got {x.device}")
     if _dtype_name(x) != "float32":
         raise TypeError(f"{name}: expected float32 scales, got {_dtype_name(x)}")
-    if vector > 1 and P.element_strides(x, name)[axis] != 1:
+    if axis is not None and vector > 1 and P.element_strides(x, name)[axis] != 1:
         raise ValueError(
             f"{name}: a rowwise scale has unit stride along its {vector} entries, got strides "
             f"{P.element_strides(x, name)}"
         )
 
 
-def _config(m: int, n: int, backend: str, config: Any) -> S.GemmConfig:
+def _config(m: int, n: int, backend: str, config: Any, block128: bool) -> S.GemmConfig:
+    model = MODEL_BLOCK128_CONFIG if block128 else MODEL_FP8_CONFIG
     if config is not None:
-        default = h100.FP8_GPU_CONFIGS["mid"] if backend == "cuda" else MODEL_FP8_CONFIG
+        default = h100.FP8_GPU_CONFIGS["mid"] if backend == "cuda" else model
         cfg = P.check_config(config, default)
         if cfg.block_k % S.FP8_MMA_K:
             raise ValueError(
                 f"config: block_k must be a multiple of {S.FP8_MMA_K} for FP8 (the 8-bit "
                 f"MMA's K), got {cfg.block_k}"
             )
+        if block128 and cfg.block_k != S.FP8_BLOCK_K:
+            raise ValueError(
+                f"config: block_k must be {S.FP8_BLOCK_K} for block128 scales (one scale "
+                f"per {S.FP8_BLOCK_K} of K), got {cfg.block_k}"
+            )
         return cfg
     if backend != "cuda":
-        return MODEL_FP8_CONFIG
+        return model
     return h100.FP8_GPU_CONFIGS[h100.fp8_config_name(m, n)]
 
 
@@ -167,7 +191,7 @@ def scaled_plan(
     """The :class:`ScaledPlan` of a call, or TypeError/ValueError naming the argument.
 
     ``meta``: checks only (fake tensors: the GPU's resident programs are not read)."""
-    from gemm_opt.core.scaling import Recipe, recipe_of
+    from gemm_opt.core.scaling import recipe_of
 
     backend = P.kind_of(a, "a")
     if P.kind_of(b, "b") != backend:
@@ -192,17 +216,23 @@ def scaled_plan(
         if not hasattr(s, "shape"):
             raise TypeError(f"{name}: expected a float32 tensor or array, got {type(s).__name__}")
     recipe = recipe_of(tuple(scale_a.shape), tuple(scale_b.shape), m=m, n=n, k=k)
-    if recipe not in (Recipe.TENSORWISE, Recipe.ROWWISE):
+    if recipe.value not in _SCALES:
         raise ValueError(
             f"scale_a: the scale shapes {tuple(scale_a.shape)}, {tuple(scale_b.shape)} are the "
-            f"{recipe.value} recipe, which has no kernel (built: tensorwise, rowwise)"
+            f"{recipe.value} recipe, which has no kernel (built: {', '.join(_SCALES)})"
         )
-    rowwise = recipe is Recipe.ROWWISE
-    _check_scale(scale_a, "scale_a", backend, device, m if rowwise else 1, 0)
-    _check_scale(scale_b, "scale_b", backend, device, n if rowwise else 1, -1)
-    cfg = _config(m, n, backend, config)
-    scale = Scale.ROWWISE if rowwise else Scale.TENSORWISE
-    spec = scaled_spec(schedule, da, cfg, scale, out)
+    scale = Scale(recipe.value)
+    rowwise, block128 = scale == Scale.ROWWISE, scale == Scale.BLOCK128
+    axes = (None, None) if block128 else (0, -1)
+    _check_scale(scale_a, "scale_a", backend, device, m if rowwise else 1, axes[0])
+    _check_scale(scale_b, "scale_b", backend, device, n if rowwise else 1, axes[1])
+    if block128 and S.cdiv(k, S.FP8_BLOCK_K) * max(m, n) > _I32_MAX:
+        raise ValueError(
+            f"a: block128 scales index ceil(K/{S.FP8_BLOCK_K}) x max(M, N) entries as i32; "
+            f"M={m}, N={n}, K={k} is past {_I32_MAX}"
+        )
+    cfg = _config(m, n, backend, config, block128)
+    spec = scaled_spec(schedule, da, cfg, scale, out, gpu=backend == "cuda")
     tiles = S.tile_count(m, n, spec.block_m, spec.block_n)
     if num_programs is None:
         gpu = backend == "cuda"
@@ -216,16 +246,180 @@ def scaled_plan(
 
 
 def scaled_spec(
-    schedule: str, dtype: str, config: S.GemmConfig, scale: Scale | str, out_dtype: str
+    schedule: str,
+    dtype: str,
+    config: S.GemmConfig,
+    scale: Scale | str,
+    out_dtype: str,
+    grouped: Grouped = Grouped.NONE,
+    *,
+    gpu: bool = False,
 ) -> S.KernelSpec:
     """The kernel of a scaled call: ``schedule``, the FP8 ``dtype`` ("f8e4m3"),
-    ``config``, ``scale`` and ``out_dtype`` (a framework name: "bfloat16")."""
+    ``config``, ``scale`` and ``out_dtype`` (a framework name: "bfloat16");
+    ``gpu``: the epilogue recipes with the configuration's promotion interval
+    (:func:`_epilogue_interval`; the model computes exactly either way)."""
     cfg = config
-    return S.KernelSpec(
-        Kind(schedule), None, Grouped.NONE, dtype, cfg.block_m, cfg.block_n, cfg.block_k,
+    spec = S.KernelSpec(
+        Kind(schedule), None, grouped, dtype, cfg.block_m, cfg.block_n, cfg.block_k,
         cfg.group_m, cfg.num_warps, cfg.num_stages, trans_b=True, scale=Scale(scale),
         out_dtype=OUT_DTYPES[out_dtype],
     )  # fmt: skip
+    if gpu and spec.scale != Scale.BLOCK128:
+        spec = replace(spec, imprecise_acc=_epilogue_interval(cfg))
+    return spec
+
+
+def scaled_grouped_plan(
+    a: Any,
+    b: Any,
+    group_lens: Any,
+    scale_a: Any,
+    scale_b: Any,
+    *,
+    trans_b: bool = True,
+    out_dtype: Any = None,
+    num_programs: int | None = None,
+    config: Any = None,
+    seed: int | None = None,
+    validate: bool | str = False,
+    meta: bool = False,
+) -> ScaledPlan:
+    """The plan of a grouped FP8 GEMM (MoE experts, forward): rows of ``a`` (S, K)
+    grouped by ``group_lens``, ``b`` (G, N, K) (``trans_b``: one row-major (N, K)
+    weight per group, as ``nn.Linear`` stores it; Hopper's 8-bit wgmma reads both
+    operands K-major, so B stored (G, K, N) is refused), C (S, N) in
+    ``out_dtype``. Scales as :func:`gemm_opt.core.scaling.recipe_of` reads them with
+    G groups: tensorwise, rowwise (``scale_a`` (S, 1), ``scale_b`` (G, 1, N)) or
+    block128 (``scale_a`` (S, ceil(K/128)), ``scale_b`` (G, ceil(K/128),
+    ceil(N/128))). ``group_lens`` and ``validate`` as in the 16-bit grouped plan
+    (lengths on the GPU stay there: the grid is a bound, no host sync)."""
+    from gemm_opt.core.scaling import recipe_of
+
+    if trans_b is not True:
+        raise ValueError(
+            "trans_b: a grouped FP8 GEMM takes b (G, N, K), one row-major (N, K) weight "
+            "per group (trans_b=True): Hopper's 8-bit wgmma reads both operands K-major"
+        )
+    validate = P.validate_mode(validate)
+    backend = P.kind_of(a, "a")
+    if P.kind_of(b, "b") != backend:
+        raise ValueError(f"b: expected the operands in one place, got a on {backend}")
+    da, db = _fp8_dtype(a, "a"), _fp8_dtype(b, "b")
+    if da != db:
+        raise TypeError(
+            f"b: expected {S.FP8_DTYPES[da]} like a (the kernels take one format for both), "
+            f"got {S.FP8_DTYPES[db]}"
+        )
+    device = getattr(a, "device", None)
+    if backend == "cuda" and b.device != device:
+        raise ValueError(f"b: expected a tensor on {device} (a's), got {b.device}")
+    out = _out_dtype(out_dtype)
+    if len(tuple(a.shape)) != 2 or len(tuple(b.shape)) != 3:
+        raise ValueError(
+            f"a, b: a grouped FP8 GEMM takes a (S, K) and b (G, N, K), got shapes "
+            f"{tuple(a.shape)} and {tuple(b.shape)}"
+        )
+    (s_rows, k), (g, n, kb) = tuple(a.shape), tuple(b.shape)
+    if kb != k:
+        raise ValueError(
+            f"b: expected shape (G, N, K) with K = {k} (a's columns), got {(g, n, kb)}"
+        )
+    sa_el, sb_el = P.element_strides(a, "a"), P.element_strides(b, "b")
+    if not (sa_el[1] == 1 or k <= 1) or (sa_el[0] < max(k, 1) and s_rows > 1):
+        raise ValueError(f"a: expected A row-major (S, K), got strides {sa_el}")
+    ldb = max(sb_el[1], k, 1)
+    if (
+        not (sb_el[2] == 1 or k <= 1)
+        or (sb_el[1] < max(k, 1) and n > 1)
+        or (g > 1 and sb_el[0] != n * ldb)
+    ):
+        raise ValueError(
+            f"b: expected (G, N, K) with each group's (N, K) row-major and the groups one "
+            f"after another (strides (N*ldb, ldb, 1)), got strides {sb_el}"
+        )
+    lens, g = P._lens_of_call(group_lens, g, s_rows, backend, device, meta, validate)
+    for name, sc in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if not hasattr(sc, "shape"):
+            raise TypeError(f"{name}: expected a float32 tensor or array, got {type(sc).__name__}")
+    recipe = recipe_of(tuple(scale_a.shape), tuple(scale_b.shape), m=s_rows, n=n, k=k, groups=g)
+    if recipe.value not in _SCALES:
+        raise ValueError(
+            f"scale_a: the scale shapes {tuple(scale_a.shape)}, {tuple(scale_b.shape)} are the "
+            f"{recipe.value} recipe, which has no kernel (built: {', '.join(_SCALES)})"
+        )
+    scale = Scale(recipe.value)
+    rowwise, block128 = scale == Scale.ROWWISE, scale == Scale.BLOCK128
+    axes = (None, None) if block128 else (0, -1)
+    _check_scale(scale_a, "scale_a", backend, device, s_rows if rowwise else 1, axes[0])
+    _check_scale(scale_b, "scale_b", backend, device, n if rowwise else 1, axes[1])
+    if S.cdiv(k, S.FP8_BLOCK_K) * max(s_rows, n * max(g, 1)) > _I32_MAX or g * n > _I32_MAX:
+        raise ValueError(f"a: M={s_rows}, N={n}, K={k}, G={g} index scales past i32")
+    cfg = _config(s_rows, n, backend, config, block128)
+    spec = scaled_spec(Kind.PERSISTENT, da, cfg, scale, out, Grouped.M, gpu=backend == "cuda")
+    bm, bn = spec.block_m, spec.block_n
+    if lens is None:  # on the device: the grid is sized without them
+        tiles = S.grouped_tiles_bound("m", g, rows=s_rows, m=0, n=n, block_m=bm, block_n=bn)
+    else:
+        tiles = S.grouped_tiles("m", lens, m=0, n=n, k=k, block_m=bm, block_n=bn).total_tiles
+    if num_programs is None:
+        gpu = backend == "cuda"
+        programs = 1 if meta and gpu else _resident(spec, device) if gpu else P.MODEL_PROGRAMS
+    else:
+        programs = P.as_int(num_programs, "num_programs")
+        if programs < 1:
+            raise ValueError(f"num_programs must be at least 1, got {programs}")
+    grid = min(programs, tiles)
+    return ScaledPlan(
+        spec, backend, s_rows, n, k, max(sa_el[0], k, 1), ldb, out, grid, min(programs, grid),
+        seed, groups=g, lens=None if lens is None else tuple(lens), tiles=tiles,
+    )  # fmt: skip
+
+
+def _epilogue_interval(cfg: S.GemmConfig) -> int | None:
+    """The promotion interval of a GPU tensorwise or rowwise kernel of ``cfg``
+    (:data:`~gemm_opt.kernels.h100_configs.FP8_EPILOGUE_IMPRECISE_ACC`; None for a
+    configuration the table does not name)."""
+    for name, known in h100.FP8_GPU_CONFIGS.items():
+        if known == cfg:
+            return h100.FP8_EPILOGUE_IMPRECISE_ACC.get(name)
+    return None
+
+
+#: The recipes with a kernel: the kernels' scale modes, named as the recipes.
+_SCALES = tuple(s for s in Scale if s != Scale.NONE)
+
+
+def kernel_scales(plan: ScaledPlan, scale_a: Any, scale_b: Any) -> tuple[Any, Any]:
+    """The scales as the kernel reads them (torch tensors or numpy arrays, as given).
+
+    Tensorwise and rowwise: as they are. block128
+    (:func:`gemm_opt.kernels.schedule_gemm.build_gemm_module`'s ``scale_a`` (Kb, M)
+    and ``scale_b`` (Kb, N), Kb = ceil(K/128)): ``scale_a`` (M, Kb) transposed to
+    M-major, which costs nothing for ``torch._scaled_mm``'s layout (strides (1, M))
+    and one small copy otherwise; ``scale_b`` (Kb, ceil(N/128)) repeated over the
+    128 columns of each block (a (Kb, N) float32 copy, made on the operands'
+    device without a host sync), so that the kernel reads one scale per column;
+    grouped: ``scale_b`` (G, Kb, N). Grouped rowwise: ``scale_b`` (G, 1, N) as G
+    rows of N.
+    """
+    block, n = S.FP8_BLOCK_K, plan.n
+    torch_scales = P.is_torch_tensor(scale_a)
+    if plan.recipe != Scale.BLOCK128:
+        if plan.groups is None or plan.recipe != Scale.ROWWISE:
+            return scale_a, scale_b
+        # grouped rowwise: scale_b (G, 1, N) read as G rows of N
+        sb = scale_b.reshape(-1, n)
+        return scale_a, sb.contiguous() if torch_scales else sb.copy()
+    if torch_scales:
+        sa = scale_a.t().contiguous()
+        sb = scale_b.repeat_interleave(block, dim=-1)[..., :n].contiguous()
+        return sa, sb
+    import numpy as np
+
+    sa = np.ascontiguousarray(np.asarray(scale_a).T, dtype=np.float32)
+    sb = np.ascontiguousarray(np.repeat(scale_b, block, axis=-1)[..., :n], dtype=np.float32)
+    return sa, sb
 
 
 def _resident(spec: S.KernelSpec, device: Any) -> int:
@@ -234,8 +428,12 @@ def _resident(spec: S.KernelSpec, device: Any) -> int:
     return rt.resident_programs(spec, device)
 
 
-def launch(plan: ScaledPlan, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
-    """Run ``plan`` on CUDA tensors on the current stream; returns C (M, N)."""
+def launch(
+    plan: ScaledPlan, a: Any, b: Any, scale_a: Any, scale_b: Any, group_lens: Any = None
+) -> Any:
+    """Run ``plan`` on CUDA tensors on the current stream; returns C (M, N) (grouped:
+    (S, N), ``group_lens`` the call's lengths, copied to the device as int32 where
+    they are host data, as they are where they are int32 there)."""
     import torch
 
     from gemm_opt.runtime import gemm as rt
@@ -243,22 +441,34 @@ def launch(plan: ScaledPlan, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
     c = torch.empty(plan.out_shape, dtype=getattr(torch, plan.out_dtype), device=a.device)
     if plan.grid == 0:
         return c
+    scale_a, scale_b = kernel_scales(plan, scale_a, scale_b)
     values = {
         "a": a, "b": b, "c": c, "M": plan.m, "N": plan.n, "K": plan.k,
         "lda": plan.lda, "ldb": plan.ldb, "ldc": plan.n,
         "scale_a": scale_a, "scale_b": scale_b,
     }  # fmt: skip
-    tiles = S.tile_count(plan.m, plan.n, plan.spec.block_m, plan.spec.block_n)
+    tiles = plan.tiles
+    if plan.groups is None:
+        tiles = S.tile_count(plan.m, plan.n, plan.spec.block_m, plan.spec.block_n)
+    else:
+        if plan.lens is not None:
+            lens = torch.tensor(plan.lens, dtype=torch.int32, device=a.device)
+        else:
+            lens = group_lens if group_lens.dtype == torch.int32 else group_lens.int()
+        values |= {"group_lens": lens, "num_groups": plan.groups}
     rt.launch(plan.spec, values, num_programs=plan.grid, total_tiles=tiles)
     return c
 
 
 __all__ = [
     "DEFAULT_OUT",
+    "MODEL_BLOCK128_CONFIG",
     "MODEL_FP8_CONFIG",
     "OUT_DTYPES",
     "ScaledPlan",
+    "kernel_scales",
     "launch",
+    "scaled_grouped_plan",
     "scaled_plan",
     "scaled_spec",
 ]

@@ -17,6 +17,7 @@ from gemm_opt.core.modes import (
     ACTIVATIONS,
     FP8_KINDS,
     GROUPED,
+    GROUPED_KINDS,
     SCALES,
     SWIGLU_KINDS,
     Activation,
@@ -46,8 +47,14 @@ FP8_OUT_DTYPES: dict[str, str] = {"bf16": "bfloat16", "fp32": "float32"}
 FP8_MMA_K = 64
 #: The scale arguments an FP8 kernel with a :class:`~gemm_opt.core.modes.Scale`
 #: other than ``none`` takes, last: fp32 pointers, one element each
-#: (tensorwise) or ``scale_a`` M and ``scale_b`` N elements (rowwise).
+#: (tensorwise), ``scale_a`` M and ``scale_b`` N elements (rowwise), or
+#: ``scale_a`` (Kb, M) and ``scale_b`` (Kb, N) (block128, Kb = ceil(K/128): one
+#: per row or column and K block; grouped "m": ``scale_b`` (G, Kb, N)).
 SCALE_ARGS = ("scale_a", "scale_b")
+#: ``block_k`` of a block128 kernel: the recipe's block (one scale per 128 of K).
+FP8_BLOCK_K = 128
+#: The wgmma K of an 8-bit instruction: ``imprecise_acc`` is a multiple of it.
+FP8_INSTR_K = 32
 
 #: Argument names of a schedule kernel, in order; the optional ones (after
 #: ``ldc``) only where :func:`kernel_args` says. ``a``, ``b``, ``c`` row-major
@@ -155,20 +162,30 @@ def check_fp8_config(
     block_k: int,
     scale: str,
     out_dtype: str,
+    imprecise_acc: int | None = None,
 ) -> None:
     """ValueError, naming the argument, for an FP8 kernel that is not built.
 
-    Built: dense, :data:`~gemm_opt.core.modes.FP8_KINDS`, A stored (M, K) and
-    B stored (N, K) (``trans_b``; Hopper's 8-bit wgmma reads both operands
-    K-major), ``block_k`` a multiple of :data:`FP8_MMA_K`, C bf16 or fp32.
+    Built: dense, :data:`~gemm_opt.core.modes.FP8_KINDS`, or grouped "m"
+    (:data:`~gemm_opt.core.modes.GROUPED_KINDS`), A stored (M, K) and B stored
+    (N, K) or (G, N, K) (``trans_b``; Hopper's 8-bit wgmma reads both operands
+    K-major), ``block_k`` a multiple of :data:`FP8_MMA_K` (block128:
+    :data:`FP8_BLOCK_K`), C bf16 or fp32; ``imprecise_acc`` None or a positive
+    multiple of :data:`FP8_INSTR_K` (block128: none, its MMAs take ``block_k``).
     """
     if kind not in FP8_KINDS:
         raise ValueError(
             f"kind {kind!r} has no FP8 kernel; built: {', '.join(FP8_KINDS)} (the epilogue "
             "scales each tile's finished accumulator)"
         )
-    if grouped != Grouped.NONE:
-        raise ValueError(f"grouped {grouped!r} has no FP8 kernel; built: dense ('none')")
+    if grouped not in (Grouped.NONE, Grouped.M):
+        raise ValueError(
+            f"grouped {grouped!r} has no FP8 kernel; built: dense ('none') and grouped 'm'"
+        )
+    if grouped == Grouped.M and kind not in GROUPED_KINDS:
+        raise ValueError(
+            f"kind {kind!r} has no grouped FP8 kernel; built: {', '.join(GROUPED_KINDS)}"
+        )
     if trans_a or not trans_b:
         raise ValueError(
             "FP8 kernels are built for A stored (M, K) and B stored (N, K) (trans_a=False, "
@@ -181,6 +198,25 @@ def check_fp8_config(
         )
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {', '.join(SCALES)}, got {scale!r}")
+    if scale == Scale.BLOCK128 and block_k != FP8_BLOCK_K:
+        raise ValueError(
+            f"block_k must be {FP8_BLOCK_K} for scale 'block128' (one scale per "
+            f"{FP8_BLOCK_K} of K), got {block_k}"
+        )
+    if imprecise_acc is not None and (
+        isinstance(imprecise_acc, bool)
+        or not isinstance(imprecise_acc, int)
+        or imprecise_acc <= 0
+        or imprecise_acc % FP8_INSTR_K
+    ):
+        raise ValueError(
+            f"imprecise_acc must be a positive multiple of {FP8_INSTR_K}, got {imprecise_acc!r}"
+        )
+    if imprecise_acc is not None and scale == Scale.BLOCK128:
+        raise ValueError(
+            "imprecise_acc is for the epilogue recipes: block128's MMAs sum each "
+            f"{FP8_BLOCK_K}-deep block from zero and promote it (their imprecise_acc is block_k)"
+        )
     if out_dtype not in FP8_OUT_DTYPES:
         raise ValueError(
             f"out_dtype must be one of {', '.join(FP8_OUT_DTYPES)} for FP8, got {out_dtype!r}"
@@ -464,6 +500,9 @@ class KernelSpec:
     #: launches it on ``C^T = B^T A^T`` (A and B exchanged, each read as it lies
     #: through ``trans_a`` / ``trans_b``), so C comes out row-major.
     trans_c: bool = False
+    #: FP8 kernels: K elements the tensor core sums in its own accumulator before
+    #: each fp32 add (``tile.imprecise_acc``); None: one instruction's K.
+    imprecise_acc: int | None = None
 
     def __post_init__(self) -> None:
         reduction = resolve_reduction(self.kind, self.reduction)
@@ -488,13 +527,14 @@ class KernelSpec:
                 block_k=self.block_k,
                 scale=self.scale,
                 out_dtype=out,
+                imprecise_acc=self.imprecise_acc,
             )
             object.__setattr__(self, "scale", Scale(self.scale))
             object.__setattr__(self, "out_dtype", out)
         elif self.dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {(*DTYPES, *FP8_DTYPES)}, got {self.dtype!r}")
-        elif self.scale != Scale.NONE:
-            raise ValueError("scale is for FP8 kernels (dtype f8e4m3 or f8e5m2)")
+        elif self.scale != Scale.NONE or self.imprecise_acc is not None:
+            raise ValueError("scale and imprecise_acc are for FP8 kernels (dtype f8e4m3 or f8e5m2)")
         elif self.out_dtype is not None and self.out_dtype not in OUT_DTYPES:
             raise ValueError(
                 f"out_dtype must be None (C is {self.dtype}) or one of {tuple(OUT_DTYPES)}, "
@@ -502,6 +542,10 @@ class KernelSpec:
             )
         if self.epilogue is None:
             object.__setattr__(self, "epilogue", NO_EPILOGUE)
+        if self.dtype in FP8_DTYPES and self.epilogue != NO_EPILOGUE:
+            raise ValueError(
+                "FP8 kernels take no fused epilogue (their epilogue applies the scales)"
+            )
         check_epilogue(self.epilogue, self.kind, self.reduction, self.grouped)
         for name in ("block_m", "block_n", "block_k", "group_m", "num_warps"):
             check_positive(name, getattr(self, name))
@@ -540,6 +584,7 @@ class KernelSpec:
         fp8 = "" if self.scale == Scale.NONE else f"_{self.scale}"
         fp8 += "_of32" if self.out_dtype == "fp32" else ""
         fp8 += self.epilogue.suffix
+        fp8 += f"_ia{self.imprecise_acc}" if self.imprecise_acc is not None else ""
         return (
             f"gemm_{self.kind.replace('-', '')}{red}{grp}{tb}_{self.dtype}{fp8}_"
             f"{self.block_m}x{self.block_n}x{self.block_k}_g{self.group_m}"
@@ -574,7 +619,9 @@ __all__ = [
     "DTYPES",
     "DTYPE_BYTES",
     "EPILOGUE_ARGS",
+    "FP8_BLOCK_K",
     "FP8_DTYPES",
+    "FP8_INSTR_K",
     "FP8_MMA_K",
     "FP8_OUT_DTYPES",
     "MAX_STAGES",
