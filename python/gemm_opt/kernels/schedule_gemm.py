@@ -370,7 +370,8 @@ def build_gemm_module(
             with ir.InsertionPoint(region):
                 epilogue = None
                 bargs = region.arguments
-                step = _wmma_step(acc_t, imprecise_acc)
+                # None: the plain tile.wmma (no K index computed for it)
+                step = None if imprecise_acc is None else _wmma_step(acc_t, imprecise_acc)
                 if scale == Scale.BLOCK128:
                     step = _block_scaled_step(bargs, args, acc_t, block_k, grouped)
                 elif scale != Scale.NONE:
@@ -839,9 +840,11 @@ def _pipelined_body(
         slot = arith.RemSIOp(i, c[stages]).result
         at = operand("abuf", "ba_t", slot, a_trans, a_t)
         bt = operand("bbuf", "bb_t", slot, b_trans, b_t)
-        ki = arith.AddIOp(k_off, arith.MulIOp(i, c[bk]).result).result
-        step = step or _wmma_step(acc_t, None)
-        accs = [step(at, bt, loop.inner_iter_args[0], ki)]
+        if step is None:
+            accs = [WmmaOp(at, bt, loop.inner_iter_args[0], acc_t).result]
+        else:  # the recipe's step reads the block's K offset (block128: its scales)
+            ki = arith.AddIOp(k_off, arith.MulIOp(i, c[bk]).result).result
+            accs = [step(at, bt, loop.inner_iter_args[0], ki)]
         if swiglu:  # A read again: each MMA its own load (wgmma reads shared memory)
             at2 = operand("abuf", "ba_t", slot, a_trans, a_t)
             ut = operand("ubuf", "bb_t", slot, b_trans, b_t)
