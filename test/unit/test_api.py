@@ -213,7 +213,10 @@ def test_keyword_names_are_the_documented_ones() -> None:
     assert sig.parameters["num_xcds"].default == 1
     g = inspect.signature(gemm_opt.grouped_matmul)
     epilogue = ["bias", "activation", "accumulate"]
-    assert list(g.parameters) == ["a", "b", "group_lens", "trans_b", *common, "validate", *epilogue]
+    scaled = ["scale_a", "scale_b", "out_dtype"]
+    assert list(g.parameters) == [
+        "a", "b", "group_lens", "trans_b", *common, "validate", *epilogue, *scaled
+    ]  # fmt: skip
     v = inspect.signature(gemm_opt.grouped_matmul_variable_k)
     assert list(v.parameters) == ["a", "b", "group_lens", *common, "validate", "accumulate"]
     assert g.parameters["validate"].default is False is v.parameters["validate"].default
