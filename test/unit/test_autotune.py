@@ -674,3 +674,25 @@ def test_use_deterministic_algorithms_is_honoured(tmp_path, monkeypatch) -> None
     assert _auto_spec(ta, tb, "atomic").reduction == "atomic"
     c = gemm_opt.matmul(ta[:16, :64], tb[:64], schedule="stream-k", reduction="atomic")
     assert c.shape == (16, n)
+
+
+def test_the_determinism_warning_names_the_users_line() -> None:
+    """Under ``warn_only`` the warning points at the caller's ``gemm_opt.matmul``
+    line, not at a line of the package or of torch's dispatch."""
+    import warnings
+
+    import torch
+
+    rng = np.random.default_rng(4)
+    ta = torch.from_numpy(rng.standard_normal((16, 64)).astype(np.float16))
+    tb = torch.from_numpy(rng.standard_normal((64, 32)).astype(np.float16))
+    before = torch.are_deterministic_algorithms_enabled()
+    try:
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            gemm_opt.matmul(ta, tb, schedule="stream-k", reduction="atomic")
+    finally:
+        torch.use_deterministic_algorithms(before)
+    ours = [w for w in caught if "reduction='atomic'" in str(w.message)]
+    assert ours and {w.filename for w in ours} == {__file__}

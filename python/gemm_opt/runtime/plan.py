@@ -522,6 +522,19 @@ def torch_deterministic() -> bool:
     return bool(torch is not None and torch.are_deterministic_algorithms_enabled())
 
 
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a warning its caller raises name the user's
+    line: the first frame outside gemm_opt and torch (the call reaches here
+    through the API, the torch ops and torch's dispatch, at depths that vary)."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name.split(".")[0] not in ("gemm_opt", "torch"):
+            return level
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _check_deterministic(kind: str, red: str | None) -> None:
     """Atomic stream-K named or allowed (``schedule="auto"``) under
     ``torch.use_deterministic_algorithms(True)``: an error, as PyTorch's own
@@ -538,7 +551,7 @@ def _check_deterministic(kind: str, red: str | None) -> None:
     if torch.is_deterministic_algorithms_warn_only_enabled():
         import warnings
 
-        warnings.warn(message, UserWarning, stacklevel=4)
+        warnings.warn(message, UserWarning, stacklevel=_user_stacklevel())
         return
     raise RuntimeError(message)
 
