@@ -33,6 +33,7 @@ ARGS = {
     "unsynchronized": ("x", "out", "res", "stride", "read"),
     "plain_spin": ("flag", "who"),
     "plain_spin_concurrent": ("flag", "who"),
+    "plain_spin_rewrite": ("flag", "out"),
     "wait_any": ("flags",),
 }
 SLOT = 64  # i32 elements between two flags or counters
@@ -432,6 +433,20 @@ def test_a_spin_that_cannot_end_is_reported_not_hung(grid):
     assert msg.startswith("deadlock:")
     assert f"program (0, 0, 0) at 'scf.while' at {DATA}:{loop}:" in msg
     assert "repeats a loop iteration with the same values and no atomic or global write" in msg
+
+
+def test_a_spin_that_rewrites_the_same_values_is_reported_not_hung():
+    """A store that leaves memory as it was is no progress: the loop's second
+    pass repeats its first with nothing changed, so the spin is reported."""
+    flag = np.zeros(16, dtype=np.int32)
+    out = np.full(16, 5, dtype=np.int32)  # the first pass's store does change it
+    loop = _line("%spin = scf.while (%s = %c0)")
+    with pytest.raises(ModelError) as e:
+        _run(_load(), "plain_spin_rewrite", [flag, out], 1)
+    msg = str(e.value)
+    assert msg.startswith("deadlock:")
+    assert f"program (0, 0, 0) at 'scf.while' at {DATA}:{loop}:" in msg
+    assert not out.any()
 
 
 @pytest.mark.parametrize("seed", [None, 0, 1, 2, 3])

@@ -315,8 +315,11 @@ def _b_store_block(c: Compiler, op: Any) -> Exec:
         if sync is not None and sync.memory is not None:
             sync.memory.write(p.clock, ptr.array, ptr.name, idx, where)
         data = to_storage(p.env[value], elem)
+        before = ptr.array[idx].tobytes() if sync is not None else b""
         ptr.array[idx] = data[inside]
-        if sync is not None:
+        # Progress only if the bits changed: rewriting what is there changes
+        # nothing a spinning loop or another program could see.
+        if sync is not None and ptr.array[idx].tobytes() != before:
             # Equivalent mutant: -= 1 or += 2; effects is only compared with an earlier value.
             p.clock.effects += 1
             sync.scheduler.changed(ptr.array)

@@ -257,4 +257,28 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     }
     return
   }
+
+  // A spin whose body stores the same values every iteration (after the
+  // first): such stores change nothing another program or the loop could see,
+  // so nobody setting the flag is a deadlock, not a loop that runs forever.
+  func.func @plain_spin_rewrite(%flag: !tile.ptr<i32>, %out: !tile.ptr<i32>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c16 = arith.constant 16 : i32
+    %one = arith.constant 1 : i64
+    %ld = arith.constant 16 : i64
+    %spin = scf.while (%s = %c0) : (i32) -> i32 {
+      %f = "tile.load_block"(%flag, %c1, %c16, %ld, %one, %c0, %c0) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<i32>, i32, i32, i64, i64, i32, i32) -> !row
+      %i0 = arith.constant 0 : index
+      %v = tensor.extract %f[%i0, %i0] : !row
+      %unset = arith.cmpi eq, %v, %c0 : i32
+      scf.condition(%unset) %s : i32
+    } do {
+    ^bb0(%o: i32):
+      %zeros = tensor.splat %c0 : !row
+      "tile.store_block"(%out, %c1, %c16, %ld, %one, %c0, %c0, %zeros) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<i32>, i32, i32, i64, i64, i32, i32, !row) -> ()
+      scf.yield %o : i32
+    }
+    return
+  }
 }
