@@ -192,9 +192,13 @@ def candidates(metas: list[dict[str, Any]], op: str, dtype: str) -> list[Candida
     for meta in metas:
         fields_ = {k: v for k, v in meta.items() if k in keys}
         try:
+            # a bundle's meta holds the epilogue as a dict (dataclasses.asdict)
+            epilogue = S.EpilogueSpec(**(fields_.pop("epilogue", None) or {}))
             spec = S.KernelSpec(**fields_)
         except (TypeError, ValueError):
             continue  # not a schedule kernel
+        if epilogue != S.NO_EPILOGUE:
+            continue  # a fused epilogue's kernel: tuned with the plain ones it equals
         if (
             spec.aligned
             or spec.num_xcds != 1

@@ -106,7 +106,7 @@ def test_every_pass_module_is_in_the_independence_contract() -> None:
     passes = {
         f"gemm_opt.passes.{p.stem}"
         for p in (ROOT / "passes").glob("*.py")
-        if p.stem not in ("__init__", "common", "schedule_ir")  # helpers, not passes
+        if p.stem not in ("__init__", "common", "schedule_ir", "schedule_epilogue")  # helpers
     }
     assert set(_contracts()["passes-independent"]["modules"]) == passes
 
