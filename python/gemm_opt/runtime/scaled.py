@@ -78,6 +78,24 @@ def _dtype_name(x: Any) -> str:
     return str(x.dtype).removeprefix("torch.")
 
 
+def _operands(a: Any, b: Any) -> tuple[str, str, Any]:
+    """The backend, FP8 format and device the two operands share (the dense and the
+    grouped plans check them alike), or TypeError/ValueError naming ``b``."""
+    backend = P.kind_of(a, "a")
+    if P.kind_of(b, "b") != backend:
+        raise ValueError(f"b: expected the operands in one place, got a on {backend}")
+    da, db = _fp8_dtype(a, "a"), _fp8_dtype(b, "b")
+    if da != db:
+        raise TypeError(
+            f"b: expected {S.FP8_DTYPES[da]} like a (the kernels take one format for both), "
+            f"got {S.FP8_DTYPES[db]}"
+        )
+    device = getattr(a, "device", None)
+    if backend == "cuda" and b.device != device:
+        raise ValueError(f"b: expected a tensor on {device} (a's), got {b.device}")
+    return backend, da, device
+
+
 def _fp8_dtype(x: Any, name: str) -> str:
     dt = _dtype_name(x)
     if dt not in _FP8:
@@ -193,18 +211,7 @@ def scaled_plan(
     ``meta``: checks only (fake tensors: the GPU's resident programs are not read)."""
     from gemm_opt.core.scaling import recipe_of
 
-    backend = P.kind_of(a, "a")
-    if P.kind_of(b, "b") != backend:
-        raise ValueError(f"b: expected the operands in one place, got a on {backend}")
-    da, db = _fp8_dtype(a, "a"), _fp8_dtype(b, "b")
-    if da != db:
-        raise TypeError(
-            f"b: expected {S.FP8_DTYPES[da]} like a (the kernels take one format for both), "
-            f"got {S.FP8_DTYPES[db]}"
-        )
-    device = getattr(a, "device", None)
-    if backend == "cuda" and b.device != device:
-        raise ValueError(f"b: expected a tensor on {device} (a's), got {b.device}")
+    backend, da, device = _operands(a, b)
     out = _out_dtype(out_dtype)
     if schedule not in FP8_KINDS:
         raise ValueError(
@@ -302,18 +309,7 @@ def scaled_grouped_plan(
             "per group (trans_b=True): Hopper's 8-bit wgmma reads both operands K-major"
         )
     validate = P.validate_mode(validate)
-    backend = P.kind_of(a, "a")
-    if P.kind_of(b, "b") != backend:
-        raise ValueError(f"b: expected the operands in one place, got a on {backend}")
-    da, db = _fp8_dtype(a, "a"), _fp8_dtype(b, "b")
-    if da != db:
-        raise TypeError(
-            f"b: expected {S.FP8_DTYPES[da]} like a (the kernels take one format for both), "
-            f"got {S.FP8_DTYPES[db]}"
-        )
-    device = getattr(a, "device", None)
-    if backend == "cuda" and b.device != device:
-        raise ValueError(f"b: expected a tensor on {device} (a's), got {b.device}")
+    backend, da, device = _operands(a, b)
     out = _out_dtype(out_dtype)
     if len(tuple(a.shape)) != 2 or len(tuple(b.shape)) != 3:
         raise ValueError(
