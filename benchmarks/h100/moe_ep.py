@@ -303,6 +303,9 @@ def main(argv: list[str] | None = None) -> int:
         (args.out / "moe_ep.json").write_text(json.dumps(result, indent=1))
         (args.out / "moe_ep.md").write_text("\n".join(lines) + "\n")
         print(f"{'PASS' if ok else 'FAIL'}: expert-parallel layer vs one device")
+    # Both ranks tear down together: a rank that leaves while its peer still writes the report
+    # closes gloo's connections under it, and gloo aborts the peer.
+    dist.barrier(group)
     dist.destroy_process_group()
     return 0 if ok else 1
 
