@@ -5,9 +5,9 @@ from __future__ import annotations
 from gemm_opt.core.ext_compat import ir
 
 
-def load_all(ctx: ir.Context) -> None:
-    """Load every gemm-opt dialect into ``ctx``; safe to call twice."""
-    # The op modules add their ops to Tile before it is loaded.
+def import_ops() -> None:
+    """Import every module that defines ops of the dialects (they add their
+    ops to ``Tile``, which must hold them all before it is loaded)."""
     from gemm_opt.dialect import (  # noqa: F401
         async_ops,
         barrier,
@@ -16,6 +16,11 @@ def load_all(ctx: ir.Context) -> None:
         sync,
         warp_specialize,
     )
+
+
+def load_all(ctx: ir.Context) -> None:
+    """Load every gemm-opt dialect into ``ctx``; safe to call twice."""
+    import_ops()
     from gemm_opt.dialect.tile import Tile
 
     with ctx:
@@ -31,4 +36,4 @@ def make_context(allow_unregistered: bool = False) -> ir.Context:
     return ctx
 
 
-__all__ = ["load_all", "make_context"]
+__all__ = ["import_ops", "load_all", "make_context"]

@@ -43,9 +43,10 @@ types and attributes print in their pretty form, e.g.
 """
 
 import difflib
+import io
 import math
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from gemm_opt.core.contract import (
     IMPRECISE_ACC,
@@ -90,6 +91,23 @@ class VerifyError(Exception):
 
 class Tile(ext.Dialect, name="tile"):
     """The ``tile`` dialect."""
+
+    # The bindings emit the dialect's IRDL module op by op from Python for every
+    # context that loads it; it is the same module each time, so it is emitted
+    # once a process and parsed from its bytecode afterwards (1 ms, not 4-7).
+    _irdl_bytecode: ClassVar[tuple[tuple[int, ...], bytes] | None] = None
+
+    @classmethod
+    def _emit_module(cls) -> ir.Module:
+        # Keyed by the definitions: a module that adds an op later gets a fresh one.
+        key = tuple(id(d) for d in (*cls.types, *cls.attributes, *cls.operations))
+        if cls._irdl_bytecode is not None and cls._irdl_bytecode[0] == key:
+            return ir.Module.parse(cls._irdl_bytecode[1])
+        module = super()._emit_module()
+        out = io.BytesIO()
+        module.operation.write_bytecode(out)
+        cls._irdl_bytecode = (key, out.getvalue())
+        return module
 
 
 # ---- module attributes --------------------------------------------------------

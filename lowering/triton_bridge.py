@@ -55,6 +55,7 @@ __all__ = [
     "compile_module",
     "compile_ttgir",
     "gpu_target",
+    "import_triton",
     "run_in_worker",
     "run_isolated",
     "target_attr",
@@ -535,7 +536,7 @@ def parse_diagnostics(stderr: str) -> list[Diag]:
 # Isolation
 
 
-def _import_triton() -> None:
+def import_triton() -> None:
     """Python imports only: Triton, its backends and Gluon's layout classes,
     which the hand-off builds with."""
     import triton
@@ -547,7 +548,7 @@ def _import_triton() -> None:
 def _prepare_worker() -> None:
     """What a new worker does once, before its first job: import Triton and
     hash its cache key (:func:`warm_for_compile`)."""
-    _import_triton()
+    import_triton()
     warm_for_compile()
 
 
@@ -580,5 +581,5 @@ def run_isolated(work: Callable[[Callable[[Any], None]], Any]) -> Isolated:
     Triton is imported (Python only) before forking, so each child starts
     warm. Repeated work is cheaper in :func:`run_in_worker`.
     """
-    _import_triton()
+    import_triton()
     return run_forked(work)
