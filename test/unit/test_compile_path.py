@@ -64,6 +64,8 @@ def test_import_compile_path_imports_what_a_worker_would_import_in_its_first_com
         "c.import_compile_path()\n"
         "missing = [m for m in mods if m not in sys.modules]\n"
         "assert not missing, missing\n"
+        "from gemm_opt.dialect.tile import Tile\n"
+        "assert Tile._irdl_bytecode is not None\n"
         "print('ok')\n"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
