@@ -53,7 +53,7 @@ times scale with it, so figures are only comparable at a similar load.
 
 Example::
 
-    python benchmarks/compile_time.py                 # fp16, fused, 5 rounds, 5 cold runs
+    python benchmarks/compile_time.py                 # fp16, fused, 5 rounds, 9 cold runs
     python benchmarks/compile_time.py --rounds 9 --dtype bf16 --variant separate
     python benchmarks/compile_time.py --rounds 7 --bundle-every 10
     python benchmarks/compile_time.py --rounds 7 --backend-rounds 15
@@ -404,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--goal", type=float, default=1.0, help="warm: ours / gluon at most")
     parser.add_argument("--cold-goal", type=float, default=1.1, help="cold: ours / gluon at most")
-    parser.add_argument("--cold-runs", type=int, default=5, help="fresh processes per side")
+    parser.add_argument("--cold-runs", type=int, default=9, help="fresh processes per side")
     parser.add_argument(
         "--cold-only", choices=("ours", "gluon"), help="time one side's first compile and exit"
     )
