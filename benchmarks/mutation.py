@@ -225,6 +225,7 @@ TARGETS: dict[str, Target] = {
             *API_TESTS,
             # schedule="auto", the kernels it may pick, determinism, the torch ops
             *unit("test_api_runtime", "test_auto_kernels", "test_autotune", "test_torch_ops"),
+            *unit("test_epilogue_api"),  # a batch's epilogue, checked once for all batches
         ),
         (),
     ),

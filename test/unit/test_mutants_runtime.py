@@ -169,6 +169,17 @@ def test_a_batch_under_any_schedule_equals_numpy(schedule: str) -> None:
     )
 
 
+def test_only_work_stealing_needs_a_program_per_chiplet() -> None:
+    a = (np.arange(16 * 8) % 7).reshape(16, 8).astype(np.float16)
+    b = (np.arange(8 * 16) % 5).reshape(8, 16).astype(np.float16)
+    with pytest.raises(ValueError, match="at least one program per chiplet: num_programs=2 <"):
+        gemm_opt.matmul(a, b, schedule="work-stealing", num_programs=2, num_xcds=8)
+    c = gemm_opt.matmul(a, b, schedule="persistent", num_programs=2, num_xcds=8)
+    np.testing.assert_array_equal(
+        np.asarray(c, np.float32), a.astype(np.float32) @ b.astype(np.float32)
+    )
+
+
 # ---- schedule="auto": what the choice is given and what is kept of it -------------------
 
 
