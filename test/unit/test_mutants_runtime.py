@@ -16,6 +16,7 @@ import torch
 import gemm_opt
 from gemm_opt.core import schedules as S
 from gemm_opt.runtime import autotune
+from gemm_opt.runtime import plan as P
 from gemm_opt.runtime.plan import (
     MAX_BLOCK,
     MAX_CONFIG_VALUE,
@@ -178,6 +179,18 @@ def test_only_work_stealing_needs_a_program_per_chiplet() -> None:
     np.testing.assert_array_equal(
         np.asarray(c, np.float32), a.astype(np.float32) @ b.astype(np.float32)
     )
+
+
+@pytest.mark.parametrize("schedule", ["stream-k", "persistent"])
+def test_a_batch_over_a_shared_b_folds_into_m_under_any_schedule(schedule: str) -> None:
+    """Only grouped routes fall back to batch-by-batch launches for a schedule the
+    grouped kernels lack: a batch of ``a`` over one ``b`` stays one dense GEMM."""
+    a = (np.arange(2 * 16 * 8) % 7).reshape(2, 16, 8).astype(np.float16)
+    b = (np.arange(8 * 16) % 5).reshape(8, 16).astype(np.float16)
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    plan = P.plan("matmul", a, b, schedule=schedule, **kw)
+    assert plan.sub is None
+    assert (plan.scalars["M"], plan.scalars["N"], plan.scalars["K"]) == (32, 16, 8)
 
 
 # ---- schedule="auto": what the choice is given and what is kept of it -------------------
