@@ -225,6 +225,7 @@ TARGETS: dict[str, Target] = {
             *API_TESTS,
             # schedule="auto", the kernels it may pick, determinism, the torch ops
             *unit("test_api_runtime", "test_auto_kernels", "test_autotune", "test_torch_ops"),
+            *unit("test_epilogue_api"),  # a batch's epilogue, checked once for all batches
         ),
         (),
     ),
@@ -398,10 +399,16 @@ TARGETS: dict[str, Target] = {
         "lowering/context.py", EVERY, unit("test_lowering_structure", "test_lowering"), CONVERT_LIT
     ),
     "lowering_convert_copies": Target(
-        "lowering/convert_copies.py", EVERY, unit("test_lowering"), CONVERT_LIT
+        "lowering/convert_copies.py",
+        EVERY,
+        unit("test_lowering", "test_mutants_convert"),
+        CONVERT_LIT,
     ),
     "lowering_convert_memory": Target(
-        "lowering/convert_memory.py", EVERY, unit("test_lowering"), CONVERT_LIT
+        "lowering/convert_memory.py",
+        EVERY,
+        unit("test_lowering", "test_mutants_convert"),
+        CONVERT_LIT,
     ),
     "lowering_convert_mma": Target(
         "lowering/convert_mma.py", EVERY, unit("test_async_mma_use_acc"), CONVERT_LIT
@@ -445,7 +452,9 @@ TARGETS: dict[str, Target] = {
     "lowering_host_tensormaps": Target(
         "lowering/host_tensormaps.py", EVERY, unit("test_host_tensormaps"), ()
     ),
-    "lowering_access": Target("lowering/access.py", EVERY, unit("test_lowering"), CONVERT_LIT),
+    "lowering_access": Target(
+        "lowering/access.py", EVERY, unit("test_lowering", "test_mutants_convert"), CONVERT_LIT
+    ),
     "lowering_ir_match": Target(
         "lowering/ir_match.py", EVERY, unit("test_lowering"), PREDICATE_LIT
     ),

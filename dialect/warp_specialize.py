@@ -233,6 +233,7 @@ class WarpPartitionOp(TileOp, name=WARP_PARTITION_OP.split(".", 1)[1]):
                 f"the block takes {len(args)} arguments but the 'tile.warp_specialize' "
                 f"captures {len(captures)} values (one argument per captured value)"
             )
+        # Equivalent mutant: strict=False; the lengths are compared just above.
         for i, (a, c) in enumerate(zip(args, captures, strict=True)):
             if a.type != c.type:
                 raise VerifyError(

@@ -47,6 +47,7 @@ def lower_update_desc(ctx: HandOffContext, op: Any) -> Any:
     if src is not None:
         origin = offsets
         if src.origin is not None:
+            # Equivalent mutant: strict=False; the verifier gives one offset per dim.
             origin = [ctx.b.create_add(a, b) for a, b in zip(src.origin, offsets, strict=True)]
         info = Desc(
             src.base,

@@ -77,6 +77,10 @@ from gemm_opt.passes.common import COPY_OP, FUSED_OP, descriptor_root
 WAIT_OP = AsyncTDMWaitOp.OPERATION_NAME
 MAKE_OP = MakeTensorDescriptorOp.OPERATION_NAME
 WS_OP = WarpSpecializeOp.OPERATION_NAME
+MAX_LOOP_IN_FLIGHT = 256
+"""The most counted copies a loop's head may find in flight (the barriers of the
+ring, each initialised one by one). The head's bound grows by at least one per
+simulated iteration until it settles, so this also bounds the simulation."""
 
 
 class TmaRefusal(Exception):
@@ -249,12 +253,17 @@ class _Walk:
         (``step`` simulates one iteration); also the bound after the loop,
         which may run zero times."""
         entry = bound
-        for _ in range(64):
-            end = step(entry)
-            if max(bound, end) == entry:
+        while True:
+            end = max(bound, step(entry))
+            if end == entry:
                 return entry
-            entry = max(bound, end)
-        raise TmaRefusal(op, "the copies in flight across iterations of this loop are not bounded")
+            if end > MAX_LOOP_IN_FLIGHT:
+                raise TmaRefusal(
+                    op,
+                    "the copies in flight across iterations of this loop are not bounded "
+                    f"(or exceed {MAX_LOOP_IN_FLIGHT})",
+                )
+            entry = end
 
     def loop(self, op: ir.Operation, bound: int) -> int:
         body = op.regions[0].blocks[0]

@@ -139,6 +139,7 @@ class EmitWarpPredicatesPass(TilePass):
                 continue
             ip = ir.InsertionPoint(op)
             loc = op.location
+            # Equivalent mutant: 0->1; the copy verifier requires every field, anchor too.
             pred = emit_warp_mask(fields.get("anchor", 0), free_mask, loc, ip)
             if op.pred is not None:
                 pred = arith.AndIOp(op.pred, pred, loc=loc, ip=ip).result

@@ -34,6 +34,7 @@ ARGS = {
     "plain_spin": ("flag", "who"),
     "plain_spin_concurrent": ("flag", "who"),
     "plain_spin_rewrite": ("flag", "out"),
+    "plain_drain": ("out",),
     "wait_any": ("flags",),
 }
 SLOT = 64  # i32 elements between two flags or counters
@@ -446,6 +447,14 @@ def test_a_spin_that_rewrites_the_same_values_is_reported_not_hung():
     msg = str(e.value)
     assert msg.startswith("deadlock:")
     assert f"program (0, 0, 0) at 'scf.while' at {DATA}:{loop}:" in msg
+    assert not out.any()
+
+
+def test_a_store_that_changes_memory_is_progress_of_a_spin() -> None:
+    """The drain loop's second pass starts as its first did; only the first
+    pass's store (5 -> 0) makes it differ, and the loop then ends."""
+    out = np.full(16, 5, dtype=np.int32)
+    _run(_load(), "plain_drain", [out], 1)
     assert not out.any()
 
 

@@ -20,7 +20,7 @@ from gemm_opt.core.ext_compat import PassManager, arith, ir, scf
 from gemm_opt.dialect import barrier, tile
 from gemm_opt.dialect.edit import ops_named
 from gemm_opt.lowering.compile import hand_off
-from gemm_opt.lowering.tma_plan import TmaRefusal, plan_tma
+from gemm_opt.lowering.tma_plan import MAX_LOOP_IN_FLIGHT, TmaRefusal, plan_tma
 from gemm_opt.passes.assign_tdm_warp_layout import AssignTdmWarpLayoutPass
 from gemm_opt.passes.emit_warp_predicates import EmitWarpPredicatesPass
 
@@ -406,6 +406,25 @@ def test_a_loop_issuing_tma_copies_must_count_with_i32(width: int | None) -> Non
 def test_a_branch_without_copies_leaves_a_loop_counted(branch: bool) -> None:
     """Only a region op that holds copies or waits makes the count carried."""
     assert _loop_plan(32, branch) == (1, False)
+
+
+def _wait_then_copy_loop(num: int):
+    """``for { wait num; copy }; wait 0``: the head settles at ``num + 1`` in flight."""
+
+    def body(ptr, desc, buf, flag):
+        with tb.for_loop(tb.const(0), tb.const(4), tb.const(1)):
+            tb.wait(num)
+            tb.copy(desc, buf)
+        tb.wait(0)
+
+    return _tma_plan(body)
+
+
+def test_a_loop_head_may_find_up_to_the_cap_of_copies_in_flight() -> None:
+    cap = MAX_LOOP_IN_FLIGHT
+    assert _wait_then_copy_loop(cap - 1)[:3] == ([cap, cap], 0, cap)
+    with pytest.raises(TmaRefusal, match=rf"not bounded \(or exceed {cap}\)$"):
+        _wait_then_copy_loop(cap)
 
 
 def test_a_function_without_copies_has_no_plan() -> None:

@@ -15,6 +15,8 @@ import torch
 
 import gemm_opt
 from gemm_opt.core import schedules as S
+from gemm_opt.runtime import autotune
+from gemm_opt.runtime import plan as P
 from gemm_opt.runtime.plan import (
     MAX_BLOCK,
     MAX_CONFIG_VALUE,
@@ -24,6 +26,7 @@ from gemm_opt.runtime.plan import (
     _ld,
     _schedule,
     check_config,
+    resolve_auto,
 )
 
 
@@ -165,3 +168,92 @@ def test_a_batch_under_any_schedule_equals_numpy(schedule: str) -> None:
     np.testing.assert_array_equal(
         np.asarray(c, np.float32), a.astype(np.float32) @ b.astype(np.float32)
     )
+
+
+def test_only_work_stealing_needs_a_program_per_chiplet() -> None:
+    a = (np.arange(16 * 8) % 7).reshape(16, 8).astype(np.float16)
+    b = (np.arange(8 * 16) % 5).reshape(8, 16).astype(np.float16)
+    with pytest.raises(ValueError, match="at least one program per chiplet: num_programs=2 <"):
+        gemm_opt.matmul(a, b, schedule="work-stealing", num_programs=2, num_xcds=8)
+    c = gemm_opt.matmul(a, b, schedule="persistent", num_programs=2, num_xcds=8)
+    np.testing.assert_array_equal(
+        np.asarray(c, np.float32), a.astype(np.float32) @ b.astype(np.float32)
+    )
+
+
+@pytest.mark.parametrize("schedule", ["stream-k", "persistent"])
+def test_a_batch_over_a_shared_b_folds_into_m_under_any_schedule(schedule: str) -> None:
+    """Only grouped routes fall back to batch-by-batch launches for a schedule the
+    grouped kernels lack: a batch of ``a`` over one ``b`` stays one dense GEMM."""
+    a = (np.arange(2 * 16 * 8) % 7).reshape(2, 16, 8).astype(np.float16)
+    b = (np.arange(8 * 16) % 5).reshape(8, 16).astype(np.float16)
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    plan = P.plan("matmul", a, b, schedule=schedule, **kw)
+    assert plan.sub is None
+    assert (plan.scalars["M"], plan.scalars["N"], plan.scalars["K"]) == (32, 16, 8)
+
+
+# ---- schedule="auto": what the choice is given and what is kept of it -------------------
+
+
+class _Chooser:
+    """Stands in for ``autotune.choose``: returns ``choice``, keeps the kernels it was offered."""
+
+    def __init__(self, choice: autotune.Choice) -> None:
+        self.choice = choice
+        self.available: list[autotune.Available | None] = []
+
+    def __call__(self, *problem, available=None, **kw) -> autotune.Choice:
+        self.available.append(available)
+        return self.choice
+
+
+def _auto(
+    monkeypatch: pytest.MonkeyPatch,
+    choice: autotune.Choice,
+    cfg: S.GemmConfig | None = None,
+    num_programs: int | None = None,
+    num_xcds: int = 1,
+    swap_ok: bool = True,
+) -> tuple[tuple, _Chooser]:
+    chooser = _Chooser(choice)
+    monkeypatch.setattr(autotune, "choose", chooser)
+    got = resolve_auto(
+        "auto", None, cfg, ("dense", 64, 4096, 4096, 1), "cpu", "fp16", None,
+        num_programs, num_xcds, swap_ok=swap_ok,
+    )  # fmt: skip
+    return got, chooser
+
+
+TILE = S.GemmConfig(block_m=64, block_n=64)
+
+
+def _choice(schedule: str = "data-parallel", split_k: int | None = None, swap: bool = False):
+    return autotune.Choice(schedule, None, S.GemmConfig(), "model", None, split_k, swap)
+
+
+def test_auto_offers_the_model_any_kernel_but_swap_ab_where_it_is_ruled_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert _auto(monkeypatch, _choice())[1].available == [None]
+    (offered,) = _auto(monkeypatch, _choice(), swap_ok=False)[1].available
+    assert offered is not None
+    assert offered.runs("data-parallel", None, TILE, False)
+    assert not offered.runs("data-parallel", None, TILE, True)
+
+
+def test_an_auto_choice_of_work_stealing_checks_the_programs_per_chiplet(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(ValueError, match="at least one program per chiplet: num_programs=2 <"):
+        _auto(monkeypatch, _choice("work-stealing"), num_programs=2, num_xcds=8)
+    assert _auto(monkeypatch, _choice("work-stealing"), num_xcds=8)[0][0] == "work-stealing"
+    assert _auto(monkeypatch, _choice(), num_programs=2, num_xcds=8)[0][0] == "data-parallel"
+
+
+def test_an_explicit_config_drops_the_choices_split_k_and_swap_ab(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    chosen = _choice("split-k", split_k=4, swap=True)
+    assert _auto(monkeypatch, chosen)[0] == ("split-k", None, S.GemmConfig(), 4, True)
+    assert _auto(monkeypatch, chosen, cfg=TILE)[0] == ("split-k", None, TILE, None, False)

@@ -235,3 +235,97 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
     return
   }
 }
+
+// -----
+
+// ==== The partitions region ends in tile.warp_partitions_end. ====
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
+  func.func @f(%p: !tile.ptr<f16>, %n: i32) {
+    // expected-error@+1 {{'tile.warp_specialize' op the partitions region must end with 'tile.warp_partitions_end'}}
+    "tile.warp_specialize"(%p, %n) ({
+      "tile.warp_yield"() {operandSegmentSizes = array<i32: 0, 0, 0, 0>} : () -> ()
+    }, {
+      "tile.warp_partition"() ({
+      ^bb0(%q: !tile.ptr<f16>, %m: i32):
+        "tile.warp_return"() : () -> ()
+      }) {num_warps = 1 : i32} : () -> ()
+    }) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 0, 0, 0, 0>} : (!tile.ptr<f16>, i32) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== A worker partition ends in tile.warp_return. ====
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
+  func.func @f(%p: !tile.ptr<f16>, %n: i32) {
+    "tile.warp_specialize"(%p, %n) ({
+      "tile.warp_yield"() {operandSegmentSizes = array<i32: 0, 0, 0, 0>} : () -> ()
+    }, {
+      // expected-error@+1 {{'tile.warp_partition' op the partition must end with 'tile.warp_return'}}
+      "tile.warp_partition"() ({
+      ^bb0(%q: !tile.ptr<f16>, %m: i32):
+        %c = arith.constant 0 : i32
+      }) {num_warps = 1 : i32} : () -> ()
+      "tile.warp_partitions_end"() : () -> ()
+    }) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 0, 0, 0, 0>} : (!tile.ptr<f16>, i32) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== A worker partition states its num_warps. ====
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
+  func.func @f(%p: !tile.ptr<f16>, %n: i32) {
+    "tile.warp_specialize"(%p, %n) ({
+      "tile.warp_yield"() {operandSegmentSizes = array<i32: 0, 0, 0, 0>} : () -> ()
+    }, {
+      // expected-error@+1 {{'tile.warp_partition' op requires attribute 'num_warps'}}
+      "tile.warp_partition"() ({
+      ^bb0(%q: !tile.ptr<f16>, %m: i32):
+        "tile.warp_return"() : () -> ()
+      }) : () -> ()
+      "tile.warp_partitions_end"() : () -> ()
+    }) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 0, 0, 0, 0>} : (!tile.ptr<f16>, i32) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== num_regs below setmaxnreg's range, though a multiple of 8. ====
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
+  func.func @f(%p: !tile.ptr<f16>, %n: i32) {
+    "tile.warp_specialize"(%p, %n) ({
+      "tile.warp_yield"() {operandSegmentSizes = array<i32: 0, 0, 0, 0>} : () -> ()
+    }, {
+      // expected-error@+1 {{'tile.warp_partition' op 'num_regs' must be a multiple of 8 from 24 to 256 (setmaxnreg's range), got 16}}
+      "tile.warp_partition"() ({
+      ^bb0(%q: !tile.ptr<f16>, %m: i32):
+        "tile.warp_return"() : () -> ()
+      }) {num_warps = 1 : i32, num_regs = 16 : i32} : () -> ()
+      "tile.warp_partitions_end"() : () -> ()
+    }) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 0, 0, 0, 0>} : (!tile.ptr<f16>, i32) -> ()
+    return
+  }
+}
+
+// -----
+
+// ==== num_regs above setmaxnreg's range, though a multiple of 8. ====
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
+  func.func @f(%p: !tile.ptr<f16>, %n: i32) {
+    "tile.warp_specialize"(%p, %n) ({
+      "tile.warp_yield"() {operandSegmentSizes = array<i32: 0, 0, 0, 0>} : () -> ()
+    }, {
+      // expected-error@+1 {{'tile.warp_partition' op 'num_regs' must be a multiple of 8 from 24 to 256 (setmaxnreg's range), got 264}}
+      "tile.warp_partition"() ({
+      ^bb0(%q: !tile.ptr<f16>, %m: i32):
+        "tile.warp_return"() : () -> ()
+      }) {num_warps = 1 : i32, num_regs = 264 : i32} : () -> ()
+      "tile.warp_partitions_end"() : () -> ()
+    }) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 0, 0, 0, 0>} : (!tile.ptr<f16>, i32) -> ()
+    return
+  }
+}

@@ -88,3 +88,29 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// The limits are inclusive: 16 + 16 warps fill cuda:90's 32 per workgroup,
+// and num_regs takes both ends of setmaxnreg's range.
+module attributes {tile.num_warps = 16 : i32, tile.target = "cuda:90"} {
+  // CHECK-LABEL: func.func @at_the_limits
+  func.func @at_the_limits(%p: !tile.ptr<f16>, %n: i32) {
+    "tile.warp_specialize"(%p, %n) ({
+      "tile.warp_yield"() {operandSegmentSizes = array<i32: 0, 0, 0, 0>} : () -> ()
+    }, {
+      // CHECK: {num_regs = 24 : i32, num_warps = 8 : i32}
+      "tile.warp_partition"() ({
+      ^bb0(%q: !tile.ptr<f16>, %m: i32):
+        "tile.warp_return"() : () -> ()
+      }) {num_warps = 8 : i32, num_regs = 24 : i32} : () -> ()
+      // CHECK: {num_regs = 256 : i32, num_warps = 8 : i32}
+      "tile.warp_partition"() ({
+      ^bb0(%q: !tile.ptr<f16>, %m: i32):
+        "tile.warp_return"() : () -> ()
+      }) {num_warps = 8 : i32, num_regs = 256 : i32} : () -> ()
+      "tile.warp_partitions_end"() : () -> ()
+    }) {operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 0, 0, 0, 0>} : (!tile.ptr<f16>, i32) -> ()
+    return
+  }
+}

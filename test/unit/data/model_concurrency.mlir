@@ -281,4 +281,27 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     }
     return
   }
+
+  // Zeroes %out until it reads zero: each pass starts as the last did (no
+  // loop-carried change), so only the store's change of memory is progress.
+  func.func @plain_drain(%out: !tile.ptr<i32>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c16 = arith.constant 16 : i32
+    %one = arith.constant 1 : i64
+    %ld = arith.constant 16 : i64
+    %drain = scf.while (%s = %c0) : (i32) -> i32 {
+      %f = "tile.load_block"(%out, %c1, %c16, %ld, %one, %c0, %c0) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<i32>, i32, i32, i64, i64, i32, i32) -> !row
+      %i0 = arith.constant 0 : index
+      %v = tensor.extract %f[%i0, %i0] : !row
+      %set = arith.cmpi ne, %v, %c0 : i32
+      scf.condition(%set) %s : i32
+    } do {
+    ^bb0(%o: i32):
+      %zeros = tensor.splat %c0 : !row
+      "tile.store_block"(%out, %c1, %c16, %ld, %one, %c0, %c0, %zeros) {operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} : (!tile.ptr<i32>, i32, i32, i64, i64, i32, i32, !row) -> ()
+      scf.yield %o : i32
+    }
+    return
+  }
 }
