@@ -408,21 +408,36 @@ torch.library.register_autograd(
 )
 
 
+def _backward_tail(schedule: str, reduction: str | None, seed: int | None) -> tuple:
+    """The arguments after ``(a, b)`` of the ``matmul`` calls of dgrad and wgrad, from the
+    forward's. A forward of ``schedule="auto"`` has each backward GEMM resolve its own
+    pick: dgrad of a few rows is a few-row problem (swap-AB, split-K), wgrad one of
+    K = the row count (large tiles over a large output), neither the forward's shape.
+    The forward's reduction carries over (None: every pick bitwise reproducible;
+    ``"atomic"`` where the forward allowed it), its ``config`` and ``num_programs`` do
+    not (tiles of the forward's problem). A named schedule, with its config, describes
+    the forward's kernel only: the backward runs the default (data-parallel, the
+    shape's configuration), as it did before ``auto`` existed."""
+    if schedule == P.AUTO:
+        return (P.AUTO, reduction, None, 1, None, seed)
+    return ("data-parallel", None, None, 1, None, seed)
+
+
 def _matmul_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
-    a, b, *_, seed = inputs
+    a, b, schedule, reduction, *_, seed = inputs
     ctx.save_for_backward(a, b)
-    ctx.seed = seed
+    ctx.tail = _backward_tail(schedule, reduction, seed)
 
 
 def _matmul_backward(ctx: Any, grad: Tensor) -> tuple:
     """dA = dC @ B^T and dB = A^T @ dC on views (``mT``: the ``trans_b`` and ``trans_a``
-    kernels read them as they lie), with the default schedule and config. A batch that
+    kernels read them as they lie), scheduled by :func:`_backward_tail`. A batch that
     folded into M forward (``b`` 2-D) folds into K for dB: one GEMM over every row;
     other broadcast batch dimensions are summed (``sum_to_size``)."""
     a, b = ctx.saved_tensors
     grad = grad.contiguous()  # the output's gradient; dense already unless autograd expanded it
     da = db = None
-    tail = ("data-parallel", None, None, 1, None, ctx.seed)
+    tail = ctx.tail
     if ctx.needs_input_grad[0]:
         da = torch.ops.gemm_opt.matmul(grad, b.mT, *tail)
         if da.shape != a.shape:
@@ -543,10 +558,11 @@ def _through_activation(grad: Tensor, pre: Tensor, activation: str) -> Tensor:
 
 
 def _epilogue_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
-    a, b, bias, activation, *_, seed = inputs
+    a, b, bias, activation, schedule, reduction, *_, seed = inputs
     ctx.save_for_backward(a, b, bias)
     ctx.activation = activation
     ctx.seed = seed
+    ctx.tail = _backward_tail(schedule, reduction, seed)
 
 
 def _epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
@@ -559,7 +575,7 @@ def _epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
         pre = torch.ops.gemm_opt.matmul_epilogue(a, b, bias, None, *tail)
         grad = _through_activation(grad, pre, ctx.activation)
     plain = SimpleNamespace(saved_tensors=(a, b), needs_input_grad=ctx.needs_input_grad[:2],
-                            seed=ctx.seed)  # fmt: skip
+                            tail=ctx.tail)  # fmt: skip
     da, db = _matmul_backward(plain, grad)[:2]
     dbias = None
     if bias is not None and ctx.needs_input_grad[2]:
