@@ -200,26 +200,28 @@ def swap_spec(cfg: S.GemmConfig, dtype: str, kind: str = "split-k") -> S.KernelS
     )  # fmt: skip
 
 
-def backward_specs(p: Problem, pass_: str, dtype: str) -> list[S.KernelSpec]:
-    """The kernels of ``auto`` and ``prior`` on the ``pass_`` GEMM of forward ``p``: the
-    plans of the backward's own views (:func:`backward_operands`, whose layouts the
-    plan reads: a one-row A read transposed is row-major too) of CPU tensors, never
-    written: ``auto`` resolves as on cuda:90 with :data:`LIST_SMS` SMs, ``prior`` with
-    the GPU's configuration of the shape's class."""
+def backward_specs(p: Problem, passes: tuple[str, ...], dtype: str) -> list[S.KernelSpec]:
+    """The kernels :func:`backward_calls` launches for forward ``p``: the forward of
+    ``auto`` (the autograd check), and ``auto``'s and ``prior``'s on each backward GEMM
+    of ``passes``. They come from the plans of the same views (:func:`backward_operands`,
+    whose layouts the plan reads: a one-row A read transposed is row-major too) of CPU
+    tensors, never written: ``auto`` resolves as on cuda:90 with :data:`LIST_SMS` SMs,
+    ``prior`` takes the GPU's configuration of the shape's class."""
     import torch
 
     from gemm_opt.runtime import plan as plans
 
     dt = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
     a, w, dy = (torch.empty(shape, dtype=dt) for shape in ((p.m, p.k), (p.n, p.k), (p.m, p.n)))
-    x, y = backward_operands(a, w, dy)[pass_]
-    q = backward_problem(p, pass_)
-    cfg = h100.GPU_CONFIGS[h100.gpu_config_name(q.m, q.n, sms=LIST_SMS)]
     kw: dict[str, Any] = dict(reduction=None, num_programs=None, num_xcds=1, out=None, seed=None)
-    return [
-        plans.plan("matmul", x, y, schedule="auto", config=None, **kw).spec,
-        plans.plan("matmul", x, y, schedule="data-parallel", config=cfg, **kw).spec,
-    ]
+    specs = [plans.plan("matmul", a, w.t(), schedule="auto", config=None, **kw).spec]
+    for pass_ in (x for x in ("dgrad", "wgrad") if x in passes):
+        x, y = backward_operands(a, w, dy)[pass_]
+        q = backward_problem(p, pass_)
+        cfg = h100.GPU_CONFIGS[h100.gpu_config_name(q.m, q.n, sms=LIST_SMS)]
+        specs.append(plans.plan("matmul", x, y, schedule="auto", config=None, **kw).spec)
+        specs.append(plans.plan("matmul", x, y, schedule="data-parallel", config=cfg, **kw).spec)
+    return specs
 
 
 def kernel_names(dtype: str, sms: int = LIST_SMS, passes: tuple[str, ...] = PASSES) -> list[str]:
@@ -232,10 +234,9 @@ def kernel_names(dtype: str, sms: int = LIST_SMS, passes: tuple[str, ...] = PASS
     from gemm_opt.runtime import plan as plans
 
     specs: set[S.KernelSpec] = set()
-    for pass_ in passes:
-        if pass_ != "fwd":
-            for p in backward_problems():
-                specs.update(backward_specs(p, pass_, dtype))
+    if "dgrad" in passes or "wgrad" in passes:
+        for p in backward_problems():
+            specs.update(backward_specs(p, passes, dtype))
     for p in problems() if "fwd" in passes else ():
         for choice in (
             autotune.resolve(autotune.Problem("dense", p.m, p.n, p.k, 1), dtype, sms=sms),
