@@ -39,7 +39,10 @@ The backward of ``matmul`` is two more matmuls on transposed views,
 transposed-layout kernels (``trans_b``, ``trans_a``), so neither operand is
 copied; a batch that folded into M forward folds into K for ``dB`` (one
 GEMM over every row), ``bmm``'s ``dB`` runs the wgrad kernels (one launch),
-and broadcast batch dimensions are summed.
+and broadcast batch dimensions are summed. After a ``schedule="auto"``
+forward both resolve ``auto`` for their own problems (a decode step's dgrad
+takes swap-AB or split-K, its wgrad large tiles); after a named schedule
+they run the default (``docs/decode.md``, "The backward").
 """
 
 from __future__ import annotations
