@@ -133,10 +133,13 @@ def backward_problems() -> list[Problem]:
 
 def backward_operands(a: Any, w: Any, dy: Any) -> dict[str, tuple[Any, Any]]:
     """dgrad's and wgrad's ``(A, B)`` as ``matmul``'s backward passes them for
-    ``y = a @ w.t()`` (views, nothing copied): ``dA = dY @ w`` (``b.mT`` of
-    ``b = w.t()``: W (N, K) row-major) and ``dB = a.mT @ dY`` (a read transposed;
-    dB is (K, N), which autograd hands to ``w`` transposed)."""
-    return {"dgrad": (dy, w), "wgrad": (a.mT, dy)}
+    ``y = a @ w.t()``: ``dA = dY @ w`` (``b.mT`` of ``b = w.t()``: W (N, K)
+    row-major, a view) and ``dB = a.mT @ dY`` (a read transposed, a few tokens
+    off the alignment padded with zero rows: ``torch_ops._wgrad_operands``; dB is
+    (K, N), which autograd hands to ``w`` transposed)."""
+    from gemm_opt import torch_ops
+
+    return {"dgrad": (dy, w), "wgrad": torch_ops._wgrad_operands(a, dy)}
 
 
 def backward_problem(p: Problem, pass_: str) -> Problem:
@@ -200,13 +203,16 @@ def swap_spec(cfg: S.GemmConfig, dtype: str, kind: str = "split-k") -> S.KernelS
     )  # fmt: skip
 
 
-def backward_specs(p: Problem, passes: tuple[str, ...], dtype: str) -> list[S.KernelSpec]:
+def backward_specs(
+    p: Problem, passes: tuple[str, ...], dtype: str, wgrad_configs: bool = False
+) -> list[S.KernelSpec]:
     """The kernels :func:`backward_calls` launches for forward ``p``: the forward of
     ``auto`` (the autograd check), and ``auto``'s and ``prior``'s on each backward GEMM
     of ``passes``. They come from the plans of the same views (:func:`backward_operands`,
     whose layouts the plan reads: a one-row A read transposed is row-major too) of CPU
     tensors, never written: ``auto`` resolves as on cuda:90 with :data:`LIST_SMS` SMs,
-    ``prior`` takes the GPU's configuration of the shape's class."""
+    ``prior`` takes the GPU's configuration of the shape's class; with
+    ``wgrad_configs`` wgrad's data-parallel kernel on each GPU configuration too."""
     import torch
 
     from gemm_opt.runtime import plan as plans
@@ -221,10 +227,16 @@ def backward_specs(p: Problem, passes: tuple[str, ...], dtype: str) -> list[S.Ke
         cfg = h100.GPU_CONFIGS[h100.gpu_config_name(q.m, q.n, sms=LIST_SMS)]
         specs.append(plans.plan("matmul", x, y, schedule="auto", config=None, **kw).spec)
         specs.append(plans.plan("matmul", x, y, schedule="data-parallel", config=cfg, **kw).spec)
+        for cfg in h100.GPU_CONFIGS.values() if wgrad_configs and pass_ == "wgrad" else ():
+            specs.append(
+                plans.plan("matmul", x, y, schedule="data-parallel", config=cfg, **kw).spec
+            )
     return specs
 
 
-def kernel_names(dtype: str, sms: int = LIST_SMS, passes: tuple[str, ...] = PASSES) -> list[str]:
+def kernel_names(
+    dtype: str, sms: int = LIST_SMS, passes: tuple[str, ...] = PASSES, wgrad_configs: bool = False
+) -> list[str]:
     """Every kernel the run of ``passes`` may launch (plain kernels and TMA twins):
     ``auto``'s and ``prior``'s picks and the swap variants for the dense problems,
     ``auto``'s grouped kernel for the MoE problems (with the forward), and
@@ -236,7 +248,7 @@ def kernel_names(dtype: str, sms: int = LIST_SMS, passes: tuple[str, ...] = PASS
     specs: set[S.KernelSpec] = set()
     if "dgrad" in passes or "wgrad" in passes:
         for p in backward_problems():
-            specs.update(backward_specs(p, passes, dtype))
+            specs.update(backward_specs(p, passes, dtype, wgrad_configs))
     for p in problems() if "fwd" in passes else ():
         for choice in (
             autotune.resolve(autotune.Problem("dense", p.m, p.n, p.k, 1), dtype, sms=sms),
@@ -420,13 +432,20 @@ def timed_rows(
 
 
 def backward_calls(
-    torch: Any, p: Problem, dt: Any, passes: tuple[str, ...], device: str = "cuda"
+    torch: Any,
+    p: Problem,
+    dt: Any,
+    passes: tuple[str, ...],
+    device: str = "cuda",
+    wgrad_configs: bool = False,
 ) -> dict[str, tuple[dict[str, Any], dict[str, str], dict[str, dict[str, Any]]]]:
     """Per backward GEMM of ``passes`` (dgrad, wgrad) of forward ``p`` = ``a @ w.t()``:
-    the calls (torch, ``auto`` and ``prior`` on :func:`backward_operands`), their
-    kernels, and each one's checks: against float64, split-K picks bit for bit over
-    :data:`REPEATS` runs, and ``auto``'s output against the gradient autograd computes
-    through ``gemm_opt.matmul(a, w.t(), schedule="auto")``, bit for bit."""
+    the calls (torch, ``auto`` and ``prior`` on :func:`backward_operands`, with
+    ``wgrad_configs`` also ``dp <config>``: wgrad data-parallel on each GPU
+    configuration), their kernels, and each one's checks: against float64, split-K
+    picks bit for bit over :data:`REPEATS` runs, and ``auto``'s output against the
+    gradient autograd computes through ``gemm_opt.matmul(a, w.t(), schedule="auto")``,
+    bit for bit."""
     import gemm_opt
     from gemm_opt.runtime import plan as plans
 
@@ -448,9 +467,17 @@ def backward_calls(
             "prior": lambda x=x, y=y: gemm_opt.matmul(x, y),
         }
         kernels = {"torch": "cuBLAS" if device == "cuda" else "torch"}
-        for label, kind in (("auto", "auto"), ("prior", "data-parallel")):
+        runs: list[tuple[str, str, Any]] = [
+            ("auto", "auto", None),
+            ("prior", "data-parallel", None),
+        ]
+        for name, cfg in h100.GPU_CONFIGS.items() if wgrad_configs and pass_ == "wgrad" else ():
+            label = f"dp {name}"
+            fns[label] = lambda x=x, y=y, cfg=cfg: gemm_opt.matmul(x, y, config=cfg)
+            runs.append((label, "data-parallel", cfg))
+        for label, kind, cfg in runs:
             pl = plans.plan("matmul", x, y, schedule=kind, reduction=None, num_programs=None,
-                            num_xcds=1, config=None, out=None, seed=None)  # fmt: skip
+                            num_xcds=1, config=cfg, out=None, seed=None)  # fmt: skip
             kernels[label] = pl.spec.name + (f" S={pl.auto_split_k}" if pl.auto_split_k else "")
         checks: dict[str, dict[str, Any]] = {}
         for label, fn in fns.items():
@@ -468,12 +495,13 @@ def backward_calls(
 
 def backward_rows(
     torch: Any, p: Problem, dt: Any, dtype: str, peak: float, reps: int, flush: Any, say: Any,
-    passes: tuple[str, ...],
+    passes: tuple[str, ...], wgrad_configs: bool = False,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """dgrad and wgrad (those of ``passes``) of forward ``p``: :func:`backward_calls`,
     timed."""
     rows = []
-    for pass_, (fns, kernels, checks) in backward_calls(torch, p, dt, passes).items():
+    calls = backward_calls(torch, p, dt, passes, wgrad_configs=wgrad_configs)
+    for pass_, (fns, kernels, checks) in calls.items():
         rows += timed_rows(torch, p, pass_, fns, kernels, checks, peak, reps, flush, say)
     return rows
 
@@ -668,6 +696,11 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(PASSES),
         help="what to measure: fwd (dense and MoE), dgrad, wgrad (default: all)",
     )
+    p.add_argument(
+        "--wgrad-configs",
+        action="store_true",
+        help="also time wgrad data-parallel on each GPU configuration",
+    )
     p.add_argument("--no-plot", action="store_true", help="write no decode.png (see --plot)")
     p.add_argument("--list-kernels", action="store_true", help="print the kernels and exit")
     p.add_argument("--plot", type=Path, help="draw DIR/decode.png from DIR/decode.json; exit")
@@ -685,7 +718,7 @@ def main(argv: list[str] | None = None) -> int:
             f"--passes takes a comma-separated subset of {','.join(PASSES)}, got {args.passes!r}"
         )
     if args.list_kernels:
-        print("\n".join(kernel_names(dtype, passes=passes)))
+        print("\n".join(kernel_names(dtype, passes=passes, wgrad_configs=args.wgrad_configs)))
         return 0
     if args.plot is not None:
         doc = json.loads((args.plot / "decode.json").read_text())
@@ -729,7 +762,10 @@ def main(argv: list[str] | None = None) -> int:
     if "dgrad" in passes or "wgrad" in passes:
         for prob in backward_problems():
             if prob.m in rows_m:
-                rows += backward_rows(torch, prob, dt, dtype, peak, args.reps, flush, say, passes)
+                rows += backward_rows(
+                    torch, prob, dt, dtype, peak, args.reps, flush, say, passes,
+                    args.wgrad_configs,
+                )  # fmt: skip
     if not args.no_moe and "fwd" in passes:
         for g in MOE_GROUPS:
             rows += moe_row(torch, g, dt, dtype, peak, args.reps, flush, say)

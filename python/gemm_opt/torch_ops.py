@@ -426,6 +426,28 @@ def _backward_tail(schedule: str, reduction: str | None, seed: int | None) -> tu
     return ("data-parallel", None, None, 1, None, seed)
 
 
+#: The most rows (tokens) of a wgrad ``A^T @ dC`` that :func:`_wgrad_operands` pads.
+WGRAD_PAD_MAX_ROWS = 128
+
+
+def _wgrad_operands(a: Tensor, grad: Tensor) -> tuple[Tensor, Tensor]:
+    """``(A^T, dC)`` of wgrad ``A^T @ dC`` (A (K, M) and dC (K, N) row-major, K the
+    tokens), A read transposed as it lies. A few tokens off the 16-byte alignment
+    (K = 1 to :data:`WGRAD_PAD_MAX_ROWS`, not a multiple of 8 16-bit elements) would
+    leave every twin's facts unmet, and the plain kernel writes the large output
+    element by element: there both are copied into zero-padded rows up to the
+    alignment (K x (M + N) elements, small next to the M x N output). The zero rows
+    add exact zeros to every fp32 sum: the values are the unpadded product's."""
+    k = a.shape[0]
+    align = S.ALIGNMENT_BYTES // a.element_size()
+    if k % align == 0 or k > WGRAD_PAD_MAX_ROWS:
+        return a.mT, grad
+    rows = k + (-k) % align
+    pa, pg = a.new_zeros(rows, a.shape[1]), grad.new_zeros(rows, grad.shape[1])
+    pa[:k], pg[:k] = a, grad
+    return pa.mT, pg
+
+
 def _matmul_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
     a, b, schedule, reduction, *_, seed = inputs
     ctx.save_for_backward(a, b)
@@ -435,8 +457,9 @@ def _matmul_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
 def _matmul_backward(ctx: Any, grad: Tensor) -> tuple:
     """dA = dC @ B^T and dB = A^T @ dC on views (``mT``: the ``trans_b`` and ``trans_a``
     kernels read them as they lie), scheduled by :func:`_backward_tail`. A batch that
-    folded into M forward (``b`` 2-D) folds into K for dB: one GEMM over every row;
-    other broadcast batch dimensions are summed (``sum_to_size``)."""
+    folded into M forward (``b`` 2-D) folds into K for dB: one GEMM over every row
+    (:func:`_wgrad_operands`: a few tokens padded to the alignment); other broadcast
+    batch dimensions are summed (``sum_to_size``)."""
     a, b = ctx.saved_tensors
     grad = grad.contiguous()  # the output's gradient; dense already unless autograd expanded it
     da = db = None
@@ -446,9 +469,9 @@ def _matmul_backward(ctx: Any, grad: Tensor) -> tuple:
         if da.shape != a.shape:
             da = da.sum_to_size(a.shape)
     if ctx.needs_input_grad[1]:
-        if a.dim() > 2 and b.dim() == 2:  # a view where the batch folded forward
+        if b.dim() == 2:  # every row of a and dC (a batch folded forward): one GEMM
             rows_a, rows_g = a.reshape(-1, a.shape[-1]), grad.reshape(-1, grad.shape[-1])
-            db = torch.ops.gemm_opt.matmul(rows_a.mT, rows_g, *tail)
+            db = torch.ops.gemm_opt.matmul(*_wgrad_operands(rows_a, rows_g), *tail)
         else:
             db = torch.ops.gemm_opt.matmul(a.mT, grad, *tail)
             if db.shape != b.shape:

@@ -77,6 +77,11 @@ def _exact(got: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> bool:
     return bool(torch.equal(got.double(), want))
 
 
+def _padded(tokens: int) -> int:
+    """wgrad's K for ``tokens`` rows: up to 128 padded to a multiple of 8 (16 bytes)."""
+    return tokens + (-tokens) % 8 if tokens <= 128 else tokens
+
+
 def _same_pick(p: P.GemmPlan, rows: int, n: int, k: int) -> bool:
     """Whether plan ``p`` runs what the cost model picks for ``rows x n x k``."""
     ch = autotune.choose("dense", rows, n, k, 1, p.dtype)
@@ -112,8 +117,8 @@ def test_decode_backward_runs_autos_picks_and_equals_float64(plans, m, n, k, kin
     x, b, dy, dx, db = _forward_backward(m, n, k, linear, schedule="auto")
     assert _exact(dx, dy, b.mT) and _exact(db, x.mT, dy)
     _, dgrad, wgrad = plans
-    assert (dgrad.scalars["K"], wgrad.scalars["K"]) == (n, m)
-    assert _same_pick(dgrad, m, k, n) and _same_pick(wgrad, k, n, m)
+    assert (dgrad.scalars["K"], wgrad.scalars["K"]) == (n, _padded(m))
+    assert _same_pick(dgrad, m, k, n) and _same_pick(wgrad, k, n, _padded(m))
     got = "swap-AB" if dgrad.swap_ab else "split-K" if dgrad.spec.kind == "split-k" else None
     assert got == kind, (dgrad.spec.name, dgrad.auto_split_k)
 
@@ -156,7 +161,7 @@ def test_the_forwards_config_does_not_reach_the_backward(plans):
     cfg = {"block_m": 32, "block_n": 32, "block_k": 32, "group_m": 1, "num_warps": 4}
     _forward_backward(4, 512, 256, True, schedule="auto", config=cfg)
     assert plans[0].spec.block_m == 32
-    assert _same_pick(plans[1], 4, 256, 512) and _same_pick(plans[2], 256, 512, 4)
+    assert _same_pick(plans[1], 4, 256, 512) and _same_pick(plans[2], 256, 512, _padded(4))
 
 
 @settings(max_examples=12, deadline=None)
@@ -170,7 +175,7 @@ def test_auto_backward_is_exact_and_the_cost_models_over_small_shapes(m, n, k, l
     with _recorded() as made:
         x, b, dy, dx, db = _forward_backward(m, n, k, linear, schedule="auto")
     assert _exact(dx, dy, b.mT) and _exact(db, x.mT, dy)
-    assert _same_pick(made[1], m, k, n) and _same_pick(made[2], k, n, m)
+    assert _same_pick(made[1], m, k, n) and _same_pick(made[2], k, n, _padded(m))
 
 
 # ---- grouped: tiny-group dgrad ---------------------------------------------------------
@@ -248,3 +253,15 @@ def test_the_benchmarks_backward_calls_check_out_on_the_model(m, n, k, dgrad):
 def test_passes_are_checked():
     with pytest.raises(SystemExit):
         DECODE.main(["--list-kernels", "--passes", "fwd,bwd"])
+
+
+@pytest.mark.parametrize(("m", "padded"), [(1, 8), (5, 8), (8, 8), (13, 16), (129, 129)])
+def test_wgrad_pads_a_few_tokens_to_the_alignment(plans, m, padded):
+    """wgrad's K is the token count: 1 to 128 tokens off the 16-byte alignment are
+    padded with zero rows (the aligned kernels then take the call), the gradient
+    stays exact; 8 tokens and more than 128 run as they lie."""
+    x, b, dy, dx, db = _forward_backward(m, 48, 40, True, schedule="auto")
+    assert _exact(db, x.mT, dy) and _exact(dx, dy, b.mT)
+    wgrad = plans[2]
+    assert (wgrad.scalars["M"], wgrad.scalars["N"], wgrad.scalars["K"]) == (40, 48, padded)
+    assert wgrad.spec.trans_a or m == 1  # a one-row A^T also lies row-major
