@@ -27,17 +27,30 @@ bandwidth, measured in the same run by a device-to-device copy; its fraction
 is taken of the flushed time (the graph time of a weight that stays in L2 can
 beat HBM).
 
+Backward (``--passes``, default all): the two GEMMs of ``matmul``'s backward
+for ``y = A @ W^T`` at M in :data:`BACKWARD_ROWS` over :data:`WEIGHTS`, on the
+views the backward passes (:func:`backward_operands`): dgrad ``dA = dY @ W``
+(M x K from M x N by N x K: few rows, swap-AB or split-K territory) and wgrad
+``dB = A^T @ dY`` (K x N from K x M by M x N: K = the token count), each
+``torch`` (``torch.matmul`` of the same views), ``auto`` (what the backward of a
+``schedule="auto"`` forward runs) and ``prior`` (the default data-parallel
+schedule: the backward of a forward with a named schedule), checked against
+float64 (split-K picks bit for bit), and once per problem through autograd:
+the gradients of ``gemm_opt.matmul(A, W.t(), schedule="auto")`` must equal the
+timed outputs bit for bit (the timed calls are the backward's).
+
 MoE decode: G experts (:data:`MOE_GROUPS`) with W (G, K, N), each expert
 receiving 0 to 16 tokens (seeded), ``gemm_opt.grouped_matmul(schedule="auto")``
 with the lengths on the device, and ``prior`` (``auto`` without the tiny-group
 16-row tiles), against ``torch._grouped_mm``.
 
-    PYTHONPATH=python python3 benchmarks/h100/decode.py --bundles DIR [--fp16] [--out DIR]
+    PYTHONPATH=python python3 benchmarks/h100/decode.py --bundles DIR [--fp16] [--out DIR] \
+        [--passes fwd,dgrad,wgrad]
 
 ``--out`` writes ``decode.txt``, ``decode.json`` and (with matplotlib, else
 later by ``--plot DIR``) ``decode.png``, the roofline fraction over M.
-``--list-kernels`` prints the kernel names the run launches (for
-``build_bundles --only``) and needs no GPU; ``--profile MxNxK`` launches each
+``--list-kernels`` prints the kernel names the run launches (of ``--passes``,
+for ``build_bundles --only``) and needs no GPU; ``--profile MxNxK`` launches each
 variant once, untimed, under a profiler::
 
     ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
@@ -69,6 +82,10 @@ from gemm_opt.runtime import autotune
 ROWS = (1, 2, 4, 8, 16, 32, 64, 128)
 #: (N, K) of the weights.
 WEIGHTS = ((4096, 4096), (4096, 7168), (7168, 2048), (14336, 4096), (4096, 14336))
+#: Rows of the backward problems (dgrad and wgrad of each of :data:`WEIGHTS`).
+BACKWARD_ROWS = (1, 4, 16, 32, 64, 128)
+#: What a run measures: the forward, and the backward's two GEMMs.
+PASSES = ("fwd", "dgrad", "wgrad")
 #: Further (M, N, K).
 EXTRA = ((512, 512, 8192), (128, 7168, 2048))
 #: MoE decode: experts, and (N, K) of each expert's weight.
@@ -107,6 +124,27 @@ def moe_lens(groups: int) -> list[int]:
 def problems() -> list[Problem]:
     dense = [Problem(m, n, k) for n, k in WEIGHTS for m in ROWS]
     return list(dict.fromkeys(dense + [Problem(*x) for x in EXTRA]))  # 128x7168x2048 once
+
+
+def backward_problems() -> list[Problem]:
+    """The forward problems whose dgrad and wgrad are measured."""
+    return [Problem(m, n, k) for n, k in WEIGHTS for m in BACKWARD_ROWS]
+
+
+def backward_operands(a: Any, w: Any, dy: Any) -> dict[str, tuple[Any, Any]]:
+    """dgrad's and wgrad's ``(A, B)`` as ``matmul``'s backward passes them for
+    ``y = a @ w.t()``: ``dA = dY @ w`` (``b.mT`` of ``b = w.t()``: W (N, K)
+    row-major, a view) and ``dB = a.mT @ dY`` (a read transposed, a few tokens
+    off the alignment padded with zero rows: ``torch_ops._wgrad_operands``; dB is
+    (K, N), which autograd hands to ``w`` transposed)."""
+    from gemm_opt import torch_ops
+
+    return {"dgrad": (dy, w), "wgrad": torch_ops._wgrad_operands(a, dy)}
+
+
+def backward_problem(p: Problem, pass_: str) -> Problem:
+    """The GEMM of ``pass_`` of forward ``p`` (M x N x K): dgrad M x K x N, wgrad K x N x M."""
+    return {"dgrad": Problem(p.m, p.k, p.n), "wgrad": Problem(p.k, p.n, p.m)}[pass_]
 
 
 # ---- what runs -----------------------------------------------------------------------------
@@ -165,16 +203,53 @@ def swap_spec(cfg: S.GemmConfig, dtype: str, kind: str = "split-k") -> S.KernelS
     )  # fmt: skip
 
 
-def kernel_names(dtype: str, sms: int = LIST_SMS) -> list[str]:
-    """Every kernel the run may launch (plain kernels and TMA twins): ``auto``'s and
-    ``prior``'s picks and the swap variants for the dense problems, ``auto``'s
-    grouped kernel for the MoE problems."""
+def backward_specs(
+    p: Problem, passes: tuple[str, ...], dtype: str, wgrad_configs: bool = False
+) -> list[S.KernelSpec]:
+    """The kernels :func:`backward_calls` launches for forward ``p``: the forward of
+    ``auto`` (the autograd check), and ``auto``'s and ``prior``'s on each backward GEMM
+    of ``passes``. They come from the plans of the same views (:func:`backward_operands`,
+    whose layouts the plan reads: a one-row A read transposed is row-major too) of CPU
+    tensors, never written: ``auto`` resolves as on cuda:90 with :data:`LIST_SMS` SMs,
+    ``prior`` takes the GPU's configuration of the shape's class; with
+    ``wgrad_configs`` wgrad's data-parallel kernel on each GPU configuration too."""
+    import torch
+
+    from gemm_opt.runtime import plan as plans
+
+    dt = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
+    a, w, dy = (torch.empty(shape, dtype=dt) for shape in ((p.m, p.k), (p.n, p.k), (p.m, p.n)))
+    kw: dict[str, Any] = dict(reduction=None, num_programs=None, num_xcds=1, out=None, seed=None)
+    specs = [plans.plan("matmul", a, w.t(), schedule="auto", config=None, **kw).spec]
+    for pass_ in (x for x in ("dgrad", "wgrad") if x in passes):
+        x, y = backward_operands(a, w, dy)[pass_]
+        q = backward_problem(p, pass_)
+        cfg = h100.GPU_CONFIGS[h100.gpu_config_name(q.m, q.n, sms=LIST_SMS)]
+        specs.append(plans.plan("matmul", x, y, schedule="auto", config=None, **kw).spec)
+        specs.append(plans.plan("matmul", x, y, schedule="data-parallel", config=cfg, **kw).spec)
+        for cfg in h100.GPU_CONFIGS.values() if wgrad_configs and pass_ == "wgrad" else ():
+            specs.append(
+                plans.plan("matmul", x, y, schedule="data-parallel", config=cfg, **kw).spec
+            )
+    return specs
+
+
+def kernel_names(
+    dtype: str, sms: int = LIST_SMS, passes: tuple[str, ...] = PASSES, wgrad_configs: bool = False
+) -> list[str]:
+    """Every kernel the run of ``passes`` may launch (plain kernels and TMA twins):
+    ``auto``'s and ``prior``'s picks and the swap variants for the dense problems,
+    ``auto``'s grouped kernel for the MoE problems (with the forward), and
+    :func:`backward_specs` for dgrad and wgrad."""
     from dataclasses import replace
 
     from gemm_opt.runtime import plan as plans
 
     specs: set[S.KernelSpec] = set()
-    for p in problems():
+    if "dgrad" in passes or "wgrad" in passes:
+        for p in backward_problems():
+            specs.update(backward_specs(p, passes, dtype, wgrad_configs))
+    for p in problems() if "fwd" in passes else ():
         for choice in (
             autotune.resolve(autotune.Problem("dense", p.m, p.n, p.k, 1), dtype, sms=sms),
             prior_choice(p, dtype, sms),
@@ -186,7 +261,7 @@ def kernel_names(dtype: str, sms: int = LIST_SMS) -> list[str]:
         for _, cfg, kind, _ in swap_variants(p):
             if kind == "data-parallel":  # split-K swap-AB is timed where bundled
                 specs.add(swap_spec(cfg, dtype, kind))
-    for g in MOE_GROUPS:
+    for g in MOE_GROUPS if "fwd" in passes else ():
         total = sum(moe_lens(g))
         ch = autotune.resolve(autotune.Problem("fwd", total, *MOE_NK, g), dtype, sms=sms)
         specs.add(plans._spec(ch.schedule, ch.reduction, "m", dtype, ch.config, 1))
@@ -300,8 +375,28 @@ def dense_row(
                 again = fn()
                 same &= bool(torch.equal(first, outs.get(label, again)))
             checks[label]["bitwise"] = same
+    return timed_rows(torch, p, "fwd", fns, kernels, checks, peak, reps, flush, say)
+
+
+def timed_rows(
+    torch: Any,
+    p: Problem,
+    pass_: str,
+    fns: dict[str, Any],
+    kernels: dict[str, str],
+    checks: dict[str, dict[str, Any]],
+    peak: float,
+    reps: int,
+    flush: Any,
+    say: Any,
+) -> list[dict[str, Any]]:
+    """Time each of ``fns`` (``torch`` among them) in a CUDA graph and flushed; one row
+    each, against torch and the roofline of ``p``'s bytes, printed as it comes.
+    ``pass_``: ``fwd``, or the backward GEMM of forward ``p`` (dgrad, wgrad: the same
+    three matrices move)."""
     flushed = benchlib.bench(fns, reps, warmup=3, flush=flush)
     roof_us = p.bytes() / peak
+    name = p.name if pass_ == "fwd" else f"{pass_} {p.name}"
     rows = []
     torch_graph = graph_us(torch, fns["torch"])
     torch_flush = flushed["torch"]["median_ms"] * 1000
@@ -309,7 +404,7 @@ def dense_row(
         g_us = torch_graph if label == "torch" else graph_us(torch, fn)
         f_us = flushed[label]["median_ms"] * 1000
         rows.append({
-            "problem": p.name, "m": p.m, "n": p.n, "k": p.k, "variant": label,
+            "problem": name, "pass": pass_, "m": p.m, "n": p.n, "k": p.k, "variant": label,
             "kernel": kernels[label], "graph_us": g_us, "flushed_us": f_us,
             "roofline_us": roof_us, "roofline_fraction": roof_us / f_us,
             "vs_torch_graph": torch_graph / g_us, "vs_torch_flushed": torch_flush / f_us,
@@ -324,12 +419,90 @@ def dense_row(
             if "check_bitwise" not in r
             else (" bitwise" if r["check_bitwise"] else " NOT-BITWISE")
         )
+        grad = "" if "check_autograd" not in r else (
+            " autograd" if r["check_autograd"] else " NOT-AUTOGRAD"
+        )  # fmt: skip
         say(
-            f"{p.name:>16} {r['variant']:<18} graph {r['graph_us']:7.1f} us "
+            f"{name:>22} {r['variant']:<18} graph {r['graph_us']:7.1f} us "
             f"({r['vs_torch_graph']:4.2f}x)  flushed {r['flushed_us']:7.1f} us "
             f"({r['vs_torch_flushed']:4.2f}x)  roofline {100 * r['roofline_fraction']:5.1f}%  "
-            f"{ok}{bit}{'  <- best' if r['best'] else ''}  {r['kernel']}"
+            f"{ok}{bit}{grad}{'  <- best' if r['best'] else ''}  {r['kernel']}"
         )
+    return rows
+
+
+def backward_calls(
+    torch: Any,
+    p: Problem,
+    dt: Any,
+    passes: tuple[str, ...],
+    device: str = "cuda",
+    wgrad_configs: bool = False,
+) -> dict[str, tuple[dict[str, Any], dict[str, str], dict[str, dict[str, Any]]]]:
+    """Per backward GEMM of ``passes`` (dgrad, wgrad) of forward ``p`` = ``a @ w.t()``:
+    the calls (torch, ``auto`` and ``prior`` on :func:`backward_operands`, with
+    ``wgrad_configs`` also ``dp <config>``: wgrad data-parallel on each GPU
+    configuration), their kernels, and each one's checks: against float64, split-K
+    picks bit for bit over :data:`REPEATS` runs, and ``auto``'s output against the
+    gradient autograd computes through ``gemm_opt.matmul(a, w.t(), schedule="auto")``,
+    bit for bit."""
+    import gemm_opt
+    from gemm_opt.runtime import plan as plans
+
+    gen = torch.Generator(device=device).manual_seed(p.m * 7919 + p.n + 1)
+    a, w, dy = (
+        torch.randn(*shape, device=device, generator=gen).to(dt)
+        for shape in ((p.m, p.k), (p.n, p.k), (p.m, p.n))
+    )
+    a_, w_ = a.clone().requires_grad_(), w.clone().requires_grad_()
+    gemm_opt.matmul(a_, w_.t(), schedule="auto").backward(dy)
+    grads = {"dgrad": a_.grad, "wgrad": w_.grad.t()}  # dB = (dW)^T: (K, N)
+    out = {}
+    for pass_ in (x for x in ("dgrad", "wgrad") if x in passes):
+        x, y = backward_operands(a, w, dy)[pass_]
+        ref = x.double() @ y.double()
+        fns: dict[str, Any] = {
+            "torch": lambda x=x, y=y: torch.matmul(x, y),
+            "auto": lambda x=x, y=y: gemm_opt.matmul(x, y, schedule="auto"),
+            "prior": lambda x=x, y=y: gemm_opt.matmul(x, y),
+        }
+        kernels = {"torch": "cuBLAS" if device == "cuda" else "torch"}
+        runs: list[tuple[str, str, Any]] = [
+            ("auto", "auto", None),
+            ("prior", "data-parallel", None),
+        ]
+        for name, cfg in h100.GPU_CONFIGS.items() if wgrad_configs and pass_ == "wgrad" else ():
+            label = f"dp {name}"
+            fns[label] = lambda x=x, y=y, cfg=cfg: gemm_opt.matmul(x, y, config=cfg)
+            runs.append((label, "data-parallel", cfg))
+        for label, kind, cfg in runs:
+            pl = plans.plan("matmul", x, y, schedule=kind, reduction=None, num_programs=None,
+                            num_xcds=1, config=cfg, out=None, seed=None)  # fmt: skip
+            kernels[label] = pl.spec.name + (f" S={pl.auto_split_k}" if pl.auto_split_k else "")
+        checks: dict[str, dict[str, Any]] = {}
+        for label, fn in fns.items():
+            got = fn()
+            checks[label] = benchlib.check_output(got, ref, str(dt).removeprefix("torch."))
+            if "splitk" in kernels[label]:
+                checks[label]["bitwise"] = all(
+                    bool(torch.equal(got, fn())) for _ in range(REPEATS - 1)
+                )
+            if label == "auto":
+                checks[label]["autograd"] = bool(torch.equal(got, grads[pass_]))
+        out[pass_] = (fns, kernels, checks)
+    return out
+
+
+def backward_rows(
+    torch: Any, p: Problem, dt: Any, dtype: str, peak: float, reps: int, flush: Any, say: Any,
+    passes: tuple[str, ...], wgrad_configs: bool = False,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """dgrad and wgrad (those of ``passes``) of forward ``p``: :func:`backward_calls`,
+    timed."""
+    rows = []
+    calls = backward_calls(torch, p, dt, passes, wgrad_configs=wgrad_configs)
+    for pass_, (fns, kernels, checks) in calls.items():
+        rows += timed_rows(torch, p, pass_, fns, kernels, checks, peak, reps, flush, say)
     return rows
 
 
@@ -451,7 +624,7 @@ def summary(rows: list[dict[str, Any]], say: Any) -> None:
     """Per problem: torch, auto and the best of ours, against the targets."""
     say("")
     say("== summary (flushed time; roofline = A+B+C once at the measured HBM bandwidth)")
-    say(f"{'problem':>16} {'torch %roof':>11} {'auto %roof':>10} {'auto/torch':>10} "
+    say(f"{'problem':>22} {'torch %roof':>11} {'auto %roof':>10} {'auto/torch':>10} "
         f"{'best %roof':>10} {'best/torch':>10}  best")  # fmt: skip
     by: dict[str, dict[str, dict[str, Any]]] = {}
     for r in rows:
@@ -460,7 +633,7 @@ def summary(rows: list[dict[str, Any]], say: Any) -> None:
         t, a = vs["torch"], vs["auto"]
         best = min((r for k, r in vs.items() if k != "torch"), key=lambda r: r["flushed_us"])
         say(
-            f"{prob:>16} {100 * t['roofline_fraction']:10.1f}% "
+            f"{prob:>22} {100 * t['roofline_fraction']:10.1f}% "
             f"{100 * a['roofline_fraction']:9.1f}% {a['vs_torch_flushed']:9.2f}x "
             f"{100 * best['roofline_fraction']:9.1f}% "
             f"{best['vs_torch_flushed']:9.2f}x  {best['variant']}"
@@ -477,7 +650,11 @@ def plot(doc: dict[str, Any], path: Path) -> bool:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in doc["rows"] if "m" in r and (r["n"], r["k"]) in set(map(tuple, WEIGHTS))]
+    weights = set(map(tuple, WEIGHTS))
+    rows = [
+        r for r in doc["rows"]
+        if "m" in r and r.get("pass", "fwd") == "fwd" and (r["n"], r["k"]) in weights
+    ]  # fmt: skip
     fig, axes = plt.subplots(1, len(WEIGHTS), figsize=(4 * len(WEIGHTS), 3.6), sharey=True)
     for ax, (n, k) in zip(axes, WEIGHTS, strict=True):
         mine = [r for r in rows if (r["n"], r["k"]) == (n, k)]
@@ -514,6 +691,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reps", type=int, default=30, help="flushed samples per variant")
     p.add_argument("--rows", default=",".join(map(str, ROWS)), help="M values (default all)")
     p.add_argument("--no-moe", action="store_true", help="skip the MoE problems")
+    p.add_argument(
+        "--passes",
+        default=",".join(PASSES),
+        help="what to measure: fwd (dense and MoE), dgrad, wgrad (default: all)",
+    )
+    p.add_argument(
+        "--wgrad-configs",
+        action="store_true",
+        help="also time wgrad data-parallel on each GPU configuration",
+    )
     p.add_argument("--no-plot", action="store_true", help="write no decode.png (see --plot)")
     p.add_argument("--list-kernels", action="store_true", help="print the kernels and exit")
     p.add_argument("--plot", type=Path, help="draw DIR/decode.png from DIR/decode.json; exit")
@@ -525,8 +712,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     dtype = "fp16" if args.fp16 else "bf16"
+    passes = tuple(x for x in args.passes.split(",") if x)
+    if not passes or any(x not in PASSES for x in passes):
+        p.error(
+            f"--passes takes a comma-separated subset of {','.join(PASSES)}, got {args.passes!r}"
+        )
     if args.list_kernels:
-        print("\n".join(kernel_names(dtype)))
+        print("\n".join(kernel_names(dtype, passes=passes, wgrad_configs=args.wgrad_configs)))
         return 0
     if args.plot is not None:
         doc = json.loads((args.plot / "decode.json").read_text())
@@ -564,10 +756,17 @@ def main(argv: list[str] | None = None) -> int:
         f"HBM copy {env['hbm_tb_per_s']:.2f} TB/s")  # fmt: skip
     flush = benchlib.Flusher()
     rows: list[dict[str, Any]] = []
-    for prob in problems():
+    for prob in problems() if "fwd" in passes else ():
         if prob.m in rows_m or (prob.m, prob.n, prob.k) in EXTRA:
             rows += dense_row(torch, prob, dt, dtype, peak, args.reps, flush, say)
-    if not args.no_moe:
+    if "dgrad" in passes or "wgrad" in passes:
+        for prob in backward_problems():
+            if prob.m in rows_m:
+                rows += backward_rows(
+                    torch, prob, dt, dtype, peak, args.reps, flush, say, passes,
+                    args.wgrad_configs,
+                )  # fmt: skip
+    if not args.no_moe and "fwd" in passes:
         for g in MOE_GROUPS:
             rows += moe_row(torch, g, dt, dtype, peak, args.reps, flush, say)
     summary(rows, say)
@@ -578,7 +777,10 @@ def main(argv: list[str] | None = None) -> int:
         (args.out / "decode.json").write_text(json.dumps(doc, indent=1) + "\n")
         if not args.no_plot:
             plot(doc, args.out / "decode.png")
-    bad = [r for r in rows if not r.get("check_ok", True) or r.get("check_bitwise") is False]
+    bad = [
+        r for r in rows
+        if not r.get("check_ok", True) or False in (r.get("check_bitwise"), r.get("check_autograd"))
+    ]  # fmt: skip
     return 1 if bad else 0
 
 

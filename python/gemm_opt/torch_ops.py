@@ -39,7 +39,10 @@ The backward of ``matmul`` is two more matmuls on transposed views,
 transposed-layout kernels (``trans_b``, ``trans_a``), so neither operand is
 copied; a batch that folded into M forward folds into K for ``dB`` (one
 GEMM over every row), ``bmm``'s ``dB`` runs the wgrad kernels (one launch),
-and broadcast batch dimensions are summed.
+and broadcast batch dimensions are summed. After a ``schedule="auto"``
+forward both resolve ``auto`` for their own problems (a decode step's dgrad
+takes swap-AB or split-K, its wgrad large tiles); after a named schedule
+they run the default (``docs/decode.md``, "The backward").
 """
 
 from __future__ import annotations
@@ -408,29 +411,67 @@ torch.library.register_autograd(
 )
 
 
+def _backward_tail(schedule: str, reduction: str | None, seed: int | None) -> tuple:
+    """The arguments after ``(a, b)`` of the ``matmul`` calls of dgrad and wgrad, from the
+    forward's. A forward of ``schedule="auto"`` has each backward GEMM resolve its own
+    pick: dgrad of a few rows is a few-row problem (swap-AB, split-K), wgrad one of
+    K = the row count (large tiles over a large output), neither the forward's shape.
+    The forward's reduction carries over (None: every pick bitwise reproducible;
+    ``"atomic"`` where the forward allowed it), its ``config`` and ``num_programs`` do
+    not (tiles of the forward's problem). A named schedule, with its config, describes
+    the forward's kernel only: the backward runs the default (data-parallel, the
+    shape's configuration), as it did before ``auto`` existed."""
+    if schedule == P.AUTO:
+        return (P.AUTO, reduction, None, 1, None, seed)
+    return ("data-parallel", None, None, 1, None, seed)
+
+
+#: The most rows (tokens) of a wgrad ``A^T @ dC`` that :func:`_wgrad_operands` pads.
+WGRAD_PAD_MAX_ROWS = 128
+
+
+def _wgrad_operands(a: Tensor, grad: Tensor) -> tuple[Tensor, Tensor]:
+    """``(A^T, dC)`` of wgrad ``A^T @ dC`` (A (K, M) and dC (K, N) row-major, K the
+    tokens), A read transposed as it lies. A few tokens off the 16-byte alignment
+    (K = 1 to :data:`WGRAD_PAD_MAX_ROWS`, not a multiple of 8 16-bit elements) would
+    leave every twin's facts unmet, and the plain kernel writes the large output
+    element by element: there both are copied into zero-padded rows up to the
+    alignment (K x (M + N) elements, small next to the M x N output). The zero rows
+    add exact zeros to every fp32 sum: the values are the unpadded product's."""
+    k = a.shape[0]
+    align = S.ALIGNMENT_BYTES // a.element_size()
+    if k % align == 0 or k > WGRAD_PAD_MAX_ROWS:
+        return a.mT, grad
+    rows = k + (-k) % align
+    pa, pg = a.new_zeros(rows, a.shape[1]), grad.new_zeros(rows, grad.shape[1])
+    pa[:k], pg[:k] = a, grad
+    return pa.mT, pg
+
+
 def _matmul_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
-    a, b, *_, seed = inputs
+    a, b, schedule, reduction, *_, seed = inputs
     ctx.save_for_backward(a, b)
-    ctx.seed = seed
+    ctx.tail = _backward_tail(schedule, reduction, seed)
 
 
 def _matmul_backward(ctx: Any, grad: Tensor) -> tuple:
     """dA = dC @ B^T and dB = A^T @ dC on views (``mT``: the ``trans_b`` and ``trans_a``
-    kernels read them as they lie), with the default schedule and config. A batch that
-    folded into M forward (``b`` 2-D) folds into K for dB: one GEMM over every row;
-    other broadcast batch dimensions are summed (``sum_to_size``)."""
+    kernels read them as they lie), scheduled by :func:`_backward_tail`. A batch that
+    folded into M forward (``b`` 2-D) folds into K for dB: one GEMM over every row
+    (:func:`_wgrad_operands`: a few tokens padded to the alignment); other broadcast
+    batch dimensions are summed (``sum_to_size``)."""
     a, b = ctx.saved_tensors
     grad = grad.contiguous()  # the output's gradient; dense already unless autograd expanded it
     da = db = None
-    tail = ("data-parallel", None, None, 1, None, ctx.seed)
+    tail = ctx.tail
     if ctx.needs_input_grad[0]:
         da = torch.ops.gemm_opt.matmul(grad, b.mT, *tail)
         if da.shape != a.shape:
             da = da.sum_to_size(a.shape)
     if ctx.needs_input_grad[1]:
-        if a.dim() > 2 and b.dim() == 2:  # a view where the batch folded forward
+        if b.dim() == 2:  # every row of a and dC (a batch folded forward): one GEMM
             rows_a, rows_g = a.reshape(-1, a.shape[-1]), grad.reshape(-1, grad.shape[-1])
-            db = torch.ops.gemm_opt.matmul(rows_a.mT, rows_g, *tail)
+            db = torch.ops.gemm_opt.matmul(*_wgrad_operands(rows_a, rows_g), *tail)
         else:
             db = torch.ops.gemm_opt.matmul(a.mT, grad, *tail)
             if db.shape != b.shape:
@@ -543,10 +584,11 @@ def _through_activation(grad: Tensor, pre: Tensor, activation: str) -> Tensor:
 
 
 def _epilogue_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
-    a, b, bias, activation, *_, seed = inputs
+    a, b, bias, activation, schedule, reduction, *_, seed = inputs
     ctx.save_for_backward(a, b, bias)
     ctx.activation = activation
     ctx.seed = seed
+    ctx.tail = _backward_tail(schedule, reduction, seed)
 
 
 def _epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
@@ -559,7 +601,7 @@ def _epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
         pre = torch.ops.gemm_opt.matmul_epilogue(a, b, bias, None, *tail)
         grad = _through_activation(grad, pre, ctx.activation)
     plain = SimpleNamespace(saved_tensors=(a, b), needs_input_grad=ctx.needs_input_grad[:2],
-                            seed=ctx.seed)  # fmt: skip
+                            tail=ctx.tail)  # fmt: skip
     da, db = _matmul_backward(plain, grad)[:2]
     dbias = None
     if bias is not None and ctx.needs_input_grad[2]:
