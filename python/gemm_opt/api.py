@@ -131,11 +131,14 @@ def matmul(
     (M, 1) and (1, N) rowwise (the epilogue multiplies the fp32 accumulator
     by them), (M, ceil(K/128)) and (ceil(K/128), ceil(N/128)) block128
     (DeepSeek-V3's: each 128-deep K block's product promoted into the fp32
-    accumulator times its scales); C rounded once to ``out_dtype`` (bfloat16,
-    the default, or float32). ``schedule`` "data-parallel" or "persistent"; ``reduction``,
-    ``num_xcds`` and ``out`` are not taken. On torch tensors this is
-    ``torch.ops.gemm_opt.scaled_matmul`` (no autograd: FP8 training recipes
-    quantize their own gradients). See :mod:`gemm_opt.runtime.scaled`.
+    accumulator times its scales); e8m0 (``float8_e8m0fnu``) scales of
+    (M, K/32) and (K/32, N) are mx32 (MXFP8: ``tile.scaled_wmma``, on the
+    model only; Hopper has no block-scaled MMA); C rounded once to
+    ``out_dtype`` (bfloat16, the default, or float32). ``schedule``
+    "data-parallel" or "persistent"; ``reduction``, ``num_xcds`` and ``out``
+    are not taken. On torch tensors this is ``torch.ops.gemm_opt.scaled_matmul``
+    (not differentiable: its operands are FP8 already; :func:`fp8_linear` is the
+    training form). See :mod:`gemm_opt.runtime.scaled`.
 
     **Fused epilogue** (applied to each output tile's fp32 sum before the one
     rounding, in the kernel): ``C = activation(A @ B + bias)``, and with
@@ -247,15 +250,17 @@ def grouped_matmul(
     rows get row g); on torch tensors ``torch.ops.gemm_opt.grouped_matmul_epilogue``
     (differentiable in ``a``, ``b`` and ``bias``) or ``grouped_matmul_epilogue_out``.
 
-    **FP8** (``scale_a`` and ``scale_b`` given, forward only): float8 ``a``
+    **FP8** (``scale_a`` and ``scale_b`` given): float8 ``a``
     (S, K) and ``b`` (G, N, K) with ``trans_b=True`` (one row-major (N, K)
     weight per group); scales float32, the recipe from their shapes as
     :func:`matmul`'s FP8 form reads them with G groups: tensorwise, rowwise
     (``scale_a`` (S, 1), ``scale_b`` (G, 1, N)) or block128 (``scale_a`` (S,
-    ceil(K/128)), ``scale_b`` (G, ceil(K/128), ceil(N/128))); C (S, N) in
-    ``out_dtype`` (bfloat16 by default). The persistent schedule only; no
+    ceil(K/128)), ``scale_b`` (G, ceil(K/128), ceil(N/128))), or mx32 (e8m0
+    ``scale_a`` (S, K/32), ``scale_b`` (G, K/32, N); on the model only); C (S, N)
+    in ``out_dtype`` (bfloat16 by default). The persistent schedule only; no
     ``reduction``, ``num_xcds`` or ``out``. On torch tensors this is
-    ``torch.ops.gemm_opt.scaled_grouped_matmul`` (no autograd).
+    ``torch.ops.gemm_opt.scaled_grouped_matmul`` (not differentiable; the
+    training form with dgrad and wgrad is :func:`fp8_grouped_linear`).
     """
     kw = {
         "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
