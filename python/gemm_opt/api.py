@@ -208,6 +208,66 @@ def linear(
     return matmul(x, wt, bias=bias, activation=activation, **kw)
 
 
+def fp8_linear(
+    x: Any,
+    weight: Any,
+    *,
+    recipe: str = "rowwise",
+    grad_recipe: str = "rowwise",
+    out_dtype: Any = None,
+) -> Any:
+    """``x @ weight.T`` as an FP8 GEMM for training: ``x`` (M, K) (or (..., K): its
+    leading dims folded into M) and ``weight`` (N, K)
+    high-precision torch tensors (bfloat16, float16, float32), quantized inside to
+    e4m3fn along K with ``recipe`` (tensorwise, rowwise or block128); C (M, N) in
+    ``out_dtype`` (bfloat16 default, or float32). Differentiable in both: the
+    backward is two more FP8 GEMMs of ``grad_recipe`` (dgrad ``dY @ W`` with ``dY``
+    and ``W^T`` quantized along N, wgrad ``dY^T @ X`` with both quantized along M),
+    computed with fp32 C and cast to the operands' dtypes. The operator is
+    ``torch.ops.gemm_opt.fp8_linear``; see :mod:`gemm_opt.torch_ops`."""
+    _torch_only("fp8_linear", x, weight)
+    from gemm_opt import torch_ops
+
+    kw = dict(recipe=recipe, grad_recipe=grad_recipe, out_dtype=out_dtype)
+    if x.dim() > 2:  # (..., K): the leading dims are rows of one GEMM
+        y = torch_ops.fp8_linear(x.reshape(-1, x.shape[-1]), weight, **kw)
+        return y.reshape(*x.shape[:-1], y.shape[-1])
+    return torch_ops.fp8_linear(x, weight, **kw)
+
+
+def fp8_grouped_linear(
+    x: Any,
+    weight: Any,
+    group_lens: Any,
+    *,
+    recipe: str = "rowwise",
+    grad_recipe: str = "rowwise",
+    out_dtype: Any = None,
+) -> Any:
+    """The grouped (MoE experts) :func:`fp8_linear`: ``x`` (S, K) rows grouped by
+    ``group_lens``, ``weight`` (G, N, K); rows of group g get ``x_g @ weight[g].T``.
+    Differentiable in ``x`` and ``weight``: dgrad is the grouped FP8 GEMM on each
+    group's ``W^T`` (quantized along N), wgrad one dense FP8 GEMM per group over its
+    rows (the lengths read on the host: a sync where they lie on the GPU)."""
+    _torch_only("fp8_grouped_linear", x, weight)
+    from gemm_opt import torch_ops
+
+    return torch_ops.fp8_grouped_linear(
+        x, weight, group_lens, recipe=recipe, grad_recipe=grad_recipe, out_dtype=out_dtype
+    )
+
+
+def _torch_only(fn: str, x: Any, weight: Any) -> None:
+    """TypeError naming the argument unless both are torch tensors (the backward is
+    torch autograd; numpy callers quantize with ``quantize_fp8`` and call ``matmul``)."""
+    for name, value in (("x", x), ("weight", weight)):
+        if not P.is_torch_tensor(value):
+            raise TypeError(
+                f"{name}: {fn} takes torch tensors (its backward is autograd's; for numpy "
+                f"arrays quantize with quantize_fp8 and call matmul), got {type(value).__name__}"
+            )
+
+
 def grouped_matmul(
     a: Any,
     b: Any,
@@ -451,63 +511,6 @@ def _scaled_grouped(
 
     plan = scaled.scaled_grouped_plan(a, b, group_lens, scale_a, scale_b, **call)
     return model_gemm.run_scaled(plan, a, b, scale_a, scale_b)
-
-
-def fp8_linear(
-    x: Any,
-    weight: Any,
-    *,
-    recipe: str = "rowwise",
-    grad_recipe: str = "rowwise",
-    out_dtype: Any = None,
-) -> Any:
-    """``x @ weight.T`` as an FP8 GEMM for training: ``x`` (M, K) and ``weight`` (N, K)
-    high-precision torch tensors (bfloat16, float16, float32), quantized inside to
-    e4m3fn along K with ``recipe`` (tensorwise, rowwise or block128); C (M, N) in
-    ``out_dtype`` (bfloat16 default, or float32). Differentiable in both: the
-    backward is two more FP8 GEMMs of ``grad_recipe`` (dgrad ``dY @ W`` with ``dY``
-    and ``W^T`` quantized along N, wgrad ``dY^T @ X`` with both quantized along M),
-    computed with fp32 C and cast to the operands' dtypes. The operator is
-    ``torch.ops.gemm_opt.fp8_linear``; see :mod:`gemm_opt.torch_ops`."""
-    _torch_only("fp8_linear", x, weight)
-    from gemm_opt import torch_ops
-
-    return torch_ops.fp8_linear(
-        x, weight, recipe=recipe, grad_recipe=grad_recipe, out_dtype=out_dtype
-    )
-
-
-def fp8_grouped_linear(
-    x: Any,
-    weight: Any,
-    group_lens: Any,
-    *,
-    recipe: str = "rowwise",
-    grad_recipe: str = "rowwise",
-    out_dtype: Any = None,
-) -> Any:
-    """The grouped (MoE experts) :func:`fp8_linear`: ``x`` (S, K) rows grouped by
-    ``group_lens``, ``weight`` (G, N, K); rows of group g get ``x_g @ weight[g].T``.
-    Differentiable in ``x`` and ``weight``: dgrad is the grouped FP8 GEMM on each
-    group's ``W^T`` (quantized along N), wgrad one dense FP8 GEMM per group over its
-    rows (the lengths read on the host: a sync where they lie on the GPU)."""
-    _torch_only("fp8_grouped_linear", x, weight)
-    from gemm_opt import torch_ops
-
-    return torch_ops.fp8_grouped_linear(
-        x, weight, group_lens, recipe=recipe, grad_recipe=grad_recipe, out_dtype=out_dtype
-    )
-
-
-def _torch_only(fn: str, x: Any, weight: Any) -> None:
-    """TypeError naming the argument unless both are torch tensors (the backward is
-    torch autograd; numpy callers quantize with ``quantize_fp8`` and call ``matmul``)."""
-    for name, value in (("x", x), ("weight", weight)):
-        if not P.is_torch_tensor(value):
-            raise TypeError(
-                f"{name}: {fn} takes torch tensors (its backward is autograd's; for numpy "
-                f"arrays quantize with quantize_fp8 and call matmul), got {type(value).__name__}"
-            )
 
 
 def _run_model(plan: P.GemmPlan, a: Any, b: Any, kw: Mapping[str, Any], bias: Any = None) -> Any:

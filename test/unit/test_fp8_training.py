@@ -157,3 +157,32 @@ def test_fake_implementations_give_the_shapes():
         )  # fmt: skip
     assert (y.shape, y.dtype) == ((4, 8), torch.bfloat16)
     assert (yg.shape, yg.dtype) == ((6, 8), torch.float32)
+
+
+def test_leading_dims_fold_into_rows():
+    rng = np.random.default_rng(8)
+    x = torch.from_numpy(rng.standard_normal((2, 5, K)).astype(np.float32)).requires_grad_()
+    w = _leaf(rng, N, K)
+    y = gemm_opt.fp8_linear(x, w, out_dtype=torch.float32)
+    assert y.shape == (2, 5, N)
+    flat = x.detach().reshape(10, K).clone().requires_grad_()
+    y2 = gemm_opt.fp8_linear(flat, w.detach(), out_dtype=torch.float32)
+    assert torch.equal(y.reshape(10, N), y2)
+    y.sum().backward()
+    y2.sum().backward()
+    assert x.grad.shape == x.shape and torch.equal(x.grad.reshape(10, K), flat.grad)
+
+
+def test_compile_traces_forward_and_backward_without_a_graph_break():
+    rng = np.random.default_rng(9)
+    x, w = _leaf(rng, 32, 128), _leaf(rng, 16, 128)
+
+    def step(x, w):
+        return gemm_opt.fp8_linear(x, w, out_dtype=torch.float32).square().sum()
+
+    compiled = torch.compile(step, fullgraph=True, backend="aot_eager")
+    compiled(x, w).backward()
+    got = (x.grad.clone(), w.grad.clone())
+    x.grad = w.grad = None
+    step(x, w).backward()
+    assert torch.equal(got[0], x.grad) and torch.equal(got[1], w.grad)
