@@ -17,6 +17,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gemm_opt
 from gemm_opt.core.fp8 import Fp8Format, encode
@@ -77,6 +79,28 @@ def test_mx32_equals_the_float64_reference(fmt, schedule, out_dtype):
         schedule=schedule, out_dtype=getattr(torch, out_dtype),
     )  # fmt: skip
     assert np.array_equal(tc.float().numpy(), c.astype(np.float32))
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    m=st.integers(1, 100),
+    n=st.integers(1, 100),
+    kb=st.integers(1, 9),
+    fmt=st.sampled_from([Fp8Format.E4M3FN, Fp8Format.E5M2]),
+    seed=st.integers(0, 2**16),
+)
+def test_mx32_on_any_shape(m, n, kb, fmt, seed):
+    """Any M and N, K any multiple of 32 (1 to 9 scale blocks: whole and partial MMA blocks)."""
+    k = 32 * kb
+    rng = np.random.default_rng(seed)
+    a, w, sa, sb = _operands(rng, fmt, m=m, n=n, k=k)
+    c = gemm_opt.matmul(
+        a.view(_dtype(fmt)), w.view(_dtype(fmt)).T, scale_a=sa.view(E8M0), scale_b=sb.view(E8M0),
+        schedule="persistent", num_programs=2, out_dtype="float32",
+    )  # fmt: skip
+    ref = scaled_reference(a, w.T, fmt, sa, sb, "mx32")
+    mag = scaled_reference(a & 0x7F, w.T & 0x7F, fmt, sa, sb, "mx32")
+    assert np.all(np.abs(c - ref) <= _bound(ref, mag, k, "float32"))
 
 
 def test_each_scale_applies_to_its_32_elements_row_and_column():
