@@ -855,8 +855,15 @@ def _scaled_matmul(
 
     kw = dict(out_dtype=out_dtype, schedule=schedule, num_programs=num_programs, seed=seed)
     p = scaled.scaled_plan(a, b, scale_a, scale_b, config=_unpack_config(config), **kw)
+    return _run_scaled(p, a, b, scale_a, scale_b)
+
+
+def _run_scaled(p: Any, a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, lens=None):
+    """Run a scaled plan: the bundled kernel on CUDA tensors, else the model."""
+    from gemm_opt.runtime import scaled
+
     if p.backend == "cuda":
-        return scaled.launch(p, a, b, scale_a, scale_b)
+        return scaled.launch(p, a, b, scale_a, scale_b, lens)
     from gemm_opt.kernels import model_gemm
 
     return model_gemm.run_scaled(p, a, b, scale_a, scale_b)
@@ -921,11 +928,7 @@ def _scaled_grouped_matmul(
         a, b, group_lens, scale_a, scale_b, config=_unpack_config(config),
         validate=_VALIDATE_BACK[validate], **kw,
     )  # fmt: skip
-    if p.backend == "cuda":
-        return scaled.launch(p, a, b, scale_a, scale_b, group_lens)
-    from gemm_opt.kernels import model_gemm
-
-    return model_gemm.run_scaled(p, a, b, scale_a, scale_b)
+    return _run_scaled(p, a, b, scale_a, scale_b, group_lens)
 
 
 @_scaled_grouped_matmul.register_fake
@@ -1010,7 +1013,10 @@ def _fp8_mm(a: Tensor, w: Tensor, recipe: str, out_dtype: torch.dtype) -> Tensor
 
     a8, sa = quantize_fp8(a.contiguous(), recipe=recipe, operand="a")
     b8, sb = quantize_fp8(w.contiguous().t(), recipe=recipe, operand="b")
-    return scaled_matmul(a8, b8, sa, sb, out_dtype=out_dtype)
+    # The operator (traced in the backward), without the public wrapper's eager plan:
+    # these operands are well formed by construction, so one plan per GEMM.
+    op = torch.ops.gemm_opt.scaled_matmul
+    return op(a8, b8, sa, sb, out_dtype, "data-parallel", None, None, None)
 
 
 def _fp8_grouped_mm(
@@ -1022,10 +1028,8 @@ def _fp8_grouped_mm(
 
     a8, sa = quantize_fp8(a.contiguous(), recipe=recipe, operand="a")
     b8, sb = quantize_fp8(w.contiguous().transpose(1, 2), recipe=recipe, operand="b")
-    return scaled_grouped_matmul(
-        a8, b8.transpose(1, 2), group_lens, sa, sb, trans_b=True, validate=False,
-        out_dtype=out_dtype,
-    )  # fmt: skip
+    op = torch.ops.gemm_opt.scaled_grouped_matmul  # one plan, as in _fp8_mm
+    return op(a8, b8.transpose(1, 2), group_lens, sa, sb, out_dtype, None, None, None, None)
 
 
 def _check_fp8_training(
