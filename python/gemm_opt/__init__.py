@@ -31,6 +31,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "GemmConfig": "gemm_opt.api",
     "explain": "gemm_opt.api",
+    "fp8_grouped_linear": "gemm_opt.api",
+    "fp8_linear": "gemm_opt.api",
     "grouped_matmul": "gemm_opt.api",
     "grouped_matmul_variable_k": "gemm_opt.api",
     "linear": "gemm_opt.api",
@@ -65,6 +67,8 @@ __all__ = [  # noqa: RUF022 (the lazy names last)
     "warp_plan",
     "GemmConfig",
     "explain",
+    "fp8_grouped_linear",
+    "fp8_linear",
     "grouped_matmul",
     "grouped_matmul_variable_k",
     "linear",

@@ -131,11 +131,14 @@ def matmul(
     (M, 1) and (1, N) rowwise (the epilogue multiplies the fp32 accumulator
     by them), (M, ceil(K/128)) and (ceil(K/128), ceil(N/128)) block128
     (DeepSeek-V3's: each 128-deep K block's product promoted into the fp32
-    accumulator times its scales); C rounded once to ``out_dtype`` (bfloat16,
-    the default, or float32). ``schedule`` "data-parallel" or "persistent"; ``reduction``,
-    ``num_xcds`` and ``out`` are not taken. On torch tensors this is
-    ``torch.ops.gemm_opt.scaled_matmul`` (no autograd: FP8 training recipes
-    quantize their own gradients). See :mod:`gemm_opt.runtime.scaled`.
+    accumulator times its scales); e8m0 (``float8_e8m0fnu``) scales of
+    (M, K/32) and (K/32, N) are mx32 (MXFP8: ``tile.scaled_wmma``, on the
+    model only; Hopper has no block-scaled MMA); C rounded once to
+    ``out_dtype`` (bfloat16, the default, or float32). ``schedule``
+    "data-parallel" or "persistent"; ``reduction``, ``num_xcds`` and ``out``
+    are not taken. On torch tensors this is ``torch.ops.gemm_opt.scaled_matmul``
+    (not differentiable: its operands are FP8 already; :func:`fp8_linear` is the
+    training form). See :mod:`gemm_opt.runtime.scaled`.
 
     **Fused epilogue** (applied to each output tile's fp32 sum before the one
     rounding, in the kernel): ``C = activation(A @ B + bias)``, and with
@@ -205,6 +208,66 @@ def linear(
     return matmul(x, wt, bias=bias, activation=activation, **kw)
 
 
+def fp8_linear(
+    x: Any,
+    weight: Any,
+    *,
+    recipe: str = "rowwise",
+    grad_recipe: str = "rowwise",
+    out_dtype: Any = None,
+) -> Any:
+    """``x @ weight.T`` as an FP8 GEMM for training: ``x`` (M, K) (or (..., K): its
+    leading dims folded into M) and ``weight`` (N, K)
+    high-precision torch tensors (bfloat16, float16, float32), quantized inside to
+    e4m3fn along K with ``recipe`` (tensorwise, rowwise or block128); C (M, N) in
+    ``out_dtype`` (bfloat16 default, or float32). Differentiable in both: the
+    backward is two more FP8 GEMMs of ``grad_recipe`` (dgrad ``dY @ W`` with ``dY``
+    and ``W^T`` quantized along N, wgrad ``dY^T @ X`` with both quantized along M),
+    computed with fp32 C and cast to the operands' dtypes. The operator is
+    ``torch.ops.gemm_opt.fp8_linear``; see :mod:`gemm_opt.torch_ops`."""
+    _torch_only("fp8_linear", x, weight)
+    from gemm_opt import torch_ops
+
+    kw = dict(recipe=recipe, grad_recipe=grad_recipe, out_dtype=out_dtype)
+    if x.dim() > 2:  # (..., K): the leading dims are rows of one GEMM
+        y = torch_ops.fp8_linear(x.reshape(-1, x.shape[-1]), weight, **kw)
+        return y.reshape(*x.shape[:-1], y.shape[-1])
+    return torch_ops.fp8_linear(x, weight, **kw)
+
+
+def fp8_grouped_linear(
+    x: Any,
+    weight: Any,
+    group_lens: Any,
+    *,
+    recipe: str = "rowwise",
+    grad_recipe: str = "rowwise",
+    out_dtype: Any = None,
+) -> Any:
+    """The grouped (MoE experts) :func:`fp8_linear`: ``x`` (S, K) rows grouped by
+    ``group_lens``, ``weight`` (G, N, K); rows of group g get ``x_g @ weight[g].T``.
+    Differentiable in ``x`` and ``weight``: dgrad is the grouped FP8 GEMM on each
+    group's ``W^T`` (quantized along N), wgrad one dense FP8 GEMM per group over its
+    rows (the lengths read on the host: a sync where they lie on the GPU)."""
+    _torch_only("fp8_grouped_linear", x, weight)
+    from gemm_opt import torch_ops
+
+    return torch_ops.fp8_grouped_linear(
+        x, weight, group_lens, recipe=recipe, grad_recipe=grad_recipe, out_dtype=out_dtype
+    )
+
+
+def _torch_only(fn: str, x: Any, weight: Any) -> None:
+    """TypeError naming the argument unless both are torch tensors (the backward is
+    torch autograd; numpy callers quantize with ``quantize_fp8`` and call ``matmul``)."""
+    for name, value in (("x", x), ("weight", weight)):
+        if not P.is_torch_tensor(value):
+            raise TypeError(
+                f"{name}: {fn} takes torch tensors (its backward is autograd's; for numpy "
+                f"arrays quantize with quantize_fp8 and call matmul), got {type(value).__name__}"
+            )
+
+
 def grouped_matmul(
     a: Any,
     b: Any,
@@ -247,15 +310,17 @@ def grouped_matmul(
     rows get row g); on torch tensors ``torch.ops.gemm_opt.grouped_matmul_epilogue``
     (differentiable in ``a``, ``b`` and ``bias``) or ``grouped_matmul_epilogue_out``.
 
-    **FP8** (``scale_a`` and ``scale_b`` given, forward only): float8 ``a``
+    **FP8** (``scale_a`` and ``scale_b`` given): float8 ``a``
     (S, K) and ``b`` (G, N, K) with ``trans_b=True`` (one row-major (N, K)
     weight per group); scales float32, the recipe from their shapes as
     :func:`matmul`'s FP8 form reads them with G groups: tensorwise, rowwise
     (``scale_a`` (S, 1), ``scale_b`` (G, 1, N)) or block128 (``scale_a`` (S,
-    ceil(K/128)), ``scale_b`` (G, ceil(K/128), ceil(N/128))); C (S, N) in
-    ``out_dtype`` (bfloat16 by default). The persistent schedule only; no
+    ceil(K/128)), ``scale_b`` (G, ceil(K/128), ceil(N/128))), or mx32 (e8m0
+    ``scale_a`` (S, K/32), ``scale_b`` (G, K/32, N); on the model only); C (S, N)
+    in ``out_dtype`` (bfloat16 by default). The persistent schedule only; no
     ``reduction``, ``num_xcds`` or ``out``. On torch tensors this is
-    ``torch.ops.gemm_opt.scaled_grouped_matmul`` (no autograd).
+    ``torch.ops.gemm_opt.scaled_grouped_matmul`` (not differentiable; the
+    training form with dgrad and wgrad is :func:`fp8_grouped_linear`).
     """
     kw = {
         "schedule": schedule, "reduction": reduction, "num_programs": num_programs,
@@ -464,6 +529,8 @@ __all__ = [
     "VALIDATE",
     "GemmConfig",
     "explain",
+    "fp8_grouped_linear",
+    "fp8_linear",
     "grouped_matmul",
     "grouped_matmul_variable_k",
     "linear",

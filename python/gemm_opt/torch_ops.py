@@ -20,6 +20,10 @@ with torch tensors; ``import gemm_opt`` does not import torch):
                                            differentiable
 ``gemm_opt::scaled_grouped_matmul``        its grouped form (MoE forward, ``b``
                                            (G, N, K)); not differentiable
+``gemm_opt::fp8_linear``                   ``x @ weight.T`` quantized inside (FP8
+                                           training); differentiable: dgrad and
+                                           wgrad are scaled GEMMs too
+``gemm_opt::fp8_grouped_linear``           its grouped form (MoE experts)
 =========================================  ===========================================
 
 Each operator has a CPU implementation (the executable model) and a CUDA one
@@ -893,8 +897,15 @@ def _scaled_matmul(
 
     kw = dict(out_dtype=out_dtype, schedule=schedule, num_programs=num_programs, seed=seed)
     p = scaled.scaled_plan(a, b, scale_a, scale_b, config=_unpack_config(config), **kw)
+    return _run_scaled(p, a, b, scale_a, scale_b)
+
+
+def _run_scaled(p: Any, a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, lens=None):
+    """Run a scaled plan: the bundled kernel on CUDA tensors, else the model."""
+    from gemm_opt.runtime import scaled
+
     if p.backend == "cuda":
-        return scaled.launch(p, a, b, scale_a, scale_b)
+        return scaled.launch(p, a, b, scale_a, scale_b, lens)
     from gemm_opt.kernels import model_gemm
 
     return model_gemm.run_scaled(p, a, b, scale_a, scale_b)
@@ -959,11 +970,7 @@ def _scaled_grouped_matmul(
         a, b, group_lens, scale_a, scale_b, config=_unpack_config(config),
         validate=_VALIDATE_BACK[validate], **kw,
     )  # fmt: skip
-    if p.backend == "cuda":
-        return scaled.launch(p, a, b, scale_a, scale_b, group_lens)
-    from gemm_opt.kernels import model_gemm
-
-    return model_gemm.run_scaled(p, a, b, scale_a, scale_b)
+    return _run_scaled(p, a, b, scale_a, scale_b, group_lens)
 
 
 @_scaled_grouped_matmul.register_fake
@@ -1015,6 +1022,207 @@ def scaled_grouped_matmul(
         a, b, group_lens, scale_a, scale_b, out_dtype, kw.get("num_programs"),
         _pack_config(cfg), kw.get("seed"), _VALIDATE[v],
     )  # fmt: skip
+
+
+# ---- FP8 training: quantized inside, differentiable in the high-precision operands -----
+#
+# The scaled operators take operands already in FP8, and a gradient of an FP8 leaf is
+# rounded to FP8 by autograd, so their training form quantizes inside instead:
+# ``fp8_linear(x, weight)`` is ``x @ weight.T`` with both operands quantized along the
+# reduction dim (the recipe's layout), and its backward is two more scaled GEMMs, each
+# of whose operands is quantized along *its* reduction dim:
+#
+# * dgrad ``dX = dY @ W``: ``dY`` quantized along N, ``W^T`` along N (a transposing
+#   copy: the 8-bit MMA reads both operands K-major);
+# * wgrad ``dW = dY^T @ X``: ``dY^T`` and ``X^T`` quantized along M (two transposing
+#   copies); grouped, one dense GEMM per group over its rows.
+#
+# Gradients use ``grad_recipe`` (default rowwise) and e4m3fn (the kernels take one
+# format for both operands) and are computed with fp32 C, then cast to the operand's
+# dtype. Forward and backward save the high-precision operands, not their FP8 forms:
+# each direction quantizes along another dim.
+
+#: Recipes of the differentiable FP8 GEMMs (those with a kernel on every backend).
+FP8_TRAINING_RECIPES = ("tensorwise", "rowwise", "block128")
+#: High-precision element types they take.
+_HP_DTYPES = (torch.bfloat16, torch.float16, torch.float32)
+
+
+def _fp8_mm(a: Tensor, w: Tensor, recipe: str, out_dtype: torch.dtype) -> Tensor:
+    """``a @ w.T`` through the scaled GEMM, ``a`` (M, R) and ``w`` (N, R) quantized
+    (e4m3fn) along R: ``a`` as A, ``w.T`` as B (the view of a row-major (N, R))."""
+    from gemm_opt.quantize import quantize_fp8
+
+    a8, sa = quantize_fp8(a.contiguous(), recipe=recipe, operand="a")
+    b8, sb = quantize_fp8(w.contiguous().t(), recipe=recipe, operand="b")
+    # The operator (traced in the backward), without the public wrapper's eager plan:
+    # these operands are well formed by construction, so one plan per GEMM.
+    op = torch.ops.gemm_opt.scaled_matmul
+    return op(a8, b8, sa, sb, out_dtype, "data-parallel", None, None, None)
+
+
+def _fp8_grouped_mm(
+    a: Tensor, w: Tensor, group_lens: Tensor, recipe: str, out_dtype: torch.dtype
+) -> Tensor:
+    """Rows of group g: ``a_g @ w[g].T``, ``a`` (S, R), ``w`` (G, N, R), both quantized
+    along R (``w`` per group: scale_b (G, 1, N) rowwise)."""
+    from gemm_opt.quantize import quantize_fp8
+
+    a8, sa = quantize_fp8(a.contiguous(), recipe=recipe, operand="a")
+    b8, sb = quantize_fp8(w.contiguous().transpose(1, 2), recipe=recipe, operand="b")
+    op = torch.ops.gemm_opt.scaled_grouped_matmul  # one plan, as in _fp8_mm
+    return op(a8, b8.transpose(1, 2), group_lens, sa, sb, out_dtype, None, None, None, None)
+
+
+def _check_fp8_training(
+    x: Tensor, weight: Tensor, recipe: str, grad_recipe: str, out_dtype: Any, grouped: bool
+) -> torch.dtype:
+    """C's dtype, or TypeError/ValueError naming the argument (eager and fake alike)."""
+    for name, r in (("recipe", recipe), ("grad_recipe", grad_recipe)):
+        if r not in FP8_TRAINING_RECIPES:
+            raise ValueError(
+                f"{name}: an FP8 training GEMM quantizes with {', '.join(FP8_TRAINING_RECIPES)}, "
+                f"got {r!r}"
+            )
+    for name, t in (("x", x), ("weight", weight)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}: expected a torch tensor, got {type(t).__name__}")
+        if t.dtype not in _HP_DTYPES:
+            raise TypeError(
+                f"{name}: expected high-precision elements (bfloat16, float16, float32; "
+                f"the GEMM quantizes them), got {t.dtype}"
+            )
+    want = 3 if grouped else 2
+    if x.dim() != 2 or weight.dim() != want or weight.shape[-1] != x.shape[1]:
+        what = "(G, N, K)" if grouped else "(N, K)"
+        raise ValueError(
+            f"weight: expected x (M, K) and weight {what} with K = x's columns, got shapes "
+            f"{tuple(x.shape)} and {tuple(weight.shape)}"
+        )
+    if weight.device != x.device:
+        raise ValueError(f"weight: expected a tensor on {x.device} (x's), got {weight.device}")
+    if out_dtype is None:
+        return torch.bfloat16
+    if out_dtype not in (torch.bfloat16, torch.float32):
+        raise ValueError(f"out_dtype: expected torch.bfloat16 or torch.float32, got {out_dtype!r}")
+    return out_dtype
+
+
+@torch.library.custom_op(f"{NAMESPACE}::fp8_linear", mutates_args=(), tags=_TAGS)
+def _fp8_linear(
+    x: Tensor, weight: Tensor, recipe: str, grad_recipe: str, out_dtype: torch.dtype | None
+) -> Tensor:
+    out = _check_fp8_training(x, weight, recipe, grad_recipe, out_dtype, grouped=False)
+    return _fp8_mm(x, weight, recipe, out)
+
+
+@_fp8_linear.register_fake
+def _(x, weight, recipe, grad_recipe, out_dtype):
+    out = _check_fp8_training(x, weight, recipe, grad_recipe, out_dtype, grouped=False)
+    return x.new_empty((x.shape[0], weight.shape[0]), dtype=out)
+
+
+def _fp8_linear_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
+    x, weight, _, grad_recipe, _ = inputs
+    ctx.save_for_backward(x, weight)
+    ctx.grad_recipe = grad_recipe
+
+
+def _fp8_linear_backward(ctx: Any, grad: Tensor) -> tuple:
+    """dX = dY @ W and dW = dY^T @ X, both scaled GEMMs of ``grad_recipe``."""
+    x, weight = ctx.saved_tensors
+    dx = dw = None
+    if ctx.needs_input_grad[0]:
+        dx = _fp8_mm(grad, weight.t(), ctx.grad_recipe, torch.float32).to(x.dtype)
+    if ctx.needs_input_grad[1]:
+        dw = _fp8_mm(grad.t(), x.t(), ctx.grad_recipe, torch.float32).to(weight.dtype)
+    return dx, dw, None, None, None
+
+
+torch.library.register_autograd(
+    f"{NAMESPACE}::fp8_linear", _fp8_linear_backward, setup_context=_fp8_linear_setup
+)
+
+
+@torch.library.custom_op(f"{NAMESPACE}::fp8_grouped_linear", mutates_args=(), tags=_TAGS)
+def _fp8_grouped_linear(
+    x: Tensor,
+    weight: Tensor,
+    group_lens: Tensor,
+    recipe: str,
+    grad_recipe: str,
+    out_dtype: torch.dtype | None,
+) -> Tensor:
+    out = _check_fp8_training(x, weight, recipe, grad_recipe, out_dtype, grouped=True)
+    return _fp8_grouped_mm(x, weight, group_lens, recipe, out)
+
+
+@_fp8_grouped_linear.register_fake
+def _(x, weight, group_lens, recipe, grad_recipe, out_dtype):
+    out = _check_fp8_training(x, weight, recipe, grad_recipe, out_dtype, grouped=True)
+    return x.new_empty((x.shape[0], weight.shape[1]), dtype=out)
+
+
+def _fp8_grouped_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
+    x, weight, group_lens, _, grad_recipe, _ = inputs
+    ctx.save_for_backward(x, weight, group_lens)
+    ctx.grad_recipe = grad_recipe
+
+
+def _fp8_grouped_backward(ctx: Any, grad: Tensor) -> tuple:
+    """dgrad: the grouped FP8 GEMM on ``W^T`` per group (G, K, N); wgrad: per group
+    ``dY_g^T @ X_g``, one dense FP8 GEMM over the group's rows (its lengths read on
+    the host: a sync where they lie on the GPU), zero for an empty group."""
+    x, weight, group_lens = ctx.saved_tensors
+    r = ctx.grad_recipe
+    dx = dw = None
+    if ctx.needs_input_grad[0]:
+        wt = weight.transpose(1, 2)
+        dx = _fp8_grouped_mm(grad, wt, group_lens, r, torch.float32).to(x.dtype)
+    if ctx.needs_input_grad[1]:
+        dw = torch.zeros_like(weight)
+        start = 0
+        for g, rows in enumerate(group_lens.tolist()):
+            if rows:
+                dy_g, x_g = grad[start : start + rows], x[start : start + rows]
+                dw[g] = _fp8_mm(dy_g.t(), x_g.t(), r, torch.float32)
+            start += rows
+    return dx, dw, None, None, None, None
+
+
+torch.library.register_autograd(
+    f"{NAMESPACE}::fp8_grouped_linear", _fp8_grouped_backward, setup_context=_fp8_grouped_setup
+)
+
+
+def fp8_linear(
+    x: Tensor,
+    weight: Tensor,
+    *,
+    recipe: str = "rowwise",
+    grad_recipe: str = "rowwise",
+    out_dtype: torch.dtype | None = None,
+) -> Tensor:
+    """``x @ weight.T`` as an FP8 GEMM, differentiable in ``x`` and ``weight`` (the
+    operator ``torch.ops.gemm_opt.fp8_linear``; checked eagerly first)."""
+    _check_fp8_training(x, weight, recipe, grad_recipe, out_dtype, grouped=False)
+    return torch.ops.gemm_opt.fp8_linear(x, weight, recipe, grad_recipe, out_dtype)
+
+
+def fp8_grouped_linear(
+    x: Tensor,
+    weight: Tensor,
+    group_lens: Any,
+    *,
+    recipe: str = "rowwise",
+    grad_recipe: str = "rowwise",
+    out_dtype: torch.dtype | None = None,
+) -> Tensor:
+    """Rows of group g: ``x_g @ weight[g].T`` as a grouped FP8 GEMM, differentiable in
+    ``x`` and ``weight`` (the operator ``torch.ops.gemm_opt.fp8_grouped_linear``)."""
+    _check_fp8_training(x, weight, recipe, grad_recipe, out_dtype, grouped=True)
+    lens = _lens_tensor(group_lens)
+    return torch.ops.gemm_opt.fp8_grouped_linear(x, weight, lens, recipe, grad_recipe, out_dtype)
 
 
 def matmul(a: Tensor, b: Tensor, **kw: Any) -> Tensor:
@@ -1169,8 +1377,11 @@ def grouped_matmul_variable_k(
 
 
 __all__ = [
+    "FP8_TRAINING_RECIPES",
     "NAMESPACE",
     "activation_grad",
+    "fp8_grouped_linear",
+    "fp8_linear",
     "grouped_matmul",
     "grouped_matmul_epilogue",
     "grouped_matmul_variable_k",

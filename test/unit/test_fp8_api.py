@@ -106,7 +106,7 @@ def _call(**over):
         (dict(a=torch.zeros(2, M, K, dtype=torch.float8_e4m3fn)), ValueError,
          "a: a scaled GEMM takes 2-D operands"),
         (dict(scale_a=torch.ones(M, 1, dtype=torch.float64)), TypeError,
-         "scale_a: expected float32 scales, got float64"),
+         "scale_a: expected float32 scales (float8_e8m0fnu for mx32), got dtype float64"),
         (dict(scale_a=torch.ones(M, 2)), ValueError, "scale_a"),
         (dict(scale_b=torch.ones(N, 1)), ValueError, "scale_b"),
         (dict(scale_a=torch.ones(M, K // 128 + 1), scale_b=torch.ones(K // 128 + 1, 1),
@@ -114,7 +114,7 @@ def _call(**over):
          "config: block_k must be 128 for block128 scales"),
         (dict(scale_a=torch.ones(M, K // 128 + 1, dtype=torch.float16),
               scale_b=torch.ones(K // 128 + 1, 1)), TypeError,
-         "scale_a: expected float32 scales, got float16"),
+         "scale_a: expected float32 scales (float8_e8m0fnu for mx32), got dtype float16"),
         (dict(scale_a=torch.ones(M, 2)[:, :1]), ValueError,
          "scale_a: a rowwise scale has unit stride"),
         (dict(scale_a=np.ones((M, 1), np.float32)), TypeError, "scale_a: expected a float32 tensor, got ndarray"),
@@ -189,7 +189,10 @@ def test_the_gpu_plan_kernel_is_bundled_with_its_twins(m, n, schedule, recipe):
 #: 32 and each bundled interval, block128) + grouped "m" x 3 recipes), and fp32-C
 #: narrow dense rowwise (each interval) and block128 on both schedules; x 3 twins.
 ACCS = len(h100.FP8_IMPRECISE_ACC)
-BUNDLED = (2 * (2 * (3 + ACCS) + 3) + 2 * (2 + ACCS)) * 3
+#: The training gradients' fp32-C kernels: 2 configurations x (data-parallel dense, grouped
+#: "m") x 3 recipes, less the narrow dense rowwise and block128 ones already counted.
+TRAINING = 2 * 2 * 3 - 2
+BUNDLED = (2 * (2 * (3 + ACCS) + 3) + 2 * (2 + ACCS) + TRAINING) * 3
 
 
 def test_fp8_bundle_holds_every_recipe_and_interval():
@@ -202,10 +205,13 @@ def test_fp8_bundle_holds_every_recipe_and_interval():
         "rowwise",
         "block128",
     }
-    assert {(s.block_m, s.scale) for s in specs if s.out_dtype == "fp32"} == {
-        (64, "rowwise"),
-        (64, "block128"),
-    }
+    fp32 = {(s.block_m, s.kind, s.grouped, s.scale) for s in specs if s.out_dtype == "fp32"}
+    assert fp32 == {
+        (cfg.block_m, kind, grouped, scale)
+        for cfg in h100.FP8_GPU_CONFIGS.values()
+        for kind, grouped in (("data-parallel", "none"), ("persistent", "m"))
+        for scale in ("tensorwise", "rowwise", "block128")
+    } | {(64, "persistent", "none", "rowwise"), (64, "persistent", "none", "block128")}
     assert {s.dtype for s in specs} == {"f8e4m3"} and all(s.trans_b for s in specs)
 
 

@@ -80,12 +80,15 @@ class Scale(Mode):
     ``tensorwise`` (one fp32 scale each for A and B) or ``rowwise``
     (``scale_a`` one per row of C, ``scale_b`` one per column), both in the
     epilogue; ``block128`` inside the K loop, each 128-deep K block's product
-    promoted into the accumulator times its row's and column's scales."""
+    promoted into the accumulator times its row's and column's scales; ``mx32``
+    (MXFP8) in the MMA itself, ``tile.scaled_wmma`` with one e8m0 scale per 32
+    elements of K (targets with a block-scaled MMA: gfx1250, gfx950)."""
 
     NONE = "none"
     TENSORWISE = "tensorwise"
     ROWWISE = "rowwise"
     BLOCK128 = "block128"
+    MX32 = "mx32"
 
 
 class Activation(Mode):

@@ -191,9 +191,10 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
     each configuration and recipe, and fp32-C kernels of the ``narrow``
     configuration's dense rowwise (each interval) and block128 (the benchmark's
     accumulation-error figures, which bf16's rounding would hide; small float32
-    calls); each plain kernel (for K or leading dimensions off the 16-element
-    rule) with its aligned and TMA twins."""
-    from gemm_opt.core.modes import FP8_KINDS, GROUPED_KINDS, Scale
+    calls), fp32-C kernels of every configuration and recipe for the FP8 training
+    GEMMs' gradients (data-parallel dense, grouped "m"); each plain kernel (for K
+    or leading dimensions off the 16-element rule) with its aligned and TMA twins."""
+    from gemm_opt.core.modes import FP8_KINDS, GROUPED_KINDS, Kind, Scale
 
     def epilogue(name: str) -> tuple[tuple[Scale, int | None], ...]:
         # The API's interval for tensorwise and rowwise; rowwise also with each other.
@@ -235,6 +236,21 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
             for scale, acc in (*epilogue("narrow")[1:], (Scale.BLOCK128, None))
         ]
     )
+    # The FP8 training GEMMs' gradients (``fp8_linear``'s dgrad and wgrad, data-parallel;
+    # ``fp8_grouped_linear``'s grouped dgrad) have fp32 C, for every configuration and
+    # recipe at the API's interval.
+    training = [
+        spec(kind, grouped, dtype, cfg, scale, acc, "fp32")
+        for dtype in dtypes
+        for name, cfg in configs.items()
+        for kind, grouped in ((Kind.DATA_PARALLEL, "none"), (Kind.PERSISTENT, "m"))
+        for scale, acc in (
+            (Scale.TENSORWISE, h100.FP8_EPILOGUE_IMPRECISE_ACC[name]),
+            (Scale.ROWWISE, h100.FP8_EPILOGUE_IMPRECISE_ACC[name]),
+            (Scale.BLOCK128, None),
+        )
+    ]
+    plain += [s for s in training if s not in plain]
     return (
         plain
         + [replace(s, aligned=True) for s in plain]

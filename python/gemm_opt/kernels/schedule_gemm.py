@@ -24,7 +24,9 @@ partials    ``!tile.ptr<f32>``   stream-k linear/tree, split-k: fp32 partial til
 scale_a     ``!tile.ptr<f32>``   FP8 with scales: A's scale (tensorwise: one;
                                  rowwise: M, one per row of C)
 scale_b     ``!tile.ptr<f32>``   B's scale (tensorwise: one; rowwise: N, one
-                                 per column of C)
+                                 per column of C); mx32 both ``!tile.ptr<f8E8M0FNU>``:
+                                 A's ``M x K/32`` and B's ``N x K/32`` (grouped
+                                 ``(G, N, K/32)``), row-major
 ==========  ===================  ===============================================
 
 ``T`` is f16 or bf16 (``dtype`` "fp16" or "bf16"; fp32 accumulation, C in
@@ -74,10 +76,12 @@ from gemm_opt.core.modes import (
     Scale,
     TileLoop,
 )
+from gemm_opt.core.scaling import MX_BLOCK
 from gemm_opt.core.schedules.abi import (
     ALIGNMENT_BYTES,
     DTYPES,
     FP8_DTYPES,
+    FP8_MX_K,
     FP8_OUT_DTYPES,
     MAX_STAGES,
     MIN_STAGES,
@@ -96,6 +100,7 @@ from gemm_opt.core.schedules.abi import (
 )
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect import make_context
+from gemm_opt.dialect.scaled_mma import ScaledWmmaOp
 from gemm_opt.dialect.schedule import I32_MAX, GemmScheduleOp, ScheduleYieldOp
 from gemm_opt.dialect.tile import (
     AsyncTDMCopyGlobalToLocalOp,
@@ -109,6 +114,7 @@ from gemm_opt.dialect.tile import (
     MemdescTransOp,
     PaddedSharedAttr,
     PtrType,
+    ScaleLayoutAttr,
     SharedType,
     TensorDescType,
     UpdateTensorDescriptorOp,
@@ -195,7 +201,10 @@ def build_gemm_module(
     ``block128`` scales each K block's product in the loop instead
     (:func:`_block_scaled_step`). ``imprecise_acc``: the MMAs'
     ``tile.imprecise_acc`` (None: one instruction's K; block128: ``block_k``,
-    whose products start from zero each block).
+    whose products start from zero each block). ``mx32`` (MXFP8, a ``target``
+    with the block-scaled MMA: gfx1250, gfx950) multiplies each K block by
+    ``tile.scaled_wmma`` with its e8m0 scale tiles (:func:`_mx_scaled_step`), on
+    the blocks body (the pipelined body has no scale copies).
 
     ``epilogue`` (:class:`~gemm_opt.core.schedules.abi.EpilogueSpec`): the
     schedule op's fused epilogue (bias, activation, scales, accumulate), its
@@ -238,6 +247,15 @@ def build_gemm_module(
     check_epilogue(epilogue, kind, reduction, grouped)
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
+    mx = scale == Scale.MX32
+    if mx and TARGETS[target].mx_scale_type is None:
+        mx_targets = ", ".join(name for name, t in TARGETS.items() if t.mx_scale_type)
+        raise ValueError(
+            f"target {target!r} has no block-scaled MMA, which scale 'mx32' needs "
+            f"(targets with one: {mx_targets})"
+        )
+    if mx and body == Body.PIPELINED:
+        raise ValueError("scale 'mx32' has the blocks body (the pipelined body copies no scales)")
     ints = dict(block_m=block_m, block_n=block_n, block_k=block_k, group_m=group_m)
     for name, value in (*ints.items(), ("num_xcds", num_xcds), ("num_warps", num_warps)):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= I32_MAX:
@@ -248,7 +266,7 @@ def build_gemm_module(
     reduction = None if reduction is None else Reduction(reduction)
     pipelined_ok = pipelined(num_warps)
     if body == Body.AUTO:
-        body = Body.PIPELINED if pipelined_ok else Body.BLOCKS
+        body = Body.PIPELINED if pipelined_ok and not mx else Body.BLOCKS
     if body not in BODIES:
         raise ValueError(f"body must be 'pipelined', 'blocks' or 'auto', got {body!r}")
     if body == Body.PIPELINED and not pipelined_ok:
@@ -295,12 +313,14 @@ def build_gemm_module(
         if "partials" in names:
             types.append(PtrType.get(ir.TypeAttr.get(f32)))
         if "scale_a" in names:
-            types += [PtrType.get(ir.TypeAttr.get(f32))] * 2
+            scale_elem = ir.Type.parse("f8E8M0FNU") if mx else f32
+            types += [PtrType.get(ir.TypeAttr.get(scale_elem))] * 2
         if epilogue.bias is not None:
             types.append(PtrType.get(ir.TypeAttr.get(_element_type(epilogue.bias))))
         types += [PtrType.get(ir.TypeAttr.get(f32))] * (epilogue.row_scale + epilogue.col_scale)
-        # The 8-bit MMA is 16x16x64 with 16 elements (16 bytes) per lane and K step.
-        mma_k, k_width = (64, 16) if fp8 else (32, 8)
+        # The 8-bit MMA is 16x16x64 with 16 elements (16 bytes) per lane and K step;
+        # the block-scaled one 16x16x128.
+        mma_k, k_width = (FP8_MX_K if mx else 64, 16) if fp8 else (32, 8)
         acc_layout = WmmaAttr.build(
             version=3, warps_per_cta=(wm, wn), instr_shape=(16, 16, mma_k), transposed=True
         )
@@ -374,6 +394,8 @@ def build_gemm_module(
                 step = None if imprecise_acc is None else _wmma_step(acc_t, imprecise_acc)
                 if scale == Scale.BLOCK128:
                     step = _block_scaled_step(bargs, args, acc_t, block_k, grouped)
+                elif mx:
+                    step = _mx_scaled_step(bargs, args, acc_t, block_m, block_n, block_k, grouped)
                 elif scale != Scale.NONE:
 
                     def epilogue(acc: ir.Value) -> ir.Value:
@@ -556,6 +578,56 @@ def _block_scaled_step(bargs: Any, args: dict[str, ir.Value], acc_t, block_k: in
         p = product(a, b, zero_acc, k)
         scaled = arith.MulFOp(arith.MulFOp(p, sa).result, sb).result
         return arith.AddFOp(acc, scaled).result
+
+    return step
+
+
+def _mx_scaled_step(
+    bargs: Any,
+    args: dict[str, ir.Value],
+    acc_t,
+    block_m: int,
+    block_n: int,
+    block_k: int,
+    grouped: str,
+) -> Step:
+    """The mx32 recipe's K step: ``acc + (a x sa) @ (b x sb)`` by one ``tile.scaled_wmma``.
+
+    The scale tiles are loaded like the operands, straight into the MMA's
+    ``#tile.scale_layout`` s: ``scale_a`` (M, K/32) rows ``m_off..``, columns
+    ``k/32..`` (``block_k/32`` of them), and ``scale_b`` (N, K/32) (grouped: ``(G, N,
+    K/32)`` seen as ``(G*N, K/32)``, rows ``g*N + n``), both row-major with K/32 as
+    their leading dimension and masked at the tile's edges and at ``k_end/32`` like
+    the operands (K is a multiple of 32, so a K block's partial tail has whole
+    scale columns; the masked ones read as code 0 beside zero elements).
+    """
+    i32 = ir.IntegerType.get_signless(32)
+    i64 = ir.IntegerType.get_signless(64)
+    group, m_off, m_end, n_off, _k_off, k_end = bargs
+    parent = ir.RankedTensorType(acc_t).encoding
+    e8m0 = ir.Type.parse("f8E8M0FNU")
+    cols = block_k // MX_BLOCK
+    sa_t, sb_t = (
+        ir.RankedTensorType.get([rows, cols], e8m0, ScaleLayoutAttr.build(op_idx=i, parent=parent))
+        for i, rows in enumerate((block_m, block_n))
+    )
+    one = arith.ConstantOp(i64, 1).result
+    per = arith.ConstantOp(i32, MX_BLOCK).result
+    ks = arith.DivSIOp(args["K"], per).result  # K/32: the scales' row length
+    lds = arith.ExtSIOp(i64, ks).result
+    ks_end = arith.DivSIOp(k_end, per).result
+    n = args["N"]
+    if grouped == Grouped.M:  # scale_b (G, N, K/32): group g's rows from g*N
+        row0 = arith.MulIOp(group, n).result
+        nb_end, nb_off = arith.AddIOp(row0, n).result, arith.AddIOp(row0, n_off).result
+    else:
+        nb_end, nb_off = n, n_off
+
+    def step(a: ir.Value, b: ir.Value, acc: ir.Value, k: ir.Value) -> ir.Value:
+        kc = arith.DivSIOp(k, per).result
+        sa = LoadBlockOp(args["scale_a"], [m_end, ks_end], [lds, one], [m_off, kc], sa_t)
+        sb = LoadBlockOp(args["scale_b"], [nb_end, ks_end], [lds, one], [nb_off, kc], sb_t)
+        return ScaledWmmaOp.build(a, sa.result, b, sb.result, acc).result
 
     return step
 

@@ -10,7 +10,10 @@ no other layout has a kernel). The recipe follows from the scale shapes, as
 ``torch._scaled_mm`` reads them (:func:`gemm_opt.core.scaling.recipe_of`):
 0-d or (1, 1) tensorwise, (M, 1) and (1, N) rowwise, (M, ceil(K/128)) and
 (ceil(K/128), ceil(N/128)) block128; scales are float32 and lie where the
-operands do. C is bfloat16 (or float32), row-major (M, N).
+operands do. e8m0 scales (torch ``float8_e8m0fnu``, ml_dtypes of that name) of
+(M, K/32) and (K/32, N) are mx32 (MXFP8), which runs ``tile.scaled_wmma`` on the
+model (targets with a block-scaled MMA: gfx1250, gfx950; Hopper has none, so a
+CUDA call is refused). C is bfloat16 (or float32), row-major (M, N).
 
 Imports only the standard library and :mod:`gemm_opt.core` at import time;
 torch (CUDA launch) and numpy are imported where used.
@@ -36,6 +39,8 @@ DEFAULT_OUT = "bfloat16"
 MODEL_FP8_CONFIG = S.GemmConfig(64, 64, 64, 4, 4)
 #: The model's block128 configuration (``block_k`` is the recipe's block).
 MODEL_BLOCK128_CONFIG = S.GemmConfig(64, 64, S.FP8_BLOCK_K, 4, 4)
+#: The model's mx32 configuration (``block_k`` the block-scaled MMA's K).
+MODEL_MX32_CONFIG = S.GemmConfig(64, 64, S.FP8_MX_K, 4, 4)
 #: The largest index a block128 kernel forms into its scales, ceil(K/128) * max(M, N),
 #: is an i32 (its scale offsets are).
 _I32_MAX = 2**31 - 1
@@ -76,6 +81,36 @@ class ScaledPlan:
 
 def _dtype_name(x: Any) -> str:
     return str(x.dtype).removeprefix("torch.")
+
+
+def _recipe(
+    scale_a: Any, scale_b: Any, backend: str, *, m: int, n: int, k: int, groups: int | None = None
+) -> Scale:
+    """The recipe of the call's scales (their dtype, then their shapes:
+    :func:`gemm_opt.core.scaling.recipe_of`), or TypeError/ValueError naming the
+    scale; mx32 on CUDA tensors is refused (Hopper has no block-scaled MMA)."""
+    from gemm_opt.core.scaling import recipe_of, scale_type
+
+    for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if not hasattr(s, "shape") or not hasattr(s, "dtype"):
+            raise TypeError(f"{name}: expected a float32 tensor or array, got {type(s).__name__}")
+    st = scale_type(scale_a.dtype, "scale_a")
+    if scale_type(scale_b.dtype, "scale_b") != st:
+        raise TypeError(
+            f"scale_b: expected {_dtype_name(scale_a)} scales like scale_a (one recipe "
+            f"scales both operands), got {_dtype_name(scale_b)}"
+        )
+    shapes = tuple(scale_a.shape), tuple(scale_b.shape)
+    recipe = recipe_of(*shapes, m=m, n=n, k=k, groups=groups, scale_type=st)
+    scale = Scale(recipe.value)
+    if scale == Scale.MX32 and backend == "cuda":
+        raise ValueError(
+            f"scale_a: e8m0 scales of shapes {shapes[0]}, {shapes[1]} are the mx32 (MXFP8) "
+            f"recipe, which needs a block-scaled MMA (gfx1250, gfx950): cuda:90 (Hopper) has "
+            f"none. Run it on the model (numpy arrays or CPU tensors), or quantize with "
+            f"rowwise or block128 float32 scales"
+        )
+    return scale
 
 
 def _operands(a: Any, b: Any) -> tuple[str, str, Any]:
@@ -145,11 +180,12 @@ def _check_layouts(a: Any, b: Any) -> tuple[int, int, int, int, int]:
 
 
 def _check_scale(
-    x: Any, name: str, backend: str, device: Any, vector: int, axis: int | None
+    x: Any, name: str, backend: str, device: Any, vector: int, axis: int | None, mx: bool = False
 ) -> None:
-    """``x`` a float32 tensor/array of the operands' framework and device; a rowwise
-    scale (``vector`` > 1 along ``axis``) with unit stride along it (block128: any
-    strides, ``axis`` None; :func:`kernel_scales` lays them out)."""
+    """``x`` a float32 (``mx``: float8_e8m0fnu) tensor/array of the operands' framework
+    and device; a rowwise scale (``vector`` > 1 along ``axis``) with unit stride along
+    it (block128 and mx32: any strides, ``axis`` None; :func:`kernel_scales` lays them
+    out)."""
     if backend == "numpy":
         if type(x).__module__.split(".")[0] != "numpy" or not hasattr(x, "shape"):
             raise TypeError(
@@ -163,8 +199,9 @@ def _check_scale(
         )
     elif x.device != device:
         raise ValueError(f"{name}: expected a tensor on {device} (the operands'), got {x.device}")
-    if _dtype_name(x) != "float32":
-        raise TypeError(f"{name}: expected float32 scales, got {_dtype_name(x)}")
+    want = "float8_e8m0fnu" if mx else "float32"
+    if _dtype_name(x) != want:
+        raise TypeError(f"{name}: expected {want} scales, got {_dtype_name(x)}")
     if axis is not None and vector > 1 and P.element_strides(x, name)[axis] != 1:
         raise ValueError(
             f"{name}: a rowwise scale has unit stride along its {vector} entries, got strides "
@@ -172,8 +209,9 @@ def _check_scale(
         )
 
 
-def _config(m: int, n: int, backend: str, config: Any, block128: bool) -> S.GemmConfig:
-    model = MODEL_BLOCK128_CONFIG if block128 else MODEL_FP8_CONFIG
+def _config(m: int, n: int, backend: str, config: Any, scale: Scale) -> S.GemmConfig:
+    block128, mx = scale == Scale.BLOCK128, scale == Scale.MX32
+    model = MODEL_BLOCK128_CONFIG if block128 else MODEL_MX32_CONFIG if mx else MODEL_FP8_CONFIG
     if config is not None:
         default = h100.FP8_GPU_CONFIGS["mid"] if backend == "cuda" else model
         cfg = P.check_config(config, default)
@@ -186,6 +224,11 @@ def _config(m: int, n: int, backend: str, config: Any, block128: bool) -> S.Gemm
             raise ValueError(
                 f"config: block_k must be {S.FP8_BLOCK_K} for block128 scales (one scale "
                 f"per {S.FP8_BLOCK_K} of K), got {cfg.block_k}"
+            )
+        if mx and cfg.block_k % S.FP8_MX_K:
+            raise ValueError(
+                f"config: block_k must be a multiple of {S.FP8_MX_K} for mx32 scales (the "
+                f"block-scaled MMA's K), got {cfg.block_k}"
             )
         return cfg
     if backend != "cuda":
@@ -209,8 +252,6 @@ def scaled_plan(
     """The :class:`ScaledPlan` of a call, or TypeError/ValueError naming the argument.
 
     ``meta``: checks only (fake tensors: the GPU's resident programs are not read)."""
-    from gemm_opt.core.scaling import recipe_of
-
     backend, da, device = _operands(a, b)
     out = _out_dtype(out_dtype)
     if schedule not in FP8_KINDS:
@@ -218,27 +259,25 @@ def scaled_plan(
             f"schedule: a scaled GEMM runs {', '.join(FP8_KINDS)} (its epilogue scales each "
             f"tile's finished accumulator), got {schedule!r}"
         )
+    from gemm_opt.core.scaling import MX_BLOCK
+
     m, n, k, lda, ldb = _check_layouts(a, b)
-    for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
-        if not hasattr(s, "shape"):
-            raise TypeError(f"{name}: expected a float32 tensor or array, got {type(s).__name__}")
-    recipe = recipe_of(tuple(scale_a.shape), tuple(scale_b.shape), m=m, n=n, k=k)
-    if recipe.value not in _SCALES:
-        raise ValueError(
-            f"scale_a: the scale shapes {tuple(scale_a.shape)}, {tuple(scale_b.shape)} are the "
-            f"{recipe.value} recipe, which has no kernel (built: {', '.join(_SCALES)})"
-        )
-    scale = Scale(recipe.value)
-    rowwise, block128 = scale == Scale.ROWWISE, scale == Scale.BLOCK128
-    axes = (None, None) if block128 else (0, -1)
-    _check_scale(scale_a, "scale_a", backend, device, m if rowwise else 1, axes[0])
-    _check_scale(scale_b, "scale_b", backend, device, n if rowwise else 1, axes[1])
+    scale = _recipe(scale_a, scale_b, backend, m=m, n=n, k=k)
+    rowwise, block128, mx = (scale == s for s in (Scale.ROWWISE, Scale.BLOCK128, Scale.MX32))
+    axes = (None, None) if block128 or mx else (0, -1)
+    _check_scale(scale_a, "scale_a", backend, device, m if rowwise else 1, axes[0], mx)
+    _check_scale(scale_b, "scale_b", backend, device, n if rowwise else 1, axes[1], mx)
     if block128 and S.cdiv(k, S.FP8_BLOCK_K) * max(m, n) > _I32_MAX:
         raise ValueError(
             f"a: block128 scales index ceil(K/{S.FP8_BLOCK_K}) x max(M, N) entries as i32; "
             f"M={m}, N={n}, K={k} is past {_I32_MAX}"
         )
-    cfg = _config(m, n, backend, config, block128)
+    if mx and k // MX_BLOCK * max(m, n) > _I32_MAX:
+        raise ValueError(
+            f"a: mx32 scales index K/{MX_BLOCK} x max(M, N) entries as i32; M={m}, N={n}, "
+            f"K={k} is past {_I32_MAX}"
+        )
+    cfg = _config(m, n, backend, config, scale)
     spec = scaled_spec(schedule, da, cfg, scale, out, gpu=backend == "cuda")
     tiles = S.tile_count(m, n, spec.block_m, spec.block_n)
     if num_programs is None:
@@ -272,7 +311,7 @@ def scaled_spec(
         cfg.group_m, cfg.num_warps, cfg.num_stages, trans_b=True, scale=Scale(scale),
         out_dtype=OUT_DTYPES[out_dtype],
     )  # fmt: skip
-    if gpu and spec.scale != Scale.BLOCK128:
+    if gpu and spec.scale in (Scale.TENSORWISE, Scale.ROWWISE):
         spec = replace(spec, imprecise_acc=_epilogue_interval(cfg))
     return spec
 
@@ -301,8 +340,6 @@ def scaled_grouped_plan(
     block128 (``scale_a`` (S, ceil(K/128)), ``scale_b`` (G, ceil(K/128),
     ceil(N/128))). ``group_lens`` and ``validate`` as in the 16-bit grouped plan
     (lengths on the GPU stay there: the grid is a bound, no host sync)."""
-    from gemm_opt.core.scaling import recipe_of
-
     if trans_b is not True:
         raise ValueError(
             "trans_b: a grouped FP8 GEMM takes b (G, N, K), one row-major (N, K) weight "
@@ -334,24 +371,18 @@ def scaled_grouped_plan(
             f"b: expected (G, N, K) with each group's (N, K) row-major and the groups one "
             f"after another (strides (N*ldb, ldb, 1)), got strides {sb_el}"
         )
+    from gemm_opt.core.scaling import MX_BLOCK
+
     lens, g = P._lens_of_call(group_lens, g, s_rows, backend, device, meta, validate)
-    for name, sc in (("scale_a", scale_a), ("scale_b", scale_b)):
-        if not hasattr(sc, "shape"):
-            raise TypeError(f"{name}: expected a float32 tensor or array, got {type(sc).__name__}")
-    recipe = recipe_of(tuple(scale_a.shape), tuple(scale_b.shape), m=s_rows, n=n, k=k, groups=g)
-    if recipe.value not in _SCALES:
-        raise ValueError(
-            f"scale_a: the scale shapes {tuple(scale_a.shape)}, {tuple(scale_b.shape)} are the "
-            f"{recipe.value} recipe, which has no kernel (built: {', '.join(_SCALES)})"
-        )
-    scale = Scale(recipe.value)
-    rowwise, block128 = scale == Scale.ROWWISE, scale == Scale.BLOCK128
-    axes = (None, None) if block128 else (0, -1)
-    _check_scale(scale_a, "scale_a", backend, device, s_rows if rowwise else 1, axes[0])
-    _check_scale(scale_b, "scale_b", backend, device, n if rowwise else 1, axes[1])
-    if S.cdiv(k, S.FP8_BLOCK_K) * max(s_rows, n * max(g, 1)) > _I32_MAX or g * n > _I32_MAX:
+    scale = _recipe(scale_a, scale_b, backend, m=s_rows, n=n, k=k, groups=g)
+    rowwise, block128, mx = (scale == s for s in (Scale.ROWWISE, Scale.BLOCK128, Scale.MX32))
+    axes = (None, None) if block128 or mx else (0, -1)
+    _check_scale(scale_a, "scale_a", backend, device, s_rows if rowwise else 1, axes[0], mx)
+    _check_scale(scale_b, "scale_b", backend, device, n if rowwise else 1, axes[1], mx)
+    per = MX_BLOCK if mx else S.FP8_BLOCK_K  # K per scale
+    if S.cdiv(k, per) * max(s_rows, n * max(g, 1)) > _I32_MAX or g * n > _I32_MAX:
         raise ValueError(f"a: M={s_rows}, N={n}, K={k}, G={g} index scales past i32")
-    cfg = _config(s_rows, n, backend, config, block128)
+    cfg = _config(s_rows, n, backend, config, scale)
     spec = scaled_spec(Kind.PERSISTENT, da, cfg, scale, out, Grouped.M, gpu=backend == "cuda")
     bm, bn = spec.block_m, spec.block_n
     if lens is None:  # on the device: the grid is sized without them
@@ -382,10 +413,6 @@ def _epilogue_interval(cfg: S.GemmConfig) -> int | None:
     return None
 
 
-#: The recipes with a kernel: the kernels' scale modes, named as the recipes.
-_SCALES = tuple(s for s in Scale if s != Scale.NONE)
-
-
 def kernel_scales(plan: ScaledPlan, scale_a: Any, scale_b: Any) -> tuple[Any, Any]:
     """The scales as the kernel reads them (torch tensors or numpy arrays, as given).
 
@@ -397,10 +424,18 @@ def kernel_scales(plan: ScaledPlan, scale_a: Any, scale_b: Any) -> tuple[Any, An
     128 columns of each block (a (Kb, N) float32 copy, made on the operands'
     device without a host sync), so that the kernel reads one scale per column;
     grouped: ``scale_b`` (G, Kb, N). Grouped rowwise: ``scale_b`` (G, 1, N) as G
-    rows of N.
+    rows of N. mx32: ``scale_a`` (M, K/32) row-major and ``scale_b`` (K/32, N)
+    transposed to (N, K/32) row-major, as ``tile.scaled_wmma`` reads them (grouped
+    (G, N, K/32)): no copy for a transposed view of an (N, K/32) tensor.
     """
     block, n = S.FP8_BLOCK_K, plan.n
     torch_scales = P.is_torch_tensor(scale_a)
+    if plan.recipe == Scale.MX32:
+        if torch_scales:
+            return scale_a.contiguous(), scale_b.transpose(-1, -2).contiguous()
+        import numpy as np
+
+        return np.ascontiguousarray(scale_a), np.ascontiguousarray(np.swapaxes(scale_b, -1, -2))
     if plan.recipe != Scale.BLOCK128:
         if plan.groups is None or plan.recipe != Scale.ROWWISE:
             return scale_a, scale_b
@@ -460,6 +495,7 @@ __all__ = [
     "DEFAULT_OUT",
     "MODEL_BLOCK128_CONFIG",
     "MODEL_FP8_CONFIG",
+    "MODEL_MX32_CONFIG",
     "OUT_DTYPES",
     "ScaledPlan",
     "kernel_scales",

@@ -55,6 +55,9 @@ SCALE_ARGS = ("scale_a", "scale_b")
 FP8_BLOCK_K = 128
 #: The wgmma K of an 8-bit instruction: ``imprecise_acc`` is a multiple of it.
 FP8_INSTR_K = 32
+#: K of the block-scaled (MXFP8) MMA instruction (16x16x128): an mx32 kernel's
+#: ``block_k`` is a multiple of it.
+FP8_MX_K = 128
 
 #: Argument names of a schedule kernel, in order; the optional ones (after
 #: ``ldc``) only where :func:`kernel_args` says. ``a``, ``b``, ``c`` row-major
@@ -170,8 +173,9 @@ def check_fp8_config(
     (:data:`~gemm_opt.core.modes.GROUPED_KINDS`), A stored (M, K) and B stored
     (N, K) or (G, N, K) (``trans_b``; Hopper's 8-bit wgmma reads both operands
     K-major), ``block_k`` a multiple of :data:`FP8_MMA_K` (block128:
-    :data:`FP8_BLOCK_K`), C bf16 or fp32; ``imprecise_acc`` None or a positive
-    multiple of :data:`FP8_INSTR_K` (block128: none, its MMAs take ``block_k``).
+    :data:`FP8_BLOCK_K`; mx32: a multiple of :data:`FP8_MX_K`), C bf16 or fp32;
+    ``imprecise_acc`` None or a positive multiple of :data:`FP8_INSTR_K`
+    (block128: none, its MMAs take ``block_k``; mx32: none).
     """
     if kind not in FP8_KINDS:
         raise ValueError(
@@ -212,6 +216,13 @@ def check_fp8_config(
         raise ValueError(
             f"imprecise_acc must be a positive multiple of {FP8_INSTR_K}, got {imprecise_acc!r}"
         )
+    if scale == Scale.MX32 and block_k % FP8_MX_K:
+        raise ValueError(
+            f"block_k must be a multiple of {FP8_MX_K} for scale 'mx32' (the block-scaled "
+            f"MMA's K), got {block_k}"
+        )
+    if imprecise_acc is not None and scale == Scale.MX32:
+        raise ValueError("imprecise_acc is for Hopper's wgmma; mx32 runs the block-scaled MMA")
     if imprecise_acc is not None and scale == Scale.BLOCK128:
         raise ValueError(
             "imprecise_acc is for the epilogue recipes: block128's MMAs sum each "
@@ -623,6 +634,7 @@ __all__ = [
     "FP8_DTYPES",
     "FP8_INSTR_K",
     "FP8_MMA_K",
+    "FP8_MX_K",
     "FP8_OUT_DTYPES",
     "MAX_STAGES",
     "MIN_STAGES",
