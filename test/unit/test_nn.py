@@ -289,6 +289,83 @@ def test_functional_linear_is_f_linear() -> None:
     _close(GF.linear(x, w, b.to(BF16)), F.linear(x, w, b.to(BF16)))
 
 
+# ---- the fused epilogues -----------------------------------------------------------------
+
+
+def _unfused_gate_up(x, w, lens):
+    """GateUp as the modules ran it before the fused epilogue: the GEMM rounded to the
+    inputs' dtype, then SwiGLU in eager torch."""
+    from gemm_opt import api
+
+    return GF.swiglu(api.grouped_matmul(x, w, lens))
+
+
+def test_expert_gate_up_fuses_swiglu_and_equals_the_unfused_form() -> None:
+    """The fused SwiGLU rounds once (from the fp32 sums), the unfused form twice: both
+    within a bf16 ulp or two of float32, and their gradients as close."""
+    torch.manual_seed(12)
+    lens = torch.tensor([5, 0, 9, 2])
+    x = torch.randn(16, 32, dtype=BF16, requires_grad=True)
+    w = (torch.randn(4, 32, 24) / 6).to(BF16).requires_grad_()
+    dy = torch.randn(16, 12)
+    got = GF.expert_gate_up(x, w, lens, None)
+    want = _unfused_gate_up(x, w, lens)
+    rows = torch.repeat_interleave(torch.arange(4), lens)
+    exact = GF.swiglu(torch.einsum("sk,skn->sn", x.float(), w.float()[rows]))
+    assert got.shape == (16, 12) and got.dtype == BF16
+    _close(got, exact, tol=2.0**-8)  # one rounding
+    _close(got, want, tol=2.0**-7)
+    grads = torch.autograd.grad((got.float() * dy).sum(), (x, w))
+    wants = torch.autograd.grad((want.float() * dy).sum(), (x, w))
+    for g, wt in zip(grads, wants, strict=True):
+        _close(g, wt, tol=2.0**-6)
+
+
+def test_modules_call_the_fused_operators(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Linear with a bias and MoE's GateUp run the epilogue operators (bias and SwiGLU in
+    the kernel), with the schedule and activation of the nn_gemms table."""
+    from gemm_opt import torch_ops
+    from gemm_opt.kernels import nn_gemms as NG
+
+    calls: list[tuple[str, str | None, str]] = []
+    for name in ("matmul_epilogue", "grouped_matmul_epilogue"):
+        real = getattr(torch_ops, name)
+
+        def spy(*args, _real=real, _name=name, **kw):
+            calls.append((_name, kw["activation"], kw["schedule"]))
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(torch_ops, name, spy)
+    torch.manual_seed(13)
+    gnn.Linear(16, 8, dtype=BF16)(torch.randn(3, 16, dtype=BF16))
+    gnn.MoE(32, 16, 4, 2, dtype=BF16)(torch.randn(6, 32, dtype=BF16))
+    assert calls == [
+        ("matmul_epilogue", None, str(NG.LINEAR.schedule)),
+        ("grouped_matmul_epilogue", "swiglu", str(NG.GATE_UP.schedule)),
+    ]
+
+
+def test_moe_state_dict_is_unchanged_by_the_fused_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fused GateUp reads ``gate_up`` as stored: a checkpoint of the unfused layer
+    loads as it is and gives its output within the one-rounding difference."""
+    torch.manual_seed(14)
+    moe = gnn.MoE(32, 16, 4, 2, dtype=BF16)
+    sd = moe.state_dict()
+    assert {k: tuple(v.shape) for k, v in sd.items()} == {
+        "router.weight": (4, 32), "gate_up": (4, 32, 32), "down": (4, 16, 32),
+    }  # fmt: skip
+    other = gnn.MoE(32, 16, 4, 2, dtype=BF16)
+    other.load_state_dict(sd)
+    assert all(
+        torch.equal(a, b) for a, b in zip(sd.values(), other.state_dict().values(), strict=True)
+    )
+    x = torch.randn(12, 32, dtype=BF16)
+    fused = moe(x)
+    monkeypatch.setattr(GF, "expert_gate_up", lambda x, w, lens, cfg: _unfused_gate_up(x, w, lens))
+    unfused = other(x)
+    _close(fused, unfused, tol=2.0**-6)
+
+
 # ---- the training comparison's pieces (benchmarks/h100/train_moe.py) ---------------------
 
 
