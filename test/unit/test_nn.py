@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from support.scripts import load_script
 
 from gemm_opt import nn as gnn
+from gemm_opt.core import schedules as S
 from gemm_opt.nn import expert_parallel as EP
 from gemm_opt.nn import functional as GF
 from gemm_opt.nn import routing as R
@@ -364,6 +365,76 @@ def test_moe_state_dict_is_unchanged_by_the_fused_layout(monkeypatch: pytest.Mon
     monkeypatch.setattr(GF, "expert_gate_up", lambda x, w, lens, cfg: _unfused_gate_up(x, w, lens))
     unfused = other(x)
     _close(fused, unfused, tol=2.0**-6)
+
+
+def _nn_plans(monkeypatch: pytest.MonkeyPatch) -> list:
+    """The kernel specs of the fused calls one Linear (with a bias) and one MoE forward
+    run, on CPU tensors (the model's configurations)."""
+    from gemm_opt.runtime import plan as P
+
+    specs = []
+    real = P.plan
+
+    def spy(*args, **kw):
+        p = real(*args, **kw)
+        if not kw.get("meta") and not p.spec.epilogue.empty:  # the run's plans, not checks
+            specs.append(p.spec)
+        return p
+
+    monkeypatch.setattr(P, "plan", spy)
+    torch.manual_seed(15)
+    gnn.Linear(16, 8, dtype=BF16)(torch.randn(3, 16, dtype=BF16))
+    gnn.MoE(32, 16, 4, 2, dtype=BF16)(torch.randn(6, 32, dtype=BF16))
+    return list({s.name: s for s in specs}.values())
+
+
+def test_the_nn_gemms_table_is_what_the_modules_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each fused call the modules plan is a table entry's kernel but for the tile config
+    (the model's here, the shape class's on the GPU): schedule, grouping, layout, epilogue."""
+    from dataclasses import replace
+
+    from gemm_opt.kernels import nn_gemms as NG
+
+    planned = _nn_plans(monkeypatch)
+    assert len(planned) == len(NG.CALLS)
+    cfg = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
+    for spec, call in zip(planned, NG.CALLS, strict=True):
+        want = call.specs("bf16", S.GemmConfig(*(getattr(spec, f) for f in cfg)))[0]
+        assert replace(want, aligned=False, tma=False) == spec, (spec.name, want.name)
+
+
+def _train_moe_calls() -> list[tuple[object, int, int]]:
+    """(fused call, output rows, output columns) of every fused GEMM train_moe.py runs:
+    its module checks (Linear 1024 -> 3072 and -> 512 with a bias on 1024 rows; MoE
+    1024/512, 8 experts, top-2 on 2048 tokens) and the model's MoE layers at the
+    training batch and at 4x it (the throughput rows)."""
+    from gemm_opt.kernels import nn_gemms as NG
+
+    mc, tc = TRAIN.ModelConfig(), TRAIN.TrainConfig()
+    rows = [tc.batch * mc.seq * mc.top_k * x for x in (1, 4)]
+    return [
+        (NG.LINEAR, 1024, 3072), (NG.LINEAR, 1024, 512), (NG.GATE_UP, 2048 * 2, 512),
+        *((NG.GATE_UP, r, mc.ffn) for r in rows),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("sms", [132, 114])  # H100/H200 SXM, H100 PCIe
+def test_every_kernel_nn_requests_for_train_moe_is_bundled(sms: int) -> None:
+    """What the GPU path looks up for each fused call (the kernel, its TMA twin) is in the
+    epilogue bundle's list, for every dtype: no call finds its kernel missing."""
+    from gemm_opt.kernels import build_bundles as B
+    from gemm_opt.kernels import nn_gemms as NG
+
+    bundled = {s.name for s in B.epilogue_bundle_specs()}
+    for dtype in S.DTYPES:
+        for call, rows, n in _train_moe_calls():
+            wanted = NG.specs_for(call, dtype, rows, n, sms)
+            assert wanted and {s.name for s in wanted} <= bundled, [s.name for s in wanted]
+    gate_up = NG.specs_for(NG.GATE_UP, "bf16", 8192, 1024, 132)
+    assert [s.name for s in gate_up] == [  # the kernel a run found missing before
+        "gemm_persistent_groupedm_bf16_swiglu_128x128x64_g8_w8_s3",
+        "gemm_persistent_groupedm_bf16_swiglu_128x128x64_g8_w8_s3_aligned_tma",
+    ]
 
 
 # ---- the training comparison's pieces (benchmarks/h100/train_moe.py) ---------------------

@@ -30,6 +30,7 @@ from typing import Any
 
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import h100_configs as h100
+from gemm_opt.kernels import nn_gemms as NG
 from gemm_opt.kernels.h100_configs import GPU_CONFIGS
 from gemm_opt.runtime.plan import SWIGLU_TILE, swiglu_config
 
@@ -252,14 +253,16 @@ DENSE_EPILOGUES = tuple(
 
 
 def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
-    """The fused-epilogue kernels (``epilogue.bundle``), TMA twins only (the shapes a
-    linear layer has are 16-byte aligned; any other call builds its kernel on demand
-    where the compiler is): on each shape class's configuration, ``x @ W.T`` (B stored
-    (N, K), as ``F.linear`` reads it) data-parallel with a bias in the inputs' dtype and
-    each activation of :data:`DENSE_EPILOGUES`; and the weight gradient accumulated into an
+    """The fused-epilogue kernels (``epilogue.bundle``), TMA twins (the shapes a linear
+    layer has are 16-byte aligned; any other call builds its kernel on demand where the
+    compiler is): on each shape class's configuration, ``x @ W.T`` (B stored (N, K), as
+    ``F.linear`` reads it) data-parallel with a bias in the inputs' dtype and each
+    activation of :data:`DENSE_EPILOGUES`; and the weight gradient accumulated into an
     fp32 ``main_grad`` (``dY.T @ X``: A stored (K, M); ``out += ...``), and per expert
     (grouped "k"); on the classes whose tile two accumulators fit, SwiGLU: ``x @ W.T``
-    with its ``[gate | up]`` bias, and the MoE GateUp (grouped "m", no bias)."""
+    with its ``[gate | up]`` bias. Then every kernel ``gemm_opt.nn``'s fused calls
+    request on each class (:mod:`gemm_opt.kernels.nn_gemms`: the persistent MoE GateUp
+    with its plain kernel, which sizes its grid), each name once."""
     out = []
     for dtype in dtypes:
         # the classes a call without a config runs (small: the fallback of gpu_config_name)
@@ -276,6 +279,8 @@ def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSp
             out.append(S.KernelSpec("persistent", None, "k", dtype, **tma, out_dtype="fp32",
                                     epilogue=acc))  # fmt: skip
             cfg = GPU_CONFIGS[name]
+            for call in NG.CALLS:
+                out += call.specs(dtype, call.config(cfg))
             if cfg.block_m * cfg.block_n > SWIGLU_TILE:  # two accumulators do not fit
                 continue
             swiglu = S.EpilogueSpec(activation="swiglu", bias=dtype)
@@ -283,10 +288,7 @@ def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSp
             sw = dict(swiglu_config(cfg, swiglu).__dict__, aligned=True, tma=True)
             out.append(S.KernelSpec("data-parallel", None, "none", dtype, **sw, trans_b=True,
                                     epilogue=swiglu))  # fmt: skip
-            # MoE GateUp: per-expert (K, 2N) weights, no bias
-            out.append(S.KernelSpec("persistent", None, "m", dtype, **sw,
-                                    epilogue=S.EpilogueSpec(activation="swiglu")))  # fmt: skip
-    return out
+    return list({s.name: s for s in out}.values())
 
 
 def default_jobs() -> int:
