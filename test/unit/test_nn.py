@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from gemm_opt.nn import routing as R
 BF16 = torch.bfloat16
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = load_script(ROOT / "benchmarks" / "h100" / "train_moe.py", "h100_train_moe")
+NNK = load_script(ROOT / "benchmarks" / "h100" / "nn_kernels.py", "h100_nn_kernels")
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU and its bundle")
 
 
@@ -391,8 +393,6 @@ def _nn_plans(monkeypatch: pytest.MonkeyPatch) -> list:
 def test_the_nn_gemms_table_is_what_the_modules_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each fused call the modules plan is a table entry's kernel but for the tile config
     (the model's here, the shape class's on the GPU): schedule, grouping, layout, epilogue."""
-    from dataclasses import replace
-
     from gemm_opt.kernels import nn_gemms as NG
 
     planned = _nn_plans(monkeypatch)
@@ -435,6 +435,24 @@ def test_every_kernel_nn_requests_for_train_moe_is_bundled(sms: int) -> None:
         "gemm_persistent_groupedm_bf16_swiglu_128x128x64_g8_w8_s3",
         "gemm_persistent_groupedm_bf16_swiglu_128x128x64_g8_w8_s3_aligned_tma",
     ]
+
+
+def test_gpu_plans_of_the_modules_request_the_tables_kernels() -> None:
+    """Planned as cuda:90 (nn_kernels.py's recorder: nothing launched), a MoE forward's
+    GateUp and a Linear's biased product are the table's kernels for the shape's class."""
+    from gemm_opt.kernels import nn_gemms as NG
+
+    launched: list = []
+    with NNK.planning_as_cuda(132, launched):
+        gnn.MoE(256, 512, 8, 2, dtype=BF16)(torch.randn(1024, 256, dtype=BF16))
+        gnn.Linear(256, 384, dtype=BF16)(torch.randn(512, 256, dtype=BF16))
+    fused = [s for s in launched if not s.epilogue.empty]
+    assert [s.name for s in fused] == [
+        NG.specs_for(NG.GATE_UP, "bf16", 2048, 512)[0].name,
+        replace(NG.specs_for(NG.LINEAR, "bf16", 512, 384)[0], aligned=False, tma=False).name,
+    ]
+    names = NNK.kernel_names(launched)
+    assert names[0] == fused[0].name and f"{fused[0].name}_aligned_tma" in names
 
 
 # ---- the training comparison's pieces (benchmarks/h100/train_moe.py) ---------------------

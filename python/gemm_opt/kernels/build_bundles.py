@@ -255,14 +255,15 @@ DENSE_EPILOGUES = tuple(
 def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
     """The fused-epilogue kernels (``epilogue.bundle``), TMA twins (the shapes a linear
     layer has are 16-byte aligned; any other call builds its kernel on demand where the
-    compiler is): on each shape class's configuration, ``x @ W.T`` (B stored (N, K), as
-    ``F.linear`` reads it) data-parallel with a bias in the inputs' dtype and each
-    activation of :data:`DENSE_EPILOGUES`; and the weight gradient accumulated into an
-    fp32 ``main_grad`` (``dY.T @ X``: A stored (K, M); ``out += ...``), and per expert
-    (grouped "k"); on the classes whose tile two accumulators fit, SwiGLU: ``x @ W.T``
-    with its ``[gate | up]`` bias. Then every kernel ``gemm_opt.nn``'s fused calls
-    request on each class (:mod:`gemm_opt.kernels.nn_gemms`: the persistent MoE GateUp
-    with its plain kernel, which sizes its grid), each name once."""
+    compiler is), and for a persistent schedule the plain kernel too (it sizes the grid:
+    resident programs per SM). On each shape class's configuration: ``x @ W.T`` (B
+    stored (N, K), as ``F.linear`` reads it) data-parallel with a bias in the inputs'
+    dtype and each activation of :data:`DENSE_EPILOGUES`; the weight gradient
+    accumulated into an fp32 ``main_grad`` (``dY.T @ X``: A stored (K, M); ``out +=
+    ...``), and per expert (grouped "k"); every kernel ``gemm_opt.nn``'s fused calls
+    request (:mod:`gemm_opt.kernels.nn_gemms`: its Linear's bias, the MoE GateUp's
+    SwiGLU); on the classes whose tile two accumulators fit, SwiGLU ``x @ W.T`` with its
+    ``[gate | up]`` bias. Each name once."""
     out = []
     for dtype in dtypes:
         # the classes a call without a config runs (small: the fallback of gpu_config_name)
@@ -275,9 +276,11 @@ def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSp
             acc = S.EpilogueSpec(accumulate=True)
             out.append(S.KernelSpec("data-parallel", None, "none", dtype, **tma, trans_a=True,
                                     out_dtype="fp32", epilogue=acc))  # fmt: skip
-            # MoE: wgrad into an fp32 main_grad per expert
-            out.append(S.KernelSpec("persistent", None, "k", dtype, **tma, out_dtype="fp32",
-                                    epilogue=acc))  # fmt: skip
+            # MoE: wgrad into an fp32 main_grad per expert (persistent: the plain kernel
+            # too, which sizes the grid)
+            wgrad = S.KernelSpec("persistent", None, "k", dtype, **CONFIGS[name],
+                                 out_dtype="fp32", epilogue=acc)  # fmt: skip
+            out += [wgrad, replace(wgrad, aligned=True, tma=True)]
             cfg = GPU_CONFIGS[name]
             for call in NG.CALLS:
                 out += call.specs(dtype, call.config(cfg))
