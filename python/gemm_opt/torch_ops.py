@@ -373,10 +373,10 @@ def _grouped_backward(ctx: Any, grad: Tensor) -> tuple:
     grad = grad.contiguous()
     da = db = None
     if ctx.needs_input_grad[0]:
-        da = torch.ops.gemm_opt.grouped_matmul(grad, b, lens, not ctx.trans_b, *ctx.rest, None)
+        da = _call("grouped_matmul", grad, b, lens, not ctx.trans_b, *ctx.rest, None)
     if ctx.needs_input_grad[1]:
         x, y = (grad, a) if ctx.trans_b else (a, grad)
-        db = torch.ops.gemm_opt.grouped_matmul_variable_k(x, y, lens, *ctx.rest, None)
+        db = _call("grouped_matmul_variable_k", x, y, lens, *ctx.rest, None)
     return (da, db) + (None,) * 9
 
 
@@ -397,9 +397,9 @@ def _variable_k_backward(ctx: Any, grad: Tensor) -> tuple:
     grad = grad.contiguous()
     da = db = None
     if ctx.needs_input_grad[0]:
-        da = torch.ops.gemm_opt.grouped_matmul(b, grad, lens, True, *ctx.rest, None)
+        da = _call("grouped_matmul", b, grad, lens, True, *ctx.rest, None)
     if ctx.needs_input_grad[1]:
-        db = torch.ops.gemm_opt.grouped_matmul(a, grad, lens, False, *ctx.rest, None)
+        db = _call("grouped_matmul", a, grad, lens, False, *ctx.rest, None)
     return (da, db) + (None,) * 8
 
 
@@ -556,7 +556,7 @@ def _epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
     a, b, bias = ctx.saved_tensors
     tail = ("data-parallel", None, None, 1, None, ctx.seed)
     if ctx.activation not in (None, "none"):
-        pre = torch.ops.gemm_opt.matmul_epilogue(a, b, bias, None, *tail)
+        pre = _call("matmul_epilogue", a, b, bias, None, *tail)
         grad = _through_activation(grad, pre, ctx.activation)
     plain = SimpleNamespace(saved_tensors=(a, b), needs_input_grad=ctx.needs_input_grad[:2],
                             seed=ctx.seed)  # fmt: skip
@@ -687,9 +687,7 @@ def _grouped_epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
     given, so no host sync)."""
     a, b, lens, bias = ctx.saved_tensors
     if ctx.activation not in (None, "none"):
-        pre = torch.ops.gemm_opt.grouped_matmul_epilogue(
-            a, b, lens, bias, None, ctx.trans_b, *ctx.rest, None
-        )
+        pre = _call("grouped_matmul_epilogue", a, b, lens, bias, None, ctx.trans_b, *ctx.rest, None)
         grad = _through_activation(grad, pre, ctx.activation)
     plain = SimpleNamespace(saved_tensors=(a, b, lens), trans_b=ctx.trans_b, rest=ctx.rest,
                             needs_input_grad=ctx.needs_input_grad[:2])  # fmt: skip
@@ -803,23 +801,26 @@ def _dispatch_free() -> bool:
 _DIRECT_OK = _dispatch_free()
 #: The device type whose eager calls may skip the dispatcher (:func:`_direct`).
 _DIRECT_DEVICE = "cuda"
+#: The tensor types the dispatcher adds nothing for (a module's weight is a Parameter).
+_PLAIN = (Tensor, torch.nn.Parameter)
 
 
-def _direct(*tensors: Tensor) -> bool:
+def _direct(*tensors: Tensor, autograd: bool = False) -> bool:
     """Whether an eager call may run the operator's CUDA implementation without going
     through the dispatcher, which costs about as much host time as the launch itself
     (a decode-sized GEMM is host-bound).
 
     Only where the dispatcher would add nothing: not traced by ``torch.compile``,
-    plain CUDA tensors (no subclass such as a fake tensor), no gradient to record,
-    no torch function or dispatch mode, no functorch transform, and the profiler
-    off (it records the operators). Anything else goes through ``torch.ops``.
+    plain CUDA tensors or parameters (no subclass such as a fake tensor), no gradient to record
+    (with ``autograd``: a gradient recorded by :class:`_EagerAutograd` instead), no
+    torch function or dispatch mode, no functorch transform, and the profiler off
+    (it records the operators). Anything else goes through ``torch.ops``.
     """
     if not _DIRECT_OK or torch.compiler.is_compiling():
         return False
-    grad = torch.is_grad_enabled()
+    grad = torch.is_grad_enabled() and not autograd
     for t in tensors:
-        if type(t) is not Tensor or t.device.type != _DIRECT_DEVICE or (grad and t.requires_grad):
+        if type(t) not in _PLAIN or t.device.type != _DIRECT_DEVICE or (grad and t.requires_grad):
             return False
     C = torch._C
     return not (
@@ -833,6 +834,69 @@ def _direct(*tensors: Tensor) -> bool:
 def _mutated(out: Tensor) -> None:
     """What the operator's dispatch does for a mutated argument: bump its version."""
     torch.autograd.graph.increment_version(out)
+
+
+#: The differentiable operators' implementations, setup and backward, by name: what
+#: :class:`_EagerAutograd` runs (the functions registered with ``torch.library``, so the
+#: eager and the dispatched autograd are one definition).
+_AUTOGRAD = {
+    "matmul": (_matmul, _matmul_setup, _matmul_backward),
+    "matmul_epilogue": (_matmul_epilogue, _epilogue_setup, _epilogue_backward),
+    "grouped_matmul": (_grouped_matmul, _grouped_setup, _grouped_backward),
+    "grouped_matmul_epilogue": (
+        _grouped_matmul_epilogue, _grouped_epilogue_setup, _grouped_epilogue_backward,
+    ),
+    "grouped_matmul_variable_k": (
+        _grouped_matmul_variable_k, _variable_k_setup, _variable_k_backward,
+    ),
+}  # fmt: skip
+#: Each operator's Python implementation (``custom_op`` keeps the decorated function);
+#: empty where this PyTorch does not keep it, and every call dispatches.
+_IMPLS: dict[str, Any] = {
+    name: getattr(op, "_init_fn", None) for name, (op, _, _) in _AUTOGRAD.items()
+}
+if not all(_IMPLS.values()):
+    _IMPLS = {}
+
+
+class _EagerAutograd(torch.autograd.Function):
+    """An operator's eager call that records its gradient without ``torch.library``'s
+    dispatch (60-110 us of host time per call, as much as the launch): the forward
+    runs the operator's implementation, the context and the backward are the
+    functions registered for it. Used only where :func:`_direct` allows (never
+    while ``torch.compile`` traces: graphs keep the operators)."""
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any) -> Tensor:
+        *inputs, name = args
+        impl, setup, _ = _AUTOGRAD[name]
+        out = impl(*inputs)
+        setup(ctx, tuple(inputs), out)
+        ctx.op = name
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        return (*_AUTOGRAD[ctx.op][2](ctx, grad), None)
+
+
+def _eager_autograd(name: str, tensors: tuple[Tensor, ...]) -> bool:
+    """Whether ``name``'s call on ``tensors`` records its gradient through
+    :class:`_EagerAutograd` (some input requires one, and no dispatch is needed)."""
+    return (
+        bool(_IMPLS)
+        and torch.is_grad_enabled()
+        and any(t.requires_grad for t in tensors)
+        and _direct(*tensors, autograd=True)
+    )
+
+
+def _call(name: str, *args: Any) -> Tensor:
+    """``torch.ops.gemm_opt.<name>(*args)`` of a backward: the implementation called
+    directly where the dispatcher adds nothing (:func:`_direct`: no gradient recorded)."""
+    if _IMPLS and _direct(*(a for a in args if isinstance(a, Tensor))):
+        return _IMPLS[name](*args)
+    return getattr(torch.ops.gemm_opt, name)(*args)
 
 
 @torch.library.custom_op(f"{NAMESPACE}::scaled_matmul", mutates_args=(), tags=_TAGS)
@@ -988,6 +1052,8 @@ def matmul(a: Tensor, b: Tensor, **kw: Any) -> Tensor:
         _no_grad_out("matmul", a, b)
         torch.ops.gemm_opt.matmul_out(a, b, kw["out"], *args)
         return kw["out"]
+    if _eager_autograd("matmul", (a, b)):
+        return _EagerAutograd.apply(a, b, *args, "matmul")
     return torch.ops.gemm_opt.matmul(a, b, *args)
 
 
@@ -1014,7 +1080,11 @@ def matmul_epilogue(
             _mutated(kw["out"])
         return result
     args = _op_args(a, b, kw, lambda: P.plan("matmul", a, b, **epi, **kw))
-    if kw["out"] is not None or accumulate:
+    plain = kw["out"] is None and accumulate is False
+    if plain and _eager_autograd("matmul_epilogue", tensors):
+        # its plan (the implementation's) says what the meta plan below would
+        return _EagerAutograd.apply(a, b, bias, activation, *args, "matmul_epilogue")
+    if not plain:
         _no_grad_out("matmul", *tensors)
         P.plan("matmul", a, b, meta=True, **epi, **kw)  # checks eagerly (out, accumulate)
         torch.ops.gemm_opt.matmul_epilogue_out(a, b, kw["out"], bias, activation, accumulate,
@@ -1047,6 +1117,8 @@ def grouped_matmul(
         _no_grad_out("grouped_matmul", a, b)
         torch.ops.gemm_opt.grouped_matmul_out(a, b, lens, kw["out"], trans_b, *args, v)
         return kw["out"]
+    if _eager_autograd("grouped_matmul", (a, b, lens)):
+        return _EagerAutograd.apply(a, b, lens, trans_b, *args, v, "grouped_matmul")
     return torch.ops.gemm_opt.grouped_matmul(a, b, lens, trans_b, *args, v)
 
 
@@ -1083,8 +1155,14 @@ def grouped_matmul_epilogue(
     check = {"trans_b": trans_b, **epi, **kw}
     args = _op_args(a, b, kw, lambda: P.plan("grouped_matmul", a, b, group_lens, **check))
     lens = _lens_tensor(group_lens)
+    plain = kw["out"] is None and accumulate is False
+    if plain and _eager_autograd("grouped_matmul_epilogue", (*tensors, lens)):
+        # its plan (the implementation's) says what the meta plan below would
+        return _EagerAutograd.apply(
+            a, b, lens, bias, activation, trans_b, *args, v, "grouped_matmul_epilogue"
+        )
     P.plan("grouped_matmul", a, b, lens, meta=True, **check)  # the eager messages
-    if kw["out"] is not None or accumulate:
+    if not plain:
         _no_grad_out("grouped_matmul", *tensors)
         torch.ops.gemm_opt.grouped_matmul_epilogue_out(
             a, b, lens, kw["out"], bias, activation, accumulate, trans_b, *args, v
@@ -1123,6 +1201,8 @@ def grouped_matmul_variable_k(
         _no_grad_out("grouped_matmul_variable_k", a, b)
         torch.ops.gemm_opt.grouped_matmul_variable_k_out(a, b, lens, kw["out"], *args, v)
         return kw["out"]
+    if _eager_autograd("grouped_matmul_variable_k", (a, b, lens)):
+        return _EagerAutograd.apply(a, b, lens, *args, v, "grouped_matmul_variable_k")
     return torch.ops.gemm_opt.grouped_matmul_variable_k(a, b, lens, *args, v)
 
 

@@ -455,6 +455,66 @@ def test_gpu_plans_of_the_modules_request_the_tables_kernels() -> None:
     assert names[0] == fused[0].name and f"{fused[0].name}_aligned_tma" in names
 
 
+# ---- the eager autograd path ---------------------------------------------------------------
+
+
+def _step(moe: gnn.MoE, lin: gnn.Linear, x: torch.Tensor) -> tuple[torch.Tensor, list]:
+    x = x.detach().requires_grad_()
+    y = lin(moe(x))
+    params = [x, *moe.parameters(), *lin.parameters()]
+    return y, list(torch.autograd.grad((y.float() ** 2).sum(), params))
+
+
+def test_eager_autograd_skips_the_dispatcher_and_equals_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Eager calls that record a gradient run the operators' implementations through one
+    autograd.Function (no torch.library dispatch), on the device the direct path serves
+    (the model's CPU here, standing in for CUDA): output and every gradient bitwise equal
+    to the dispatched operators', and each product's node is that Function."""
+    from gemm_opt import torch_ops as T
+
+    torch.manual_seed(16)
+    moe, lin = gnn.MoE(32, 16, 4, 2, dtype=BF16), gnn.Linear(32, 24, dtype=BF16)
+    x = torch.randn(10, 32, dtype=BF16)
+    dispatched, grads = _step(moe, lin, x)
+    assert "gemm_opt" in type(dispatched.grad_fn).__name__  # the operator's autograd
+    monkeypatch.setattr(T, "_DIRECT_DEVICE", "cpu")
+    ops: list[str] = []
+    real = T._EagerAutograd.forward
+
+    def forward(ctx, *args):
+        ops.append(args[-1])
+        return real(ctx, *args)
+
+    monkeypatch.setattr(T._EagerAutograd, "forward", staticmethod(forward))
+    direct, direct_grads = _step(moe, lin, x)
+    assert type(direct.grad_fn).__name__ == "_EagerAutogradBackward"
+    assert ops == ["grouped_matmul_epilogue", "grouped_matmul", "matmul_epilogue"]
+    assert torch.equal(direct, dispatched)
+    for g, want in zip(direct_grads, grads, strict=True):
+        assert torch.equal(g, want)
+
+
+def test_eager_autograd_is_not_taken_under_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch.compile traces the operators (fake implementations), never the eager Function:
+    the compiled step equals the eager one."""
+    from gemm_opt import torch_ops as T
+
+    monkeypatch.setattr(T, "_DIRECT_DEVICE", "cpu")
+    torch.manual_seed(17)
+    moe = gnn.MoE(32, 16, 4, 2, dtype=BF16)
+    x = torch.randn(8, 32, dtype=BF16)
+    eager = moe(x)
+    traced: list = []
+
+    def backend(gm, inputs):
+        traced.append({str(n.target) for n in gm.graph.nodes if n.op == "call_function"})
+        return gm
+
+    compiled = torch.compile(moe, fullgraph=True, backend=backend)(x)
+    assert torch.equal(compiled, eager)
+    assert any("gemm_opt.grouped_matmul_epilogue" in t for t in traced[0])
+
+
 # ---- the training comparison's pieces (benchmarks/h100/train_moe.py) ---------------------
 
 
