@@ -885,9 +885,9 @@ def _eager_autograd(name: str, tensors: tuple[Tensor, ...]) -> bool:
     :class:`_EagerAutograd` (some input requires one, and no dispatch is needed)."""
     return (
         bool(_IMPLS)
+        and _direct(*tensors, autograd=True)  # first: False at once while compiling
         and torch.is_grad_enabled()
         and any(t.requires_grad for t in tensors)
-        and _direct(*tensors, autograd=True)
     )
 
 
