@@ -53,7 +53,7 @@ def planning_as_cuda(sms: int = SMS, launched: list[S.KernelSpec] | None = None)
         return "cuda" if k == "torch-cpu" else k
 
     def launch(plan: P.GemmPlan, a: Any, b: Any, group_lens: Any = None, out: Any = None,
-               bias: Any = None) -> Any:  # fmt: skip
+               *vectors: Any) -> Any:  # fmt: skip
         if launched is not None:
             launched.append(plan.spec if plan.sub is None else plan.sub.spec)
         return a.new_empty(plan.out_shape) if out is None else out

@@ -113,25 +113,30 @@ def _run(
     bias: Tensor | None = None,
     activation: str | None = None,
     accumulate: bool = False,
+    row_scale: Tensor | None = None,
+    col_scale: Tensor | None = None,
     **kw: Any,
 ) -> Any:
     """One call of an operator: its plan (:func:`gemm_opt.runtime.plan.plan`), run on
     the GPU or on the model, where its tensors are (with the fused epilogue's
-    ``bias``, ``activation`` and ``accumulate``)."""
+    ``bias``, ``activation``, ``accumulate``, ``row_scale`` and ``col_scale``)."""
     if not rt.has_builder() and _safe_kind(a) == "cuda" and rt.compiler_installed():
         from gemm_opt.kernels import disk_cache  # kernels the bundles lack: built, kept on disk
 
         disk_cache.install()
     epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
-    if not P.has_epilogue(bias, activation, accumulate):
+    scales = {"row_scale": row_scale, "col_scale": col_scale}
+    if row_scale is not None or col_scale is not None:
+        epi.update(scales)
+    elif not P.has_epilogue(bias, activation, accumulate):
         epi = {}
     p = P.plan(op, a, b, group_lens, **epi, **kw)
     if p.backend == "cuda":
         lens = None if op == "matmul" else P.device_lens(p, group_lens, a.device)
-        return P.launch(p, a, b, lens, kw["out"], bias)
+        return P.launch(p, a, b, lens, kw["out"], bias, row_scale, col_scale)
     from gemm_opt.kernels import model_gemm
 
-    return model_gemm.run(p, a, b, out=kw["out"], bias=bias)
+    return model_gemm.run(p, a, b, out=kw["out"], bias=bias, **scales)
 
 
 def _safe_kind(x: Any) -> str | None:
@@ -463,18 +468,22 @@ def _matmul_epilogue(
     num_xcds: int = 1,
     config: list[int] | None = None,
     seed: int | None = None,
+    row_scale: Tensor | None = None,
+    col_scale: Tensor | None = None,
 ) -> Tensor:
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
-    return _run("matmul", a, b, bias=bias, activation=activation, **kw)
+    return _run("matmul", a, b, bias=bias, activation=activation, row_scale=row_scale,
+                col_scale=col_scale, **kw)  # fmt: skip
 
 
 @_matmul_epilogue.register_fake
 def _(
     a, b, bias=None, activation=None, schedule="data-parallel", reduction=None,
-    num_programs=None, num_xcds=1, config=None, seed=None,
+    num_programs=None, num_xcds=1, config=None, seed=None, row_scale=None, col_scale=None,
 ):  # fmt: skip
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
-    p = P.plan("matmul", a, b, bias=bias, activation=activation, meta=True, **kw)
+    p = P.plan("matmul", a, b, bias=bias, activation=activation, row_scale=row_scale,
+               col_scale=col_scale, meta=True, **kw)  # fmt: skip
     return a.new_empty(p.out_shape)
 
 
@@ -492,19 +501,23 @@ def _matmul_epilogue_out(
     num_xcds: int = 1,
     config: list[int] | None = None,
     seed: int | None = None,
+    row_scale: Tensor | None = None,
+    col_scale: Tensor | None = None,
 ) -> None:
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
-    _run("matmul", a, b, bias=bias, activation=activation, accumulate=accumulate, **kw)
+    _run("matmul", a, b, bias=bias, activation=activation, accumulate=accumulate,
+         row_scale=row_scale, col_scale=col_scale, **kw)  # fmt: skip
 
 
 @_matmul_epilogue_out.register_fake
 def _(
     a, b, out, bias=None, activation=None, accumulate=False, schedule="data-parallel",
-    reduction=None, num_programs=None, num_xcds=1, config=None, seed=None,
+    reduction=None, num_programs=None, num_xcds=1, config=None, seed=None, row_scale=None,
+    col_scale=None,
 ):  # fmt: skip
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
     P.plan("matmul", a, b, bias=bias, activation=activation, accumulate=accumulate,
-           meta=True, **kw)  # fmt: skip
+           row_scale=row_scale, col_scale=col_scale, meta=True, **kw)  # fmt: skip
 
 
 def activation_grad(pre: Tensor, activation: str | None) -> Tensor:
@@ -542,29 +555,43 @@ def _through_activation(grad: Tensor, pre: Tensor, activation: str) -> Tensor:
     return (g * activation_grad(pre, activation)).to(grad.dtype)
 
 
+#: Where ``matmul_epilogue``'s inputs hold the seed and the two scales.
+_SEED, _ROW_SCALE, _COL_SCALE = 9, 10, 11
+
+
 def _epilogue_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
-    a, b, bias, activation, *_, seed = inputs
-    ctx.save_for_backward(a, b, bias)
+    a, b, bias, activation = inputs[:4]
+    ctx.save_for_backward(a, b, bias, *inputs[_ROW_SCALE:])
     ctx.activation = activation
-    ctx.seed = seed
+    ctx.seed = inputs[_SEED]
 
 
 def _epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
     """Through the activation (its derivative at the recomputed pre-activation, see
-    above), then ``matmul``'s backward; the bias's gradient is the sum of the
-    pre-activation's over every row (in float32, rounded once)."""
-    a, b, bias = ctx.saved_tensors
+    above), the bias's gradient the sum of the pre-activation's over every row (in
+    float32, rounded once), then times the scales and ``matmul``'s backward. The
+    scales take no gradient: a RuntimeError where one is asked for."""
+    a, b, bias, row_scale, col_scale = ctx.saved_tensors
+    if any(ctx.needs_input_grad[_ROW_SCALE:]):
+        raise RuntimeError(
+            "gemm_opt.matmul: row_scale and col_scale are not differentiable (pass them "
+            "detached, or compute their gradient outside)"
+        )
     tail = ("data-parallel", None, None, 1, None, ctx.seed)
     if ctx.activation not in (None, "none"):
-        pre = _call("matmul_epilogue", a, b, bias, None, *tail)
+        pre = _call("matmul_epilogue", a, b, bias, None, *tail, row_scale, col_scale)
         grad = _through_activation(grad, pre, ctx.activation)
-    plain = SimpleNamespace(saved_tensors=(a, b), needs_input_grad=ctx.needs_input_grad[:2],
-                            seed=ctx.seed)  # fmt: skip
-    da, db = _matmul_backward(plain, grad)[:2]
     dbias = None
     if bias is not None and ctx.needs_input_grad[2]:
         dbias = grad.float().reshape(-1, grad.shape[-1]).sum(0).to(bias.dtype)
-    return (da, db, dbias) + (None,) * 7
+    if row_scale is not None or col_scale is not None:
+        g = grad.float()
+        g = g if row_scale is None else g * row_scale[:, None]
+        grad = (g if col_scale is None else g * col_scale).to(grad.dtype)
+    plain = SimpleNamespace(saved_tensors=(a, b), needs_input_grad=ctx.needs_input_grad[:2],
+                            seed=ctx.seed)  # fmt: skip
+    da, db = _matmul_backward(plain, grad)[:2]
+    return (da, db, dbias) + (None,) * 9
 
 
 torch.library.register_autograd(
@@ -1064,6 +1091,8 @@ def matmul_epilogue(
     bias: Tensor | None,
     activation: str | None,
     accumulate: bool,
+    row_scale: Tensor | None = None,
+    col_scale: Tensor | None = None,
     **kw: Any,
 ) -> Tensor:
     """``gemm_opt.matmul`` with a fused epilogue on torch tensors (keywords as there):
@@ -1071,9 +1100,17 @@ def matmul_epilogue(
     ``matmul_epilogue_out`` with ``out`` (``accumulate``: ``out += ...``)."""
     kw = _plain_ints(kw)
     epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
-    tensors = (a, b) if bias is None else (a, b, bias)
-    if bias is not None and not isinstance(bias, Tensor):
-        raise TypeError(f"bias: expected a tensor like a, got {type(bias).__name__}")
+    scales = {"row_scale": row_scale, "col_scale": col_scale}
+    for name, x in (("bias", bias), *scales.items()):
+        if x is not None and not isinstance(x, Tensor):
+            raise TypeError(f"{name}: expected a tensor like a, got {type(x).__name__}")
+        if x is not None and name != "bias" and torch.is_grad_enabled() and x.requires_grad:
+            raise RuntimeError(
+                f"gemm_opt.matmul: {name} is not differentiable, but it requires grad (pass "
+                f"{name}.detach())"
+            )
+    epi.update({k: v for k, v in scales.items() if v is not None})
+    tensors = (a, b, *(x for x in (bias, row_scale, col_scale) if x is not None))
     if _direct(*tensors):
         result = _run("matmul", a, b, **epi, **kw)
         if kw["out"] is not None:
@@ -1083,15 +1120,17 @@ def matmul_epilogue(
     plain = kw["out"] is None and accumulate is False
     if plain and _eager_autograd("matmul_epilogue", tensors):
         # its plan (the implementation's) says what the meta plan below would
-        return _EagerAutograd.apply(a, b, bias, activation, *args, "matmul_epilogue")
+        return _EagerAutograd.apply(
+            a, b, bias, activation, *args, row_scale, col_scale, "matmul_epilogue"
+        )
     if not plain:
         _no_grad_out("matmul", *tensors)
         P.plan("matmul", a, b, meta=True, **epi, **kw)  # checks eagerly (out, accumulate)
         torch.ops.gemm_opt.matmul_epilogue_out(a, b, kw["out"], bias, activation, accumulate,
-                                               *args)  # fmt: skip
+                                               *args, row_scale, col_scale)  # fmt: skip
         return kw["out"]
     P.plan("matmul", a, b, meta=True, **epi, **kw)  # bad input: the eager message
-    return torch.ops.gemm_opt.matmul_epilogue(a, b, bias, activation, *args)
+    return torch.ops.gemm_opt.matmul_epilogue(a, b, bias, activation, *args, row_scale, col_scale)
 
 
 def grouped_matmul(
