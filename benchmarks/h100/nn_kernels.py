@@ -91,12 +91,17 @@ def train_moe_calls(batches: tuple[int, ...] = (8, 32)) -> None:
     (Linear 1024 -> 3072 with a bias, bf16, and 1024 -> 512 under autocast; MoE
     1024/512/8/2 on 2048 tokens, and on 1024 as ``test_nn.py``'s GPU test runs it) and
     its model's layers (Linear 1024 -> 3072, 1024, 8192 without bias; MoE 1024/1024/8/2)
-    at 8 and 32 sequences of 512 tokens."""
+    at 8 and 32 sequences of 512 tokens; and ``test_epilogue_scales.py``'s GPU test."""
+    import gemm_opt
+
     bf16 = {"dtype": torch.bfloat16}
     _fwd_bwd(gnn.Linear(1024, 3072, **bf16), torch.randn(4, 256, 1024, **bf16))
     _fwd_bwd(gnn.Linear(1024, 512), torch.randn(4, 256, 1024), autocast=True)
     for tokens in (2048, 1024):  # 1024: test_nn.py's eager-autograd test on the GPU
         _fwd_bwd(gnn.MoE(1024, 512, 8, 2, **bf16), torch.randn(tokens, 1024, **bf16))
+    # test_epilogue_scales.py's GPU test: rowwise-scaled linear, forward and backward
+    x, w = torch.randn(1024, 1024, **bf16, requires_grad=True), torch.randn(3072, 1024, **bf16)
+    gemm_opt.linear(x, w, row_scale=torch.ones(1024), col_scale=torch.ones(3072)).sum().backward()
     for batch in batches:
         tokens = batch * 512
         for out in (3072, 1024, 8192):

@@ -252,13 +252,18 @@ DENSE_EPILOGUES = tuple(
 )
 
 
+#: The scaled epilogue bundled for the dense ``x @ W.T`` kernels: both fp32 scales.
+SCALES_EPILOGUE = S.EpilogueSpec(row_scale=True, col_scale=True)
+
+
 def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
     """The fused-epilogue kernels (``epilogue.bundle``), TMA twins (the shapes a linear
     layer has are 16-byte aligned; any other call builds its kernel on demand where the
     compiler is), and for a persistent schedule the plain kernel too (it sizes the grid:
     resident programs per SM). On each shape class's configuration: ``x @ W.T`` (B
     stored (N, K), as ``F.linear`` reads it) data-parallel with a bias in the inputs'
-    dtype and each activation of :data:`DENSE_EPILOGUES`; the weight gradient
+    dtype and each activation of :data:`DENSE_EPILOGUES`, and with
+    :data:`SCALES_EPILOGUE`'s row and column scales; the weight gradient
     accumulated into an fp32 ``main_grad`` (``dY.T @ X``: A stored (K, M); ``out +=
     ...``), and per expert (grouped "k"); every kernel ``gemm_opt.nn``'s fused calls
     request (:mod:`gemm_opt.kernels.nn_gemms`: its Linear's bias, the MoE GateUp's
@@ -273,6 +278,9 @@ def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSp
                 if ep.bias == dtype:
                     out.append(S.KernelSpec("data-parallel", None, "none", dtype, **tma,
                                             trans_b=True, epilogue=ep))  # fmt: skip
+            # rowwise-scaled x @ W.T (per-token and per-channel dequantization scales)
+            out.append(S.KernelSpec("data-parallel", None, "none", dtype, **tma, trans_b=True,
+                                    epilogue=SCALES_EPILOGUE))  # fmt: skip
             acc = S.EpilogueSpec(accumulate=True)
             out.append(S.KernelSpec("data-parallel", None, "none", dtype, **tma, trans_a=True,
                                     out_dtype="fp32", epilogue=acc))  # fmt: skip
