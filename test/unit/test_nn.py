@@ -117,6 +117,19 @@ def test_linear_compiles_fullgraph() -> None:
     assert torch.equal(compiled(x), lin(x))
 
 
+def test_linear_with_bias_traces_as_on_the_gpu() -> None:
+    """Traced with a bias, planned as cuda:90 (whose plan key reads data pointers): the
+    trace reads no fake tensor's data, the graph runs the epilogue operator."""
+    torch.manual_seed(19)
+    lin = gnn.Linear(32, 24, dtype=BF16)
+    x = torch.randn(3, 8, 32, dtype=BF16)
+    launched: list = []
+    with NNK.planning_as_cuda(132, launched):
+        compiled = torch.compile(lin, fullgraph=True, backend="aot_eager")
+        assert compiled(x).shape == (3, 8, 24)
+    assert [s.epilogue.bias for s in launched] == ["bf16"]
+
+
 # ---- routing ----------------------------------------------------------------------------
 
 

@@ -1596,22 +1596,24 @@ def plan(
     scales = {"row_scale": row_scale, "col_scale": col_scale}
     if op != "matmul" and (row_scale is not None or col_scale is not None):
         raise ValueError(f"row_scale, col_scale: only matmul takes them, not {op}")
-    if has_epilogue(bias, activation, accumulate, row_scale, col_scale):
+    epilogue = has_epilogue(bias, activation, accumulate, row_scale, col_scale)
+    if epilogue:
         build_kw.update(bias=bias, activation=activation, accumulate=accumulate)
+        if op == "matmul":
+            build_kw.update(scales)
+    if meta:  # traced: no key (a fake tensor has no data pointer to key its alignment)
+        return _BUILDERS[op](*args, meta=True, **build_kw, **kw)
+    if epilogue:
         keys = []
         for name, x in (("bias", bias), *scales.items()):
             try:
                 keys.append(None if x is None else _tensor_key(x, kind_of(x, name)))
             except TypeError:
                 keys.append(())
-        if op == "matmul":
-            build_kw.update(scales)
         extra = (
             *extra,
             ("epilogue", *keys, type(activation), activation, type(accumulate), accumulate),
         )
-    if meta:
-        return _BUILDERS[op](*args, meta=True, **build_kw, **kw)
     key = signature(op, a, b, group_lens if op != "matmul" else None, extra, kw)
     hit = _PLANS.get(key) if key is not None else None
     if hit is not None and hit.env == environment(hit):
