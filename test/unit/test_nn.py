@@ -308,14 +308,6 @@ def test_functional_linear_is_f_linear() -> None:
 # ---- the fused epilogues -----------------------------------------------------------------
 
 
-def _unfused_gate_up(x, w, lens):
-    """GateUp as the modules ran it before the fused epilogue: the GEMM rounded to the
-    inputs' dtype, then SwiGLU in eager torch."""
-    from gemm_opt import api
-
-    return GF.swiglu(api.grouped_matmul(x, w, lens))
-
-
 def test_expert_gate_up_fuses_swiglu_and_equals_the_unfused_form() -> None:
     """The fused SwiGLU rounds once (from the fp32 sums), the unfused form twice: both
     within a bf16 ulp or two of float32, and their gradients as close."""
@@ -324,8 +316,8 @@ def test_expert_gate_up_fuses_swiglu_and_equals_the_unfused_form() -> None:
     x = torch.randn(16, 32, dtype=BF16, requires_grad=True)
     w = (torch.randn(4, 32, 24) / 6).to(BF16).requires_grad_()
     dy = torch.randn(16, 12)
-    got = GF.expert_gate_up(x, w, lens, None)
-    want = _unfused_gate_up(x, w, lens)
+    got = GF.expert_gate_up(x, w, lens, None, fused=True)
+    want = GF.expert_gate_up(x, w, lens, None, fused=False)
     rows = torch.repeat_interleave(torch.arange(4), lens)
     exact = GF.swiglu(torch.einsum("sk,skn->sn", x.float(), w.float()[rows]))
     assert got.shape == (16, 12) and got.dtype == BF16
@@ -337,9 +329,12 @@ def test_expert_gate_up_fuses_swiglu_and_equals_the_unfused_form() -> None:
         _close(g, wt, tol=2.0**-6)
 
 
-def test_modules_call_the_fused_operators(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Linear with a bias and MoE's GateUp run the epilogue operators (bias and SwiGLU in
-    the kernel), with the schedule and activation of the nn_gemms table."""
+@pytest.mark.parametrize("fuse_gate_up", [False, True])
+def test_modules_call_the_fused_operators(
+    monkeypatch: pytest.MonkeyPatch, fuse_gate_up: bool
+) -> None:
+    """Linear with a bias runs the epilogue operator (the bias in the kernel), MoE's
+    GateUp too where the table fuses its SwiGLU, with the table's schedule and activation."""
     from gemm_opt import torch_ops
     from gemm_opt.kernels import nn_gemms as NG
 
@@ -352,12 +347,14 @@ def test_modules_call_the_fused_operators(monkeypatch: pytest.MonkeyPatch) -> No
             return _real(*args, **kw)
 
         monkeypatch.setattr(torch_ops, name, spy)
+    monkeypatch.setattr(NG, "FUSE_GATE_UP", fuse_gate_up)
     torch.manual_seed(13)
     gnn.Linear(16, 8, dtype=BF16)(torch.randn(3, 16, dtype=BF16))
     gnn.MoE(32, 16, 4, 2, dtype=BF16)(torch.randn(6, 32, dtype=BF16))
+    gate_up = [("grouped_matmul_epilogue", "swiglu", str(NG.GATE_UP.schedule))]
     assert calls == [
         ("matmul_epilogue", None, str(NG.LINEAR.schedule)),
-        ("grouped_matmul_epilogue", "swiglu", str(NG.GATE_UP.schedule)),
+        *(gate_up if fuse_gate_up else []),
     ]
 
 
@@ -376,8 +373,11 @@ def test_moe_state_dict_is_unchanged_by_the_fused_layout(monkeypatch: pytest.Mon
         torch.equal(a, b) for a, b in zip(sd.values(), other.state_dict().values(), strict=True)
     )
     x = torch.randn(12, 32, dtype=BF16)
+    from gemm_opt.kernels import nn_gemms as NG
+
+    monkeypatch.setattr(NG, "FUSE_GATE_UP", True)
     fused = moe(x)
-    monkeypatch.setattr(GF, "expert_gate_up", lambda x, w, lens, cfg: _unfused_gate_up(x, w, lens))
+    monkeypatch.setattr(NG, "FUSE_GATE_UP", False)
     unfused = other(x)
     _close(fused, unfused, tol=2.0**-6)
 
@@ -450,11 +450,15 @@ def test_every_kernel_nn_requests_for_train_moe_is_bundled(sms: int) -> None:
     ]
 
 
-def test_gpu_plans_of_the_modules_request_the_tables_kernels() -> None:
+def test_gpu_plans_of_the_modules_request_the_tables_kernels(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Planned as cuda:90 (nn_kernels.py's recorder: nothing launched), a MoE forward's
-    GateUp and a Linear's biased product are the table's kernels for the shape's class."""
+    GateUp (fused) and a Linear's biased product are the table's kernels for the shape's
+    class."""
     from gemm_opt.kernels import nn_gemms as NG
 
+    monkeypatch.setattr(NG, "FUSE_GATE_UP", True)
     launched: list = []
     with NNK.planning_as_cuda(132, launched):
         gnn.MoE(256, 512, 8, 2, dtype=BF16)(torch.randn(1024, 256, dtype=BF16))
@@ -501,7 +505,10 @@ def test_eager_autograd_skips_the_dispatcher_and_equals_it(monkeypatch: pytest.M
     monkeypatch.setattr(T._EagerAutograd, "forward", staticmethod(forward))
     direct, direct_grads = _step(moe, lin, x)
     assert type(direct.grad_fn).__name__ == "_EagerAutogradBackward"
-    assert ops == ["grouped_matmul_epilogue", "grouped_matmul", "matmul_epilogue"]
+    from gemm_opt.kernels import nn_gemms as NG
+
+    gate_up = "grouped_matmul_epilogue" if NG.FUSE_GATE_UP else "grouped_matmul"
+    assert ops == [gate_up, "grouped_matmul", "matmul_epilogue"]
     assert torch.equal(direct, dispatched)
     for g, want in zip(direct_grads, grads, strict=True):
         assert torch.equal(g, want)
@@ -525,7 +532,7 @@ def test_eager_autograd_is_not_taken_under_compile(monkeypatch: pytest.MonkeyPat
 
     compiled = torch.compile(moe, fullgraph=True, backend=backend)(x)
     assert torch.equal(compiled, eager)
-    assert any("gemm_opt.grouped_matmul_epilogue" in t for t in traced[0])
+    assert any("gemm_opt.grouped_matmul" in t for t in traced[0])
 
 
 @CUDA

@@ -290,7 +290,7 @@ def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSp
                                  out_dtype="fp32", epilogue=acc)  # fmt: skip
             out += [wgrad, replace(wgrad, aligned=True, tma=True)]
             cfg = GPU_CONFIGS[name]
-            for call in NG.CALLS:
+            for call in NG.BUNDLED:
                 out += call.specs(dtype, call.config(cfg))
             if cfg.block_m * cfg.block_n > SWIGLU_TILE:  # two accumulators do not fit
                 continue

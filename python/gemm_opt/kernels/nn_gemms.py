@@ -1,7 +1,7 @@
 """The fused GEMMs ``gemm_opt.nn`` runs, and the kernels each call requests.
 
 One table for two readers: :mod:`gemm_opt.nn.functional` makes its calls with
-these schedules and epilogues, and the epilogue bundle
+these schedules and epilogues (:data:`CALLS`), and the epilogue bundle
 (:func:`gemm_opt.kernels.build_bundles.epilogue_bundle_specs`) holds the kernels
 they request, so a change to a module's call cannot leave its kernel out of the
 bundle. The kernel of a call without a ``config`` is its shape class's
@@ -64,8 +64,16 @@ class FusedCall:
 LINEAR = FusedCall(Kind.DATA_PARALLEL, Grouped.NONE, True, Activation.NONE, bias=True)
 #: ``gemm_opt.nn.MoE``'s GateUp: per-expert (H, 2F) weights, SwiGLU over ``[gate | up]``.
 GATE_UP = FusedCall(Kind.PERSISTENT, Grouped.M, False, Activation.SWIGLU, bias=False)
+#: Whether ``gemm_opt.nn.MoE``'s GateUp runs :data:`GATE_UP` (SwiGLU in the epilogue) or
+#: the grouped GEMM followed by SwiGLU in eager torch. Off: on the GPU the fused kernel
+#: (two accumulators, a third copy ring, fewer stages) is slower than the pair, and its
+#: backward recomputes the GEMM (``docs/nn.md``, "Fused epilogues").
+FUSE_GATE_UP = False
 #: Every fused call the modules make.
-CALLS = (LINEAR, GATE_UP)
+CALLS = (LINEAR, GATE_UP) if FUSE_GATE_UP else (LINEAR,)
+#: The fused calls whose kernels the epilogue bundle holds: the modules' and GateUp's
+#: (for ``grouped_matmul(..., activation="swiglu")`` and for :data:`FUSE_GATE_UP`).
+BUNDLED = (LINEAR, GATE_UP)
 
 
 def specs_for(call: FusedCall, dtype: str, rows: int, n: int, sms: int = 132) -> list[S.KernelSpec]:
@@ -73,4 +81,4 @@ def specs_for(call: FusedCall, dtype: str, rows: int, n: int, sms: int = 132) ->
     return call.specs(dtype, call.class_config(rows, n, sms))
 
 
-__all__ = ["CALLS", "GATE_UP", "LINEAR", "FusedCall", "specs_for"]
+__all__ = ["BUNDLED", "CALLS", "FUSE_GATE_UP", "GATE_UP", "LINEAR", "FusedCall", "specs_for"]

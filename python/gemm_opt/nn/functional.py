@@ -1,13 +1,12 @@
 """The GEMMs the modules run, in one place: ``linear`` and the experts' two grouped GEMMs.
 
-The modules call only these functions. Both elementwise steps run in the GEMM's
-epilogue, on the fp32 accumulator before its one rounding: ``linear``'s bias
-(:func:`gemm_opt.api.linear`) and the experts' SwiGLU (GateUp's ``[gate | up]``
-columns), so neither writes the pre-activation to memory and reads it back. The
-calls' schedules and epilogues are :mod:`gemm_opt.kernels.nn_gemms`' table, from
-which the bundle lists the kernels they run. :func:`swiglu` is the same function
-in eager torch (the reference the fused form is tested against, and the torch
-baseline's).
+The modules call only these functions. ``linear``'s bias runs in the GEMM's
+epilogue, on the fp32 accumulator before its one rounding
+(:func:`gemm_opt.api.linear`); the experts' SwiGLU can too (GateUp's ``[gate |
+up]`` columns), but by default runs in eager torch after the grouped GEMM
+(:func:`swiglu`), the faster pair on the GPU. The calls' schedules and epilogues
+are :mod:`gemm_opt.kernels.nn_gemms`' table, from which the bundle lists the
+kernels they run.
 """
 
 from __future__ import annotations
@@ -70,9 +69,15 @@ def swiglu(h: Tensor) -> Tensor:
     return (F.silu(gate.float()) * up.float()).to(h.dtype)
 
 
-def expert_gate_up(x: Tensor, w_gate_up: Tensor, group_lens: Tensor, config: Config) -> Tensor:
-    """GateUp with SwiGLU fused: rows of ``x`` (S, H) grouped by ``group_lens``,
-    ``w_gate_up`` (E, H, 2F) (gate columns, then up: the epilogue's halves) -> (S, F)."""
+def expert_gate_up(
+    x: Tensor, w_gate_up: Tensor, group_lens: Tensor, config: Config, fused: bool | None = None
+) -> Tensor:
+    """GateUp with SwiGLU: rows of ``x`` (S, H) grouped by ``group_lens``, ``w_gate_up``
+    (E, H, 2F) (gate columns, then up: the epilogue's halves) -> (S, F). ``fused``: SwiGLU
+    in the GEMM's epilogue, else :func:`swiglu` after it; None: the table's choice
+    (:data:`gemm_opt.kernels.nn_gemms.FUSE_GATE_UP`)."""
+    if not (NG.FUSE_GATE_UP if fused is None else fused):
+        return swiglu(api.grouped_matmul(x, w_gate_up, group_lens, config=config))
     call = NG.GATE_UP
     return api.grouped_matmul(
         x, w_gate_up, group_lens, trans_b=call.trans_b, schedule=str(call.schedule),
