@@ -106,6 +106,8 @@ def matmul(
     bias: Any = None,
     activation: str | None = None,
     accumulate: bool = False,
+    row_scale: Any = None,
+    col_scale: Any = None,
 ) -> Any:
     """C = A @ B as ``torch.matmul`` computes it: ``a`` (..., M, K), ``b`` (..., K, N),
     batch dimensions broadcast, result row-major (..., M, N).
@@ -150,9 +152,17 @@ def matmul(
     ``torch.ops.gemm_opt.matmul_epilogue`` (differentiable in ``a``, ``b`` and
     ``bias``) or ``matmul_epilogue_out``. Atomic stream-K takes neither an
     activation nor ``accumulate`` (no program holds a tile's finished sum).
+    ``row_scale`` (M,) and ``col_scale`` (N,), float32, scale the sum before the
+    bias: ``C = activation(row_scale[:, None] * col_scale[None, :] * (A @ B) + bias)``
+    (2-D ``a`` and ``b``; no ``col_scale`` with SwiGLU); differentiable in ``a``,
+    ``b`` and ``bias``, not in the scales (a scale that requires grad is a
+    RuntimeError).
     """
     if scale_a is not None or scale_b is not None or out_dtype is not None:
-        for name, value in (("bias", bias), ("activation", activation)):
+        for name, value in (
+            ("bias", bias), ("activation", activation), ("row_scale", row_scale),
+            ("col_scale", col_scale),
+        ):  # fmt: skip
             if value is not None:
                 raise ValueError(f"{name}: the scaled (FP8) GEMM has no fused epilogue yet")
         if accumulate is not False:
@@ -164,16 +174,18 @@ def matmul(
         "num_xcds": num_xcds, "config": config, "out": out, "seed": seed,
     }  # fmt: skip
     epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
-    fused = P.has_epilogue(bias, activation, accumulate)
+    scales = {"row_scale": row_scale, "col_scale": col_scale}
+    fused = P.has_epilogue(bias, activation, accumulate, row_scale, col_scale)
     if _torch_pair(a, b):
         from gemm_opt import torch_ops
 
         if fused:
-            return torch_ops.matmul_epilogue(a, b, **epi, **kw)
+            return torch_ops.matmul_epilogue(a, b, **epi, **scales, **kw)
         return torch_ops.matmul(a, b, **kw)
     if not fused:
         return _run_model(P.plan("matmul", a, b, **kw), a, b, kw)
-    return _run_model(P.plan("matmul", a, b, **epi, **kw), a, b, kw, bias)
+    plan = P.plan("matmul", a, b, **epi, **scales, **kw)
+    return _run_model(plan, a, b, kw, bias, **scales)
 
 
 def linear(
@@ -513,11 +525,21 @@ def _scaled_grouped(
     return model_gemm.run_scaled(plan, a, b, scale_a, scale_b)
 
 
-def _run_model(plan: P.GemmPlan, a: Any, b: Any, kw: Mapping[str, Any], bias: Any = None) -> Any:
+def _run_model(
+    plan: P.GemmPlan,
+    a: Any,
+    b: Any,
+    kw: Mapping[str, Any],
+    bias: Any = None,
+    row_scale: Any = None,
+    col_scale: Any = None,
+) -> Any:
     """Run a host call's plan on the executable model."""
     from gemm_opt.kernels import model_gemm
 
-    return model_gemm.run(plan, a, b, out=kw["out"], bias=bias)
+    return model_gemm.run(
+        plan, a, b, out=kw["out"], bias=bias, row_scale=row_scale, col_scale=col_scale
+    )
 
 
 __all__ = [

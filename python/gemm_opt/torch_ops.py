@@ -120,25 +120,30 @@ def _run(
     bias: Tensor | None = None,
     activation: str | None = None,
     accumulate: bool = False,
+    row_scale: Tensor | None = None,
+    col_scale: Tensor | None = None,
     **kw: Any,
 ) -> Any:
     """One call of an operator: its plan (:func:`gemm_opt.runtime.plan.plan`), run on
     the GPU or on the model, where its tensors are (with the fused epilogue's
-    ``bias``, ``activation`` and ``accumulate``)."""
+    ``bias``, ``activation``, ``accumulate``, ``row_scale`` and ``col_scale``)."""
     if not rt.has_builder() and _safe_kind(a) == "cuda" and rt.compiler_installed():
         from gemm_opt.kernels import disk_cache  # kernels the bundles lack: built, kept on disk
 
         disk_cache.install()
     epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
-    if not P.has_epilogue(bias, activation, accumulate):
+    scales = {"row_scale": row_scale, "col_scale": col_scale}
+    if row_scale is not None or col_scale is not None:
+        epi.update(scales)
+    elif not P.has_epilogue(bias, activation, accumulate):
         epi = {}
     p = P.plan(op, a, b, group_lens, **epi, **kw)
     if p.backend == "cuda":
         lens = None if op == "matmul" else P.device_lens(p, group_lens, a.device)
-        return P.launch(p, a, b, lens, kw["out"], bias)
+        return P.launch(p, a, b, lens, kw["out"], bias, row_scale, col_scale)
     from gemm_opt.kernels import model_gemm
 
-    return model_gemm.run(p, a, b, out=kw["out"], bias=bias)
+    return model_gemm.run(p, a, b, out=kw["out"], bias=bias, **scales)
 
 
 def _safe_kind(x: Any) -> str | None:
@@ -380,10 +385,10 @@ def _grouped_backward(ctx: Any, grad: Tensor) -> tuple:
     grad = grad.contiguous()
     da = db = None
     if ctx.needs_input_grad[0]:
-        da = torch.ops.gemm_opt.grouped_matmul(grad, b, lens, not ctx.trans_b, *ctx.rest, None)
+        da = _call("grouped_matmul", grad, b, lens, not ctx.trans_b, *ctx.rest, None)
     if ctx.needs_input_grad[1]:
         x, y = (grad, a) if ctx.trans_b else (a, grad)
-        db = torch.ops.gemm_opt.grouped_matmul_variable_k(x, y, lens, *ctx.rest, None)
+        db = _call("grouped_matmul_variable_k", x, y, lens, *ctx.rest, None)
     return (da, db) + (None,) * 9
 
 
@@ -404,9 +409,9 @@ def _variable_k_backward(ctx: Any, grad: Tensor) -> tuple:
     grad = grad.contiguous()
     da = db = None
     if ctx.needs_input_grad[0]:
-        da = torch.ops.gemm_opt.grouped_matmul(b, grad, lens, True, *ctx.rest, None)
+        da = _call("grouped_matmul", b, grad, lens, True, *ctx.rest, None)
     if ctx.needs_input_grad[1]:
-        db = torch.ops.gemm_opt.grouped_matmul(a, grad, lens, False, *ctx.rest, None)
+        db = _call("grouped_matmul", a, grad, lens, False, *ctx.rest, None)
     return (da, db) + (None,) * 8
 
 
@@ -508,18 +513,22 @@ def _matmul_epilogue(
     num_xcds: int = 1,
     config: list[int] | None = None,
     seed: int | None = None,
+    row_scale: Tensor | None = None,
+    col_scale: Tensor | None = None,
 ) -> Tensor:
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
-    return _run("matmul", a, b, bias=bias, activation=activation, **kw)
+    return _run("matmul", a, b, bias=bias, activation=activation, row_scale=row_scale,
+                col_scale=col_scale, **kw)  # fmt: skip
 
 
 @_matmul_epilogue.register_fake
 def _(
     a, b, bias=None, activation=None, schedule="data-parallel", reduction=None,
-    num_programs=None, num_xcds=1, config=None, seed=None,
+    num_programs=None, num_xcds=1, config=None, seed=None, row_scale=None, col_scale=None,
 ):  # fmt: skip
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed)
-    p = P.plan("matmul", a, b, bias=bias, activation=activation, meta=True, **kw)
+    p = P.plan("matmul", a, b, bias=bias, activation=activation, row_scale=row_scale,
+               col_scale=col_scale, meta=True, **kw)  # fmt: skip
     return a.new_empty(p.out_shape)
 
 
@@ -537,19 +546,23 @@ def _matmul_epilogue_out(
     num_xcds: int = 1,
     config: list[int] | None = None,
     seed: int | None = None,
+    row_scale: Tensor | None = None,
+    col_scale: Tensor | None = None,
 ) -> None:
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
-    _run("matmul", a, b, bias=bias, activation=activation, accumulate=accumulate, **kw)
+    _run("matmul", a, b, bias=bias, activation=activation, accumulate=accumulate,
+         row_scale=row_scale, col_scale=col_scale, **kw)  # fmt: skip
 
 
 @_matmul_epilogue_out.register_fake
 def _(
     a, b, out, bias=None, activation=None, accumulate=False, schedule="data-parallel",
-    reduction=None, num_programs=None, num_xcds=1, config=None, seed=None,
+    reduction=None, num_programs=None, num_xcds=1, config=None, seed=None, row_scale=None,
+    col_scale=None,
 ):  # fmt: skip
     kw = _kw(schedule, reduction, num_programs, num_xcds, config, seed, out)
     P.plan("matmul", a, b, bias=bias, activation=activation, accumulate=accumulate,
-           meta=True, **kw)  # fmt: skip
+           row_scale=row_scale, col_scale=col_scale, meta=True, **kw)  # fmt: skip
 
 
 def activation_grad(pre: Tensor, activation: str | None) -> Tensor:
@@ -587,30 +600,44 @@ def _through_activation(grad: Tensor, pre: Tensor, activation: str) -> Tensor:
     return (g * activation_grad(pre, activation)).to(grad.dtype)
 
 
+#: Where ``matmul_epilogue``'s inputs hold the seed and the two scales.
+_SEED, _ROW_SCALE, _COL_SCALE = 9, 10, 11
+
+
 def _epilogue_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
-    a, b, bias, activation, schedule, reduction, *_, seed = inputs
-    ctx.save_for_backward(a, b, bias)
+    a, b, bias, activation, schedule, reduction = inputs[:6]
+    ctx.save_for_backward(a, b, bias, *inputs[_ROW_SCALE:])
     ctx.activation = activation
-    ctx.seed = seed
-    ctx.tail = _backward_tail(schedule, reduction, seed)
+    ctx.seed = inputs[_SEED]
+    ctx.tail = _backward_tail(schedule, reduction, ctx.seed)
 
 
 def _epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
     """Through the activation (its derivative at the recomputed pre-activation, see
-    above), then ``matmul``'s backward; the bias's gradient is the sum of the
-    pre-activation's over every row (in float32, rounded once)."""
-    a, b, bias = ctx.saved_tensors
+    above), the bias's gradient the sum of the pre-activation's over every row (in
+    float32, rounded once), then times the scales and ``matmul``'s backward. The
+    scales take no gradient: a RuntimeError where one is asked for."""
+    a, b, bias, row_scale, col_scale = ctx.saved_tensors
+    if any(ctx.needs_input_grad[_ROW_SCALE:]):
+        raise RuntimeError(
+            "gemm_opt.matmul: row_scale and col_scale are not differentiable (pass them "
+            "detached, or compute their gradient outside)"
+        )
     tail = ("data-parallel", None, None, 1, None, ctx.seed)
     if ctx.activation not in (None, "none"):
-        pre = torch.ops.gemm_opt.matmul_epilogue(a, b, bias, None, *tail)
+        pre = _call("matmul_epilogue", a, b, bias, None, *tail, row_scale, col_scale)
         grad = _through_activation(grad, pre, ctx.activation)
-    plain = SimpleNamespace(saved_tensors=(a, b), needs_input_grad=ctx.needs_input_grad[:2],
-                            tail=ctx.tail)  # fmt: skip
-    da, db = _matmul_backward(plain, grad)[:2]
     dbias = None
     if bias is not None and ctx.needs_input_grad[2]:
         dbias = grad.float().reshape(-1, grad.shape[-1]).sum(0).to(bias.dtype)
-    return (da, db, dbias) + (None,) * 7
+    if row_scale is not None or col_scale is not None:
+        g = grad.float()
+        g = g if row_scale is None else g * row_scale[:, None]
+        grad = (g if col_scale is None else g * col_scale).to(grad.dtype)
+    plain = SimpleNamespace(saved_tensors=(a, b), needs_input_grad=ctx.needs_input_grad[:2],
+                            tail=ctx.tail)  # fmt: skip
+    da, db = _matmul_backward(plain, grad)[:2]
+    return (da, db, dbias) + (None,) * 9
 
 
 torch.library.register_autograd(
@@ -733,9 +760,7 @@ def _grouped_epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
     given, so no host sync)."""
     a, b, lens, bias = ctx.saved_tensors
     if ctx.activation not in (None, "none"):
-        pre = torch.ops.gemm_opt.grouped_matmul_epilogue(
-            a, b, lens, bias, None, ctx.trans_b, *ctx.rest, None
-        )
+        pre = _call("grouped_matmul_epilogue", a, b, lens, bias, None, ctx.trans_b, *ctx.rest, None)
         grad = _through_activation(grad, pre, ctx.activation)
     plain = SimpleNamespace(saved_tensors=(a, b, lens), trans_b=ctx.trans_b, rest=ctx.rest,
                             needs_input_grad=ctx.needs_input_grad[:2])  # fmt: skip
@@ -849,23 +874,26 @@ def _dispatch_free() -> bool:
 _DIRECT_OK = _dispatch_free()
 #: The device type whose eager calls may skip the dispatcher (:func:`_direct`).
 _DIRECT_DEVICE = "cuda"
+#: The tensor types the dispatcher adds nothing for (a module's weight is a Parameter).
+_PLAIN = (Tensor, torch.nn.Parameter)
 
 
-def _direct(*tensors: Tensor) -> bool:
+def _direct(*tensors: Tensor, autograd: bool = False) -> bool:
     """Whether an eager call may run the operator's CUDA implementation without going
     through the dispatcher, which costs about as much host time as the launch itself
     (a decode-sized GEMM is host-bound).
 
     Only where the dispatcher would add nothing: not traced by ``torch.compile``,
-    plain CUDA tensors (no subclass such as a fake tensor), no gradient to record,
-    no torch function or dispatch mode, no functorch transform, and the profiler
-    off (it records the operators). Anything else goes through ``torch.ops``.
+    plain CUDA tensors or parameters (no subclass such as a fake tensor), no gradient to record
+    (with ``autograd``: a gradient recorded by :class:`_EagerAutograd` instead), no
+    torch function or dispatch mode, no functorch transform, and the profiler off
+    (it records the operators). Anything else goes through ``torch.ops``.
     """
     if not _DIRECT_OK or torch.compiler.is_compiling():
         return False
-    grad = torch.is_grad_enabled()
+    grad = torch.is_grad_enabled() and not autograd
     for t in tensors:
-        if type(t) is not Tensor or t.device.type != _DIRECT_DEVICE or (grad and t.requires_grad):
+        if type(t) not in _PLAIN or t.device.type != _DIRECT_DEVICE or (grad and t.requires_grad):
             return False
     C = torch._C
     return not (
@@ -879,6 +907,69 @@ def _direct(*tensors: Tensor) -> bool:
 def _mutated(out: Tensor) -> None:
     """What the operator's dispatch does for a mutated argument: bump its version."""
     torch.autograd.graph.increment_version(out)
+
+
+#: The differentiable operators' implementations, setup and backward, by name: what
+#: :class:`_EagerAutograd` runs (the functions registered with ``torch.library``, so the
+#: eager and the dispatched autograd are one definition).
+_AUTOGRAD = {
+    "matmul": (_matmul, _matmul_setup, _matmul_backward),
+    "matmul_epilogue": (_matmul_epilogue, _epilogue_setup, _epilogue_backward),
+    "grouped_matmul": (_grouped_matmul, _grouped_setup, _grouped_backward),
+    "grouped_matmul_epilogue": (
+        _grouped_matmul_epilogue, _grouped_epilogue_setup, _grouped_epilogue_backward,
+    ),
+    "grouped_matmul_variable_k": (
+        _grouped_matmul_variable_k, _variable_k_setup, _variable_k_backward,
+    ),
+}  # fmt: skip
+#: Each operator's Python implementation (``custom_op`` keeps the decorated function);
+#: empty where this PyTorch does not keep it, and every call dispatches.
+_IMPLS: dict[str, Any] = {
+    name: getattr(op, "_init_fn", None) for name, (op, _, _) in _AUTOGRAD.items()
+}
+if not all(_IMPLS.values()):
+    _IMPLS = {}
+
+
+class _EagerAutograd(torch.autograd.Function):
+    """An operator's eager call that records its gradient without ``torch.library``'s
+    dispatch (60-110 us of host time per call, as much as the launch): the forward
+    runs the operator's implementation, the context and the backward are the
+    functions registered for it. Used only where :func:`_direct` allows (never
+    while ``torch.compile`` traces: graphs keep the operators)."""
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any) -> Tensor:
+        *inputs, name = args
+        impl, setup, _ = _AUTOGRAD[name]
+        out = impl(*inputs)
+        setup(ctx, tuple(inputs), out)
+        ctx.op = name
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        return (*_AUTOGRAD[ctx.op][2](ctx, grad), None)
+
+
+def _eager_autograd(name: str, tensors: tuple[Tensor, ...]) -> bool:
+    """Whether ``name``'s call on ``tensors`` records its gradient through
+    :class:`_EagerAutograd` (some input requires one, and no dispatch is needed)."""
+    return (
+        bool(_IMPLS)
+        and _direct(*tensors, autograd=True)  # first: False at once while compiling
+        and torch.is_grad_enabled()
+        and any(t.requires_grad for t in tensors)
+    )
+
+
+def _call(name: str, *args: Any) -> Tensor:
+    """``torch.ops.gemm_opt.<name>(*args)`` of a backward: the implementation called
+    directly where the dispatcher adds nothing (:func:`_direct`: no gradient recorded)."""
+    if _IMPLS and _direct(*(a for a in args if isinstance(a, Tensor))):
+        return _IMPLS[name](*args)
+    return getattr(torch.ops.gemm_opt, name)(*args)
 
 
 @torch.library.custom_op(f"{NAMESPACE}::scaled_matmul", mutates_args=(), tags=_TAGS)
@@ -1238,6 +1329,8 @@ def matmul(a: Tensor, b: Tensor, **kw: Any) -> Tensor:
         _no_grad_out("matmul", a, b)
         torch.ops.gemm_opt.matmul_out(a, b, kw["out"], *args)
         return kw["out"]
+    if _eager_autograd("matmul", (a, b)):
+        return _EagerAutograd.apply(a, b, *args, "matmul")
     return torch.ops.gemm_opt.matmul(a, b, *args)
 
 
@@ -1248,6 +1341,8 @@ def matmul_epilogue(
     bias: Tensor | None,
     activation: str | None,
     accumulate: bool,
+    row_scale: Tensor | None = None,
+    col_scale: Tensor | None = None,
     **kw: Any,
 ) -> Tensor:
     """``gemm_opt.matmul`` with a fused epilogue on torch tensors (keywords as there):
@@ -1255,23 +1350,37 @@ def matmul_epilogue(
     ``matmul_epilogue_out`` with ``out`` (``accumulate``: ``out += ...``)."""
     kw = _plain_ints(kw)
     epi = {"bias": bias, "activation": activation, "accumulate": accumulate}
-    tensors = (a, b) if bias is None else (a, b, bias)
-    if bias is not None and not isinstance(bias, Tensor):
-        raise TypeError(f"bias: expected a tensor like a, got {type(bias).__name__}")
+    scales = {"row_scale": row_scale, "col_scale": col_scale}
+    for name, x in (("bias", bias), *scales.items()):
+        if x is not None and not isinstance(x, Tensor):
+            raise TypeError(f"{name}: expected a tensor like a, got {type(x).__name__}")
+        if x is not None and name != "bias" and torch.is_grad_enabled() and x.requires_grad:
+            raise RuntimeError(
+                f"gemm_opt.matmul: {name} is not differentiable, but it requires grad (pass "
+                f"{name}.detach())"
+            )
+    epi.update({k: v for k, v in scales.items() if v is not None})
+    tensors = (a, b, *(x for x in (bias, row_scale, col_scale) if x is not None))
     if _direct(*tensors):
         result = _run("matmul", a, b, **epi, **kw)
         if kw["out"] is not None:
             _mutated(kw["out"])
         return result
     args = _op_args(a, b, kw, lambda: P.plan("matmul", a, b, **epi, **kw))
-    if kw["out"] is not None or accumulate:
+    plain = kw["out"] is None and accumulate is False
+    if plain and _eager_autograd("matmul_epilogue", tensors):
+        # its plan (the implementation's) says what the meta plan below would
+        return _EagerAutograd.apply(
+            a, b, bias, activation, *args, row_scale, col_scale, "matmul_epilogue"
+        )
+    if not plain:
         _no_grad_out("matmul", *tensors)
         P.plan("matmul", a, b, meta=True, **epi, **kw)  # checks eagerly (out, accumulate)
         torch.ops.gemm_opt.matmul_epilogue_out(a, b, kw["out"], bias, activation, accumulate,
-                                               *args)  # fmt: skip
+                                               *args, row_scale, col_scale)  # fmt: skip
         return kw["out"]
     P.plan("matmul", a, b, meta=True, **epi, **kw)  # bad input: the eager message
-    return torch.ops.gemm_opt.matmul_epilogue(a, b, bias, activation, *args)
+    return torch.ops.gemm_opt.matmul_epilogue(a, b, bias, activation, *args, row_scale, col_scale)
 
 
 def grouped_matmul(
@@ -1297,6 +1406,8 @@ def grouped_matmul(
         _no_grad_out("grouped_matmul", a, b)
         torch.ops.gemm_opt.grouped_matmul_out(a, b, lens, kw["out"], trans_b, *args, v)
         return kw["out"]
+    if _eager_autograd("grouped_matmul", (a, b, lens)):
+        return _EagerAutograd.apply(a, b, lens, trans_b, *args, v, "grouped_matmul")
     return torch.ops.gemm_opt.grouped_matmul(a, b, lens, trans_b, *args, v)
 
 
@@ -1333,8 +1444,14 @@ def grouped_matmul_epilogue(
     check = {"trans_b": trans_b, **epi, **kw}
     args = _op_args(a, b, kw, lambda: P.plan("grouped_matmul", a, b, group_lens, **check))
     lens = _lens_tensor(group_lens)
+    plain = kw["out"] is None and accumulate is False
+    if plain and _eager_autograd("grouped_matmul_epilogue", (*tensors, lens)):
+        # its plan (the implementation's) says what the meta plan below would
+        return _EagerAutograd.apply(
+            a, b, lens, bias, activation, trans_b, *args, v, "grouped_matmul_epilogue"
+        )
     P.plan("grouped_matmul", a, b, lens, meta=True, **check)  # the eager messages
-    if kw["out"] is not None or accumulate:
+    if not plain:
         _no_grad_out("grouped_matmul", *tensors)
         torch.ops.gemm_opt.grouped_matmul_epilogue_out(
             a, b, lens, kw["out"], bias, activation, accumulate, trans_b, *args, v
@@ -1373,6 +1490,8 @@ def grouped_matmul_variable_k(
         _no_grad_out("grouped_matmul_variable_k", a, b)
         torch.ops.gemm_opt.grouped_matmul_variable_k_out(a, b, lens, kw["out"], *args, v)
         return kw["out"]
+    if _eager_autograd("grouped_matmul_variable_k", (a, b, lens)):
+        return _EagerAutograd.apply(a, b, lens, *args, v, "grouped_matmul_variable_k")
     return torch.ops.gemm_opt.grouped_matmul_variable_k(a, b, lens, *args, v)
 
 

@@ -208,7 +208,7 @@ def test_keyword_names_are_the_documented_ones() -> None:
     common = ["schedule", "reduction", "num_programs", "num_xcds", "config", "out", "seed"]
     sig = inspect.signature(gemm_opt.matmul)
     assert list(sig.parameters) == ["a", "b", *common, "scale_a", "scale_b", "out_dtype",
-                                    "bias", "activation", "accumulate"]  # fmt: skip
+                                    "bias", "activation", "accumulate", "row_scale", "col_scale"]  # fmt: skip
     assert sig.parameters["schedule"].default == "data-parallel"
     assert sig.parameters["num_xcds"].default == 1
     g = inspect.signature(gemm_opt.grouped_matmul)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ import torch.nn.functional as F
 from support.scripts import load_script
 
 from gemm_opt import nn as gnn
+from gemm_opt.core import schedules as S
 from gemm_opt.nn import expert_parallel as EP
 from gemm_opt.nn import functional as GF
 from gemm_opt.nn import routing as R
@@ -26,6 +28,7 @@ from gemm_opt.nn import routing as R
 BF16 = torch.bfloat16
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = load_script(ROOT / "benchmarks" / "h100" / "train_moe.py", "h100_train_moe")
+NNK = load_script(ROOT / "benchmarks" / "h100" / "nn_kernels.py", "h100_nn_kernels")
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU and its bundle")
 
 
@@ -112,6 +115,19 @@ def test_linear_compiles_fullgraph() -> None:
     x = torch.randn(3, 8, 32, dtype=BF16)
     compiled = torch.compile(lin, fullgraph=True, backend="aot_eager")
     assert torch.equal(compiled(x), lin(x))
+
+
+def test_linear_with_bias_traces_as_on_the_gpu() -> None:
+    """Traced with a bias, planned as cuda:90 (whose plan key reads data pointers): the
+    trace reads no fake tensor's data, the graph runs the epilogue operator."""
+    torch.manual_seed(19)
+    lin = gnn.Linear(32, 24, dtype=BF16)
+    x = torch.randn(3, 8, 32, dtype=BF16)
+    launched: list = []
+    with NNK.planning_as_cuda(132, launched):
+        compiled = torch.compile(lin, fullgraph=True, backend="aot_eager")
+        assert compiled(x).shape == (3, 8, 24)
+    assert [s.epilogue.bias for s in launched] == ["bf16"]
 
 
 # ---- routing ----------------------------------------------------------------------------
@@ -287,6 +303,259 @@ def test_functional_linear_is_f_linear() -> None:
     torch.manual_seed(10)
     x, w, b = torch.randn(5, 16, dtype=BF16), torch.randn(8, 16, dtype=BF16), torch.randn(8)
     _close(GF.linear(x, w, b.to(BF16)), F.linear(x, w, b.to(BF16)))
+
+
+# ---- the fused epilogues -----------------------------------------------------------------
+
+
+def test_expert_gate_up_fuses_swiglu_and_equals_the_unfused_form() -> None:
+    """The fused SwiGLU rounds once (from the fp32 sums), the unfused form twice: both
+    within a bf16 ulp or two of float32, and their gradients as close."""
+    torch.manual_seed(12)
+    lens = torch.tensor([5, 0, 9, 2])
+    x = torch.randn(16, 32, dtype=BF16, requires_grad=True)
+    w = (torch.randn(4, 32, 24) / 6).to(BF16).requires_grad_()
+    dy = torch.randn(16, 12)
+    got = GF.expert_gate_up(x, w, lens, None, fused=True)
+    want = GF.expert_gate_up(x, w, lens, None, fused=False)
+    rows = torch.repeat_interleave(torch.arange(4), lens)
+    exact = GF.swiglu(torch.einsum("sk,skn->sn", x.float(), w.float()[rows]))
+    assert got.shape == (16, 12) and got.dtype == BF16
+    _close(got, exact, tol=2.0**-8)  # one rounding
+    _close(got, want, tol=2.0**-7)
+    grads = torch.autograd.grad((got.float() * dy).sum(), (x, w))
+    wants = torch.autograd.grad((want.float() * dy).sum(), (x, w))
+    for g, wt in zip(grads, wants, strict=True):
+        _close(g, wt, tol=2.0**-6)
+
+
+@pytest.mark.parametrize("fuse_gate_up", [False, True])
+def test_modules_call_the_fused_operators(
+    monkeypatch: pytest.MonkeyPatch, fuse_gate_up: bool
+) -> None:
+    """Linear with a bias runs the epilogue operator (the bias in the kernel), MoE's
+    GateUp too where the table fuses its SwiGLU, with the table's schedule and activation."""
+    from gemm_opt import torch_ops
+    from gemm_opt.kernels import nn_gemms as NG
+
+    calls: list[tuple[str, str | None, str]] = []
+    for name in ("matmul_epilogue", "grouped_matmul_epilogue"):
+        real = getattr(torch_ops, name)
+
+        def spy(*args, _real=real, _name=name, **kw):
+            calls.append((_name, kw["activation"], kw["schedule"]))
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(torch_ops, name, spy)
+    monkeypatch.setattr(NG, "FUSE_GATE_UP", fuse_gate_up)
+    torch.manual_seed(13)
+    gnn.Linear(16, 8, dtype=BF16)(torch.randn(3, 16, dtype=BF16))
+    gnn.MoE(32, 16, 4, 2, dtype=BF16)(torch.randn(6, 32, dtype=BF16))
+    gate_up = [("grouped_matmul_epilogue", "swiglu", str(NG.GATE_UP.schedule))]
+    assert calls == [
+        ("matmul_epilogue", None, str(NG.LINEAR.schedule)),
+        *(gate_up if fuse_gate_up else []),
+    ]
+
+
+def test_moe_state_dict_is_unchanged_by_the_fused_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fused GateUp reads ``gate_up`` as stored: a checkpoint of the unfused layer
+    loads as it is and gives its output within the one-rounding difference."""
+    torch.manual_seed(14)
+    moe = gnn.MoE(32, 16, 4, 2, dtype=BF16)
+    sd = moe.state_dict()
+    assert {k: tuple(v.shape) for k, v in sd.items()} == {
+        "router.weight": (4, 32), "gate_up": (4, 32, 32), "down": (4, 16, 32),
+    }  # fmt: skip
+    other = gnn.MoE(32, 16, 4, 2, dtype=BF16)
+    other.load_state_dict(sd)
+    assert all(
+        torch.equal(a, b) for a, b in zip(sd.values(), other.state_dict().values(), strict=True)
+    )
+    x = torch.randn(12, 32, dtype=BF16)
+    from gemm_opt.kernels import nn_gemms as NG
+
+    monkeypatch.setattr(NG, "FUSE_GATE_UP", True)
+    fused = moe(x)
+    monkeypatch.setattr(NG, "FUSE_GATE_UP", False)
+    unfused = other(x)
+    _close(fused, unfused, tol=2.0**-6)
+
+
+def _nn_plans(monkeypatch: pytest.MonkeyPatch) -> list:
+    """The kernel specs of the fused calls one Linear (with a bias) and one MoE forward
+    run, on CPU tensors (the model's configurations)."""
+    from gemm_opt.runtime import plan as P
+
+    specs = []
+    real = P.plan
+
+    def spy(*args, **kw):
+        p = real(*args, **kw)
+        if not kw.get("meta") and not p.spec.epilogue.empty:  # the run's plans, not checks
+            specs.append(p.spec)
+        return p
+
+    monkeypatch.setattr(P, "plan", spy)
+    torch.manual_seed(15)
+    gnn.Linear(16, 8, dtype=BF16)(torch.randn(3, 16, dtype=BF16))
+    gnn.MoE(32, 16, 4, 2, dtype=BF16)(torch.randn(6, 32, dtype=BF16))
+    return list({s.name: s for s in specs}.values())
+
+
+def test_the_nn_gemms_table_is_what_the_modules_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each fused call the modules plan is a table entry's kernel but for the tile config
+    (the model's here, the shape class's on the GPU): schedule, grouping, layout, epilogue."""
+    from gemm_opt.kernels import nn_gemms as NG
+
+    planned = _nn_plans(monkeypatch)
+    assert len(planned) == len(NG.CALLS)
+    cfg = ("block_m", "block_n", "block_k", "group_m", "num_warps", "num_stages")
+    for spec, call in zip(planned, NG.CALLS, strict=True):
+        want = call.specs("bf16", S.GemmConfig(*(getattr(spec, f) for f in cfg)))[0]
+        assert replace(want, aligned=False, tma=False) == spec, (spec.name, want.name)
+
+
+def _train_moe_calls() -> list[tuple[object, int, int]]:
+    """(fused call, output rows, output columns) of every fused GEMM train_moe.py runs:
+    its module checks (Linear 1024 -> 3072 and -> 512 with a bias on 1024 rows; MoE
+    1024/512, 8 experts, top-2 on 2048 tokens) and the model's MoE layers at the
+    training batch and at 4x it (the throughput rows)."""
+    from gemm_opt.kernels import nn_gemms as NG
+
+    mc, tc = TRAIN.ModelConfig(), TRAIN.TrainConfig()
+    rows = [tc.batch * mc.seq * mc.top_k * x for x in (1, 4)]
+    return [
+        (NG.LINEAR, 1024, 3072), (NG.LINEAR, 1024, 512), (NG.GATE_UP, 2048 * 2, 512),
+        *((NG.GATE_UP, r, mc.ffn) for r in rows),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("sms", [132, 114])  # H100/H200 SXM, H100 PCIe
+def test_every_kernel_nn_requests_for_train_moe_is_bundled(sms: int) -> None:
+    """What the GPU path looks up for each fused call (the kernel, its TMA twin) is in the
+    epilogue bundle's list, for every dtype: no call finds its kernel missing."""
+    from gemm_opt.kernels import build_bundles as B
+    from gemm_opt.kernels import nn_gemms as NG
+
+    bundled = {s.name for s in B.epilogue_bundle_specs()}
+    for dtype in S.DTYPES:
+        for call, rows, n in _train_moe_calls():
+            wanted = NG.specs_for(call, dtype, rows, n, sms)
+            assert wanted and {s.name for s in wanted} <= bundled, [s.name for s in wanted]
+    gate_up = NG.specs_for(NG.GATE_UP, "bf16", 8192, 1024, 132)
+    assert [s.name for s in gate_up] == [  # the kernel a run found missing before
+        "gemm_persistent_groupedm_bf16_swiglu_128x128x64_g8_w8_s3",
+        "gemm_persistent_groupedm_bf16_swiglu_128x128x64_g8_w8_s3_aligned_tma",
+    ]
+
+
+def test_gpu_plans_of_the_modules_request_the_tables_kernels(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Planned as cuda:90 (nn_kernels.py's recorder: nothing launched), a MoE forward's
+    GateUp (fused) and a Linear's biased product are the table's kernels for the shape's
+    class."""
+    from gemm_opt.kernels import nn_gemms as NG
+
+    monkeypatch.setattr(NG, "FUSE_GATE_UP", True)
+    launched: list = []
+    with NNK.planning_as_cuda(132, launched):
+        gnn.MoE(256, 512, 8, 2, dtype=BF16)(torch.randn(1024, 256, dtype=BF16))
+        gnn.Linear(256, 384, dtype=BF16)(torch.randn(512, 256, dtype=BF16))
+    fused = [s for s in launched if not s.epilogue.empty]
+    assert [s.name for s in fused] == [
+        NG.specs_for(NG.GATE_UP, "bf16", 2048, 512)[0].name,
+        replace(NG.specs_for(NG.LINEAR, "bf16", 512, 384)[0], aligned=False, tma=False).name,
+    ]
+    names = NNK.kernel_names(launched)
+    assert names[0] == fused[0].name and f"{fused[0].name}_aligned_tma" in names
+
+
+# ---- the eager autograd path ---------------------------------------------------------------
+
+
+def _step(moe: gnn.MoE, lin: gnn.Linear, x: torch.Tensor) -> tuple[torch.Tensor, list]:
+    x = x.detach().requires_grad_()
+    y = lin(moe(x))
+    params = [x, *moe.parameters(), *lin.parameters()]
+    return y, list(torch.autograd.grad((y.float() ** 2).sum(), params))
+
+
+def test_eager_autograd_skips_the_dispatcher_and_equals_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Eager calls that record a gradient run the operators' implementations through one
+    autograd.Function (no torch.library dispatch), on the device the direct path serves
+    (the model's CPU here, standing in for CUDA): output and every gradient bitwise equal
+    to the dispatched operators', and each product's node is that Function."""
+    from gemm_opt import torch_ops as T
+
+    torch.manual_seed(16)
+    moe, lin = gnn.MoE(32, 16, 4, 2, dtype=BF16), gnn.Linear(32, 24, dtype=BF16)
+    x = torch.randn(10, 32, dtype=BF16)
+    dispatched, grads = _step(moe, lin, x)
+    assert "gemm_opt" in type(dispatched.grad_fn).__name__  # the operator's autograd
+    monkeypatch.setattr(T, "_DIRECT_DEVICE", "cpu")
+    ops: list[str] = []
+    real = T._EagerAutograd.forward
+
+    def forward(ctx, *args):
+        ops.append(args[-1])
+        return real(ctx, *args)
+
+    monkeypatch.setattr(T._EagerAutograd, "forward", staticmethod(forward))
+    direct, direct_grads = _step(moe, lin, x)
+    assert type(direct.grad_fn).__name__ == "_EagerAutogradBackward"
+    from gemm_opt.kernels import nn_gemms as NG
+
+    gate_up = "grouped_matmul_epilogue" if NG.FUSE_GATE_UP else "grouped_matmul"
+    assert ops == [gate_up, "grouped_matmul", "matmul_epilogue"]
+    assert torch.equal(direct, dispatched)
+    for g, want in zip(direct_grads, grads, strict=True):
+        assert torch.equal(g, want)
+
+
+def test_eager_autograd_is_not_taken_under_compile(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch.compile traces the operators (fake implementations), never the eager Function:
+    the compiled step equals the eager one."""
+    from gemm_opt import torch_ops as T
+
+    monkeypatch.setattr(T, "_DIRECT_DEVICE", "cpu")
+    torch.manual_seed(17)
+    moe = gnn.MoE(32, 16, 4, 2, dtype=BF16)
+    x = torch.randn(8, 32, dtype=BF16)
+    eager = moe(x)
+    traced: list = []
+
+    def backend(gm, inputs):
+        traced.append({str(n.target) for n in gm.graph.nodes if n.op == "call_function"})
+        return gm
+
+    compiled = torch.compile(moe, fullgraph=True, backend=backend)(x)
+    assert torch.equal(compiled, eager)
+    assert any("gemm_opt.grouped_matmul" in t for t in traced[0])
+
+
+@CUDA
+def test_eager_autograd_on_the_gpu_equals_the_dispatched_operators(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On CUDA tensors the eager path is the default: the same step through the
+    dispatched operators gives bitwise the same output and gradients."""
+    from gemm_opt import torch_ops as T
+
+    torch.manual_seed(18)
+    dev = {"device": "cuda", "dtype": BF16}
+    # train_moe.py's check shapes (their kernels are the ones its bundle list holds)
+    moe, lin = gnn.MoE(1024, 512, 8, 2, **dev), gnn.Linear(1024, 3072, **dev)
+    x = torch.randn(1024, 1024, **dev)
+    direct, grads = _step(moe, lin, x)
+    assert type(direct.grad_fn).__name__ == "_EagerAutogradBackward"
+    monkeypatch.setattr(T, "_IMPLS", {})
+    dispatched, want = _step(moe, lin, x)
+    assert "gemm_opt" in type(dispatched.grad_fn).__name__
+    assert torch.equal(direct, dispatched)
+    for g, w in zip(grads, want, strict=True):
+        assert torch.equal(g, w)
 
 
 # ---- the training comparison's pieces (benchmarks/h100/train_moe.py) ---------------------

@@ -30,6 +30,7 @@ from typing import Any
 
 from gemm_opt.core import schedules as S
 from gemm_opt.kernels import h100_configs as h100
+from gemm_opt.kernels import nn_gemms as NG
 from gemm_opt.kernels.h100_configs import GPU_CONFIGS
 from gemm_opt.runtime.plan import SWIGLU_TILE, swiglu_config
 
@@ -267,15 +268,23 @@ DENSE_EPILOGUES = tuple(
 )
 
 
+#: The scaled epilogue bundled for the dense ``x @ W.T`` kernels: both fp32 scales.
+SCALES_EPILOGUE = S.EpilogueSpec(row_scale=True, col_scale=True)
+
+
 def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSpec]:
-    """The fused-epilogue kernels (``epilogue.bundle``), TMA twins only (the shapes a
-    linear layer has are 16-byte aligned; any other call builds its kernel on demand
-    where the compiler is): on each shape class's configuration, ``x @ W.T`` (B stored
-    (N, K), as ``F.linear`` reads it) data-parallel with a bias in the inputs' dtype and
-    each activation of :data:`DENSE_EPILOGUES`; and the weight gradient accumulated into an
-    fp32 ``main_grad`` (``dY.T @ X``: A stored (K, M); ``out += ...``), and per expert
-    (grouped "k"); on the classes whose tile two accumulators fit, SwiGLU: ``x @ W.T``
-    with its ``[gate | up]`` bias, and the MoE GateUp (grouped "m", no bias)."""
+    """The fused-epilogue kernels (``epilogue.bundle``), TMA twins (the shapes a linear
+    layer has are 16-byte aligned; any other call builds its kernel on demand where the
+    compiler is), and for a persistent schedule the plain kernel too (it sizes the grid:
+    resident programs per SM). On each shape class's configuration: ``x @ W.T`` (B
+    stored (N, K), as ``F.linear`` reads it) data-parallel with a bias in the inputs'
+    dtype and each activation of :data:`DENSE_EPILOGUES`, and with
+    :data:`SCALES_EPILOGUE`'s row and column scales; the weight gradient
+    accumulated into an fp32 ``main_grad`` (``dY.T @ X``: A stored (K, M); ``out +=
+    ...``), and per expert (grouped "k"); every kernel ``gemm_opt.nn``'s fused calls
+    request (:mod:`gemm_opt.kernels.nn_gemms`: its Linear's bias, the MoE GateUp's
+    SwiGLU); on the classes whose tile two accumulators fit, SwiGLU ``x @ W.T`` with its
+    ``[gate | up]`` bias. Each name once."""
     out = []
     for dtype in dtypes:
         # the classes a call without a config runs (small: the fallback of gpu_config_name)
@@ -285,13 +294,20 @@ def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSp
                 if ep.bias == dtype:
                     out.append(S.KernelSpec("data-parallel", None, "none", dtype, **tma,
                                             trans_b=True, epilogue=ep))  # fmt: skip
+            # rowwise-scaled x @ W.T (per-token and per-channel dequantization scales)
+            out.append(S.KernelSpec("data-parallel", None, "none", dtype, **tma, trans_b=True,
+                                    epilogue=SCALES_EPILOGUE))  # fmt: skip
             acc = S.EpilogueSpec(accumulate=True)
             out.append(S.KernelSpec("data-parallel", None, "none", dtype, **tma, trans_a=True,
                                     out_dtype="fp32", epilogue=acc))  # fmt: skip
-            # MoE: wgrad into an fp32 main_grad per expert
-            out.append(S.KernelSpec("persistent", None, "k", dtype, **tma, out_dtype="fp32",
-                                    epilogue=acc))  # fmt: skip
+            # MoE: wgrad into an fp32 main_grad per expert (persistent: the plain kernel
+            # too, which sizes the grid)
+            wgrad = S.KernelSpec("persistent", None, "k", dtype, **CONFIGS[name],
+                                 out_dtype="fp32", epilogue=acc)  # fmt: skip
+            out += [wgrad, replace(wgrad, aligned=True, tma=True)]
             cfg = GPU_CONFIGS[name]
+            for call in NG.BUNDLED:
+                out += call.specs(dtype, call.config(cfg))
             if cfg.block_m * cfg.block_n > SWIGLU_TILE:  # two accumulators do not fit
                 continue
             swiglu = S.EpilogueSpec(activation="swiglu", bias=dtype)
@@ -299,10 +315,7 @@ def epilogue_bundle_specs(dtypes: tuple[str, ...] = S.DTYPES) -> list[S.KernelSp
             sw = dict(swiglu_config(cfg, swiglu).__dict__, aligned=True, tma=True)
             out.append(S.KernelSpec("data-parallel", None, "none", dtype, **sw, trans_b=True,
                                     epilogue=swiglu))  # fmt: skip
-            # MoE GateUp: per-expert (K, 2N) weights, no bias
-            out.append(S.KernelSpec("persistent", None, "m", dtype, **sw,
-                                    epilogue=S.EpilogueSpec(activation="swiglu")))  # fmt: skip
-    return out
+    return list({s.name: s for s in out}.values())
 
 
 def default_jobs() -> int:

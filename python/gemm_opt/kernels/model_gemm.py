@@ -47,10 +47,20 @@ def _host(x: Any, dtype: Any) -> Any:
     return np.array(x, dtype=dtype)
 
 
-def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None, bias: Any = None) -> Any:
+def run(
+    plan: GemmPlan,
+    a: Any,
+    b: Any,
+    *,
+    out: Any = None,
+    bias: Any = None,
+    row_scale: Any = None,
+    col_scale: Any = None,
+) -> Any:
     """C of ``plan`` for the operands ``a`` and ``b`` (written into ``out`` when given),
-    its programs interleaved as the plan's ``seed`` says. ``bias``: the epilogue's
-    (with ``accumulate`` the kernel adds into ``out``'s values)."""
+    its programs interleaved as the plan's ``seed`` says. ``bias``, ``row_scale`` and
+    ``col_scale``: the epilogue's (with ``accumulate`` the kernel adds into ``out``'s
+    values)."""
     import numpy as np
 
     from gemm_opt.kernels import cache
@@ -64,6 +74,9 @@ def run(plan: GemmPlan, a: Any, b: Any, *, out: Any = None, bias: Any = None) ->
     if spec.epilogue.bias is not None:
         bias_type = np.float16 if spec.epilogue.bias == "fp16" else np.float32
         epilogue["bias"] = _host(bias, bias_type).reshape(-1)  # grouped: (G, N) row by row
+    for name, scale in (("row_scale", row_scale), ("col_scale", col_scale)):
+        if name in spec.epilogue.args:
+            epilogue[name] = _host(scale, np.float32)
 
     def storage(x: Any) -> Any:
         if plan.op == "matmul":

@@ -1,9 +1,12 @@
 """The GEMMs the modules run, in one place: ``linear`` and the experts' two grouped GEMMs.
 
-The modules call only these functions, so moving them onto fused epilogues
-(bias, SwiGLU applied to the accumulator before the store) changes the bodies
-below and nothing else. Today the epilogue runs in eager torch after the GEMM:
-the bias as one add, SwiGLU in fp32 on the bf16/fp16 GEMM output.
+The modules call only these functions. ``linear``'s bias runs in the GEMM's
+epilogue, on the fp32 accumulator before its one rounding
+(:func:`gemm_opt.api.linear`); the experts' SwiGLU can too (GateUp's ``[gate |
+up]`` columns), but by default runs in eager torch after the grouped GEMM
+(:func:`swiglu`), the faster pair on the GPU. The calls' schedules and epilogues
+are :mod:`gemm_opt.kernels.nn_gemms`' table, from which the bundle lists the
+kernels they run.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from gemm_opt import api
+from gemm_opt.kernels import nn_gemms as NG
 
 #: A tile config for the grouped GEMMs (None: the plan's pick for the shape).
 Config = api.GemmConfig | Mapping[str, int] | None
@@ -50,11 +54,12 @@ def cast_operands(name: str, x: Tensor, *params: Tensor | None) -> tuple[Tensor 
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``F.linear``: ``x @ weight.T + bias``; ``weight`` is read as it lies (the
-    transposed-layout kernel on the view ``weight.t()``, no copy), batch dimensions of
-    ``x`` fold into one GEMM."""
-    y = api.matmul(x, weight.t())
-    return y if bias is None else y + bias
+    """``F.linear``: ``x @ weight.T + bias``, the bias added in the epilogue; ``weight``
+    is read as it lies (the transposed-layout kernel on the view ``weight.t()``, no
+    copy), batch dimensions of ``x`` fold into one GEMM."""
+    if bias is None:
+        return api.linear(x, weight)
+    return api.linear(x, weight, bias, schedule=str(NG.LINEAR.schedule))
 
 
 def swiglu(h: Tensor) -> Tensor:
@@ -64,10 +69,20 @@ def swiglu(h: Tensor) -> Tensor:
     return (F.silu(gate.float()) * up.float()).to(h.dtype)
 
 
-def expert_gate_up(x: Tensor, w_gate_up: Tensor, group_lens: Tensor, config: Config) -> Tensor:
-    """GateUp with SwiGLU: rows of ``x`` (S, H) grouped by ``group_lens``,
-    ``w_gate_up`` (E, H, 2F) -> (S, F)."""
-    return swiglu(api.grouped_matmul(x, w_gate_up, group_lens, config=config))
+def expert_gate_up(
+    x: Tensor, w_gate_up: Tensor, group_lens: Tensor, config: Config, fused: bool | None = None
+) -> Tensor:
+    """GateUp with SwiGLU: rows of ``x`` (S, H) grouped by ``group_lens``, ``w_gate_up``
+    (E, H, 2F) (gate columns, then up: the epilogue's halves) -> (S, F). ``fused``: SwiGLU
+    in the GEMM's epilogue, else :func:`swiglu` after it; None: the table's choice
+    (:data:`gemm_opt.kernels.nn_gemms.FUSE_GATE_UP`)."""
+    if not (NG.FUSE_GATE_UP if fused is None else fused):
+        return swiglu(api.grouped_matmul(x, w_gate_up, group_lens, config=config))
+    call = NG.GATE_UP
+    return api.grouped_matmul(
+        x, w_gate_up, group_lens, trans_b=call.trans_b, schedule=str(call.schedule),
+        config=config, activation=str(call.activation),
+    )  # fmt: skip
 
 
 def expert_down(act: Tensor, w_down: Tensor, group_lens: Tensor, config: Config) -> Tensor:

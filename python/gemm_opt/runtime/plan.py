@@ -663,9 +663,36 @@ class EpilogueCall:
     out_dtype: str | None = None
 
 
-def has_epilogue(bias: Any, activation: Any, accumulate: Any) -> bool:
+def has_epilogue(
+    bias: Any, activation: Any, accumulate: Any, row_scale: Any = None, col_scale: Any = None
+) -> bool:
     """Whether a call names an epilogue (any of the keywords off its default)."""
-    return bias is not None or activation is not None or accumulate is not False
+    return (
+        bias is not None
+        or activation is not None
+        or accumulate is not False
+        or row_scale is not None
+        or col_scale is not None
+    )
+
+
+def _check_scale(name: str, x: Any, a: Any, backend: str, shape: tuple[int, ...]) -> None:
+    """A row or column scale: a float32 vector of ``shape`` where ``a`` is (contiguous
+    on the GPU). TypeError or ValueError naming it."""
+    if kind_of(x, name) != backend:
+        raise TypeError(
+            f"{name}: expected a {backend} operand like a, got a {kind_of(x, name)} one"
+        )
+    dt = str(x.dtype).removeprefix("torch.")
+    if dt != "float32":
+        raise TypeError(f"{name}: expected float32 elements, got {dt}")
+    if _shape(x) != shape:
+        raise ValueError(f"{name}: expected shape {shape}, got {_shape(x)}")
+    if backend == "cuda":
+        if x.device != a.device:
+            raise ValueError(f"{name}: expected a tensor on {a.device} like a, got {x.device}")
+        if not x.is_contiguous():
+            raise ValueError(f"{name}: the kernel reads it contiguous (pass {name}.contiguous())")
 
 
 def check_epilogue(
@@ -679,14 +706,18 @@ def check_epilogue(
     out: Any,
     bias_shape: tuple[int, ...],
     reduction: str | None,
+    row_scale: Any = None,
+    col_scale: Any = None,
+    m: int | None = None,
 ) -> EpilogueCall | None:
     """The epilogue of a call of ``op`` (None: the plain GEMM), checked: ``activation``
     None or one of :data:`~gemm_opt.core.modes.ACTIVATIONS`; ``accumulate`` a bool,
     True only with ``out`` (``out += ...``); ``bias`` of ``bias_shape`` (``(N,)``,
     grouped: ``(G, N)``), the inputs' dtype or float32, contiguous, where ``a`` is;
     neither an activation nor ``accumulate`` with atomic stream-K (its adds into C
-    are not a finished sum, and the host zeroes C for them). TypeError or ValueError
-    naming the argument."""
+    are not a finished sum, and the host zeroes C for them); ``row_scale`` (``(m,)``)
+    and ``col_scale`` (``bias_shape``) float32 vectors, no ``col_scale`` with SwiGLU.
+    TypeError or ValueError naming the argument."""
     from gemm_opt.core.modes import ACTIVATIONS, Activation
 
     if activation is not None and not isinstance(activation, str):
@@ -727,7 +758,16 @@ def check_epilogue(
             f"{what}: atomic stream-K adds partial sums into C, so no program holds a tile's "
             "finished sum (and C is zeroed before): use reduction 'linear' or 'tree'"
         )
-    spec = S.EpilogueSpec(activation=act, bias=bias_dtype, accumulate=accumulate)
+    if row_scale is not None:
+        _check_scale("row_scale", row_scale, a, backend, (m,))
+    if col_scale is not None:
+        if act == Activation.SWIGLU:
+            raise ValueError("col_scale: activation 'swiglu' takes no col_scale")
+        _check_scale("col_scale", col_scale, a, backend, bias_shape)
+    spec = S.EpilogueSpec(
+        activation=act, bias=bias_dtype, accumulate=accumulate,
+        row_scale=row_scale is not None, col_scale=col_scale is not None,
+    )  # fmt: skip
     if spec.empty and out_dtype is None:
         return None
     return EpilogueCall(spec, out_dtype)
@@ -967,6 +1007,8 @@ def _matmul(
     bias: Any = None,
     activation: Any = None,
     accumulate: Any = False,
+    row_scale: Any = None,
+    col_scale: Any = None,
     epi: EpilogueCall | None = None,
     **kw: Any,
 ) -> GemmPlan:
@@ -985,9 +1027,15 @@ def _matmul(
         raise ValueError(f"b: expected shape (..., K, N) with K = {k} (a's columns), got {sb}")
     batch = _broadcast(sa[:-2], sb[:-2])
     if epi is None:
+        if (row_scale is not None or col_scale is not None) and (batch or len(sa) > 2):
+            raise ValueError(
+                f"row_scale, col_scale: scale a 2-D product (M, K) @ (K, N); got a of shape "
+                f"{sa} and b of shape {sb}"
+            )
         epi = check_epilogue(
-            "matmul", a, backend, dtype, bias, activation, accumulate, kw["out"], (n,), red
-        )
+            "matmul", a, backend, dtype, bias, activation, accumulate, kw["out"], (n,), red,
+            row_scale, col_scale, m,
+        )  # fmt: skip
     n = swiglu_width(epi, n, "b")  # C's columns
     out_shape = (*batch, m, n)
     device = getattr(a, "device", None)
@@ -1519,6 +1567,8 @@ def plan(
     bias: Any = None,
     activation: Any = None,
     accumulate: Any = False,
+    row_scale: Any = None,
+    col_scale: Any = None,
     **kw: Any,
 ) -> GemmPlan:
     """The plan of a call of ``op`` (:data:`OPS`) with the API's arguments, checked.
@@ -1527,9 +1577,9 @@ def plan(
     dtypes, devices: no data pointer, no element) and the plan only says the
     output's shape (symbolic sizes kept); it is not cached. Otherwise the plan
     of a signature seen before is returned while its environment holds.
-    ``bias``, ``activation`` and ``accumulate``: the fused epilogue
-    (:func:`check_epilogue`); the bias tensor itself is each call's (the plan
-    keeps its metadata only).
+    ``bias``, ``activation``, ``accumulate`` and (``matmul`` only) ``row_scale`` and
+    ``col_scale``: the fused epilogue (:func:`check_epilogue`); the vectors themselves
+    are each call's (the plan keeps their metadata only).
     """
     extra: tuple = ()
     if op == "grouped_matmul":
@@ -1543,18 +1593,27 @@ def plan(
     else:
         raise ValueError(f"op must be one of {OPS}, got {op!r}")
     args = (a, b) if op == "matmul" else (a, b, group_lens)
-    if has_epilogue(bias, activation, accumulate):
+    scales = {"row_scale": row_scale, "col_scale": col_scale}
+    if op != "matmul" and (row_scale is not None or col_scale is not None):
+        raise ValueError(f"row_scale, col_scale: only matmul takes them, not {op}")
+    epilogue = has_epilogue(bias, activation, accumulate, row_scale, col_scale)
+    if epilogue:
         build_kw.update(bias=bias, activation=activation, accumulate=accumulate)
-        try:
-            bias_key = None if bias is None else _tensor_key(bias, kind_of(bias, "bias"))
-        except TypeError:
-            bias_key = ()
+        if op == "matmul":
+            build_kw.update(scales)
+    if meta:  # traced: no key (a fake tensor has no data pointer to key its alignment)
+        return _BUILDERS[op](*args, meta=True, **build_kw, **kw)
+    if epilogue:
+        keys = []
+        for name, x in (("bias", bias), *scales.items()):
+            try:
+                keys.append(None if x is None else _tensor_key(x, kind_of(x, name)))
+            except TypeError:
+                keys.append(())
         extra = (
             *extra,
-            ("epilogue", bias_key, type(activation), activation, type(accumulate), accumulate),
+            ("epilogue", *keys, type(activation), activation, type(accumulate), accumulate),
         )
-    if meta:
-        return _BUILDERS[op](*args, meta=True, **build_kw, **kw)
     key = signature(op, a, b, group_lens if op != "matmul" else None, extra, kw)
     hit = _PLANS.get(key) if key is not None else None
     if hit is not None and hit.env == environment(hit):
@@ -1603,15 +1662,22 @@ def device_lens(plan: GemmPlan, group_lens: Any, device: Any) -> Any:
 
 
 def launch(
-    plan: GemmPlan, a: Any, b: Any, group_lens: Any = None, out: Any = None, bias: Any = None
+    plan: GemmPlan,
+    a: Any,
+    b: Any,
+    group_lens: Any = None,
+    out: Any = None,
+    bias: Any = None,
+    row_scale: Any = None,
+    col_scale: Any = None,
 ) -> Any:
     """Run a GPU plan on one call's tensors on the current stream; returns C.
 
     The first call of a plan makes its launch (the kernel among twins, its
     checked arguments: :func:`~gemm_opt.runtime.gemm.prepare`); every call then
     launches it on its own tensors with a fresh workspace. ``group_lens`` of
-    a grouped plan as :func:`device_lens` gives it; ``bias`` the epilogue's
-    (checked when planned).
+    a grouped plan as :func:`device_lens` gives it; ``bias``, ``row_scale`` and
+    ``col_scale`` the epilogue's (checked when planned).
     """
     spec = plan.spec
     assert spec is not None and plan.backend == "cuda"
@@ -1625,7 +1691,7 @@ def launch(
         for i, (oa, ob) in enumerate(plan.offsets):
             ai = batch_view(a, shape_a, strides_a, oa)
             bi = batch_view(b, shape_b, strides_b, ob)
-            launch(plan.sub, ai, bi, None, rows[i], bias)
+            launch(plan.sub, ai, bi, None, rows[i], bias, row_scale, col_scale)
         return c
     if group_lens is None and spec.grouped != "none":
         group_lens = device_lens(plan, None, a.device)
@@ -1634,14 +1700,13 @@ def launch(
     if plan.swap_ab:  # the kernel's A is the call's B and its B the call's A
         a, b = b, a
     tensors = (a, b, c, group_lens) if grouped else (a, b, c)
-    if spec.epilogue.bias is not None:
-        names, tensors = (*names, "bias"), (*tensors, bias)
+    vectors = {"bias": bias, "row_scale": row_scale, "col_scale": col_scale}
+    epilogue = {name: vectors[name] for name in spec.epilogue.args}
+    names, tensors = (*names, *epilogue), (*tensors, *epilogue.values())
     if plan.prepared is None:
-        values: dict[str, Any] = {"a": a, "b": b, "c": c, **plan.scalars}
+        values: dict[str, Any] = {"a": a, "b": b, "c": c, **plan.scalars, **epilogue}
         if grouped:
             values["group_lens"] = group_lens  # int32 on the device: read by the kernel only
-        if spec.epilogue.bias is not None:
-            values["bias"] = bias
         plan.prepared = rt.launch(
             spec,
             values,
