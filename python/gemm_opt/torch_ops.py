@@ -474,15 +474,15 @@ def _matmul_backward(ctx: Any, grad: Tensor) -> tuple:
     da = db = None
     tail = ctx.tail
     if ctx.needs_input_grad[0]:
-        da = torch.ops.gemm_opt.matmul(grad, b.mT, *tail)
+        da = _call("matmul", grad, b.mT, *tail)
         if da.shape != a.shape:
             da = da.sum_to_size(a.shape)
     if ctx.needs_input_grad[1]:
         if b.dim() == 2:  # every row of a and dC (a batch folded forward): one GEMM
             rows_a, rows_g = a.reshape(-1, a.shape[-1]), grad.reshape(-1, grad.shape[-1])
-            db = torch.ops.gemm_opt.matmul(*_wgrad_operands(rows_a, rows_g), *tail)
+            db = _call("matmul", *_wgrad_operands(rows_a, rows_g), *tail)
         else:
-            db = torch.ops.gemm_opt.matmul(a.mT, grad, *tail)
+            db = _call("matmul", a.mT, grad, *tail)
             if db.shape != b.shape:
                 db = db.sum_to_size(b.shape)
     return (da, db) + (None,) * 6
