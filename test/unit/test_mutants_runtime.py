@@ -193,6 +193,32 @@ def test_a_batch_over_a_shared_b_folds_into_m_under_any_schedule(schedule: str) 
     assert (plan.scalars["M"], plan.scalars["N"], plan.scalars["K"]) == (32, 16, 8)
 
 
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@pytest.mark.parametrize("schedule", ["data-parallel", "persistent", "auto"])
+def test_a_batch_back_to_back_plans_one_grouped_grid(schedule: str) -> None:
+    """a's batches along M over a stack of b: the grouped "m" kernels, G groups of
+    M rows, each its own row of tiles; and a column-major a with a row-major b,
+    both along K (bmm's dB): the grouped "k" kernels, K = every batch's."""
+    g, m, k, n = 3, 70, 32, 100
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    a = np.ones((g, m, k), np.float16)
+    b = np.ones((g, k, n), np.float16)
+    plan = P.plan("matmul", a, b, schedule=schedule, **kw)
+    bm, bn = plan.spec.block_m, plan.spec.block_n
+    assert plan.sub is None and plan.lens == (m,) * g and plan.num_groups == g
+    assert (plan.scalars["M"], plan.scalars["K"], plan.scalars["num_groups"]) == (g * m, k, g)
+    assert plan.total_tiles == g * _cdiv(m, bm) * _cdiv(n, bn)
+    at = np.ones((g, k, m), np.float16).transpose(0, 2, 1)  # (g, m, k), column-major
+    plan = P.plan("matmul", at, b, schedule=schedule, **kw)
+    bm, bn = plan.spec.block_m, plan.spec.block_n
+    assert plan.sub is None and plan.lens == (k,) * g and plan.num_groups == g
+    assert (plan.scalars["M"], plan.scalars["K"], plan.scalars["num_groups"]) == (m, g * k, g)
+    assert plan.total_tiles == g * _cdiv(m, bm) * _cdiv(n, bn)
+
+
 # ---- schedule="auto": what the choice is given and what is kept of it -------------------
 
 
