@@ -219,6 +219,18 @@ def test_a_batch_back_to_back_plans_one_grouped_grid(schedule: str) -> None:
     assert plan.total_tiles == g * _cdiv(m, bm) * _cdiv(n, bn)
 
 
+@pytest.mark.parametrize("shape", [(64, 64, 64), (512, 256, 128), (2, 128, 64, 256)])
+def test_the_model_runs_its_own_config_whatever_the_shape(shape: tuple[int, ...]) -> None:
+    """The shape-tuned configs are the GPU's; the model keeps S.MODEL_CONFIG."""
+    *batch, m, k, n = shape
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    a = np.ones((*batch, m, k), np.float16)
+    b = np.ones((*batch, k, n), np.float16)
+    spec = P.plan("matmul", a, b, schedule="persistent", **kw).spec
+    want = S.MODEL_CONFIG
+    assert (spec.block_m, spec.block_n, spec.block_k) == (want.block_m, want.block_n, want.block_k)
+
+
 # ---- schedule="auto": what the choice is given and what is kept of it -------------------
 
 
