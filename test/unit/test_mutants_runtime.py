@@ -295,3 +295,27 @@ def test_an_explicit_config_drops_the_choices_split_k_and_swap_ab(
     chosen = _choice("split-k", split_k=4, swap=True)
     assert _auto(monkeypatch, chosen)[0] == ("split-k", None, S.GemmConfig(), 4, True)
     assert _auto(monkeypatch, chosen, cfg=TILE)[0] == ("split-k", None, TILE, None, False)
+
+
+def _swiglu_plan(monkeypatch: pytest.MonkeyPatch, choice: autotune.Choice) -> P.GemmPlan:
+    monkeypatch.setattr(autotune, "choose", _Chooser(choice))
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    a, b = np.ones((64, 64), np.float16), np.ones((64, 128), np.float16)
+    return P.plan("matmul", a, b, schedule="auto", activation="swiglu", **kw)
+
+
+WIDE = S.GemmConfig(block_m=128, block_n=256, block_k=64, num_stages=4)
+
+
+def test_auto_with_swiglu_runs_data_parallel_whatever_the_pick(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SwiGLU's two sums per tile cannot be split along K: a split-K pick runs
+    data-parallel, in a tile whose two accumulators fit, as a data-parallel pick does."""
+    split = autotune.Choice("split-k", None, WIDE, "model", None, 4)
+    picked = _swiglu_plan(monkeypatch, split)
+    assert (picked.spec.kind, picked.auto_split_k) == ("data-parallel", None)
+    assert picked.spec.block_m * picked.spec.block_n <= P.SWIGLU_TILE
+    kept = _swiglu_plan(monkeypatch, autotune.Choice("data-parallel", None, WIDE, "model"))
+    assert kept.spec.kind == "data-parallel"
+    assert kept.spec.block_m * kept.spec.block_n <= P.SWIGLU_TILE
