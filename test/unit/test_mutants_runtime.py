@@ -9,6 +9,8 @@ tensors of the same layouts pin them here.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -319,3 +321,24 @@ def test_auto_with_swiglu_runs_data_parallel_whatever_the_pick(
     kept = _swiglu_plan(monkeypatch, autotune.Choice("data-parallel", None, WIDE, "model"))
     assert kept.spec.kind == "data-parallel"
     assert kept.spec.block_m * kept.spec.block_n <= P.SWIGLU_TILE
+
+
+@pytest.mark.parametrize(
+    ("schedule", "programs"),
+    [
+        ("data-parallel", 1),
+        ("persistent", 1),
+        ("work-stealing", 4),
+        ("stream-k", 1),
+        ("split-k", 1),
+    ],
+)
+def test_an_empty_problem_runs_one_program_or_one_per_chiplet(schedule: str, programs: int):
+    """N = 0: no tile, yet a launch needs a program (work stealing: one per chiplet)."""
+    kw = dict(reduction=None, num_programs=None, num_xcds=4, config=None, out=None, seed=None)
+    a, b = np.ones((8, 16), np.float16), np.zeros((16, 0), np.float16)
+    plan = P.plan("matmul", a, b, schedule=schedule, **kw)
+    assert plan.total_tiles == 0
+    assert P.work_programs(plan, 8) == programs
+    if schedule == "split-k":  # schedule="auto"'s split-K launches S programs per tile, or S
+        assert P.program_count(dataclasses.replace(plan, auto_split_k=3), 8) == 3
