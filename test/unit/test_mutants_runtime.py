@@ -342,3 +342,32 @@ def test_an_empty_problem_runs_one_program_or_one_per_chiplet(schedule: str, pro
     assert P.work_programs(plan, 8) == programs
     if schedule == "split-k":  # schedule="auto"'s split-K launches S programs per tile, or S
         assert P.program_count(dataclasses.replace(plan, auto_split_k=3), 8) == 3
+
+
+def test_grouped_plans_on_the_host_count_each_groups_tiles() -> None:
+    """Host lengths (64, 1, 64): 3 row tiles of 64, not the 5 a bound over 129 rows
+    and 3 groups allows (the bound is for lengths left on the device)."""
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    a, w = np.ones((129, 32), np.float16), np.ones((3, 32, 100), np.float16)
+    plan = P.plan("grouped_matmul", a, w, [64, 1, 64], schedule="persistent", **kw)
+    assert (plan.spec.block_m, plan.spec.block_n) == (64, 64)
+    assert plan.lens == (64, 1, 64) and plan.total_tiles == 3 * 2
+
+
+@pytest.mark.parametrize(
+    ("op", "shapes", "out"),
+    [
+        ("grouped_matmul", ((180, 32), (3, 32, 100)), (180, 100)),
+        ("grouped_matmul_variable_k", ((180, 16), (180, 24)), (3, 16, 24)),
+    ],
+)
+@pytest.mark.parametrize("schedule", ["persistent", "auto"])
+def test_a_traced_grouped_call_names_its_kernel_unless_auto(op, shapes, out, schedule) -> None:
+    """A traced call reads metadata only: a named schedule's kernel is known, auto's
+    pick is not (it depends on the lengths)."""
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    a, b = (torch.ones(s, dtype=torch.float16) for s in shapes)
+    lens = torch.tensor([70, 10, 100])
+    plan = P.plan(op, a, b, lens, schedule=schedule, meta=True, **kw)
+    assert plan.out_shape == out
+    assert (plan.spec is None) == (schedule == "auto")
