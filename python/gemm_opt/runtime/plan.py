@@ -1225,6 +1225,7 @@ def _grouped(
     bm, bn = cfg.block_m, cfg.block_n
     if backend == "cuda" or lens is None:
         # The lengths stay where they are: the grid is sized without them.
+        # Equivalent mutant: m=1; the bound reads m only for grouped="k".
         tiles = S.grouped_tiles_bound("m", g, rows=s, m=0, n=n, block_m=bm, block_n=bn)
     else:
         # Equivalent mutant: m=1; grouped_tiles reads m only for grouped="k".
