@@ -371,3 +371,13 @@ def test_a_traced_grouped_call_names_its_kernel_unless_auto(op, shapes, out, sch
     plan = P.plan(op, a, b, lens, schedule=schedule, meta=True, **kw)
     assert plan.out_shape == out
     assert (plan.spec is None) == (schedule == "auto")
+
+
+def test_auto_with_a_bias_keeps_a_split_k_pick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only SwiGLU's two sums refuse split-K: a bias epilogue runs the pick as chosen."""
+    monkeypatch.setattr(autotune, "choose", _Chooser(_choice("split-k", split_k=2)))
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    a, b = np.ones((64, 64), np.float16), np.ones((64, 128), np.float16)
+    bias = np.ones(128, np.float16)
+    plan = P.plan("matmul", a, b, schedule="auto", bias=bias, **kw)
+    assert (plan.spec.kind, plan.auto_split_k) == ("split-k", 2)
