@@ -130,6 +130,13 @@ CONVERT_LIT = lit(
     "convert-tile-to-triton-gpu-async-mma-invalid",
     "convert-tile-to-triton-gpu-async-mma",
     "convert-tile-to-triton-gpu-memdesc-trans",
+    "convert-tile-to-triton-gpu-store-layout",  # the layout a block store stores from
+    "convert-tile-to-triton-gpu-broadcast-load",
+    "convert-tile-to-triton-gpu-fp8",
+    "convert-tile-to-triton-gpu-fp8-invalid",
+    "convert-tile-to-triton-gpu-imprecise-acc",
+    "convert-tile-to-triton-gpu-scaled-wmma",
+    "convert-tile-to-triton-gpu-scaled-wmma-invalid",
 )
 WS_LIT = lit(
     "lowering",

@@ -82,6 +82,7 @@ def block_access(
         else:
             elem = ctx.i32() if unit[d] else ctx.i64()
             acc = ctx.b.create_addptr(acc, broadcast(ctx, term, shape, layout, elem))
+    # Equivalent mutant: and->or; rank 1 or 2 sets both in the first pass.
     assert acc is not None and mask is not None
     return acc, mask
 

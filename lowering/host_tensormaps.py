@@ -66,6 +66,7 @@ def _source(value: ir.Value, entry: ir.Block) -> Source | None:
         if owner == entry:
             return ("arg", ir.BlockArgument(value).arg_number)
         return None
+    # Equivalent mutant: negated; an ir.Operation has .operation too (itself).
     op = owner.operation if hasattr(owner, "operation") else owner
     if op.name in _EXTENSIONS:
         inner = _source(op.operands[0], entry)

@@ -259,8 +259,8 @@ def fp8_grouped_linear(
     """The grouped (MoE experts) :func:`fp8_linear`: ``x`` (S, K) rows grouped by
     ``group_lens``, ``weight`` (G, N, K); rows of group g get ``x_g @ weight[g].T``.
     Differentiable in ``x`` and ``weight``: dgrad is the grouped FP8 GEMM on each
-    group's ``W^T`` (quantized along N), wgrad one dense FP8 GEMM per group over its
-    rows (the lengths read on the host: a sync where they lie on the GPU)."""
+    group's ``W^T`` (quantized along N), wgrad the 16-bit variable-K grouped GEMM on
+    bf16 ``dY`` and ``X`` (one launch; the lengths stay where they are: no host sync)."""
     _torch_only("fp8_grouped_linear", x, weight)
     from gemm_opt import torch_ops
 

@@ -23,7 +23,8 @@ with torch tensors; ``import gemm_opt`` does not import torch):
 ``gemm_opt::fp8_linear``                   ``x @ weight.T`` quantized inside (FP8
                                            training); differentiable: dgrad and
                                            wgrad are scaled GEMMs too
-``gemm_opt::fp8_grouped_linear``           its grouped form (MoE experts)
+``gemm_opt::fp8_grouped_linear``           its grouped form (MoE experts; wgrad
+                                           in bf16, the variable-K kernel)
 =========================================  ===========================================
 
 Each operator has a CPU implementation (the executable model) and a CUDA one
@@ -1126,7 +1127,8 @@ def scaled_grouped_matmul(
 # * dgrad ``dX = dY @ W``: ``dY`` quantized along N, ``W^T`` along N (a transposing
 #   copy: the 8-bit MMA reads both operands K-major);
 # * wgrad ``dW = dY^T @ X``: ``dY^T`` and ``X^T`` quantized along M (two transposing
-#   copies); grouped, one dense GEMM per group over its rows.
+#   copies); grouped, the 16-bit variable-K grouped GEMM on bf16 ``dY`` and ``X`` (one
+#   launch, no host read of the lengths; see ``_fp8_grouped_backward``).
 #
 # Gradients use ``grad_recipe`` (default rowwise) and e4m3fn (the kernels take one
 # format for both operands) and are computed with fp32 C, then cast to the operand's
@@ -1261,23 +1263,22 @@ def _fp8_grouped_setup(ctx: Any, inputs: tuple, output: Tensor) -> None:
 
 
 def _fp8_grouped_backward(ctx: Any, grad: Tensor) -> tuple:
-    """dgrad: the grouped FP8 GEMM on ``W^T`` per group (G, K, N); wgrad: per group
-    ``dY_g^T @ X_g``, one dense FP8 GEMM over the group's rows (its lengths read on
-    the host: a sync where they lie on the GPU), zero for an empty group."""
+    """dgrad: the grouped FP8 GEMM on ``W^T`` per group (G, K, N). wgrad: ``dW_g =
+    dY_g^T @ X_g`` by the 16-bit variable-K grouped GEMM (one launch, the lengths read
+    where they lie: no host sync), on ``dY`` and ``X`` in bf16 (fp16 where ``x`` is):
+    an FP8 wgrad per group would need the group sizes on the host, or a grouped "k"
+    FP8 kernel with scales per group of rows, which is not built."""
     x, weight, group_lens = ctx.saved_tensors
-    r = ctx.grad_recipe
     dx = dw = None
     if ctx.needs_input_grad[0]:
         wt = weight.transpose(1, 2)
-        dx = _fp8_grouped_mm(grad, wt, group_lens, r, torch.float32).to(x.dtype)
+        dx = _fp8_grouped_mm(grad, wt, group_lens, ctx.grad_recipe, torch.float32).to(x.dtype)
     if ctx.needs_input_grad[1]:
-        dw = torch.zeros_like(weight)
-        start = 0
-        for g, rows in enumerate(group_lens.tolist()):
-            if rows:
-                dy_g, x_g = grad[start : start + rows], x[start : start + rows]
-                dw[g] = _fp8_mm(dy_g.t(), x_g.t(), r, torch.float32)
-            start += rows
+        half = x.dtype if x.dtype in (torch.bfloat16, torch.float16) else torch.bfloat16
+        dy, xs = grad.to(half).contiguous(), x.to(half).contiguous()
+        op = torch.ops.gemm_opt.grouped_matmul_variable_k
+        dw = op(dy, xs, group_lens, "persistent", None, None, 1, None, None, None)
+        dw = dw.to(weight.dtype)
     return dx, dw, None, None, None, None
 
 

@@ -42,6 +42,10 @@ COMPUTED = (
     "    %h = arith.divsi %m, %k : i32\n"
     '    %d = "tile.make_tensor_descriptor"(%a, %h, %k, %ld, %one)' + SEG
 )
+EXTENDED_CONSTANT = (
+    "    %w = arith.extsi %c64 : i32 to i64\n"
+    '    %d = "tile.make_tensor_descriptor"(%a, %m, %k, %w, %one)' + SEG
+)
 STRIDE_2 = '    %d = "tile.make_tensor_descriptor"(%a, %m, %k, %ld, %two)' + SEG
 STRIDE_ARG = '    %d = "tile.make_tensor_descriptor"(%a, %m, %k, %ld, %ld)' + SEG
 IN_LOOP = (
@@ -81,8 +85,8 @@ def test_an_extended_argument_is_the_argument() -> None:
 
 @pytest.mark.parametrize(
     "body",
-    [COMPUTED, STRIDE_2, STRIDE_ARG, IN_LOOP],
-    ids=["computed-extent", "stride-2", "stride-argument", "in-a-loop"],
+    [COMPUTED, EXTENDED_CONSTANT, STRIDE_2, STRIDE_ARG, IN_LOOP],
+    ids=["computed-extent", "extended-constant", "stride-2", "stride-argument", "in-a-loop"],
 )
 def test_what_the_host_cannot_know_stays_on_the_device(body: str) -> None:
     assert _hosted(body) == [None]

@@ -35,6 +35,9 @@ ARGS = {
     "plain_spin_concurrent": ("flag", "who"),
     "plain_spin_rewrite": ("flag", "out"),
     "plain_drain": ("out",),
+    "grid_dims": ("out",),
+    "bump": ("flags", "at"),
+    "copy_scalar": ("flags", "from", "at"),
     "wait_any": ("flags",),
 }
 SLOT = 64  # i32 elements between two flags or counters
@@ -485,3 +488,40 @@ def test_a_concurrent_spin_nobody_ends_is_a_deadlock():
         _run(_load(), "plain_spin_concurrent", [flag, 7], 2, seed=0)
     assert "program (0, 0, 0) at 'scf.while'" in str(e.value)
     assert "program (1, 0, 0) at 'scf.while'" in str(e.value)
+
+
+def test_num_programs_reads_each_axis_of_the_grid() -> None:
+    out = np.zeros(3, dtype=np.int32)
+    interp = Interpreter(_load(), "grid_dims", arg_names=ARGS["grid_dims"])
+    interp.run([out], (2, 3, 4))
+    assert out.tolist() == [2, 3, 4]
+
+
+@pytest.mark.parametrize("at", [0, 7])
+def test_an_atomic_reaches_both_ends_of_its_array(at: int) -> None:
+    flags = np.zeros(8, dtype=np.int32)
+    _run(_load(), "bump", [flags, at], 1)
+    assert flags.tolist() == [int(i == at) for i in range(8)]
+
+
+@pytest.mark.parametrize("at", [-1, 8])
+def test_an_atomic_past_either_end_is_refused(at: int) -> None:
+    bump = _line('%old = "tile.atomic_rmw"(%flags, %at, %c1)')
+    with pytest.raises(ModelError) as e:
+        _run(_load(), "bump", [np.zeros(8, dtype=np.int32), at], 1)
+    msg = str(e.value)
+    assert f"'tile.atomic_rmw' at {DATA}:{bump}:" in msg
+    assert f"atomic on 'flags'[{at}] outside its 8-element array" in msg
+
+
+@pytest.mark.parametrize(("src", "dst"), [(0, 7), (7, 0)])
+def test_a_scalar_load_reaches_both_ends_of_its_array(src: int, dst: int) -> None:
+    flags = np.arange(8, dtype=np.int32) + 1
+    _run(_load(), "copy_scalar", [flags, src, dst], 1)
+    assert flags[dst] == dst + 1 + src + 1
+
+
+@pytest.mark.parametrize("src", [-1, 8])
+def test_a_scalar_load_past_either_end_is_refused(src: int) -> None:
+    with pytest.raises(ModelError, match=rf"load of 'flags'\[{src}\] outside its 8-element array"):
+        _run(_load(), "copy_scalar", [np.zeros(8, dtype=np.int32), src, 0], 1)

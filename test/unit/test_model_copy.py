@@ -362,3 +362,41 @@ def test_partitioned_formula_matches_triton_placement():
     # padded inner: group stride is the padded piece size (512 + 128)
     layout = PartitionedShared(2, 2, 0, PaddedShared(16, 4))
     assert shared_offset((64, 0), shape, layout, 0) == 640
+
+
+# ---- edges of the helpers ------------------------------------------------------------------
+
+
+def test_a_rank_0_box_has_one_empty_coordinate() -> None:
+    coords = tile_coords((), ())
+    assert coords.shape == (1, 0) and coords.dtype == np.int64
+
+
+def test_a_box_is_every_coordinate_row_major() -> None:
+    coords = tile_coords((5, -1), (2, 3))
+    want = [(5 + i, -1 + j) for i in range(2) for j in range(3)]
+    assert [tuple(c) for c in coords.tolist()] == want
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        SwizzledShared(vec=8, per_phase=1, max_phase=1, order=(1, 0)),  # one phase: no swizzle
+        SwizzledShared(vec=0, per_phase=1, max_phase=8, order=(1, 0)),
+        SwizzledShared(vec=8, per_phase=1, max_phase=8, order=(0,)),  # rank 1
+    ],
+)
+def test_a_swizzle_without_phases_or_vectors_is_the_linear_layout(layout) -> None:
+    shape = (16, 64) if len(layout.order) == 2 else (64,)
+    coords = tile_coords((0,) * len(shape), shape)
+    offsets = shared_offsets(coords, shape, layout)
+    assert offsets.tolist() == list(range(math.prod(shape)))
+
+
+def test_a_swizzle_with_phases_moves_vectors_of_the_rows_after_the_first() -> None:
+    layout = SwizzledShared(vec=8, per_phase=1, max_phase=8, order=(1, 0))
+    offsets = shared_offsets(tile_coords((0, 0), (16, 64)), (16, 64), layout).reshape(16, 64)
+    assert offsets[0].tolist() == list(range(64))
+    row = offsets[1] - 64  # row 1: its vectors of 8 XOR-ed with phase 1
+    assert row.tolist() == [((c // 8) ^ 1) * 8 + c % 8 for c in range(64)]
+    assert sorted(offsets.reshape(-1).tolist()) == list(range(16 * 64))

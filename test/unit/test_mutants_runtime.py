@@ -9,6 +9,8 @@ tensors of the same layouts pin them here.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -193,6 +195,44 @@ def test_a_batch_over_a_shared_b_folds_into_m_under_any_schedule(schedule: str) 
     assert (plan.scalars["M"], plan.scalars["N"], plan.scalars["K"]) == (32, 16, 8)
 
 
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@pytest.mark.parametrize("schedule", ["data-parallel", "persistent", "auto"])
+def test_a_batch_back_to_back_plans_one_grouped_grid(schedule: str) -> None:
+    """a's batches along M over a stack of b: the grouped "m" kernels, G groups of
+    M rows, each its own row of tiles; and a column-major a with a row-major b,
+    both along K (bmm's dB): the grouped "k" kernels, K = every batch's."""
+    g, m, k, n = 3, 70, 32, 100
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    a = np.ones((g, m, k), np.float16)
+    b = np.ones((g, k, n), np.float16)
+    plan = P.plan("matmul", a, b, schedule=schedule, **kw)
+    bm, bn = plan.spec.block_m, plan.spec.block_n
+    assert plan.sub is None and plan.lens == (m,) * g and plan.num_groups == g
+    assert (plan.scalars["M"], plan.scalars["K"], plan.scalars["num_groups"]) == (g * m, k, g)
+    assert plan.total_tiles == g * _cdiv(m, bm) * _cdiv(n, bn)
+    at = np.ones((g, k, m), np.float16).transpose(0, 2, 1)  # (g, m, k), column-major
+    plan = P.plan("matmul", at, b, schedule=schedule, **kw)
+    bm, bn = plan.spec.block_m, plan.spec.block_n
+    assert plan.sub is None and plan.lens == (k,) * g and plan.num_groups == g
+    assert (plan.scalars["M"], plan.scalars["K"], plan.scalars["num_groups"]) == (m, g * k, g)
+    assert plan.total_tiles == g * _cdiv(m, bm) * _cdiv(n, bn)
+
+
+@pytest.mark.parametrize("shape", [(64, 64, 64), (512, 256, 128), (2, 128, 64, 256)])
+def test_the_model_runs_its_own_config_whatever_the_shape(shape: tuple[int, ...]) -> None:
+    """The shape-tuned configs are the GPU's; the model keeps S.MODEL_CONFIG."""
+    *batch, m, k, n = shape
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    a = np.ones((*batch, m, k), np.float16)
+    b = np.ones((*batch, k, n), np.float16)
+    spec = P.plan("matmul", a, b, schedule="persistent", **kw).spec
+    want = S.MODEL_CONFIG
+    assert (spec.block_m, spec.block_n, spec.block_k) == (want.block_m, want.block_n, want.block_k)
+
+
 # ---- schedule="auto": what the choice is given and what is kept of it -------------------
 
 
@@ -257,3 +297,87 @@ def test_an_explicit_config_drops_the_choices_split_k_and_swap_ab(
     chosen = _choice("split-k", split_k=4, swap=True)
     assert _auto(monkeypatch, chosen)[0] == ("split-k", None, S.GemmConfig(), 4, True)
     assert _auto(monkeypatch, chosen, cfg=TILE)[0] == ("split-k", None, TILE, None, False)
+
+
+def _swiglu_plan(monkeypatch: pytest.MonkeyPatch, choice: autotune.Choice) -> P.GemmPlan:
+    monkeypatch.setattr(autotune, "choose", _Chooser(choice))
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    a, b = np.ones((64, 64), np.float16), np.ones((64, 128), np.float16)
+    return P.plan("matmul", a, b, schedule="auto", activation="swiglu", **kw)
+
+
+WIDE = S.GemmConfig(block_m=128, block_n=256, block_k=64, num_stages=4)
+
+
+def test_auto_with_swiglu_runs_data_parallel_whatever_the_pick(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SwiGLU's two sums per tile cannot be split along K: a split-K pick runs
+    data-parallel, in a tile whose two accumulators fit, as a data-parallel pick does."""
+    split = autotune.Choice("split-k", None, WIDE, "model", None, 4)
+    picked = _swiglu_plan(monkeypatch, split)
+    assert (picked.spec.kind, picked.auto_split_k) == ("data-parallel", None)
+    assert picked.spec.block_m * picked.spec.block_n <= P.SWIGLU_TILE
+    kept = _swiglu_plan(monkeypatch, autotune.Choice("data-parallel", None, WIDE, "model"))
+    assert kept.spec.kind == "data-parallel"
+    assert kept.spec.block_m * kept.spec.block_n <= P.SWIGLU_TILE
+
+
+@pytest.mark.parametrize(
+    ("schedule", "programs"),
+    [
+        ("data-parallel", 1),
+        ("persistent", 1),
+        ("work-stealing", 4),
+        ("stream-k", 1),
+        ("split-k", 1),
+    ],
+)
+def test_an_empty_problem_runs_one_program_or_one_per_chiplet(schedule: str, programs: int):
+    """N = 0: no tile, yet a launch needs a program (work stealing: one per chiplet)."""
+    kw = dict(reduction=None, num_programs=None, num_xcds=4, config=None, out=None, seed=None)
+    a, b = np.ones((8, 16), np.float16), np.zeros((16, 0), np.float16)
+    plan = P.plan("matmul", a, b, schedule=schedule, **kw)
+    assert plan.total_tiles == 0
+    assert P.work_programs(plan, 8) == programs
+    if schedule == "split-k":  # schedule="auto"'s split-K launches S programs per tile, or S
+        assert P.program_count(dataclasses.replace(plan, auto_split_k=3), 8) == 3
+
+
+def test_grouped_plans_on_the_host_count_each_groups_tiles() -> None:
+    """Host lengths (64, 1, 64): 3 row tiles of 64, not the 5 a bound over 129 rows
+    and 3 groups allows (the bound is for lengths left on the device)."""
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    a, w = np.ones((129, 32), np.float16), np.ones((3, 32, 100), np.float16)
+    plan = P.plan("grouped_matmul", a, w, [64, 1, 64], schedule="persistent", **kw)
+    assert (plan.spec.block_m, plan.spec.block_n) == (64, 64)
+    assert plan.lens == (64, 1, 64) and plan.total_tiles == 3 * 2
+
+
+@pytest.mark.parametrize(
+    ("op", "shapes", "out"),
+    [
+        ("grouped_matmul", ((180, 32), (3, 32, 100)), (180, 100)),
+        ("grouped_matmul_variable_k", ((180, 16), (180, 24)), (3, 16, 24)),
+    ],
+)
+@pytest.mark.parametrize("schedule", ["persistent", "auto"])
+def test_a_traced_grouped_call_names_its_kernel_unless_auto(op, shapes, out, schedule) -> None:
+    """A traced call reads metadata only: a named schedule's kernel is known, auto's
+    pick is not (it depends on the lengths)."""
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    a, b = (torch.ones(s, dtype=torch.float16) for s in shapes)
+    lens = torch.tensor([70, 10, 100])
+    plan = P.plan(op, a, b, lens, schedule=schedule, meta=True, **kw)
+    assert plan.out_shape == out
+    assert (plan.spec is None) == (schedule == "auto")
+
+
+def test_auto_with_a_bias_keeps_a_split_k_pick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only SwiGLU's two sums refuse split-K: a bias epilogue runs the pick as chosen."""
+    monkeypatch.setattr(autotune, "choose", _Chooser(_choice("split-k", split_k=2)))
+    kw = dict(reduction=None, num_programs=None, num_xcds=1, config=None, out=None, seed=None)
+    a, b = np.ones((64, 64), np.float16), np.ones((64, 128), np.float16)
+    bias = np.ones(128, np.float16)
+    plan = P.plan("matmul", a, b, schedule="auto", bias=bias, **kw)
+    assert (plan.spec.kind, plan.auto_split_k) == ("split-k", 2)

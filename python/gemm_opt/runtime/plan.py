@@ -1095,6 +1095,7 @@ def _matmul(
     bm, bn = cfg.block_m, cfg.block_n
     if form == "m":
         lens = (m,) * groups
+        # Equivalent mutant: m=1; grouped_tiles reads m only for grouped="k".
         tiles = S.grouped_tiles("m", lens, m=0, n=n, k=k, block_m=bm, block_n=bn).total_tiles
     elif form == "k":  # G grids of M x N tiles
         lens = (k,) * groups
@@ -1111,6 +1112,7 @@ def _matmul(
         spec=spec,
         scalars=scalars,
         lens=lens,
+        # Equivalent mutant: else 1; only a grouped_matmul plan's num_groups is read.
         num_groups=groups if grouped else 0,
         num_programs=P,
         seed=seed,
@@ -1271,8 +1273,10 @@ def _grouped(
     bm, bn = cfg.block_m, cfg.block_n
     if backend == "cuda" or lens is None:
         # The lengths stay where they are: the grid is sized without them.
+        # Equivalent mutant: m=1; the bound reads m only for grouped="k".
         tiles = S.grouped_tiles_bound("m", g, rows=s, m=0, n=n, block_m=bm, block_n=bn)
     else:
+        # Equivalent mutant: m=1; grouped_tiles reads m only for grouped="k".
         tiles = S.grouped_tiles("m", lens, m=0, n=n, k=k, block_m=bm, block_n=bn).total_tiles
     return GemmPlan(
         op="grouped_matmul",

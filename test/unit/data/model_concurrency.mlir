@@ -304,4 +304,33 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     }
     return
   }
+
+  // Each program stores the grid's size along every axis: out[0..2] = the
+  // program counts of axes 0, 1 and 2.
+  func.func @grid_dims(%out: !tile.ptr<i32>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %n0 = "tile.num_programs"() {axis = 0 : i32} : () -> i32
+    %n1 = "tile.num_programs"() {axis = 1 : i32} : () -> i32
+    %n2 = "tile.num_programs"() {axis = 2 : i32} : () -> i32
+    %o0 = "tile.atomic_rmw"(%out, %c0, %n0) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    %o1 = "tile.atomic_rmw"(%out, %c1, %n1) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    %o2 = "tile.atomic_rmw"(%out, %c2, %n2) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    return
+  }
+
+  // One atomic add of 1 at flags[%at].
+  func.func @bump(%flags: !tile.ptr<i32>, %at: i32) {
+    %c1 = arith.constant 1 : i32
+    %old = "tile.atomic_rmw"(%flags, %at, %c1) {kind = "add", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    return
+  }
+
+  // flags[%at] += flags[%from] (a scalar load, then an atomic add).
+  func.func @copy_scalar(%flags: !tile.ptr<i32>, %from: i32, %at: i32) {
+    %v = "tile.load_scalar"(%flags, %from) : (!tile.ptr<i32>, i32) -> i32
+    %old = "tile.atomic_rmw"(%flags, %at, %v) {kind = "add", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    return
+  }
 }
