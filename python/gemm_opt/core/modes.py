@@ -128,6 +128,9 @@ BODIES: tuple[Body, ...] = tuple(Body)
 TILE_LOOPS: tuple[TileLoop, ...] = tuple(TileLoop)
 SCALES: tuple[Scale, ...] = tuple(Scale)
 ACTIVATIONS: tuple[Activation, ...] = tuple(Activation)
+#: Each activation by its name: a lookup that torch.compile traces (calling the
+#: enum class inside a traced call is not supported by every torch on every Python).
+ACTIVATION_BY_NAME: dict[str, Activation] = {a.value: a for a in Activation}
 #: The kinds a SwiGLU epilogue runs under: one program holds each tile's two
 #: finished sums (stream-K and split-K partials hold one accumulator per tile).
 SWIGLU_KINDS: tuple[Kind, ...] = (Kind.DATA_PARALLEL, Kind.PERSISTENT, Kind.WORK_STEALING)
@@ -145,6 +148,7 @@ DEFAULT_REDUCTION = Reduction.LINEAR
 
 __all__ = [
     "ACTIVATIONS",
+    "ACTIVATION_BY_NAME",
     "BODIES",
     "C_LAYOUTS",
     "DEFAULT_REDUCTION",

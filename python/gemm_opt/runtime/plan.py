@@ -718,7 +718,7 @@ def check_epilogue(
     are not a finished sum, and the host zeroes C for them); ``row_scale`` (``(m,)``)
     and ``col_scale`` (``bias_shape``) float32 vectors, no ``col_scale`` with SwiGLU.
     TypeError or ValueError naming the argument."""
-    from gemm_opt.core.modes import ACTIVATIONS, Activation
+    from gemm_opt.core.modes import ACTIVATION_BY_NAME, ACTIVATIONS, Activation
 
     if activation is not None and not isinstance(activation, str):
         raise TypeError(f"activation: expected None or a str, got {type(activation).__name__}")
@@ -731,7 +731,7 @@ def check_epilogue(
         raise TypeError(f"accumulate: expected a bool, got {type(accumulate).__name__}")
     if accumulate and out is None:
         raise ValueError("accumulate: adds the result into out (out += ...); pass out")
-    act = Activation(activation or Activation.NONE)
+    act = ACTIVATION_BY_NAME[activation or Activation.NONE.value]
     out_dtype = None
     if out is not None and str(out.dtype).removeprefix("torch.") == "float32":
         out_dtype = "fp32"
