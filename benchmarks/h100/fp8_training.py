@@ -85,7 +85,11 @@ def _dequantized(torch: Any, a: Any, w: Any, recipe: str, lens: Any = None):
 def _product(torch: Any, a: Any, w: Any, recipe: str, lens: list[int] | None = None):
     """(ref, S): float64 ``q(a) @ q(w)^T`` (grouped: rows of g times ``w[g]``) and the
     sum of the magnitudes."""
-    ad, bd = _dequantized(torch, a, w, recipe)
+    return _products(torch, *_dequantized(torch, a, w, recipe), lens)
+
+
+def _products(torch: Any, ad: Any, bd: Any, lens: list[int] | None):
+    """(``ad @ bd``, ``|ad| @ |bd|``) in float64; grouped: rows of group g times ``bd[g]``."""
     if lens is None:
         return ad @ bd, ad.abs() @ bd.abs()
     ref = torch.empty(ad.shape[0], bd.shape[-1], dtype=torch.float64, device=ad.device)
@@ -185,17 +189,7 @@ def check(torch: Any, say: Any, dtype: Any) -> tuple[bool, list[dict[str, Any]]]
 
 
 def _product_hp(torch: Any, a: Any, w: Any, lens: list[int] | None):
-    ad, bd = a.double(), w.double().transpose(-1, -2)
-    if lens is None:
-        return ad @ bd, ad.abs() @ bd.abs()
-    ref = torch.empty(ad.shape[0], bd.shape[-1], dtype=torch.float64, device=ad.device)
-    mag = torch.empty_like(ref)
-    start = 0
-    for g, rows in enumerate(lens):
-        ref[start : start + rows] = ad[start : start + rows] @ bd[g]
-        mag[start : start + rows] = ad[start : start + rows].abs() @ bd[g].abs()
-        start += rows
-    return ref, mag
+    return _products(torch, a.double(), w.double().transpose(-1, -2), lens)
 
 
 def _step(forward: Any, x: Any, w: Any, dy: Any) -> Any:
