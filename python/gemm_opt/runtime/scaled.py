@@ -280,13 +280,7 @@ def scaled_plan(
     cfg = _config(m, n, backend, config, scale)
     spec = scaled_spec(schedule, da, cfg, scale, out, gpu=backend == "cuda")
     tiles = S.tile_count(m, n, spec.block_m, spec.block_n)
-    if num_programs is None:
-        gpu = backend == "cuda"
-        programs = 1 if meta and gpu else _resident(spec, device) if gpu else P.MODEL_PROGRAMS
-    else:
-        programs = P.as_int(num_programs, "num_programs")
-        if programs < 1:
-            raise ValueError(f"num_programs must be at least 1, got {programs}")
+    programs = _programs(num_programs, spec, backend, device, meta)
     grid = tiles if spec.kind == Kind.DATA_PARALLEL else min(programs, tiles)
     return ScaledPlan(spec, backend, m, n, k, lda, ldb, out, grid, min(programs, grid), seed)
 
@@ -389,13 +383,7 @@ def scaled_grouped_plan(
         tiles = S.grouped_tiles_bound("m", g, rows=s_rows, m=0, n=n, block_m=bm, block_n=bn)
     else:
         tiles = S.grouped_tiles("m", lens, m=0, n=n, k=k, block_m=bm, block_n=bn).total_tiles
-    if num_programs is None:
-        gpu = backend == "cuda"
-        programs = 1 if meta and gpu else _resident(spec, device) if gpu else P.MODEL_PROGRAMS
-    else:
-        programs = P.as_int(num_programs, "num_programs")
-        if programs < 1:
-            raise ValueError(f"num_programs must be at least 1, got {programs}")
+    programs = _programs(num_programs, spec, backend, device, meta)
     grid = min(programs, tiles)
     return ScaledPlan(
         spec, backend, s_rows, n, k, max(sa_el[0], k, 1), ldb, out, grid, min(programs, grid),
@@ -451,6 +439,18 @@ def kernel_scales(plan: ScaledPlan, scale_a: Any, scale_b: Any) -> tuple[Any, An
     sa = np.ascontiguousarray(np.asarray(scale_a).T, dtype=np.float32)
     sb = np.ascontiguousarray(np.repeat(scale_b, block, axis=-1)[..., :n], dtype=np.float32)
     return sa, sb
+
+
+def _programs(num_programs: Any, spec: S.KernelSpec, backend: str, device: Any, meta: bool) -> int:
+    """The programs a plan may keep resident: the caller's ``num_programs``, else
+    the GPU's resident count (1 while traced), the model's default off the GPU."""
+    if num_programs is None:
+        gpu = backend == "cuda"
+        return 1 if meta and gpu else _resident(spec, device) if gpu else P.MODEL_PROGRAMS
+    programs = P.as_int(num_programs, "num_programs")
+    if programs < 1:
+        raise ValueError(f"num_programs must be at least 1, got {programs}")
+    return programs
 
 
 def _resident(spec: S.KernelSpec, device: Any) -> int:
