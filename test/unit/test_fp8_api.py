@@ -125,6 +125,10 @@ def _call(**over):
         (dict(out=torch.empty(M, N)), ValueError, "out: a scaled GEMM does not take out"),
         (dict(reduction="tree"), ValueError, "reduction: a scaled GEMM does not take"),
         (dict(config=dict(block_k=32)), ValueError, "config: block_k must be a multiple of 64"),
+        (dict(schedule="persistent", num_programs=0), ValueError,
+         "num_programs must be at least 1, got 0"),
+        (dict(schedule="persistent", num_programs=2**31), ValueError,
+         "num_programs must be at most 2147483647, got 2147483648"),
     ],
 )  # fmt: skip
 def test_refusals_name_the_argument(over, error, match):

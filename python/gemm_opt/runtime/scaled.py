@@ -447,10 +447,7 @@ def _programs(num_programs: Any, spec: S.KernelSpec, backend: str, device: Any, 
     if num_programs is None:
         gpu = backend == "cuda"
         return 1 if meta and gpu else _resident(spec, device) if gpu else P.MODEL_PROGRAMS
-    programs = P.as_int(num_programs, "num_programs")
-    if programs < 1:
-        raise ValueError(f"num_programs must be at least 1, got {programs}")
-    return programs
+    return P._positive_int(num_programs, "num_programs", P.MAX_PROGRAMS)  # the launch limit
 
 
 def _resident(spec: S.KernelSpec, device: Any) -> int:
