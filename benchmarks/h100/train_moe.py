@@ -219,6 +219,25 @@ def corpus(tokens: int, vocab: int, seed: int, words: int = 2048, succ: int = 8)
 # ---- checks -----------------------------------------------------------------------------
 
 
+#: How far past torch's own run-to-run loss difference gemm_opt's may go.
+FLOOR_FACTOR = 1.5
+
+
+def agreement_bounds(tol: float, floor: list[float]) -> tuple[float, float]:
+    """The per-step and the mean |loss difference| allowed against torch, given torch's
+    own differences ``floor`` against a second torch run of the same seed and data.
+
+    Kernels both models share are not bitwise reproducible, so torch differs from
+    itself by up to 0.03-0.06 nats in a run; a fixed ``tol`` below that fails
+    torch itself. Per step: ``tol`` or ``FLOOR_FACTOR`` times torch's largest
+    difference, the larger. The mean: ``FLOOR_FACTOR`` times torch's mean (a
+    systematic drift moves the mean, where nondeterminism moves single steps), and
+    never below a fifth of ``tol``."""
+    worst = max(floor)
+    mean = sum(floor) / len(floor)
+    return max(tol, FLOOR_FACTOR * worst), max(tol / 5, FLOOR_FACTOR * mean)
+
+
 def within(c: Tensor, e: Tensor, tol: float) -> tuple[bool, float]:
     """|c - e| <= tol (|e| + max|e|) element-wise; (ok, worst ratio of error to bound)."""
     c, e = c.detach().float(), e.detach().float()
@@ -504,7 +523,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True, help="folder for the result files")
     ap.add_argument("--steps", type=int, default=TrainConfig.steps)
     ap.add_argument("--tol", type=float, default=0.05,
-                    help="largest per-step |loss difference| allowed (nats)")  # fmt: skip
+                    help="per-step |loss difference| always allowed (nats); more where torch "
+                         "differs more from itself (agreement_bounds)")  # fmt: skip
     ap.add_argument("--bench-steps", type=int, default=20)
     ap.add_argument("--skip-checks", action="store_true")
     ap.add_argument("--skip-compile", action="store_true", help="no compiled throughput")
@@ -563,9 +583,12 @@ def main(argv: list[str] | None = None) -> int:
     for i in sorted({*range(0, tc.steps, max(1, tc.steps // 30)), tc.steps - 1}):
         a, b = curves["torch"][i], curves["gemm_opt"][i]
         print(f"{i:4d}  {a:7.4f}  {b:7.4f}  {abs(a - b):.4f}")
-    rep.line(diffs[worst] <= args.tol, "loss curves agree",
-             f"max per-step |diff| {diffs[worst]:.4f} at step {worst} (tol {args.tol}), "
-             f"mean {mean:.4f}, final {curves['torch'][-1]:.4f} vs "
+    bound, mean_bound = agreement_bounds(args.tol, floor)
+    result.update(loss_bound=bound, mean_loss_bound=mean_bound)
+    rep.line(diffs[worst] <= bound and mean <= mean_bound, "loss curves agree",
+             f"max per-step |diff| {diffs[worst]:.4f} at step {worst} (bound {bound:.4f}: "
+             f"--tol {args.tol} or {FLOOR_FACTOR}x torch against itself, the larger), "
+             f"mean {mean:.4f} (bound {mean_bound:.4f}), final {curves['torch'][-1]:.4f} vs "
              f"{curves['gemm_opt'][-1]:.4f}")  # fmt: skip
     _write(args.out, result, rep)
     speed: dict[str, dict[str, float]] = {}
