@@ -981,8 +981,8 @@ class _EagerAutograd(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, *args: Any) -> Tensor:
         *inputs, name = args
-        impl, setup, _ = _AUTOGRAD[name]
-        out = impl(*inputs)
+        setup = _AUTOGRAD[name][1]
+        out = _IMPLS[name](*inputs)  # the implementation itself: the operator would dispatch
         setup(ctx, tuple(inputs), out)
         ctx.op = name
         return out

@@ -449,6 +449,30 @@ def test_eager_calls_skip_the_dispatcher_only_where_it_adds_nothing(direct_on_cp
     assert x.grad is not None and x.grad.shape == x.shape
 
 
+def test_an_eager_call_recording_a_gradient_runs_the_implementation_itself(
+    direct_on_cpu, monkeypatch
+) -> None:
+    """The eager autograd path's forward calls the operator's implementation, not the
+    operator (whose dispatch it exists to skip); its gradients are autograd's."""
+    launches, _ = direct_on_cpu
+    through_op: list[str] = []
+    real = torch_ops._FunctionalOp.__call__
+
+    def counted(self, *args, **kwargs):
+        through_op.append(self.qualname)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch_ops._FunctionalOp, "__call__", counted)
+    g = _gen(12)
+    x = torch.randn(64, 32, generator=g).half().requires_grad_()
+    b = torch.randn(32, 48, generator=g).half()
+    assert torch_ops._eager_autograd("matmul", (x, b))
+    y = gemm_opt.matmul(x, b)
+    assert through_op == [] and len(launches) == 1 and y.requires_grad
+    y.float().sum().backward()
+    assert x.grad is not None and x.grad.shape == x.shape and through_op == []
+
+
 def test_an_eager_call_reuses_the_launch_prepared_for_its_signature(direct_on_cpu) -> None:
     """The second eager call of a signature launches the first one's prepared launch on
     its own tensors; a change of shape, stride, dtype, address divisibility or keyword
