@@ -483,6 +483,36 @@ def throughput(backend: str, cfg: ModelConfig, tc: TrainConfig, data: Tensor,
     return steps * tc.batch * cfg.seq / (time.perf_counter() - start)
 
 
+def profile_steps(mode: str, cfg: ModelConfig, tc: TrainConfig, dev: torch.device,
+                  out: Path) -> None:  # fmt: skip
+    """Where a training step's time goes, per backend: 3 steps under torch.profiler after 5
+    of warm-up; the operators by host time and the kernels by GPU time, printed and
+    written to ``profile_<mode>_<backend>.txt``."""
+    from torch.profiler import ProfilerActivity, profile
+
+    data = corpus((tc.steps + 4) * tc.batch * (cfg.seq + 1), cfg.vocab, tc.data_seed).to(dev)
+    for backend in BACKENDS:
+        model = build(backend, cfg, tc.seed, dev)
+        step = make_step(run_as(model, mode), optimizer(model, tc))
+        for i in range(5):
+            step(*batches(data, cfg, tc, i))
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for i in range(3):
+                step(*batches(data, cfg, tc, 5 + i))
+            torch.cuda.synchronize()
+        wall = (time.perf_counter() - start) / 3 * 1e3
+        events = prof.key_averages()
+        tables = [
+            events.table(sort_by=key, row_limit=rows, max_name_column_width=70)
+            for key, rows in (("self_cpu_time_total", 25), ("self_device_time_total", 15))
+        ]
+        text = f"{backend}, {mode}: {wall:.2f} ms per profiled step\n" + "\n".join(tables)
+        (out / f"profile_{mode}_{backend}.txt").write_text(text)
+        print(text, flush=True)
+
+
 def block_ms(moe: type, mode: str, dev: torch.device, reps: int = 20) -> float:
     """Median milliseconds of one MoE layer's forward + backward at the model's shape
     (4096 tokens, hidden 1024, 8 experts of 1024, top-2; bf16)."""
@@ -530,6 +560,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-compile", action="store_true", help="no compiled throughput")
     ap.add_argument("--budget-s", type=float, default=330,
                     help="start no compiled measurement after this many seconds")  # fmt: skip
+    ap.add_argument("--profile", choices=MODES,
+                    help="only profile 3 training steps of each backend in this mode "
+                         "(torch.profiler tables to --out), nothing else")  # fmt: skip
     args = ap.parse_args(argv)
     if args.steps < 1 or args.bench_steps < 1 or args.tol <= 0:
         print("error: --steps and --bench-steps must be >= 1, --tol > 0", file=sys.stderr)
@@ -543,6 +576,9 @@ def main(argv: list[str] | None = None) -> int:
     dev = torch.device("cuda", torch.cuda.current_device())
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name(dev)}", flush=True)
+    if args.profile:
+        profile_steps(args.profile, ModelConfig(), TrainConfig(), dev, args.out)
+        return 0
     rep = Report()
     if not args.skip_checks:
         for name, check in CHECKS.items():
