@@ -232,6 +232,17 @@ def test_atomic_stream_k_adds_into_a_zeroed_c_of_either_type():
     assert np.all(np.abs(np.asarray(c16).astype(np.float64) - ref) <= 2.0**-7 * np.abs(ref))
 
 
+def test_atomic_stream_k_is_refused_under_deterministic_algorithms():
+    torch = pytest.importorskip("torch")
+    torch.use_deterministic_algorithms(True)
+    try:
+        with pytest.raises(RuntimeError, match="reduction='atomic'"):
+            _call(reduction="atomic")
+        _call(reduction="tree")  # deterministic: runs
+    finally:
+        torch.use_deterministic_algorithms(False)
+
+
 def test_torch_cpu_tensors_take_the_same_schedules():
     torch = pytest.importorskip("torch")
     m, n, k = 70, 90, 300

@@ -276,6 +276,7 @@ def scaled_plan(
     if reduction is not None and not isinstance(reduction, str):
         raise TypeError(f"reduction: expected a string or None, got {type(reduction).__name__}")
     reduction = S.resolve_reduction(schedule, reduction)
+    P._check_deterministic(schedule, reduction)  # atomic stream-K's bits vary run to run
     xcds = P._positive_int(num_xcds, "num_xcds", P.MAX_PROGRAMS)
     from gemm_opt.core.scaling import MX_BLOCK
 
