@@ -340,3 +340,28 @@ def test_cuda90_linear_stream_k_kernel_has_wgmma_fixup_and_no_local_memory(recip
     row = mix.mix(kernel.binary, mix.cuobjdump())
     assert row["HGMMA"] > 0 and row["HMMA"] == 0 and row["UTMALDG"] > 0
     assert row["LDL/STL"] == 0  # the 128x128 fp32 partial and its fix-up stay in registers
+
+
+@pytest.mark.parametrize(
+    ("target", "instr"),
+    [("gfx1250", "v_wmma_scale_f32_16x16x128_f8f6f4"), ("gfx950", "v_mfma_scale_f32_32x32x64")],
+)
+@pytest.mark.parametrize(("schedule", "reduction"), [("stream-k", "tree"), ("split-k", None)])
+def test_mx32_split_kernels_lower_to_the_block_scaled_instruction(
+    target, instr, schedule, reduction
+):
+    from gemm_opt.kernels.schedule_gemm import build_gemm_module
+    from gemm_opt.lowering.compile import compile_tile_module
+    from gemm_opt.runtime.scaled import MODEL_MX32_CONFIG as cfg
+
+    module = build_gemm_module(
+        kind=schedule, reduction=reduction, dtype="f8e4m3", block_m=cfg.block_m,
+        block_n=cfg.block_n, block_k=cfg.block_k, num_warps=cfg.num_warps, trans_b=True,
+        scale="mx32", target=target,
+    )  # fmt: skip
+    asm = compile_tile_module(module, target).asm["amdgcn"]
+    assert instr in asm
+    scratch = [
+        ln.split("ScratchSize:")[1].strip() for ln in asm.splitlines() if "ScratchSize:" in ln
+    ]
+    assert scratch and all(v == "0" for v in scratch)  # no spills
