@@ -21,6 +21,7 @@ torch (CUDA launch) and numpy are imported where used.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -321,6 +322,7 @@ def scaled_plan(
     return ScaledPlan(spec, backend, m, n, k, lda, ldb, out, grid, min(programs, grid), seed)
 
 
+@functools.lru_cache(maxsize=256)
 def scaled_spec(
     schedule: str,
     dtype: str,
@@ -337,7 +339,9 @@ def scaled_spec(
     linear; work stealing with ``num_xcds``), the FP8 ``dtype`` ("f8e4m3"),
     ``config``, ``scale`` and ``out_dtype`` (a framework name: "bfloat16");
     ``gpu``: the epilogue recipes with the configuration's promotion interval
-    (:func:`_epilogue_interval`; the model computes exactly either way)."""
+    (:func:`_epilogue_interval`; the model computes exactly either way).
+    Memoized: every call plans twice (the operator's eager check, then its
+    implementation), and building and checking a spec is a third of a plan."""
     cfg = config
     spec = S.KernelSpec(
         Kind(schedule), S.resolve_reduction(schedule, reduction), grouped, dtype,
