@@ -24,7 +24,9 @@ scale_a=, scale_b=, schedule=, reduction=, num_programs=)``.
    warm L2), which the table compares; and the API call as the user makes it,
    interleaved, after an L2 flush and the flusher's 0.3 ms of slack (median of
    ``--reps``): where the call's host path outlasts the slack, that time shows
-   the host (the CSV's ``call_ms``).
+   the host (the CSV's ``call_ms``); and the host's time per call, 50 calls
+   issued back to back (``host_us``: the wall time of issuing them, GPU work
+   queued behind).
 
 Writes ``OUT/fp8_schedules.{log,csv,md}``. Exit 0 when every check passes, 1 if
 one fails, 2 on misuse, no GPU or a missing kernel.
@@ -39,6 +41,7 @@ import csv
 import functools
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +151,19 @@ def check(torch: Any, say: Any) -> bool:
     return ok
 
 
+def host_us(torch: Any, fn: Any, calls: int = 50) -> float:
+    """Host microseconds per call of ``fn``: ``calls`` calls issued back to back (the
+    GPU's work queues behind them, so the wall time of issuing them is the host's)."""
+    fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    took = time.perf_counter() - start
+    torch.cuda.synchronize()
+    return took / calls * 1e6
+
+
 def speed(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str, Any]]:
     flush = benchlib.Flusher()
     rows = []
@@ -182,17 +198,20 @@ def speed(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str, Any]]:
             for name, r in calls.items():
                 ms = graph.get(name, float("nan"))
                 call = r["median_ms"]
+                host = host_us(torch, fns[name])
                 row = {
                     "m": m, "n": n, "k": k, "recipe": recipe, "impl": name,
                     "median_ms": round(ms, 5), "tflops": round(benchlib.tflops(m, n, k, ms), 1),
                     "vs_torch": round(base / ms, 3), "vs_data_parallel": round(dp / ms, 3),
-                    "call_ms": round(call, 5), "torch_recipe": torch_recipe,
+                    "call_ms": round(call, 5), "host_us": round(host, 1),
+                    "torch_recipe": torch_recipe,
                 }  # fmt: skip
                 rows.append(row)
                 say(
                     f"{m}x{n}x{k} {recipe:10s} {name:18s} graph {ms:8.4f} ms "
                     f"{row['tflops']:7.1f} TFLOP/s {row['vs_torch']:.2f}x torch "
-                    f"{row['vs_data_parallel']:.2f}x data-parallel; call {call:8.4f} ms"
+                    f"{row['vs_data_parallel']:.2f}x data-parallel; call {call:8.4f} ms, "
+                    f"host {host:6.1f} us"
                 )
     return rows
 
