@@ -1042,8 +1042,8 @@ def scaled_matmul(
     )  # fmt: skip
     return torch.ops.gemm_opt.scaled_matmul(
         a, b, scale_a, scale_b, kw.get("out_dtype"), kw.get("schedule", "data-parallel"),
-        kw.get("num_programs"), _pack_config(cfg), kw.get("seed"), p.spec.reduction,
-        kw.get("num_xcds", 1),
+        kw.get("num_programs"), _pack_config(cfg), kw.get("seed"),
+        None if p.spec.reduction is None else str(p.spec.reduction), kw.get("num_xcds", 1),
     )  # fmt: skip
 
 
