@@ -1022,10 +1022,13 @@ def _scaled_matmul(
     num_programs: int | None = None,
     config: list[int] | None = None,
     seed: int | None = None,
+    reduction: str | None = None,
+    num_xcds: int = 1,
 ) -> Tensor:
     from gemm_opt.runtime import scaled
 
-    kw = dict(out_dtype=out_dtype, schedule=schedule, num_programs=num_programs, seed=seed)
+    kw = dict(out_dtype=out_dtype, schedule=schedule, num_programs=num_programs, seed=seed,
+              reduction=reduction, num_xcds=num_xcds)  # fmt: skip
     p = scaled.scaled_plan(a, b, scale_a, scale_b, config=_unpack_config(config), **kw)
     return _run_scaled(p, a, b, scale_a, scale_b)
 
@@ -1044,13 +1047,14 @@ def _run_scaled(p: Any, a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, 
 @_scaled_matmul.register_fake
 def _(
     a, b, scale_a, scale_b, out_dtype=None, schedule="data-parallel", num_programs=None,
-    config=None, seed=None,
+    config=None, seed=None, reduction=None, num_xcds=1,
 ):  # fmt: skip
     from gemm_opt.runtime import scaled
 
     p = scaled.scaled_plan(
-        a, b, scale_a, scale_b, out_dtype=out_dtype, schedule=schedule,
-        num_programs=num_programs, config=_unpack_config(config), seed=seed, meta=True,
+        a, b, scale_a, scale_b, out_dtype=out_dtype, schedule=schedule, reduction=reduction,
+        num_programs=num_programs, num_xcds=num_xcds, config=_unpack_config(config), seed=seed,
+        meta=True,
     )  # fmt: skip
     return a.new_empty(p.out_shape, dtype=getattr(torch, p.out_dtype))
 
@@ -1077,6 +1081,7 @@ def scaled_matmul(
     return torch.ops.gemm_opt.scaled_matmul(
         a, b, scale_a, scale_b, kw.get("out_dtype"), kw.get("schedule", "data-parallel"),
         kw.get("num_programs"), _pack_config(cfg), kw.get("seed"),
+        None if p.spec.reduction is None else str(p.spec.reduction), kw.get("num_xcds", 1),
     )  # fmt: skip
 
 

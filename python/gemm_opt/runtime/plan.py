@@ -1405,14 +1405,18 @@ def work_programs(plan: GemmPlan, programs: int) -> int:
     ``S`` the most slices per tile that ``programs`` fill
     (:func:`~gemm_opt.core.schedules.split_k_count`; pass ``tiles * S`` for an exact S).
     """
-    spec = plan.spec
-    assert spec is not None
-    tiles = plan.total_tiles
+    assert plan.spec is not None
+    return spec_work_programs(plan.spec, plan.total_tiles, plan.scalars["K"], programs)
+
+
+def spec_work_programs(spec: S.KernelSpec, tiles: int, k: int, programs: int) -> int:
+    """:func:`work_programs` of a kernel ``spec`` on ``tiles`` output tiles and depth ``k``
+    (the dense plans' rule, shared by the scaled ones)."""
     if spec.kind == "split-k":
-        ipt = S.iters_per_tile(plan.scalars["K"], spec.block_k)
+        ipt = S.iters_per_tile(k, spec.block_k)
         return max(tiles, 1) * S.split_k_count(tiles, ipt, programs)
     if spec.kind == "stream-k":
-        work = tiles * S.iters_per_tile(plan.scalars["K"], spec.block_k)
+        work = tiles * S.iters_per_tile(k, spec.block_k)
         if programs <= work:
             return programs
         return max(tiles, 1)

@@ -21,11 +21,12 @@ torch (CUDA launch) and numpy are imported where used.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
 from gemm_opt.core import schedules as S
-from gemm_opt.core.modes import FP8_KINDS, Grouped, Kind, Scale
+from gemm_opt.core.modes import FP8_KINDS, Grouped, Kind, Reduction, Scale
 from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import plan as P
 
@@ -73,6 +74,16 @@ class ScaledPlan:
     @property
     def recipe(self) -> Scale:
         return self.spec.scale
+
+    @property
+    def layout(self) -> S.WorkspaceLayout:
+        """The launch's workspace (stream-K and split-K partials, counters, flags) and
+        whether C is zeroed first (atomic stream-K adds into it)."""
+        spec = self.spec
+        return S.workspace_layout(
+            spec.kind, spec.reduction, max(self.grid, 1), spec.num_xcds, spec.block_m,
+            spec.block_n,
+        )  # fmt: skip
 
     @property
     def out_shape(self) -> tuple[int, int]:
@@ -244,21 +255,30 @@ def scaled_plan(
     *,
     out_dtype: Any = None,
     schedule: str = "data-parallel",
+    reduction: str | None = None,
     num_programs: int | None = None,
+    num_xcds: int = 1,
     config: Any = None,
     seed: int | None = None,
     meta: bool = False,
 ) -> ScaledPlan:
     """The :class:`ScaledPlan` of a call, or TypeError/ValueError naming the argument.
 
+    ``schedule`` any of :data:`~gemm_opt.core.modes.FP8_KINDS` with the 16-bit
+    plans' rules: ``reduction`` for stream-K only (default linear), ``num_xcds``
+    work stealing's chiplets, linear and tree stream-K on the GPU at most the
+    resident programs (their fix-ups wait on each other), the programs bounded
+    by the work (:func:`~gemm_opt.runtime.plan.spec_work_programs`).
     ``meta``: checks only (fake tensors: the GPU's resident programs are not read)."""
     backend, da, device = _operands(a, b)
     out = _out_dtype(out_dtype)
     if schedule not in FP8_KINDS:
-        raise ValueError(
-            f"schedule: a scaled GEMM runs {', '.join(FP8_KINDS)} (its epilogue scales each "
-            f"tile's finished accumulator), got {schedule!r}"
-        )
+        raise ValueError(f"schedule: a scaled GEMM runs {', '.join(FP8_KINDS)}, got {schedule!r}")
+    if reduction is not None and not isinstance(reduction, str):
+        raise TypeError(f"reduction: expected a string or None, got {type(reduction).__name__}")
+    reduction = S.resolve_reduction(schedule, reduction)
+    P._check_deterministic(schedule, reduction)  # atomic stream-K's bits vary run to run
+    xcds = P._positive_int(num_xcds, "num_xcds", P.MAX_PROGRAMS)
     from gemm_opt.core.scaling import MX_BLOCK
 
     m, n, k, lda, ldb = _check_layouts(a, b)
@@ -278,13 +298,31 @@ def scaled_plan(
             f"K={k} is past {_I32_MAX}"
         )
     cfg = _config(m, n, backend, config, scale)
-    spec = scaled_spec(schedule, da, cfg, scale, out, gpu=backend == "cuda")
+    spec = scaled_spec(
+        schedule, da, cfg, scale, out, gpu=backend == "cuda", reduction=reduction,
+        num_xcds=xcds,
+    )  # fmt: skip
     tiles = S.tile_count(m, n, spec.block_m, spec.block_n)
     programs = _programs(num_programs, spec, backend, device, meta)
-    grid = tiles if spec.kind == Kind.DATA_PARALLEL else min(programs, tiles)
+    if spec.kind == Kind.WORK_STEALING:
+        S.check_work_stealing(programs, spec.num_xcds)
+    fixups = spec.kind == Kind.STREAM_K and spec.reduction != Reduction.ATOMIC
+    if fixups and backend == "cuda" and not meta and num_programs is not None:
+        resident = _resident(spec, device)
+        if programs > resident:
+            raise ValueError(
+                f"num_programs={programs} exceeds the {resident} resident programs (SMs x "
+                f"occupancy): stream-K's {spec.reduction} fix-up waits on other programs, so "
+                "all of them must be resident at once"
+            )
+    if spec.kind == Kind.DATA_PARALLEL:
+        grid = tiles
+    else:
+        grid = S.grid_size(spec.kind, tiles, P.spec_work_programs(spec, tiles, k, programs))
     return ScaledPlan(spec, backend, m, n, k, lda, ldb, out, grid, min(programs, grid), seed)
 
 
+@functools.lru_cache(maxsize=256)
 def scaled_spec(
     schedule: str,
     dtype: str,
@@ -294,16 +332,21 @@ def scaled_spec(
     grouped: Grouped = Grouped.NONE,
     *,
     gpu: bool = False,
+    reduction: Reduction | str | None = None,
+    num_xcds: int = 1,
 ) -> S.KernelSpec:
-    """The kernel of a scaled call: ``schedule``, the FP8 ``dtype`` ("f8e4m3"),
+    """The kernel of a scaled call: ``schedule`` (stream-K with ``reduction``, default
+    linear; work stealing with ``num_xcds``), the FP8 ``dtype`` ("f8e4m3"),
     ``config``, ``scale`` and ``out_dtype`` (a framework name: "bfloat16");
     ``gpu``: the epilogue recipes with the configuration's promotion interval
-    (:func:`_epilogue_interval`; the model computes exactly either way)."""
+    (:func:`_epilogue_interval`; the model computes exactly either way).
+    Memoized: every call plans twice (the operator's eager check, then its
+    implementation), and building and checking a spec is a third of a plan."""
     cfg = config
     spec = S.KernelSpec(
-        Kind(schedule), None, grouped, dtype, cfg.block_m, cfg.block_n, cfg.block_k,
-        cfg.group_m, cfg.num_warps, cfg.num_stages, trans_b=True, scale=Scale(scale),
-        out_dtype=OUT_DTYPES[out_dtype],
+        Kind(schedule), S.resolve_reduction(schedule, reduction), grouped, dtype,
+        cfg.block_m, cfg.block_n, cfg.block_k, cfg.group_m, cfg.num_warps, cfg.num_stages,
+        num_xcds=num_xcds, trans_b=True, scale=Scale(scale), out_dtype=OUT_DTYPES[out_dtype],
     )  # fmt: skip
     if gpu and spec.scale in (Scale.TENSORWISE, Scale.ROWWISE):
         spec = replace(spec, imprecise_acc=_epilogue_interval(cfg))
@@ -467,7 +510,7 @@ def launch(
     from gemm_opt.runtime import gemm as rt
 
     c = torch.empty(plan.out_shape, dtype=getattr(torch, plan.out_dtype), device=a.device)
-    if plan.grid == 0:
+    if plan.grid == 0 or 0 in plan.out_shape:
         return c
     scale_a, scale_b = kernel_scales(plan, scale_a, scale_b)
     values = {

@@ -169,8 +169,10 @@ def check_fp8_config(
 ) -> None:
     """ValueError, naming the argument, for an FP8 kernel that is not built.
 
-    Built: dense, :data:`~gemm_opt.core.modes.FP8_KINDS`, or grouped "m"
-    (:data:`~gemm_opt.core.modes.GROUPED_KINDS`), A stored (M, K) and B stored
+    Built: dense, :data:`~gemm_opt.core.modes.FP8_KINDS` (every kind: where
+    stream-K or split-K split a tile's K range, each program's fp32 partial is
+    scaled before the reduction adds it, which the recipes' linearity allows),
+    or grouped "m" (:data:`~gemm_opt.core.modes.GROUPED_KINDS`), A stored (M, K) and B stored
     (N, K) or (G, N, K) (``trans_b``; Hopper's 8-bit wgmma reads both operands
     K-major), ``block_k`` a multiple of :data:`FP8_MMA_K` (block128:
     :data:`FP8_BLOCK_K`; mx32: a multiple of :data:`FP8_MX_K`), C bf16 or fp32;
@@ -178,10 +180,7 @@ def check_fp8_config(
     (block128: none, its MMAs take ``block_k``; mx32: none).
     """
     if kind not in FP8_KINDS:
-        raise ValueError(
-            f"kind {kind!r} has no FP8 kernel; built: {', '.join(FP8_KINDS)} (the epilogue "
-            "scales each tile's finished accumulator)"
-        )
+        raise ValueError(f"kind {kind!r} has no FP8 kernel; built: {', '.join(FP8_KINDS)}")
     if grouped not in (Grouped.NONE, Grouped.M):
         raise ValueError(
             f"grouped {grouped!r} has no FP8 kernel; built: dense ('none') and grouped 'm'"
