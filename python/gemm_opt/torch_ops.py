@@ -1029,7 +1029,7 @@ def _scaled_matmul(
 
     kw = dict(out_dtype=out_dtype, schedule=schedule, num_programs=num_programs, seed=seed,
               reduction=reduction, num_xcds=num_xcds)  # fmt: skip
-    p = scaled.scaled_plan(a, b, scale_a, scale_b, config=_unpack_config(config), **kw)
+    p = scaled.cached_plan(a, b, scale_a, scale_b, config=_unpack_config(config), **kw)
     return _run_scaled(p, a, b, scale_a, scale_b)
 
 
@@ -1073,6 +1073,9 @@ def scaled_matmul(
     for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
         if not isinstance(s, Tensor):
             raise TypeError(f"{name}: expected a float32 tensor, got {type(s).__name__}")
+    if _direct(a, b, scale_a, scale_b):  # eager on the GPU: no dispatch, the plan cached
+        p = scaled.cached_plan(a, b, scale_a, scale_b, config=config, **kw)
+        return _run_scaled(p, a, b, scale_a, scale_b)
     p = scaled.scaled_plan(a, b, scale_a, scale_b, config=config, meta=True, **kw)
     cfg = S.GemmConfig(
         p.spec.block_m, p.spec.block_n, p.spec.block_k, p.spec.group_m, p.spec.num_warps,
@@ -1101,8 +1104,8 @@ def _scaled_grouped_matmul(
     from gemm_opt.runtime import scaled
 
     kw = dict(out_dtype=out_dtype, num_programs=num_programs, seed=seed)
-    p = scaled.scaled_grouped_plan(
-        a, b, group_lens, scale_a, scale_b, config=_unpack_config(config),
+    p = scaled.cached_plan(
+        a, b, scale_a, scale_b, group_lens, config=_unpack_config(config),
         validate=_VALIDATE_BACK[validate], **kw,
     )  # fmt: skip
     return _run_scaled(p, a, b, scale_a, scale_b, group_lens)
@@ -1146,6 +1149,11 @@ def scaled_grouped_matmul(
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}: expected a tensor, got {type(t).__name__}")
     v = P.validate_mode(validate)
+    if _direct(a, b, group_lens, scale_a, scale_b):  # eager on the GPU, as scaled_matmul
+        p = scaled.cached_plan(
+            a, b, scale_a, scale_b, group_lens, trans_b=trans_b, config=config, validate=v, **kw
+        )
+        return _run_scaled(p, a, b, scale_a, scale_b, group_lens)
     p = scaled.scaled_grouped_plan(
         a, b, group_lens, scale_a, scale_b, trans_b=trans_b, config=config, meta=True, **kw
     )

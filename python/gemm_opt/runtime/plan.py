@@ -1477,13 +1477,17 @@ _BUILDERS = {
 _PLANS: dict[tuple, GemmPlan] = {}
 
 
+def gpu_environment() -> tuple:
+    """What a GPU plan's kernel choice depends on besides its call: the bundle folder
+    and the kernel builder (they decide the kernels and twins)."""
+    return (os.environ.get(rt.BUNDLE_DIR_ENV), rt.builder())
+
+
 def environment(plan: GemmPlan) -> tuple:
     """What a plan's choices depend on besides its call's arguments: for the GPU the
     bundle folder and the kernel builder (they decide the kernels and twins), for
     ``schedule="auto"`` the tuned table's folder and version (its pick)."""
-    env: tuple = ()
-    if plan.backend == "cuda":
-        env = (os.environ.get(rt.BUNDLE_DIR_ENV), rt.builder())
+    env = gpu_environment() if plan.backend == "cuda" else ()
     if plan.auto:
         env += (autotune.table_version(plan.target),)
     return env

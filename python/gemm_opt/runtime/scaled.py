@@ -22,7 +22,7 @@ torch (CUDA launch) and numpy are imported where used.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gemm_opt.core import schedules as S
@@ -70,6 +70,9 @@ class ScaledPlan:
     groups: int | None = None
     lens: tuple[int, ...] | None = None
     tiles: int | None = None
+    #: What the GPU path makes once per plan and reuses (:func:`launch`): the prepared
+    #: launch, the host lengths on the device.
+    made: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @property
     def recipe(self) -> Scale:
@@ -434,6 +437,76 @@ def scaled_grouped_plan(
     )  # fmt: skip
 
 
+#: GPU plans by their call's signature (:func:`cached_plan`), with the environment
+#: they were made in.
+_PLANS: dict[tuple, tuple[ScaledPlan, tuple]] = {}
+
+
+def cached_plan(
+    a: Any, b: Any, scale_a: Any, scale_b: Any, group_lens: Any = None, **kw: Any
+) -> ScaledPlan:
+    """:func:`scaled_plan` (``group_lens`` None) or :func:`scaled_grouped_plan` of a call,
+    reused for a call of the same signature on the GPU: the operands' and scales'
+    shapes, strides, dtypes, devices and address alignment, the keywords with their
+    types, the lengths as the 16-bit plans key them, the deterministic-algorithms flag
+    and the bundle environment (:func:`~gemm_opt.runtime.plan.signature`). A hit
+    checks device lengths again where ``validate`` asks, as the 16-bit plans do;
+    anything that is not keyed (a traced call, the model's arrays) plans every call."""
+    grouped = group_lens is not None
+    key = _signature(a, b, scale_a, scale_b, group_lens, kw)
+    hit = _PLANS.get(key) if key is not None else None
+    if hit is not None and hit[1] == P.gpu_environment():
+        plan = hit[0]
+        validate = P.validate_mode(kw.get("validate", False))
+        if grouped and plan.lens is None and validate is not False:
+            P._check_device_lens(group_lens, plan.groups, plan.m, validate)
+        return plan
+    if grouped:
+        plan = scaled_grouped_plan(a, b, group_lens, scale_a, scale_b, **kw)
+    else:
+        plan = scaled_plan(a, b, scale_a, scale_b, **kw)
+    if key is not None and plan.backend == "cuda":
+        if len(_PLANS) >= P.PLAN_CACHE_SIZE:
+            _PLANS.clear()
+        _PLANS[key] = (plan, P.gpu_environment())
+    return plan
+
+
+def _signature(
+    a: Any, b: Any, scale_a: Any, scale_b: Any, group_lens: Any, kw: dict[str, Any]
+) -> tuple | None:
+    """The cache key of a scaled call (None: not keyed)."""
+    if kw.get("meta"):
+        return None
+    try:
+        if P.kind_of(a, "a") != "cuda":
+            return None
+        scales = tuple(
+            P._tensor_key(s, P.kind_of(s, name))
+            for name, s in (("scale_a", scale_a), ("scale_b", scale_b))
+        )
+    except (TypeError, ValueError, AttributeError, RuntimeError):
+        return None
+    rest = {k: v for k, v in kw.items() if k not in _SIGNATURE_KW}
+    extra = (scales, *sorted((k, type(v), v) for k, v in rest.items()))
+    common = {"out": None, "reduction": None, "num_programs": None, "num_xcds": 1,
+              "seed": None, "config": None, "schedule": "persistent" if group_lens is not None
+              else "data-parallel"}  # fmt: skip
+    common.update((k, v) for k, v in kw.items() if k in _SIGNATURE_KW)
+    op = "scaled_grouped_matmul" if group_lens is not None else "scaled_matmul"
+    return P.signature(op, a, b, group_lens, extra, common)
+
+
+#: The keywords :func:`~gemm_opt.runtime.plan.signature` keys by name (the others go
+#: into its ``extra`` with their types).
+_SIGNATURE_KW = frozenset({"schedule", "reduction", "num_programs", "num_xcds", "seed", "config"})
+
+
+def clear_plans() -> None:
+    """Empty the scaled plans' cache."""
+    _PLANS.clear()
+
+
 def _epilogue_interval(cfg: S.GemmConfig) -> int | None:
     """The promotion interval of a GPU tensorwise or rowwise kernel of ``cfg``
     (:data:`~gemm_opt.kernels.h100_configs.FP8_EPILOGUE_IMPRECISE_ACC`; None for a
@@ -513,21 +586,31 @@ def launch(
     if plan.grid == 0 or 0 in plan.out_shape:
         return c
     scale_a, scale_b = kernel_scales(plan, scale_a, scale_b)
-    values = {
-        "a": a, "b": b, "c": c, "M": plan.m, "N": plan.n, "K": plan.k,
-        "lda": plan.lda, "ldb": plan.ldb, "ldc": plan.n,
-        "scale_a": scale_a, "scale_b": scale_b,
-    }  # fmt: skip
+    tensors = {"a": a, "b": b, "c": c, "scale_a": scale_a, "scale_b": scale_b}
+    if plan.groups is not None:
+        if plan.lens is not None:  # host lengths: on the device once per plan and device
+            lens = plan.made.get(("lens", a.device))
+            if lens is None:
+                lens = plan.made[("lens", a.device)] = torch.tensor(
+                    plan.lens, dtype=torch.int32, device=a.device
+                )
+        else:
+            lens = group_lens if group_lens.dtype == torch.int32 else group_lens.int()
+        tensors["group_lens"] = lens
+    prepared = plan.made.get("launch")
+    if prepared is not None:  # the same signature: only the tensors are new
+        prepared(*tensors.values())
+        return c
     tiles = plan.tiles
     if plan.groups is None:
         tiles = S.tile_count(plan.m, plan.n, plan.spec.block_m, plan.spec.block_n)
-    else:
-        if plan.lens is not None:
-            lens = torch.tensor(plan.lens, dtype=torch.int32, device=a.device)
-        else:
-            lens = group_lens if group_lens.dtype == torch.int32 else group_lens.int()
-        values |= {"group_lens": lens, "num_groups": plan.groups}
-    rt.launch(plan.spec, values, num_programs=plan.grid, total_tiles=tiles)
+    values = {
+        **tensors, "M": plan.m, "N": plan.n, "K": plan.k, "lda": plan.lda, "ldb": plan.ldb,
+        "ldc": plan.n, **({} if plan.groups is None else {"num_groups": plan.groups}),
+    }  # fmt: skip
+    plan.made["launch"] = rt.launch(
+        plan.spec, values, num_programs=plan.grid, total_tiles=tiles, prepare=tuple(tensors)
+    )
     return c
 
 
@@ -538,6 +621,8 @@ __all__ = [
     "MODEL_MX32_CONFIG",
     "OUT_DTYPES",
     "ScaledPlan",
+    "cached_plan",
+    "clear_plans",
     "kernel_scales",
     "launch",
     "scaled_grouped_plan",
