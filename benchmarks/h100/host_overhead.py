@@ -15,6 +15,9 @@ GPU catches up before the next round. Paths, each beside torch's equivalent:
 * ``compiled``: a chain of ``--depth`` ``gemm_opt.nn.Linear`` layers under
   ``torch.compile(fullgraph=True)`` against ``torch.nn.Linear``'s, per layer;
 
+* ``fp8 rowwise MxNxK``: ``gemm_opt.matmul`` with FP8 operands and rowwise scales
+  against ``torch._scaled_mm`` (needs the fp8 bundle);
+
 then the top entries of a ``cProfile`` of the compiled chain of ours.
 
     PYTHONPATH=python python3 benchmarks/h100/host_overhead.py --out OUT
@@ -37,6 +40,9 @@ import torch.nn.functional as F
 
 import gemm_opt
 from gemm_opt import nn as gnn
+
+#: The FP8 rows' problems: a small one, a prefill one, a decode one.
+FP8_SHAPES = ((512, 512, 8192), (4096, 2112, 7168), (16, 4096, 7168))
 
 
 def host_us(fn: Callable[[], Any], calls: int, rounds: int) -> float:
@@ -69,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--depth", type=int, default=8)
     ap.add_argument("--calls", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--fp8", action="store_true", help="also FP8 rowwise calls (fp8 bundle)")
     args = ap.parse_args(argv)
     if not torch.cuda.is_available():
         print("error: no CUDA GPU")
@@ -88,6 +95,29 @@ def main(argv: list[str] | None = None) -> int:
         "torch": host_us(lambda: F.linear(xg, w), args.calls, args.rounds),
         "gemm_opt": host_us(lambda: gemm_opt.linear(xg, w), args.calls, args.rounds),
     }
+    if args.fp8:
+        e4m3 = torch.float8_e4m3fn
+        for m, n, k in FP8_SHAPES:
+            a8 = torch.randn(m, k, device=dev).to(e4m3)
+            w8 = torch.randn(n, k, device=dev).to(e4m3)
+            sa = torch.rand(m, 1, device=dev) + 0.5
+            sb = torch.rand(1, n, device=dev) + 0.5
+            rows[f"fp8 rowwise {m}x{n}x{k}"] = {
+                "torch": host_us(
+                    lambda a8=a8, w8=w8, sa=sa, sb=sb: torch._scaled_mm(
+                        a8, w8.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16
+                    ),
+                    args.calls,
+                    args.rounds,
+                ),
+                "gemm_opt": host_us(
+                    lambda a8=a8, w8=w8, sa=sa, sb=sb: gemm_opt.matmul(
+                        a8, w8.t(), scale_a=sa, scale_b=sb
+                    ),
+                    args.calls,
+                    args.rounds,
+                ),
+            }
     compiled = {}
     for kind in ("torch", "gemm_opt"):
         model = torch.compile(chain(kind, args.width, args.depth, dev), fullgraph=True)
