@@ -137,6 +137,7 @@ class ProgramClock:
         self.vc: dict[int, int] = {index: 0}
         # Atomics and global writes so far: a loop iteration that does
         # neither cannot change what the next one sees, unless others write.
+        # Equivalent mutant: 0 -> 1; effects is only compared with an earlier value.
         self.effects = 0
         # (array id, element) -> (array, element, value) this program last
         # read there without modifying it, since its last modifying atomic
@@ -162,6 +163,7 @@ def _a(noun: str) -> str:
 
 def _join(into: dict[int, int], other: dict[int, int]) -> None:
     for k, v in other.items():
+        # Equivalent mutant: < -> <= (stores the same value) or -1 -> -2 (epochs are >= 0).
         if into.get(k, -1) < v:
             into[k] = v
 
@@ -195,7 +197,9 @@ class _Shadow:
         self.rtag = np.zeros(array.size, dtype=np.int64)
         # Whether any program wrote / plainly read the array yet: most arrays
         # are only written (C) or only read (A, B), so one check is skipped.
+        # Equivalent mutant: False -> True; a check of all-zero tags finds nothing.
         self.written = False
+        # Equivalent mutant: False -> True; a check of all-zero tags finds nothing.
         self.read = False
 
 
@@ -252,6 +256,7 @@ class GlobalMemory:
         pos = np.flatnonzero(cand)
         others = progs[pos]
         uniq, inv = np.unique(others, return_inverse=True)
+        # Equivalent mutant: -1 -> -2; epochs are >= 0, so both mean "never seen".
         seen = np.array([p.vc.get(int(q), -1) for q in uniq], dtype=np.int64)
         bad = (tags[pos] & _EPOCH_MASK) > seen[inv]
         if not bad.any():
@@ -283,6 +288,8 @@ class GlobalMemory:
                 "needs a release atomic after the write, the reader an acquire atomic that "
                 "reads it before the read; relaxed atomics order nothing)"
             )
+        # Equivalent mutant: False -> True; a read tag's atomic bit is never read (read
+        # tags are checked with skip_atomic=False, and a read's report names no kind).
         sh.rtag[idx] = self._tag(p, where, False)
         sh.read = True
 
@@ -317,6 +324,7 @@ class GlobalMemory:
                 f"writes '{name}'[{int(idx[k])}] that program {other} wrote at {at}, and no "
                 f"release->acquire chain orders the two{note}"
             )
+        # Equivalent mutant: skip_atomic=True; read tags never carry the atomic bit.
         hit = self._conflict(p, sh.rtag[idx], skip_atomic=False) if sh.read else None
         if hit is not None:
             k, tag = hit
