@@ -10,14 +10,19 @@ limit of the packing at its last accepted value and its first refused one.
 
 from __future__ import annotations
 
+import threading
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from gemm_opt.model import concurrency as cc
 from gemm_opt.model.concurrency import GlobalMemory, Inline, ProgramClock, SyncStats, Waiting
 from gemm_opt.model.errors import ModelError
+from gemm_opt.model.interpreter import run_function
 
 PIDS = [(0, 0, 0), (1, 0, 0)]
+KERNELS = Path(__file__).resolve().parent / "data" / "model_concurrency.mlir"
 
 
 def _grid() -> tuple[GlobalMemory, ProgramClock, ProgramClock, np.ndarray]:
@@ -150,3 +155,126 @@ def test_a_wait_with_no_other_program_is_one_wait_and_a_deadlock() -> None:
     assert str(e.value).endswith(
         "to change from 0; 2 program(s) finished (no other program runs concurrently)"
     )
+
+
+def _program_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("program (")]
+
+
+@pytest.mark.parametrize("resident", [6, 2])
+def test_a_run_leaves_no_program_thread_behind(resident: int) -> None:
+    """Every program's thread has ended when a run returns or reports (a
+    chain of six flags completes with six resident programs, deadlocks with two)."""
+    flags = np.zeros(6 * 64, dtype=np.int32)
+    kernels = KERNELS.read_text()
+    try:
+        run_function(kernels, "reverse_chain", {"flags": flags}, (6, 1, 1), num_resident=resident)
+    except ModelError as e:
+        assert resident == 2 and str(e).startswith("deadlock:")
+    assert _program_threads() == []
+
+
+def test_hand_overs_are_counted_once_each() -> None:
+    """Without a seed, the chain of six flags hands over exactly five times
+    (each program waits for the next one's flag); a seeded run with one
+    resident program has no one to hand over to."""
+    kernels = KERNELS.read_text()
+    flags = np.zeros(6 * 64, dtype=np.int32)
+    r = run_function(kernels, "reverse_chain", {"flags": flags}, (6, 1, 1), num_resident=6)
+    assert r.sync.switches == 5
+    for seed in range(4):
+        r = run_function(
+            kernels,
+            "bump",
+            {"flags": np.zeros(4, np.int32), "at": 0},
+            (3, 1, 1),
+            num_resident=1,
+            seed=seed,
+        )
+        assert r.sync.switches == 0
+
+
+MAX_MIN = """
+module attributes {tile.num_warps = 1 : i32} {
+  func.func @max_min(%flags: !tile.ptr<i32>, %value: i32, %out: !tile.ptr<i32>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %hi = "tile.atomic_rmw"(%flags, %c0, %value) {kind = "max", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    %lo = "tile.atomic_rmw"(%flags, %c1, %value) {kind = "min", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    %r0 = "tile.atomic_rmw"(%out, %c0, %hi) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    %r1 = "tile.atomic_rmw"(%out, %c1, %lo) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("value", [-7, 3, 5, 9])
+def test_atomic_max_and_min(value: int) -> None:
+    """Signed max and min of 5 and ``value``; each returns the old 5."""
+    flags, out = np.full(2, 5, np.int32), np.zeros(2, np.int32)
+    run_function(MAX_MIN, "max_min", {"flags": flags, "value": value, "out": out})
+    assert out.tolist() == [5, 5]
+    assert flags.tolist() == [max(5, value), min(5, value)]
+
+
+PROGRESS = """
+#bl = #tile.blocked<{size_per_thread = array<i64: 1>, threads_per_warp = array<i64: 32>, warps_per_cta = array<i64: 1>, order = array<i64: 0>}>
+!t = tensor<1xi32, #bl>
+!f = tensor<1xf32, #bl>
+module attributes {tile.num_warps = 1 : i32} {
+  // while (atomic_add(count, 1) < 3) out[0] = old;
+  func.func @rmw_and_store(%count: !tile.ptr<i32>, %out: !tile.ptr<i32>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c3 = arith.constant 3 : i32
+    %one = arith.constant 1 : i64
+    %last = scf.while : () -> i32 {
+      %old = "tile.atomic_rmw"(%count, %c0, %c1) {kind = "add", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+      %more = arith.cmpi slt, %old, %c3 : i32
+      scf.condition(%more) %old : i32
+    } do {
+    ^bb0(%v: i32):
+      %t = tensor.splat %v : !t
+      "tile.store_block"(%out, %c1, %one, %c0, %t) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>} : (!tile.ptr<i32>, i32, i64, i32, !t) -> ()
+      scf.yield
+    }
+    return
+  }
+
+  // while ((v = count[0]) < 3) { atomic_add_block(count, [1]); out[0] = v; }
+  func.func @block_add_and_store(%count: !tile.ptr<f32>, %out: !tile.ptr<f32>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %i0 = arith.constant 0 : index
+    %three = arith.constant 3.0 : f32
+    %one = arith.constant 1 : i64
+    %ones = arith.constant dense<1.0> : !f
+    %last = scf.while : () -> f32 {
+      %b = "tile.load_block"(%count, %c1, %one, %c0) {operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (!tile.ptr<f32>, i32, i64, i32) -> !f
+      %v = tensor.extract %b[%i0] : !f
+      %more = arith.cmpf olt, %v, %three : f32
+      scf.condition(%more) %v : f32
+    } do {
+    ^bb0(%v: f32):
+      "tile.atomic_add_block"(%count, %c1, %one, %c0, %ones) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>, sem = "relaxed", scope = "gpu"} : (!tile.ptr<f32>, i32, i64, i32, !f) -> ()
+      %t = tensor.splat %v : !f
+      "tile.store_block"(%out, %c1, %one, %c0, %t) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>} : (!tile.ptr<f32>, i32, i64, i32, !f) -> ()
+      scf.yield
+    }
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("func", ["rmw_and_store", "block_add_and_store"])
+def test_an_atomic_and_a_store_per_iteration_are_progress(func: str) -> None:
+    """Each iteration starts with the same (no) values but changes memory
+    twice: an atomic and a store each count as an effect, so the loop is not
+    taken for a spin on plain memory."""
+    dtype = np.int32 if func == "rmw_and_store" else np.float32
+    count, out = np.zeros(1, dtype), np.full(1, -1, dtype)
+    run_function(PROGRESS, func, {"count": count, "out": out})
+    assert count[0] == (4 if func == "rmw_and_store" else 3)
+    assert out[0] == 2

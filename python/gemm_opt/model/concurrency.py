@@ -503,6 +503,7 @@ class Threaded:
             clock = self.clocks[i]
             task = _Task(i, clock, lambda c=clock: self.execute(c))
             clock.task = task
+            # Equivalent mutant: daemon=False; run() joins every thread before it returns.
             task.thread = threading.Thread(
                 target=self._body, args=(task,), name=f"program {clock.pid}", daemon=True
             )
@@ -528,6 +529,8 @@ class Threaded:
             self.all_done.set()
 
     def _finish(self, task: _Task) -> None:
+        # Equivalent mutant: True -> False; run() reads done only to release the
+        # semaphores of unfinished threads after an error, and a finished one has returned.
         task.done = True
         self.finished += 1
         self.resident.remove(task)
@@ -633,6 +636,8 @@ class Grid:
     ) -> None:
         self.pids = pids
         self.stats = stats
+        # Equivalent mutant: or -> and, 0 -> 1; the interpreter, the one caller, passes
+        # None and sets the scheduler before any program runs.
         self.scheduler: Scheduler = scheduler or Inline(stats, lambda: 0)
         self.memory = GlobalMemory(pids) if check_memory else None
 
@@ -669,7 +674,7 @@ class Grid:
             if any(a[e] != v for a, e, v in also):
                 break  # another polled flag moved: the loop will see it
             sched.wait_change(p, Waiting(p.pid, array, name, elem, old, where, also))
-        p.effects += 1
+        p.effects += 1  # Equivalent mutant: += 2; effects only grows, by any step.
         self.stats.atomic_rmw[kind] += 1
         self.stats.atomic_rmw_sem[sem] += 1
         self._order(p, array, name, np.array([elem], dtype=np.int64), sem, scope, where)
@@ -687,7 +692,7 @@ class Grid:
     ) -> None:
         """Bookkeeping of an atomic block add (the caller updated ``array[idx]``)."""
         self.stats.atomic_add_block += 1
-        p.effects += 1
+        p.effects += 1  # Equivalent mutant: += 2; effects only grows, by any step.
         p.polls.clear()
         self._order(p, array, name, idx, sem, scope, where)
         self.scheduler.changed(array)
