@@ -190,6 +190,8 @@ class PartitionScheduler:
 
     def run(self) -> list[Any]:
         """Run every partition to its end; the default partition's yielded values."""
+        # Equivalent mutant: daemon=False; every thread is joined before run() returns
+        # or raises (a woken thread of a failed run ends at once on _Abort).
         threads = [threading.Thread(target=self._body, args=(a,), daemon=True) for a in self.agents]
         for t in threads:
             t.start()
@@ -199,7 +201,7 @@ class PartitionScheduler:
         self.finished.acquire()
         if self.error is not None:
             for t in threads:
-                t.join(timeout=5)
+                t.join(timeout=5)  # Equivalent mutant: 5 -> 6; woken threads end at once.
             raise self.error
         for t in threads:
             t.join()
