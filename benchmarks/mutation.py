@@ -363,7 +363,7 @@ TARGETS: dict[str, Target] = {
     "model_concurrency": Target(
         "python/gemm_opt/model/concurrency.py",
         EVERY,
-        unit("test_model_concurrency", "test_model_litmus"),
+        unit("test_mutants_concurrency", "test_model_concurrency", "test_model_litmus"),
         (),
         skip=(
             "_a",
@@ -376,14 +376,20 @@ TARGETS: dict[str, Target] = {
     "model_warp_specialize": Target(
         "python/gemm_opt/model/warp_specialize.py",
         EVERY,
-        unit("test_model_warp_specialize", "test_language_warp_specialize"),
+        unit(
+            "test_mutants_warp_specialize",
+            "test_model_warp_specialize",
+            "test_language_warp_specialize",
+        ),
         (),
         skip=("PartitionScheduler._deadlock",),
     ),
     "model_copy": Target(
         "python/gemm_opt/model/copy.py", EVERY, unit("test_model_copy", "test_tdm_layout"), ()
     ),
-    "model_arith": Target("python/gemm_opt/model/arith.py", EVERY, INTERPRETER, ()),
+    "model_arith": Target(
+        "python/gemm_opt/model/arith.py", EVERY, (*unit("test_mutants_arith"), *INTERPRETER), ()
+    ),
     "model_core": Target(
         "python/gemm_opt/model/core.py", EVERY, unit("test_model_registry", "test_interpreter"), ()
     ),
