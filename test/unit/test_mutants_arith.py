@@ -72,34 +72,42 @@ DEFINED = {
 }
 
 
-def _run(name: str, x: np.ndarray, y: np.ndarray, elem: str = "i8") -> np.ndarray:
-    """``name(x, y)`` in the model, on tensors of ``x.size`` lanes."""
+def _run(
+    name: str, x: np.ndarray, y: np.ndarray, dtype: type = np.int8, predicate: int | None = None
+) -> np.ndarray:
+    """``name(x, y)`` in the model, on tensors of ``x.size`` lanes (a comparison
+    with ``predicate`` returns i1)."""
     with make_context(), ir.Location.unknown():
-        et = ir.IntegerType.get_signless(int(elem[1:]))
+        et = ir.F32Type.get() if dtype is np.float32 else ir.IntegerType.get_signless(8)
         layout = tile.BlockedAttr.build(
             size_per_thread=[x.size // 32], threads_per_warp=[32], warps_per_cta=[1], order=[0]
         )
         t = ir.RankedTensorType.get([x.size], et, layout)
+        rt = t
+        attrs = {}
+        if predicate is not None:
+            rt = ir.RankedTensorType.get([x.size], ir.IntegerType.get_signless(1), layout)
+            attrs["predicate"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), predicate)
         module = ir.Module.create()
         module.operation.attributes["tile.num_warps"] = ir.IntegerAttr.get(
             ir.IntegerType.get_signless(32), 1
         )
         with ir.InsertionPoint(module.body):
-            fn = func.FuncOp("k", ir.FunctionType.get([], [t]))
+            fn = func.FuncOp("k", ir.FunctionType.get([], [rt]))
         with ir.InsertionPoint(fn.add_entry_block()):
             a, b = (
                 ir.Operation.create(
                     "arith.constant",
                     results=[t],
-                    attributes={"value": ir.DenseElementsAttr.get(v.astype(np.int8), type=t)},
+                    attributes={"value": ir.DenseElementsAttr.get(v.astype(dtype), type=t)},
                 ).result
                 for v in (x, y)
             )
-            r = ir.Operation.create(name, results=[t], operands=[a, b]).result
-            func.ReturnOp([r])
+            r = ir.Operation.create(name, results=[rt], operands=[a, b], attributes=attrs)
+            func.ReturnOp([r.result])
         assert module.operation.verify()
         (out,) = run_function(module, "k").returns[(0, 0, 0)]
-        return np.asarray(out, dtype=np.int64)
+        return np.asarray(out)
 
 
 @pytest.mark.parametrize("name", INT_BINARY)
@@ -109,7 +117,7 @@ def test_every_i8_pair(name: str) -> None:
     x, y = X[keep], Y[keep]
     pad = -x.size % 32  # a whole number of lanes per thread
     x, y = np.concatenate([x, x[:pad]]), np.concatenate([y, y[:pad]])
-    got = _run(name, x, y)
+    got = _run(name, x, y).astype(np.int64)
     want = _s8(ref(x, y))
     bad = np.flatnonzero(got != want)
     assert bad.size == 0, [(int(x[i]), int(y[i]), int(got[i]), int(want[i])) for i in bad[:5]]
@@ -130,3 +138,140 @@ def test_a_shift_out_of_range_is_refused(name: str, amount: int) -> None:
     y[3] = amount
     with pytest.raises(ModelError, match=r"shift amount out of range for i8 \(poison\)"):
         _run(name, x, y)
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16"])
+def test_a_float_tensor_constant_keeps_its_fractions(elem: str) -> None:
+    """A dense float constant is rounded to its type, never truncated to integers."""
+    values = np.linspace(-3.75, 4.25, 64)
+    with make_context(), ir.Location.unknown():
+        et = ir.F32Type.get() if elem == "f32" else ir.F16Type.get()
+        layout = tile.BlockedAttr.build(
+            size_per_thread=[2], threads_per_warp=[32], warps_per_cta=[1], order=[0]
+        )
+        t = ir.RankedTensorType.get([64], et, layout)
+        dtype = np.float32 if elem == "f32" else np.float16
+        module = ir.Module.create()
+        module.operation.attributes["tile.num_warps"] = ir.IntegerAttr.get(
+            ir.IntegerType.get_signless(32), 1
+        )
+        with ir.InsertionPoint(module.body):
+            fn = func.FuncOp("k", ir.FunctionType.get([], [t]))
+        with ir.InsertionPoint(fn.add_entry_block()):
+            attr = ir.DenseElementsAttr.get(values.astype(dtype), type=t)
+            c = ir.Operation.create("arith.constant", results=[t], attributes={"value": attr})
+            func.ReturnOp([c.result])
+        (out,) = run_function(module, "k").returns[(0, 0, 0)]
+    np.testing.assert_array_equal(np.asarray(out, dtype=np.float64), values.astype(dtype))
+
+
+DIVERGENT = """
+module attributes {tile.num_warps = 2 : i32} {
+  func.func @k(%x: i32) -> (i32, i32) {
+    %c0 = arith.constant 0 : i32
+    %w = "tile.warp_id"() : () -> i32
+    %on = arith.cmpi ne, %w, %c0 : i32
+    %q, %s = scf.if %on -> (i32, i32) {
+      %d = arith.divsi %x, %w : i32
+      %sh = arith.shli %x, %w : i32
+      scf.yield %d, %sh : i32, i32
+    } else {
+      scf.yield %c0, %c0 : i32, i32
+    }
+    return %q, %s : i32, i32
+  }
+}
+"""
+
+
+def test_scalar_poison_only_on_warps_that_execute() -> None:
+    """The divisor and shift amount are the warp id: 0 on warp 0, which does
+    not execute the branch, so its zero divisor is no error."""
+    q, s = run_function(DIVERGENT, "k", {"x": 7}).returns[(0, 0, 0)]
+    assert np.asarray(q).tolist() == [0, 7]
+    assert np.asarray(s).tolist() == [0, 14]
+
+
+CMPI: dict[str, Ref] = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "slt": np.less,
+    "sle": np.less_equal,
+    "sgt": np.greater,
+    "sge": np.greater_equal,
+    "ult": lambda x, y: _u8(x) < _u8(y),
+    "ule": lambda x, y: _u8(x) <= _u8(y),
+    "ugt": lambda x, y: _u8(x) > _u8(y),
+    "uge": lambda x, y: _u8(x) >= _u8(y),
+}
+
+
+@pytest.mark.parametrize("predicate", range(len(CMPI)))
+def test_cmpi_on_every_i8_pair(predicate: int) -> None:
+    """True is the i1 value -1 (all bits set), false 0."""
+    ref = list(CMPI.values())[predicate]
+    got = _run("arith.cmpi", X, Y, predicate=predicate)
+    np.testing.assert_array_equal(got, np.where(ref(X, Y), -1, 0))
+
+
+F = np.array([-np.inf, -1.5, -0.0, 0.0, 1.5, 2.0, np.inf, np.nan])
+FX, FY = (v.ravel() for v in np.meshgrid(F, F))
+ORDERED = {"eq": np.equal, "gt": np.greater, "ge": np.greater_equal}
+ORDERED |= {"lt": np.less, "le": np.less_equal, "ne": np.not_equal}
+#: arith.cmpf's predicates in their enum order.
+CMPF = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord"]
+CMPF += ["ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true"]
+
+
+def _cmpf_ref(pred: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    unordered = np.isnan(x) | np.isnan(y)
+    if pred in ("false", "true"):
+        return np.full(x.shape, pred == "true")
+    if pred in ("ord", "uno"):
+        return unordered == (pred == "uno")
+    with np.errstate(invalid="ignore"):
+        base = ORDERED[pred[1:]](x, y)
+    return (base & ~unordered) if pred[0] == "o" else (base | unordered)
+
+
+@pytest.mark.parametrize("predicate", range(len(CMPF)))
+def test_cmpf_on_pairs_of_specials(predicate: int) -> None:
+    """Every predicate on every pair of infinities, signed zeros, NaN and finite values."""
+    got = _run("arith.cmpf", FX, FY, dtype=np.float32, predicate=predicate)
+    want = _cmpf_ref(CMPF[predicate], FX, FY)
+    np.testing.assert_array_equal(got, np.where(want, -1, 0))
+
+
+SELECT = """
+#bl = #tile.blocked<{size_per_thread = array<i64: 1>, threads_per_warp = array<i64: 32>, warps_per_cta = array<i64: 2>, order = array<i64: 0>}>
+!t = tensor<64xi32, #bl>
+module attributes {tile.num_warps = 2 : i32} {
+  func.func @k(%x: i32) -> (!t, !t, i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %a = arith.constant dense<1> : !t
+    %b = arith.constant dense<2> : !t
+    %lanes = arith.constant dense<[1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0]> : !t
+    %on = arith.cmpi ne, %lanes, %a : !t
+    %per_lane = arith.select %on, %a, %b : tensor<64xi1, #bl>, !t
+    %big = arith.cmpi sgt, %x, %c1 : i32
+    %whole = arith.select %big, %a, %b : !t
+    %w = "tile.warp_id"() : () -> i32
+    %odd = arith.cmpi ne, %w, %c0 : i32
+    %per_warp = arith.select %odd, %c1, %c2 : i32
+    return %per_lane, %whole, %per_warp : !t, !t, i32
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("x", [0, 5])
+def test_select_per_lane_per_tensor_and_per_warp(x: int) -> None:
+    lanes = np.array(
+        [int(c) for c in "1011001011110000101010100101010111001100000000011010110111111100"]
+    )
+    per_lane, whole, per_warp = run_function(SELECT, "k", {"x": x}).returns[(0, 0, 0)]
+    np.testing.assert_array_equal(np.asarray(per_lane), np.where(lanes != 1, 1, 2))
+    np.testing.assert_array_equal(np.asarray(whole), np.full(64, 1 if x > 1 else 2))
+    assert np.asarray(per_warp).tolist() == [2, 1]
