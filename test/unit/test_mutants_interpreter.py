@@ -1,0 +1,170 @@
+"""The model's entry point at its edges (found by ``benchmarks/mutation.py``):
+which function runs, the argument names read back from the text, and the
+arrays a pointer argument takes or refuses (``ModelError`` naming the
+argument, never a wrong reinterpretation of the bytes).
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from gemm_opt.model.interpreter import Interpreter, ModelError, run_function
+
+ONE = """module attributes {tile.num_warps = 1 : i32} {
+  func.func @f(%x: i32, %y_2: i32) -> i32 {
+    %s = arith.addi %x, %y_2 : i32
+    return %s : i32
+  }
+}"""
+TWO = """module attributes {tile.num_warps = 1 : i32} {
+  func.func @f(%x: i32) -> i32 { return %x : i32 }
+  func.func @g(%x: i32) -> i32 {
+    %c1 = arith.constant 1 : i32
+    %y = arith.addi %x, %c1 : i32
+    return %y : i32
+  }
+}"""
+#: The argument on the text's first line.
+FIRST_LINE = (
+    "module attributes {tile.num_warps = 1 : i32} { func.func @f(%x: i32) -> i32 "
+    "{ return %x : i32 } }"
+)
+#: The argument on the text's last line.
+LAST_LINE = """module attributes {tile.num_warps = 1 : i32} {
+func.func @f(%x: i32) -> i32 { return %x : i32 } }"""
+#: The argument's name ends its line: the text does not declare it as ``%x:``.
+NAME_ENDS_LINE = """module attributes {tile.num_warps = 1 : i32} {
+  func.func @f(%x
+      : i32) -> i32 { return %x : i32 }
+}"""
+NO_WARPS = "func.func @f(%x: i32) -> i32 { return %x : i32 }"
+
+
+def _value(text: str, name: str | None, args) -> int:
+    (out,) = run_function(text, name, args).returns[(0, 0, 0)]
+    return int(out[0])
+
+
+def test_the_one_function_runs_unnamed() -> None:
+    assert _value(ONE, None, {"x": 5, "y_2": 6}) == 11
+
+
+def test_of_two_functions_the_named_one_runs() -> None:
+    assert _value(TWO, "g", {"x": 2}) == 3
+    assert _value(TWO, "f", {"x": 2}) == 2
+    with pytest.raises(ModelError, match=r"the module has functions \['f', 'g'\]; name the one"):
+        run_function(TWO, None, {"x": 2})
+
+
+@pytest.mark.parametrize("text", [FIRST_LINE, LAST_LINE])
+def test_argument_names_on_the_first_and_last_line(text: str) -> None:
+    assert _value(text, None, {"x": 7}) == 7
+
+
+def test_a_name_ending_its_line_leaves_positions() -> None:
+    assert _value(NAME_ENDS_LINE, None, [9]) == 9
+    assert _value(NAME_ENDS_LINE, None, {"arg0": 4}) == 4
+    with pytest.raises(ModelError, match="missing argument 'arg0'"):
+        run_function(NAME_ENDS_LINE, None, {"x": 4})
+
+
+def test_warps_come_from_the_module_or_the_caller() -> None:
+    with pytest.raises(ModelError, match=r"no 'tile\.num_warps' on an enclosing op"):
+        Interpreter(NO_WARPS)
+    with pytest.raises(ModelError, match=r"no 'tile\.num_warps' on an enclosing op"):
+        Interpreter(NO_WARPS, num_warps=0)
+    assert Interpreter(NO_WARPS, num_warps=1).num_warps == 1
+
+
+POINTERS = """module attributes {tile.num_warps = 1 : i32} {
+  func.func @f(%i: !tile.ptr<i32>, %b: !tile.ptr<i8>, %q: !tile.ptr<f8E4M3FN>) -> (i32, i8) {
+    %c0 = arith.constant 0 : i32
+    %v = "tile.load_scalar"(%i, %c0) : (!tile.ptr<i32>, i32) -> i32
+    %c1 = arith.constant 1 : i32
+    %w = arith.addi %v, %c1 : i32
+    %prev = "tile.atomic_rmw"(%i, %c0, %w) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    %t = arith.trunci %v : i32 to i8
+    return %v, %t : i32, i8
+  }
+}"""
+I32 = np.full(4, 7, np.int32)
+I8 = np.zeros(4, np.int8)
+CODES = np.zeros(4, np.uint8)
+
+
+def _pointers(i=I32, b=I8, q=CODES):
+    return run_function(POINTERS, "f", {"i": i.copy(), "b": b.copy(), "q": q.copy()})
+
+
+@pytest.mark.parametrize(
+    "i",
+    [
+        np.full(4, 7, np.uint32),  # same width, reinterpreted as signed
+        np.full(4, 7, np.int32),
+    ],
+)
+def test_an_i32_pointer_takes_4_byte_integers(i: np.ndarray) -> None:
+    v, _ = _pointers(i=i).returns[(0, 0, 0)]
+    assert int(v[0]) == 7
+
+
+def test_an_unsigned_array_is_read_as_its_signed_bits() -> None:
+    i = np.full(4, 2**32 - 2, np.uint32)
+    r = _pointers(i=i)
+    v, t = r.returns[(0, 0, 0)]
+    assert int(v[0]) == -2 and int(t[0]) == -2
+    assert int(r.args["i"][0]) == 2**32 - 1  # -2 + 1, written back through the view
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int16, np.float32, np.uint64])
+def test_an_i32_pointer_refuses_other_arrays(dtype) -> None:
+    with pytest.raises(ModelError, match="argument 'i' points to i32: expected a int32 array"):
+        _pointers(i=np.zeros(4, dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_])
+def test_an_i8_pointer_takes_1_byte_integers(dtype) -> None:
+    _pointers(b=np.zeros(4, dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, ml_dtypes.float8_e4m3fn])
+def test_an_fp8_pointer_takes_codes_or_float8(dtype) -> None:
+    _pointers(q=np.zeros(4, dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.float16])
+def test_an_fp8_pointer_refuses_other_arrays(dtype) -> None:
+    with pytest.raises(ModelError, match="argument 'q' points to f8E4M3FN"):
+        _pointers(q=np.zeros(4, dtype))
+
+
+def test_a_strided_or_read_only_array_is_refused() -> None:
+    frozen = np.zeros(4, np.int32)
+    frozen.flags.writeable = False
+    for i in (np.zeros(8, np.int32)[::2], frozen):
+        with pytest.raises(ModelError, match="argument 'i' must be a writeable C-contiguous"):
+            run_function(POINTERS, "f", {"i": i, "b": I8.copy(), "q": CODES.copy()})
+
+
+FP8 = """
+#bl = #tile.blocked<{size_per_thread = array<i64: 1>, threads_per_warp = array<i64: 32>, warps_per_cta = array<i64: 1>, order = array<i64: 0>}>
+module attributes {tile.num_warps = 1 : i32} {
+  func.func @f(%q: !tile.ptr<f8E4M3FN>) -> tensor<32xf32, #bl> {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %one = arith.constant 1 : i64
+    %v = "tile.load_block"(%q, %c32, %one, %c0) {operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (!tile.ptr<f8E4M3FN>, i32, i64, i32) -> tensor<32xf8E4M3FN, #bl>
+    %f = arith.extf %v : tensor<32xf8E4M3FN, #bl> to tensor<32xf32, #bl>
+    return %f : tensor<32xf32, #bl>
+  }
+}
+"""
+
+
+def test_a_float8_array_is_read_by_its_codes() -> None:
+    values = np.linspace(-3.5, 4.5, 32).astype(ml_dtypes.float8_e4m3fn)
+    for q in (values, values.view(np.uint8)):
+        (out,) = run_function(FP8, "f", {"q": q.copy()}).returns[(0, 0, 0)]
+        np.testing.assert_array_equal(np.asarray(out), values.astype(np.float32))
