@@ -168,3 +168,15 @@ def test_a_float8_array_is_read_by_its_codes() -> None:
     for q in (values, values.view(np.uint8)):
         (out,) = run_function(FP8, "f", {"q": q.copy()}).returns[(0, 0, 0)]
         np.testing.assert_array_equal(np.asarray(out), values.astype(np.float32))
+
+
+@pytest.mark.parametrize(
+    ("grid", "grid3"),
+    [((), (1, 1, 1)), ((3,), (3, 1, 1)), ((3, 2), (3, 2, 1)), ((1, 2, 3), (1, 2, 3))],
+)
+def test_a_short_grid_is_padded_with_ones(grid: tuple, grid3: tuple) -> None:
+    r = run_function(ONE, None, {"x": 1, "y_2": 2}, grid)
+    assert r.grid == grid3
+    assert sorted(r.returns) == sorted(
+        (x, y, z) for x in range(grid3[0]) for y in range(grid3[1]) for z in range(grid3[2])
+    )
