@@ -180,3 +180,54 @@ def test_a_short_grid_is_padded_with_ones(grid: tuple, grid3: tuple) -> None:
     assert sorted(r.returns) == sorted(
         (x, y, z) for x in range(grid3[0]) for y in range(grid3[1]) for z in range(grid3[2])
     )
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"grid": (2, 0)}, r"the grid must be positive, got \[2, 0, 1\]"),
+        ({"num_resident": 0}, "num_resident must be at least 1, got 0"),
+        ({"num_resident": True}, "num_resident must be an int, got True"),
+        ({"num_resident": 1.5}, "num_resident must be an int, got 1.5"),
+        ({"seed": True}, "seed must be an int or None, got True"),
+        ({"seed": 1.5}, "seed must be an int or None, got 1.5"),
+        ({"seed": "3"}, "seed must be an int or None, got '3'"),
+    ],
+)
+def test_run_options_are_checked(kw: dict, message: str) -> None:
+    with pytest.raises(ModelError, match=message):
+        run_function(ONE, None, {"x": 1, "y_2": 2}, **kw)
+
+
+CHAIN = """module attributes {tile.num_warps = 1 : i32} {
+  func.func @chain(%flags: !tile.ptr<i32>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %pid = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %first = arith.cmpi eq, %pid, %c0 : i32
+    scf.if %first {
+      %seen = scf.while (%s = %c0) : (i32) -> i32 {
+        %got = "tile.atomic_rmw"(%flags, %c1, %c0) {kind = "add", sem = "acquire", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+        %unset = arith.cmpi eq, %got, %c0 : i32
+        scf.condition(%unset) %got : i32
+      } do {
+      ^bb0(%o: i32):
+        scf.yield %o : i32
+      }
+    }
+    %prev = "tile.atomic_rmw"(%flags, %pid, %c1) {kind = "xchg", sem = "release", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+    return
+  }
+}"""
+
+
+@pytest.mark.parametrize("seed", [None, 3])
+def test_two_programs_run_concurrently_and_one_inline(seed: int | None) -> None:
+    """Program 0 waits for program 1's flag: two programs must interleave
+    (with one resident slot each, in any order); one program runs inline."""
+    flags = np.zeros(2, np.int32)
+    r = run_function(CHAIN, "chain", {"flags": flags}, (2, 1, 1), num_resident=2, seed=seed)
+    assert r.sync.concurrent and flags.tolist() == [1, 1]
+    flags = np.array([0, 1], np.int32)
+    r = run_function(CHAIN, "chain", {"flags": flags}, (1, 1, 1), num_resident=1, seed=seed)
+    assert not r.sync.concurrent and r.sync.max_resident == 1

@@ -347,6 +347,7 @@ class Interpreter:
             raise ModelError(f"seed must be an int or None, got {seed!r}")
         nw = self.num_warps
         bound: list[Any] = []
+        # Equivalent mutant: strict=False; _bind returned one value per argument.
         for value, t, name in zip(values, self.arg_types, self.arg_names, strict=True):
             if isinstance(t, PtrType):
                 elem = elem_of(t.element_type)
