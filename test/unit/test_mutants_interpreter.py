@@ -6,11 +6,16 @@ argument, never a wrong reinterpretation of the bytes).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 import pytest
 
-from gemm_opt.model.interpreter import Interpreter, ModelError, run_function
+import gemm_opt.language as tl
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.dialect import make_context
+from gemm_opt.model.interpreter import Interpreter, ModelError, run_function, run_gemm
 
 ONE = """module attributes {tile.num_warps = 1 : i32} {
   func.func @f(%x: i32, %y_2: i32) -> i32 {
@@ -231,3 +236,75 @@ def test_two_programs_run_concurrently_and_one_inline(seed: int | None) -> None:
     flags = np.array([0, 1], np.int32)
     r = run_function(CHAIN, "chain", {"flags": flags}, (1, 1, 1), num_resident=1, seed=seed)
     assert not r.sync.concurrent and r.sync.max_resident == 1
+
+
+# ---- run_gemm: which function is the GEMM ---------------------------------------------
+
+GEMM = (Path(__file__).resolve().parents[2] / "examples" / "gemm_gfx1250.mlir").read_text()
+#: Functions next to the GEMM that do not have its signature (a, b, c pointers,
+#: then six integers): one argument short, a pointer among the integers (first
+#: and last), an integer among the pointers.
+LOOKALIKES = """module {
+  func.func @eight(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f16>, %M: i32, %N: i32, %K: i32, %lda: i64, %ldb: i64) { return }
+  func.func @ptr_m(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f16>, %M: !tile.ptr<f16>, %N: i32, %K: i32, %lda: i64, %ldb: i64, %ldc: i64) { return }
+  func.func @ptr_ldc(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f16>, %M: i32, %N: i32, %K: i32, %lda: i64, %ldb: i64, %ldc: !tile.ptr<f16>) { return }
+  func.func @int_b(%a: !tile.ptr<f16>, %b: i32, %c: !tile.ptr<f16>, %M: i32, %N: i32, %K: i32, %lda: i64, %ldb: i64, %ldc: i64) { return }
+}"""
+
+
+def _gemm_module(*, lookalikes: bool, twin: bool) -> ir.Module:
+    """The example GEMM with the lookalikes and/or a copy of itself named @twin."""
+    module = ir.Module.parse(GEMM)
+    with ir.InsertionPoint(module.body):
+        if lookalikes:
+            for op in ir.Module.parse(LOOKALIKES).body.operations:
+                op.operation.clone()
+        if twin:
+            copy = module.body.operations[0].operation.clone()
+            copy.attributes["sym_name"] = ir.StringAttr.get("twin")
+    return module
+
+
+def _ab() -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(5)
+    a = rng.integers(-3, 4, size=(16, 32)).astype(np.float16)
+    return a, rng.integers(-3, 4, size=(32, 24)).astype(np.float16)
+
+
+def test_run_gemm_finds_the_one_function_with_the_gemm_signature() -> None:
+    a, b = _ab()
+    with make_context():
+        c = run_gemm(_gemm_module(lookalikes=True, twin=False), a, b)
+    np.testing.assert_array_equal(c, (a.astype(np.float64) @ b).astype(np.float16))
+
+
+def test_run_gemm_of_two_gemms_needs_a_name() -> None:
+    a, b = _ab()
+    with make_context():
+        module = _gemm_module(lookalikes=True, twin=True)
+        with pytest.raises(ModelError, match="exactly one function with the GEMM signature"):
+            run_gemm(module, a, b)
+        c = run_gemm(module, a, b, func_name="twin")
+    np.testing.assert_array_equal(c, (a.astype(np.float64) @ b).astype(np.float16))
+
+
+LANES = tl.SwizzledShared(vec=1, per_phase=1, max_phase=1, order=[0])
+
+
+@tl.kernel
+def copies_left_in_flight(src: tl.ptr(tl.int32), TRACKED: tl.constexpr):
+    desc = tl.make_tensor_descriptor(src, shape=[32], strides=[1], block_shape=[32], layout=LANES)
+    tl.async_copy(desc, tl.allocate_shared(tl.int32, [32], LANES))
+    if TRACKED:
+        bars = tl.allocate_mbarrier(1)
+        tl.mbarrier.init(bars.index(0), count=1)
+        tl.mbarrier.expect(bars.index(0), 128)
+        tl.async_copy(desc, tl.allocate_shared(tl.int32, [32], LANES), barrier=bars.index(0))
+
+
+@pytest.mark.parametrize(("tracked", "left"), [(False, 1), (True, 2)])
+def test_copies_in_flight_at_exit_are_counted(tracked: bool, left: int) -> None:
+    """An untracked copy never waited for and a barrier-tracked one never waited on."""
+    text = copies_left_in_flight.build_ir(num_warps=1, TRACKED=tracked)
+    r = run_function(text, "copies_left_in_flight", [np.arange(32, dtype=np.int32)])
+    assert r.stats.in_flight_at_exit == left

@@ -368,6 +368,7 @@ class Interpreter:
 
         def execute(clock: ProgramClock) -> list[Any]:
             prog = Program(self.num_slots, nw, clock.pid, state, clock)
+            # Equivalent mutant: strict=False; one bound value per block argument.
             for s, v in zip(self.body.arg_slots, bound, strict=True):
                 prog.env[s] = v
             out = prog.exec_block(self.body, full)
@@ -389,6 +390,7 @@ class Interpreter:
                     sync_stats.start_order.append(clock.pid)
                     results.append(execute(clock))
                     sync_stats.finish_order.append(clock.pid)
+        # Equivalent mutant: strict=False (both); one result per program, one value per name.
         returns = dict(zip(pids, results, strict=True))
         named = dict(zip(self.arg_names, values, strict=True))
         return RunResult(named, stats, returns, grid3, sync_stats)
