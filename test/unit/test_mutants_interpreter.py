@@ -182,6 +182,7 @@ def test_a_float8_array_is_read_by_its_codes() -> None:
 def test_a_short_grid_is_padded_with_ones(grid: tuple, grid3: tuple) -> None:
     r = run_function(ONE, None, {"x": 1, "y_2": 2}, grid)
     assert r.grid == grid3
+    assert not r.sync.concurrent  # no atomics: the programs run one after another
     assert sorted(r.returns) == sorted(
         (x, y, z) for x in range(grid3[0]) for y in range(grid3[1]) for z in range(grid3[2])
     )
