@@ -135,6 +135,8 @@ class Program:
         # a barrier wait completes them, tile.async_tdm_wait does not count them.
         self.tracked: list[InFlight] = []
         # The program's place in the grid's happens-before order (see concurrency).
+        # Equivalent mutant: 0 -> 1; the package always passes a clock (the default
+        # serves a program built alone, which no memory model compares).
         self.clock = clock if clock is not None else ProgramClock(0, pid)
         # The partition this program runs as inside a tile.warp_specialize
         # (gemm_opt.model.warp_specialize.Agent; None outside one).
