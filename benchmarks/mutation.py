@@ -400,12 +400,24 @@ TARGETS: dict[str, Target] = {
     "model_arith": Target(
         "python/gemm_opt/model/arith.py", EVERY, (*unit("test_mutants_arith"), *MODEL_TESTS), ()
     ),
-    "model_core": Target("python/gemm_opt/model/core.py", EVERY, MODEL_TESTS, ()),
+    "model_core": Target(
+        "python/gemm_opt/model/core.py",
+        EVERY,
+        (*unit("test_mutants_model_core", "test_mutants_interpreter"), *MODEL_TESTS),
+        (),
+    ),
     "model_registry": Target("python/gemm_opt/model/registry.py", EVERY, MODEL_TESTS, ()),
-    "model_interpreter": Target("python/gemm_opt/model/interpreter.py", EVERY, MODEL_TESTS, ()),
+    "model_interpreter": Target(
+        "python/gemm_opt/model/interpreter.py",
+        EVERY,
+        (*unit("test_mutants_interpreter"), *MODEL_TESTS),
+        (),
+    ),
     "interpreter": Target("python/gemm_opt/model/tdm.py", EVERY, MODEL_TESTS, ()),
     "model_state": Target("python/gemm_opt/model/values.py", EVERY, MODEL_TESTS, ()),
-    "model_races": Target("python/gemm_opt/model/races.py", EVERY, MODEL_TESTS, ()),
+    "model_races": Target(
+        "python/gemm_opt/model/races.py", EVERY, (*unit("test_mutants_races"), *MODEL_TESTS), ()
+    ),
     "model_control_flow": Target("python/gemm_opt/model/control_flow.py", EVERY, MODEL_TESTS, ()),
     "model_mma": Target(
         "python/gemm_opt/model/mma.py",
