@@ -353,7 +353,7 @@ TARGETS: dict[str, Target] = {
     "core_pass_base": Target(
         "python/gemm_opt/core/pass_base.py",
         EVERY,
-        unit("test_pass_options", "test_pass_registry"),
+        unit("test_mutants_pass_base", "test_pass_options", "test_pass_registry"),
         (),
     ),
     "core_diagnostics": Target(
@@ -422,7 +422,7 @@ TARGETS: dict[str, Target] = {
     "model_mma": Target(
         "python/gemm_opt/model/mma.py",
         EVERY,
-        (*MODEL_TESTS, *unit("test_pipeline_mma")),
+        (*MODEL_TESTS, *unit("test_pipeline_mma", "test_mxfp8")),
         (),
     ),
     # -- more of the lowering --
