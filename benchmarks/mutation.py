@@ -332,7 +332,12 @@ TARGETS: dict[str, Target] = {
     "core_layouts": Target(
         "python/gemm_opt/core/layouts.py",
         EVERY,
-        unit("test_layout_edges", "test_layout_padding_rows", "test_tdm_layout"),
+        unit(
+            "test_mutants_layouts",
+            "test_layout_edges",
+            "test_layout_padding_rows",
+            "test_tdm_layout",
+        ),
         (),
     ),
     "core_fp8": Target(
