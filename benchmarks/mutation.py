@@ -415,7 +415,7 @@ TARGETS: dict[str, Target] = {
     "model_interpreter": Target(
         "python/gemm_opt/model/interpreter.py",
         EVERY,
-        (*unit("test_mutants_interpreter"), *MODEL_TESTS),
+        (*unit("test_mutants_interpreter", "test_pipeline_mma"), *MODEL_TESTS),
         (),
     ),
     "interpreter": Target("python/gemm_opt/model/tdm.py", EVERY, MODEL_TESTS, ()),
