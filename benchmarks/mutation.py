@@ -588,7 +588,7 @@ TARGETS: dict[str, Target] = {
             "warp_distribution",
             "_check_layout",
         ),
-        unit("test_warp_hint", "test_tdm_layout", "test_layout_edges"),
+        unit("test_mutants_warp_hint", "test_warp_hint", "test_tdm_layout", "test_layout_edges"),
         ("test/lit/dialect",),
     ),
     "tdm_layout": Target(
