@@ -600,7 +600,11 @@ TARGETS: dict[str, Target] = {
             "tdm_warp_layout",
             "select_fused_member",
         ),
-        (*unit("test_tdm_layout", "test_layout_edges", "test_model_copy"), *PASS_TESTS),
+        (
+            *unit("test_mutants_tdm_layout", "test_tdm_layout", "test_layout_edges"),
+            *unit("test_model_copy"),
+            *PASS_TESTS,
+        ),
         (),
     ),
     "fusion_runs": Target(
