@@ -16,3 +16,11 @@ def test_block_dims_are_positive_powers_of_two(shape: tuple[int, int]) -> None:
 
 def test_a_one_element_dim_is_a_power_of_two() -> None:
     assert tdm_warp_layout((1, 64), 4).active_warps() == (0, 1, 2, 3)
+
+
+def test_ranks_one_to_five() -> None:
+    assert tdm_warp_layout((2, 2, 2, 2, 64), 4).rank == 5
+    with pytest.raises(ValueError, match="TDM copies have rank 1 to 5"):
+        tdm_warp_layout((2, 2, 2, 2, 2, 64), 4)
+    with pytest.raises(ValueError, match="TDM copies have rank 1 to 5"):
+        tdm_warp_layout((), 4)
