@@ -364,7 +364,12 @@ TARGETS: dict[str, Target] = {
     "core_diagnostics": Target(
         "python/gemm_opt/core/diagnostics.py",
         EVERY,
-        unit("test_driver_logic", "test_no_mlir_text", "test_exact_limits"),
+        unit(
+            "test_mutants_diagnostics",
+            "test_driver_logic",
+            "test_no_mlir_text",
+            "test_exact_limits",
+        ),
         (),
     ),
     "core_modes": Target("python/gemm_opt/core/modes.py", EVERY, unit("test_schedule_modes"), ()),
