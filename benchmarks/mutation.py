@@ -341,7 +341,10 @@ TARGETS: dict[str, Target] = {
         (),
     ),
     "core_fp8": Target(
-        "python/gemm_opt/core/fp8.py", EVERY, unit("test_fp8_formats", "test_quantize_fp8"), ()
+        "python/gemm_opt/core/fp8.py",
+        EVERY,
+        unit("test_mutants_fp8", "test_fp8_formats", "test_quantize_fp8"),
+        (),
     ),
     "core_scaling": Target(
         "python/gemm_opt/core/scaling.py",
