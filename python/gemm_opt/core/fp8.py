@@ -82,7 +82,7 @@ class FormatSpec:
 
     @property
     def has_zero(self) -> bool:
-        return self.mantissa_bits > 0
+        return self.mantissa_bits > 0  # Equivalent mutant: > 1; no format has 1 bit.
 
     @property
     def emax(self) -> int:
