@@ -349,7 +349,7 @@ TARGETS: dict[str, Target] = {
     "core_scaling": Target(
         "python/gemm_opt/core/scaling.py",
         EVERY,
-        unit("test_fp8_scaling", "test_quantize_fp8"),
+        unit("test_mutants_scaling", "test_fp8_scaling", "test_quantize_fp8"),
         (),
     ),
     "core_pipeline": Target(
