@@ -98,6 +98,16 @@ def lit(folder: str, *names: str) -> tuple[str, ...]:
 PASS_TESTS = unit("test_passes_model", "test_pass_semantics")
 PASS_LIT = ("test/lit/passes",)
 INTERPRETER = unit("test_interpreter", *("test_passes_model", "test_pass_semantics"))
+#: Every test file that runs the model: its shared parts (values, the op
+#: registry, control flow, the interpreter) are judged by all of them, as the
+#: interpreter's tests alone left most of their mutants alive.
+MODEL_TESTS = (
+    *INTERPRETER,
+    *unit("test_model_registry", "test_model_copy", "test_model_barriers"),
+    *unit("test_model_barrier_protocol", "test_model_concurrency", "test_model_litmus"),
+    *unit("test_model_warp_specialize", "test_memdesc_trans_model", "test_negative_coordinates"),
+    *unit("test_async_mma_use_acc", "test_stream_k_fixup_model", "test_mutants_model"),
+)
 PREDICATE_LIT = lit(
     "lowering",
     "convert-predicates",
@@ -322,16 +332,24 @@ TARGETS: dict[str, Target] = {
     "core_layouts": Target(
         "python/gemm_opt/core/layouts.py",
         EVERY,
-        unit("test_layout_edges", "test_layout_padding_rows", "test_tdm_layout"),
+        unit(
+            "test_mutants_layouts",
+            "test_layout_edges",
+            "test_layout_padding_rows",
+            "test_tdm_layout",
+        ),
         (),
     ),
     "core_fp8": Target(
-        "python/gemm_opt/core/fp8.py", EVERY, unit("test_fp8_formats", "test_quantize_fp8"), ()
+        "python/gemm_opt/core/fp8.py",
+        EVERY,
+        unit("test_mutants_fp8", "test_fp8_formats", "test_quantize_fp8"),
+        (),
     ),
     "core_scaling": Target(
         "python/gemm_opt/core/scaling.py",
         EVERY,
-        unit("test_fp8_scaling", "test_quantize_fp8"),
+        unit("test_mutants_scaling", "test_fp8_scaling", "test_quantize_fp8"),
         (),
     ),
     "core_pipeline": Target(
@@ -343,13 +361,18 @@ TARGETS: dict[str, Target] = {
     "core_pass_base": Target(
         "python/gemm_opt/core/pass_base.py",
         EVERY,
-        unit("test_pass_options", "test_pass_registry"),
+        unit("test_mutants_pass_base", "test_pass_options", "test_pass_registry"),
         (),
     ),
     "core_diagnostics": Target(
         "python/gemm_opt/core/diagnostics.py",
         EVERY,
-        unit("test_driver_logic", "test_no_mlir_text", "test_exact_limits"),
+        unit(
+            "test_mutants_diagnostics",
+            "test_driver_logic",
+            "test_no_mlir_text",
+            "test_exact_limits",
+        ),
         (),
     ),
     "core_modes": Target("python/gemm_opt/core/modes.py", EVERY, unit("test_schedule_modes"), ()),
@@ -363,7 +386,7 @@ TARGETS: dict[str, Target] = {
     "model_concurrency": Target(
         "python/gemm_opt/model/concurrency.py",
         EVERY,
-        unit("test_model_concurrency", "test_model_litmus"),
+        unit("test_mutants_concurrency", "test_model_concurrency", "test_model_litmus"),
         (),
         skip=(
             "_a",
@@ -376,29 +399,43 @@ TARGETS: dict[str, Target] = {
     "model_warp_specialize": Target(
         "python/gemm_opt/model/warp_specialize.py",
         EVERY,
-        unit("test_model_warp_specialize", "test_language_warp_specialize"),
+        unit(
+            "test_mutants_warp_specialize",
+            "test_model_warp_specialize",
+            "test_language_warp_specialize",
+        ),
         (),
         skip=("PartitionScheduler._deadlock",),
     ),
     "model_copy": Target(
         "python/gemm_opt/model/copy.py", EVERY, unit("test_model_copy", "test_tdm_layout"), ()
     ),
-    "model_arith": Target("python/gemm_opt/model/arith.py", EVERY, INTERPRETER, ()),
+    "model_arith": Target(
+        "python/gemm_opt/model/arith.py", EVERY, (*unit("test_mutants_arith"), *MODEL_TESTS), ()
+    ),
     "model_core": Target(
-        "python/gemm_opt/model/core.py", EVERY, unit("test_model_registry", "test_interpreter"), ()
+        "python/gemm_opt/model/core.py",
+        EVERY,
+        (*unit("test_mutants_model_core", "test_mutants_interpreter"), *MODEL_TESTS),
+        (),
     ),
-    "model_registry": Target(
-        "python/gemm_opt/model/registry.py", EVERY, unit("test_model_registry"), ()
+    "model_registry": Target("python/gemm_opt/model/registry.py", EVERY, MODEL_TESTS, ()),
+    "model_interpreter": Target(
+        "python/gemm_opt/model/interpreter.py",
+        EVERY,
+        (*unit("test_mutants_interpreter", "test_pipeline_mma"), *MODEL_TESTS),
+        (),
     ),
-    "model_interpreter": Target("python/gemm_opt/model/interpreter.py", EVERY, INTERPRETER, ()),
-    "interpreter": Target("python/gemm_opt/model/tdm.py", EVERY, INTERPRETER, ()),
-    "model_state": Target("python/gemm_opt/model/values.py", EVERY, INTERPRETER, ()),
-    "model_races": Target("python/gemm_opt/model/races.py", EVERY, INTERPRETER, ()),
-    "model_control_flow": Target("python/gemm_opt/model/control_flow.py", EVERY, INTERPRETER, ()),
+    "interpreter": Target("python/gemm_opt/model/tdm.py", EVERY, MODEL_TESTS, ()),
+    "model_state": Target("python/gemm_opt/model/values.py", EVERY, MODEL_TESTS, ()),
+    "model_races": Target(
+        "python/gemm_opt/model/races.py", EVERY, (*unit("test_mutants_races"), *MODEL_TESTS), ()
+    ),
+    "model_control_flow": Target("python/gemm_opt/model/control_flow.py", EVERY, MODEL_TESTS, ()),
     "model_mma": Target(
         "python/gemm_opt/model/mma.py",
         EVERY,
-        unit("test_async_mma_use_acc", "test_interpreter", "test_pipeline_mma"),
+        (*MODEL_TESTS, *unit("test_pipeline_mma", "test_mxfp8")),
         (),
     ),
     # -- more of the lowering --
@@ -559,7 +596,7 @@ TARGETS: dict[str, Target] = {
             "warp_distribution",
             "_check_layout",
         ),
-        unit("test_warp_hint", "test_tdm_layout", "test_layout_edges"),
+        unit("test_mutants_warp_hint", "test_warp_hint", "test_tdm_layout", "test_layout_edges"),
         ("test/lit/dialect",),
     ),
     "tdm_layout": Target(
@@ -571,7 +608,11 @@ TARGETS: dict[str, Target] = {
             "tdm_warp_layout",
             "select_fused_member",
         ),
-        (*unit("test_tdm_layout", "test_layout_edges", "test_model_copy"), *PASS_TESTS),
+        (
+            *unit("test_mutants_tdm_layout", "test_tdm_layout", "test_layout_edges"),
+            *unit("test_model_copy"),
+            *PASS_TESTS,
+        ),
         (),
     ),
     "fusion_runs": Target(

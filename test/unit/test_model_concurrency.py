@@ -189,7 +189,7 @@ def test_a_flag_nobody_sets_is_a_deadlock_naming_program_and_flag(seed):
     assert msg.startswith("deadlock: every resident program waits on a flag")
     assert f"program (0, 0, 0) at 'tile.atomic_rmw' at {DATA}:{wait}:" in msg
     assert f"waits for 'flags'[{SLOT}] (argument 'flags', element {SLOT}) to change from 0" in msg
-    assert "2 program(s) finished" in msg
+    assert "; 2 program(s) finished" in msg
 
 
 @pytest.mark.parametrize("seed", [None, *range(10)])

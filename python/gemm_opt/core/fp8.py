@@ -82,7 +82,7 @@ class FormatSpec:
 
     @property
     def has_zero(self) -> bool:
-        return self.mantissa_bits > 0
+        return self.mantissa_bits > 0  # Equivalent mutant: > 1; no format has 1 bit.
 
     @property
     def emax(self) -> int:
@@ -186,7 +186,7 @@ def _decode_table(fmt: Fp8Format) -> np.ndarray:
         values = np.where(exp == 0, subnormal, normal)
         values = np.where(codes & 0x80, -values, values)
     for c in s.inf_codes:
-        values[c] = -np.inf if c & 0x80 else np.inf
+        values[c] = -np.inf if c & 0x80 else np.inf  # Equivalent mutant: & 0x81 (inf ends 00).
     for c in s.nan_codes:  # the code's sign bit on the NaN (a quiet NaN, as ml_dtypes decodes)
         values[c] = -np.nan if s.signed and c & 0x80 else np.nan
     values.flags.writeable = False

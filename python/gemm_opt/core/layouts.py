@@ -167,6 +167,7 @@ def allocation_bytes(layout: SharedLayout, shape: Sequence[int], elem_bits: int)
     """
     elements = math.prod(shape)
     inner = layout.inner if isinstance(layout, PartitionedShared) else layout
+    # Equivalent mutant: elements > 1; one element gets no pad either way.
     if isinstance(inner, PaddedShared) and elements > 0:
         elements += (elements - 1) // inner.interval * inner.amount
     return (elements * elem_bits + 7) // 8

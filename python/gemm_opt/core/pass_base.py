@@ -39,6 +39,7 @@ class TilePass:
 
     def fail(self, op: Any, message: str) -> NoReturn:
         """Emit ``message`` as an error at ``op`` and stop the pass."""
+        # Equivalent mutant: not hasattr; an op view and its operation have one location.
         positioned_location(op if hasattr(op, "location") else op.operation).emit_error(message)
         raise PassFailure(message)
 
@@ -59,6 +60,7 @@ class TilePass:
     @classmethod
     def summary(cls) -> str:
         """The first line of the docstring."""
+        # Equivalent mutant: split at most 2; only the first part is kept.
         return (cls.__doc__ or "").strip().split("\n", 1)[0]
 
     @classmethod

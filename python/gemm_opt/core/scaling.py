@@ -349,6 +349,7 @@ def scaled_reference(
     if group_lens is None:
         return a @ b
     lens = [int(x) for x in group_lens]
+    # Equivalent mutant: default=1; with no groups both defaults pass the test.
     if len(lens) != b.shape[0] or sum(lens) != a.shape[0] or min(lens, default=0) < 0:
         raise ValueError(
             f"group_lens: expected {b.shape[0]} lengths >= 0 summing to {a.shape[0]}, got {lens}"

@@ -151,10 +151,12 @@ def tdm_warp_layout(
             )
     else:
         wpd = warp_distribution(block, k)
-    # Equivalent mutant: strict=False (the length test before it short-circuits).
+    # Equivalent mutant: strict=False (the length test before it short-circuits);
+    # or -> and, any -> all: an internal check that no input fails (the distributions
+    # above return one whole divisor per dim).
     if len(wpd) != len(block) or any(b % w for b, w in zip(block, wpd, strict=True)):
         raise AssertionError(f"bad warp distribution {wpd} for block {block}")
-    tile = tuple(b // w for b, w in zip(block, wpd, strict=True))
+    tile = tuple(b // w for b, w in zip(block, wpd, strict=True))  # Equivalent mutant: strict.
 
     order = tdm_dim_order(len(block))
     rows: list[tuple[int, ...]] = []
@@ -176,6 +178,7 @@ def tdm_warp_layout(
 
     zero = (0,) * len(block)
     bases = [zero] * total_bits
+    # Equivalent mutant: strict=False; the rows fill the hint's support bits exactly.
     for bit, row in zip(row_bits, rows, strict=True):
         bases[bit] = row
     free_mask = 0

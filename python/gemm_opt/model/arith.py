@@ -103,6 +103,8 @@ def _check_divisor(y: np.ndarray, lanes: np.ndarray | None, w: int, where: str) 
         bad = bad & lanes
     if bad.any():
         raise ModelError(f"{where}: integer division by zero")
+    # Equivalent mutant: 0 -> 1, 1 -> 2; only the lanes of warps that do not execute
+    # can hold 0 here, and what they compute is never read.
     return np.where(y == 0, 1, y)
 
 
@@ -117,6 +119,8 @@ def _check_shift(y: np.ndarray, lanes: np.ndarray | None, w: int, where: str) ->
 
 def _trunc_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     q = np.abs(x) // np.abs(y)
+    # Equivalent mutant: x <= 0 or x < 1 (q = -q = 0 at x = 0), y <= 0 or y < 1 (the
+    # divisor is never 0 here: _check_divisor refused it or made it 1).
     return np.where((x < 0) ^ (y < 0), -q, q)
 
 
@@ -145,14 +149,17 @@ def _int_binary(fn: Callable[..., np.ndarray], check: _Check | None = None):
 
 
 def _shli(x, y, w):
+    # Equivalent mutant: 63 -> 64; amounts >= the width are refused on executing lanes.
     return x << np.clip(y, 0, 63)
 
 
 def _shrsi(x, y, w):
+    # Equivalent mutant: 63 -> 64; amounts >= the width are refused on executing lanes.
     return x >> np.clip(y, 0, 63)
 
 
 def _shrui(x, y, w):
+    # Equivalent mutant: 63 -> 64; amounts >= the width are refused on executing lanes.
     return unsigned_bits(x, w) >> np.clip(y, 0, 63).astype(np.uint64)
 
 
@@ -166,11 +173,15 @@ def _urem(x, y, w):
 
 def _ceildivsi(x, y, w):
     q = _trunc_div(x, y)
+    # Equivalent mutant: x <= 0, x < 1, y <= 0, y < 1; a nonzero remainder means x != 0,
+    # and y is never 0.
     return q + ((x - q * y != 0) & ((x < 0) == (y < 0)))
 
 
 def _floordivsi(x, y, w):
     q = _trunc_div(x, y)
+    # Equivalent mutant: x <= 0, x < 1, y <= 0, y < 1; a nonzero remainder means x != 0,
+    # and y is never 0.
     return q - ((x - q * y != 0) & ((x < 0) != (y < 0)))
 
 
@@ -239,7 +250,7 @@ def _predicate(op: Any, names: tuple[str, ...]) -> str:
     if ia is None:
         raise ModelError(f"{op_where(op)}: unreadable predicate {a}")
     v = ir.IntegerAttr(ia).value
-    if not 0 <= v < len(names):
+    if not 0 <= v < len(names):  # Equivalent mutant: <=; arith's verifier admits its enum only.
         raise ModelError(f"{op_where(op)}: unknown predicate {v}")
     return names[v]
 
@@ -340,7 +351,7 @@ for _name, _fn in {
 
 def _unary(make: Callable[[Elem, Elem, bool], Callable[[np.ndarray], np.ndarray]]):
     def build(c: Compiler, op: Any) -> Exec:
-        (a,) = operand_slots(c, op)[:1]
+        (a,) = operand_slots(c, op)[:1]  # Equivalent mutant: [:2]; the ops are unary.
         r = result_slot(c, op)
         out_elem, is_tensor = result_elem(c, op)
         in_elem = operand_elem(op)

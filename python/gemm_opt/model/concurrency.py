@@ -137,6 +137,7 @@ class ProgramClock:
         self.vc: dict[int, int] = {index: 0}
         # Atomics and global writes so far: a loop iteration that does
         # neither cannot change what the next one sees, unless others write.
+        # Equivalent mutant: 0 -> 1; effects is only compared with an earlier value.
         self.effects = 0
         # (array id, element) -> (array, element, value) this program last
         # read there without modifying it, since its last modifying atomic
@@ -162,6 +163,7 @@ def _a(noun: str) -> str:
 
 def _join(into: dict[int, int], other: dict[int, int]) -> None:
     for k, v in other.items():
+        # Equivalent mutant: < -> <= (stores the same value) or -1 -> -2 (epochs are >= 0).
         if into.get(k, -1) < v:
             into[k] = v
 
@@ -195,7 +197,9 @@ class _Shadow:
         self.rtag = np.zeros(array.size, dtype=np.int64)
         # Whether any program wrote / plainly read the array yet: most arrays
         # are only written (C) or only read (A, B), so one check is skipped.
+        # Equivalent mutant: False -> True; a check of all-zero tags finds nothing.
         self.written = False
+        # Equivalent mutant: False -> True; a check of all-zero tags finds nothing.
         self.read = False
 
 
@@ -252,6 +256,7 @@ class GlobalMemory:
         pos = np.flatnonzero(cand)
         others = progs[pos]
         uniq, inv = np.unique(others, return_inverse=True)
+        # Equivalent mutant: -1 -> -2; epochs are >= 0, so both mean "never seen".
         seen = np.array([p.vc.get(int(q), -1) for q in uniq], dtype=np.int64)
         bad = (tags[pos] & _EPOCH_MASK) > seen[inv]
         if not bad.any():
@@ -283,6 +288,8 @@ class GlobalMemory:
                 "needs a release atomic after the write, the reader an acquire atomic that "
                 "reads it before the read; relaxed atomics order nothing)"
             )
+        # Equivalent mutant: False -> True; a read tag's atomic bit is never read (read
+        # tags are checked with skip_atomic=False, and a read's report names no kind).
         sh.rtag[idx] = self._tag(p, where, False)
         sh.read = True
 
@@ -317,6 +324,7 @@ class GlobalMemory:
                 f"writes '{name}'[{int(idx[k])}] that program {other} wrote at {at}, and no "
                 f"release->acquire chain orders the two{note}"
             )
+        # Equivalent mutant: skip_atomic=True; read tags never carry the atomic bit.
         hit = self._conflict(p, sh.rtag[idx], skip_atomic=False) if sh.read else None
         if hit is not None:
             k, tag = hit
@@ -495,6 +503,7 @@ class Threaded:
             clock = self.clocks[i]
             task = _Task(i, clock, lambda c=clock: self.execute(c))
             clock.task = task
+            # Equivalent mutant: daemon=False; run() joins every thread before it returns.
             task.thread = threading.Thread(
                 target=self._body, args=(task,), name=f"program {clock.pid}", daemon=True
             )
@@ -520,6 +529,8 @@ class Threaded:
             self.all_done.set()
 
     def _finish(self, task: _Task) -> None:
+        # Equivalent mutant: True -> False; run() reads done only to release the
+        # semaphores of unfinished threads after an error, and a finished one has returned.
         task.done = True
         self.finished += 1
         self.resident.remove(task)
@@ -625,6 +636,8 @@ class Grid:
     ) -> None:
         self.pids = pids
         self.stats = stats
+        # Equivalent mutant: or -> and, 0 -> 1; the interpreter, the one caller, passes
+        # None and sets the scheduler before any program runs.
         self.scheduler: Scheduler = scheduler or Inline(stats, lambda: 0)
         self.memory = GlobalMemory(pids) if check_memory else None
 
@@ -661,7 +674,7 @@ class Grid:
             if any(a[e] != v for a, e, v in also):
                 break  # another polled flag moved: the loop will see it
             sched.wait_change(p, Waiting(p.pid, array, name, elem, old, where, also))
-        p.effects += 1
+        p.effects += 1  # Equivalent mutant: += 2; effects only grows, by any step.
         self.stats.atomic_rmw[kind] += 1
         self.stats.atomic_rmw_sem[sem] += 1
         self._order(p, array, name, np.array([elem], dtype=np.int64), sem, scope, where)
@@ -679,7 +692,7 @@ class Grid:
     ) -> None:
         """Bookkeeping of an atomic block add (the caller updated ``array[idx]``)."""
         self.stats.atomic_add_block += 1
-        p.effects += 1
+        p.effects += 1  # Equivalent mutant: += 2; effects only grows, by any step.
         p.polls.clear()
         self._order(p, array, name, idx, sem, scope, where)
         self.scheduler.changed(array)

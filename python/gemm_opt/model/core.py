@@ -135,6 +135,8 @@ class Program:
         # a barrier wait completes them, tile.async_tdm_wait does not count them.
         self.tracked: list[InFlight] = []
         # The program's place in the grid's happens-before order (see concurrency).
+        # Equivalent mutant: 0 -> 1; the package always passes a clock (the default
+        # serves a program built alone, which no memory model compares).
         self.clock = clock if clock is not None else ProgramClock(0, pid)
         # The partition this program runs as inside a tile.warp_specialize
         # (gemm_opt.model.warp_specialize.Agent; None outside one).
@@ -192,8 +194,11 @@ def is_tensor_type(t: ir.Type) -> bool:
 
 def select_per_warp(sel: np.ndarray, new: Any, old: Any, where: str) -> Any:
     """Per warp: ``new`` where ``sel`` holds, else ``old`` (per-warp values only)."""
+    # Equivalent mutant: and -> or in the isinstance tests; new and old have one type
+    # (the verifier of the yielding op), so both are of one kind.
     if isinstance(new, np.ndarray) and isinstance(old, np.ndarray):
         return np.where(sel, new, old)
+    # Equivalent mutant: and -> or (as above).
     if isinstance(new, Descriptor) and isinstance(old, Descriptor):
         if new.base.array is not old.base.array:
             raise ModelError(f"{where}: warps hold descriptors of different tensors")
@@ -209,10 +214,12 @@ def select_per_warp(sel: np.ndarray, new: Any, old: Any, where: str) -> Any:
             bounds=None if both_none else np.where(col, nb, ob),
             pred=np.where(sel, new.pred, old.pred),
         )
+    # Equivalent mutant: and -> or (as above).
     if isinstance(new, Pointer) and isinstance(old, Pointer):
         if new.array is not old.array:
             raise ModelError(f"{where}: warps hold pointers to different arrays")
         return Pointer(new.array, np.where(sel, new.offset, old.offset), new.name, new.elem)
+    # Equivalent mutant: and -> or (as above).
     if isinstance(new, SharedView) and isinstance(old, SharedView):
         if (
             new.buffer is not old.buffer

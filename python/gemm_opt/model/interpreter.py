@@ -215,6 +215,7 @@ def _arg_names_from_locations(text: str, args: Sequence[Any]) -> list[str] | Non
     names = []
     for arg in args:
         line, col = position_of(arg.location)
+        # Equivalent mutant: 0 <= line; line 0 has column 0, and source[-1:0] is no "%".
         source = lines[line - 1] if 0 < line <= len(lines) else ""
         if source[col - 1 : col] != "%":
             return None
@@ -247,7 +248,7 @@ def _pointer(array: Any, elem: Elem, name: str, num_warps: int) -> Pointer:
             array = array.view(np.uint8)
     elif elem.is_int:
         ok = dt.kind in "iub" and dt.itemsize * 8 == max(8, elem.width)
-        if ok and dt.kind == "u":
+        if ok and dt.kind == "u":  # Equivalent mutant: or; not ok is refused below.
             array = array.view(dt.str.replace("u", "i"))
     else:
         ok = dt.type in _STORAGE_OK[elem.name]
@@ -256,7 +257,7 @@ def _pointer(array: Any, elem: Elem, name: str, num_warps: int) -> Pointer:
             f"argument '{name}' points to {elem.name}: expected a "
             f"{np.dtype(elem.storage).name} array, got {dt.name}"
         )
-    flat = array.reshape(-1)
+    flat = array.reshape(-1)  # Equivalent mutant: -2; numpy takes any negative size.
     return Pointer(flat, np.zeros(num_warps, dtype=np.int64), name, elem)
 
 
@@ -346,6 +347,7 @@ class Interpreter:
             raise ModelError(f"seed must be an int or None, got {seed!r}")
         nw = self.num_warps
         bound: list[Any] = []
+        # Equivalent mutant: strict=False; _bind returned one value per argument.
         for value, t, name in zip(values, self.arg_types, self.arg_names, strict=True):
             if isinstance(t, PtrType):
                 elem = elem_of(t.element_type)
@@ -366,6 +368,7 @@ class Interpreter:
 
         def execute(clock: ProgramClock) -> list[Any]:
             prog = Program(self.num_slots, nw, clock.pid, state, clock)
+            # Equivalent mutant: strict=False; one bound value per block argument.
             for s, v in zip(self.body.arg_slots, bound, strict=True):
                 prog.env[s] = v
             out = prog.exec_block(self.body, full)
@@ -387,6 +390,7 @@ class Interpreter:
                     sync_stats.start_order.append(clock.pid)
                     results.append(execute(clock))
                     sync_stats.finish_order.append(clock.pid)
+        # Equivalent mutant: strict=False (both); one result per program, one value per name.
         returns = dict(zip(pids, results, strict=True))
         named = dict(zip(self.arg_names, values, strict=True))
         return RunResult(named, stats, returns, grid3, sync_stats)

@@ -190,6 +190,8 @@ class PartitionScheduler:
 
     def run(self) -> list[Any]:
         """Run every partition to its end; the default partition's yielded values."""
+        # Equivalent mutant: daemon=False; every thread is joined before run() returns
+        # or raises (a woken thread of a failed run ends at once on _Abort).
         threads = [threading.Thread(target=self._body, args=(a,), daemon=True) for a in self.agents]
         for t in threads:
             t.start()
@@ -199,7 +201,7 @@ class PartitionScheduler:
         self.finished.acquire()
         if self.error is not None:
             for t in threads:
-                t.join(timeout=5)
+                t.join(timeout=5)  # Equivalent mutant: 5 -> 6; woken threads end at once.
             raise self.error
         for t in threads:
             t.join()
@@ -209,6 +211,7 @@ class PartitionScheduler:
 
 
 def _uniform_rows(values: np.ndarray, mask: np.ndarray, n: int, what: str, where: str):
+    # Equivalent mutant: not, any -> all; run() refuses a mask that is not all true.
     rows = values[mask] if mask.any() else values
     if (rows != rows[0]).any():
         raise ModelError(
@@ -272,6 +275,7 @@ def _b_warp_specialize(c: Compiler, op: WarpSpecializeOp) -> Exec:
         agents = [Agent("the default partition", p, default, mask)]
         for i, (n, block) in enumerate(workers):
             wp = Program(len(p.env), n, p.pid, p.run, p.clock)
+            # Equivalent mutant: strict=False; the verifier matches captures and block args.
             for s, v in zip(block.arg_slots, captures, strict=True):
                 wp.env[s] = _capture(p.env[v], mask, n, where)
             warps = "warp" if n == 1 else "warps"
@@ -284,6 +288,7 @@ def _b_warp_specialize(c: Compiler, op: WarpSpecializeOp) -> Exec:
                 p.run.sync.stats.switches += sched.switches
         for a in agents[1:]:
             p.run.stats.in_flight_at_exit += sum(len(q) for q in a.program.queues)
+        # Equivalent mutant: strict=False; the verifier matches results and yielded values.
         for s, v in zip(results, out, strict=True):
             p.env[s] = v
 
