@@ -73,9 +73,15 @@ SHAPES = (
     (64, 7168, 16384),
     (128, 7168, 16384),
 )
+#: The fewest rows of a dense speed shape whose other configurations are measured
+#: (:func:`_configs`): the prefill shapes; the decode ones take 64-row tiles.
+CONFIG_MIN_ROWS = 256
 #: Correctness shapes: ragged M and N; K off the 16-element rule (the plain
 #: kernel) and on it (the TMA twin); a decode shape.
 CHECK_SHAPES = ((300, 200, 176), (257, 129, 100), (16, 384, 512), (1000, 1000, 4096))
+#: Checks of the configurations measured beside the API's (:func:`_configs`): ragged
+#: M and N past a 256x128 tile's edges, multiples of 16 (the TMA-only twins' facts).
+CONFIG_CHECK_SHAPES = ((1000, 1008, 4096), (272, 400, 1536))
 RECIPES = ("rowwise", "tensorwise", "block128")
 SCHEDULES = ("data-parallel", "persistent")
 #: K per block128 scale.
@@ -158,6 +164,54 @@ def _variant(a, b, sa, sb, schedule: str, acc: int | None, out_dtype=None):
     return scaled.launch(plan, a, b, sa, sb)
 
 
+def _configured(a, b, sa, sb, schedule: str, name: str, lens=None, out_dtype=None):
+    """C of the kernel of FP8 configuration ``name`` (an entry of ``FP8_GPU_CONFIGS``,
+    or of ``FP8_TMA_CONFIGS``, bundled as TMA twins only: the plan's spec made that
+    twin, which the arguments must suit: multiples of 16 and, grouped, K of
+    ``block_k``); ``lens`` on the device: the grouped forward."""
+    from dataclasses import replace
+
+    from gemm_opt.kernels import h100_configs as h100
+    from gemm_opt.runtime import scaled
+
+    tma_only = name in h100.FP8_TMA_CONFIGS
+    cfg = {**h100.FP8_GPU_CONFIGS, **h100.FP8_TMA_CONFIGS}[name]
+    # A TMA-only configuration has no plain kernel to read its occupancy from: one
+    # program per SM (its ring of stages fills most of an SM's shared memory).
+    import torch
+
+    kw = dict(config=cfg, out_dtype=out_dtype)
+    if tma_only:
+        kw["num_programs"] = torch.cuda.get_device_properties(a.device).multi_processor_count
+    if lens is None:
+        plan = scaled.scaled_plan(a, b, sa, sb, schedule=schedule, **kw)
+    else:
+        plan = scaled.scaled_grouped_plan(a, b, lens, sa, sb, trans_b=True, **kw)
+    if tma_only:
+        plan = replace(plan, spec=replace(plan.spec, aligned=True, tma=True))
+    return scaled.launch(plan, a, b, sa, sb, lens)
+
+
+def _configs(m: int, recipe: str, chosen: str | None = None) -> tuple[str, ...]:
+    """The configurations measured beside the API's for an ``m``-row output of
+    ``recipe``: each bundled one other than ``chosen`` (the API's) with rows for
+    its tile, ``mid`` (the 128x128 tile) and each TMA-only one (tensorwise and
+    rowwise)."""
+    from gemm_opt.kernels import h100_configs as h100
+
+    names = ["mid"]
+    if recipe != "block128":
+        names += list(h100.FP8_TMA_CONFIGS)
+    every = {**h100.FP8_GPU_CONFIGS, **h100.FP8_TMA_CONFIGS}
+    return tuple(n for n in names if n != chosen and m >= every[n].block_m)
+
+
+def _chosen(m: int, n: int) -> str:
+    from gemm_opt.kernels import h100_configs as h100
+
+    return h100.fp8_config_name(m, n)
+
+
 def _accs(recipe: str) -> tuple[int | None, ...]:
     """The promotion intervals measured for ``recipe``: None (the API's,
     ``FP8_EPILOGUE_IMPRECISE_ACC``), and for rowwise the bundled others."""
@@ -227,6 +281,33 @@ def check(torch: Any, say: Any) -> bool:
     return ok
 
 
+def check_configs(torch: Any, say: Any) -> bool:
+    """The configurations of :func:`_configs` on :data:`CONFIG_CHECK_SHAPES`, both
+    schedules, bf16 C, against float64 and ``torch._scaled_mm`` as :func:`check`."""
+    ok = True
+    for m, n, k in CONFIG_CHECK_SHAPES:
+        for recipe in RECIPES:
+            a, w, sa, sb = _quantized(torch, m, n, k, recipe, m + n + k)
+            ref, mag = _reference(torch, a, w, sa, sb, recipe)
+            theirs = _torch_mm(torch, a, w.t(), sa, sb, torch.bfloat16)
+            bound = REL * ref.abs() + ABS * mag
+            for schedule in SCHEDULES:
+                for name in _configs(m, recipe):
+                    c = _configured(a, w.t(), sa, sb, schedule, name)
+                    err_ref = ((c.double() - ref).abs() / bound).max().item()
+                    err_torch = float("nan")
+                    if theirs is not None:
+                        err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
+                    good = err_ref <= 1 and (theirs is None or err_torch <= 2)
+                    ok &= good
+                    say(
+                        f"{'PASS' if good else 'FAIL'} {m}x{n}x{k} {recipe} {schedule}-{name}: "
+                        f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound "
+                        f"{'n/a' if theirs is None else f'{err_torch:.3f} (of 2)'}"
+                    )
+    return ok
+
+
 def _grouped_quantized(torch: Any, lens, n: int, k: int, recipe: str, seed: int):
     """a (S, K), w (G, N, K) e4m3 and their scales as the grouped API takes them."""
     import gemm_opt
@@ -280,19 +361,26 @@ def check_grouped(torch: Any, say: Any) -> bool:
             if k % 16 == 0 and n % 16 == 0 and recipe == "rowwise":
                 theirs = _torch_grouped(torch, a, w, sa, sw, lens_dev, torch.bfloat16)
             kw = dict(trans_b=True, scale_a=sa, scale_b=sw)
-            c = gemm_opt.grouped_matmul(a, w, lens_dev, **kw)
+            runs = {"api": functools.partial(gemm_opt.grouped_matmul, a, w, lens_dev, **kw)}
+            if k % 128 == 0 and n % 16 == 0:  # the TMA-only twins' facts
+                for name in _configs(sum(lens), recipe, _chosen(sum(lens), n)):
+                    runs[name] = functools.partial(
+                        _configured, a, w, sa, sw, "persistent", name, lens_dev
+                    )
             bound = REL * ref.abs() + ABS * mag
-            err_ref = ((c.double() - ref).abs() / bound).max().item()
-            err_torch = float("nan")
-            if theirs is not None:
-                err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
-            good = err_ref <= 1 and (theirs is None or err_torch <= 2)
-            ok &= good
-            say(
-                f"{'PASS' if good else 'FAIL'} grouped {lens} N={n} K={k} {recipe}: "
-                f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound "
-                f"{'n/a' if theirs is None else f'{err_torch:.3f} (of 2)'}"
-            )
+            for name, run in runs.items():
+                c = run()
+                err_ref = ((c.double() - ref).abs() / bound).max().item()
+                err_torch = float("nan")
+                if theirs is not None:
+                    err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
+                good = err_ref <= 1 and (theirs is None or err_torch <= 2)
+                ok &= good
+                say(
+                    f"{'PASS' if good else 'FAIL'} grouped {lens} N={n} K={k} {recipe} {name}: "
+                    f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound "
+                    f"{'n/a' if theirs is None else f'{err_torch:.3f} (of 2)'}"
+                )
     return ok
 
 
@@ -333,6 +421,10 @@ def speed_grouped(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str
                     scale_b=sw,
                 ),
             }  # fmt: skip
+            for name in _configs(s, recipe, _chosen(s, n)):
+                fns[name] = functools.partial(
+                    _configured, a, w, sa, sw, "persistent", name, lens_dev
+                )
             if fns["torch"]() is None:
                 del fns["torch"]
             res = benchlib.bench(fns, reps, warmup, flush)
@@ -416,17 +508,24 @@ def _graph_markdown(rows: list[dict[str, Any]]) -> str:
 def _grouped_markdown(rows: list[dict[str, Any]]) -> str:
     lines = [
         "",
-        "| grouped | recipe | torch._scaled_grouped_mm TFLOP/s | ours TFLOP/s | ours / torch |",
-        "|---|---|---|---|---|",
+        "| grouped | recipe | torch._scaled_grouped_mm TFLOP/s | ours TFLOP/s | ours / torch "
+        "| other kernels (TFLOP/s) |",
+        "|---|---|---|---|---|---|",
     ]
     key = {(r["shape"], r["recipe"], r["impl"]): r for r in rows}
     for shape, recipe in dict.fromkeys((r["shape"], r["recipe"]) for r in rows):
         t = key.get((shape, recipe, "grouped-torch"))
         o = key[(shape, recipe, "grouped-persistent")]
         mark = "" if t is None or t["torch_recipe"] == recipe else f" ({t['torch_recipe']})"
+        others = ", ".join(
+            f"{r['impl'].removeprefix('grouped-')} {r['tflops']} ({r['vs_torch']:.2f}x)"
+            for r in rows
+            if (r["shape"], r["recipe"]) == (shape, recipe)
+            and r["impl"] not in ("grouped-torch", "grouped-persistent")
+        )
         lines.append(
             f"| {shape} | {recipe} | {'-' if t is None else t['tflops']}{mark} | {o['tflops']} "
-            f"| {o['vs_torch']:.2f}x |"
+            f"| {o['vs_torch']:.2f}x | {others or '-'} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -458,6 +557,11 @@ def speed(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str, Any]]:
                     fns[_impl(schedule, acc)] = functools.partial(
                         _variant, a, b, sa, sb, schedule, acc
                     )
+                if m >= CONFIG_MIN_ROWS:
+                    for name in _configs(m, recipe, _chosen(m, n)):
+                        fns[f"{schedule}-{name}"] = functools.partial(
+                            _configured, a, b, sa, sb, schedule, name
+                        )
             res = benchlib.bench(fns, reps, warmup, flush)
             base = res["torch"]["median_ms"]
             for name, r in res.items():
@@ -525,6 +629,7 @@ def main(argv: list[str] | None = None) -> int:
     report(f"# {gpu}, torch {torch.__version__}")
     try:
         ok = check(torch, report)
+        ok &= check_configs(torch, report)
         ok &= check_grouped(torch, report)
         rows, grouped, graphs = [], [], []
         if not args.skip_speed:

@@ -196,7 +196,10 @@ ACCS = len(h100.FP8_IMPRECISE_ACC)
 #: The training gradients' fp32-C kernels: 2 configurations x (data-parallel dense, grouped
 #: "m") x 3 recipes, less the narrow dense rowwise and block128 ones already counted.
 TRAINING = 2 * 2 * 3 - 2
-BUNDLED = (2 * (2 * (3 + ACCS) + 3) + 2 * (2 + ACCS) + TRAINING) * 3
+#: The TMA-only configurations' kernels: (2 dense schedules + grouped "m") x (tensorwise,
+#: rowwise), bf16 C, the TMA twin alone.
+TMA_ONLY = len(h100.FP8_TMA_CONFIGS) * 3 * 2
+BUNDLED = (2 * (2 * (3 + ACCS) + 3) + 2 * (2 + ACCS) + TRAINING) * 3 + TMA_ONLY
 
 
 def test_fp8_bundle_holds_every_recipe_and_interval():
@@ -209,6 +212,15 @@ def test_fp8_bundle_holds_every_recipe_and_interval():
         "rowwise",
         "block128",
     }
+    tma_only = {(s.block_m, s.block_n) for s in specs if s.tma} - {
+        (s.block_m, s.block_n) for s in specs if not s.aligned
+    }
+    assert tma_only == {(c.block_m, c.block_n) for c in h100.FP8_TMA_CONFIGS.values()}
+    assert all(
+        s.out_dtype == "bf16" and s.scale in ("tensorwise", "rowwise") and s.imprecise_acc == 128
+        for s in specs
+        if (s.block_m, s.block_n) in tma_only
+    )
     fp32 = {(s.block_m, s.kind, s.grouped, s.scale) for s in specs if s.out_dtype == "fp32"}
     assert fp32 == {
         (cfg.block_m, kind, grouped, scale)

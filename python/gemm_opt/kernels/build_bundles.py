@@ -194,7 +194,10 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
     accumulation-error figures, which bf16's rounding would hide; small float32
     calls), fp32-C kernels of every configuration and recipe for the FP8 training
     GEMMs' gradients (data-parallel dense, grouped "m"); each plain kernel (for K
-    or leading dimensions off the 16-element rule) with its aligned and TMA twins."""
+    or leading dimensions off the 16-element rule) with its aligned and TMA twins;
+    and the TMA twins alone of
+    :data:`~gemm_opt.kernels.h100_configs.FP8_TMA_CONFIGS` (tensorwise and rowwise,
+    dense and grouped, bf16 C), whose other twins spill."""
     from gemm_opt.core.modes import FP8_KINDS, GROUPED_KINDS, Kind, Scale
 
     def epilogue(name: str) -> tuple[tuple[Scale, int | None], ...]:
@@ -252,10 +255,20 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
         )
     ]
     plain += [s for s in training if s not in plain]
+    # The TMA-only configurations: tensorwise and rowwise at their interval, bf16 C.
+    tma_only = [
+        replace(spec(kind, grouped, dtype, cfg, scale, h100.FP8_EPILOGUE_IMPRECISE_ACC[name]),
+                aligned=True, tma=True)
+        for dtype in dtypes
+        for name, cfg in h100.FP8_TMA_CONFIGS.items()
+        for kind, grouped in (*((k, "none") for k in FP8_KINDS), (Kind.PERSISTENT, "m"))
+        for scale in (Scale.TENSORWISE, Scale.ROWWISE)
+    ]  # fmt: skip
     return (
         plain
         + [replace(s, aligned=True) for s in plain]
         + [replace(s, aligned=True, tma=True) for s in plain]
+        + tma_only
     )
 
 

@@ -114,13 +114,23 @@ def gpu_config_name(
 
 #: The FP8 kernels' configurations (dense, B stored (N, K)), by name: 128-deep K
 #: blocks (a copy row of 128 bytes, as the 16-bit classes' 64-deep ones); not
-#: tuned yet. No 128x256 class: with the epilogue's two broadcast scale tiles
-#: beside its 128 accumulator registers a thread spills (hundreds of bytes of
-#: stack in every variant), where these two do not (their aligned and TMA twins).
+#: tuned yet. No 128x256 class: its one m64n256 wgmma per warpgroup holds 128
+#: registers of partial sums (the promotion interval's) beside the 128 of the
+#: accumulator and spills in the K loop, with scales or without; block128's block
+#: product does the same at 256x128 (:data:`FP8_TMA_CONFIGS`).
 FP8_GPU_CONFIGS = {
     "mid": GemmConfig(128, 128, 128, 8, 8, 4),
     "narrow": GemmConfig(64, 128, 128, 8, 4, 4),
 }
+#: FP8 configurations bundled as TMA twins only, bf16 C, tensorwise and rowwise
+#: at their :data:`FP8_EPILOGUE_IMPRECISE_ACC` interval: the kernels that fit in
+#: registers without a stack. ``tall``, 256x128 on 8 warps: a warpgroup's 128 rows
+#: are two m64n128 wgmmas over the same B, 128 accumulator registers and 32 scale_b
+#: columns a thread, and ptxas runs the wgmmas one at a time (C7514) rather than
+#: hold both halves' partial sums, so the TMA twins take 252-255 registers and no
+#: stack; the plain and ``cp.async`` twins (more address registers) spill, as do
+#: fp32 C on grouped rowwise and rowwise at interval 32.
+FP8_TMA_CONFIGS = {"tall": GemmConfig(256, 128, 128, 8, 8, 4)}
 
 
 #: The promotion intervals besides one instruction's (32) that the FP8 bundle holds
@@ -132,7 +142,7 @@ FP8_IMPRECISE_ACC: tuple[int, ...] = (128,)
 #: :data:`FP8_GPU_CONFIGS` entry (None: one instruction's K, 32), chosen from the
 #: benchmark's speed and accuracy (docs/fp8.md, "Accumulation"): 128 is 1.3x
 #: faster on every shape measured and as accurate as ``torch._scaled_mm``.
-FP8_EPILOGUE_IMPRECISE_ACC: dict[str, int | None] = {"mid": 128, "narrow": 128}
+FP8_EPILOGUE_IMPRECISE_ACC: dict[str, int | None] = {"tall": 128, "mid": 128, "narrow": 128}
 
 
 def fp8_config_name(m: int, n: int, sms: int = 132) -> str:
@@ -149,6 +159,7 @@ __all__ = [
     "FP8_EPILOGUE_IMPRECISE_ACC",
     "FP8_GPU_CONFIGS",
     "FP8_IMPRECISE_ACC",
+    "FP8_TMA_CONFIGS",
     "GPU_CONFIG",
     "GPU_CONFIGS",
     "GPU_SHAPE_CLASSES",

@@ -393,9 +393,10 @@ def scaled_grouped_plan(
 
 def _epilogue_interval(cfg: S.GemmConfig) -> int | None:
     """The promotion interval of a GPU tensorwise or rowwise kernel of ``cfg``
-    (:data:`~gemm_opt.kernels.h100_configs.FP8_EPILOGUE_IMPRECISE_ACC`; None for a
-    configuration the table does not name)."""
-    for name, known in h100.FP8_GPU_CONFIGS.items():
+    (:data:`~gemm_opt.kernels.h100_configs.FP8_EPILOGUE_IMPRECISE_ACC`, of the
+    bundled and the TMA-only configurations; None for a configuration the table
+    does not name)."""
+    for name, known in {**h100.FP8_GPU_CONFIGS, **h100.FP8_TMA_CONFIGS}.items():
         if known == cfg:
             return h100.FP8_EPILOGUE_IMPRECISE_ACC.get(name)
     return None
