@@ -165,30 +165,18 @@ def _variant(a, b, sa, sb, schedule: str, acc: int | None, out_dtype=None):
 
 
 def _configured(a, b, sa, sb, schedule: str, name: str, lens=None, out_dtype=None):
-    """C of the kernel of FP8 configuration ``name`` (an entry of ``FP8_GPU_CONFIGS``,
-    or of ``FP8_TMA_CONFIGS``, bundled as TMA twins only: the plan's spec made that
-    twin, which the arguments must suit: multiples of 16 and, grouped, K of
-    ``block_k``); ``lens`` on the device: the grouped forward."""
-    from dataclasses import replace
-
+    """C of the kernel of FP8 configuration ``name`` (an entry of ``FP8_GPU_CONFIGS``
+    or ``FP8_TMA_CONFIGS``: those run as their TMA twin, which the arguments must
+    suit); ``lens`` on the device: the grouped forward."""
     from gemm_opt.kernels import h100_configs as h100
     from gemm_opt.runtime import scaled
 
-    tma_only = name in h100.FP8_TMA_CONFIGS
     cfg = {**h100.FP8_GPU_CONFIGS, **h100.FP8_TMA_CONFIGS}[name]
-    # A TMA-only configuration has no plain kernel to read its occupancy from: one
-    # program per SM (its ring of stages fills most of an SM's shared memory).
-    import torch
-
     kw = dict(config=cfg, out_dtype=out_dtype)
-    if tma_only:
-        kw["num_programs"] = torch.cuda.get_device_properties(a.device).multi_processor_count
     if lens is None:
         plan = scaled.scaled_plan(a, b, sa, sb, schedule=schedule, **kw)
     else:
         plan = scaled.scaled_grouped_plan(a, b, lens, sa, sb, trans_b=True, **kw)
-    if tma_only:
-        plan = replace(plan, spec=replace(plan.spec, aligned=True, tma=True))
     return scaled.launch(plan, a, b, sa, sb, lens)
 
 
@@ -206,10 +194,11 @@ def _configs(m: int, recipe: str, chosen: str | None = None) -> tuple[str, ...]:
     return tuple(n for n in names if n != chosen and m >= every[n].block_m)
 
 
-def _chosen(m: int, n: int) -> str:
+def _chosen(m: int, n: int, recipe: str) -> str:
+    """The API's configuration for the benchmark's shapes (multiples of 16, bf16 C)."""
     from gemm_opt.kernels import h100_configs as h100
 
-    return h100.fp8_config_name(m, n)
+    return h100.fp8_config_name(m, n, tma_only=recipe in h100.FP8_TMA_SCALES)
 
 
 def _accs(recipe: str) -> tuple[int | None, ...]:
@@ -363,7 +352,7 @@ def check_grouped(torch: Any, say: Any) -> bool:
             kw = dict(trans_b=True, scale_a=sa, scale_b=sw)
             runs = {"api": functools.partial(gemm_opt.grouped_matmul, a, w, lens_dev, **kw)}
             if k % 128 == 0 and n % 16 == 0:  # the TMA-only twins' facts
-                for name in _configs(sum(lens), recipe, _chosen(sum(lens), n)):
+                for name in _configs(sum(lens), recipe, _chosen(sum(lens), n, recipe)):
                     runs[name] = functools.partial(
                         _configured, a, w, sa, sw, "persistent", name, lens_dev
                     )
@@ -421,7 +410,7 @@ def speed_grouped(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str
                     scale_b=sw,
                 ),
             }  # fmt: skip
-            for name in _configs(s, recipe, _chosen(s, n)):
+            for name in _configs(s, recipe, _chosen(s, n, recipe)):
                 fns[name] = functools.partial(
                     _configured, a, w, sa, sw, "persistent", name, lens_dev
                 )
@@ -558,7 +547,7 @@ def speed(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str, Any]]:
                         _variant, a, b, sa, sb, schedule, acc
                     )
                 if m >= CONFIG_MIN_ROWS:
-                    for name in _configs(m, recipe, _chosen(m, n)):
+                    for name in _configs(m, recipe, _chosen(m, n, recipe)):
                         fns[f"{schedule}-{name}"] = functools.partial(
                             _configured, a, b, sa, sb, schedule, name
                         )

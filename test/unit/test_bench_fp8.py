@@ -55,3 +55,30 @@ def test_markdown_has_every_shape_and_the_best_ratio(fp8) -> None:
     assert len(table) == sum(1 for m, _, _ in fp8.SHAPES if m in (4096, 16)) * len(fp8.RECIPES)
     assert all(line.endswith("| 0.80x | - |") for line in table)
     assert (16, 4096, 7168) in fp8.SHAPES and (4096, 7168, 16384) in fp8.SHAPES
+
+
+def test_each_configuration_is_measured_beside_the_apis(fp8, monkeypatch) -> None:
+    """Beside the API's choice, each other configuration with rows for its tile; the
+    TMA-only 256x128 tile only for the recipes it is bundled for."""
+    from gemm_opt.kernels import h100_configs as h100
+
+    monkeypatch.setattr(h100, "FP8_SHAPE_CLASSES", ("tall", "mid"))
+    assert fp8._chosen(4096, 7168, "rowwise") == "tall"
+    assert fp8._chosen(4096, 7168, "block128") == "mid"
+    assert fp8._configs(4096, "rowwise", "tall") == ("mid",)
+    assert fp8._configs(4096, "block128", "mid") == ()
+    assert fp8._configs(272, "tensorwise", "narrow") == ("mid", "tall")
+    assert fp8._configs(200, "rowwise", "narrow") == ("mid",)
+    assert all(m >= 256 for m, _, _ in fp8.CONFIG_CHECK_SHAPES)
+    assert all(n % 16 == 0 and k % 16 == 0 for _, n, k in fp8.CONFIG_CHECK_SHAPES)
+
+
+def test_grouped_markdown_lists_the_other_kernels(fp8) -> None:
+    rows = [
+        dict(shape="G=4 8192x4096x7168", recipe="rowwise", impl=impl, tflops=t, vs_torch=r,
+             torch_recipe="rowwise")
+        for impl, t, r in (("grouped-torch", 1000.0, 1.0), ("grouped-persistent", 800.0, 0.8),
+                           ("grouped-mid", 700.0, 0.7))
+    ]  # fmt: skip
+    (line,) = [x for x in fp8._grouped_markdown(rows).splitlines() if x.startswith("| G=4")]
+    assert line.endswith("| 800.0 | 0.80x | mid 700.0 (0.70x) |")

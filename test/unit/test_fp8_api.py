@@ -163,6 +163,73 @@ def test_gpu_config_classes(m, n, config):
     assert cfg.block_k % 64 == 0
 
 
+@pytest.mark.parametrize(
+    ("m", "n", "config"),
+    [
+        (4096, 7168, "tall"),  # 16 x 56 256x128 tiles
+        (4096, 2112, "tall"),  # 16 x 17 = 272
+        (2048, 2048, "mid"),  # 8 x 16 = 128 tall tiles: under a wave
+        (1024, 2112, "mid"),
+        (512, 2048, "narrow"),
+        (16, 4096, "narrow"),
+    ],
+)
+def test_gpu_config_classes_with_the_tma_only_tile(m, n, config, monkeypatch):
+    monkeypatch.setattr(h100, "FP8_SHAPE_CLASSES", ("tall", "mid"))
+    assert h100.fp8_config_name(m, n, tma_only=True) == config
+    assert h100.fp8_config_name(m, n) == ("mid" if config == "tall" else config)
+
+
+@pytest.mark.parametrize(
+    ("kw", "suits"),
+    [
+        ({}, True),
+        ({"N": 1000}, False),  # 16 elements (16 bytes of fp8) is the TMA twin's fact
+        ({"ldb": 7184}, True),  # padded rows
+        ({"lda": 7176}, False),
+        ({"K": 0}, False),  # a TMA descriptor's dims are at least 1
+        ({"scale": "block128"}, False),  # its promoted block product spills
+        ({"out": "float32"}, False),  # bundled with bf16 C
+    ],
+)
+def test_the_tma_only_tile_needs_its_twins_facts(kw, suits):
+    from gemm_opt.core.modes import Grouped, Scale
+
+    args = {"M": 4096, "N": 7168, "K": 7168, "lda": 7168, "ldb": 7168, "ldc": 7168}
+    scale, out = Scale(kw.pop("scale", "rowwise")), kw.pop("out", "bfloat16")
+    args |= kw
+    for grouped in (Grouped.NONE, Grouped.M):
+        assert scaled._tma_only_call("f8e4m3", scale, out, grouped, **args) is suits
+
+
+def test_the_tma_only_tile_runs_as_its_bundled_twin(monkeypatch):
+    """The GPU spec of the 256x128 tile is its TMA twin, which the bundle holds; a
+    ``config`` naming it on a call it does not suit is a ValueError naming config."""
+    from gemm_opt.core.modes import Grouped, Scale
+    from gemm_opt.kernels.build_bundles import fp8_bundle_specs
+
+    monkeypatch.setattr(h100, "FP8_SHAPE_CLASSES", ("tall", "mid"))
+
+    bundled = {s.name for s in fp8_bundle_specs()}
+    cfg = scaled._config(4096, 7168, "cuda", None, Scale.ROWWISE, tma_only=True)
+    assert cfg == h100.FP8_TMA_CONFIGS["tall"]
+    for schedule, grouped in (
+        ("data-parallel", "none"),
+        ("persistent", "none"),
+        ("persistent", "m"),
+    ):
+        for recipe in h100.FP8_TMA_SCALES:
+            spec = scaled.scaled_spec(
+                schedule, "f8e4m3", cfg, recipe, "bfloat16", Grouped(grouped), gpu=True
+            )
+            assert spec.tma and spec.aligned and spec.imprecise_acc == 128
+            assert spec.name in bundled
+    with pytest.raises(ValueError, match="config: 256x128 runs as a TMA kernel only"):
+        scaled._config(4096, 7168, "cuda", cfg, Scale.BLOCK128)
+    assert scaled._config(4096, 7168, "cuda", cfg, Scale.ROWWISE, tma_only=True) == cfg
+    assert scaled._config(300, 200, "numpy", cfg, Scale.BLOCK128) == cfg  # the model runs any
+
+
 def test_the_plan_names_the_bundled_kernel():
     a, w, _ = _operands()
     plan = scaled.scaled_plan(

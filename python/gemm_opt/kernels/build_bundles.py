@@ -257,12 +257,12 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
     plain += [s for s in training if s not in plain]
     # The TMA-only configurations: tensorwise and rowwise at their interval, bf16 C.
     tma_only = [
-        replace(spec(kind, grouped, dtype, cfg, scale, h100.FP8_EPILOGUE_IMPRECISE_ACC[name]),
-                aligned=True, tma=True)
+        replace(spec(kind, grouped, dtype, cfg, scale, h100.FP8_EPILOGUE_IMPRECISE_ACC[name],
+                     h100.FP8_TMA_OUT), aligned=True, tma=True)
         for dtype in dtypes
         for name, cfg in h100.FP8_TMA_CONFIGS.items()
         for kind, grouped in (*((k, "none") for k in FP8_KINDS), (Kind.PERSISTENT, "m"))
-        for scale in (Scale.TENSORWISE, Scale.ROWWISE)
+        for scale in h100.FP8_TMA_SCALES
     ]  # fmt: skip
     return (
         plain

@@ -12,7 +12,7 @@ autotune fallback reads them where no compiler is installed.
 
 from __future__ import annotations
 
-from gemm_opt.core.modes import FIXUP_REDUCTIONS, Grouped, Kind
+from gemm_opt.core.modes import FIXUP_REDUCTIONS, Grouped, Kind, Scale
 from gemm_opt.core.schedules.abi import GemmConfig
 from gemm_opt.core.schedules.partition import tile_count
 
@@ -145,13 +145,30 @@ FP8_IMPRECISE_ACC: tuple[int, ...] = (128,)
 FP8_EPILOGUE_IMPRECISE_ACC: dict[str, int | None] = {"tall": 128, "mid": 128, "narrow": 128}
 
 
-def fp8_config_name(m: int, n: int, sms: int = 132) -> str:
-    """The :data:`FP8_GPU_CONFIGS` entry for an ``m x n`` output: ``mid`` where
-    its tiles fill a wave of ``sms`` programs (and M has ``block_m`` rows), else
-    ``narrow`` (decode and small outputs: 64-row tiles, more programs)."""
-    cfg = FP8_GPU_CONFIGS["mid"]
-    if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= sms:
-        return "mid"
+#: The recipes and C type :data:`FP8_TMA_CONFIGS` are bundled for.
+FP8_TMA_SCALES = (Scale.TENSORWISE, Scale.ROWWISE)
+FP8_TMA_OUT = "bf16"
+#: The FP8 shape classes, first match wins, as :data:`GPU_SHAPE_CLASSES`: a class
+#: needs ``block_m`` rows and tiles that fill a wave of programs, one per SM, and a
+#: TMA-only one a call its TMA twin takes; no match (decode and small outputs):
+#: ``narrow``, 64-row tiles, more programs. ``tall`` is not a class until the GPU
+#: has measured it beside ``mid``.
+FP8_SHAPE_CLASSES: tuple[str, ...] = ("mid",)
+
+
+def fp8_config_name(m: int, n: int, sms: int = 132, *, tma_only: bool = False) -> str:
+    """The :data:`FP8_GPU_CONFIGS` or :data:`FP8_TMA_CONFIGS` entry for an ``m x n``
+    output (grouped "m": all groups' rows): the first of :data:`FP8_SHAPE_CLASSES`
+    whose tiles fill a wave of ``sms`` programs (and M has ``block_m`` rows), the
+    TMA-only ones where ``tma_only`` says the call suits them (a recipe and C type
+    they are bundled for, arguments that satisfy their TMA twin's facts); else
+    ``narrow``."""
+    for name in FP8_SHAPE_CLASSES:
+        if name in FP8_TMA_CONFIGS and not tma_only:
+            continue
+        cfg = {**FP8_GPU_CONFIGS, **FP8_TMA_CONFIGS}[name]
+        if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= sms:
+            return name
     return "narrow"
 
 
@@ -159,7 +176,10 @@ __all__ = [
     "FP8_EPILOGUE_IMPRECISE_ACC",
     "FP8_GPU_CONFIGS",
     "FP8_IMPRECISE_ACC",
+    "FP8_SHAPE_CLASSES",
     "FP8_TMA_CONFIGS",
+    "FP8_TMA_OUT",
+    "FP8_TMA_SCALES",
     "GPU_CONFIG",
     "GPU_CONFIGS",
     "GPU_SHAPE_CLASSES",
