@@ -52,6 +52,7 @@ from __future__ import annotations
 import argparse
 import csv
 import functools
+import math
 import os
 import sys
 from pathlib import Path
@@ -194,11 +195,12 @@ def _configs(m: int, recipe: str, chosen: str | None = None) -> tuple[str, ...]:
     return tuple(n for n in names if n != chosen and m >= every[n].block_m)
 
 
-def _chosen(m: int, n: int, recipe: str) -> str:
-    """The API's configuration for the benchmark's shapes (multiples of 16, bf16 C)."""
+def _chosen(m: int, n: int, recipe: str, aligned: bool = True) -> str:
+    """The API's configuration for a bf16-C problem (``aligned``: N, K and the leading
+    dimensions multiples of 16, as the benchmark's tables' shapes are)."""
     from gemm_opt.kernels import h100_configs as h100
 
-    return h100.fp8_config_name(m, n, tma_only=recipe in h100.FP8_TMA_SCALES)
+    return h100.fp8_config_name(m, n, tma_only=aligned and recipe in h100.FP8_TMA_SCALES)
 
 
 def _accs(recipe: str) -> tuple[int | None, ...]:
@@ -568,6 +570,142 @@ def speed(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def sweep_shapes(count: int, seed: int) -> list[tuple[int, int, int, int | None]]:
+    """``count`` seeded random problems none of the tuned shapes is: (M, N, K, None)
+    dense and (rows per group, N, K, G) grouped, one in four grouped. Sizes
+    log-uniform (M 256-8192, a group's rows 256-32768/G, N and K 512-8192),
+    multiples of 16 except one dense problem in four whose N or K is off by 8 (the
+    plain kernels: the TMA-only tile has none); grouped K a multiple of 128."""
+    import random
+
+    rnd = random.Random(seed)
+
+    def size(lo: int, hi: int, step: int) -> int:
+        return max(lo, round(2 ** rnd.uniform(math.log2(lo), math.log2(hi)) / step) * step)
+
+    out: list[tuple[int, int, int, int | None]] = []
+    while len(out) < count:
+        g = rnd.choice((4, 8, 16)) if rnd.random() < 0.25 else None
+        m = size(256, 8192 if g is None else 32768 // g, 16)
+        n, k = size(512, 8192, 16), size(512, 8192, 16 if g is None else 128)
+        if g is None and rnd.random() < 0.25:
+            n, k = (n + 8, k) if rnd.random() < 0.5 else (n, k + 8)
+        shape = (m, n, k, g)
+        if shape[:3] not in SHAPES and shape not in out:
+            out.append(shape)
+    return out
+
+
+def speed_sweep(
+    torch: Any, count: int, seed: int, reps: int, warmup: int, say: Any
+) -> tuple[list[dict[str, Any]], bool]:
+    """:func:`sweep_shapes` through the API (rowwise and tensorwise dense, rowwise
+    grouped with seeded unbalanced lengths), each checked against the float64
+    product (:data:`REL`, :data:`ABS`) and timed beside torch and beside ``mid``
+    where the API chose another tile; returns the rows and whether every check passed."""
+    import gemm_opt
+
+    flush = benchlib.Flusher()
+    rows, ok = [], True
+    for m, n, k, g in sweep_shapes(count, seed):
+        for recipe in ("rowwise",) if g else ("rowwise", "tensorwise"):
+            if g is None:
+                a, w, sa, sb = _quantized(torch, m, n, k, recipe, m + n + k)
+                b = w.t()
+                fns = {
+                    "torch": functools.partial(_torch_mm, torch, a, b, sa, sb, torch.bfloat16),
+                    "api": functools.partial(gemm_opt.matmul, a, b, scale_a=sa, scale_b=sb),
+                }
+                chosen = _chosen(m, n, recipe, aligned=n % 16 == 0 and k % 16 == 0)
+                if chosen != "mid" and m >= 128:
+                    fns["mid"] = functools.partial(
+                        _configured, a, b, sa, sb, "data-parallel", "mid"
+                    )
+                ref, mag = _reference(torch, a, w, sa, sb, recipe)
+                label = f"{m}x{n}x{k}"
+            else:
+                lens = _routing(g, m, False)
+                lens_dev = torch.tensor(lens, dtype=torch.int32, device="cuda")
+                a, w, sa, sw = _grouped_quantized(torch, lens, n, k, recipe, m + n + k)
+                fns = {
+                    "torch": functools.partial(
+                        _torch_grouped, torch, a, w, sa, sw, lens_dev, torch.bfloat16
+                    ),
+                    "api": functools.partial(
+                        gemm_opt.grouped_matmul, a, w, lens_dev, trans_b=True, scale_a=sa,
+                        scale_b=sw,
+                    ),
+                }  # fmt: skip
+                chosen = _chosen(sum(lens), n, recipe)
+                if chosen != "mid":
+                    fns["mid"] = functools.partial(
+                        _configured, a, w, sa, sw, "persistent", "mid", lens_dev
+                    )
+                ref, mag = _grouped_reference(torch, a, w, sa, sw, lens, recipe)
+                label = f"G={g} {sum(lens)}x{n}x{k}"
+            if fns["torch"]() is None:  # torch takes multiples of 16 only
+                del fns["torch"]
+            c = fns["api"]()
+            err = ((c.double() - ref).abs() / (REL * ref.abs() + ABS * mag)).max().item()
+            ok &= err <= 1
+            del ref, mag
+            res = benchlib.bench(fns, reps, warmup, flush)
+            base = res["torch"]["median_ms"] if "torch" in res else float("nan")
+            rows_m = sum(lens) if g else m
+            for name, r in res.items():
+                ms = r["median_ms"]
+                rows.append({
+                    "m": rows_m, "n": n, "k": k, "recipe": recipe, "impl": f"sweep-{name}",
+                    "median_ms": round(ms, 5),
+                    "tflops": round(benchlib.tflops(rows_m, n, k, ms), 1),
+                    "vs_torch": round(base / ms, 3), "torch_recipe": recipe, "shape": label,
+                    "config": chosen,
+                })  # fmt: skip
+            api = res["api"]["median_ms"]
+            vs_mid = res["mid"]["median_ms"] / api if "mid" in res else float("nan")
+            say(
+                f"{'PASS' if err <= 1 else 'FAIL'} sweep {label} {recipe:10s} api={chosen:6s} "
+                f"|C-ref|/bound {err:.3f}  {benchlib.tflops(rows_m, n, k, api):7.1f} TFLOP/s "
+                f"{base / api:.2f}x torch, {vs_mid:.2f}x mid"
+            )
+    return rows, ok
+
+
+def _sweep_markdown(rows: list[dict[str, Any]]) -> str:
+    """Geomean and worst of the API against torch per recipe and form, and of the API
+    against ``mid`` where it chose another tile."""
+    lines = [
+        "",
+        "| sweep | problems | geomean api / torch | worst api / torch "
+        "| geomean api / mid (where api is not mid) |",
+        "|---|---|---|---|---|",
+    ]
+    key = {(r["shape"], r["recipe"], r["impl"]): r for r in rows}
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for shape, recipe in dict.fromkeys((r["shape"], r["recipe"]) for r in rows):
+        form = "grouped" if shape.startswith("G=") else "dense"
+        groups.setdefault(f"{form} {recipe}", []).append((shape, recipe))
+    for name, probs in groups.items():
+        ratios = [
+            (key[(s, r, "sweep-api")]["vs_torch"], s)
+            for s, r in probs
+            if (s, r, "sweep-torch") in key
+        ]
+        mids = [
+            key[(s, r, "sweep-api")]["tflops"] / key[(s, r, "sweep-mid")]["tflops"]
+            for s, r in probs
+            if (s, r, "sweep-mid") in key
+        ]
+        geo = math.exp(sum(math.log(x) for x, _ in ratios) / len(ratios)) if ratios else math.nan
+        worst = min(ratios, default=(math.nan, "-"))
+        gmid = math.exp(sum(math.log(x) for x in mids) / len(mids)) if mids else math.nan
+        lines.append(
+            f"| {name} | {len(probs)} | {geo:.2f}x | {worst[0]:.2f}x ({worst[1]}) "
+            f"| {gmid:.2f}x ({len(mids)}) |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def _markdown(rows: list[dict[str, Any]], gpu: str) -> str:
     lines = [
         f"# FP8 GEMM on {gpu}: gemm-opt beside torch._scaled_mm (bf16 out)",
@@ -603,9 +741,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=20, help="timed samples per kernel")
     ap.add_argument("--warmup", type=int, default=3, help="untimed calls per kernel first")
     ap.add_argument("--skip-speed", action="store_true", help="the correctness checks only")
+    ap.add_argument(
+        "--sweep", type=int, default=0, help="random problems timed after the tables (default 0)"
+    )
+    ap.add_argument("--sweep-seed", type=int, default=1, help="the sweep's seed")
     args = ap.parse_args(argv)
-    if args.reps < 1 or args.warmup < 0:
-        ap.error("--reps takes a positive count, --warmup a non-negative one")
+    if args.reps < 1 or args.warmup < 0 or args.sweep < 0:
+        ap.error("--reps takes a positive count, --warmup and --sweep non-negative ones")
     if args.bundles:
         os.environ["GEMM_OPT_BUNDLE_DIR"] = args.bundles
     torch = benchlib.cuda_torch(ap.prog)
@@ -620,11 +762,16 @@ def main(argv: list[str] | None = None) -> int:
         ok = check(torch, report)
         ok &= check_configs(torch, report)
         ok &= check_grouped(torch, report)
-        rows, grouped, graphs = [], [], []
+        rows, grouped, graphs, swept = [], [], [], []
         if not args.skip_speed:
             rows = speed(torch, args.reps, args.warmup, report)
             grouped = speed_grouped(torch, args.reps, args.warmup, report)
             graphs = speed_graphs(torch, report)
+            if args.sweep:
+                swept, good = speed_sweep(
+                    torch, args.sweep, args.sweep_seed, args.reps, args.warmup, report
+                )
+                ok &= good
     except KernelMissing as e:
         print(f"{ap.prog}: error: {e}", file=sys.stderr)
         return 2
@@ -632,11 +779,12 @@ def main(argv: list[str] | None = None) -> int:
     report.write(args.out / "fp8.log")
     if rows:
         with open(args.out / "fp8.csv", "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=[*rows[0], "shape"], restval="")
+            writer = csv.DictWriter(f, fieldnames=[*rows[0], "shape", "config"], restval="")
             writer.writeheader()
-            writer.writerows(rows + grouped + graphs)
+            writer.writerows(rows + grouped + graphs + swept)
         md = _markdown(rows, gpu) + (_grouped_markdown(grouped) if grouped else "")
         md += _graph_markdown(graphs) if graphs else ""
+        md += _sweep_markdown(swept) if swept else ""
         (args.out / "fp8.md").write_text(md)
     return 0 if ok else 1
 

@@ -174,8 +174,7 @@ def test_gpu_config_classes(m, n, config):
         (16, 4096, "narrow"),
     ],
 )
-def test_gpu_config_classes_with_the_tma_only_tile(m, n, config, monkeypatch):
-    monkeypatch.setattr(h100, "FP8_SHAPE_CLASSES", ("tall", "mid"))
+def test_gpu_config_classes_with_the_tma_only_tile(m, n, config):
     assert h100.fp8_config_name(m, n, tma_only=True) == config
     assert h100.fp8_config_name(m, n) == ("mid" if config == "tall" else config)
 
@@ -202,13 +201,11 @@ def test_the_tma_only_tile_needs_its_twins_facts(kw, suits):
         assert scaled._tma_only_call("f8e4m3", scale, out, grouped, **args) is suits
 
 
-def test_the_tma_only_tile_runs_as_its_bundled_twin(monkeypatch):
+def test_the_tma_only_tile_runs_as_its_bundled_twin():
     """The GPU spec of the 256x128 tile is its TMA twin, which the bundle holds; a
     ``config`` naming it on a call it does not suit is a ValueError naming config."""
     from gemm_opt.core.modes import Grouped, Scale
     from gemm_opt.kernels.build_bundles import fp8_bundle_specs
-
-    monkeypatch.setattr(h100, "FP8_SHAPE_CLASSES", ("tall", "mid"))
 
     bundled = {s.name for s in fp8_bundle_specs()}
     cfg = scaled._config(4096, 7168, "cuda", None, Scale.ROWWISE, tma_only=True)

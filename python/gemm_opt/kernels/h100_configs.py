@@ -151,9 +151,9 @@ FP8_TMA_OUT = "bf16"
 #: The FP8 shape classes, first match wins, as :data:`GPU_SHAPE_CLASSES`: a class
 #: needs ``block_m`` rows and tiles that fill a wave of programs, one per SM, and a
 #: TMA-only one a call its TMA twin takes; no match (decode and small outputs):
-#: ``narrow``, 64-row tiles, more programs. ``tall`` is not a class until the GPU
-#: has measured it beside ``mid``.
-FP8_SHAPE_CLASSES: tuple[str, ...] = ("mid",)
+#: ``narrow``, 64-row tiles, more programs. ``tall`` first: on every shape it
+#: serves it ran at least as fast as ``mid`` (docs/fp8.md, "Larger tiles").
+FP8_SHAPE_CLASSES: tuple[str, ...] = ("tall", "mid")
 
 
 def fp8_config_name(m: int, n: int, sms: int = 132, *, tma_only: bool = False) -> str:
