@@ -152,15 +152,19 @@ def _torch_mm(torch: Any, a, b, sa, sb, out_dtype):
 def _variant(a, b, sa, sb, schedule: str, acc: int | None, out_dtype=None):
     """C of the scaled kernel with promotion interval ``acc`` (None: the API's call,
     ``gemm_opt.matmul``; else its plan with ``imprecise_acc`` replaced, 32 being one
-    instruction's K: the spec's None)."""
+    instruction's K: the spec's None). The other intervals are bundled for the
+    configurations of ``FP8_GPU_CONFIGS`` only (the TMA-only tile spills at 32), so
+    their plan takes the one of those the API picks where no TMA-only tile serves."""
     from dataclasses import replace
 
     import gemm_opt
+    from gemm_opt.kernels import h100_configs as h100
     from gemm_opt.runtime import scaled
 
     if acc is None:
         return gemm_opt.matmul(a, b, scale_a=sa, scale_b=sb, schedule=schedule, out_dtype=out_dtype)
-    plan = scaled.scaled_plan(a, b, sa, sb, schedule=schedule, out_dtype=out_dtype)
+    cfg = h100.FP8_GPU_CONFIGS[h100.fp8_config_name(a.shape[0], b.shape[1])]
+    plan = scaled.scaled_plan(a, b, sa, sb, schedule=schedule, out_dtype=out_dtype, config=cfg)
     plan = replace(plan, spec=replace(plan.spec, imprecise_acc=None if acc == 32 else acc))
     return scaled.launch(plan, a, b, sa, sb)
 
