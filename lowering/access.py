@@ -42,6 +42,7 @@ def block_access(
     strides: Sequence[Any],
     unit: Sequence[bool],
     origin: Sequence[Any],
+    nonneg: Sequence[bool] | None = None,
 ) -> tuple[Any, Any]:
     """(pointers, in-bounds mask) of a block of a global tensor, in ``layout``.
 
@@ -49,7 +50,10 @@ def block_access(
     and below ``extents``: a block reaching out of the tensor on either side reads
     zeros there and writes nothing, as TMA does with negative coordinates and as the
     model defines ``tile.load_block`` / ``tile.store_block`` (a negative origin is a
-    position before the tensor, not an address before its base). The arithmetic runs
+    position before the tensor, not an address before its base). ``nonneg[d]``: dim
+    ``d``'s coordinates are proven at least 0 in i32 (no wrap either; see
+    :meth:`~gemm_opt.lowering.value_range.ValueRanges.nonnegative_span`), so its mask
+    is ``< extent`` alone. The arithmetic runs
     per dim on the thin ``[n, 1]`` / ``[1, n]`` index tensors and is broadcast
     afterwards. Offsets are i64 for a non-unit stride (tile strides are i64, and
     Triton's axis analysis follows ``extsi`` and ``muli``, so stated divisibility
@@ -65,10 +69,12 @@ def block_access(
     acc: Any = None
     for d, idx in enumerate(index_vectors(ctx, shape, layout, origin)):
         thin = idx.get_type()
-        ok = ctx.b.create_and(
-            ctx.b.create_icmpSGE(idx, ctx.b.create_splat(thin, ctx.const(0))),
-            ctx.b.create_icmpSLT(idx, ctx.b.create_splat(thin, extents[d])),
-        )
+        ge = None
+        if not (nonneg and nonneg[d]):
+            ge = ctx.b.create_icmpSGE(idx, ctx.b.create_splat(thin, ctx.const(0)))
+        ok = ctx.b.create_icmpSLT(idx, ctx.b.create_splat(thin, extents[d]))
+        if ge is not None:
+            ok = ctx.b.create_and(ge, ok)
         ok = broadcast(ctx, ok, shape, layout, ctx.b.get_int1_ty())
         mask = ok if mask is None else ctx.b.create_and(mask, ok)
         if unit[d]:
@@ -116,7 +122,9 @@ def masked_load(ctx: HandOffContext, ptrs: Any, mask: Any, other: Any) -> Any:
 
 
 def op_block_access(ctx: HandOffContext, op: Any, shape: Sequence[int], layout: Any):
-    """:func:`block_access` of a ``tile.load_block`` / ``tile.store_block``."""
+    """:func:`block_access` of a ``tile.load_block`` / ``tile.store_block``, without the
+    ``>= 0`` mask term along the dims whose offsets the hand-off proves non-negative."""
+    offsets = list(op.offsets)
     return block_access(
         ctx,
         op,
@@ -126,7 +134,8 @@ def op_block_access(ctx: HandOffContext, op: Any, shape: Sequence[int], layout: 
         [ctx.v(x) for x in op.shape],
         [ctx.v(x) for x in op.strides],
         [const_int(x) == 1 for x in op.strides],
-        [ctx.v(x) for x in op.offsets],
+        [ctx.v(x) for x in offsets],
+        [ctx.ranges.nonnegative_span(x, int(n)) for x, n in zip(offsets, shape, strict=True)],
     )
 
 

@@ -44,6 +44,7 @@ from gemm_opt.lowering.layouts import (
     elements_error,
     float_getter,
 )
+from gemm_opt.lowering.value_range import ValueRanges
 
 #: Triton's cache-modifier enum (``ir.CACHE_MODIFIER``) by tile spelling.
 CACHE_MODIFIERS = {".ca": "CA", ".cg": "CG", ".wb": "WB", ".cs": "CS", ".wt": "WT", ".cv": "CV"}
@@ -261,6 +262,8 @@ class HandOffContext:
     current: Any = None
     layouts_made: dict[Any, Any] = field(default_factory=dict)
     linear_checked: set[tuple[Any, tuple[int, ...]]] = field(default_factory=set)
+    #: What is proven of the module's integer values (block coordinates' signs).
+    ranges: ValueRanges = field(default_factory=ValueRanges)
 
     @property
     def b(self) -> Any:

@@ -150,16 +150,46 @@ def part_ep(reps: int) -> dict[int, dict[str, Any]]:
         runtime = sorted(((e.key[:60], e.cpu_time_total / 1e3, e.count) for e in events
                           if e.key.startswith("cuda")), key=lambda r: -r[1])[:10]  # fmt: skip
         stats = torch.cuda.memory_stats(dev)
+        replay = _replay_wgrad(layer, x, dist.group.WORLD, reps)
         mid = reps // 2
         out[tokens] = {"fwd_ms": sorted(fwd)[mid] * 1e3, "bwd_ms": sorted(bwd)[mid] * 1e3,
                        "cuda_ms": cuda, "runtime_ms": runtime,
                        "alloc_retries": stats.get("num_alloc_retries"),
-                       "device_frees": stats.get("num_device_free")}  # fmt: skip
-        if rank == 0:
-            print(json.dumps({"tokens": tokens, **out[tokens]}), flush=True)
+                       "device_frees": stats.get("num_device_free"),
+                       "wgrad_replay": replay}  # fmt: skip
+        print(json.dumps({"rank": rank, "tokens": tokens, **out[tokens]}), flush=True)
     dist.barrier()
     dist.destroy_process_group()
     return out if rank == 0 else {}
+
+
+def _replay_wgrad(layer: Any, x: torch.Tensor, group: Any, reps: int) -> dict[str, Any]:
+    """The rank's expert weight gradient replayed alone (no collective in flight), on the
+    local group lengths this step's routing gives and on equal lengths of the same
+    total: slow on the routed lengths alone means the data, not the other rank."""
+    import torch.distributed as dist
+
+    from gemm_opt.nn import expert_parallel as EP
+    from gemm_opt.nn import routing as R
+
+    with torch.no_grad():
+        routing = R.route(x, layer.router.weight, layer.top_k)
+        perm = R.permutation(routing.experts, layer.num_experts)
+        splits = EP.exchange_counts(perm.group_lens, group)
+        lens = EP.local_permutation(splits.recv_counts, sum(splits.recv)).group_lens
+    total = int(lens.sum())
+    equal = torch.full_like(lens, total // lens.numel())
+    equal[-1] += total - int(equal.sum())
+    xs = torch.randn(total, HIDDEN, device=x.device, dtype=BF16)
+    result: dict[str, Any] = {"lens": lens.tolist()}
+    for n in (2 * FFN, HIDDEN):
+        dy = torch.randn(total, n, device=x.device, dtype=BF16)
+        for name, ls in (("routed", lens), ("equal", equal)):
+            dist.barrier()
+            ms = _events(lambda ls=ls, dy=dy: api.grouped_matmul_variable_k(xs, dy, ls), reps)
+            result[f"{name}_n{n}_ms"] = ms
+            result[f"{name}_n{n}_tflops"] = 2 * total * HIDDEN * n / ms / 1e9
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -219,6 +219,25 @@ def corpus(tokens: int, vocab: int, seed: int, words: int = 2048, succ: int = 8)
 # ---- checks -----------------------------------------------------------------------------
 
 
+#: How far past torch's own run-to-run loss difference gemm_opt's may go.
+FLOOR_FACTOR = 1.5
+
+
+def agreement_bounds(tol: float, floor: list[float]) -> tuple[float, float]:
+    """The per-step and the mean |loss difference| allowed against torch, given torch's
+    own differences ``floor`` against a second torch run of the same seed and data.
+
+    Kernels both models share are not bitwise reproducible, so torch differs from
+    itself by up to 0.03-0.06 nats in a run; a fixed ``tol`` below that fails
+    torch itself. Per step: ``tol`` or ``FLOOR_FACTOR`` times torch's largest
+    difference, the larger. The mean: ``FLOOR_FACTOR`` times torch's mean (a
+    systematic drift moves the mean, where nondeterminism moves single steps), and
+    never below a fifth of ``tol``."""
+    worst = max(floor)
+    mean = sum(floor) / len(floor)
+    return max(tol, FLOOR_FACTOR * worst), max(tol / 5, FLOOR_FACTOR * mean)
+
+
 def within(c: Tensor, e: Tensor, tol: float) -> tuple[bool, float]:
     """|c - e| <= tol (|e| + max|e|) element-wise; (ok, worst ratio of error to bound)."""
     c, e = c.detach().float(), e.detach().float()
@@ -464,6 +483,36 @@ def throughput(backend: str, cfg: ModelConfig, tc: TrainConfig, data: Tensor,
     return steps * tc.batch * cfg.seq / (time.perf_counter() - start)
 
 
+def profile_steps(mode: str, cfg: ModelConfig, tc: TrainConfig, dev: torch.device,
+                  out: Path) -> None:  # fmt: skip
+    """Where a training step's time goes, per backend: 3 steps under torch.profiler after 5
+    of warm-up; the operators by host time and the kernels by GPU time, printed and
+    written to ``profile_<mode>_<backend>.txt``."""
+    from torch.profiler import ProfilerActivity, profile
+
+    data = corpus((tc.steps + 4) * tc.batch * (cfg.seq + 1), cfg.vocab, tc.data_seed).to(dev)
+    for backend in BACKENDS:
+        model = build(backend, cfg, tc.seed, dev)
+        step = make_step(run_as(model, mode), optimizer(model, tc))
+        for i in range(5):
+            step(*batches(data, cfg, tc, i))
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for i in range(3):
+                step(*batches(data, cfg, tc, 5 + i))
+            torch.cuda.synchronize()
+        wall = (time.perf_counter() - start) / 3 * 1e3
+        events = prof.key_averages()
+        tables = [
+            events.table(sort_by=key, row_limit=rows, max_name_column_width=70)
+            for key, rows in (("self_cpu_time_total", 25), ("self_device_time_total", 15))
+        ]
+        text = f"{backend}, {mode}: {wall:.2f} ms per profiled step\n" + "\n".join(tables)
+        (out / f"profile_{mode}_{backend}.txt").write_text(text)
+        print(text, flush=True)
+
+
 def block_ms(moe: type, mode: str, dev: torch.device, reps: int = 20) -> float:
     """Median milliseconds of one MoE layer's forward + backward at the model's shape
     (4096 tokens, hidden 1024, 8 experts of 1024, top-2; bf16)."""
@@ -504,12 +553,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True, help="folder for the result files")
     ap.add_argument("--steps", type=int, default=TrainConfig.steps)
     ap.add_argument("--tol", type=float, default=0.05,
-                    help="largest per-step |loss difference| allowed (nats)")  # fmt: skip
+                    help="per-step |loss difference| always allowed (nats); more where torch "
+                         "differs more from itself (agreement_bounds)")  # fmt: skip
     ap.add_argument("--bench-steps", type=int, default=20)
     ap.add_argument("--skip-checks", action="store_true")
     ap.add_argument("--skip-compile", action="store_true", help="no compiled throughput")
     ap.add_argument("--budget-s", type=float, default=330,
                     help="start no compiled measurement after this many seconds")  # fmt: skip
+    ap.add_argument("--profile", choices=MODES,
+                    help="only profile 3 training steps of each backend in this mode "
+                         "(torch.profiler tables to --out), nothing else")  # fmt: skip
     args = ap.parse_args(argv)
     if args.steps < 1 or args.bench_steps < 1 or args.tol <= 0:
         print("error: --steps and --bench-steps must be >= 1, --tol > 0", file=sys.stderr)
@@ -523,6 +576,9 @@ def main(argv: list[str] | None = None) -> int:
     dev = torch.device("cuda", torch.cuda.current_device())
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name(dev)}", flush=True)
+    if args.profile:
+        profile_steps(args.profile, ModelConfig(), TrainConfig(), dev, args.out)
+        return 0
     rep = Report()
     if not args.skip_checks:
         for name, check in CHECKS.items():
@@ -563,9 +619,12 @@ def main(argv: list[str] | None = None) -> int:
     for i in sorted({*range(0, tc.steps, max(1, tc.steps // 30)), tc.steps - 1}):
         a, b = curves["torch"][i], curves["gemm_opt"][i]
         print(f"{i:4d}  {a:7.4f}  {b:7.4f}  {abs(a - b):.4f}")
-    rep.line(diffs[worst] <= args.tol, "loss curves agree",
-             f"max per-step |diff| {diffs[worst]:.4f} at step {worst} (tol {args.tol}), "
-             f"mean {mean:.4f}, final {curves['torch'][-1]:.4f} vs "
+    bound, mean_bound = agreement_bounds(args.tol, floor)
+    result.update(loss_bound=bound, mean_loss_bound=mean_bound)
+    rep.line(diffs[worst] <= bound and mean <= mean_bound, "loss curves agree",
+             f"max per-step |diff| {diffs[worst]:.4f} at step {worst} (bound {bound:.4f}: "
+             f"--tol {args.tol} or {FLOOR_FACTOR}x torch against itself, the larger), "
+             f"mean {mean:.4f} (bound {mean_bound:.4f}), final {curves['torch'][-1]:.4f} vs "
              f"{curves['gemm_opt'][-1]:.4f}")  # fmt: skip
     _write(args.out, result, rep)
     speed: dict[str, dict[str, float]] = {}

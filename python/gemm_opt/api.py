@@ -136,11 +136,12 @@ def matmul(
     accumulator times its scales); e8m0 (``float8_e8m0fnu``) scales of
     (M, K/32) and (K/32, N) are mx32 (MXFP8: ``tile.scaled_wmma``, on the
     model only; Hopper has no block-scaled MMA); C rounded once to
-    ``out_dtype`` (bfloat16, the default, or float32). ``schedule``
-    "data-parallel" or "persistent"; ``reduction``, ``num_xcds`` and ``out``
-    are not taken. On torch tensors this is ``torch.ops.gemm_opt.scaled_matmul``
-    (not differentiable: its operands are FP8 already; :func:`fp8_linear` is the
-    training form). See :mod:`gemm_opt.runtime.scaled`.
+    ``out_dtype`` (bfloat16, the default, or float32). ``schedule`` any but
+    "auto", with ``reduction`` and ``num_xcds`` as for 16-bit operands (stream-K
+    and split-K add each program's scaled fp32 partial; atomic stream-K into
+    C, bfloat16 or float32, zeroed first); ``out`` is not taken. On torch tensors
+    this is ``torch.ops.gemm_opt.scaled_matmul`` (not differentiable: its operands
+    are FP8 already; :func:`fp8_linear` is the training form). See :mod:`gemm_opt.runtime.scaled`.
 
     **Fused epilogue** (applied to each output tile's fp32 sum before the one
     rounding, in the kernel): ``C = activation(A @ B + bias)``, and with
@@ -468,23 +469,22 @@ def _scaled(
     for name, value in (("scale_a", scale_a), ("scale_b", scale_b)):
         if value is None:
             raise ValueError(f"{name}: a scaled GEMM takes both scale_a and scale_b, got None")
-    for name, value, default in (
-        ("reduction", reduction, None), ("num_xcds", num_xcds, 1), ("out", out, None),
-    ):  # fmt: skip
-        if value is not default:
-            raise ValueError(f"{name}: a scaled GEMM does not take {name} (got {value!r})")
+    if out is not None:
+        raise ValueError(f"out: a scaled GEMM does not take out (got {out!r})")
     if _torch_pair(a, b):
         from gemm_opt import torch_ops
 
         return torch_ops.scaled_matmul(
             a, b, scale_a, scale_b, out_dtype=out_dtype, schedule=schedule,
-            num_programs=num_programs, config=config, seed=seed,
+            reduction=reduction, num_programs=num_programs, num_xcds=num_xcds,
+            config=config, seed=seed,
         )  # fmt: skip
     from gemm_opt.kernels import model_gemm
 
     plan = scaled.scaled_plan(
         a, b, scale_a, scale_b, out_dtype=out_dtype, schedule=schedule,
-        num_programs=num_programs, config=config, seed=seed,
+        reduction=reduction, num_programs=num_programs, num_xcds=num_xcds, config=config,
+        seed=seed,
     )  # fmt: skip
     return model_gemm.run_scaled(plan, a, b, scale_a, scale_b)
 

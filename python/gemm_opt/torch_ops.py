@@ -1,6 +1,6 @@
 """gemm-opt's GEMMs as PyTorch operators: ``torch.ops.gemm_opt.*``.
 
-Registered with ``torch.library.custom_op`` when this module is imported
+Registered with ``torch.library`` when this module is imported
 (``gemm_opt.matmul`` and the grouped functions import it on their first call
 with torch tensors; ``import gemm_opt`` does not import torch):
 
@@ -74,6 +74,44 @@ _VALIDATE_BACK = {v: k for k, v in _VALIDATE.items()}
 #: The operators take their inputs' strides as eager code gives them (the plan picks the
 #: kernel from them: row- or column-major; a layout inductor picks could break that).
 _TAGS = (torch.Tag.needs_fixed_stride_order,)
+#: The library the functional operators are defined on (:func:`_functional_op`).
+_LIB = torch.library.Library(NAMESPACE, "FRAGMENT")
+
+
+class _FunctionalOp:
+    """An operator that returns new tensors, defined on the library directly: its schema
+    inferred from the function's hints (as ``torch.library.custom_op`` infers it), the
+    function its implementation for every device, then ``register_fake`` and
+    ``torch.library.register_autograd`` as for a custom op.
+
+    ``custom_op`` would call the function through a shim that disables dynamo and then
+    check the result for aliases, on every call: 25-40 us of host time, as much as
+    the kernel takes at a model's sizes (``benchmarks/h100/host_overhead.py``). A
+    function that returns a fresh tensor needs neither, and ``torch.compile`` does
+    not trace into an operator it finds in a graph. The operators that write into
+    ``out`` stay custom ops: those bump the version of what they write, which
+    autograd relies on."""
+
+    def __init__(self, name: str, fn: Any) -> None:
+        self.qualname = f"{NAMESPACE}::{name}"
+        _LIB.define(name + torch.library.infer_schema(fn, mutates_args=()), tags=_TAGS)
+        _LIB.impl(name, fn, "CompositeExplicitAutograd")
+        #: The implementation, called directly where no dispatch is needed (``_IMPLS``).
+        self._init_fn = fn
+        self._overload = getattr(getattr(torch.ops, NAMESPACE), name).default
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """The operator, through the dispatcher (as a custom op object calls it)."""
+        return self._overload(*args, **kwargs)
+
+    def register_fake(self, fn: Any) -> Any:
+        torch.library.register_fake(self.qualname, fn, lib=_LIB)
+        return fn
+
+
+def _functional_op(name: str) -> Any:
+    """Decorator: the function as the functional operator ``gemm_opt::<name>``."""
+    return lambda fn: _FunctionalOp(name, fn)
 
 
 def _pack_config(config: S.GemmConfig | None) -> list[int] | None:
@@ -157,7 +195,7 @@ def _safe_kind(x: Any) -> str | None:
 # ---- the operators ---------------------------------------------------------------------
 
 
-@torch.library.custom_op(f"{NAMESPACE}::matmul", mutates_args=(), tags=_TAGS)
+@_functional_op("matmul")
 def _matmul(
     a: Tensor,
     b: Tensor,
@@ -217,7 +255,7 @@ def _(
     P.plan("matmul", a, b, meta=True, **kw)
 
 
-@torch.library.custom_op(f"{NAMESPACE}::grouped_matmul", mutates_args=(), tags=_TAGS)
+@_functional_op("grouped_matmul")
 def _grouped_matmul(
     a: Tensor,
     b: Tensor,
@@ -294,7 +332,7 @@ def _(
     P.plan("grouped_matmul", a, b, group_lens, trans_b=trans_b, meta=True, **kw)
 
 
-@torch.library.custom_op(f"{NAMESPACE}::grouped_matmul_variable_k", mutates_args=(), tags=_TAGS)
+@_functional_op("grouped_matmul_variable_k")
 def _grouped_matmul_variable_k(
     a: Tensor,
     b: Tensor,
@@ -502,7 +540,7 @@ torch.library.register_autograd(
 # an extra output's HBM traffic forward and its lifetime until the backward.
 
 
-@torch.library.custom_op(f"{NAMESPACE}::matmul_epilogue", mutates_args=(), tags=_TAGS)
+@_functional_op("matmul_epilogue")
 def _matmul_epilogue(
     a: Tensor,
     b: Tensor,
@@ -646,7 +684,7 @@ torch.library.register_autograd(
 )
 
 
-@torch.library.custom_op(f"{NAMESPACE}::grouped_matmul_epilogue", mutates_args=(), tags=_TAGS)
+@_functional_op("grouped_matmul_epilogue")
 def _grouped_matmul_epilogue(
     a: Tensor,
     b: Tensor,
@@ -924,7 +962,7 @@ _AUTOGRAD = {
         _grouped_matmul_variable_k, _variable_k_setup, _variable_k_backward,
     ),
 }  # fmt: skip
-#: Each operator's Python implementation (``custom_op`` keeps the decorated function);
+#: Each operator's Python implementation (``_FunctionalOp`` and ``custom_op`` keep it);
 #: empty where this PyTorch does not keep it, and every call dispatches.
 _IMPLS: dict[str, Any] = {
     name: getattr(op, "_init_fn", None) for name, (op, _, _) in _AUTOGRAD.items()
@@ -943,8 +981,8 @@ class _EagerAutograd(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, *args: Any) -> Tensor:
         *inputs, name = args
-        impl, setup, _ = _AUTOGRAD[name]
-        out = impl(*inputs)
+        setup = _AUTOGRAD[name][1]
+        out = _IMPLS[name](*inputs)  # the implementation itself: the operator would dispatch
         setup(ctx, tuple(inputs), out)
         ctx.op = name
         return out
@@ -973,7 +1011,7 @@ def _call(name: str, *args: Any) -> Tensor:
     return getattr(torch.ops.gemm_opt, name)(*args)
 
 
-@torch.library.custom_op(f"{NAMESPACE}::scaled_matmul", mutates_args=(), tags=_TAGS)
+@_functional_op("scaled_matmul")
 def _scaled_matmul(
     a: Tensor,
     b: Tensor,
@@ -984,11 +1022,14 @@ def _scaled_matmul(
     num_programs: int | None = None,
     config: list[int] | None = None,
     seed: int | None = None,
+    reduction: str | None = None,
+    num_xcds: int = 1,
 ) -> Tensor:
     from gemm_opt.runtime import scaled
 
-    kw = dict(out_dtype=out_dtype, schedule=schedule, num_programs=num_programs, seed=seed)
-    p = scaled.scaled_plan(a, b, scale_a, scale_b, config=_unpack_config(config), **kw)
+    kw = dict(out_dtype=out_dtype, schedule=schedule, num_programs=num_programs, seed=seed,
+              reduction=reduction, num_xcds=num_xcds)  # fmt: skip
+    p = scaled.cached_plan(a, b, scale_a, scale_b, config=_unpack_config(config), **kw)
     return _run_scaled(p, a, b, scale_a, scale_b)
 
 
@@ -1006,13 +1047,14 @@ def _run_scaled(p: Any, a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, 
 @_scaled_matmul.register_fake
 def _(
     a, b, scale_a, scale_b, out_dtype=None, schedule="data-parallel", num_programs=None,
-    config=None, seed=None,
+    config=None, seed=None, reduction=None, num_xcds=1,
 ):  # fmt: skip
     from gemm_opt.runtime import scaled
 
     p = scaled.scaled_plan(
-        a, b, scale_a, scale_b, out_dtype=out_dtype, schedule=schedule,
-        num_programs=num_programs, config=_unpack_config(config), seed=seed, meta=True,
+        a, b, scale_a, scale_b, out_dtype=out_dtype, schedule=schedule, reduction=reduction,
+        num_programs=num_programs, num_xcds=num_xcds, config=_unpack_config(config), seed=seed,
+        meta=True,
     )  # fmt: skip
     return a.new_empty(p.out_shape, dtype=getattr(torch, p.out_dtype))
 
@@ -1031,6 +1073,9 @@ def scaled_matmul(
     for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
         if not isinstance(s, Tensor):
             raise TypeError(f"{name}: expected a float32 tensor, got {type(s).__name__}")
+    if _direct(a, b, scale_a, scale_b):  # eager on the GPU: no dispatch, the plan cached
+        p = scaled.cached_plan(a, b, scale_a, scale_b, config=config, **kw)
+        return _run_scaled(p, a, b, scale_a, scale_b)
     p = scaled.scaled_plan(a, b, scale_a, scale_b, config=config, meta=True, **kw)
     cfg = S.GemmConfig(
         p.spec.block_m, p.spec.block_n, p.spec.block_k, p.spec.group_m, p.spec.num_warps,
@@ -1039,10 +1084,11 @@ def scaled_matmul(
     return torch.ops.gemm_opt.scaled_matmul(
         a, b, scale_a, scale_b, kw.get("out_dtype"), kw.get("schedule", "data-parallel"),
         kw.get("num_programs"), _pack_config(cfg), kw.get("seed"),
+        None if p.spec.reduction is None else str(p.spec.reduction), kw.get("num_xcds", 1),
     )  # fmt: skip
 
 
-@torch.library.custom_op(f"{NAMESPACE}::scaled_grouped_matmul", mutates_args=(), tags=_TAGS)
+@_functional_op("scaled_grouped_matmul")
 def _scaled_grouped_matmul(
     a: Tensor,
     b: Tensor,
@@ -1058,8 +1104,8 @@ def _scaled_grouped_matmul(
     from gemm_opt.runtime import scaled
 
     kw = dict(out_dtype=out_dtype, num_programs=num_programs, seed=seed)
-    p = scaled.scaled_grouped_plan(
-        a, b, group_lens, scale_a, scale_b, config=_unpack_config(config),
+    p = scaled.cached_plan(
+        a, b, scale_a, scale_b, group_lens, config=_unpack_config(config),
         validate=_VALIDATE_BACK[validate], **kw,
     )  # fmt: skip
     return _run_scaled(p, a, b, scale_a, scale_b, group_lens)
@@ -1103,6 +1149,11 @@ def scaled_grouped_matmul(
         if not isinstance(t, Tensor):
             raise TypeError(f"{name}: expected a tensor, got {type(t).__name__}")
     v = P.validate_mode(validate)
+    if _direct(a, b, group_lens, scale_a, scale_b):  # eager on the GPU, as scaled_matmul
+        p = scaled.cached_plan(
+            a, b, scale_a, scale_b, group_lens, trans_b=trans_b, config=config, validate=v, **kw
+        )
+        return _run_scaled(p, a, b, scale_a, scale_b, group_lens)
     p = scaled.scaled_grouped_plan(
         a, b, group_lens, scale_a, scale_b, trans_b=trans_b, config=config, meta=True, **kw
     )
@@ -1201,7 +1252,7 @@ def _check_fp8_training(
     return out_dtype
 
 
-@torch.library.custom_op(f"{NAMESPACE}::fp8_linear", mutates_args=(), tags=_TAGS)
+@_functional_op("fp8_linear")
 def _fp8_linear(
     x: Tensor, weight: Tensor, recipe: str, grad_recipe: str, out_dtype: torch.dtype | None
 ) -> Tensor:
@@ -1237,7 +1288,7 @@ torch.library.register_autograd(
 )
 
 
-@torch.library.custom_op(f"{NAMESPACE}::fp8_grouped_linear", mutates_args=(), tags=_TAGS)
+@_functional_op("fp8_grouped_linear")
 def _fp8_grouped_linear(
     x: Tensor,
     weight: Tensor,

@@ -78,7 +78,7 @@ def test_stated_facts(plain: S.KernelSpec) -> None:
     multiple of block_k (64)."""
     from gemm_opt.runtime import gemm as rt
 
-    names = S.aligned_args(plain.grouped, plain.trans_a)
+    names = S.aligned_args(plain.grouped, plain.trans_a, plain.trans_b)
     assert ("M" in names) == (plain.trans_a or plain.grouped == "k")
     assert plain.facts == {}
     for twin in rt.twins(plain):
@@ -100,7 +100,7 @@ def test_every_residue_of_every_fact_argument(plain: S.KernelSpec, stores) -> No
     twins = {(t.tma, t.vector_bytes): t for t in rt.twins(plain)}
     narrow = rt.narrow_twins(plain)
     assert set(twins) == {(True, 16), (False, 16), *([(False, 8), (False, 4)] if narrow else [])}
-    for name in S.aligned_args(plain.grouped, plain.trans_a):
+    for name in S.aligned_args(plain.grouped, plain.trans_a, plain.trans_b):
         for r in range(16):
             value = 1024 + r
             got = rt.select_kernel(stores[plain], plain, _values(plain, **{name: value}))[0]

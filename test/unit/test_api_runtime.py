@@ -231,10 +231,11 @@ def test_the_tma_twin_comes_first_and_needs_every_dimension(tmp_path: Path) -> N
 
 def test_wgrad_takes_its_tma_twin_where_aligned(tmp_path: Path) -> None:
     """wgrad (grouped k) has a TMA twin too (per-tile descriptors bound each
-    group's K end): it runs where M, N, K and the strides are multiples of 8
-    bf16 elements (16 bytes; no K-block fact: a group's K end is bounded by the
-    descriptors), the aligned twin where K is 0, the plain kernel where M is
-    not aligned (K = 1000: a multiple of 8, not of block_k)."""
+    group's K end): it runs where M, N and the strides are multiples of 8 bf16
+    elements (16 bytes), whatever K, the routed token count (A (S, M) and B
+    (S, N) are copied in whole rows of M and N: K bounds rows, not vectors;
+    no K-block fact: a group's K end is bounded by the descriptors), the
+    aligned twin where K is 0, the plain kernel where M is not aligned."""
     from dataclasses import replace
 
     from gemm_opt.runtime import gemm as rt
@@ -248,6 +249,9 @@ def test_wgrad_takes_its_tma_twin_where_aligned(tmp_path: Path) -> None:
     ok = dict(a=4096, b=8192, c=12288, M=512, N=256, K=1000, lda=512, ldb=256, ldc=256)
     ok |= dict(group_lens=16384, num_groups=8)
     assert rt.select_kernel(st, plain, ok)[0].name == tma.name
+    assert "K" not in tma.facts
+    for k in (8182, 8202, 33028, 32508, 1):  # rows two ranks received, and one
+        assert rt.select_kernel(st, plain, {**ok, "K": k})[0].name == tma.name, k
     for bad, want in (
         ({"K": 0}, aligned),  # no TMA descriptor of a zero dimension
         ({"M": 504, "lda": 504}, tma),  # 8 bf16 elements are 16 bytes

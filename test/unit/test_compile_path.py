@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from gemm_opt import dialect
 from gemm_opt.core.ext_compat import ext, ir
 from gemm_opt.dialect.tile import Tile
@@ -71,3 +73,24 @@ def test_import_compile_path_imports_what_a_worker_would_import_in_its_first_com
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.strip() == "ok"
+
+
+def test_the_triton_context_is_kept_per_target_renewed_and_never_shared_across_a_fork(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+    import threading
+
+    from gemm_opt.lowering import triton_bridge as tb
+
+    monkeypatch.setattr(tb, "TRITON_CONTEXT_USES", 3)
+    monkeypatch.setattr(tb, "_triton_contexts", threading.local())
+    first = [tb._triton_context("gfx1250") for _ in range(3)]
+    assert first[0] is first[1] is first[2]
+    renewed = tb._triton_context("gfx1250")  # the fourth build: a fresh context
+    assert renewed is not first[0]
+    assert tb._triton_context("cuda:90") is not renewed  # one per target
+    assert tb._triton_context("gfx1250") is renewed
+    pid = os.getpid()
+    monkeypatch.setattr(os, "getpid", lambda: pid + 1)  # as in a forked worker
+    assert tb._triton_context("gfx1250") is not renewed

@@ -119,11 +119,11 @@ def _call(**over):
          "scale_a: a rowwise scale has unit stride"),
         (dict(scale_a=np.ones((M, 1), np.float32)), TypeError, "scale_a: expected a float32 tensor, got ndarray"),
         (dict(scale_b=None), ValueError, "scale_b: a scaled GEMM takes both"),
-        (dict(schedule="stream-k"), ValueError, "schedule: a scaled GEMM runs data-parallel, "
-         "persistent"),
+        (dict(schedule="auto"), ValueError, "schedule: a scaled GEMM runs data-parallel, "
+         "persistent, work-stealing, stream-k, split-k, got 'auto'"),
         (dict(out_dtype=torch.float16), ValueError, "out_dtype: a scaled GEMM writes"),
         (dict(out=torch.empty(M, N)), ValueError, "out: a scaled GEMM does not take out"),
-        (dict(reduction="tree"), ValueError, "reduction: a scaled GEMM does not take"),
+        (dict(reduction="tree"), ValueError, "reduction='tree' needs schedule='stream-k'"),
         (dict(config=dict(block_k=32)), ValueError, "config: block_k must be a multiple of 64"),
         (dict(schedule="persistent", num_programs=0), ValueError,
          "num_programs must be at least 1, got 0"),
@@ -167,8 +167,9 @@ def test_gpu_config_classes(m, n, config):
     ("m", "n", "config"),
     [
         (4096, 7168, "tall"),  # 16 x 56 256x128 tiles
-        (4096, 2112, "tall"),  # 16 x 17 = 272
-        (2048, 2048, "mid"),  # 8 x 16 = 128 tall tiles: under a wave
+        (4096, 2112, "tall"),  # 16 x 17 = 272: two waves of 132
+        (4096, 2048, "mid"),  # 16 x 16 = 256: under two waves
+        (2048, 2048, "mid"),  # 8 x 16 = 128 tall tiles
         (1024, 2112, "mid"),
         (512, 2048, "narrow"),
         (16, 4096, "narrow"),
@@ -260,10 +261,13 @@ ACCS = len(h100.FP8_IMPRECISE_ACC)
 #: The training gradients' fp32-C kernels: 2 configurations x (data-parallel dense, grouped
 #: "m") x 3 recipes, less the narrow dense rowwise and block128 ones already counted.
 TRAINING = 2 * 2 * 3 - 2
+#: The split kinds (work stealing, stream-K atomic, linear, tree, split-K): 2
+#: configurations x 3 recipes at the API's interval.
+SPLIT = 2 * 5 * 3
 #: The TMA-only configurations' kernels: (2 dense schedules + grouped "m") x (tensorwise,
 #: rowwise), bf16 C, the TMA twin alone.
 TMA_ONLY = len(h100.FP8_TMA_CONFIGS) * 3 * 2
-BUNDLED = (2 * (2 * (3 + ACCS) + 3) + 2 * (2 + ACCS) + TRAINING) * 3 + TMA_ONLY
+BUNDLED = (2 * (2 * (3 + ACCS) + 3) + 2 * (2 + ACCS) + TRAINING + SPLIT) * 3 + TMA_ONLY
 
 
 def test_fp8_bundle_holds_every_recipe_and_interval():

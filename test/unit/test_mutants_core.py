@@ -138,14 +138,15 @@ def test_blocks_must_split_over_the_mma_and_the_warp_grid(kw, name: str, multipl
 @pytest.mark.parametrize(
     ("grouped", "trans_b", "block_k", "tma", "k"),
     [("none", False, 64, True, 8), ("m", False, 8, True, 8), ("m", False, 64, True, 64),
-     ("m", True, 64, True, 8), ("m", False, 64, False, 8), ("k", False, 64, True, 8)],
+     ("m", True, 64, True, 8), ("m", False, 64, False, 8), ("k", False, 64, True, None)],
 )  # fmt: skip
 def test_an_aligned_kernels_divisibility_facts(grouped, trans_b, block_k, tma, k) -> None:
     """fp16: 8 elements (16 bytes) on the aligned arguments; a grouped "m" TMA twin's
-    K also a multiple of block_k."""
+    K also a multiple of block_k; grouped "k" (A (S, M), B (S, N): no operand's rows
+    run along K) none on K."""
     facts = S.divisibility_facts(grouped, trans_b, block_k, True, tma, dtype="fp16")
-    names = ["N", "K", "lda", "ldb", "ldc"] + (["M"] if grouped == "k" else [])
-    assert facts == {**dict.fromkeys(names, 8), "K": k}
+    names = ["N", "lda", "ldb", "ldc"] + (["M"] if grouped == "k" else [])
+    assert facts == {**dict.fromkeys(names, 8), **({} if k is None else {"K": k})}
     assert S.divisibility_facts(grouped, trans_b, block_k, False, tma, dtype="fp16") == {}
 
 

@@ -28,6 +28,7 @@ from gemm_opt.lowering.compile import TileCompileError, compile_tile_module, low
 from gemm_opt.lowering.tma_plan import FunctionPlan, plan_tma
 from gemm_opt.passes.common import COPY_OP
 from gemm_opt.runtime import Bundle, Kernel, pack_arguments, read_bundle
+from gemm_opt.runtime import launch as launch_mod
 
 ROOT = Path(__file__).resolve().parents[2]
 H100 = ROOT / "benchmarks" / "h100"
@@ -240,6 +241,21 @@ def test_tma_kernel_round_trips_and_packs_its_tensormaps(tmp_path, tma_kernel, m
     assert enc.calls == []
     kern.pack((0x10000, 0x20000, 0x30000, 4096, 2048, 0, 1040, 2064, 4096))
     assert [c[3] for c in enc.calls] == [[4096, 1], [1, 2048]]
+    # Layers of one shape take turns on the kernel, each with its own weights: each
+    # pair of tensors is encoded once, then reused in any order.
+    layers = [(0x40000 + 0x1000 * i, 0x80000 + 0x1000 * i) for i in range(3)]
+    enc.calls.clear()
+    for _ in range(3):
+        for a, b in layers:
+            kern.pack((a, b, 0x30000, 4096, 2048, 1024, 1040, 2064, 4096))
+    assert sorted(c[0] for c in enc.calls) == sorted(x for pair in layers for x in pair)
+    # Past TENSORMAP_CACHE addresses the encodings start over: bounded memory.
+    monkeypatch.setattr(launch_mod, "TENSORMAP_CACHE", 2)
+    kern = Kernel(k)
+    enc.calls.clear()
+    for a, b in layers:
+        kern.pack((a, b, 0x30000, 4096, 2048, 1024, 1040, 2064, 4096))
+    assert len(enc.calls) == 6 and all(len(e) <= 2 for e in kern._encoded)
 
 
 def test_tma_needs_cuda90() -> None:

@@ -449,6 +449,31 @@ def test_eager_calls_skip_the_dispatcher_only_where_it_adds_nothing(direct_on_cp
     assert x.grad is not None and x.grad.shape == x.shape
 
 
+def test_an_eager_call_recording_a_gradient_runs_the_implementation_itself(
+    direct_on_cpu, monkeypatch
+) -> None:
+    """The eager autograd path's forward calls the operator's implementation, not the
+    operator (whose dispatch it exists to skip); its gradients are autograd's."""
+    launches, _ = direct_on_cpu
+    P.clear_plans()  # a plan prepared by an earlier test launches into its own record
+    through_op: list[str] = []
+    real = torch_ops._FunctionalOp.__call__
+
+    def counted(self, *args, **kwargs):
+        through_op.append(self.qualname)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch_ops._FunctionalOp, "__call__", counted)
+    g = _gen(12)
+    x = torch.randn(64, 32, generator=g).half().requires_grad_()
+    b = torch.randn(32, 48, generator=g).half()
+    assert torch_ops._eager_autograd("matmul", (x, b))
+    y = gemm_opt.matmul(x, b)
+    assert through_op == [] and len(launches) == 1 and y.requires_grad
+    y.float().sum().backward()
+    assert x.grad is not None and x.grad.shape == x.shape and through_op == []
+
+
 def test_an_eager_call_reuses_the_launch_prepared_for_its_signature(direct_on_cpu) -> None:
     """The second eager call of a signature launches the first one's prepared launch on
     its own tensors; a change of shape, stride, dtype, address divisibility or keyword
@@ -488,3 +513,62 @@ def test_the_host_path_benchmark_refuses_to_run_without_a_gpu(capsys) -> None:
     host_path = load_script(ROOT / "benchmarks" / "h100" / "host_path.py", "h100_host_path")
     assert host_path.main(["--calls", "10"]) == 2
     assert "no CUDA GPU" in capsys.readouterr().err
+
+
+def test_scaled_calls_reuse_their_plan_and_prepared_launch(direct_on_cpu, monkeypatch) -> None:
+    """An eager FP8 call on the GPU plans once per signature and then only launches the
+    prepared kernel on the call's tensors (no dispatch, no plan): a new shape, a
+    scale of another layout, the deterministic flag or another bundle folder plans
+    again; host lengths go to the device once per plan."""
+    from gemm_opt.runtime import scaled
+
+    launches, dispatched = direct_on_cpu
+    planned: list[str] = []
+    real_plan, real_grouped = scaled.scaled_plan, scaled.scaled_grouped_plan
+
+    def counted(real):
+        def plan(*args, **kwargs):
+            planned.append(real.__name__)
+            return real(*args, **kwargs)
+
+        return plan
+
+    monkeypatch.setattr(scaled, "scaled_plan", counted(real_plan))
+    monkeypatch.setattr(scaled, "scaled_grouped_plan", counted(real_grouped))
+    scaled.clear_plans()
+    g = _gen(13)
+    e4m3 = torch.float8_e4m3fn
+    a = torch.randn(64, 128, generator=g).to(e4m3)
+    w = torch.randn(96, 128, generator=g).to(e4m3)
+    sa, sb = torch.rand(64, 1, generator=g) + 0.5, torch.rand(1, 96, generator=g) + 0.5
+
+    def call(a=a, sa=sa, sb=sb):
+        return gemm_opt.matmul(a, w.t(), scale_a=sa, scale_b=sb)
+
+    for _ in range(3):
+        call(a=a.clone())  # new addresses, same signature
+    assert planned == ["scaled_plan"] and dispatched == []
+    assert [bool(x.get("prepared")) for x in launches] == [False, True, True]
+    call(a=a[:32].clone(), sa=sa[:32].clone())  # another M
+    call(sa=torch.tensor(2.0), sb=torch.tensor(0.5))  # tensorwise: another recipe
+    assert planned == ["scaled_plan"] * 3
+    monkeypatch.setenv(rt.BUNDLE_DIR_ENV, "/elsewhere")
+    call()
+    assert len(planned) == 4, "another bundle folder: the kernels may differ"
+    # grouped, host lengths: planned once, the lengths copied to the device once
+    wg = torch.randn(3, 96, 128, generator=g).to(e4m3)
+    lens = torch.tensor([40, 0, 24], dtype=torch.int32)
+    sbg = torch.rand(3, 1, 96, generator=g) + 0.5
+    planned.clear()
+    for _ in range(2):
+        gemm_opt.grouped_matmul(a, wg, lens, trans_b=True, scale_a=sa, scale_b=sbg)
+    assert planned == ["scaled_grouped_plan"]
+    assert launches[-1].get("prepared") and launches[-1]["group_lens"] is launches[-2]["group_lens"]
+    planned.clear()
+    torch.use_deterministic_algorithms(True)
+    try:
+        call()
+    finally:
+        torch.use_deterministic_algorithms(False)
+    assert planned == ["scaled_plan"], "the deterministic flag is part of the signature"
+    scaled.clear_plans()

@@ -135,9 +135,18 @@ ACTIVATION_BY_NAME: dict[str, Activation] = {a.value: a for a in Activation}
 #: finished sums (stream-K and split-K partials hold one accumulator per tile).
 SWIGLU_KINDS: tuple[Kind, ...] = (Kind.DATA_PARALLEL, Kind.PERSISTENT, Kind.WORK_STEALING)
 C_LAYOUTS: tuple[CLayout, ...] = tuple(CLayout)
-#: The kinds an FP8 schedule kernel is built for (each output tile's whole K
-#: range in one program, so the epilogue scales a finished accumulator).
-FP8_KINDS: tuple[Kind, ...] = (Kind.DATA_PARALLEL, Kind.PERSISTENT)
+#: The kinds an FP8 schedule kernel is built for: every kind. The recipes are
+#: linear in the accumulator, so where a tile's K range is split (stream-K,
+#: split-K) each program's fp32 partial is scaled where it is computed
+#: (tensorwise, rowwise: by the body's epilogue; block128: each K block's
+#: promotion; mx32: in the MMA) and the reduction adds scaled partials.
+FP8_KINDS: tuple[Kind, ...] = (
+    Kind.DATA_PARALLEL,
+    Kind.PERSISTENT,
+    Kind.WORK_STEALING,
+    Kind.STREAM_K,
+    Kind.SPLIT_K,
+)
 #: The kinds a grouped GEMM runs under: all groups' tiles over one persistent grid.
 GROUPED_KINDS: tuple[Kind, ...] = (Kind.PERSISTENT,)
 #: Stream-K reductions that combine partials through flags and fp32 partial tiles.

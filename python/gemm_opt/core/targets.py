@@ -38,6 +38,11 @@ else:  # Python 3.10
 VECTOR_BYTES = 16
 #: The narrowest vector NVIDIA's ``cp.async`` moves (4, 8 or 16 bytes).
 CP_ASYNC_MIN_BYTES = 4
+#: The most programs a launch has along each grid axis (x, y, z): CUDA's limits, which
+#: the runtime checks before every launch. Kernels of every target are compiled for
+#: grids within them: the hand-off proves an index non-negative from them (a
+#: ``tile.program_id`` is below its axis's limit) and drops the mask term it would need.
+MAX_GRID = (2**31 - 1, 65535, 65535)
 
 
 class Mma(StrEnum):
@@ -201,6 +206,7 @@ def get_target(name: str) -> Target:
 
 __all__ = [
     "CP_ASYNC_MIN_BYTES",
+    "MAX_GRID",
     "TARGETS",
     "TARGET_NAMES",
     "VECTOR_BYTES",

@@ -180,6 +180,17 @@ def _plain_specs(dtypes: tuple[str, ...]) -> list[S.KernelSpec]:
     return specs
 
 
+#: The FP8 schedules beyond data-parallel and persistent, (kind, reduction), that
+#: :func:`fp8_bundle_specs` bundles: the scaled API runs every kind.
+FP8_SPLIT_SCHEDULES: tuple[tuple[str, str | None], ...] = (
+    ("work-stealing", None),
+    ("stream-k", "atomic"),
+    ("stream-k", "linear"),
+    ("stream-k", "tree"),
+    ("split-k", None),
+)
+
+
 def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec]:
     """The FP8 kernels the scaled API launches (:mod:`gemm_opt.runtime.scaled`):
     each of :data:`~gemm_opt.kernels.h100_configs.FP8_GPU_CONFIGS`, schedule
@@ -193,12 +204,14 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
     configuration's dense rowwise (each interval) and block128 (the benchmark's
     accumulation-error figures, which bf16's rounding would hide; small float32
     calls), fp32-C kernels of every configuration and recipe for the FP8 training
-    GEMMs' gradients (data-parallel dense, grouped "m"); each plain kernel (for K
-    or leading dimensions off the 16-element rule) with its aligned and TMA twins;
-    and the TMA twins alone of
+    GEMMs' gradients (data-parallel dense, grouped "m"), and the split kinds of
+    :data:`FP8_SPLIT_SCHEDULES` (work stealing, stream-K's three reductions, split-K)
+    of every configuration and recipe at the API's interval, bf16 C; each plain
+    kernel (for K or leading dimensions off the 16-element rule) with its aligned
+    and TMA twins; and the TMA twins alone of
     :data:`~gemm_opt.kernels.h100_configs.FP8_TMA_CONFIGS` (tensorwise and rowwise,
-    dense and grouped, bf16 C), whose other twins spill."""
-    from gemm_opt.core.modes import FP8_KINDS, GROUPED_KINDS, Kind, Scale
+    data-parallel, persistent and grouped, bf16 C), whose other twins spill."""
+    from gemm_opt.core.modes import GROUPED_KINDS, Kind, Scale
 
     def epilogue(name: str) -> tuple[tuple[Scale, int | None], ...]:
         # The API's interval for tensorwise and rowwise; rowwise also with each other.
@@ -206,20 +219,21 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
         rowwise = dict.fromkeys((chosen, None, *h100.FP8_IMPRECISE_ACC))
         return ((Scale.TENSORWISE, chosen), *((Scale.ROWWISE, a) for a in rowwise))
 
-    def spec(kind, grouped, dtype, cfg, scale, acc, out=None) -> S.KernelSpec:
+    def spec(kind, grouped, dtype, cfg, scale, acc, out=None, reduction=None) -> S.KernelSpec:
         return S.KernelSpec(
-            kind, None, grouped, dtype, **cfg.__dict__, trans_b=True, scale=scale,
+            kind, reduction, grouped, dtype, **cfg.__dict__, trans_b=True, scale=scale,
             imprecise_acc=acc, out_dtype=out,
         )  # fmt: skip
 
     configs = h100.FP8_GPU_CONFIGS
     narrow = configs["narrow"]
+    whole = (Kind.DATA_PARALLEL, Kind.PERSISTENT)  # a tile's K range in one program
     plain = (
         [
             spec(kind, "none", dtype, cfg, scale, acc)
             for dtype in dtypes
             for name, cfg in configs.items()
-            for kind in FP8_KINDS
+            for kind in whole
             for scale, acc in (*epilogue(name), (Scale.BLOCK128, None))
         ]
         + [
@@ -236,8 +250,19 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
         + [
             spec(kind, "none", dtype, narrow, scale, acc, "fp32")
             for dtype in dtypes
-            for kind in FP8_KINDS
+            for kind in whole
             for scale, acc in (*epilogue("narrow")[1:], (Scale.BLOCK128, None))
+        ]
+        + [
+            spec(kind, "none", dtype, cfg, scale, acc, reduction=reduction)
+            for dtype in dtypes
+            for name, cfg in configs.items()
+            for kind, reduction in FP8_SPLIT_SCHEDULES
+            for scale, acc in (
+                (Scale.TENSORWISE, h100.FP8_EPILOGUE_IMPRECISE_ACC[name]),
+                (Scale.ROWWISE, h100.FP8_EPILOGUE_IMPRECISE_ACC[name]),
+                (Scale.BLOCK128, None),
+            )
         ]
     )
     # The FP8 training GEMMs' gradients (``fp8_linear``'s dgrad and wgrad, data-parallel;
@@ -261,7 +286,7 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
                      h100.FP8_TMA_OUT), aligned=True, tma=True)
         for dtype in dtypes
         for name, cfg in h100.FP8_TMA_CONFIGS.items()
-        for kind, grouped in (*((k, "none") for k in FP8_KINDS), (Kind.PERSISTENT, "m"))
+        for kind, grouped in (*((k, "none") for k in h100.FP8_TMA_KINDS), (Kind.PERSISTENT, "m"))
         for scale in h100.FP8_TMA_SCALES
     ]  # fmt: skip
     return (

@@ -145,29 +145,33 @@ FP8_IMPRECISE_ACC: tuple[int, ...] = (128,)
 FP8_EPILOGUE_IMPRECISE_ACC: dict[str, int | None] = {"tall": 128, "mid": 128, "narrow": 128}
 
 
-#: The recipes and C type :data:`FP8_TMA_CONFIGS` are bundled for.
+#: The recipes, C type and dense schedules :data:`FP8_TMA_CONFIGS` are bundled for
+#: (and the grouped "m" forward).
 FP8_TMA_SCALES = (Scale.TENSORWISE, Scale.ROWWISE)
 FP8_TMA_OUT = "bf16"
-#: The FP8 shape classes, first match wins, as :data:`GPU_SHAPE_CLASSES`: a class
-#: needs ``block_m`` rows and tiles that fill a wave of programs, one per SM, and a
-#: TMA-only one a call its TMA twin takes; no match (decode and small outputs):
-#: ``narrow``, 64-row tiles, more programs. ``tall`` first: on every shape it
-#: serves it ran at least as fast as ``mid`` (docs/fp8.md, "Larger tiles").
-FP8_SHAPE_CLASSES: tuple[str, ...] = ("tall", "mid")
+FP8_TMA_KINDS = (Kind.DATA_PARALLEL, Kind.PERSISTENT)
+#: The FP8 shape classes, first match wins, as :data:`GPU_SHAPE_CLASSES`: (config
+#: name, the waves of programs, one per SM, its tiles must fill). A class also needs
+#: ``block_m`` rows, and a TMA-only one a call its TMA twin takes; no match (decode
+#: and small outputs): ``narrow``, 64-row tiles, more programs. ``tall`` from two
+#: waves: every problem measured there ran at least as fast on it as on ``mid``
+#: (4096x2112, 2.1 waves, alike; 1.13-1.25x from 2.75 waves on), and nothing
+#: smaller was measured (docs/fp8.md, "Larger tiles").
+FP8_SHAPE_CLASSES: tuple[tuple[str, float], ...] = (("tall", 2.0), ("mid", 1.0))
 
 
 def fp8_config_name(m: int, n: int, sms: int = 132, *, tma_only: bool = False) -> str:
     """The :data:`FP8_GPU_CONFIGS` or :data:`FP8_TMA_CONFIGS` entry for an ``m x n``
     output (grouped "m": all groups' rows): the first of :data:`FP8_SHAPE_CLASSES`
-    whose tiles fill a wave of ``sms`` programs (and M has ``block_m`` rows), the
-    TMA-only ones where ``tma_only`` says the call suits them (a recipe and C type
-    they are bundled for, arguments that satisfy their TMA twin's facts); else
-    ``narrow``."""
-    for name in FP8_SHAPE_CLASSES:
+    whose tiles fill its waves of ``sms`` programs (and M has ``block_m`` rows),
+    the TMA-only ones where ``tma_only`` says the call suits them (a recipe, C type
+    and schedule they are bundled for, arguments that satisfy their TMA twin's
+    facts); else ``narrow``."""
+    for name, waves in FP8_SHAPE_CLASSES:
         if name in FP8_TMA_CONFIGS and not tma_only:
             continue
         cfg = {**FP8_GPU_CONFIGS, **FP8_TMA_CONFIGS}[name]
-        if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= sms:
+        if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= waves * sms:
             return name
     return "narrow"
 
@@ -178,6 +182,7 @@ __all__ = [
     "FP8_IMPRECISE_ACC",
     "FP8_SHAPE_CLASSES",
     "FP8_TMA_CONFIGS",
+    "FP8_TMA_KINDS",
     "FP8_TMA_OUT",
     "FP8_TMA_SCALES",
     "GPU_CONFIG",

@@ -173,11 +173,14 @@ def run_scaled(plan: Any, a: Any, b: Any, scale_a: Any, scale_b: Any) -> Any:
             return np.ascontiguousarray(x).view(np.uint8).reshape(-1)
         return np.ascontiguousarray(x, dtype=np.float32).reshape(-1)
 
-    c = np.full(plan.out_shape, np.nan, dtype=np.float32)
+    layout = plan.layout  # atomic stream-K adds into a zeroed C
+    c = np.full(plan.out_shape, 0.0 if layout.zero_output else np.nan, dtype=np.float32)
     values = {
         "a": codes(a), "b": codes(b), "c": c, "M": plan.m, "N": plan.n, "K": plan.k,
         "lda": plan.lda, "ldb": plan.ldb, "ldc": plan.n,
         "scale_a": scales(scale_a), "scale_b": scales(scale_b),
+        "sync": np.zeros(max(layout.sync_elements, 1), dtype=np.int32),
+        "partials": np.full(max(layout.partial_elements, 1), np.nan, dtype=np.float32),
     }  # fmt: skip
     if plan.groups is not None:  # the model reads host lengths (always checked)
         assert plan.lens is not None

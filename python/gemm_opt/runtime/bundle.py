@@ -79,7 +79,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gemm_opt.core.targets import TARGETS, Target
+from gemm_opt.core.targets import MAX_GRID, TARGETS, Target
 
 FORMAT = "gemm-opt-bundle"
 VERSION = 1
@@ -124,8 +124,6 @@ POINTEE_TYPES: dict[str, str] = {
 }
 #: Triton's trailing kernel parameters, after the arguments.
 SCRATCH_PARAMS = ("global_scratch", "profile_scratch")
-#: Grid limits of a CUDA launch (x, y, z).
-MAX_GRID = (2**31 - 1, 65535, 65535)
 #: How deeply a document may nest objects and lists. A bundle needs a handful of
 #: levels; the bound keeps a corrupt file from exhausting the parser's stack.
 MAX_DEPTH = 32

@@ -223,6 +223,9 @@ def _torch() -> Any:
     return torch
 
 
+#: Encodings each host descriptor of a kernel keeps (128 bytes each): a model's
+#: layers of one shape share the kernel, each with its own weights and activations.
+TENSORMAP_CACHE = 256
 #: Kinds of steps in a kernel's argument plan.
 _POINTER, _INT, _FLOAT, _BF16, _CONSTEXPR = range(5)
 
@@ -314,7 +317,7 @@ class Kernel:
         self._dtypes: dict[str, Any] = {}
         self._devices: dict[int, Any] = {}
         # Host descriptors: where each field sits among the checked values, and
-        # the last encoding of each (a call on the same tensors reuses it).
+        # their encodings (a call on tensors seen before reuses them).
         slots = self.value_positions()
         where = {a.name: (slots.get(i), a.constexpr) for i, a in enumerate(spec.args)}
         self._maps = [
@@ -324,7 +327,9 @@ class Kernel:
             )
             for tm in spec.tensormaps
         ]
-        self._encoded: list[tuple[Any, bytes] | None] = [None] * len(spec.tensormaps)
+        #: Per host descriptor, its encodings by (address, shape, strides): one kernel
+        #: serves every layer of a shape, each with its own weights and activations.
+        self._encoded: list[dict[tuple, bytes]] = [{} for _ in spec.tensormaps]
         self._local = threading.local()
         self._torch: Any = None
 
@@ -415,17 +420,21 @@ class Kernel:
 
     def tensormap_values(self, values: Sequence[Any]) -> list[Any]:
         """The parameter values of the host descriptors for checked ``values``
-        (each encoded again only when its address, shape or strides changed)."""
+        (each encoded once per address, shape and strides it has been called with:
+        up to :data:`TENSORMAP_CACHE` of them, then the encodings start over)."""
         out: list[Any] = []
         for i, fields in enumerate(self._maps):
             key = tuple([values[pos] if pos is not None else const for pos, const in fields])
-            cached = self._encoded[i]
-            if cached is None or cached[0] != key:
+            encoded = self._encoded[i]
+            blob = encoded.get(key)
+            if blob is None:
                 tm = self.spec.tensormaps[i]
                 rank = tm.rank
                 blob = encode_tensormap(tm, key[0], list(key[1 : 1 + rank]), list(key[1 + rank :]))
-                cached = self._encoded[i] = (key, blob)
-            out.append(cached[1])
+                if len(encoded) >= TENSORMAP_CACHE:
+                    encoded.clear()
+                encoded[key] = blob
+            out.append(blob)
             out += key[1:]
         return out
 

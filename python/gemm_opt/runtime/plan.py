@@ -1405,14 +1405,18 @@ def work_programs(plan: GemmPlan, programs: int) -> int:
     ``S`` the most slices per tile that ``programs`` fill
     (:func:`~gemm_opt.core.schedules.split_k_count`; pass ``tiles * S`` for an exact S).
     """
-    spec = plan.spec
-    assert spec is not None
-    tiles = plan.total_tiles
+    assert plan.spec is not None
+    return spec_work_programs(plan.spec, plan.total_tiles, plan.scalars["K"], programs)
+
+
+def spec_work_programs(spec: S.KernelSpec, tiles: int, k: int, programs: int) -> int:
+    """:func:`work_programs` of a kernel ``spec`` on ``tiles`` output tiles and depth ``k``
+    (the dense plans' rule, shared by the scaled ones)."""
     if spec.kind == "split-k":
-        ipt = S.iters_per_tile(plan.scalars["K"], spec.block_k)
+        ipt = S.iters_per_tile(k, spec.block_k)
         return max(tiles, 1) * S.split_k_count(tiles, ipt, programs)
     if spec.kind == "stream-k":
-        work = tiles * S.iters_per_tile(plan.scalars["K"], spec.block_k)
+        work = tiles * S.iters_per_tile(k, spec.block_k)
         if programs <= work:
             return programs
         return max(tiles, 1)
@@ -1473,13 +1477,17 @@ _BUILDERS = {
 _PLANS: dict[tuple, GemmPlan] = {}
 
 
+def gpu_environment() -> tuple:
+    """What a GPU plan's kernel choice depends on besides its call: the bundle folder
+    and the kernel builder (they decide the kernels and twins)."""
+    return (os.environ.get(rt.BUNDLE_DIR_ENV), rt.builder())
+
+
 def environment(plan: GemmPlan) -> tuple:
     """What a plan's choices depend on besides its call's arguments: for the GPU the
     bundle folder and the kernel builder (they decide the kernels and twins), for
     ``schedule="auto"`` the tuned table's folder and version (its pick)."""
-    env: tuple = ()
-    if plan.backend == "cuda":
-        env = (os.environ.get(rt.BUNDLE_DIR_ENV), rt.builder())
+    env = gpu_environment() if plan.backend == "cuda" else ()
     if plan.auto:
         env += (autotune.table_version(plan.target),)
     return env

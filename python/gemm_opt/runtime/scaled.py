@@ -21,11 +21,12 @@ torch (CUDA launch) and numpy are imported where used.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import functools
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gemm_opt.core import schedules as S
-from gemm_opt.core.modes import FP8_KINDS, Grouped, Kind, Scale
+from gemm_opt.core.modes import FP8_KINDS, Grouped, Kind, Reduction, Scale
 from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import plan as P
 
@@ -69,10 +70,23 @@ class ScaledPlan:
     groups: int | None = None
     lens: tuple[int, ...] | None = None
     tiles: int | None = None
+    #: What the GPU path makes once per plan and reuses (:func:`launch`): the prepared
+    #: launch, the host lengths on the device.
+    made: dict[str, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @property
     def recipe(self) -> Scale:
         return self.spec.scale
+
+    @property
+    def layout(self) -> S.WorkspaceLayout:
+        """The launch's workspace (stream-K and split-K partials, counters, flags) and
+        whether C is zeroed first (atomic stream-K adds into it)."""
+        spec = self.spec
+        return S.workspace_layout(
+            spec.kind, spec.reduction, max(self.grid, 1), spec.num_xcds, spec.block_m,
+            spec.block_n,
+        )  # fmt: skip
 
     @property
     def out_shape(self) -> tuple[int, int]:
@@ -243,8 +257,9 @@ def _config(
         if backend == "cuda" and cfg in h100.FP8_TMA_CONFIGS.values() and not tma_only:
             raise ValueError(
                 f"config: {cfg.block_m}x{cfg.block_n} runs as a TMA kernel only: "
-                f"{' or '.join(h100.FP8_TMA_SCALES)} scales, {h100.FP8_TMA_OUT} C, and N, K "
-                f"and the leading dimensions multiples of {S.alignment('f8e4m3')}"
+                f"{' or '.join(h100.FP8_TMA_SCALES)} scales, {h100.FP8_TMA_OUT} C, schedule "
+                f"{' or '.join(h100.FP8_TMA_KINDS)} (grouped: persistent), and N, K and the "
+                f"leading dimensions multiples of {S.alignment('f8e4m3')}"
             )
         if cfg.block_k % S.FP8_MMA_K:
             raise ValueError(
@@ -276,21 +291,30 @@ def scaled_plan(
     *,
     out_dtype: Any = None,
     schedule: str = "data-parallel",
+    reduction: str | None = None,
     num_programs: int | None = None,
+    num_xcds: int = 1,
     config: Any = None,
     seed: int | None = None,
     meta: bool = False,
 ) -> ScaledPlan:
     """The :class:`ScaledPlan` of a call, or TypeError/ValueError naming the argument.
 
+    ``schedule`` any of :data:`~gemm_opt.core.modes.FP8_KINDS` with the 16-bit
+    plans' rules: ``reduction`` for stream-K only (default linear), ``num_xcds``
+    work stealing's chiplets, linear and tree stream-K on the GPU at most the
+    resident programs (their fix-ups wait on each other), the programs bounded
+    by the work (:func:`~gemm_opt.runtime.plan.spec_work_programs`).
     ``meta``: checks only (fake tensors: the GPU's resident programs are not read)."""
     backend, da, device = _operands(a, b)
     out = _out_dtype(out_dtype)
     if schedule not in FP8_KINDS:
-        raise ValueError(
-            f"schedule: a scaled GEMM runs {', '.join(FP8_KINDS)} (its epilogue scales each "
-            f"tile's finished accumulator), got {schedule!r}"
-        )
+        raise ValueError(f"schedule: a scaled GEMM runs {', '.join(FP8_KINDS)}, got {schedule!r}")
+    if reduction is not None and not isinstance(reduction, str):
+        raise TypeError(f"reduction: expected a string or None, got {type(reduction).__name__}")
+    reduction = S.resolve_reduction(schedule, reduction)
+    P._check_deterministic(schedule, reduction)  # atomic stream-K's bits vary run to run
+    xcds = P._positive_int(num_xcds, "num_xcds", P.MAX_PROGRAMS)
     from gemm_opt.core.scaling import MX_BLOCK
 
     m, n, k, lda, ldb = _check_layouts(a, b)
@@ -310,14 +334,32 @@ def scaled_plan(
             f"K={k} is past {_I32_MAX}"
         )
     tma_only = _tma_only_call(da, scale, out, Grouped.NONE, M=m, N=n, K=k, lda=lda, ldb=ldb, ldc=n)
-    cfg = _config(m, n, backend, config, scale, tma_only)
-    spec = scaled_spec(schedule, da, cfg, scale, out, gpu=backend == "cuda")
+    cfg = _config(m, n, backend, config, scale, tma_only and schedule in h100.FP8_TMA_KINDS)
+    spec = scaled_spec(
+        schedule, da, cfg, scale, out, gpu=backend == "cuda", reduction=reduction,
+        num_xcds=xcds,
+    )  # fmt: skip
     tiles = S.tile_count(m, n, spec.block_m, spec.block_n)
     programs = _programs(num_programs, spec, backend, device, meta)
-    grid = tiles if spec.kind == Kind.DATA_PARALLEL else min(programs, tiles)
+    if spec.kind == Kind.WORK_STEALING:
+        S.check_work_stealing(programs, spec.num_xcds)
+    fixups = spec.kind == Kind.STREAM_K and spec.reduction != Reduction.ATOMIC
+    if fixups and backend == "cuda" and not meta and num_programs is not None:
+        resident = _resident(spec, device)
+        if programs > resident:
+            raise ValueError(
+                f"num_programs={programs} exceeds the {resident} resident programs (SMs x "
+                f"occupancy): stream-K's {spec.reduction} fix-up waits on other programs, so "
+                "all of them must be resident at once"
+            )
+    if spec.kind == Kind.DATA_PARALLEL:
+        grid = tiles
+    else:
+        grid = S.grid_size(spec.kind, tiles, P.spec_work_programs(spec, tiles, k, programs))
     return ScaledPlan(spec, backend, m, n, k, lda, ldb, out, grid, min(programs, grid), seed)
 
 
+@functools.lru_cache(maxsize=256)
 def scaled_spec(
     schedule: str,
     dtype: str,
@@ -327,16 +369,21 @@ def scaled_spec(
     grouped: Grouped = Grouped.NONE,
     *,
     gpu: bool = False,
+    reduction: Reduction | str | None = None,
+    num_xcds: int = 1,
 ) -> S.KernelSpec:
-    """The kernel of a scaled call: ``schedule``, the FP8 ``dtype`` ("f8e4m3"),
+    """The kernel of a scaled call: ``schedule`` (stream-K with ``reduction``, default
+    linear; work stealing with ``num_xcds``), the FP8 ``dtype`` ("f8e4m3"),
     ``config``, ``scale`` and ``out_dtype`` (a framework name: "bfloat16");
     ``gpu``: the epilogue recipes with the configuration's promotion interval
-    (:func:`_epilogue_interval`; the model computes exactly either way)."""
+    (:func:`_epilogue_interval`; the model computes exactly either way).
+    Memoized: every call plans twice (the operator's eager check, then its
+    implementation), and building and checking a spec is a third of a plan."""
     cfg = config
     spec = S.KernelSpec(
-        Kind(schedule), None, grouped, dtype, cfg.block_m, cfg.block_n, cfg.block_k,
-        cfg.group_m, cfg.num_warps, cfg.num_stages, trans_b=True, scale=Scale(scale),
-        out_dtype=OUT_DTYPES[out_dtype],
+        Kind(schedule), S.resolve_reduction(schedule, reduction), grouped, dtype,
+        cfg.block_m, cfg.block_n, cfg.block_k, cfg.group_m, cfg.num_warps, cfg.num_stages,
+        num_xcds=num_xcds, trans_b=True, scale=Scale(scale), out_dtype=OUT_DTYPES[out_dtype],
     )  # fmt: skip
     if gpu and spec.scale in (Scale.TENSORWISE, Scale.ROWWISE):
         spec = replace(spec, imprecise_acc=_epilogue_interval(cfg))
@@ -430,6 +477,76 @@ def scaled_grouped_plan(
     )  # fmt: skip
 
 
+#: GPU plans by their call's signature (:func:`cached_plan`), with the environment
+#: they were made in.
+_PLANS: dict[tuple, tuple[ScaledPlan, tuple]] = {}
+
+
+def cached_plan(
+    a: Any, b: Any, scale_a: Any, scale_b: Any, group_lens: Any = None, **kw: Any
+) -> ScaledPlan:
+    """:func:`scaled_plan` (``group_lens`` None) or :func:`scaled_grouped_plan` of a call,
+    reused for a call of the same signature on the GPU: the operands' and scales'
+    shapes, strides, dtypes, devices and address alignment, the keywords with their
+    types, the lengths as the 16-bit plans key them, the deterministic-algorithms flag
+    and the bundle environment (:func:`~gemm_opt.runtime.plan.signature`). A hit
+    checks device lengths again where ``validate`` asks, as the 16-bit plans do;
+    anything that is not keyed (a traced call, the model's arrays) plans every call."""
+    grouped = group_lens is not None
+    key = _signature(a, b, scale_a, scale_b, group_lens, kw)
+    hit = _PLANS.get(key) if key is not None else None
+    if hit is not None and hit[1] == P.gpu_environment():
+        plan = hit[0]
+        validate = P.validate_mode(kw.get("validate", False))
+        if grouped and plan.lens is None and validate is not False:
+            P._check_device_lens(group_lens, plan.groups, plan.m, validate)
+        return plan
+    if grouped:
+        plan = scaled_grouped_plan(a, b, group_lens, scale_a, scale_b, **kw)
+    else:
+        plan = scaled_plan(a, b, scale_a, scale_b, **kw)
+    if key is not None and plan.backend == "cuda":
+        if len(_PLANS) >= P.PLAN_CACHE_SIZE:
+            _PLANS.clear()
+        _PLANS[key] = (plan, P.gpu_environment())
+    return plan
+
+
+def _signature(
+    a: Any, b: Any, scale_a: Any, scale_b: Any, group_lens: Any, kw: dict[str, Any]
+) -> tuple | None:
+    """The cache key of a scaled call (None: not keyed)."""
+    if kw.get("meta"):
+        return None
+    try:
+        if P.kind_of(a, "a") != "cuda":
+            return None
+        scales = tuple(
+            P._tensor_key(s, P.kind_of(s, name))
+            for name, s in (("scale_a", scale_a), ("scale_b", scale_b))
+        )
+    except (TypeError, ValueError, AttributeError, RuntimeError):
+        return None
+    rest = {k: v for k, v in kw.items() if k not in _SIGNATURE_KW}
+    extra = (scales, *sorted((k, type(v), v) for k, v in rest.items()))
+    common = {"out": None, "reduction": None, "num_programs": None, "num_xcds": 1,
+              "seed": None, "config": None, "schedule": "persistent" if group_lens is not None
+              else "data-parallel"}  # fmt: skip
+    common.update((k, v) for k, v in kw.items() if k in _SIGNATURE_KW)
+    op = "scaled_grouped_matmul" if group_lens is not None else "scaled_matmul"
+    return P.signature(op, a, b, group_lens, extra, common)
+
+
+#: The keywords :func:`~gemm_opt.runtime.plan.signature` keys by name (the others go
+#: into its ``extra`` with their types).
+_SIGNATURE_KW = frozenset({"schedule", "reduction", "num_programs", "num_xcds", "seed", "config"})
+
+
+def clear_plans() -> None:
+    """Empty the scaled plans' cache."""
+    _PLANS.clear()
+
+
 def _epilogue_interval(cfg: S.GemmConfig) -> int | None:
     """The promotion interval of a GPU tensorwise or rowwise kernel of ``cfg``
     (:data:`~gemm_opt.kernels.h100_configs.FP8_EPILOGUE_IMPRECISE_ACC`, of the
@@ -507,24 +624,34 @@ def launch(
     from gemm_opt.runtime import gemm as rt
 
     c = torch.empty(plan.out_shape, dtype=getattr(torch, plan.out_dtype), device=a.device)
-    if plan.grid == 0:
+    if plan.grid == 0 or 0 in plan.out_shape:
         return c
     scale_a, scale_b = kernel_scales(plan, scale_a, scale_b)
-    values = {
-        "a": a, "b": b, "c": c, "M": plan.m, "N": plan.n, "K": plan.k,
-        "lda": plan.lda, "ldb": plan.ldb, "ldc": plan.n,
-        "scale_a": scale_a, "scale_b": scale_b,
-    }  # fmt: skip
+    tensors = {"a": a, "b": b, "c": c, "scale_a": scale_a, "scale_b": scale_b}
+    if plan.groups is not None:
+        if plan.lens is not None:  # host lengths: on the device once per plan and device
+            lens = plan.made.get(("lens", a.device))
+            if lens is None:
+                lens = plan.made[("lens", a.device)] = torch.tensor(
+                    plan.lens, dtype=torch.int32, device=a.device
+                )
+        else:
+            lens = group_lens if group_lens.dtype == torch.int32 else group_lens.int()
+        tensors["group_lens"] = lens
+    prepared = plan.made.get("launch")
+    if prepared is not None:  # the same signature: only the tensors are new
+        prepared(*tensors.values())
+        return c
     tiles = plan.tiles
     if plan.groups is None:
         tiles = S.tile_count(plan.m, plan.n, plan.spec.block_m, plan.spec.block_n)
-    else:
-        if plan.lens is not None:
-            lens = torch.tensor(plan.lens, dtype=torch.int32, device=a.device)
-        else:
-            lens = group_lens if group_lens.dtype == torch.int32 else group_lens.int()
-        values |= {"group_lens": lens, "num_groups": plan.groups}
-    rt.launch(plan.spec, values, num_programs=plan.grid, total_tiles=tiles)
+    values = {
+        **tensors, "M": plan.m, "N": plan.n, "K": plan.k, "lda": plan.lda, "ldb": plan.ldb,
+        "ldc": plan.n, **({} if plan.groups is None else {"num_groups": plan.groups}),
+    }  # fmt: skip
+    plan.made["launch"] = rt.launch(
+        plan.spec, values, num_programs=plan.grid, total_tiles=tiles, prepare=tuple(tensors)
+    )
     return c
 
 
@@ -535,6 +662,8 @@ __all__ = [
     "MODEL_MX32_CONFIG",
     "OUT_DTYPES",
     "ScaledPlan",
+    "cached_plan",
+    "clear_plans",
     "kernel_scales",
     "launch",
     "scaled_grouped_plan",

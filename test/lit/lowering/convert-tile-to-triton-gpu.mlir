@@ -182,31 +182,28 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
     %h = arith.truncf %r : tensor<64x64xf32, #acc> to tensor<64x64xf16, #acc>
     // CHECK: %[[HB:.*]] = ttg.convert_layout %{{.*}} : tensor<64x64xf16, #[[MMA]]> -> tensor<64x64xf16, #[[BL]]>
     %hb = "tile.convert_layout"(%h) : (tensor<64x64xf16, #acc>) -> tensor<64x64xf16, #bl>
-    // The mask is, per dim, 0 <= origin + i < extent on the thin index (a block
-    // reaching out of the tensor on either side writes nothing there), broadcast,
-    // then the two dims and-ed; the pointers add the row offset in i64 (stride
-    // %arg4) and the unit-stride column index in i32.
+    // The mask is, per dim, origin + i < extent on the thin index (the origin is the
+    // constant 0, so 0 <= origin + i holds and is not emitted; see
+    // convert-tile-to-triton-gpu-mask-sign.mlir), broadcast, then the two dims
+    // and-ed; the pointers add the row offset in i64 (stride %arg4) and the
+    // unit-stride column index in i32.
     // CHECK: tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32, #ttg.slice<{dim = 1, parent = #[[BL]]}>>
     // CHECK: %[[ROW:.*]] = tt.expand_dims %{{.*}} {axis = 1 : i32} : {{.*}} -> tensor<64x1xi32, #[[BL]]>
     // CHECK: %[[COL:.*]] = tt.expand_dims %{{.*}} {axis = 0 : i32} : {{.*}} -> tensor<1x64xi32, #[[BL]]>
-    // CHECK: %[[Z0:.*]] = arith.constant dense<0> : tensor<64x1xi32, #[[BL]]>
-    // CHECK-NEXT: %[[RGE:.*]] = arith.cmpi sge, %[[ROW]], %[[Z0]] : tensor<64x1xi32, #[[BL]]>
-    // CHECK-NEXT: %[[N0:.*]] = tt.splat %arg3 : i32 -> tensor<64x1xi32, #[[BL]]>
+    // CHECK-NOT: arith.cmpi sge
+    // CHECK: %[[N0:.*]] = tt.splat %arg3 : i32 -> tensor<64x1xi32, #[[BL]]>
     // CHECK-NEXT: %[[RLT:.*]] = arith.cmpi slt, %[[ROW]], %[[N0]] : tensor<64x1xi32, #[[BL]]>
-    // CHECK-NEXT: %[[RIN:.*]] = arith.andi %[[RGE]], %[[RLT]] : tensor<64x1xi1, #[[BL]]>
-    // CHECK-NEXT: %[[RMASK:.*]] = tt.broadcast %[[RIN]] : tensor<64x1xi1, #[[BL]]> -> tensor<64x64xi1, #[[BL]]>
+    // CHECK-NEXT: %[[RMASK:.*]] = tt.broadcast %[[RLT]] : tensor<64x1xi1, #[[BL]]> -> tensor<64x64xi1, #[[BL]]>
     // CHECK-NEXT: %[[WROW:.*]] = arith.extsi %[[ROW]]
     // CHECK-NEXT: %[[LD0:.*]] = tt.splat %arg4 : i64
     // CHECK-NEXT: %[[ROFF:.*]] = arith.muli %[[WROW]], %[[LD0]]
     // CHECK-NEXT: %[[BASE:.*]] = tt.splat %arg2
     // CHECK-NEXT: %[[RPTR:.*]] = tt.addptr %[[BASE]], %[[ROFF]] : tensor<64x1x!tt.ptr<f16>, #[[BL]]>, tensor<64x1xi64, #[[BL]]>
     // CHECK-NEXT: %[[RPTRS:.*]] = tt.broadcast %[[RPTR]]
-    // CHECK: %[[Z1:.*]] = arith.constant dense<0> : tensor<1x64xi32, #[[BL]]>
-    // CHECK-NEXT: %[[CGE:.*]] = arith.cmpi sge, %[[COL]], %[[Z1]] : tensor<1x64xi32, #[[BL]]>
-    // CHECK-NEXT: %[[N1:.*]] = tt.splat %arg3 : i32 -> tensor<1x64xi32, #[[BL]]>
+    // CHECK-NOT: arith.cmpi sge
+    // CHECK: %[[N1:.*]] = tt.splat %arg3 : i32 -> tensor<1x64xi32, #[[BL]]>
     // CHECK-NEXT: %[[CLT:.*]] = arith.cmpi slt, %[[COL]], %[[N1]] : tensor<1x64xi32, #[[BL]]>
-    // CHECK-NEXT: %[[CIN:.*]] = arith.andi %[[CGE]], %[[CLT]] : tensor<1x64xi1, #[[BL]]>
-    // CHECK-NEXT: %[[CMASK:.*]] = tt.broadcast %[[CIN]] : tensor<1x64xi1, #[[BL]]> -> tensor<64x64xi1, #[[BL]]>
+    // CHECK-NEXT: %[[CMASK:.*]] = tt.broadcast %[[CLT]] : tensor<1x64xi1, #[[BL]]> -> tensor<64x64xi1, #[[BL]]>
     // CHECK-NEXT: %[[MASK:.*]] = arith.andi %[[RMASK]], %[[CMASK]] : tensor<64x64xi1, #[[BL]]>
     // CHECK-NEXT: %[[WCOL:.*]] = tt.broadcast %[[COL]]
     // CHECK-NEXT: %[[PTRS:.*]] = tt.addptr %[[RPTRS]], %[[WCOL]] : tensor<64x64x!tt.ptr<f16>, #[[BL]]>, tensor<64x64xi32, #[[BL]]>

@@ -169,8 +169,10 @@ def check_fp8_config(
 ) -> None:
     """ValueError, naming the argument, for an FP8 kernel that is not built.
 
-    Built: dense, :data:`~gemm_opt.core.modes.FP8_KINDS`, or grouped "m"
-    (:data:`~gemm_opt.core.modes.GROUPED_KINDS`), A stored (M, K) and B stored
+    Built: dense, :data:`~gemm_opt.core.modes.FP8_KINDS` (every kind: where
+    stream-K or split-K split a tile's K range, each program's fp32 partial is
+    scaled before the reduction adds it, which the recipes' linearity allows),
+    or grouped "m" (:data:`~gemm_opt.core.modes.GROUPED_KINDS`), A stored (M, K) and B stored
     (N, K) or (G, N, K) (``trans_b``; Hopper's 8-bit wgmma reads both operands
     K-major), ``block_k`` a multiple of :data:`FP8_MMA_K` (block128:
     :data:`FP8_BLOCK_K`; mx32: a multiple of :data:`FP8_MX_K`), C bf16 or fp32;
@@ -178,10 +180,7 @@ def check_fp8_config(
     (block128: none, its MMAs take ``block_k``; mx32: none).
     """
     if kind not in FP8_KINDS:
-        raise ValueError(
-            f"kind {kind!r} has no FP8 kernel; built: {', '.join(FP8_KINDS)} (the epilogue "
-            "scales each tile's finished accumulator)"
-        )
+        raise ValueError(f"kind {kind!r} has no FP8 kernel; built: {', '.join(FP8_KINDS)}")
     if grouped not in (Grouped.NONE, Grouped.M):
         raise ValueError(
             f"grouped {grouped!r} has no FP8 kernel; built: dense ('none') and grouped 'm'"
@@ -357,7 +356,8 @@ class GemmConfig:
 MODEL_CONFIG = GemmConfig(64, 64, 32, 4, 4)
 #: Arguments an aligned kernel states ``tile.divisibility`` facts on: the
 #: leading dimensions, and N and K (the bounds that mask each copy's rows, so
-#: a mask covers whole 16-byte vectors). Pointers are 16-byte aligned always.
+#: a mask covers whole 16-byte vectors; K only where an operand's rows run along
+#: it, :func:`aligned_args`). Pointers are 16-byte aligned always.
 ALIGNED_ARGS = ("N", "K", "lda", "ldb", "ldc")
 #: The alignment, in bytes, an aligned kernel assumes of every row start and
 #: copy bound: the widest vector copy's (16-byte ``cp.async``, TMA strides,
@@ -396,11 +396,17 @@ def aligned_args(
     A, ``trans_a``'s (K, M) one): it is copied as it lies, so its copy rows
     run along M. With ``trans_c`` the stored rows of C run along M too (M
     stated), and where B also lies transposed nothing runs along N, which is
-    then left free: swap-AB's N is the token count, any number."""
+    then left free: swap-AB's N is the token count, any number. Likewise K
+    where neither operand's rows run along it (A stored (K, M) or (S, M) and B
+    (K, N)): K then only bounds whole rows, so wgrad's K, the routed token
+    count, may be any number."""
+    a_along_k = not (grouped == Grouped.K or trans_a)
     names = ALIGNED_ARGS
     if trans_c and trans_b:
         names = tuple(n for n in names if n != "N")
-    if grouped == Grouped.K or trans_a or trans_c:
+    if not (a_along_k or trans_b):
+        names = tuple(n for n in names if n != "K")
+    if not a_along_k or trans_c:
         names = (*names, "M")
     return names
 
