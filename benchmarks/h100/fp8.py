@@ -52,6 +52,7 @@ from __future__ import annotations
 import argparse
 import csv
 import functools
+import math
 import os
 import sys
 from pathlib import Path
@@ -73,9 +74,15 @@ SHAPES = (
     (64, 7168, 16384),
     (128, 7168, 16384),
 )
+#: The fewest rows of a dense speed shape whose other configurations are measured
+#: (:func:`_configs`): the prefill shapes; the decode ones take 64-row tiles.
+CONFIG_MIN_ROWS = 256
 #: Correctness shapes: ragged M and N; K off the 16-element rule (the plain
 #: kernel) and on it (the TMA twin); a decode shape.
 CHECK_SHAPES = ((300, 200, 176), (257, 129, 100), (16, 384, 512), (1000, 1000, 4096))
+#: Checks of the configurations measured beside the API's (:func:`_configs`): ragged
+#: M and N past a 256x128 tile's edges, multiples of 16 (the TMA-only twins' facts).
+CONFIG_CHECK_SHAPES = ((1000, 1008, 4096), (272, 400, 1536))
 RECIPES = ("rowwise", "tensorwise", "block128")
 SCHEDULES = ("data-parallel", "persistent")
 #: K per block128 scale.
@@ -145,17 +152,59 @@ def _torch_mm(torch: Any, a, b, sa, sb, out_dtype):
 def _variant(a, b, sa, sb, schedule: str, acc: int | None, out_dtype=None):
     """C of the scaled kernel with promotion interval ``acc`` (None: the API's call,
     ``gemm_opt.matmul``; else its plan with ``imprecise_acc`` replaced, 32 being one
-    instruction's K: the spec's None)."""
+    instruction's K: the spec's None). The other intervals are bundled for the
+    configurations of ``FP8_GPU_CONFIGS`` only (the TMA-only tile spills at 32), so
+    their plan takes the one of those the API picks where no TMA-only tile serves."""
     from dataclasses import replace
 
     import gemm_opt
+    from gemm_opt.kernels import h100_configs as h100
     from gemm_opt.runtime import scaled
 
     if acc is None:
         return gemm_opt.matmul(a, b, scale_a=sa, scale_b=sb, schedule=schedule, out_dtype=out_dtype)
-    plan = scaled.scaled_plan(a, b, sa, sb, schedule=schedule, out_dtype=out_dtype)
+    cfg = h100.FP8_GPU_CONFIGS[h100.fp8_config_name(a.shape[0], b.shape[1])]
+    plan = scaled.scaled_plan(a, b, sa, sb, schedule=schedule, out_dtype=out_dtype, config=cfg)
     plan = replace(plan, spec=replace(plan.spec, imprecise_acc=None if acc == 32 else acc))
     return scaled.launch(plan, a, b, sa, sb)
+
+
+def _configured(a, b, sa, sb, schedule: str, name: str, lens=None, out_dtype=None):
+    """C of the kernel of FP8 configuration ``name`` (an entry of ``FP8_GPU_CONFIGS``
+    or ``FP8_TMA_CONFIGS``: those run as their TMA twin, which the arguments must
+    suit); ``lens`` on the device: the grouped forward."""
+    from gemm_opt.kernels import h100_configs as h100
+    from gemm_opt.runtime import scaled
+
+    cfg = {**h100.FP8_GPU_CONFIGS, **h100.FP8_TMA_CONFIGS}[name]
+    kw = dict(config=cfg, out_dtype=out_dtype)
+    if lens is None:
+        plan = scaled.scaled_plan(a, b, sa, sb, schedule=schedule, **kw)
+    else:
+        plan = scaled.scaled_grouped_plan(a, b, lens, sa, sb, trans_b=True, **kw)
+    return scaled.launch(plan, a, b, sa, sb, lens)
+
+
+def _configs(m: int, recipe: str, chosen: str | None = None) -> tuple[str, ...]:
+    """The configurations measured beside the API's for an ``m``-row output of
+    ``recipe``: each bundled one other than ``chosen`` (the API's) with rows for
+    its tile, ``mid`` (the 128x128 tile) and each TMA-only one (tensorwise and
+    rowwise)."""
+    from gemm_opt.kernels import h100_configs as h100
+
+    names = ["mid"]
+    if recipe != "block128":
+        names += list(h100.FP8_TMA_CONFIGS)
+    every = {**h100.FP8_GPU_CONFIGS, **h100.FP8_TMA_CONFIGS}
+    return tuple(n for n in names if n != chosen and m >= every[n].block_m)
+
+
+def _chosen(m: int, n: int, recipe: str, aligned: bool = True) -> str:
+    """The API's configuration for a bf16-C problem (``aligned``: N, K and the leading
+    dimensions multiples of 16, as the benchmark's tables' shapes are)."""
+    from gemm_opt.kernels import h100_configs as h100
+
+    return h100.fp8_config_name(m, n, tma_only=aligned and recipe in h100.FP8_TMA_SCALES)
 
 
 def _accs(recipe: str) -> tuple[int | None, ...]:
@@ -227,6 +276,33 @@ def check(torch: Any, say: Any) -> bool:
     return ok
 
 
+def check_configs(torch: Any, say: Any) -> bool:
+    """The configurations of :func:`_configs` on :data:`CONFIG_CHECK_SHAPES`, both
+    schedules, bf16 C, against float64 and ``torch._scaled_mm`` as :func:`check`."""
+    ok = True
+    for m, n, k in CONFIG_CHECK_SHAPES:
+        for recipe in RECIPES:
+            a, w, sa, sb = _quantized(torch, m, n, k, recipe, m + n + k)
+            ref, mag = _reference(torch, a, w, sa, sb, recipe)
+            theirs = _torch_mm(torch, a, w.t(), sa, sb, torch.bfloat16)
+            bound = REL * ref.abs() + ABS * mag
+            for schedule in SCHEDULES:
+                for name in _configs(m, recipe):
+                    c = _configured(a, w.t(), sa, sb, schedule, name)
+                    err_ref = ((c.double() - ref).abs() / bound).max().item()
+                    err_torch = float("nan")
+                    if theirs is not None:
+                        err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
+                    good = err_ref <= 1 and (theirs is None or err_torch <= 2)
+                    ok &= good
+                    say(
+                        f"{'PASS' if good else 'FAIL'} {m}x{n}x{k} {recipe} {schedule}-{name}: "
+                        f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound "
+                        f"{'n/a' if theirs is None else f'{err_torch:.3f} (of 2)'}"
+                    )
+    return ok
+
+
 def _grouped_quantized(torch: Any, lens, n: int, k: int, recipe: str, seed: int):
     """a (S, K), w (G, N, K) e4m3 and their scales as the grouped API takes them."""
     import gemm_opt
@@ -280,19 +356,26 @@ def check_grouped(torch: Any, say: Any) -> bool:
             if k % 16 == 0 and n % 16 == 0 and recipe == "rowwise":
                 theirs = _torch_grouped(torch, a, w, sa, sw, lens_dev, torch.bfloat16)
             kw = dict(trans_b=True, scale_a=sa, scale_b=sw)
-            c = gemm_opt.grouped_matmul(a, w, lens_dev, **kw)
+            runs = {"api": functools.partial(gemm_opt.grouped_matmul, a, w, lens_dev, **kw)}
+            if k % 128 == 0 and n % 16 == 0:  # the TMA-only twins' facts
+                for name in _configs(sum(lens), recipe, _chosen(sum(lens), n, recipe)):
+                    runs[name] = functools.partial(
+                        _configured, a, w, sa, sw, "persistent", name, lens_dev
+                    )
             bound = REL * ref.abs() + ABS * mag
-            err_ref = ((c.double() - ref).abs() / bound).max().item()
-            err_torch = float("nan")
-            if theirs is not None:
-                err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
-            good = err_ref <= 1 and (theirs is None or err_torch <= 2)
-            ok &= good
-            say(
-                f"{'PASS' if good else 'FAIL'} grouped {lens} N={n} K={k} {recipe}: "
-                f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound "
-                f"{'n/a' if theirs is None else f'{err_torch:.3f} (of 2)'}"
-            )
+            for name, run in runs.items():
+                c = run()
+                err_ref = ((c.double() - ref).abs() / bound).max().item()
+                err_torch = float("nan")
+                if theirs is not None:
+                    err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
+                good = err_ref <= 1 and (theirs is None or err_torch <= 2)
+                ok &= good
+                say(
+                    f"{'PASS' if good else 'FAIL'} grouped {lens} N={n} K={k} {recipe} {name}: "
+                    f"|C-ref|/bound {err_ref:.3f}, |C-torch|/bound "
+                    f"{'n/a' if theirs is None else f'{err_torch:.3f} (of 2)'}"
+                )
     return ok
 
 
@@ -333,6 +416,10 @@ def speed_grouped(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str
                     scale_b=sw,
                 ),
             }  # fmt: skip
+            for name in _configs(s, recipe, _chosen(s, n, recipe)):
+                fns[name] = functools.partial(
+                    _configured, a, w, sa, sw, "persistent", name, lens_dev
+                )
             if fns["torch"]() is None:
                 del fns["torch"]
             res = benchlib.bench(fns, reps, warmup, flush)
@@ -416,17 +503,24 @@ def _graph_markdown(rows: list[dict[str, Any]]) -> str:
 def _grouped_markdown(rows: list[dict[str, Any]]) -> str:
     lines = [
         "",
-        "| grouped | recipe | torch._scaled_grouped_mm TFLOP/s | ours TFLOP/s | ours / torch |",
-        "|---|---|---|---|---|",
+        "| grouped | recipe | torch._scaled_grouped_mm TFLOP/s | ours TFLOP/s | ours / torch "
+        "| other kernels (TFLOP/s) |",
+        "|---|---|---|---|---|---|",
     ]
     key = {(r["shape"], r["recipe"], r["impl"]): r for r in rows}
     for shape, recipe in dict.fromkeys((r["shape"], r["recipe"]) for r in rows):
         t = key.get((shape, recipe, "grouped-torch"))
         o = key[(shape, recipe, "grouped-persistent")]
         mark = "" if t is None or t["torch_recipe"] == recipe else f" ({t['torch_recipe']})"
+        others = ", ".join(
+            f"{r['impl'].removeprefix('grouped-')} {r['tflops']} ({r['vs_torch']:.2f}x)"
+            for r in rows
+            if (r["shape"], r["recipe"]) == (shape, recipe)
+            and r["impl"] not in ("grouped-torch", "grouped-persistent")
+        )
         lines.append(
             f"| {shape} | {recipe} | {'-' if t is None else t['tflops']}{mark} | {o['tflops']} "
-            f"| {o['vs_torch']:.2f}x |"
+            f"| {o['vs_torch']:.2f}x | {others or '-'} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -458,6 +552,11 @@ def speed(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str, Any]]:
                     fns[_impl(schedule, acc)] = functools.partial(
                         _variant, a, b, sa, sb, schedule, acc
                     )
+                if m >= CONFIG_MIN_ROWS:
+                    for name in _configs(m, recipe, _chosen(m, n, recipe)):
+                        fns[f"{schedule}-{name}"] = functools.partial(
+                            _configured, a, b, sa, sb, schedule, name
+                        )
             res = benchlib.bench(fns, reps, warmup, flush)
             base = res["torch"]["median_ms"]
             for name, r in res.items():
@@ -473,6 +572,150 @@ def speed(torch: Any, reps: int, warmup: int, say: Any) -> list[dict[str, Any]]:
                     f"{row['tflops']:7.1f} TFLOP/s {row['vs_torch']:.2f}x torch"
                 )
     return rows
+
+
+def sweep_shapes(count: int, seed: int) -> list[tuple[int, int, int, int | None]]:
+    """``count`` seeded random problems none of the tuned shapes is: (M, N, K, None)
+    dense and (rows per group, N, K, G) grouped, one in four grouped. Sizes
+    log-uniform (M 256-8192, a group's rows 256-32768/G, N and K 512-8192),
+    multiples of 16 except one dense problem in four whose N or K is off by 8 (the
+    plain kernels: the TMA-only tile has none); grouped K a multiple of 128."""
+    import random
+
+    rnd = random.Random(seed)
+
+    def size(lo: int, hi: int, step: int) -> int:
+        return max(lo, round(2 ** rnd.uniform(math.log2(lo), math.log2(hi)) / step) * step)
+
+    out: list[tuple[int, int, int, int | None]] = []
+    while len(out) < count:
+        g = rnd.choice((4, 8, 16)) if rnd.random() < 0.25 else None
+        m = size(256, 8192 if g is None else 32768 // g, 16)
+        n, k = size(512, 8192, 16), size(512, 8192, 16 if g is None else 128)
+        if g is None and rnd.random() < 0.25:
+            n, k = (n + 8, k) if rnd.random() < 0.5 else (n, k + 8)
+        shape = (m, n, k, g)
+        if shape[:3] not in SHAPES and shape not in out:
+            out.append(shape)
+    return out
+
+
+def speed_sweep(torch: Any, count: int, seed: int, say: Any) -> tuple[list[dict[str, Any]], bool]:
+    """:func:`sweep_shapes` through the API (rowwise and tensorwise dense, rowwise
+    grouped with seeded unbalanced lengths), each checked against the float64
+    product (:data:`REL`, :data:`ABS`) and timed beside torch and beside ``mid``
+    where the API chose another tile, each call in a CUDA graph
+    (:func:`benchlib.graph_us`: the kernels' time, warm L2, not the host's: the
+    API's host path and ``mid``'s plan-and-launch differ); returns the rows and
+    whether every check passed."""
+    import gemm_opt
+
+    rows, ok = [], True
+    for m, n, k, g in sweep_shapes(count, seed):
+        for recipe in ("rowwise",) if g else ("rowwise", "tensorwise"):
+            if g is None:
+                a, w, sa, sb = _quantized(torch, m, n, k, recipe, m + n + k)
+                b = w.t()
+                fns = {
+                    "torch": functools.partial(_torch_mm, torch, a, b, sa, sb, torch.bfloat16),
+                    "api": functools.partial(gemm_opt.matmul, a, b, scale_a=sa, scale_b=sb),
+                }
+                chosen = _chosen(m, n, recipe, aligned=n % 16 == 0 and k % 16 == 0)
+                if chosen != "mid" and m >= 128:
+                    fns["mid"] = functools.partial(
+                        _configured, a, b, sa, sb, "data-parallel", "mid"
+                    )
+                ref, mag = _reference(torch, a, w, sa, sb, recipe)
+                label = f"{m}x{n}x{k}"
+            else:
+                lens = _routing(g, m, False)
+                lens_dev = torch.tensor(lens, dtype=torch.int32, device="cuda")
+                a, w, sa, sw = _grouped_quantized(torch, lens, n, k, recipe, m + n + k)
+                fns = {
+                    "torch": functools.partial(
+                        _torch_grouped, torch, a, w, sa, sw, lens_dev, torch.bfloat16
+                    ),
+                    "api": functools.partial(
+                        gemm_opt.grouped_matmul, a, w, lens_dev, trans_b=True, scale_a=sa,
+                        scale_b=sw,
+                    ),
+                }  # fmt: skip
+                chosen = _chosen(sum(lens), n, recipe)
+                if chosen != "mid":
+                    fns["mid"] = functools.partial(
+                        _configured, a, w, sa, sw, "persistent", "mid", lens_dev
+                    )
+                ref, mag = _grouped_reference(torch, a, w, sa, sw, lens, recipe)
+                label = f"G={g} {sum(lens)}x{n}x{k}"
+            if fns["torch"]() is None:  # torch takes multiples of 16 only
+                del fns["torch"]
+            c = fns["api"]()
+            err = ((c.double() - ref).abs() / (REL * ref.abs() + ABS * mag)).max().item()
+            ok &= err <= 1
+            del ref, mag
+            res = {}
+            for name, fn in fns.items():
+                try:
+                    res[name] = {"median_ms": benchlib.graph_us(torch, fn, 10, 10) / 1000}
+                except Exception as e:  # a capture that fails is reported, not fatal
+                    say(f"sweep {label} {recipe} {name}: not captured ({type(e).__name__}: {e})")
+            if "api" not in res:
+                ok = False
+                continue
+            base = res["torch"]["median_ms"] if "torch" in res else float("nan")
+            rows_m = sum(lens) if g else m
+            for name, r in res.items():
+                ms = r["median_ms"]
+                rows.append({
+                    "m": rows_m, "n": n, "k": k, "recipe": recipe, "impl": f"sweep-{name}",
+                    "median_ms": round(ms, 5),
+                    "tflops": round(benchlib.tflops(rows_m, n, k, ms), 1),
+                    "vs_torch": round(base / ms, 3), "torch_recipe": recipe, "shape": label,
+                    "config": chosen,
+                })  # fmt: skip
+            api = res["api"]["median_ms"]
+            vs_mid = res["mid"]["median_ms"] / api if "mid" in res else float("nan")
+            say(
+                f"{'PASS' if err <= 1 else 'FAIL'} sweep {label} {recipe:10s} api={chosen:6s} "
+                f"|C-ref|/bound {err:.3f}  {benchlib.tflops(rows_m, n, k, api):7.1f} TFLOP/s "
+                f"{base / api:.2f}x torch, {vs_mid:.2f}x mid"
+            )
+    return rows, ok
+
+
+def _sweep_markdown(rows: list[dict[str, Any]]) -> str:
+    """Geomean and worst of the API against torch per recipe and form, and of the API
+    against ``mid`` where it chose another tile."""
+    lines = [
+        "",
+        "| sweep | problems | geomean api / torch | worst api / torch "
+        "| geomean api / mid (where api is not mid) |",
+        "|---|---|---|---|---|",
+    ]
+    key = {(r["shape"], r["recipe"], r["impl"]): r for r in rows}
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for shape, recipe in dict.fromkeys((r["shape"], r["recipe"]) for r in rows):
+        form = "grouped" if shape.startswith("G=") else "dense"
+        groups.setdefault(f"{form} {recipe}", []).append((shape, recipe))
+    for name, probs in groups.items():
+        ratios = [
+            (key[(s, r, "sweep-api")]["vs_torch"], s)
+            for s, r in probs
+            if (s, r, "sweep-torch") in key
+        ]
+        mids = [
+            key[(s, r, "sweep-api")]["tflops"] / key[(s, r, "sweep-mid")]["tflops"]
+            for s, r in probs
+            if (s, r, "sweep-mid") in key
+        ]
+        geo = math.exp(sum(math.log(x) for x, _ in ratios) / len(ratios)) if ratios else math.nan
+        worst = min(ratios, default=(math.nan, "-"))
+        gmid = math.exp(sum(math.log(x) for x in mids) / len(mids)) if mids else math.nan
+        lines.append(
+            f"| {name} | {len(probs)} | {geo:.2f}x | {worst[0]:.2f}x ({worst[1]}) "
+            f"| {gmid:.2f}x ({len(mids)}) |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def _markdown(rows: list[dict[str, Any]], gpu: str) -> str:
@@ -510,9 +753,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=20, help="timed samples per kernel")
     ap.add_argument("--warmup", type=int, default=3, help="untimed calls per kernel first")
     ap.add_argument("--skip-speed", action="store_true", help="the correctness checks only")
+    ap.add_argument(
+        "--sweep", type=int, default=0, help="random problems timed after the tables (default 0)"
+    )
+    ap.add_argument("--sweep-seed", type=int, default=1, help="the sweep's seed")
     args = ap.parse_args(argv)
-    if args.reps < 1 or args.warmup < 0:
-        ap.error("--reps takes a positive count, --warmup a non-negative one")
+    if args.reps < 1 or args.warmup < 0 or args.sweep < 0:
+        ap.error("--reps takes a positive count, --warmup and --sweep non-negative ones")
     if args.bundles:
         os.environ["GEMM_OPT_BUNDLE_DIR"] = args.bundles
     torch = benchlib.cuda_torch(ap.prog)
@@ -525,12 +772,16 @@ def main(argv: list[str] | None = None) -> int:
     report(f"# {gpu}, torch {torch.__version__}")
     try:
         ok = check(torch, report)
+        ok &= check_configs(torch, report)
         ok &= check_grouped(torch, report)
-        rows, grouped, graphs = [], [], []
+        rows, grouped, graphs, swept = [], [], [], []
         if not args.skip_speed:
             rows = speed(torch, args.reps, args.warmup, report)
             grouped = speed_grouped(torch, args.reps, args.warmup, report)
             graphs = speed_graphs(torch, report)
+            if args.sweep:
+                swept, good = speed_sweep(torch, args.sweep, args.sweep_seed, report)
+                ok &= good
     except KernelMissing as e:
         print(f"{ap.prog}: error: {e}", file=sys.stderr)
         return 2
@@ -538,11 +789,12 @@ def main(argv: list[str] | None = None) -> int:
     report.write(args.out / "fp8.log")
     if rows:
         with open(args.out / "fp8.csv", "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=[*rows[0], "shape"], restval="")
+            writer = csv.DictWriter(f, fieldnames=[*rows[0], "shape", "config"], restval="")
             writer.writeheader()
-            writer.writerows(rows + grouped + graphs)
+            writer.writerows(rows + grouped + graphs + swept)
         md = _markdown(rows, gpu) + (_grouped_markdown(grouped) if grouped else "")
         md += _graph_markdown(graphs) if graphs else ""
+        md += _sweep_markdown(swept) if swept else ""
         (args.out / "fp8.md").write_text(md)
     return 0 if ok else 1
 

@@ -163,6 +163,71 @@ def test_gpu_config_classes(m, n, config):
     assert cfg.block_k % 64 == 0
 
 
+@pytest.mark.parametrize(
+    ("m", "n", "config"),
+    [
+        (4096, 7168, "tall"),  # 16 x 56 256x128 tiles
+        (4096, 2112, "tall"),  # 16 x 17 = 272: two waves of 132
+        (4096, 2048, "mid"),  # 16 x 16 = 256: under two waves
+        (2048, 2048, "mid"),  # 8 x 16 = 128 tall tiles
+        (1024, 2112, "mid"),
+        (512, 2048, "narrow"),
+        (16, 4096, "narrow"),
+    ],
+)
+def test_gpu_config_classes_with_the_tma_only_tile(m, n, config):
+    assert h100.fp8_config_name(m, n, tma_only=True) == config
+    assert h100.fp8_config_name(m, n) == ("mid" if config == "tall" else config)
+
+
+@pytest.mark.parametrize(
+    ("kw", "suits"),
+    [
+        ({}, True),
+        ({"N": 1000}, False),  # 16 elements (16 bytes of fp8) is the TMA twin's fact
+        ({"ldb": 7184}, True),  # padded rows
+        ({"lda": 7176}, False),
+        ({"K": 0}, False),  # a TMA descriptor's dims are at least 1
+        ({"scale": "block128"}, False),  # its promoted block product spills
+        ({"out": "float32"}, False),  # bundled with bf16 C
+    ],
+)
+def test_the_tma_only_tile_needs_its_twins_facts(kw, suits):
+    from gemm_opt.core.modes import Grouped, Scale
+
+    args = {"M": 4096, "N": 7168, "K": 7168, "lda": 7168, "ldb": 7168, "ldc": 7168}
+    scale, out = Scale(kw.pop("scale", "rowwise")), kw.pop("out", "bfloat16")
+    args |= kw
+    for grouped in (Grouped.NONE, Grouped.M):
+        assert scaled._tma_only_call("f8e4m3", scale, out, grouped, **args) is suits
+
+
+def test_the_tma_only_tile_runs_as_its_bundled_twin():
+    """The GPU spec of the 256x128 tile is its TMA twin, which the bundle holds; a
+    ``config`` naming it on a call it does not suit is a ValueError naming config."""
+    from gemm_opt.core.modes import Grouped, Scale
+    from gemm_opt.kernels.build_bundles import fp8_bundle_specs
+
+    bundled = {s.name for s in fp8_bundle_specs()}
+    cfg = scaled._config(4096, 7168, "cuda", None, Scale.ROWWISE, tma_only=True)
+    assert cfg == h100.FP8_TMA_CONFIGS["tall"]
+    for schedule, grouped in (
+        ("data-parallel", "none"),
+        ("persistent", "none"),
+        ("persistent", "m"),
+    ):
+        for recipe in h100.FP8_TMA_SCALES:
+            spec = scaled.scaled_spec(
+                schedule, "f8e4m3", cfg, recipe, "bfloat16", Grouped(grouped), gpu=True
+            )
+            assert spec.tma and spec.aligned and spec.imprecise_acc == 128
+            assert spec.name in bundled
+    with pytest.raises(ValueError, match="config: 256x128 runs as a TMA kernel only"):
+        scaled._config(4096, 7168, "cuda", cfg, Scale.BLOCK128)
+    assert scaled._config(4096, 7168, "cuda", cfg, Scale.ROWWISE, tma_only=True) == cfg
+    assert scaled._config(300, 200, "numpy", cfg, Scale.BLOCK128) == cfg  # the model runs any
+
+
 def test_the_plan_names_the_bundled_kernel():
     a, w, _ = _operands()
     plan = scaled.scaled_plan(
@@ -199,7 +264,10 @@ TRAINING = 2 * 2 * 3 - 2
 #: The split kinds (work stealing, stream-K atomic, linear, tree, split-K): 2
 #: configurations x 3 recipes at the API's interval.
 SPLIT = 2 * 5 * 3
-BUNDLED = (2 * (2 * (3 + ACCS) + 3) + 2 * (2 + ACCS) + TRAINING + SPLIT) * 3
+#: The TMA-only configurations' kernels: (2 dense schedules + grouped "m") x (tensorwise,
+#: rowwise), bf16 C, the TMA twin alone.
+TMA_ONLY = len(h100.FP8_TMA_CONFIGS) * 3 * 2
+BUNDLED = (2 * (2 * (3 + ACCS) + 3) + 2 * (2 + ACCS) + TRAINING + SPLIT) * 3 + TMA_ONLY
 
 
 def test_fp8_bundle_holds_every_recipe_and_interval():
@@ -212,6 +280,15 @@ def test_fp8_bundle_holds_every_recipe_and_interval():
         "rowwise",
         "block128",
     }
+    tma_only = {(s.block_m, s.block_n) for s in specs if s.tma} - {
+        (s.block_m, s.block_n) for s in specs if not s.aligned
+    }
+    assert tma_only == {(c.block_m, c.block_n) for c in h100.FP8_TMA_CONFIGS.values()}
+    assert all(
+        s.out_dtype == "bf16" and s.scale in ("tensorwise", "rowwise") and s.imprecise_acc == 128
+        for s in specs
+        if (s.block_m, s.block_n) in tma_only
+    )
     fp32 = {(s.block_m, s.kind, s.grouped, s.scale) for s in specs if s.out_dtype == "fp32"}
     assert fp32 == {
         (cfg.block_m, kind, grouped, scale)

@@ -190,3 +190,32 @@ def test_cuda90_kernel_runs_wgmma_on_8_bit_operands(dtype, ptx_type):
     assert wgmma == {f"wgmma.mma_async.sync.aligned.m64n128k32.f32.{ptx_type}.{ptx_type}"}
     assert "cp.async.bulk.tensor.2d" in ptx  # the TMA twin's copies
     assert "mul.f32" in ptx or "mul.rn.f32" in ptx  # the epilogue's scales
+
+
+def _usage(binary: bytes) -> dict[str, str]:
+    """``cuobjdump -res-usage`` of a cubin: REG, STACK, LOCAL, ... by name."""
+    from support.scripts import ROOT, load_script
+
+    usage = load_script(ROOT / "benchmarks" / "h100" / "cubin_usage.py", "fp8_cubin_usage")
+    return dict(f.split(":") for f in usage.resource_usage(binary).split())
+
+
+def test_tma_only_configurations_fit_in_registers():
+    """The bar for a bundled configuration: no stack. The 256x128 tile's TMA twins
+    keep their 128 accumulator registers without spilling, each warpgroup's two
+    m64n128 wgmmas per K step in the SASS; its plain twin (address registers of
+    its own copies) does spill, which is why only the TMA twins are bundled."""
+    from dataclasses import replace
+
+    from gemm_opt.kernels import h100_configs as h100
+    from gemm_opt.kernels.build_bundles import _build_one, fp8_bundle_specs
+
+    tall = h100.FP8_TMA_CONFIGS["tall"]
+    specs = [s for s in fp8_bundle_specs() if (s.block_m, s.block_n) == (256, 128)]
+    assert len(specs) == 6 and all(s.tma and s.aligned for s in specs)
+    assert all(s.block_k == tall.block_k and s.num_stages == tall.num_stages for s in specs)
+    for spec in specs:
+        usage = _usage(_build_one(spec, "cuda:90").binary)
+        assert usage["STACK"] == "0" and usage["LOCAL"] == "0", (spec.name, usage)
+    plain = replace(specs[1], aligned=False, tma=False)
+    assert int(_usage(_build_one(plain, "cuda:90").binary)["STACK"]) > 0

@@ -208,7 +208,9 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
     :data:`FP8_SPLIT_SCHEDULES` (work stealing, stream-K's three reductions, split-K)
     of every configuration and recipe at the API's interval, bf16 C; each plain
     kernel (for K or leading dimensions off the 16-element rule) with its aligned
-    and TMA twins."""
+    and TMA twins; and the TMA twins alone of
+    :data:`~gemm_opt.kernels.h100_configs.FP8_TMA_CONFIGS` (tensorwise and rowwise,
+    data-parallel, persistent and grouped, bf16 C), whose other twins spill."""
     from gemm_opt.core.modes import GROUPED_KINDS, Kind, Scale
 
     def epilogue(name: str) -> tuple[tuple[Scale, int | None], ...]:
@@ -278,10 +280,20 @@ def fp8_bundle_specs(dtypes: tuple[str, ...] = ("f8e4m3",)) -> list[S.KernelSpec
         )
     ]
     plain += [s for s in training if s not in plain]
+    # The TMA-only configurations: tensorwise and rowwise at their interval, bf16 C.
+    tma_only = [
+        replace(spec(kind, grouped, dtype, cfg, scale, h100.FP8_EPILOGUE_IMPRECISE_ACC[name],
+                     h100.FP8_TMA_OUT), aligned=True, tma=True)
+        for dtype in dtypes
+        for name, cfg in h100.FP8_TMA_CONFIGS.items()
+        for kind, grouped in (*((k, "none") for k in h100.FP8_TMA_KINDS), (Kind.PERSISTENT, "m"))
+        for scale in h100.FP8_TMA_SCALES
+    ]  # fmt: skip
     return (
         plain
         + [replace(s, aligned=True) for s in plain]
         + [replace(s, aligned=True, tma=True) for s in plain]
+        + tma_only
     )
 
 

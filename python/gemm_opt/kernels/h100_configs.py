@@ -12,7 +12,7 @@ autotune fallback reads them where no compiler is installed.
 
 from __future__ import annotations
 
-from gemm_opt.core.modes import FIXUP_REDUCTIONS, Grouped, Kind
+from gemm_opt.core.modes import FIXUP_REDUCTIONS, Grouped, Kind, Scale
 from gemm_opt.core.schedules.abi import GemmConfig
 from gemm_opt.core.schedules.partition import tile_count
 
@@ -114,13 +114,23 @@ def gpu_config_name(
 
 #: The FP8 kernels' configurations (dense, B stored (N, K)), by name: 128-deep K
 #: blocks (a copy row of 128 bytes, as the 16-bit classes' 64-deep ones); not
-#: tuned yet. No 128x256 class: with the epilogue's two broadcast scale tiles
-#: beside its 128 accumulator registers a thread spills (hundreds of bytes of
-#: stack in every variant), where these two do not (their aligned and TMA twins).
+#: tuned yet. No 128x256 class: its one m64n256 wgmma per warpgroup holds 128
+#: registers of partial sums (the promotion interval's) beside the 128 of the
+#: accumulator and spills in the K loop, with scales or without; block128's block
+#: product does the same at 256x128 (:data:`FP8_TMA_CONFIGS`).
 FP8_GPU_CONFIGS = {
     "mid": GemmConfig(128, 128, 128, 8, 8, 4),
     "narrow": GemmConfig(64, 128, 128, 8, 4, 4),
 }
+#: FP8 configurations bundled as TMA twins only, bf16 C, tensorwise and rowwise
+#: at their :data:`FP8_EPILOGUE_IMPRECISE_ACC` interval: the kernels that fit in
+#: registers without a stack. ``tall``, 256x128 on 8 warps: a warpgroup's 128 rows
+#: are two m64n128 wgmmas over the same B, 128 accumulator registers and 32 scale_b
+#: columns a thread, and ptxas runs the wgmmas one at a time (C7514) rather than
+#: hold both halves' partial sums, so the TMA twins take 252-255 registers and no
+#: stack; the plain and ``cp.async`` twins (more address registers) spill, as do
+#: fp32 C on grouped rowwise and rowwise at interval 32.
+FP8_TMA_CONFIGS = {"tall": GemmConfig(256, 128, 128, 8, 8, 4)}
 
 
 #: The promotion intervals besides one instruction's (32) that the FP8 bundle holds
@@ -132,16 +142,37 @@ FP8_IMPRECISE_ACC: tuple[int, ...] = (128,)
 #: :data:`FP8_GPU_CONFIGS` entry (None: one instruction's K, 32), chosen from the
 #: benchmark's speed and accuracy (docs/fp8.md, "Accumulation"): 128 is 1.3x
 #: faster on every shape measured and as accurate as ``torch._scaled_mm``.
-FP8_EPILOGUE_IMPRECISE_ACC: dict[str, int | None] = {"mid": 128, "narrow": 128}
+FP8_EPILOGUE_IMPRECISE_ACC: dict[str, int | None] = {"tall": 128, "mid": 128, "narrow": 128}
 
 
-def fp8_config_name(m: int, n: int, sms: int = 132) -> str:
-    """The :data:`FP8_GPU_CONFIGS` entry for an ``m x n`` output: ``mid`` where
-    its tiles fill a wave of ``sms`` programs (and M has ``block_m`` rows), else
-    ``narrow`` (decode and small outputs: 64-row tiles, more programs)."""
-    cfg = FP8_GPU_CONFIGS["mid"]
-    if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= sms:
-        return "mid"
+#: The recipes, C type and dense schedules :data:`FP8_TMA_CONFIGS` are bundled for
+#: (and the grouped "m" forward).
+FP8_TMA_SCALES = (Scale.TENSORWISE, Scale.ROWWISE)
+FP8_TMA_OUT = "bf16"
+FP8_TMA_KINDS = (Kind.DATA_PARALLEL, Kind.PERSISTENT)
+#: The FP8 shape classes, first match wins, as :data:`GPU_SHAPE_CLASSES`: (config
+#: name, the waves of programs, one per SM, its tiles must fill). A class also needs
+#: ``block_m`` rows, and a TMA-only one a call its TMA twin takes; no match (decode
+#: and small outputs): ``narrow``, 64-row tiles, more programs. ``tall`` from two
+#: waves: every problem measured there ran at least as fast on it as on ``mid``
+#: (4096x2112, 2.1 waves, alike; 1.13-1.25x from 2.75 waves on), and nothing
+#: smaller was measured (docs/fp8.md, "Larger tiles").
+FP8_SHAPE_CLASSES: tuple[tuple[str, float], ...] = (("tall", 2.0), ("mid", 1.0))
+
+
+def fp8_config_name(m: int, n: int, sms: int = 132, *, tma_only: bool = False) -> str:
+    """The :data:`FP8_GPU_CONFIGS` or :data:`FP8_TMA_CONFIGS` entry for an ``m x n``
+    output (grouped "m": all groups' rows): the first of :data:`FP8_SHAPE_CLASSES`
+    whose tiles fill its waves of ``sms`` programs (and M has ``block_m`` rows),
+    the TMA-only ones where ``tma_only`` says the call suits them (a recipe, C type
+    and schedule they are bundled for, arguments that satisfy their TMA twin's
+    facts); else ``narrow``."""
+    for name, waves in FP8_SHAPE_CLASSES:
+        if name in FP8_TMA_CONFIGS and not tma_only:
+            continue
+        cfg = {**FP8_GPU_CONFIGS, **FP8_TMA_CONFIGS}[name]
+        if m >= cfg.block_m and tile_count(m, n, cfg.block_m, cfg.block_n) >= waves * sms:
+            return name
     return "narrow"
 
 
@@ -149,6 +180,11 @@ __all__ = [
     "FP8_EPILOGUE_IMPRECISE_ACC",
     "FP8_GPU_CONFIGS",
     "FP8_IMPRECISE_ACC",
+    "FP8_SHAPE_CLASSES",
+    "FP8_TMA_CONFIGS",
+    "FP8_TMA_KINDS",
+    "FP8_TMA_OUT",
+    "FP8_TMA_SCALES",
     "GPU_CONFIG",
     "GPU_CONFIGS",
     "GPU_SHAPE_CLASSES",

@@ -223,12 +223,44 @@ def _check_scale(
         )
 
 
-def _config(m: int, n: int, backend: str, config: Any, scale: Scale) -> S.GemmConfig:
+def _tma_only_call(dtype: str, scale: Scale, out: str, grouped: Grouped, **ints: int) -> bool:
+    """Whether a GPU call suits the kernels of
+    :data:`~gemm_opt.kernels.h100_configs.FP8_TMA_CONFIGS`, bundled as TMA twins
+    alone: a recipe and C type they are built for, M, N and K of at least 1 (a
+    TMA descriptor's least dimension) and ``ints`` (M, N, K, lda, ldb, ldc)
+    satisfying the twin's divisibility facts, which its launch checks (the
+    pointers' 16 bytes are every FP8 kernel's facts)."""
+    if scale not in h100.FP8_TMA_SCALES or OUT_DTYPES[out] != h100.FP8_TMA_OUT:
+        return False
+    if min(ints["M"], ints["N"], ints["K"]) < 1:
+        return False
+    return all(
+        ints[name] % d == 0
+        for cfg in h100.FP8_TMA_CONFIGS.values()
+        for name, d in S.divisibility_facts(
+            grouped, True, cfg.block_k, True, True, dtype=dtype
+        ).items()
+    )
+
+
+def _config(
+    m: int, n: int, backend: str, config: Any, scale: Scale, tma_only: bool = False
+) -> S.GemmConfig:
+    """The call's configuration: ``config`` checked, else the model's, else on the
+    GPU the shape class's (:func:`~gemm_opt.kernels.h100_configs.fp8_config_name`;
+    ``tma_only``: :func:`_tma_only_call`)."""
     block128, mx = scale == Scale.BLOCK128, scale == Scale.MX32
     model = MODEL_BLOCK128_CONFIG if block128 else MODEL_MX32_CONFIG if mx else MODEL_FP8_CONFIG
     if config is not None:
         default = h100.FP8_GPU_CONFIGS["mid"] if backend == "cuda" else model
         cfg = P.check_config(config, default)
+        if backend == "cuda" and cfg in h100.FP8_TMA_CONFIGS.values() and not tma_only:
+            raise ValueError(
+                f"config: {cfg.block_m}x{cfg.block_n} runs as a TMA kernel only: "
+                f"{' or '.join(h100.FP8_TMA_SCALES)} scales, {h100.FP8_TMA_OUT} C, schedule "
+                f"{' or '.join(h100.FP8_TMA_KINDS)} (grouped: persistent), and N, K and the "
+                f"leading dimensions multiples of {S.alignment('f8e4m3')}"
+            )
         if cfg.block_k % S.FP8_MMA_K:
             raise ValueError(
                 f"config: block_k must be a multiple of {S.FP8_MMA_K} for FP8 (the 8-bit "
@@ -247,7 +279,8 @@ def _config(m: int, n: int, backend: str, config: Any, scale: Scale) -> S.GemmCo
         return cfg
     if backend != "cuda":
         return model
-    return h100.FP8_GPU_CONFIGS[h100.fp8_config_name(m, n)]
+    name = h100.fp8_config_name(m, n, tma_only=tma_only)
+    return {**h100.FP8_GPU_CONFIGS, **h100.FP8_TMA_CONFIGS}[name]
 
 
 def scaled_plan(
@@ -300,7 +333,8 @@ def scaled_plan(
             f"a: mx32 scales index K/{MX_BLOCK} x max(M, N) entries as i32; M={m}, N={n}, "
             f"K={k} is past {_I32_MAX}"
         )
-    cfg = _config(m, n, backend, config, scale)
+    tma_only = _tma_only_call(da, scale, out, Grouped.NONE, M=m, N=n, K=k, lda=lda, ldb=ldb, ldc=n)
+    cfg = _config(m, n, backend, config, scale, tma_only and schedule in h100.FP8_TMA_KINDS)
     spec = scaled_spec(
         schedule, da, cfg, scale, out, gpu=backend == "cuda", reduction=reduction,
         num_xcds=xcds,
@@ -353,6 +387,8 @@ def scaled_spec(
     )  # fmt: skip
     if gpu and spec.scale in (Scale.TENSORWISE, Scale.ROWWISE):
         spec = replace(spec, imprecise_acc=_epilogue_interval(cfg))
+    if gpu and cfg in h100.FP8_TMA_CONFIGS.values():  # bundled as the TMA twin alone
+        spec = replace(spec, aligned=True, tma=True)
     return spec
 
 
@@ -422,7 +458,11 @@ def scaled_grouped_plan(
     per = MX_BLOCK if mx else S.FP8_BLOCK_K  # K per scale
     if S.cdiv(k, per) * max(s_rows, n * max(g, 1)) > _I32_MAX or g * n > _I32_MAX:
         raise ValueError(f"a: M={s_rows}, N={n}, K={k}, G={g} index scales past i32")
-    cfg = _config(s_rows, n, backend, config, scale)
+    lda = max(sa_el[0], k, 1)
+    tma_only = _tma_only_call(
+        da, scale, out, Grouped.M, M=s_rows, N=n, K=k, lda=lda, ldb=ldb, ldc=n
+    )
+    cfg = _config(s_rows, n, backend, config, scale, tma_only)
     spec = scaled_spec(Kind.PERSISTENT, da, cfg, scale, out, Grouped.M, gpu=backend == "cuda")
     bm, bn = spec.block_m, spec.block_n
     if lens is None:  # on the device: the grid is sized without them
@@ -432,7 +472,7 @@ def scaled_grouped_plan(
     programs = _programs(num_programs, spec, backend, device, meta)
     grid = min(programs, tiles)
     return ScaledPlan(
-        spec, backend, s_rows, n, k, max(sa_el[0], k, 1), ldb, out, grid, min(programs, grid),
+        spec, backend, s_rows, n, k, lda, ldb, out, grid, min(programs, grid),
         seed, groups=g, lens=None if lens is None else tuple(lens), tiles=tiles,
     )  # fmt: skip
 
@@ -509,9 +549,10 @@ def clear_plans() -> None:
 
 def _epilogue_interval(cfg: S.GemmConfig) -> int | None:
     """The promotion interval of a GPU tensorwise or rowwise kernel of ``cfg``
-    (:data:`~gemm_opt.kernels.h100_configs.FP8_EPILOGUE_IMPRECISE_ACC`; None for a
-    configuration the table does not name)."""
-    for name, known in h100.FP8_GPU_CONFIGS.items():
+    (:data:`~gemm_opt.kernels.h100_configs.FP8_EPILOGUE_IMPRECISE_ACC`, of the
+    bundled and the TMA-only configurations; None for a configuration the table
+    does not name)."""
+    for name, known in {**h100.FP8_GPU_CONFIGS, **h100.FP8_TMA_CONFIGS}.items():
         if known == cfg:
             return h100.FP8_EPILOGUE_IMPRECISE_ACC.get(name)
     return None
