@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +26,22 @@ def load_script(path: Path, name: str | None = None) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def run_without_gpu(path: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run the script at ``path`` with ``args`` in a fresh interpreter that sees no GPU
+    (``CUDA_VISIBLE_DEVICES`` empty) and imports the package from the checkout."""
+    return subprocess.run(
+        [sys.executable, str(path), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={
+            "PYTHONPATH": str(ROOT / "python"),
+            "PATH": "/usr/bin:/bin",
+            "CUDA_VISIBLE_DEVICES": "",
+        },
+    )
 
 
 #: The example GEMM (the one dense kernel source) and the H100 bundle builder.

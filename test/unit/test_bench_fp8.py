@@ -4,14 +4,12 @@ GPU, and the markdown table it writes from the timed rows."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from support.scripts import load_script
+from support.scripts import load_script, run_without_gpu
 
 H100 = Path(__file__).resolve().parents[2] / "benchmarks" / "h100"
-REPO = H100.parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -20,17 +18,7 @@ def fp8():
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(H100 / "fp8.py"), *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={
-            "PYTHONPATH": str(REPO / "python"),
-            "PATH": "/usr/bin:/bin",
-            "CUDA_VISIBLE_DEVICES": "",
-        },
-    )
+    return run_without_gpu(H100 / "fp8.py", *args)
 
 
 def test_misuse_and_no_gpu_exit_2(tmp_path: Path) -> None:

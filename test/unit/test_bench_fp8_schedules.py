@@ -4,15 +4,13 @@ without a GPU, its table, and the partial count its atomic bound takes."""
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from support.scripts import load_script
+from support.scripts import load_script, run_without_gpu
 
 H100 = Path(__file__).resolve().parents[2] / "benchmarks" / "h100"
-REPO = H100.parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -21,17 +19,7 @@ def bench():
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(H100 / "fp8_schedules.py"), *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={
-            "PYTHONPATH": str(REPO / "python"),
-            "PATH": "/usr/bin:/bin",
-            "CUDA_VISIBLE_DEVICES": "",
-        },
-    )
+    return run_without_gpu(H100 / "fp8_schedules.py", *args)
 
 
 def test_misuse_and_no_gpu_exit_2(tmp_path: Path) -> None:
