@@ -910,6 +910,25 @@ def check_element_type(
 # ---- op base --------------------------------------------------------------------
 
 
+class _Naming:
+    """Set while a value is named for a diagnostic (:func:`value_name`)."""
+
+    active = False
+
+
+def value_name(value: ir.Value) -> str:
+    """``value``'s name as the printer spells it (``%arg1``, ``%0``), for a verifier's
+    message. Naming a value builds the printer's state for its parent op, which
+    verifies that op first: the tile verifiers stand aside meanwhile (they are
+    already running), or a verifier that names a value would re-enter itself
+    without end."""
+    _Naming.active = True
+    try:
+        return value.get_name()
+    finally:
+        _Naming.active = False
+
+
 class TileOp(Tile.Operation):
     """Base of tile ops: routes ``verify()`` through one error-reporting path.
 
@@ -928,6 +947,8 @@ class TileOp(Tile.Operation):
         """Check the op; raise VerifyError on a violated rule."""
 
     def verify_invariants(self) -> bool:
+        if _Naming.active:  # re-entered while a verifier names a value (value_name)
+            return True
         try:
             self.check_attribute_names()
             self.check_operand_segments()
@@ -2099,6 +2120,7 @@ __all__ = [
     "module_problems",
     "possible_targets",
     "shared_layout_attr",
+    "value_name",
     "verify_for_target",
     "verify_module_attributes",
     "viewed_block",

@@ -61,6 +61,7 @@ from gemm_opt.dialect.tile import (
     check_parent,
     enclosing_int_attr,
     enclosing_op,
+    value_name,
 )
 
 #: ``setmaxnreg``'s range of registers per thread (a multiple of 8).
@@ -116,7 +117,7 @@ class WarpSpecializeOp(TileOp, name="warp_specialize"):
         for i, v in enumerate(op.operands):
             if cast(v.type, ir.RankedTensorType) is not None:
                 raise VerifyError(
-                    f"captures {v.get_name()} (operand {i}) of register tensor type {v.type}; "
+                    f"captures {value_name(v)} (operand {i}) of register tensor type {v.type}; "
                     "worker partitions capture scalars, pointers, shared buffers, barriers "
                     "and descriptors only (store a tensor to a shared buffer and pass that)"
                 )
@@ -263,7 +264,7 @@ class WarpPartitionOp(TileOp, name=WARP_PARTITION_OP.split(".", 1)[1]):
         if outside:
             v, user = outside[0]
             raise VerifyError(
-                f"uses {v.get_name()}, defined outside the partition ('{user}' uses it); "
+                f"uses {value_name(v)}, defined outside the partition ('{user}' uses it); "
                 "worker partitions are isolated from above: pass it as an operand of "
                 "the 'tile.warp_specialize' and use the block argument"
             )

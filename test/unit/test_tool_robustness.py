@@ -151,3 +151,26 @@ def test_exit_is_quiet_after_gluon_built_a_kernel() -> None:
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stderr == ""
+
+
+def test_a_verifier_naming_an_outside_value_ends(tmp_path: Path) -> None:
+    """A warp partition that uses a value from outside is reported by name (``%arg1``).
+    Naming a value re-verifies its parent op, which re-entered the verifier without end
+    where the file holds two such modules unsplit (a fuzzed input): the tool spun
+    until killed. It must end with the two located errors."""
+    lit = (ROOT / "test/lit/dialect/tile-warp-specialize-invalid.mlir").read_text()
+    case = lit.split("// -----")[0]
+    assert "uses %arg1, defined outside the partition" in case
+    path = tmp_path / "input.mlir"
+    path.write_text(case + case)
+    script = (
+        "import sys; from gemm_opt.tools.opt import main; "
+        f"sys.exit(main([{str(path)!r}, '-o', {str(tmp_path / 'out')!r}]))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 1, run.stderr
+    errors = [line for line in run.stderr.splitlines() if "defined outside the partition" in line]
+    assert len(errors) == 2 and all(e.startswith(f"{path}:") for e in errors), run.stderr
+    assert "%arg1" in errors[0]
