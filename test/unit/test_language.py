@@ -85,7 +85,8 @@ def test_gemm_ir_matches_the_mlir_example_op_for_op():
 
 def _arg_attrs(text: str) -> list[str]:
     with make_context():
-        fn = ir.Module.parse(text).body.operations[0]
+        module = ir.Module.parse(text)  # kept: the function is the module's, freed with it
+        fn = module.body.operations[0]
         return [str(d) for d in fn.arg_attrs]
 
 

@@ -258,7 +258,8 @@ def _gemm_module(*, lookalikes: bool, twin: bool) -> ir.Module:
     module = ir.Module.parse(GEMM)
     with ir.InsertionPoint(module.body):
         if lookalikes:
-            for op in ir.Module.parse(LOOKALIKES).body.operations:
+            source = ir.Module.parse(LOOKALIKES)  # kept alive while its ops are cloned
+            for op in source.body.operations:
                 op.operation.clone()
         if twin:
             copy = module.body.operations[0].operation.clone()
