@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import platform
 import statistics
 import sys
@@ -319,6 +320,21 @@ def cuda_torch(prog: str) -> Any | None:
         print(f"{prog}: error: no CUDA GPU", file=sys.stderr)
         return None
     return torch
+
+
+def cuda_session(prog: str, bundles: str | None) -> tuple[Any, Report, str] | None:
+    """A GPU script's start: ``bundles`` (if given) as the bundle folder, torch with a
+    CUDA GPU (:func:`cuda_torch`), and its :class:`Report` headed by the GPU's name and
+    torch's version: ``(torch, report, gpu name)``, or None where :func:`cuda_torch`
+    is (the script exits 2)."""
+    if bundles:
+        os.environ["GEMM_OPT_BUNDLE_DIR"] = bundles
+    torch = cuda_torch(prog)
+    if torch is None:
+        return None
+    report, gpu = Report(), torch.cuda.get_device_name()
+    report(f"# {gpu}, torch {torch.__version__}")
+    return torch, report, gpu
 
 
 class Report:

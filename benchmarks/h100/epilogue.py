@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 import random
 import statistics
 import sys
@@ -358,16 +357,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.reps < 1 or args.warmup < 0 or args.count < 0:
         ap.error("--reps takes a positive count, --warmup and --count non-negative ones")
-    if args.bundles:
-        os.environ["GEMM_OPT_BUNDLE_DIR"] = args.bundles
-    torch = benchlib.cuda_torch(ap.prog)
-    if torch is None:
+    session = benchlib.cuda_session(ap.prog, args.bundles)
+    if session is None:
         return 2
+    torch, report, gpu = session
     from gemm_opt.runtime.gemm import KernelMissing
 
-    report = benchlib.Report()
-    gpu = torch.cuda.get_device_name()
-    report(f"# {gpu}, torch {torch.__version__}")
     shapes = [*NAMED, *random_shapes(args.count, args.seed)]
     try:
         ok, checks = check(torch, shapes, report)

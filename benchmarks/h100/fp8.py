@@ -53,7 +53,6 @@ import argparse
 import csv
 import functools
 import math
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -760,16 +759,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.reps < 1 or args.warmup < 0 or args.sweep < 0:
         ap.error("--reps takes a positive count, --warmup and --sweep non-negative ones")
-    if args.bundles:
-        os.environ["GEMM_OPT_BUNDLE_DIR"] = args.bundles
-    torch = benchlib.cuda_torch(ap.prog)
-    if torch is None:
+    session = benchlib.cuda_session(ap.prog, args.bundles)
+    if session is None:
         return 2
+    torch, report, gpu = session
     from gemm_opt.runtime.gemm import KernelMissing
 
-    report = benchlib.Report()
-    gpu = torch.cuda.get_device_name()
-    report(f"# {gpu}, torch {torch.__version__}")
     try:
         ok = check(torch, report)
         ok &= check_configs(torch, report)

@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import csv
 import functools
-import os
 import sys
 import time
 from pathlib import Path
@@ -254,16 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.reps < 1 or args.warmup < 0:
         ap.error("--reps takes a positive count, --warmup a non-negative one")
-    if args.bundles:
-        os.environ["GEMM_OPT_BUNDLE_DIR"] = args.bundles
-    torch = benchlib.cuda_torch(ap.prog)
-    if torch is None:
+    session = benchlib.cuda_session(ap.prog, args.bundles)
+    if session is None:
         return 2
+    torch, report, gpu = session
     from gemm_opt.runtime.gemm import KernelMissing
 
-    report = benchlib.Report()
-    gpu = torch.cuda.get_device_name()
-    report(f"# {gpu}, torch {torch.__version__}")
     try:
         ok = check(torch, report)
         rows = [] if args.skip_speed else speed(torch, args.reps, args.warmup, report)

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -339,15 +338,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.reps < 1 or args.warmup < 0:
         ap.error("--reps takes a positive count, --warmup a non-negative one")
-    if args.bundles:
-        os.environ["GEMM_OPT_BUNDLE_DIR"] = args.bundles
-    torch = benchlib.cuda_torch(ap.prog)
-    if torch is None:
+    session = benchlib.cuda_session(ap.prog, args.bundles)
+    if session is None:
         return 2
+    torch, report, _ = session
     from gemm_opt.runtime.gemm import KernelMissing
 
-    report = benchlib.Report()
-    report(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}")
     try:
         ok, rows = check(torch, report, torch.bfloat16)
         rows += check(torch, report, torch.float32)[1]
