@@ -49,6 +49,9 @@ def race_message(p: Program, buf: SharedBuffer, prefix: tuple, where: str) -> st
     tracked = {id(rec) for prog in p.partners() for rec in prog.tracked}
     for q in queues:
         for rec in q:
+            # Equivalent mutant: any -> all. A copy writes inside one view (its target's
+            # order has the target's rank, so memdesc_index never slices it) and a read
+            # covers whole views, so the region holds all of a copy's elements or none.
             if rec.buffer is buf and region[rec.index].any():
                 culprits.append(rec)
     shown = ", ".join(f"{rec.op} issued by warp {rec.warp}" for rec in culprits[:4]) + (
