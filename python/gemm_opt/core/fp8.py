@@ -271,10 +271,12 @@ def encode(
     else:
         mant, exp = np.frexp(a)  # a = mant * 2**exp, mant in [0.5, 1)
         code = np.where(
+            # Equivalent mutant: >= -> >. At 2**-126 itself both branches give code 1.
             a >= 2.0**-126,
             exp - 1 + s.bias + (mant >= 0.75),
             (a > 2.0**-127).astype(np.int64),
         )
+        # Equivalent mutant: + 1 -> + 2. Any code past max_code is overflow, replaced below.
         code = np.where(np.isinf(a), s.max_code + 1, code)
     over = (code > s.max_code) & ~nan
     if mode is Overflow.SATURATE:

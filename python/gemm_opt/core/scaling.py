@@ -112,17 +112,17 @@ def scale_type(dtype: Any, arg: str) -> ScaleType:
     raise TypeError(f"{arg}: expected float32 scales (float8_e8m0fnu for mx32), got dtype {name}")
 
 
-def _dims(op: Operand, shape: Sequence[int]) -> tuple[int | None, int, int, int]:
-    """(G or None, rows, K, N-or-M) of an operand shape; ValueError for the wrong rank."""
+def _dims(op: Operand, shape: Sequence[int]) -> tuple[int | None, int, int]:
+    """(G or None, K, N-or-M) of an operand shape; ValueError for the wrong rank."""
     shape = tuple(shape)
     if op is Operand.A:
         if len(shape) != 2:
             raise ValueError(f"a: expected shape (M, K), got {shape}")
-        return None, shape[0], shape[1], shape[0]
+        return None, shape[1], shape[0]
     if len(shape) not in (2, 3):
         raise ValueError(f"b: expected shape (K, N) or (G, K, N), got {shape}")
     g = shape[0] if len(shape) == 3 else None
-    return g, shape[-2], shape[-2], shape[-1]
+    return g, shape[-2], shape[-1]
 
 
 def scale_shape(recipe: Recipe | str, operand: Operand | str, shape: Sequence[int]) -> Shape:
@@ -132,7 +132,7 @@ def scale_shape(recipe: Recipe | str, operand: Operand | str, shape: Sequence[in
     accepted too). ValueError for mx32 when K is not a multiple of 32.
     """
     r, op = parse_recipe(recipe), Operand(operand)
-    g, _, k, other = _dims(op, shape)
+    g, k, other = _dims(op, shape)
     lead = () if g is None else (g,)
     kb = math.ceil(k / BLOCK)
     if r is Recipe.MX32 and k % MX_BLOCK:

@@ -134,6 +134,8 @@ def _b_async_wmma(c: Compiler, op: Any) -> Exec:
         return buf, prefix, from_storage(view.read(prefix), elem).astype(np.float64)
 
     def run(p: Program, mask: np.ndarray) -> None:
+        # Equivalent mutant: elems[0] -> elems[1]. The verifier gives A and B one element
+        # type (dialect.tile.mma_input_kind).
         ba, pa, x = read(p, a, mask, elems[0], "a")
         bb, pb, y = read(p, b, mask, elems[1], "b")
         product = x @ y
