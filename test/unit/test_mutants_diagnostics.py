@@ -2,14 +2,25 @@
 ``gemm_opt.core.diagnostics``): the chunks of a split input keep the file's
 line numbers, a location's position is found through every wrapping kind (and
 is (0, 0) when there is none), and an op without one is reported at the first
-op inside it that has one.
+op inside it that has one; a collected diagnostic keeps its severity and
+goes no further; ``--verify-diagnostics`` annotations find their target
+line, skipping annotation-only lines and stopping past either end of the file.
 """
 
 from __future__ import annotations
 
-from gemm_opt.core.diagnostics import collect, position_of, positioned_location, split_input
+import pytest
+
+from gemm_opt.core.diagnostics import (
+    collect,
+    parse_expectations,
+    position_of,
+    positioned_location,
+    split_input,
+)
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect import make_context
+from gemm_opt.passes.annotate_warp_plan import emit_remarks
 
 TEXT = "a\nb\n// -----\nc\n// -----\n\nd\n"
 
@@ -61,3 +72,72 @@ def test_an_op_without_a_position_points_at_its_first_positioned_op() -> None:
         with ir.InsertionPoint(holder.body):
             func.operation.clone()
         assert position_of(positioned_location(holder.operation)) == (1, 1)
+
+
+def test_an_untyped_location_of_no_position() -> None:
+    """A location handed over through the C API is untyped: its kind is looked
+    up, and one of none of the four kinds (unknown) has no position."""
+    with make_context():
+        unknown = ir.Location._CAPICreate(ir.Location.unknown()._CAPIPtr)
+        at = ir.Location._CAPICreate(ir.Location.file("f.mlir", 3, 7)._CAPIPtr)
+        assert type(unknown) is ir.Location and type(at) is ir.Location
+        assert position_of(unknown) == (0, 0)
+        assert position_of(at) == (3, 7)
+
+
+def test_a_collected_remark_keeps_its_severity_and_goes_no_further(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    with make_context() as ctx, collect(ctx) as found:
+        module = ir.Module.parse("func.func @f() {\n  return\n}", ctx)
+        ir.Location.file("f.mlir", 3, 7).emit_error("here")
+        emit_remarks([(module.body.operations[0], ["a remark"])])
+    assert [(d.severity, d.line, d.col, d.message) for d in found] == [
+        ("error", 3, 7, "here"),
+        ("remark", 1, 1, "a remark"),
+    ]
+    assert capfd.readouterr().err == ""  # the collector handled both
+
+
+#: ``@above``/``@below`` name the nearest line in that direction that is not an
+#: annotation-only comment (a plain comment or code with an annotation counts);
+#: past the first line that is line 0, past the last ``len(lines) + 1``.
+EXPECT_TEXT = """%a = op
+// expected-error@above {{above code}}
+// expected-note@above {{above an annotation}}
+%b = op  // expected-error {{same line}}
+// expected-warning@below {{below an annotation}}
+// expected-error@below {{below code}}
+%c = op
+// expected-remark@+1 {{plus one}}
+// a plain comment
+// expected-error@-2 {{minus two}}
+// expected-error@above {{above a plain comment}}
+%d = op // expected-error@below {{below a plain comment}}
+// plain
+%e = op"""
+#: (annotation line, target line, text) of each annotation of ``EXPECT_TEXT``.
+EXPECTED = [
+    (2, 1, "above code"),
+    (3, 1, "above an annotation"),
+    (4, 4, "same line"),
+    (5, 7, "below an annotation"),
+    (6, 7, "below code"),
+    (8, 9, "plus one"),
+    (10, 8, "minus two"),
+    (11, 9, "above a plain comment"),
+    (12, 13, "below a plain comment"),
+]
+
+
+def test_expectations_find_their_target_lines() -> None:
+    got = [(e.source_line, e.line, e.text) for e in parse_expectations(EXPECT_TEXT)]
+    assert got == EXPECTED
+
+
+def test_expectations_past_either_end_of_the_file() -> None:
+    top = "// expected-error@unknown {{u}}\n// expected-error@above {{nothing above}}\n%a = op"
+    assert [e.line for e in parse_expectations(top)] == [0, 0]
+    assert [e.line for e in parse_expectations("// expected-error@above {{first}}")] == [0]
+    end = "%a = op\n// expected-error@below {{nothing below}}\n// expected-error@below {{last}}"
+    assert [e.line for e in parse_expectations(end)] == [4, 4]

@@ -117,6 +117,8 @@ _SEVERITY = {"ERROR": "error", "WARNING": "warning", "NOTE": "note", "REMARK": "
 
 
 def _convert(d: object) -> Diagnostic:
+    # Equivalent mutant: rsplit(".", 2); a severity prints with one dot
+    # ("DiagnosticSeverity.REMARK").
     sev = str(getattr(d, "severity", "ERROR")).rsplit(".", 1)[-1]
     line, col = position_of(getattr(d, "location", None))
     notes = tuple(_convert(n) for n in getattr(d, "notes", ()))
