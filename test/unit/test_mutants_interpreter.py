@@ -1,7 +1,10 @@
 """The model's entry point at its edges (found by ``benchmarks/mutation.py``):
-which function runs, the argument names read back from the text, and the
+which function runs, the argument names read back from the text, the
 arrays a pointer argument takes or refuses (``ModelError`` naming the
-argument, never a wrong reinterpretation of the bytes).
+argument, never a wrong reinterpretation of the bytes), and ``run_gemm``'s
+staging (each operand in its pointer's element type, integer C from zero)
+and grid (the block of C's 2-D store, a TDM store's through updated
+descriptors).
 """
 
 from __future__ import annotations
@@ -310,3 +313,133 @@ def test_copies_in_flight_at_exit_are_counted(tracked: bool, left: int) -> None:
     text = copies_left_in_flight.build_ir(num_warps=1, TRACKED=tracked)
     r = run_function(text, "copies_left_in_flight", [np.arange(32, dtype=np.int32)])
     assert r.stats.in_flight_at_exit == left
+
+
+# ---- run_gemm: staging and grid ------------------------------------------------------------
+
+#: ``C = A`` block by block (B unread) through a GEMM signature of three element
+#: types: i32 A and C, f16 B. The 4x8 block of C (not square) sizes the grid.
+COPY_A = """
+#bl = #tile.blocked<{size_per_thread = array<i64: 1, 1>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 1, 1>, order = array<i64: 1, 0>}>
+!t = tensor<4x8xi32, #bl>
+module attributes {tile.num_warps = 1 : i32} {
+  func.func @copy_a(%a: !tile.ptr<i32>, %b: !tile.ptr<f16>, %c: !tile.ptr<i32>, %M: i32, %N: i32, %K: i32, %lda: i64, %ldb: i64, %ldc: i64) {
+    %c4 = arith.constant 4 : i32
+    %c8 = arith.constant 8 : i32
+    %one = arith.constant 1 : i64
+    %pm = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %pn = "tile.program_id"() {axis = 1 : i32} : () -> i32
+    %i = arith.muli %pm, %c4 : i32
+    %j = arith.muli %pn, %c8 : i32
+    %t = "tile.load_block"(%a, %M, %K, %lda, %one, %i, %j) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<i32>, i32, i32, i64, i64, i32, i32) -> !t
+    STORE
+    return
+  }
+}
+"""
+STORE_2D = (
+    '"tile.store_block"(%c, %M, %N, %ldc, %one, %i, %j, %t) '
+    "{operandSegmentSizes = array<i32: 1, 2, 2, 2, 1>} "
+    ": (!tile.ptr<i32>, i32, i32, i64, i64, i32, i32, !t) -> ()"
+)
+#: A 1-D store of one element into C: it does not say how C is tiled.
+STORE_1D = (
+    '%s = "tile.load_block"(%a, %M, %lda, %i) {operandSegmentSizes = array<i32: 1, 1, 1, 1>} '
+    ": (!tile.ptr<i32>, i32, i64, i32) -> tensor<1xi32, #tile.blocked<{size_per_thread = "
+    "array<i64: 1>, threads_per_warp = array<i64: 32>, warps_per_cta = array<i64: 1>, "
+    "order = array<i64: 0>}>>\n"
+    '"tile.store_block"(%c, %M, %ldc, %i, %s) {operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>} '
+    ": (!tile.ptr<i32>, i32, i64, i32, tensor<1xi32, #tile.blocked<{size_per_thread = "
+    "array<i64: 1>, threads_per_warp = array<i64: 32>, warps_per_cta = array<i64: 1>, "
+    "order = array<i64: 0>}>>) -> ()"
+)
+
+
+def test_run_gemm_stages_each_operand_in_its_own_element_type() -> None:
+    """Integer A and C (C starts at zero, not NaN), f16 B; the grid walks C in
+    4x8 blocks: every row and column of C is written."""
+    a = np.arange(64, dtype=np.int64).reshape(8, 8) * 1000 - 30000  # beyond f16's integers
+    b = np.ones((8, 8), np.float16)
+    c, result = run_gemm(COPY_A.replace("STORE", STORE_2D), a, b, return_result=True)
+    assert c.dtype == np.int32
+    np.testing.assert_array_equal(c, a)
+    assert result.grid == (2, 1, 1)
+
+
+def test_run_gemm_without_a_2d_store_of_c_cannot_size_the_grid() -> None:
+    with pytest.raises(ModelError, match=r"cannot find the 2-D tile\.store_block of C"):
+        run_gemm(COPY_A.replace("STORE", STORE_1D), np.ones((8, 8)), np.ones((8, 8)))
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [((8, 8, 1), (8, 8)), ((8, 8), (8,)), ((8, 4), (8, 8))],
+    ids=["3-D a", "1-D b", "K mismatch"],
+)
+def test_run_gemm_checks_the_operand_shapes(a: tuple, b: tuple) -> None:
+    with pytest.raises(ModelError, match="cannot multiply"):
+        run_gemm(COPY_A.replace("STORE", STORE_2D), np.ones(a), np.ones(b))
+
+
+def test_run_gemm_leaves_integer_c_zero_where_the_kernel_does_not_store() -> None:
+    """Integers have no NaN to mark unwritten elements: C starts at zero."""
+    a = np.arange(64).reshape(8, 8) + 1
+    c = run_gemm(COPY_A.replace("STORE", STORE_2D), a, np.ones((8, 8)), grid=(1, 1))
+    np.testing.assert_array_equal(c[:4], a[:4])
+    np.testing.assert_array_equal(c[4:], 0)
+
+
+#: ``COPY_A`` storing C by TDM: through a descriptor of C moved to the block by
+#: ``tile.update_tensor_descriptor`` (what sizes the grid), then again through
+#: the same descriptor carried into a loop (a block argument: not followed).
+#: First, a TDM store of a 2x8 block of A back into A (not C: no size).
+COPY_A_TDM = """
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+#bl = #tile.blocked<{size_per_thread = array<i64: 1, 1>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 1, 1>, order = array<i64: 1, 0>}>
+!t = tensor<4x8xi32, #bl>
+!d = !tile.tensor_desc<tensor<4x8xi32, #s>>
+!buf = !tile.shared<tensor<4x8xi32, #s>>
+!t2 = tensor<2x8xi32, #bl>
+!d2 = !tile.tensor_desc<tensor<2x8xi32, #s>>
+!buf2 = !tile.shared<tensor<2x8xi32, #s>>
+module attributes {tile.num_warps = 1 : i32, tile.target = "gfx1250", tile.threads_per_warp = 32 : i32} {
+  func.func @copy_a(%a: !tile.ptr<i32>, %b: !tile.ptr<f16>, %c: !tile.ptr<i32>, %M: i32, %N: i32, %K: i32, %lda: i64, %ldb: i64, %ldc: i64) {
+    %c4 = arith.constant 4 : i32
+    %c8 = arith.constant 8 : i32
+    %one = arith.constant 1 : i64
+    %x0 = arith.constant 0 : index
+    %x1 = arith.constant 1 : index
+    %pm = "tile.program_id"() {axis = 0 : i32} : () -> i32
+    %pn = "tile.program_id"() {axis = 1 : i32} : () -> i32
+    %i = arith.muli %pm, %c4 : i32
+    %j = arith.muli %pn, %c8 : i32
+    %t = "tile.load_block"(%a, %M, %K, %lda, %one, %i, %j) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<i32>, i32, i32, i64, i64, i32, i32) -> !t
+    %t2 = "tile.load_block"(%a, %M, %K, %lda, %one, %i, %j) {operandSegmentSizes = array<i32: 1, 2, 2, 2>} : (!tile.ptr<i32>, i32, i32, i64, i64, i32, i32) -> !t2
+    %buf2 = "tile.local_alloc"() : () -> !buf2
+    "tile.local_store"(%t2, %buf2) : (!t2, !buf2) -> ()
+    %da = "tile.make_tensor_descriptor"(%a, %M, %K, %lda, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<i32>, i32, i32, i64, i64) -> !d2
+    %da1 = "tile.update_tensor_descriptor"(%da, %i, %j) {operandSegmentSizes = array<i32: 1, 2, 0, 0>} : (!d2, i32, i32) -> !d2
+    "tile.async_tdm_copy_local_to_global"(%da1, %buf2) : (!d2, !buf2) -> ()
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    %buf = "tile.local_alloc"() : () -> !buf
+    "tile.local_store"(%t, %buf) : (!t, !buf) -> ()
+    %d0 = "tile.make_tensor_descriptor"(%c, %M, %N, %ldc, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<i32>, i32, i32, i64, i64) -> !d
+    %d1 = "tile.update_tensor_descriptor"(%d0, %i, %j) {operandSegmentSizes = array<i32: 1, 2, 0, 0>} : (!d, i32, i32) -> !d
+    "tile.async_tdm_copy_local_to_global"(%d1, %buf) : (!d, !buf) -> ()
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    %r = scf.for %it = %x0 to %x1 step %x1 iter_args(%d = %d1) -> (!d) {
+      "tile.async_tdm_copy_local_to_global"(%d, %buf) : (!d, !buf) -> ()
+      "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+      scf.yield %d : !d
+    }
+    return
+  }
+}
+"""
+
+
+def test_run_gemm_sizes_the_grid_by_a_tdm_store_of_c() -> None:
+    a = np.arange(64).reshape(8, 8) - 20
+    c, result = run_gemm(COPY_A_TDM, a, np.ones((8, 8)), return_result=True)
+    np.testing.assert_array_equal(c, a)
+    assert result.grid == (2, 1, 1)
