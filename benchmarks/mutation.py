@@ -238,7 +238,7 @@ TARGETS: dict[str, Target] = {
             "work_programs",
         ),
         (
-            *unit("test_mutants_runtime"),
+            *unit("test_mutants_runtime", "test_mutants_plan"),  # (CUDA checks on fake tensors)
             *API_TESTS,
             # schedule="auto", the kernels it may pick, determinism, the torch ops
             *unit("test_api_runtime", "test_auto_kernels", "test_autotune", "test_torch_ops"),
