@@ -7,6 +7,11 @@ copy through the merged descriptor moves warp 0's share of the block (the
 first 32 of 64 elements) through warp 0's descriptor and warp 1's share
 through warp 1's (bounds included, on either side). Values that cannot be merged per warp (descriptors or
 pointers of different tensors) are a ``ModelError``.
+
+The helpers every op uses, at their edges: a warp-uniform value read over
+the executing warps only, a program-level op under all warps or none, a
+tensor after divergent control flow equal on every warp (NaN equal to NaN),
+and shared views merged per warp of one buffer, slot depth and transpose.
 """
 
 from __future__ import annotations
@@ -15,7 +20,15 @@ import numpy as np
 import pytest
 
 import gemm_opt.language as tl
+from gemm_opt.model.core import (
+    merge_region,
+    program_level,
+    select_per_warp,
+    uniform,
+    uniform_rows,
+)
 from gemm_opt.model.interpreter import ModelError, run_function
+from gemm_opt.model.values import Elem, SharedBuffer, SharedView
 
 LANES = tl.SwizzledShared(vec=1, per_phase=1, max_phase=1, order=[0])
 SRC = np.arange(128, dtype=np.int32)
@@ -94,3 +107,69 @@ def test_descriptors_of_two_tensors_do_not_merge() -> None:
 def test_pointers_to_two_arrays_do_not_merge() -> None:
     with pytest.raises(ModelError, match="warps hold pointers to different arrays"):
         _run(two_pointers)
+
+
+# ---- the per-warp helpers at their edges -------------------------------------------------
+
+T, F = True, False
+I32 = Elem("i32", True, 32, np.dtype(np.int64), np.dtype(np.int32))
+
+
+def test_a_uniform_value_is_read_over_the_executing_warps_only() -> None:
+    # the warps that do not execute may hold anything
+    assert uniform(np.array([5, 7, 5]), np.array([T, F, T]), "x", "here") == 5
+    assert uniform(np.array([1, 2]), np.array([F, T]), "x", "here") == 2  # one warp executes
+    with pytest.raises(ModelError, match=r"^here: x differs across warps \(\[1, 1, 2\]\)"):
+        uniform(np.array([1, 1, 2]), np.array([T, T, T]), "x", "here")
+
+
+def test_uniform_rows_are_read_over_the_executing_warps_only() -> None:
+    rows = np.array([[1, 2], [3, 4], [1, 2]])
+    assert uniform_rows(rows, np.array([T, F, T]), "x", "here") == (1, 2)
+    assert uniform_rows(rows, np.array([F, T, F]), "x", "here") == (3, 4)
+    with pytest.raises(ModelError, match=r"^here: x differs across warps"):
+        uniform_rows(np.array([[1, 2], [1, 2], [1, 3]]), np.array([T, T, T]), "x", "here")
+
+
+def test_a_program_level_op_runs_with_all_warps_or_none() -> None:
+    assert program_level(np.array([T, T]), "here") is True
+    assert program_level(np.array([F, F]), "here") is False
+    for some in ([T, F], [F, T]):
+        with pytest.raises(
+            ModelError, match=r"^here: barrier ops and TDM stores are the program's"
+        ):
+            program_level(np.array(some), "here")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_a_tensor_after_divergent_control_flow_must_be_the_same_on_every_warp(dtype) -> None:
+    """Tensors are program-level: a branch only some warps ran may yield one only
+    when it equals the other side's (NaN equal to NaN for floats)."""
+    sel, outer = np.array([T, F]), np.array([T, T])
+    old = np.array([np.nan, 1.0] if dtype is np.float32 else [0, 1], dtype=dtype)
+    same = old.copy()
+    assert merge_region(sel, outer, same, old, True, "here") is same
+    assert merge_region(sel, outer, old, old, True, "here") is old
+    for other in (np.array([2, 1], dtype=dtype), np.array([[0, 1]], dtype=dtype)):
+        with pytest.raises(ModelError, match=r"^here: warp-divergent control flow yields a tensor"):
+            merge_region(sel, outer, other, old, True, "here")
+
+
+def test_shared_views_merge_per_warp_of_one_buffer_only() -> None:
+    buf = SharedBuffer("ring", (2, 4), I32)
+    sel = np.array([T, F])
+    new = SharedView(buf, np.array([[1], [1]]))
+    old = SharedView(buf, np.array([[0], [0]]))
+    merged = select_per_warp(sel, new, old, "here")
+    assert merged.buffer is buf and merged.perm is None
+    np.testing.assert_array_equal(merged.prefix, [[1], [0]])
+    unlike = [
+        SharedView(SharedBuffer("other", (2, 4), I32), np.array([[0], [0]])),
+        SharedView(buf, np.zeros((2, 0), np.int64)),  # the whole ring, not a slot
+        SharedView(buf, np.array([[0], [0]]), perm=(0,)),
+    ]
+    for o in unlike:
+        with pytest.raises(
+            ModelError, match=r"^here: warps hold views of different shared buffers"
+        ):
+            select_per_warp(sel, new, o, "here")
