@@ -254,6 +254,9 @@ def merge_region(
 
 def stack_slots(p: Program, slots: Sequence[int]) -> np.ndarray:
     if not slots:
+        # Equivalent mutant: (p.W, 1). Only a rank-0 block access has no slots (a
+        # descriptor's rank is at least 1), and it reads no column (block_indices
+        # walks the block's dims).
         return np.zeros((p.W, 0), dtype=np.int64)
     return np.stack([p.env[s] for s in slots], axis=1).astype(np.int64)
 
