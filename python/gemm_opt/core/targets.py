@@ -114,6 +114,15 @@ class Target:
         """The ``ttg.target`` value, e.g. ``"hip:gfx1250"`` or ``"cuda:90"``."""
         return f"{self.backend}:{self.arch}"
 
+    @property
+    def direct_copy_bytes(self) -> int:
+        """The narrowest vector a direct global -> shared copy moves: 4 bytes for
+        ``cp.async`` (:data:`CP_ASYNC_MIN_BYTES`), 16 for AMD's direct-to-LDS loads
+        (:data:`VECTOR_BYTES`); 0 where copies cannot bypass registers."""
+        if not self.direct_to_lds:
+            return 0
+        return CP_ASYNC_MIN_BYTES if self.nvidia else VECTOR_BYTES
+
 
 #: The OCP FP8 element types (MLIR spelling).
 _OCP_FP8 = ("f8E4M3FN", "f8E5M2")
