@@ -16,8 +16,8 @@ not multiples of 8, so no aligned or TMA twin accepts the call; a K below one bl
 3. Speed: A and B interleaved, each sample after an L2 flush (``benchlib.bench``),
    median of ``--reps``; B/A per case, their geometric mean and the worst.
 
-Writes ``ab.csv`` and ``results.md`` to ``--out``. Exit 1 if a check fails, 2 on misuse,
-a missing kernel or no GPU.
+Writes ``ab.csv`` and ``results.md`` to ``--out``. Exit 1 if a check fails (a kernel
+missing from a folder fails its case), 2 on misuse or no GPU.
 
     PYTHONPATH=python python3 benchmarks/h100/bundle_ab.py --a BEFORE --b AFTER --out OUT
 """
@@ -186,7 +186,12 @@ def main(argv: list[str] | None = None) -> int:
     torch, report, _gpu = session
     torch.backends.cuda.matmul.allow_tf32 = False
     import gemm_opt as g
+    from gemm_opt.runtime import CudaError
     from gemm_opt.runtime import plan as planmod
+    from gemm_opt.runtime.gemm import KernelMissing
+
+    # a kernel missing from a folder, a refused call or a failed launch fails its case
+    errors = (KernelMissing, CudaError, ValueError, TypeError, RuntimeError)
 
     failures, rows, ratios = 0, [], []
     report("## correctness (B against float64; B against A bit for bit where deterministic)")
@@ -194,11 +199,16 @@ def main(argv: list[str] | None = None) -> int:
         for i, shape in enumerate(CHECK_SHAPES):
             call, ref, size, k = make_call(torch, g, case, shape, seed=17 + i)
             outs, kernels = {}, {}
-            for side, folder in (("A", args.a), ("B", args.b)):
-                planmod.clear_plans()
-                outs[side] = run_in(folder, call)
-                torch.cuda.synchronize()
-                kernels[side] = launched(planmod)
+            try:
+                for side, folder in (("A", args.a), ("B", args.b)):
+                    planmod.clear_plans()
+                    outs[side] = run_in(folder, call)
+                    torch.cuda.synchronize()
+                    kernels[side] = launched(planmod)
+            except errors as e:
+                failures += 1
+                report(f"FAIL {case.label} {shape}: {type(e).__name__}: {e}")
+                continue
             u = benchlib.UNIT_ROUNDOFF[case.dtype]
             tol = 2 * u * ref.abs() + (k + 2) * 2.0**-23 * size
             if case.reduction == "atomic":
@@ -224,12 +234,17 @@ def main(argv: list[str] | None = None) -> int:
         call, _ref, _size, _k = make_call(torch, g, case, SPEED_SHAPE, seed=5)
         info = {}
         fns = {}
-        for side, folder in (("A", args.a), ("B", args.b)):
-            planmod.clear_plans()
-            run_in(folder, call)
-            torch.cuda.synchronize()
-            info[side] = launched(planmod)[0]
-            fns[side] = lambda f=folder, c=call: run_in(f, c)
+        try:
+            for side, folder in (("A", args.a), ("B", args.b)):
+                planmod.clear_plans()
+                run_in(folder, call)
+                torch.cuda.synchronize()
+                info[side] = launched(planmod)[0]
+                fns[side] = lambda f=folder, c=call: run_in(f, c)
+        except errors as e:
+            failures += 1
+            report(f"FAIL {case.label} (speed): {type(e).__name__}: {e}")
+            continue
         timing = benchlib.bench(fns, args.reps, warmup=3, flush=flush)
         a_ms, b_ms = timing["A"]["median_ms"], timing["B"]["median_ms"]
         ratios.append(b_ms / a_ms)
@@ -248,11 +263,12 @@ def main(argv: list[str] | None = None) -> int:
         report(f"{case.label:22} A {a_ms:8.4f} ms  B {b_ms:8.4f} ms  B/A {b_ms / a_ms:6.3f}  "
                f"grid {ia['grid']}->{ib['grid']}  shared {ia['shared']}->{ib['shared']}  "
                f"CTAs/SM {ia['per_sm']}->{ib['per_sm']}")  # fmt: skip
-    geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-    worst = max(zip(ratios, (c.label for c in wanted), strict=True))
-    report(f"\nB/A geometric mean {geo:.4f}, worst {worst[0]:.4f} ({worst[1]}), "
-           f"best {min(ratios):.4f}; correctness failures: {failures}")  # fmt: skip
-    if args.out is not None:
+    if ratios:
+        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        worst = max(zip(ratios, (r["case"] for r in rows), strict=True))
+        report(f"\nB/A geometric mean {geo:.4f}, worst {worst[0]:.4f} ({worst[1]}), "
+               f"best {min(ratios):.4f}; failures: {failures}")  # fmt: skip
+    if args.out is not None and rows:
         args.out.mkdir(parents=True, exist_ok=True)
         with open(args.out / "ab.csv", "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(rows[0]))
