@@ -1,25 +1,30 @@
 #!/usr/bin/env python3
-"""Two builds of the same kernels side by side: bundle folder A (before a compiler change)
-and B (after), through the public API, on shapes that take the plain kernels.
+"""Builds of the same kernels side by side: bundle folders (``--bundle LABEL=DIR``, the
+first the baseline, e.g. before a compiler change, the others after or variants), through
+the public API, on shapes that take the plain kernels.
 
 One command, torch only. For each case (a schedule, reduction, grouped form and layout
 with an explicit config, :data:`CASES`), on odd shapes (N, K and the leading dimensions
 not multiples of 8, so no aligned or TMA twin accepts the call; a K below one block too):
 
-1. B against a float64 reference (``|c - ref| <= 2 u |ref| + (K + 2) 2^-23 |A||B|``,
-   atomic stream-K ``+ P u |A||B|`` for its P adds into a tile; C starts as NaN), and
-   B against A bit for bit where the schedule is deterministic: a change that moves no
-   arithmetic (a ring depth, a copy path) must leave C identical.
-2. What each build launched: the kernel (it must be the case's plain kernel in both),
-   its grid and programs (they differ only where the occupancy from the kernel and its
-   twins does), its shared memory and the driver's CTAs per SM.
-3. Speed: A and B interleaved, each sample after an L2 flush (``benchlib.bench``),
-   median of ``--reps``; B/A per case, their geometric mean and the worst.
+1. Every build against a float64 reference (``|c - ref| <= 2 u |ref| + (K + 2) 2^-23
+   |A||B|``, atomic stream-K ``+ P u |A||B|`` for its P adds into a tile; C starts as
+   NaN), and bit for bit against the baseline where the schedule is deterministic and the
+   grid the same: a change that moves no arithmetic (a ring depth, a copy path) must
+   leave C identical.
+2. What each build launched: the kernel (the case's plain kernel, the same in all), its
+   grid (it differs only where the occupancy from the kernel and its twins does), its
+   shared memory and the driver's CTAs per SM.
+3. Speed: the builds interleaved, each sample after an L2 flush (``benchlib.bench``),
+   median of ``--reps``, each build's time over the baseline's; at one shape per case,
+   then at ``--sweep`` random odd shapes of random cases (``--sweep-seed``; bitwise
+   checked too); geometric mean, worst and best of each part.
 
 Writes ``ab.csv`` and ``results.md`` to ``--out``. Exit 1 if a check fails (a kernel
 missing from a folder fails its case), 2 on misuse or no GPU.
 
-    PYTHONPATH=python python3 benchmarks/h100/bundle_ab.py --a BEFORE --b AFTER --out OUT
+    PYTHONPATH=python python3 benchmarks/h100/bundle_ab.py --bundle A=BEFORE --bundle B=AFTER \
+        --sweep 24 --out OUT
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import csv
 import itertools
 import math
 import os
+import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,18 +170,53 @@ def run_in(folder: str, fn: Any) -> Any:
     return fn()
 
 
+def parse_bundles(items: list[str]) -> dict[str, str] | str:
+    """``LABEL=DIR`` items in order (the first is the baseline), or the error."""
+    out: dict[str, str] = {}
+    for item in items:
+        label, sep, folder = item.partition("=")
+        if not sep or not label or not folder:
+            return f"--bundle takes LABEL=DIR, got {item!r}"
+        if label in out:
+            return f"--bundle: label {label!r} given twice"
+        if not Path(folder).is_dir():
+            return f"--bundle: no folder {folder}"
+        out[label] = folder
+    if len(out) < 2:
+        return "--bundle: give at least two (the first is the baseline)"
+    return out
+
+
+def sweep_points(count: int, seed: int) -> list[tuple[Case, tuple[int, int, int]]]:
+    """``count`` (case, odd M, N, K in [200, 8192]) drawn with ``seed``."""
+    rng = random.Random(seed)
+    odd = lambda: rng.randrange(201, 8192, 2)  # noqa: E731
+    return [(rng.choice(CASES), (odd(), odd(), odd())) for _ in range(count)]
+
+
+def geomean(xs: list[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
-    parser.add_argument("--a", required=True, help="bundle folder A (before)")
-    parser.add_argument("--b", required=True, help="bundle folder B (after)")
+    parser.add_argument(
+        "--bundle", action="append", default=[], metavar="LABEL=DIR",
+        help="a bundle folder and its label; the first is the baseline",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--only", default="", help="comma-separated case labels")
+    parser.add_argument("--sweep", type=int, default=0, help="random odd shapes to time too")
+    parser.add_argument("--sweep-seed", type=int, default=1)
     args = parser.parse_args(argv)
-    for name in ("a", "b"):
-        if not Path(getattr(args, name)).is_dir():
-            print(f"{PROG}: error: --{name}: no folder {getattr(args, name)}", file=sys.stderr)
-            return 2
+    bundles = parse_bundles(args.bundle)
+    if isinstance(bundles, str):
+        print(f"{PROG}: error: {bundles}", file=sys.stderr)
+        return 2
+    if args.reps < 1 or args.sweep < 0:
+        print(f"{PROG}: error: --reps takes a positive count, --sweep one >= 0", file=sys.stderr)
+        return 2
     wanted = [c for c in CASES if not args.only or c.label in args.only.split(",")]
     if not wanted:
         print(f"{PROG}: error: --only: none of {[c.label for c in CASES]}", file=sys.stderr)
@@ -192,88 +233,119 @@ def main(argv: list[str] | None = None) -> int:
 
     # a kernel missing from a folder, a refused call or a failed launch fails its case
     errors = (KernelMissing, CudaError, ValueError, TypeError, RuntimeError)
+    labels = list(bundles)
+    base = labels[0]
 
-    failures, rows, ratios = 0, [], []
-    report("## correctness (B against float64; B against A bit for bit where deterministic)")
+    def run_all(call: Any) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+        outs, kernels = {}, {}
+        for label, folder in bundles.items():
+            planmod.clear_plans()
+            outs[label] = run_in(folder, call)
+            torch.cuda.synchronize()
+            kernels[label] = launched(planmod)
+        return outs, kernels
+
+    def agree(case: Case, outs: dict, kernels: dict) -> tuple[bool, str]:
+        """Plain kernels, the same in every build; bitwise equal to the baseline where the
+        schedule is deterministic and splits K alike (the same grid)."""
+        names = {x["kernel"] for ks in kernels.values() for x in ks}
+        plain = all(not n.endswith(("_aligned", "_tma")) and "_aligned_" not in n for n in names)
+        grids = {lb: [x["grid"] for x in kernels[lb]] for lb in labels}
+        diff = [lb for lb in labels[1:] if not torch.equal(outs[base], outs[lb])]
+        must = [lb for lb in diff if case.reduction != "atomic" and grids[lb] == grids[base]]
+        ok = plain and len(names) == 1 and not must
+        return ok, f"kernels {sorted(names)}, grids {grids}, differ from {base}: {diff or 'none'}"
+
+    failures = 0
+    report(f"## correctness ({', '.join(labels)} against float64 and bit for bit against {base})")
     for case in wanted:
         for i, shape in enumerate(CHECK_SHAPES):
             call, ref, size, k = make_call(torch, g, case, shape, seed=17 + i)
-            outs, kernels = {}, {}
             try:
-                for side, folder in (("A", args.a), ("B", args.b)):
-                    planmod.clear_plans()
-                    outs[side] = run_in(folder, call)
-                    torch.cuda.synchronize()
-                    kernels[side] = launched(planmod)
+                outs, kernels = run_all(call)
             except errors as e:
                 failures += 1
                 report(f"FAIL {case.label} {shape}: {type(e).__name__}: {e}")
                 continue
             u = benchlib.UNIT_ROUNDOFF[case.dtype]
-            tol = 2 * u * ref.abs() + (k + 2) * 2.0**-23 * size
-            if case.reduction == "atomic":
-                tol += max(x["programs"] for x in kernels["B"]) * u * size
-            c = outs["B"].double()
-            ok = bool(torch.isfinite(c).all()) and bool(((c - ref).abs() <= tol).all())
-            same = torch.equal(outs["A"], outs["B"])
-            names = {s: sorted({x["kernel"] for x in kernels[s]}) for s in kernels}
-            plain = all(not n.endswith(("_aligned", "_tma")) and "_aligned_" not in n
-                        for s in names for n in names[s])  # fmt: skip
-            grids = {s: [x["grid"] for x in kernels[s]] for s in kernels}
-            # Bitwise equal where the schedule is deterministic and splits K alike (the
-            # same grid): atomic stream-K adds in arrival order.
-            must_match = case.reduction != "atomic" and grids["A"] == grids["B"]
-            bad = not ok or not plain or names["A"] != names["B"] or (must_match and not same)
+            bound = {}
+            for label in labels:
+                tol = 2 * u * ref.abs() + (k + 2) * 2.0**-23 * size
+                if case.reduction == "atomic":
+                    tol += max(x["programs"] for x in kernels[label]) * u * size
+                c = outs[label].double()
+                bound[label] = bool(torch.isfinite(c).all()) and bool(
+                    ((c - ref).abs() <= tol).all()
+                )
+            same, detail = agree(case, outs, kernels)
+            bad = not all(bound.values()) or not same
             failures += bad
-            mark = "FAIL" if bad else "ok  "
-            report(f"{mark} {case.label} {shape}: within bound {ok}, A == B {same}, "
-                   f"grid {grids['A']} -> {grids['B']}, kernels {names['B']}")  # fmt: skip
-    report("\n## launches and speed at " + "x".join(map(str, SPEED_SHAPE)))
+            report(
+                f"{'FAIL' if bad else 'ok  '} {case.label} {shape}: within bound {bound}, {detail}"
+            )
+
     flush = benchlib.Flusher()
-    for case in wanted:
-        call, _ref, _size, _k = make_call(torch, g, case, SPEED_SHAPE, seed=5)
-        info = {}
-        fns = {}
+    rows: list[dict[str, Any]] = []
+
+    def timed(case: Case, shape: tuple[int, int, int], part: str) -> None:
+        nonlocal failures
+        call, _ref, _size, _k = make_call(torch, g, case, shape, seed=5)
         try:
-            for side, folder in (("A", args.a), ("B", args.b)):
-                planmod.clear_plans()
-                run_in(folder, call)
-                torch.cuda.synchronize()
-                info[side] = launched(planmod)[0]
-                fns[side] = lambda f=folder, c=call: run_in(f, c)
+            outs, kernels = run_all(call)
         except errors as e:
             failures += 1
-            report(f"FAIL {case.label} (speed): {type(e).__name__}: {e}")
-            continue
+            report(f"FAIL {case.label} {shape} ({part}): {type(e).__name__}: {e}")
+            return
+        same, detail = agree(case, outs, kernels)
+        if not same:
+            failures += 1
+            report(f"FAIL {case.label} {shape} ({part}): {detail}")
+        fns = {lb: (lambda f=folder, c=call: run_in(f, c)) for lb, folder in bundles.items()}
         timing = benchlib.bench(fns, args.reps, warmup=3, flush=flush)
-        a_ms, b_ms = timing["A"]["median_ms"], timing["B"]["median_ms"]
-        ratios.append(b_ms / a_ms)
-        row = {
-            "case": case.label,
-            "kernel": info["B"]["kernel"],
-            "a_ms": round(a_ms, 4),
-            "b_ms": round(b_ms, 4),
-            "b_over_a": round(b_ms / a_ms, 4),
-        }
-        for side in ("A", "B"):
-            for key in ("grid", "programs", "shared", "per_sm"):
-                row[f"{side.lower()}_{key}"] = info[side][key]
+        row: dict[str, Any] = {"part": part, "case": case.label, "m": shape[0], "n": shape[1],
+                               "k": shape[2], "kernel": kernels[base][0]["kernel"]}  # fmt: skip
+        cells = []
+        for label in labels:
+            ms, info = timing[label]["median_ms"], kernels[label][0]
+            ratio = ms / timing[base]["median_ms"]
+            row.update({f"{label}_ms": round(ms, 4), f"{label}_ratio": round(ratio, 4),
+                        f"{label}_grid": info["grid"], f"{label}_shared": info["shared"],
+                        f"{label}_per_sm": info["per_sm"]})  # fmt: skip
+            cells.append(f"{label} {ms:8.4f} ms x{ratio:5.3f} ({info['shared']} B, "
+                         f"{info['per_sm']}/SM, grid {info['grid']})")  # fmt: skip
         rows.append(row)
-        ia, ib = info["A"], info["B"]
-        report(f"{case.label:22} A {a_ms:8.4f} ms  B {b_ms:8.4f} ms  B/A {b_ms / a_ms:6.3f}  "
-               f"grid {ia['grid']}->{ib['grid']}  shared {ia['shared']}->{ib['shared']}  "
-               f"CTAs/SM {ia['per_sm']}->{ib['per_sm']}")  # fmt: skip
-    if ratios:
-        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-        worst = max(zip(ratios, (r["case"] for r in rows), strict=True))
-        report(f"\nB/A geometric mean {geo:.4f}, worst {worst[0]:.4f} ({worst[1]}), "
-               f"best {min(ratios):.4f}; failures: {failures}")  # fmt: skip
-    if args.out is not None and rows:
+        report(f"{case.label:22} {'x'.join(map(str, shape)):16} " + "  ".join(cells))
+
+    def summary(part: str) -> None:
+        mine = [r for r in rows if r["part"] == part]
+        if not mine:
+            return
+        for label in labels[1:]:
+            ratios = [
+                (r[f"{label}_ratio"], f"{r['case']} {r['m']}x{r['n']}x{r['k']}") for r in mine
+            ]
+            report(f"{part}: {label}/{base} geometric mean {geomean([x for x, _ in ratios]):.4f}, "
+                   f"worst {max(ratios)[0]:.4f} ({max(ratios)[1]}), best {min(ratios)[0]:.4f} "
+                   f"({min(ratios)[1]}) over {len(mine)}")  # fmt: skip
+
+    report(f"\n## named cases at {'x'.join(map(str, SPEED_SHAPE))} (ratio: time / {base}'s)")
+    for case in wanted:
+        timed(case, SPEED_SHAPE, "named")
+    if args.sweep:
+        report(f"\n## sweep: {args.sweep} random odd shapes, seed {args.sweep_seed}")
+        for case, shape in sweep_points(args.sweep, args.sweep_seed):
+            timed(case, shape, "sweep")
+    report("")
+    summary("named")
+    summary("sweep")
+    report(f"failures: {failures}")
+    if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
-        with open(args.out / "ab.csv", "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        if rows:
+            with open(args.out / "ab.csv", "w", newline="") as f:
+                writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+                writer.writeheader()
+                writer.writerows(rows)
         report.write(args.out / "results.md")
     return 1 if failures else 0
 

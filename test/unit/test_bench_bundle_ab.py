@@ -1,5 +1,5 @@
-"""``benchmarks/h100/bundle_ab.py`` off the GPU: its refusals (a missing folder, an unknown
-case, no GPU) and its cases (each names a plain kernel's form; group lengths cover M)."""
+"""``benchmarks/h100/bundle_ab.py`` off the GPU: its refusals (bad ``--bundle`` items, an
+unknown case, no GPU), its cases (odd shapes; group lengths cover M) and its seeded sweep."""
 
 from __future__ import annotations
 
@@ -17,11 +17,21 @@ def ab():
 
 
 def test_refusals_exit_2_without_a_traceback(tmp_path: Path) -> None:
-    proc = run_without_gpu(SCRIPT, "--a", str(tmp_path / "nope"), "--b", str(tmp_path))
-    assert proc.returncode == 2 and "--a: no folder" in proc.stderr
-    proc = run_without_gpu(SCRIPT, "--a", str(tmp_path), "--b", str(tmp_path), "--only", "x")
+    here = f"A={tmp_path}"
+    for args, why in (
+        ((here,), "at least two"),
+        ((here, f"B={tmp_path / 'nope'}"), "no folder"),
+        ((here, str(tmp_path)), "LABEL=DIR"),
+        ((here, here), "given twice"),
+    ):
+        proc = run_without_gpu(SCRIPT, *(x for a in args for x in ("--bundle", a)))
+        assert proc.returncode == 2 and why in proc.stderr, (args, proc.stderr)
+    two = ("--bundle", here, "--bundle", f"B={tmp_path}")
+    proc = run_without_gpu(SCRIPT, *two, "--only", "x")
     assert proc.returncode == 2 and "--only: none of" in proc.stderr
-    proc = run_without_gpu(SCRIPT, "--a", str(tmp_path), "--b", str(tmp_path))
+    proc = run_without_gpu(SCRIPT, *two, "--reps", "0")
+    assert proc.returncode == 2 and "--reps takes a positive count" in proc.stderr
+    proc = run_without_gpu(SCRIPT, *two)
     assert proc.returncode == 2 and "no CUDA GPU" in proc.stderr
     assert "Traceback" not in proc.stderr
 
@@ -35,3 +45,12 @@ def test_shapes_take_the_plain_kernels_and_groups_cover_m(ab) -> None:
     assert len(set(labels)) == len(labels)
     assert {c.op for c in ab.CASES} == {"mm", "grouped", "wgrad"}
     assert {c.config[5] for c in ab.CASES} == {3, 4, 6}
+
+
+def test_sweep_is_seeded_odd_and_in_range(ab) -> None:
+    points = ab.sweep_points(24, 1)
+    assert points == ab.sweep_points(24, 1) and points != ab.sweep_points(24, 2)
+    for case, shape in points:
+        assert case in ab.CASES and all(x % 2 == 1 and 200 <= x <= 8192 for x in shape)
+    assert len({c.label for c, _ in points}) > 4
+    assert ab.geomean([2.0, 0.5]) == 1.0
