@@ -356,7 +356,10 @@ def build_gemm_module(
                 tdm = _tdm_setup(
                     args, elem, block_m, block_n, block_k, num_warps, grouped, stages,
                     trans_a, trans_b, per_tile=per_group, swiglu=swiglu,
-                    ring=lambda: ring_depth(stages, module.operation, target, tma=tma),
+                    ring=lambda slot_bytes: ring_depth(
+                        stages, module.operation, target, tma=tma, slot_bytes=slot_bytes,
+                        threads=num_warps * TARGETS[target].warp_size,
+                    ),
                 )  # fmt: skip
             sched = GemmScheduleOp(
                 args["M"],
@@ -424,25 +427,46 @@ def build_gemm_module(
     return module
 
 
-def ring_depth(num_stages: int, module: ir.Operation, target: str, *, tma: bool) -> int:
+def ring_depth(
+    num_stages: int,
+    module: ir.Operation,
+    target: str,
+    *,
+    tma: bool,
+    slot_bytes: int,
+    threads: int,
+) -> int:
     """The buffers per operand of the pipelined body's ring for ``num_stages``, in
     ``module`` (its copies' descriptors built) compiled for ``target`` (``tma``:
-    with ``lds-copies=tma``, as the bundle builder compiles TMA kernels).
+    with ``lds-copies=tma``, as the bundle builder compiles TMA kernels); a slot
+    of every ring together takes ``slot_bytes`` (padding included), and the kernel
+    has ``threads``.
 
     ``num_stages`` where the hand-off's copies stay in flight once issued (TDM,
     direct or TMA copies: :func:`~gemm_opt.lowering.convert_tile_to_triton_gpu.copies_in_flight`,
-    the very test that picks them), else at most :data:`MIN_STAGES`: a copy
-    through registers is complete when issued, so the body's block i+S-1,
-    issued into the slot block i-1 left, reaches the MMA no sooner than block
-    i+1 does with S = 2, into that same free slot. A deeper ring only puts
-    more prologue loads before the first MMA, and costs shared memory and
-    compile time (the copy code is unrolled once per prologue block). The
+    the very test that picks them). Copies through registers are complete when
+    issued, so in the loop the body's block i+S-1, issued into the slot block
+    i-1 left, reaches the MMA no sooner than block i+1 does with S = 2; a
+    deeper ring only issues more blocks at once before a tile's first MMA, and
+    costs shared memory and compile time (the copy code is unrolled once per
+    prologue block). Such a kernel gets the deepest ring, at most
+    ``num_stages``, with which an SM holds as many of its workgroups as with a
+    ring of 2 (:meth:`~gemm_opt.core.targets.Target.resident_blocks`): the
+    shallow ring where it buys a workgroup per SM, the deeper prologue where
+    it costs none. A target whose SM the table does not model gets 2. The
     kernel's stages (its name, the runtime's choice of it) stay as asked.
     """
     how = LdsCopies.TMA if tma else LdsCopies.AUTO
-    if copies_in_flight(module, TARGETS[target], how):
+    t = TARGETS[target]
+    if copies_in_flight(module, t, how) or num_stages <= MIN_STAGES:
         return num_stages
-    return min(num_stages, MIN_STAGES)
+    held = t.resident_blocks(threads, MIN_STAGES * slot_bytes)
+    if held is None:
+        return MIN_STAGES
+    ring = MIN_STAGES
+    while ring < num_stages and t.resident_blocks(threads, (ring + 1) * slot_bytes) == held:
+        ring += 1
+    return ring
 
 
 def _body(
@@ -724,11 +748,12 @@ def _tdm_setup(
     trans_b: bool = False,
     per_tile: bool = False,
     swiglu: bool = False,
-    ring: Callable[[], int] | None = None,
+    ring: Callable[[int], int] | None = None,
 ) -> dict:
     """Descriptors of A and B (the whole tensors; the body moves and bounds
     them per tile) and the rings of ``stages`` buffers (``ring``: how many
-    instead, asked once the descriptors are built), made once per program;
+    instead, asked with a slot's bytes once the descriptors are built), made
+    once per program;
     ``per_tile`` (wgrad's TMA twin): no descriptors, the body makes them
     from the group's K end (:func:`_pipelined_body`; the lowering hoists
     them out of the tile loop into its group loop).
@@ -776,8 +801,8 @@ def _tdm_setup(
     else:
         da = MakeTensorDescriptorOp(args["a"], a_shape, a_strides, da_t).result
         db = MakeTensorDescriptorOp(args["b"], b_shape, b_strides, db_t).result
-    if ring is not None:
-        stages = ring()
+    if ring is not None:  # a slot's bytes as the verifier counts them (padding included)
+        stages = ring(ba_t.allocation_bytes() + bb_t.allocation_bytes() * (2 if swiglu else 1))
     bufa_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, *a_block], elem, sa)))
     bufb_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, *b_block], elem, sb)))
     half = num_warps // 2
