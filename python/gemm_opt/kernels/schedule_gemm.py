@@ -43,8 +43,8 @@ Two bodies (one tile, one K range), both for every target: ``blocks``
 (``tile.load_block`` of A and B straight into the MMA operand layouts,
 masked by the K range and the edges, then ``tile.wmma``; any layout of A
 and B) and ``pipelined`` (hinted ``tile.async_tdm_copy_global_to_local`` s
-into a ring of ``num_stages`` buffers (2 where the copies go through registers:
-:func:`ring_depth`), ``num_stages - 1`` K blocks in flight
+into a ring of ``num_stages`` buffers (fewer where the copies go through
+registers: :func:`ring_depth`), ``num_stages - 1`` K blocks in flight
 while one multiplies; the descriptors' bounds mask the tile and the K range; TDM on
 gfx1250, ``ttg.async_copy`` or register copies and wgmma on cuda:90, or with
 ``tma`` copies bounded by the tensors' shapes (wgrad: by descriptors that
@@ -162,7 +162,7 @@ def build_gemm_module(
     used; ``num_stages`` 1), ``"pipelined"`` (copies of A by the first half
     of the warps and of B by the second, with ``warp_used_hint`` s, into a
     ring of ``num_stages`` shared buffers per operand (2 to 6, default 2;
-    2 where the copies go through registers: :func:`ring_depth`),
+    fewer where the copies go through registers: :func:`ring_depth`),
     ``num_stages - 1`` K blocks in flight while one multiplies: TDM on
     gfx1250, wgmma from shared memory on cuda:90; an operand that lies
     transposed (``trans_a``'s A, ``trans_b``'s B, wgrad's A) is copied as it
