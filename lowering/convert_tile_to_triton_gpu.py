@@ -168,7 +168,7 @@ from typing import Any, ClassVar
 from gemm_opt.core.contract import NUM_WARPS, TARGET
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.pass_base import TilePass
-from gemm_opt.core.targets import CP_ASYNC_MIN_BYTES, TARGETS, VECTOR_BYTES, Mma, StrEnum, Target
+from gemm_opt.core.targets import TARGETS, Mma, StrEnum, Target
 from gemm_opt.dialect.async_ops import AsyncWmmaOp
 from gemm_opt.dialect.scaled_mma import ScaledWmmaOp
 from gemm_opt.dialect.tile import (
@@ -503,20 +503,40 @@ def convert(
         LoweringFailure: at the tile op that cannot be lowered.
     """
     info, num_warps = check_hand_off(module, target, lds_copies, mma)
-    direct = False
-    if info.direct_to_lds and lds_copies != LdsCopies.REGISTERS:
-        direct = lds_copies == LdsCopies.DIRECT or direct_copies_ok(module, nvidia=info.nvidia)
-    tma = "none"
-    if lds_copies == LdsCopies.TMA:
-        tma = "tma"
-    elif lds_copies == LdsCopies.AUTO and info.nvidia and tma_facts_ok(module):
-        tma = "auto"
+    direct, tma = copy_paths(module, info, lds_copies)
     strategy = STRATEGIES[info.mma](direct, mma, tma)
     ctx = HandOffContext(module, info, num_warps, triton, strategy, HANDLERS, filename, on_op)
     return _run(ctx), ctx.host_tensormaps
 
 
-def direct_copies_ok(module: ir.Operation, nvidia: bool = False) -> bool:
+def copy_paths(module: ir.Operation, target: Target, lds_copies: str) -> tuple[bool, str]:
+    """How the hand-off moves ``module``'s copies on a target without TDM: whether
+    directly (``cp.async``, direct-to-LDS) rather than through registers, and its
+    TMA mode (``tma``, ``auto``: where a copy can be one, or ``none``)."""
+    direct = False
+    if target.direct_to_lds and lds_copies != LdsCopies.REGISTERS:
+        direct = lds_copies == LdsCopies.DIRECT or direct_copies_ok(module, target)
+    tma = "none"
+    if lds_copies == LdsCopies.TMA:
+        tma = "tma"
+    elif lds_copies == LdsCopies.AUTO and target.nvidia and tma_facts_ok(module):
+        tma = "auto"
+    return direct, tma
+
+
+def copies_in_flight(
+    module: ir.Operation, target: Target, lds_copies: str = LdsCopies.AUTO
+) -> bool:
+    """Whether the hand-off's copies of ``module`` stay in flight once issued (TDM,
+    direct or TMA copies; ``auto`` TMA counted as such), rather than load into
+    registers and store to shared memory, complete when issued. Read on the copies'
+    descriptors and the function's facts, so it may be asked of a module whose
+    descriptors are built and whose copies are not yet."""
+    direct, tma = copy_paths(module, target, lds_copies)
+    return target.tdm or direct or tma != "none"
+
+
+def direct_copies_ok(module: ir.Operation, target: Target) -> bool:
     """Whether direct-to-LDS copies can be proven to move whole vectors.
 
     Triton vectorises a direct-to-LDS load only when its mask and offsets are
@@ -524,13 +544,13 @@ def direct_copies_ok(module: ir.Operation, nvidia: bool = False) -> bool:
     takes facts of whole vectors (:func:`~gemm_opt.lowering.ir_match.whole_vectors`:
     constants, or function arguments whose ``tile.divisibility`` times the
     element size is a multiple of the vector) on every descriptor shape and
-    outer stride, and a constant unit inner stride. AMD's direct-to-LDS loads
-    need 16-byte vectors. NVIDIA's ``cp.async`` (``nvidia``) moves 4, 8 or 16
-    bytes (:data:`CP_ASYNC_MIN_BYTES` at least; Triton picks the widest the
-    facts prove), and only the innermost shape needs the fact: an outer bound
-    masks whole rows, which never splits a vector.
+    outer stride, and a constant unit inner stride, of the vectors ``target``'s
+    direct copies move (:attr:`~gemm_opt.core.targets.Target.direct_copy_bytes`:
+    16 bytes on AMD; ``cp.async`` moves 4, 8 or 16, and Triton picks the widest
+    the facts prove). On NVIDIA only the innermost shape needs the fact: an
+    outer bound masks whole rows, which never splits a vector.
     """
-    vector = CP_ASYNC_MIN_BYTES if nvidia else VECTOR_BYTES
+    vector, nvidia = target.direct_copy_bytes, target.nvidia
     ok = True
     for view in collect_ops(module, (MakeTensorDescriptorOp.OPERATION_NAME,)):
         elem_bytes = (element_bits(view.result.type.element_type) or 0) // 8
@@ -572,6 +592,9 @@ __all__ = [
     "build_handler_table",
     "check_hand_off",
     "convert",
+    "copies_in_flight",
+    "copy_paths",
+    "direct_copies_ok",
     "element_bits",
     "mma_swizzle",
     "nvmma_swizzle",

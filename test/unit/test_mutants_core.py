@@ -14,6 +14,17 @@ from gemm_opt.core.targets import TARGET_NAMES, TARGETS, Mma, get_target
 
 KIB = 1024
 
+#: The SM columns: not modelled on gfx1250 (TDM copies); a CDNA CU's LDS, 4 SIMDs of
+#: 512 registers per lane (64 lanes), 512 a lane at most.
+_NO_SM = {"sm_shared_memory_bytes": 0, "shared_reserved_bytes": 0, "sm_registers": 0,
+          "max_thread_registers": 0}  # fmt: skip
+
+
+def _cdna_sm(lds: int) -> dict[str, int]:
+    return {"sm_shared_memory_bytes": lds, "shared_reserved_bytes": 0,
+            "sm_registers": 4 * 512 * 64, "max_thread_registers": 512}  # fmt: skip
+
+
 #: Each target's facts: LDS per workgroup from LLVM's AMDGPU limits, 227 KiB of
 #: opt-in shared memory per block on sm_90; wave64 on CDNA, wave32 elsewhere;
 #: the MFMA 32x32 and 16x16 16-bit instructions' K (16/32 on gfx950's v4,
@@ -24,24 +35,29 @@ FACTS: dict[str, dict[str, object]] = {
         "mma": Mma.WMMA_V3, "shared_memory_bytes": 320 * KIB, "max_threads_per_block": 1024,
         "direct_to_lds": False, "i1_memory": True, "mfma_version": 0, "mfma_k_width": 0,
         "mfma_k32": 0, "mfma_k16": 0, "warp_specialize": True,
+        **_NO_SM,
     },
     "gfx950": {
         "backend": "hip", "arch": "gfx950", "warp_size": 64, "tdm": False,
         "mma": Mma.MFMA_V4, "shared_memory_bytes": 160 * KIB, "max_threads_per_block": 1024,
         "direct_to_lds": True, "i1_memory": True, "mfma_version": 4, "mfma_k_width": 8,
         "mfma_k32": 16, "mfma_k16": 32, "warp_specialize": False,
+        **_cdna_sm(160 * KIB),
     },
     "gfx942": {
         "backend": "hip", "arch": "gfx942", "warp_size": 64, "tdm": False,
         "mma": Mma.MFMA_V3, "shared_memory_bytes": 64 * KIB, "max_threads_per_block": 1024,
         "direct_to_lds": False, "i1_memory": True, "mfma_version": 3, "mfma_k_width": 4,
         "mfma_k32": 8, "mfma_k16": 16, "warp_specialize": False,
+        **_cdna_sm(64 * KIB),
     },
     "cuda:90": {
         "backend": "cuda", "arch": 90, "warp_size": 32, "tdm": False,
         "mma": Mma.WGMMA, "shared_memory_bytes": 227 * KIB, "max_threads_per_block": 1024,
         "direct_to_lds": True, "i1_memory": False, "mfma_version": 0, "mfma_k_width": 0,
         "mfma_k32": 0, "mfma_k16": 0, "warp_specialize": True,
+        "sm_shared_memory_bytes": 228 * KIB, "shared_reserved_bytes": KIB,
+        "sm_registers": 65536, "max_thread_registers": 255,
     },
 }  # fmt: skip
 #: The 8-bit columns (docs/fp8.md): the OCP formats everywhere but gfx942's FNUZ

@@ -7,7 +7,11 @@ so it is usable without the MLIR bindings or Triton.
 
 Shared-memory sizes are the most one workgroup (thread block) may allocate:
 LDS is 320 KiB on gfx1250, 160 KiB on gfx950 and 64 KiB on gfx942 (LLVM's
-AMDGPU limits); 227 KiB of opt-in dynamic shared memory on sm_90.
+AMDGPU limits); 227 KiB of opt-in dynamic shared memory on sm_90. An sm_90 SM
+holds 228 KiB for all its blocks, 1 KiB of it reserved per block, and 64 Ki
+registers, 255 at most a thread (CUDA's compute capability 9.0 limits); a
+CDNA CU its LDS and 4 x 512 x 64 vector registers. gfx1250's SM is not
+modelled (its copies are TDM's, never through registers).
 """
 
 from __future__ import annotations
@@ -103,6 +107,14 @@ class Target:
     mfma_mx_k32: int = 0
     mfma_mx_k16: int = 0
     mfma_mx_k_width: int = 0
+    #: What one SM (CU) holds for all the workgroups resident on it: bytes of shared
+    #: memory (LDS), of which the driver reserves ``shared_reserved_bytes`` per
+    #: workgroup, and 32-bit registers, of which a thread holds at most
+    #: ``max_thread_registers``; 0 where not modelled (:meth:`resident_blocks`).
+    sm_shared_memory_bytes: int = 0
+    shared_reserved_bytes: int = 0
+    sm_registers: int = 0
+    max_thread_registers: int = 0
 
     @property
     def nvidia(self) -> bool:
@@ -114,9 +126,32 @@ class Target:
         """The ``ttg.target`` value, e.g. ``"hip:gfx1250"`` or ``"cuda:90"``."""
         return f"{self.backend}:{self.arch}"
 
+    def resident_blocks(self, threads: int, shared_bytes: int) -> int | None:
+        """Workgroups of ``threads`` threads and ``shared_bytes`` of shared memory one SM
+        holds at once, by its shared memory and by its registers with every thread at
+        the most it may hold (a kernel's own count is known only once compiled); None
+        where the table does not model the SM."""
+        if not (self.sm_shared_memory_bytes and self.sm_registers and threads > 0):
+            return None
+        held = max(shared_bytes + self.shared_reserved_bytes, 1)
+        by_shared = self.sm_shared_memory_bytes // held
+        return min(by_shared, self.sm_registers // (threads * self.max_thread_registers))
+
+    @property
+    def direct_copy_bytes(self) -> int:
+        """The narrowest vector a direct global -> shared copy moves: 4 bytes for
+        ``cp.async`` (:data:`CP_ASYNC_MIN_BYTES`), 16 for AMD's direct-to-LDS loads
+        (:data:`VECTOR_BYTES`); 0 where copies cannot bypass registers."""
+        if not self.direct_to_lds:
+            return 0
+        return CP_ASYNC_MIN_BYTES if self.nvidia else VECTOR_BYTES
+
 
 #: The OCP FP8 element types (MLIR spelling).
 _OCP_FP8 = ("f8E4M3FN", "f8E5M2")
+#: A CDNA3/CDNA4 CU's vector registers: 4 SIMDs of 512 per lane, 64 lanes (a wave's
+#: lane holds at most 512: 256 architectural and 256 accumulation registers).
+_CDNA_REGISTERS = 4 * 512 * 64
 
 TARGETS: dict[str, Target] = {
     t.name: t
@@ -143,6 +178,9 @@ TARGETS: dict[str, Target] = {
             mma=Mma.MFMA_V4,
             shared_memory_bytes=160 * 1024,
             max_threads_per_block=1024,
+            sm_shared_memory_bytes=160 * 1024,
+            sm_registers=_CDNA_REGISTERS,
+            max_thread_registers=512,
             direct_to_lds=True,
             mfma_version=4,
             mfma_k_width=8,
@@ -166,6 +204,9 @@ TARGETS: dict[str, Target] = {
             mma=Mma.MFMA_V3,
             shared_memory_bytes=64 * 1024,
             max_threads_per_block=1024,
+            sm_shared_memory_bytes=64 * 1024,
+            sm_registers=_CDNA_REGISTERS,
+            max_thread_registers=512,
             mfma_version=3,
             mfma_k_width=4,
             mfma_k32=8,
@@ -184,6 +225,10 @@ TARGETS: dict[str, Target] = {
             mma=Mma.WGMMA,
             shared_memory_bytes=227 * 1024,
             max_threads_per_block=1024,
+            sm_shared_memory_bytes=228 * 1024,
+            shared_reserved_bytes=1024,
+            sm_registers=65536,
+            max_thread_registers=255,
             direct_to_lds=True,
             i1_memory=False,
             warp_specialize=True,

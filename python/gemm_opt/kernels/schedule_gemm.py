@@ -43,7 +43,8 @@ Two bodies (one tile, one K range), both for every target: ``blocks``
 (``tile.load_block`` of A and B straight into the MMA operand layouts,
 masked by the K range and the edges, then ``tile.wmma``; any layout of A
 and B) and ``pipelined`` (hinted ``tile.async_tdm_copy_global_to_local`` s
-into a ring of ``num_stages`` buffers, ``num_stages - 1`` K blocks in flight
+into a ring of ``num_stages`` buffers (fewer where the copies go through
+registers: :func:`ring_depth`), ``num_stages - 1`` K blocks in flight
 while one multiplies; the descriptors' bounds mask the tile and the K range; TDM on
 gfx1250, ``ttg.async_copy`` or register copies and wgmma on cuda:90, or with
 ``tma`` copies bounded by the tensors' shapes (wgrad: by descriptors that
@@ -121,6 +122,7 @@ from gemm_opt.dialect.tile import (
     WmmaAttr,
     WmmaOp,
 )
+from gemm_opt.lowering.convert_tile_to_triton_gpu import LdsCopies, copies_in_flight
 
 #: One K block's MMA into the loop's accumulator: ``step(a, b, acc, k) -> acc``, ``k``
 #: the block's first K index (i32).
@@ -159,7 +161,8 @@ def build_gemm_module(
     ``body``: ``"blocks"`` (each K block loaded into registers when it is
     used; ``num_stages`` 1), ``"pipelined"`` (copies of A by the first half
     of the warps and of B by the second, with ``warp_used_hint`` s, into a
-    ring of ``num_stages`` shared buffers per operand (2 to 6, default 2),
+    ring of ``num_stages`` shared buffers per operand (2 to 6, default 2;
+    fewer where the copies go through registers: :func:`ring_depth`),
     ``num_stages - 1`` K blocks in flight while one multiplies: TDM on
     gfx1250, wgmma from shared memory on cuda:90; an operand that lies
     transposed (``trans_a``'s A, ``trans_b``'s B, wgrad's A) is copied as it
@@ -353,6 +356,10 @@ def build_gemm_module(
                 tdm = _tdm_setup(
                     args, elem, block_m, block_n, block_k, num_warps, grouped, stages,
                     trans_a, trans_b, per_tile=per_group, swiglu=swiglu,
+                    ring=lambda slot_bytes: ring_depth(
+                        stages, module.operation, target, tma=tma, slot_bytes=slot_bytes,
+                        threads=num_warps * TARGETS[target].warp_size,
+                    ),
                 )  # fmt: skip
             sched = GemmScheduleOp(
                 args["M"],
@@ -418,6 +425,48 @@ def build_gemm_module(
             why = "; ".join(d.message for d in e.error_diagnostics) or str(e)
             raise ValueError(f"the schedule does not verify: {why}") from None
     return module
+
+
+def ring_depth(
+    num_stages: int,
+    module: ir.Operation,
+    target: str,
+    *,
+    tma: bool,
+    slot_bytes: int,
+    threads: int,
+) -> int:
+    """The buffers per operand of the pipelined body's ring for ``num_stages``, in
+    ``module`` (its copies' descriptors built) compiled for ``target`` (``tma``:
+    with ``lds-copies=tma``, as the bundle builder compiles TMA kernels); a slot
+    of every ring together takes ``slot_bytes`` (padding included), and the kernel
+    has ``threads``.
+
+    ``num_stages`` where the hand-off's copies stay in flight once issued (TDM,
+    direct or TMA copies: :func:`~gemm_opt.lowering.convert_tile_to_triton_gpu.copies_in_flight`,
+    the very test that picks them). Copies through registers are complete when
+    issued, so in the loop the body's block i+S-1, issued into the slot block
+    i-1 left, reaches the MMA no sooner than block i+1 does with S = 2; a
+    deeper ring only issues more blocks at once before a tile's first MMA, and
+    costs shared memory and compile time (the copy code is unrolled once per
+    prologue block). Such a kernel gets the deepest ring, at most
+    ``num_stages``, with which an SM holds as many of its workgroups as with a
+    ring of 2 (:meth:`~gemm_opt.core.targets.Target.resident_blocks`): the
+    shallow ring where it buys a workgroup per SM, the deeper prologue where
+    it costs none. A target whose SM the table does not model gets 2. The
+    kernel's stages (its name, the runtime's choice of it) stay as asked.
+    """
+    how = LdsCopies.TMA if tma else LdsCopies.AUTO
+    t = TARGETS[target]
+    if copies_in_flight(module, t, how) or num_stages <= MIN_STAGES:
+        return num_stages
+    held = t.resident_blocks(threads, MIN_STAGES * slot_bytes)
+    if held is None:
+        return MIN_STAGES
+    ring = MIN_STAGES
+    while ring < num_stages and t.resident_blocks(threads, (ring + 1) * slot_bytes) == held:
+        ring += 1
+    return ring
 
 
 def _body(
@@ -699,9 +748,12 @@ def _tdm_setup(
     trans_b: bool = False,
     per_tile: bool = False,
     swiglu: bool = False,
+    ring: Callable[[int], int] | None = None,
 ) -> dict:
     """Descriptors of A and B (the whole tensors; the body moves and bounds
-    them per tile) and the rings of ``stages`` buffers, made once per program;
+    them per tile) and the rings of ``stages`` buffers (``ring``: how many
+    instead, asked with a slot's bytes once the descriptors are built), made
+    once per program;
     ``per_tile`` (wgrad's TMA twin): no descriptors, the body makes them
     from the group's K end (:func:`_pipelined_body`; the lowering hoists
     them out of the tile loop into its group loop).
@@ -731,8 +783,6 @@ def _tdm_setup(
     db_t = TensorDescType.get(ir.TypeAttr.get(blk_b))
     ba_t = SharedType.get(ir.TypeAttr.get(blk_a))
     bb_t = SharedType.get(ir.TypeAttr.get(blk_b))
-    bufa_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, *a_block], elem, sa)))
-    bufb_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, *b_block], elem, sb)))
     m, n, k = args["M"], args["N"], args["K"]
     if swiglu:  # B has 2N columns, [gate | up]
         n = arith.AddIOp(n, n).result
@@ -751,6 +801,10 @@ def _tdm_setup(
     else:
         da = MakeTensorDescriptorOp(args["a"], a_shape, a_strides, da_t).result
         db = MakeTensorDescriptorOp(args["b"], b_shape, b_strides, db_t).result
+    if ring is not None:  # a slot's bytes as the verifier counts them (padding included)
+        stages = ring(ba_t.allocation_bytes() + bb_t.allocation_bytes() * (2 if swiglu else 1))
+    bufa_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, *a_block], elem, sa)))
+    bufb_t = SharedType.get(ir.TypeAttr.get(ir.RankedTensorType.get([stages, *b_block], elem, sb)))
     half = num_warps // 2
     hints = ((1 << half) - 1, ((1 << num_warps) - 1) ^ ((1 << half) - 1))
     return {
@@ -930,4 +984,4 @@ def _pipelined_body(
     ScheduleYieldOp([epilogue(acc) if epilogue else acc])
 
 
-__all__ = ["build_gemm_module"]
+__all__ = ["build_gemm_module", "ring_depth"]
