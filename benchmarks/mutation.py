@@ -565,7 +565,7 @@ TARGETS: dict[str, Target] = {
     "annotate_warp_plan": Target(
         "passes/annotate_warp_plan.py",
         EVERY,
-        PASS_TESTS,
+        (*unit("test_mutants_annotate_warp_plan"), *PASS_TESTS),
         lit("passes", "tile-annotate-warp-plan"),
     ),
     "pipeline_mma": Target(
@@ -577,7 +577,12 @@ TARGETS: dict[str, Target] = {
     "schedule_ir": Target(
         "passes/schedule_ir.py",
         EVERY,
-        unit("test_schedules_math", "test_stream_k_fixup_model"),
+        unit(
+            "test_mutants_schedule_ir",
+            "test_schedules_math",
+            "test_stream_k_fixup_model",
+            "test_swap_ab",
+        ),
         lit("passes", "tile-lower-gemm-schedule"),
     ),
     "lower_gemm_schedule": Target(
