@@ -527,7 +527,10 @@ TARGETS: dict[str, Target] = {
         (),
     ),
     "runtime_cuda": Target(
-        "python/gemm_opt/runtime/cuda.py", EVERY, unit("test_runtime_launch"), ()
+        "python/gemm_opt/runtime/cuda.py",
+        EVERY,
+        unit("test_mutants_cuda", "test_runtime_launch"),
+        (),
     ),
     "runtime_bundle": Target(
         "python/gemm_opt/runtime/bundle.py",
@@ -646,7 +649,7 @@ TARGETS: dict[str, Target] = {
             "build_fused",
             "FuseTdmCopiesPass.run",
         ),
-        PASS_TESTS,
+        (*unit("test_mutants_fuse_tdm_copies"), *PASS_TESTS),
         PASS_LIT,
     ),
     "derive_warp_hints": Target(
