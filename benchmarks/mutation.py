@@ -662,7 +662,7 @@ TARGETS: dict[str, Target] = {
             "DeriveWarpHintsPass._assign",
             "_set_hint",
         ),
-        PASS_TESTS,
+        (*unit("test_mutants_derive_warp_hints"), *PASS_TESTS),
         PASS_LIT,
     ),
 }
