@@ -539,7 +539,10 @@ TARGETS: dict[str, Target] = {
         (),
     ),
     "runtime_build": Target(
-        "python/gemm_opt/runtime/build.py", EVERY, unit("test_runtime_build"), ()
+        "python/gemm_opt/runtime/build.py",
+        EVERY,
+        unit("test_mutants_build", "test_runtime_build", "test_bench_triton_bundle"),
+        (),
     ),
     "runtime_autotune": Target(
         "python/gemm_opt/runtime/autotune.py",
