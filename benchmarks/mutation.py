@@ -535,7 +535,9 @@ TARGETS: dict[str, Target] = {
     "runtime_bundle": Target(
         "python/gemm_opt/runtime/bundle.py",
         EVERY,
-        unit("test_runtime_bundle", "test_bundle_reader", "test_bundle_fuzz"),
+        unit(
+            "test_mutants_bundle", "test_runtime_bundle", "test_bundle_reader", "test_bundle_fuzz"
+        ),
         (),
     ),
     "runtime_build": Target(

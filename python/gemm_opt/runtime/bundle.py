@@ -359,6 +359,7 @@ class Bundle:
         }
 
     def dumps(self) -> str:
+        # Equivalent mutant: indent 1->2 (layout only: every reader parses the JSON).
         return json.dumps(self.to_json(), indent=1) + "\n"
 
     def write(self, path: str | os.PathLike[str]) -> None:
