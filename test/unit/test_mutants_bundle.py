@@ -64,3 +64,107 @@ def test_a_null_kernel_is_named_null() -> None:
     doc = document()
     doc["kernels"][0] = None
     _refused(doc, r"^b\.json: kernels\[0\]: expected an object, got null$")
+
+
+def _accepted(doc: dict) -> None:
+    loads(json.dumps(doc), "b.json")
+
+
+@pytest.mark.parametrize(("block", "ok"), [(1, True), (0, False), (-1, False)])
+def test_a_cdiv_block_is_at_least_1(block: int, ok: bool) -> None:
+    doc = document()
+    doc["kernels"][0]["grid"][0] = {"cdiv": ["M", block]}
+    if ok:
+        _accepted(doc)
+    else:
+        _refused(doc, rf"grid\[0\]\.cdiv: block must be at least 1, got {block}$")
+
+
+def _descriptor(**fields: object) -> dict:
+    doc = document()
+    doc["kernels"][0]["tensormaps"][0].update(fields)
+    return doc
+
+
+def test_a_descriptor_base_is_a_pointer_argument() -> None:
+    _refused(_descriptor(base="M"), r"tensormaps\[0\]\.base: 'M' is not a pointer argument")
+
+
+@pytest.mark.parametrize(
+    ("shape", "strides", "block"),
+    [
+        (["K"], [1], [64]),
+        ([1, 1, 1, "M", "K"], [0, 0, 0, "lda", 1], [1, 1, 1, 128, 64]),
+    ],
+)
+def test_a_descriptor_has_rank_1_to_5(shape, strides, block) -> None:
+    _accepted(_descriptor(shape=shape, strides=strides, block=block))
+
+
+@pytest.mark.parametrize("key", ["shape", "strides", "block"])
+@pytest.mark.parametrize("n", [0, 6])
+def test_a_descriptor_list_of_0_or_6_entries_is_refused(key: str, n: int) -> None:
+    _refused(
+        _descriptor(**{key: [1] * n}),
+        rf"tensormaps\[0\]\.{key}: expected 1 to 5 entries, got {n}$",
+    )
+
+
+@pytest.mark.parametrize(("entry", "ok"), [(1, True), (256, True), (0, False), (257, False)])
+def test_a_descriptor_block_entry_is_1_to_256(entry: int, ok: bool) -> None:
+    doc = _descriptor(block=[entry, 64])
+    if ok:
+        _accepted(doc)
+    else:
+        _refused(doc, rf"tensormaps\[0\]\.block\[0\]: expected an integer 1 to 256, got {entry}")
+
+
+I32_MAX, I64_MAX = 2**31 - 1, 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "ok"),
+    [
+        ("shape", 0, True),
+        ("shape", I32_MAX, True),
+        ("shape", I32_MAX + 1, False),
+        ("shape", -1, False),
+        ("strides", 0, True),
+        ("strides", I64_MAX, True),
+        ("strides", I64_MAX + 1, False),
+    ],
+)
+def test_a_descriptor_constant_fits_how_it_travels(key: str, value: int, ok: bool) -> None:
+    entries = {"shape": [value, "K"], "strides": [value, 1]}[key]
+    doc = _descriptor(**{key: entries})
+    if ok:
+        _accepted(doc)
+    else:
+        _refused(doc, rf"tensormaps\[0\]\.{key}\[0\]: expected a constant 0 to ")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "ok"),
+    [
+        ("swizzle", 0, True),
+        ("swizzle", 3, True),
+        ("swizzle", 4, False),
+        ("swizzle", -1, False),
+        ("elem_bytes", 1, True),
+        ("elem_bytes", 2, True),
+        ("elem_bytes", 4, True),
+        ("elem_bytes", 8, True),
+        ("elem_bytes", 0, False),
+        ("elem_bytes", 3, False),
+        ("dtype", 0, True),
+        ("dtype", 12, True),
+        ("dtype", 13, False),
+        ("dtype", -1, False),
+    ],
+)
+def test_a_descriptor_code_is_one_the_driver_knows(field: str, value: int, ok: bool) -> None:
+    doc = _descriptor(**{field: value})
+    if ok:
+        _accepted(doc)
+    else:
+        _refused(doc, rf"tensormaps\[0\]\.{field}: ")

@@ -633,6 +633,8 @@ def _read_tensormap(r: _Reader, value: Any, path: str, args: tuple[Arg, ...]) ->
                 ok = 0 <= item <= high
             else:
                 held = ints.get(item) if isinstance(item, str) else None
+                # Equivalent mutant: held[0] -> held[1] (no launcher integer type
+                # starts below the travelling type's range without also ending above it).
                 ok = held is not None and low <= held[0] and held[1] <= high
             if not ok:
                 raise r.fail(
