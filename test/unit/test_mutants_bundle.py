@@ -168,3 +168,49 @@ def test_a_descriptor_code_is_one_the_driver_knows(field: str, value: int, ok: b
         _accepted(doc)
     else:
         _refused(doc, rf"tensormaps\[0\]\.{field}: ")
+
+
+def _kernel_doc(**fields: object) -> dict:
+    doc = document()
+    kernel = doc["kernels"][0]
+    for key, value in fields.items():
+        if value is None:
+            del kernel[key]
+        else:
+            kernel[key] = value
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("scratch", "read"),
+    [
+        ({"bytes": 0, "align": 1}, (0, 1)),
+        ({}, (0, 1)),
+        ({"bytes": 16}, (16, 1)),
+        ({"align": 64}, (0, 64)),
+    ],
+)
+def test_scratch_defaults_and_smallest_values(scratch: dict, read: tuple[int, int]) -> None:
+    k = loads(json.dumps(_kernel_doc(global_scratch=scratch, profile_scratch=scratch))).kernels[0]
+    assert (k.global_scratch.bytes, k.global_scratch.align) == read
+    assert (k.profile_scratch.bytes, k.profile_scratch.align) == read
+
+
+@pytest.mark.parametrize(
+    ("scratch", "message"),
+    [
+        ({"align": 0}, r"global_scratch\.align: must be at least 1, got 0$"),
+        ({"align": 3}, r"global_scratch\.align: must be a power of two, got 3$"),
+        ({"bytes": -1}, r"global_scratch\.bytes: must be at least 0, got -1$"),
+    ],
+)
+def test_scratch_out_of_range_is_refused(scratch: dict, message: str) -> None:
+    _refused(_kernel_doc(global_scratch=scratch), message)
+
+
+def test_one_warp_and_one_cta_are_kernels() -> None:
+    k = loads(json.dumps(_kernel_doc(num_warps=1, num_ctas=1))).kernels[0]
+    assert (k.num_warps, k.num_ctas) == (1, 1)
+    assert loads(json.dumps(_kernel_doc(num_ctas=None))).kernels[0].num_ctas == 1
+    _refused(_kernel_doc(num_ctas=0), r"num_ctas: must be at least 1, got 0$")
+    _refused(_kernel_doc(num_warps=0), r"num_warps: must be at least 1, got 0$")

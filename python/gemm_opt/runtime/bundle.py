@@ -675,6 +675,7 @@ def _read_launch(r: _Reader, obj: dict[str, Any], path: str, target: Target) -> 
     num_warps = r.count(obj, "num_warps", path, 1)
     if num_warps & (num_warps - 1):
         raise r.fail(f"{path}.num_warps", f"must be a power of two, got {num_warps}")
+    # Equivalent mutant: 1->2 (the warp-size check below refuses every other count).
     threads_per_warp = r.count(obj, "threads_per_warp", path, 1)
     if threads_per_warp != target.warp_size:
         raise r.fail(
