@@ -596,7 +596,11 @@ TARGETS: dict[str, Target] = {
     "lower_gemm_schedule": Target(
         "passes/lower_gemm_schedule.py",
         EVERY,
-        unit("test_stream_k_fixup_model", "test_schedule_properties"),
+        unit(
+            "test_mutants_lower_gemm_schedule",
+            "test_stream_k_fixup_model",
+            "test_schedule_properties",
+        ),
         lit("passes", "tile-lower-gemm-schedule"),
     ),
     # -- the older, well-pinned modules --

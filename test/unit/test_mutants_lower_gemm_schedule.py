@@ -1,0 +1,59 @@
+"""What the schedule lowering hands its body, at the edges (found by
+``benchmarks/mutation.py`` in ``passes/lower_gemm_schedule.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.dialect import make_context
+from gemm_opt.model.interpreter import run_function
+from gemm_opt.passes.lower_gemm_schedule import LowerGemmSchedulePass
+
+#: A data-parallel schedule whose body records, per call, its group argument and
+#: the bounds it is given (m_end, k_off, k_end) at ``log[4 * pid]``.
+BODY_ARGS_KERNEL = """
+#acc = #tile.blocked<{size_per_thread = array<i64: 1, 4>, threads_per_warp = array<i64: 8, 4>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @dp(%M: i32, %N: i32, %K: i32, %c: !tile.ptr<f16>, %ldc: i64, %log: !tile.ptr<i32>) {
+    "tile.gemm_schedule"(%M, %N, %K, %c, %ldc) ({
+    ^bb0(%g: i32, %mo: i32, %me: i32, %no: i32, %ko: i32, %ke: i32):
+      %c1 = arith.constant 1 : i32
+      %c2 = arith.constant 2 : i32
+      %c3 = arith.constant 3 : i32
+      %c4 = arith.constant 4 : i32
+      %pid = "tile.program_id"() {axis = 0 : i32} : () -> i32
+      %e0 = arith.muli %pid, %c4 : i32
+      %e1 = arith.addi %e0, %c1 : i32
+      %e2 = arith.addi %e0, %c2 : i32
+      %e3 = arith.addi %e0, %c3 : i32
+      %o0 = "tile.atomic_rmw"(%log, %e0, %g) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+      %o1 = "tile.atomic_rmw"(%log, %e1, %me) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+      %o2 = "tile.atomic_rmw"(%log, %e2, %ko) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+      %o3 = "tile.atomic_rmw"(%log, %e3, %ke) {kind = "xchg", sem = "relaxed", scope = "gpu"} : (!tile.ptr<i32>, i32, i32) -> i32
+      %z = arith.constant dense<0.000000e+00> : tensor<16x16xf32, #acc>
+      "tile.schedule_yield"(%z) : (tensor<16x16xf32, #acc>) -> ()
+    }) {kind = "data-parallel", block_m = 16 : i32, block_n = 16 : i32, block_k = 16 : i32, group_m = 2 : i32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0>} : (i32, i32, i32, !tile.ptr<f16>, i64) -> ()
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(32, 16, 40), (16, 48, 16)])
+def test_a_plain_schedule_hands_its_body_group_0_and_the_whole_extents(
+    m: int, n: int, k: int
+) -> None:
+    """One group: the body's group argument is 0, its row bound M and its K
+    range the whole of K, for every tile."""
+    with make_context():
+        module = ir.Module.parse(BODY_ARGS_KERNEL)
+        LowerGemmSchedulePass().run(module.operation)
+        assert module.operation.verify()
+        tiles = -(-m // 16) * -(-n // 16)
+        log = np.full(4 * tiles, -1, np.int32)
+        c = np.full((m, n), np.nan, np.float16)
+        run_function(module, "dp", [m, n, k, c, n, log], (tiles, 1, 1), seed=None)
+    assert log.reshape(tiles, 4).tolist() == [[0, m, 0, k]] * tiles
+    assert not c.any()
