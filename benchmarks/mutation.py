@@ -600,6 +600,7 @@ TARGETS: dict[str, Target] = {
             "test_mutants_lower_gemm_schedule",
             "test_stream_k_fixup_model",
             "test_schedule_properties",
+            "test_epilogue",
         ),
         lit("passes", "tile-lower-gemm-schedule"),
     ),

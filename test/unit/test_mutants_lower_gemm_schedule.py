@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from gemm_opt.core import schedules as S
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect import make_context
 from gemm_opt.model.interpreter import run_function
@@ -56,4 +59,42 @@ def test_a_plain_schedule_hands_its_body_group_0_and_the_whole_extents(
         c = np.full((m, n), np.nan, np.float16)
         run_function(module, "dp", [m, n, k, c, n, log], (tiles, 1, 1), seed=None)
     assert log.reshape(tiles, 4).tolist() == [[0, m, 0, k]] * tiles
+    assert not c.any()
+
+
+FIXUPS = Path(__file__).resolve().parent / "data" / "stream_k_fixups.mlir"
+BLOCK, GROUP_M, LOG = 16, 2, 128
+
+
+@pytest.mark.parametrize("reduction", S.REDUCTIONS)
+@pytest.mark.parametrize(("m", "n", "k", "programs"), [(32, 32, 64, 2), (32, 64, 48, 4)])
+def test_tiles_a_multiple_of_the_programs_are_all_data_parallel(reduction, m, n, k, programs):
+    """As many tiles per program and K at least the programs' iterations: the
+    host partition splits no tile, so each program visits whole tiles only."""
+    pm, pn = S.tile_grid(m, n, BLOCK, BLOCK)
+    part = S.stream_k_partition(pm * pn, S.iters_per_tile(k, BLOCK), programs)
+    want = []
+    for p in range(programs):
+        calls = []
+        for s in part.segments(p):
+            assert s.whole
+            i, j = S.tile_coords(s.tile, pm, pn, GROUP_M)
+            calls.append((i * BLOCK, j * BLOCK, s.k_begin * BLOCK, min(s.k_end * BLOCK, k)))
+        want.append(calls)
+    with make_context():
+        module = ir.Module.parseFile(str(FIXUPS))
+        LowerGemmSchedulePass().run(module.operation)
+        c = np.full((m, n), np.nan, np.float16)
+        args: list = [m, n, k, c, n]
+        if reduction in S.FIXUP_REDUCTIONS:
+            layout = S.workspace_layout("stream-k", reduction, programs, 1, BLOCK, BLOCK)
+            args += [np.zeros(layout.sync_elements, np.int32)]
+            args += [np.zeros(layout.partial_elements, np.float32)]
+        log = np.zeros(programs * LOG, np.int32)
+        run_function(module, reduction, [*args, log], (programs, 1, 1), seed=None)
+    got = []
+    for p in range(programs):
+        entries = log[p * LOG + 1 : p * LOG + 1 + 4 * log[p * LOG]].reshape(-1, 4)
+        got.append([tuple(int(v) for v in e) for e in entries])
+    assert got == want
     assert not c.any()
