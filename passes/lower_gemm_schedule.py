@@ -338,6 +338,7 @@ class _Schedule:
         extra = e.select(e.cmp("slt", self.pid, r), e.c(1), e.c(0))
         it_end = e.add(it_begin, e.add(q, extra))
         has_dp = e.cmp("slt", self.pid, dp)
+        # Equivalent mutant: max's 0->1 (selected only where pid < dp: dp - pid >= 1).
         n_dp = e.select(has_dp, e.cdiv(e.max(e.sub(dp, self.pid), e.c(0)), P), e.c(0))
         first = e.div(it_begin, ipt1)
         last = e.div(e.sub(it_end, e.c(1)), ipt1)

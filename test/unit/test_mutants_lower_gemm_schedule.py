@@ -98,3 +98,34 @@ def test_tiles_a_multiple_of_the_programs_are_all_data_parallel(reduction, m, n,
         got.append([tuple(int(v) for v in e) for e in entries])
     assert got == want
     assert not c.any()
+
+
+def _split_k(m: int, n: int, k: int, grid: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """C = A @ B by a split-K kernel on ``grid`` programs (integer-valued inputs:
+    exact); C, the sync words and the partial slots after the run, and the tiles."""
+    from gemm_opt.kernels import cache
+
+    spec = S.KernelSpec("split-k", None, "none", "fp16", 64, 16, 32, 2, 4, 2)
+    rng = np.random.default_rng(k)
+    a = rng.integers(-3, 4, (m, k)).astype(np.float16)
+    b = rng.integers(-3, 4, (k, n)).astype(np.float16)
+    tiles = S.tile_count(m, n, spec.block_m, spec.block_n)
+    lay = S.workspace_layout(spec.kind, None, grid, 1, spec.block_m, spec.block_n)
+    c = np.full((m, n), np.nan, np.float16)
+    sync = np.zeros(max(lay.sync_elements, 1), np.int32)
+    partials = np.full(max(lay.partial_elements, 1), np.nan, np.float32)
+    values = dict(a=a, b=b, c=c, M=m, N=n, K=k, lda=k, ldb=n, ldc=n, sync=sync, partials=partials)
+    cache.run_on_model(spec, values, grid=grid, num_resident=4, seed=1)
+    assert np.array_equal(c.astype(np.float64), a.astype(np.float64) @ b.astype(np.float64))
+    return c, sync, partials.reshape(grid, -1), tiles
+
+
+@pytest.mark.parametrize("slices", [1, 2, 4])
+def test_split_k_by_the_grid_sums_every_slice_and_leaves_the_counters_at_0(slices: int) -> None:
+    """No ``split_k`` attribute: the grid's programs per tile are the slices.
+    Every program publishes its slice's partial (one tile, so the slot is the
+    program), the last one sums them and resets the tile's counter."""
+    _, sync, partials, tiles = _split_k(40, 16, 256, slices)
+    assert tiles == 1
+    assert not sync.any()
+    assert np.isfinite(partials).all() == (slices > 1)
