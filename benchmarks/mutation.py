@@ -531,16 +531,24 @@ TARGETS: dict[str, Target] = {
         (),
     ),
     "runtime_cuda": Target(
-        "python/gemm_opt/runtime/cuda.py", EVERY, unit("test_runtime_launch"), ()
+        "python/gemm_opt/runtime/cuda.py",
+        EVERY,
+        unit("test_mutants_cuda", "test_runtime_launch"),
+        (),
     ),
     "runtime_bundle": Target(
         "python/gemm_opt/runtime/bundle.py",
         EVERY,
-        unit("test_runtime_bundle", "test_bundle_reader", "test_bundle_fuzz"),
+        unit(
+            "test_mutants_bundle", "test_runtime_bundle", "test_bundle_reader", "test_bundle_fuzz"
+        ),
         (),
     ),
     "runtime_build": Target(
-        "python/gemm_opt/runtime/build.py", EVERY, unit("test_runtime_build"), ()
+        "python/gemm_opt/runtime/build.py",
+        EVERY,
+        unit("test_mutants_build", "test_runtime_build", "test_bench_triton_bundle"),
+        (),
     ),
     "runtime_autotune": Target(
         "python/gemm_opt/runtime/autotune.py",
@@ -569,7 +577,7 @@ TARGETS: dict[str, Target] = {
     "annotate_warp_plan": Target(
         "passes/annotate_warp_plan.py",
         EVERY,
-        PASS_TESTS,
+        (*unit("test_mutants_annotate_warp_plan"), *PASS_TESTS),
         lit("passes", "tile-annotate-warp-plan"),
     ),
     "pipeline_mma": Target(
@@ -581,13 +589,23 @@ TARGETS: dict[str, Target] = {
     "schedule_ir": Target(
         "passes/schedule_ir.py",
         EVERY,
-        unit("test_schedules_math", "test_stream_k_fixup_model"),
+        unit(
+            "test_mutants_schedule_ir",
+            "test_schedules_math",
+            "test_stream_k_fixup_model",
+            "test_swap_ab",
+        ),
         lit("passes", "tile-lower-gemm-schedule"),
     ),
     "lower_gemm_schedule": Target(
         "passes/lower_gemm_schedule.py",
         EVERY,
-        unit("test_stream_k_fixup_model", "test_schedule_properties"),
+        unit(
+            "test_mutants_lower_gemm_schedule",
+            "test_stream_k_fixup_model",
+            "test_schedule_properties",
+            "test_epilogue",
+        ),
         lit("passes", "tile-lower-gemm-schedule"),
     ),
     # -- the older, well-pinned modules --
@@ -645,7 +663,7 @@ TARGETS: dict[str, Target] = {
             "build_fused",
             "FuseTdmCopiesPass.run",
         ),
-        PASS_TESTS,
+        (*unit("test_mutants_fuse_tdm_copies"), *PASS_TESTS),
         PASS_LIT,
     ),
     "derive_warp_hints": Target(
@@ -658,7 +676,7 @@ TARGETS: dict[str, Target] = {
             "DeriveWarpHintsPass._assign",
             "_set_hint",
         ),
-        PASS_TESTS,
+        (*unit("test_mutants_derive_warp_hints"), *PASS_TESTS),
         PASS_LIT,
     ),
 }

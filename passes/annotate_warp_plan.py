@@ -65,6 +65,7 @@ def _shape(shape: tuple[int, ...]) -> str:
 
 
 def _box(start: tuple[int, ...], tile: tuple[int, ...]) -> str:
+    # Equivalent mutant: strict=False (a plan entry's start and tile both have the block's rank).
     return "[" + ", ".join(f"{s}:{s + t}" for s, t in zip(start, tile, strict=True)) + "]"
 
 
@@ -104,10 +105,12 @@ def copy_remarks(op: Any) -> list[str]:
         ]
     layouts = fused_layouts(op)
     n = len(layouts)
+    # Equivalent mutant: 0->1 (a fused copy has 2 to 4 members, all of the module's warps).
     nw = layouts[0].num_warps
     uncovered = [w for w in range(nw) if not any(lay.hint.is_active(w) for lay in layouts)]
     plan = fused_plan_from_layouts(layouts, nw)
     out = []
+    # Equivalent mutant: strict=False (fused_layouts gives one layout per descriptor).
     for i, (layout, desc) in enumerate(zip(layouts, op.descs, strict=True)):
         issuers = [e.warp for e in plan if e.member == i]
         text = (
@@ -135,10 +138,12 @@ def emit_remarks(remarks: list[tuple[Any, list[str]]]) -> None:
     ctx = remarks[0][0].location.context
     with ctx, ir.Location.unknown(ctx):
         payload = ir.Module.create()
+        # Equivalent mutant: 1->2 here and 0->1 in the constant below (an anchor
+        # only lends its location to the remark).
         i1 = ir.IntegerType.get_signless(1)
         with ir.InsertionPoint(payload.body):
             for op, _ in remarks:
-                arith.ConstantOp(i1, 0, loc=op.location)
+                arith.ConstantOp(i1, 0, loc=op.location)  # Equivalent mutant: see i1.
         payload.operation.attributes["transform.with_named_sequence"] = ir.UnitAttr.get()
         any_op = transform.AnyOpType.get()
         any_param = transform.AnyParamType.get()
@@ -154,6 +159,7 @@ def emit_remarks(remarks: list[tuple[Any, list[str]]]) -> None:
             anchors = transform_structured.MatchOp(any_op, root, ops=[_ANCHOR_OP]).result
             handles = transform.SplitHandleOp([any_op] * len(remarks), anchors).results
             no_params = _empty_params(root, any_op, any_param)
+            # Equivalent mutant: strict=False (one handle per remark, split above).
             for handle, (_, messages) in zip(handles, remarks, strict=True):
                 for msg in messages:
                     transform_debug.EmitParamAsRemarkOp(no_params, anchor=handle, message=msg)
@@ -170,6 +176,7 @@ def _empty_params(root: ir.Value, any_op: ir.Type, any_param: ir.Type) -> ir.Val
     nothing = transform_structured.MatchOp(any_op, root, ops=[_NO_SUCH_OP]).result
     loop = transform.ForeachOp([any_param], [nothing])
     with ir.InsertionPoint(loop.body):
+        # Equivalent mutant: 64->65, 0->1 (the body never runs: no op matches).
         zero = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)
         transform.YieldOp([transform.ParamConstantOp(any_param, zero).result])
     return loop.results[0]

@@ -122,11 +122,14 @@ class DeriveWarpHintsPass(TilePass):
 
     def run(self, module: ir.Operation) -> None:
         for run, nw in module_runs(module, is_derive_candidate):
+            # Equivalent mutant: and->or, nw - 1 -> nw - 2 (a skip, not a rule:
+            # fusable_with's hint check refuses every group of other warp counts).
             if nw <= MAX_NUM_WARPS and nw & (nw - 1) == 0:
                 self._assign(run, nw)
 
     def _assign(self, run: list[Member], num_warps: int) -> None:
         i = 0
+        # Equivalent mutant: < -> <= (at the end every slice is short: i += 1).
         while i < len(run):
             for size in range(self.max_group, self.min_group - 1, -1):
                 hints = contiguous_hints(num_warps, size)

@@ -121,6 +121,8 @@ def backward_paths(wait: ir.Operation, budget: int) -> list[_Path]:
         if len(paths) > MAX_PATHS:
             raise _TooComplex
         ops = [v.operation for v in block.operations]
+        # Equivalent mutant: stop -1->-2 (k = -1 is the block's terminator, a
+        # yield or return: no copy, no wait, no region).
         for k in range(end - 1, -1, -1):
             if len(items) >= budget:
                 paths.append(_Path(items, "enough"))
@@ -207,8 +209,10 @@ def build_fused(group: list[Member]) -> Any:
     fused = AsyncTDMFusedCopyGlobalToLocalOp(**kwargs, loc=loc, ip=ir.InsertionPoint(last))
     attrs = fused.operation.attributes
     attrs["warp_used_hints"] = ir.DenseI32ArrayAttr.get([m.hint for m in group], context=ctx)
-    if group[0].cache:
-        attrs["cache"] = ir.StringAttr.get(group[0].cache, context=ctx)
+    # Equivalent mutant: 0->1 (a group's members share one cache modifier: fusable_with).
+    cache = group[0].cache
+    if cache:
+        attrs["cache"] = ir.StringAttr.get(cache, context=ctx)
     layouts = [m.op.operation.attributes for m in group]
     if all(WARP_LAYOUT in a for a in layouts):
         attrs[WARP_LAYOUTS] = ir.ArrayAttr.get([a[WARP_LAYOUT] for a in layouts], context=ctx)

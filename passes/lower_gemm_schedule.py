@@ -8,6 +8,7 @@ index arithmetic is i32 ``arith``; the tile order is the GROUP_M swizzle
 offsets come from :func:`gemm_opt.core.schedules.partition.workspace_layout`.
 """
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -162,6 +163,8 @@ class _Schedule:
         self.acc_type = ir.RankedTensorType(self.yield_op.operands[0].type)
         self.split_k = op.split_k
         self.col_major = op.c_layout == CLayout.COL_MAJOR
+        # Equivalent mutant: 1->2 programs (the offsets and strides read here do not
+        # depend on the program count; only the sizes do).
         self.ws = workspace_layout(self.kind, self.reduction, 1, self.num_xcds, self.bm, self.bn)
         self.e = Emitter()
         self.epilogue = Epilogue(op, self.e, self.acc_type)
@@ -218,8 +221,16 @@ class _Schedule:
     ) -> Value:
         """Inline the body at the end of the current block; return its accumulator."""
         e = self.e
+        # Equivalent mutant: 0->1 (the anchor only marks a place; it is erased).
         anchor = arith.ConstantOp(e.i32, 0)
-        args = [group or e.c(0), m_off, m_end or self.M, n_off, k_off, k_end]
+        if group is None:
+            # One group: 0. A body that reads it moves in above the anchor, so the
+            # constant goes there first; an unread one stays after the body.
+            reads = next(iter(self.block.arguments[0].uses), None) is not None
+            with ir.InsertionPoint(anchor) if reads else nullcontext():
+                group = e.c(0)
+        args = [group, m_off, m_end or self.M, n_off, k_off, k_end]
+        # Equivalent mutant: strict=False (six block arguments, six values).
         for old, new in zip(self.block.arguments, args, strict=True):
             old.replace_all_uses_with(new)
         for inner in list(self.block.operations):
@@ -327,6 +338,7 @@ class _Schedule:
         extra = e.select(e.cmp("slt", self.pid, r), e.c(1), e.c(0))
         it_end = e.add(it_begin, e.add(q, extra))
         has_dp = e.cmp("slt", self.pid, dp)
+        # Equivalent mutant: max's 0->1 (selected only where pid < dp: dp - pid >= 1).
         n_dp = e.select(has_dp, e.cdiv(e.max(e.sub(dp, self.pid), e.c(0)), P), e.c(0))
         first = e.div(it_begin, ipt1)
         last = e.div(e.sub(it_end, e.c(1)), ipt1)

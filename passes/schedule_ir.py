@@ -69,9 +69,6 @@ class Emitter:
     def or_(self, a: Value, b: Value) -> Value:
         return arith.OrIOp(a, b).result
 
-    def not_(self, a: Value) -> Value:
-        return arith.XOrIOp(a, arith.ConstantOp(self.i1, 1).result).result
-
     # -- grid and atomics --
 
     def program_id(self) -> Value:
@@ -120,6 +117,9 @@ class Emitter:
 
     def signal_flag(self, sync: Value, index: Value) -> None:
         """Publish: ``sync[index] = 1`` with release (orders the earlier writes)."""
+        # Equivalent mutant: any non-zero value publishes (``wait_flag`` waits
+        # while the flag is 0; a launch's sync words start at 0, and a tree
+        # fix-up's flags are never counted).
         self.atomic(sync, index, self.c(1), "xchg", "release")
 
     def load_scalar(self, base: Value, index: Value) -> Value:

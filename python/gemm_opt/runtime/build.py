@@ -79,9 +79,11 @@ def tile_arguments(module: Any, names: Sequence[str]) -> list[Arg]:
         )
     attrs = list(fn.arg_attrs) if fn.arg_attrs is not None else []
     out = []
+    # Equivalent mutant: strict=False (the lengths are compared above).
     for i, (name, t) in enumerate(zip(names, inputs, strict=True)):
         ty = _triton_type(t)
         div = POINTER_DIVISIBILITY if ty.startswith("*") else 1
+        # Equivalent mutant: < -> <= (arg_attrs is absent or has one entry per argument).
         if i < len(attrs) and not ty.startswith("*"):
             entries = ir.DictAttr(attrs[i])
             for key in (DIVISIBILITY, TRITON_DIVISIBILITY):
@@ -311,6 +313,7 @@ def ptx_parameter_sizes(ptx: str) -> list[int]:
     if start < 0:
         raise BundleError("the compiled PTX has no .entry")
     head = ptx[start:]
+    # Equivalent mutant: + 1 -> + 2 (a declaration's first word, ``.param``, is never read).
     params = head[head.index("(") + 1 : head.index(")")]
     sizes = []
     for decl in params.split(","):

@@ -359,6 +359,7 @@ class Bundle:
         }
 
     def dumps(self) -> str:
+        # Equivalent mutant: indent 1->2 (layout only: every reader parses the JSON).
         return json.dumps(self.to_json(), indent=1) + "\n"
 
     def write(self, path: str | os.PathLike[str]) -> None:
@@ -632,6 +633,8 @@ def _read_tensormap(r: _Reader, value: Any, path: str, args: tuple[Arg, ...]) ->
                 ok = 0 <= item <= high
             else:
                 held = ints.get(item) if isinstance(item, str) else None
+                # Equivalent mutant: held[0] -> held[1] (no launcher integer type
+                # starts below the travelling type's range without also ending above it).
                 ok = held is not None and low <= held[0] and held[1] <= high
             if not ok:
                 raise r.fail(
@@ -672,6 +675,7 @@ def _read_launch(r: _Reader, obj: dict[str, Any], path: str, target: Target) -> 
     num_warps = r.count(obj, "num_warps", path, 1)
     if num_warps & (num_warps - 1):
         raise r.fail(f"{path}.num_warps", f"must be a power of two, got {num_warps}")
+    # Equivalent mutant: 1->2 (the warp-size check below refuses every other count).
     threads_per_warp = r.count(obj, "threads_per_warp", path, 1)
     if threads_per_warp != target.warp_size:
         raise r.fail(

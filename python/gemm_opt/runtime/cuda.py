@@ -257,6 +257,7 @@ class Driver:
         stride_arr = (ctypes.c_uint64 * max(rank - 1, 1))(*byte_strides)
         box = (ctypes.c_uint32 * rank)(*reversed(block))
         ones = (ctypes.c_uint32 * rank)(*[1] * rank)
+        # Equivalent mutant: 128->129, 64->65 (a larger buffer still holds the aligned map).
         buf = ctypes.create_string_buffer(128 + 64)
         at = -ctypes.addressof(buf) % 64  # the driver wants the map 64-byte aligned
         out = (ctypes.c_char * 128).from_buffer(buf, at)
@@ -285,6 +286,8 @@ class Driver:
             )
         data = bytearray(out.raw)
         if self.version() <= _SMALL_TENSORMAP_FIX_UP_TO:
+            # Equivalent mutant: strict=False (the launcher passes one tensor's
+            # shape and strides, of its rank each).
             last = sum((d - 1) * s for d, s in zip(shape, strides, strict=True)) * elem_bytes
             if last + 1 < 128 * 1024:
                 word = int.from_bytes(data[8:16], "little") & ~(1 << 21)
