@@ -427,11 +427,18 @@ TARGETS: dict[str, Target] = {
         (),
     ),
     "interpreter": Target("python/gemm_opt/model/tdm.py", EVERY, MODEL_TESTS, ()),
-    "model_state": Target("python/gemm_opt/model/values.py", EVERY, MODEL_TESTS, ()),
+    "model_state": Target(
+        "python/gemm_opt/model/values.py", EVERY, (*unit("test_mutants_values"), *MODEL_TESTS), ()
+    ),
     "model_races": Target(
         "python/gemm_opt/model/races.py", EVERY, (*unit("test_mutants_races"), *MODEL_TESTS), ()
     ),
-    "model_control_flow": Target("python/gemm_opt/model/control_flow.py", EVERY, MODEL_TESTS, ()),
+    "model_control_flow": Target(
+        "python/gemm_opt/model/control_flow.py",
+        EVERY,
+        (*unit("test_mutants_control_flow"), *MODEL_TESTS),
+        (),
+    ),
     "model_mma": Target(
         "python/gemm_opt/model/mma.py",
         EVERY,
