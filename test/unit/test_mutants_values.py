@@ -15,16 +15,19 @@ import pytest
 
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect import make_context
+from gemm_opt.model.concurrency import SyncStats
 from gemm_opt.model.errors import ModelError
 from gemm_opt.model.values import (
     CopyEvent,
     InFlight,
+    RunResult,
     SharedBuffer,
     SharedView,
     Stats,
     bf16_round,
     elem_of,
     from_storage,
+    round_to,
     to_storage,
     unsigned_bits,
     wrap_bits,
@@ -222,3 +225,36 @@ def test_statistics_filter_and_sum_per_warp() -> None:
     assert stats.elements_written(buffer="y").tolist() == [0, 0, 4]
     assert stats.elements_written("b", "x", p1).tolist() == [0, 0, 2]
     assert stats.writers("a") == (0, 2) and stats.writers("b") == (2,)
+
+
+def test_round_to_rounds_to_the_register_type_once() -> None:
+    x = np.array([1 + 2**-10, 1 + 2**-9 + 2**-10, 300.0, -7.3], dtype=np.float64)
+    np.testing.assert_array_equal(round_to(x, _elem("f32")), x.astype(np.float32))
+    np.testing.assert_array_equal(round_to(x, _elem("f16")), x.astype(np.float16))
+    bf = round_to(x, _elem("bf16"))
+    assert bf.dtype == np.float32
+    np.testing.assert_array_equal(bf, x.astype(ml_dtypes.bfloat16).astype(np.float32))
+    np.testing.assert_array_equal(
+        round_to(x, _elem("f8E4M3FN")), x.astype(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint8, np.bool_])
+def test_wrap_bits_takes_narrow_arrays_by_value(dtype) -> None:
+    x = np.array([0, 1, 1, 0, 1, 0, 1, 1], dtype=dtype)
+    assert wrap_bits(x, 8).tolist() == x.astype(np.int64).tolist()
+    assert wrap_bits(np.array([-128, 127], dtype=np.int8), 4).tolist() == [0, -1]
+
+
+def test_a_run_result_names_its_seed_and_arguments() -> None:
+    args = {"c": np.zeros(2)}
+    plain = RunResult(args, Stats(1), {}, (1, 1, 1))
+    seeded = RunResult(args, Stats(1), {}, (1, 1, 1), SyncStats(7, 2))
+    assert plain.seed is None and seeded.seed == 7
+    assert plain["c"] is args["c"]
+
+
+@pytest.mark.parametrize("width", [1, 2, 8, 32])
+def test_wrap_int_at_the_edges(width: int) -> None:
+    for v in (-(1 << width), -(1 << (width - 1)) - 1, -1, 0, 1, (1 << width) + 1, 3 << width):
+        assert wrap_int(v, width) == _signed(v, width)
