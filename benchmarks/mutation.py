@@ -318,7 +318,11 @@ TARGETS: dict[str, Target] = {
         "python/gemm_opt/core/schedules/abi.py",
         EVERY,
         unit(
-            "test_mutants_core", "test_schedule_modes", "test_exact_limits", "test_schedules_math"
+            "test_mutants_abi",
+            "test_mutants_core",
+            "test_schedule_modes",
+            "test_exact_limits",
+            "test_schedules_math",
         ),
         (),
         constants=True,

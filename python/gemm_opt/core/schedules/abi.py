@@ -115,6 +115,7 @@ class EpilogueSpec:
     def args(self) -> tuple[str, ...]:
         """Its arguments (:data:`EPILOGUE_ARGS` it has), in order."""
         have = (self.bias is not None, self.row_scale, self.col_scale)
+        # Equivalent mutant: strict=False (three names, three flags).
         return tuple(n for n, h in zip(EPILOGUE_ARGS, have, strict=True) if h)
 
     @property
@@ -209,6 +210,7 @@ def check_fp8_config(
     if imprecise_acc is not None and (
         isinstance(imprecise_acc, bool)
         or not isinstance(imprecise_acc, int)
+        # Equivalent mutant: <= 1 (1 is no multiple of FP8_INSTR_K either).
         or imprecise_acc <= 0
         or imprecise_acc % FP8_INSTR_K
     ):

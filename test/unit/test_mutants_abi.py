@@ -1,0 +1,229 @@
+"""The schedule kernels' ABI rules at their edges (found by
+``benchmarks/mutation.py`` in ``gemm_opt.core.schedules.abi``).
+
+Each FP8 rule is met one argument off a built configuration at a time, and
+its message names the argument; the configurations on both sides of each
+limit (``block_k`` multiples, ``imprecise_acc`` multiples, the recipes'
+own ``block_k``) are built. The epilogue spec's checks, its argument order
+and bundle-name suffix are pinned value by value.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gemm_opt.core.modes import FP8_KINDS
+from gemm_opt.core.schedules.abi import (
+    EPILOGUE_ARGS,
+    NO_EPILOGUE,
+    EpilogueSpec,
+    check_fp8_config,
+    check_kernel_config,
+    kernel_args,
+    pipelined,
+    tma_copies,
+    warp_grid,
+)
+
+#: A built FP8 configuration: every case changes one or two of its arguments.
+BUILT = dict(
+    kind="persistent",
+    grouped="none",
+    trans_a=False,
+    trans_b=True,
+    block_k=128,
+    scale="tensorwise",
+    out_dtype="bf16",
+    imprecise_acc=None,
+)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        *({"kind": k} for k in FP8_KINDS),
+        {"grouped": "m"},
+        {"block_k": 64},
+        {"block_k": 192},
+        {"scale": "none"},
+        {"scale": "rowwise"},
+        {"scale": "block128"},
+        {"scale": "mx32", "block_k": 256},
+        {"imprecise_acc": 32},
+        {"imprecise_acc": 96},
+        {"out_dtype": "fp32"},
+    ],
+)
+def test_built_fp8_configurations_pass(change: dict) -> None:
+    check_fp8_config(**{**BUILT, **change})
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"kind": "bogus"}, "kind 'bogus' has no FP8 kernel"),
+        ({"grouped": "k"}, "grouped 'k' has no FP8 kernel"),
+        ({"grouped": "m", "kind": "data-parallel"}, "has no grouped FP8 kernel"),
+        ({"grouped": "m", "kind": "stream-k"}, "has no grouped FP8 kernel"),
+        ({"trans_a": True}, r"trans_a=False, trans_b=True; got trans_a=True, trans_b=True"),
+        ({"trans_b": False}, r"got trans_a=False, trans_b=False"),
+        ({"block_k": 96}, "block_k must be a multiple of 64"),
+        ({"block_k": 32}, "block_k must be a multiple of 64"),
+        ({"scale": "bogus"}, "scale must be one of"),
+        ({"scale": "block128", "block_k": 64}, "block_k must be 128 for scale 'block128'"),
+        ({"scale": "block128", "block_k": 256}, "block_k must be 128 for scale 'block128'"),
+        ({"imprecise_acc": 0}, "imprecise_acc must be a positive multiple of 32"),
+        ({"imprecise_acc": -32}, "imprecise_acc must be a positive multiple of 32"),
+        ({"imprecise_acc": 48}, "imprecise_acc must be a positive multiple of 32"),
+        ({"imprecise_acc": True}, "imprecise_acc must be a positive multiple of 32"),
+        ({"imprecise_acc": 64.0}, "imprecise_acc must be a positive multiple of 32"),
+        ({"scale": "mx32", "block_k": 192}, "block_k must be a multiple of 128 for scale 'mx32'"),
+        ({"scale": "mx32", "imprecise_acc": 32}, "imprecise_acc is for Hopper's wgmma"),
+        ({"scale": "block128", "imprecise_acc": 32}, "imprecise_acc is for the epilogue"),
+        ({"out_dtype": "fp16"}, "out_dtype must be one of bf16, fp32 for FP8"),
+    ],
+)
+def test_each_fp8_rule_refuses_one_argument(change: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        check_fp8_config(**{**BUILT, **change})
+
+
+def test_epilogue_checks_its_fields() -> None:
+    for bias in ("fp16", "bf16", "fp32", None):
+        assert EpilogueSpec(bias=bias).bias == bias
+    with pytest.raises(ValueError, match="bias must be None or one of"):
+        EpilogueSpec(bias="fp8")
+    with pytest.raises(ValueError, match="activation must be one of"):
+        EpilogueSpec(activation="tanh")
+    assert EpilogueSpec(activation="silu").activation == "silu"
+
+
+def test_an_epilogue_is_empty_only_without_any_part() -> None:
+    assert NO_EPILOGUE.empty and EpilogueSpec().empty
+    for part in (
+        {"activation": "relu"},
+        {"bias": "fp16"},
+        {"accumulate": True},
+        {"row_scale": True},
+        {"col_scale": True},
+    ):
+        assert not EpilogueSpec(**part).empty
+
+
+@pytest.mark.parametrize("bias", [None, "bf16"])
+@pytest.mark.parametrize("row", [False, True])
+@pytest.mark.parametrize("col", [False, True])
+def test_epilogue_arguments_keep_their_order(bias, row: bool, col: bool) -> None:
+    ep = EpilogueSpec(bias=bias, row_scale=row, col_scale=col)
+    want = [n for n, on in zip(EPILOGUE_ARGS, (bias is not None, row, col), strict=True) if on]
+    assert ep.args == tuple(want)
+
+
+def test_epilogue_suffixes() -> None:
+    assert NO_EPILOGUE.suffix == ""
+    assert EpilogueSpec(activation="gelu-tanh").suffix == "_gelutanh"
+    full = EpilogueSpec("silu", "fp32", accumulate=True, row_scale=True, col_scale=True)
+    assert full.suffix == "_silu_bfp32_acc_rs_cs"
+
+
+BASE_ARGS = ("a", "b", "c", "M", "N", "K", "lda", "ldb", "ldc")
+
+
+@pytest.mark.parametrize(
+    ("call", "extra"),
+    [
+        (("persistent", None), ()),
+        (("persistent", None, "none", "tensorwise"), ("scale_a", "scale_b")),
+        (("stream-k", "atomic"), ()),
+        (("split-k", None), ("sync", "partials")),
+        (
+            ("stream-k", "linear", "m", "rowwise", EpilogueSpec(bias="fp16", col_scale=True)),
+            (
+                *("group_lens", "num_groups", "sync", "partials", "scale_a", "scale_b"),
+                "bias",
+                "col_scale",
+            ),
+        ),
+    ],
+)
+def test_kernel_arguments_in_order(call: tuple, extra: tuple) -> None:
+    assert kernel_args(*call) == BASE_ARGS + extra
+
+
+@pytest.mark.parametrize(
+    ("num_warps", "block_m", "block_n", "grid"),
+    [
+        # As square as the warps allow, the longer side on M.
+        *((w, None, None, g) for w, g in [(1, (1, 1)), (2, (2, 1)), (4, (2, 2)), (8, (4, 2))]),
+        (16, None, None, (4, 4)),
+        (32, None, None, (8, 4)),
+        # A narrow block_n folds the warps onto M until its 16-wide columns split.
+        (4, None, 16, (4, 1)),
+        (4, None, 32, (2, 2)),
+        (8, None, 16, (8, 1)),
+        (8, None, 32, (4, 2)),
+        (8, None, 48, (8, 1)),
+        (2, 16, 16, (2, 1)),
+        # A short block_m folds them onto N while block_n still splits.
+        (4, 16, 64, (1, 4)),
+        (4, 16, 32, (2, 2)),
+        (4, 16, None, (1, 4)),
+        (4, 32, None, (2, 2)),
+        (8, 32, 256, (2, 4)),
+        (8, 16, 256, (1, 8)),
+        (8, 64, 16, (8, 1)),
+    ],
+)
+def test_warp_grid(num_warps: int, block_m, block_n, grid: tuple[int, int]) -> None:
+    assert warp_grid(num_warps, block_m=block_m, block_n=block_n) == grid
+
+
+def _config(**change) -> None:
+    cfg = dict(block_m=64, block_n=64, block_k=32, num_warps=4, num_stages=None)
+    check_kernel_config(**{**cfg, **change})
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {},
+        {"block_k": 64},
+        {"block_m": 16, "block_n": 64},  # the warps fold onto N: 1x4
+        {"block_m": 48, "block_n": 64},
+        {"block_n": 16},  # onto M: 4x1
+        *({"num_stages": s} for s in range(2, 7)),
+        {"num_warps": 1, "num_stages": 1},
+        {"num_warps": 1, "block_m": 16, "block_n": 16},
+    ],
+)
+def test_built_block_shapes_pass(change: dict) -> None:
+    _config(**change)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"block_k": 48}, "block_k must be a multiple of 32"),
+        ({"block_k": 16}, "block_k must be a multiple of 32"),
+        ({"block_n": 24}, "block_n must be a multiple of 16"),
+        ({"block_n": 8, "num_warps": 1}, "block_n must be a multiple of 16"),
+        ({"block_m": 24}, "block_m must be a multiple of 16"),
+        ({"block_m": 24, "block_n": 128}, "block_m must be a multiple of 16"),
+        ({"block_m": 8, "num_warps": 1}, "block_m must be a multiple of 16"),
+        ({"block_m": 16, "block_n": 32}, r"block_m must be a multiple of 32 .* 2x2 warp grid"),
+        ({"num_stages": 1}, "num_stages must be 2 to 6"),
+        ({"num_stages": 7}, "num_stages must be 2 to 6"),
+        ({"num_warps": 1, "num_stages": 2}, "num_stages must be 1"),
+        ({"num_warps": 1, "num_stages": 0}, "num_stages must be 1"),
+    ],
+)
+def test_each_block_rule_refuses_one_argument(change: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _config(**change)
+
+
+def test_which_kernels_pipeline_and_take_tma() -> None:
+    assert [pipelined(w) for w in (1, 2, 4, 8)] == [False, True, True, True]
+    assert tma_copies(4) and tma_copies(2, 64) and tma_copies(4, 128)
+    assert not tma_copies(1) and not tma_copies(1, 64)
+    assert not tma_copies(4, 16) and not tma_copies(4, 32) and not tma_copies(4, 96)
