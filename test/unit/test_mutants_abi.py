@@ -17,8 +17,12 @@ from gemm_opt.core.schedules.abi import (
     EPILOGUE_ARGS,
     NO_EPILOGUE,
     EpilogueSpec,
+    aligned_args,
+    alignment,
+    check_epilogue,
     check_fp8_config,
     check_kernel_config,
+    divisibility_facts,
     kernel_args,
     pipelined,
     tma_copies,
@@ -227,3 +231,91 @@ def test_which_kernels_pipeline_and_take_tma() -> None:
     assert tma_copies(4) and tma_copies(2, 64) and tma_copies(4, 128)
     assert not tma_copies(1) and not tma_copies(1, 64)
     assert not tma_copies(4, 16) and not tma_copies(4, 32) and not tma_copies(4, 96)
+
+
+def test_alignment_is_the_vector_over_the_element() -> None:
+    assert [alignment("fp16"), alignment("bf16", 8), alignment("fp16", 4)] == [8, 4, 2]
+    assert [alignment("f8e4m3"), alignment("f8e5m2", 4)] == [16, 4]
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        alignment("fp32")
+    for width in (2, 32, 12):
+        with pytest.raises(ValueError, match="vector_bytes must be one of"):
+            alignment("fp16", width)
+
+
+FREE = ("N", "K", "lda", "ldb", "ldc")
+
+
+@pytest.mark.parametrize(
+    ("call", "names"),
+    [
+        (("none",), FREE),
+        (("m",), FREE),
+        (("k",), ("N", "lda", "ldb", "ldc", "M")),  # A (S, M): rows along M, K bounds rows
+        (("none", True), ("N", "lda", "ldb", "ldc", "M")),
+        (("none", True, True), (*FREE, "M")),  # B (N, K): rows along K
+        (("none", False, False, True), (*FREE, "M")),
+        (("none", False, True, True), ("K", "lda", "ldb", "ldc", "M")),  # swap-AB: N free
+        (("k", False, True, True), ("K", "lda", "ldb", "ldc", "M")),
+    ],
+)
+def test_aligned_arguments(call: tuple, names: tuple) -> None:
+    assert aligned_args(*call) == names
+
+
+@pytest.mark.parametrize(
+    ("call", "kw", "facts"),
+    [
+        (("none", False, 64, False, False), {"dtype": "fp16"}, {}),
+        (("none", False, 64, True, False), {"dtype": "fp16"}, dict.fromkeys(FREE, 8)),
+        (("none", False, 64, True, True), {"dtype": "fp16"}, dict.fromkeys(FREE, 8)),
+        (("m", True, 64, True, True), {"dtype": "fp16"}, dict.fromkeys(FREE, 8)),
+        (("m", False, 64, True, False), {"dtype": "fp16"}, dict.fromkeys(FREE, 8)),
+        # TMA, grouped "m", B row-major: K a multiple of block_k too.
+        (("m", False, 64, True, True), {"dtype": "fp16"}, {**dict.fromkeys(FREE, 8), "K": 64}),
+        (("m", False, 32, True, True), {"dtype": "f8e4m3"}, {**dict.fromkeys(FREE, 16), "K": 32}),
+        (
+            ("none", False, 64, True, False),
+            {"dtype": "bf16", "vector_bytes": 4},
+            dict.fromkeys(FREE, 2),
+        ),
+    ],
+)
+def test_divisibility_facts(call: tuple, kw: dict, facts: dict) -> None:
+    assert divisibility_facts(*call, **kw) == facts
+
+
+@pytest.mark.parametrize(
+    ("epilogue", "kind", "reduction", "grouped", "message"),
+    [
+        (EpilogueSpec("relu"), "stream-k", "atomic", "none", "atomic stream-K adds partials"),
+        (EpilogueSpec("swiglu"), "split-k", None, "none", "activation 'swiglu' needs"),
+        (EpilogueSpec("swiglu"), "stream-k", "linear", "none", "activation 'swiglu' needs"),
+        (EpilogueSpec("swiglu", col_scale=True), "persistent", None, "none", "no col_scale"),
+        (EpilogueSpec("silu"), "persistent", None, "k", "grouped 'k'"),
+        (EpilogueSpec(bias="fp16"), "persistent", None, "k", "grouped 'k'"),
+        (EpilogueSpec(row_scale=True), "persistent", None, "k", "grouped 'k'"),
+    ],
+)
+def test_each_epilogue_rule(epilogue, kind: str, reduction, grouped: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        check_epilogue(epilogue, kind, reduction, grouped)
+
+
+@pytest.mark.parametrize(
+    ("epilogue", "kind", "reduction", "grouped"),
+    [
+        (EpilogueSpec("relu"), "stream-k", "linear", "none"),
+        (EpilogueSpec(bias="fp32"), "stream-k", "atomic", "none"),
+        (EpilogueSpec("swiglu", row_scale=True), "persistent", None, "none"),
+        (EpilogueSpec("swiglu"), "data-parallel", None, "m"),
+        (EpilogueSpec(accumulate=True), "persistent", None, "k"),
+    ],
+)
+def test_epilogues_the_schedule_op_takes(epilogue, kind: str, reduction, grouped: str) -> None:
+    check_epilogue(epilogue, kind, reduction, grouped)
+
+
+def test_an_epilogue_is_an_epilogue_spec() -> None:
+    with pytest.raises(TypeError, match="epilogue must be an EpilogueSpec, got dict"):
+        check_epilogue({}, "persistent", None, "none")

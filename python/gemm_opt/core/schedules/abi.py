@@ -382,6 +382,7 @@ def alignment(dtype: str, vector_bytes: int = ALIGNMENT_BYTES) -> int:
     size (16 bytes: 8 elements of a 16-bit type, 16 of an 8-bit one)."""
     if dtype not in DTYPE_BYTES:
         raise ValueError(f"dtype must be one of {tuple(DTYPE_BYTES)}, got {dtype!r}")
+    # Equivalent mutant: <= (every width is 4 bytes or more, every element 2 or less).
     if vector_bytes not in VECTOR_WIDTHS or vector_bytes < DTYPE_BYTES[dtype]:
         raise ValueError(
             f"vector_bytes must be one of {VECTOR_WIDTHS} and at least one {dtype} "
