@@ -17,6 +17,7 @@ from gemm_opt.core.schedules.abi import (
     EPILOGUE_ARGS,
     NO_EPILOGUE,
     EpilogueSpec,
+    KernelSpec,
     aligned_args,
     alignment,
     check_epilogue,
@@ -319,3 +320,108 @@ def test_epilogues_the_schedule_op_takes(epilogue, kind: str, reduction, grouped
 def test_an_epilogue_is_an_epilogue_spec() -> None:
     with pytest.raises(TypeError, match="epilogue must be an EpilogueSpec, got dict"):
         check_epilogue({}, "persistent", None, "none")
+
+
+def _spec(**change) -> KernelSpec:
+    spec = dict(
+        kind="persistent",
+        reduction=None,
+        grouped="none",
+        dtype="fp16",
+        block_m=64,
+        block_n=64,
+        block_k=32,
+        group_m=8,
+        num_warps=4,
+        num_stages=None,
+    )
+    return KernelSpec(**{**spec, **change})
+
+
+FP8 = {"dtype": "f8e4m3", "trans_b": True, "block_k": 64}
+
+
+@pytest.mark.parametrize(
+    ("change", "name"),
+    [
+        ({}, "gemm_persistent_fp16_64x64x32_g8_w4"),
+        (
+            dict(kind="stream-k", reduction="linear", grouped="m", trans_a=True, trans_b=True)
+            | dict(num_stages=3, aligned=True, tma=True),
+            "gemm_streamk_linear_groupedm_ta_tb_fp16_64x64x32_g8_w4_s3_aligned_tma",
+        ),
+        (
+            dict(kind="work-stealing", num_xcds=4, aligned=True, vector_bytes=8, trans_c=True),
+            "gemm_workstealing_tc_fp16_64x64x32_g8_w4_x4_aligned_v8",
+        ),
+        (
+            FP8 | dict(kind="split-k", scale="mx32", block_k=128, out_dtype="fp32"),
+            "gemm_splitk_tb_f8e4m3_mx32_of32_64x64x128_g8_w4",
+        ),
+        (
+            FP8 | dict(scale="tensorwise", imprecise_acc=64),
+            "gemm_persistent_tb_f8e4m3_tensorwise_ia64_64x64x64_g8_w4",
+        ),
+        (
+            dict(dtype="bf16", out_dtype="fp32", epilogue=EpilogueSpec("relu", bias="bf16")),
+            "gemm_persistent_bf16_of32_relu_bbf16_64x64x32_g8_w4",
+        ),
+    ],
+)
+def test_kernel_names(change: dict, name: str) -> None:
+    assert _spec(**change).name == name
+
+
+def test_a_spec_normalises_what_does_not_change_its_binary() -> None:
+    assert _spec(num_xcds=4).num_xcds == 1
+    assert _spec(kind="work-stealing", num_xcds=4).num_xcds == 4
+    fp8 = _spec(**FP8)
+    assert (fp8.out_dtype, fp8.scale) == ("bf16", "none")
+    assert _spec(**FP8, out_dtype="fp32").out_dtype == "fp32"
+    assert _spec().epilogue is NO_EPILOGUE and _spec().out_dtype is None
+    assert _spec(out_dtype="fp32").out_dtype == "fp32"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"kind": "stream-k"}, "a stream-K kernel names its reduction"),
+        ({"grouped": "n"}, "grouped must be one of"),
+        ({"num_xcds": 0}, "num_xcds"),
+        ({"kind": "work-stealing", "num_xcds": 0}, "num_xcds"),
+        ({"dtype": "fp32"}, "dtype must be one of"),
+        ({"scale": "tensorwise"}, "scale and imprecise_acc are for FP8 kernels"),
+        ({"imprecise_acc": 32}, "scale and imprecise_acc are for FP8 kernels"),
+        ({"out_dtype": "bf16"}, "out_dtype must be None"),
+        ({**FP8, "epilogue": EpilogueSpec(bias="fp32")}, "FP8 kernels take no fused epilogue"),
+        ({**FP8, "trans_b": False}, "FP8 kernels are built for"),
+        ({"epilogue": EpilogueSpec("relu"), "kind": "stream-k", "reduction": "atomic"}, "atomic"),
+        *(({name: 0}, name) for name in ("block_m", "block_n", "block_k", "group_m")),
+        ({"num_warps": 0}, "num_warps"),
+        ({"num_stages": 0}, "num_stages"),
+        ({"tma": True}, "a TMA kernel is aligned and has the pipelined body"),
+        ({"tma": True, "aligned": True, "num_warps": 1}, "a TMA kernel is aligned"),
+        ({"aligned": True, "vector_bytes": 2}, "vector_bytes must be one of"),
+        ({"vector_bytes": 8}, "vector_bytes=8 is for an aligned kernel without TMA"),
+        ({"vector_bytes": 4, "aligned": True, "tma": True}, "vector_bytes=4 is for an aligned"),
+        ({"grouped": "k", "trans_a": True}, "trans_a and trans_b are for grouped"),
+        ({"grouped": "k", "trans_b": True}, "trans_a and trans_b are for grouped"),
+        ({"grouped": "m", "trans_c": True}, "trans_c is for dense 16-bit kernels"),
+        ({**FP8, "trans_c": True}, "trans_c is for dense 16-bit kernels"),
+        ({"trans_c": True, "epilogue": EpilogueSpec(bias="fp16")}, "trans_c kernels take no"),
+    ],
+)
+def test_each_spec_rule_refuses_one_field(change: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        _spec(**change)
+
+
+def test_a_spec_states_its_arguments_and_facts() -> None:
+    spec = _spec(kind="split-k", aligned=True, epilogue=EpilogueSpec(bias="fp16"))
+    assert spec.arg_names == (*BASE_ARGS, "sync", "partials", "bias")
+    assert spec.facts == dict.fromkeys(FREE, 8)
+    tma = _spec(grouped="m", aligned=True, tma=True, block_k=64)
+    assert tma.facts == {**dict.fromkeys(FREE, 8), "K": 64}
+    assert _spec(trans_c=True, trans_b=True, aligned=True).facts == dict.fromkeys(
+        ("K", "lda", "ldb", "ldc", "M"), 8
+    )
