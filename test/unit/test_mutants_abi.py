@@ -15,6 +15,7 @@ import pytest
 from gemm_opt.core.modes import FP8_KINDS
 from gemm_opt.core.schedules.abi import (
     EPILOGUE_ARGS,
+    MODEL_CONFIG,
     NO_EPILOGUE,
     EpilogueSpec,
     KernelSpec,
@@ -424,4 +425,17 @@ def test_a_spec_states_its_arguments_and_facts() -> None:
     assert tma.facts == {**dict.fromkeys(FREE, 8), "K": 64}
     assert _spec(trans_c=True, trans_b=True, aligned=True).facts == dict.fromkeys(
         ("K", "lda", "ldb", "ldc", "M"), 8
+    )
+
+
+def test_the_model_configuration_is_a_built_one() -> None:
+    """Small blocks (quick to interpret) the kernels are built for."""
+    cfg = MODEL_CONFIG
+    assert (cfg.block_m, cfg.block_n, cfg.block_k, cfg.group_m, cfg.num_warps) == (64, 64, 32, 4, 4)
+    check_kernel_config(
+        block_m=cfg.block_m,
+        block_n=cfg.block_n,
+        block_k=cfg.block_k,
+        num_warps=cfg.num_warps,
+        num_stages=cfg.num_stages,
     )
