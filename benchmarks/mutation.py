@@ -430,7 +430,9 @@ TARGETS: dict[str, Target] = {
         (*unit("test_mutants_interpreter", "test_pipeline_mma"), *MODEL_TESTS),
         (),
     ),
-    "interpreter": Target("python/gemm_opt/model/tdm.py", EVERY, MODEL_TESTS, ()),
+    "interpreter": Target(
+        "python/gemm_opt/model/tdm.py", EVERY, (*unit("test_mutants_tdm"), *MODEL_TESTS), ()
+    ),
     "model_state": Target(
         "python/gemm_opt/model/values.py", EVERY, (*unit("test_mutants_values"), *MODEL_TESTS), ()
     ),
