@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gemm_opt.model.interpreter import run_function
+from gemm_opt.model.interpreter import ModelError, run_function
 
 COPY = """#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
 #bl = #tile.blocked<{size_per_thread = array<i64: 1, 1>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 1, 1>, order = array<i64: 1, 0>}>
@@ -53,6 +53,26 @@ def test_a_copy_zero_fills_past_the_tensor(m: int, n: int, r: int, c: int) -> No
     np.testing.assert_array_equal(_copy(m, n, r, c), want)
 
 
-@pytest.mark.parametrize(("m", "n"), [(0, 8), (8, 0), (0, 0)])
+@pytest.mark.parametrize(("m", "n"), [(0, 8), (8, 0), (0, 0), (0, 100)])
 def test_an_empty_tensor_fills_the_block_with_zeros(m: int, n: int) -> None:
+    """Whatever its other extent (no row of 100 columns is read)."""
     np.testing.assert_array_equal(_copy(m, n), np.zeros((4, 8), np.float32))
+
+
+@pytest.mark.parametrize(("m", "n"), [(1, 8), (8, 1), (1, 1)])
+def test_one_row_or_column_is_copied(m: int, n: int) -> None:
+    want = np.zeros((4, 8), np.float32)
+    want[:m, :n] = X[: min(m, 4), :n]
+    np.testing.assert_array_equal(_copy(m, n), want)
+
+
+def test_a_zero_row_stride_reads_the_first_row_again() -> None:
+    y = np.full((4, 8), np.nan, np.float32)
+    run_function(COPY, "k", {"x": X.copy(), "y": y, "m": 8, "n": 8, "ld": 0, "r": 0, "c": 0})
+    np.testing.assert_array_equal(y, np.repeat(X[:1], 4, axis=0))
+
+
+def test_a_negative_row_stride_is_refused() -> None:
+    y = np.full((4, 8), np.nan, np.float32)
+    with pytest.raises(ModelError, match=r"negative strides \[-8, 1\] are not modelled"):
+        run_function(COPY, "k", {"x": X.copy(), "y": y, "m": 8, "n": 8, "ld": -8, "r": 0, "c": 0})
