@@ -76,3 +76,10 @@ def test_a_negative_row_stride_is_refused() -> None:
     y = np.full((4, 8), np.nan, np.float32)
     with pytest.raises(ModelError, match=r"negative strides \[-8, 1\] are not modelled"):
         run_function(COPY, "k", {"x": X.copy(), "y": y, "m": 8, "n": 8, "ld": -8, "r": 0, "c": 0})
+
+
+@pytest.mark.parametrize(("m", "n", "last"), [(9, 8, 71), (8, 9, 64)])
+def test_a_tensor_one_past_the_array_is_refused(m: int, n: int, last: int) -> None:
+    """8 x 8 fits the 64-element array exactly; one more row or column does not."""
+    with pytest.raises(ModelError, match=f"reaches element {last} of a 64-element array"):
+        _copy(m, n)

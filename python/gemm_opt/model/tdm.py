@@ -263,6 +263,7 @@ def _global_view(ptr: Pointer, warp: int, extent: np.ndarray, strides: np.ndarra
     base = int(ptr.offset[warp])
     if any(s < 0 for s in st):
         raise ModelError(f"{where}: negative strides {st} are not modelled")
+    # Equivalent mutant: strict=False (extent and strides have the descriptor's rank).
     last = base + sum((n - 1) * s for n, s in zip(shape, st, strict=True))
     if base < 0 or last >= flat.size:
         raise ModelError(
