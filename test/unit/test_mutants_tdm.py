@@ -83,3 +83,9 @@ def test_a_tensor_one_past_the_array_is_refused(m: int, n: int, last: int) -> No
     """8 x 8 fits the 64-element array exactly; one more row or column does not."""
     with pytest.raises(ModelError, match=f"reaches element {last} of a 64-element array"):
         _copy(m, n)
+
+
+@pytest.mark.parametrize(("r", "c"), [(-1, 0), (0, -2)])
+def test_a_copy_from_negative_coordinates_is_refused(r: int, c: int) -> None:
+    with pytest.raises(ModelError, match=r"warp 0 copies from negative coordinates"):
+        _copy(8, 8, r, c)

@@ -273,7 +273,11 @@ def _global_view(ptr: Pointer, warp: int, extent: np.ndarray, strides: np.ndarra
         )
     item = flat.itemsize
     return np.lib.stride_tricks.as_strided(
-        flat[base:], shape=shape, strides=[s * item for s in st], writeable=False
+        flat[base:],
+        shape=shape,
+        strides=[s * item for s in st],
+        # Equivalent mutant: writeable=True (the view is only read).
+        writeable=False,
     )
 
 
