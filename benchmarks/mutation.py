@@ -318,7 +318,11 @@ TARGETS: dict[str, Target] = {
         "python/gemm_opt/core/schedules/abi.py",
         EVERY,
         unit(
-            "test_mutants_core", "test_schedule_modes", "test_exact_limits", "test_schedules_math"
+            "test_mutants_abi",
+            "test_mutants_core",
+            "test_schedule_modes",
+            "test_exact_limits",
+            "test_schedules_math",
         ),
         (),
         constants=True,
@@ -430,12 +434,21 @@ TARGETS: dict[str, Target] = {
         (*unit("test_mutants_interpreter", "test_pipeline_mma"), *MODEL_TESTS),
         (),
     ),
-    "interpreter": Target("python/gemm_opt/model/tdm.py", EVERY, MODEL_TESTS, ()),
-    "model_state": Target("python/gemm_opt/model/values.py", EVERY, MODEL_TESTS, ()),
+    "interpreter": Target(
+        "python/gemm_opt/model/tdm.py", EVERY, (*unit("test_mutants_tdm"), *MODEL_TESTS), ()
+    ),
+    "model_state": Target(
+        "python/gemm_opt/model/values.py", EVERY, (*unit("test_mutants_values"), *MODEL_TESTS), ()
+    ),
     "model_races": Target(
         "python/gemm_opt/model/races.py", EVERY, (*unit("test_mutants_races"), *MODEL_TESTS), ()
     ),
-    "model_control_flow": Target("python/gemm_opt/model/control_flow.py", EVERY, MODEL_TESTS, ()),
+    "model_control_flow": Target(
+        "python/gemm_opt/model/control_flow.py",
+        EVERY,
+        (*unit("test_mutants_control_flow"), *MODEL_TESTS),
+        (),
+    ),
     "model_mma": Target(
         "python/gemm_opt/model/mma.py",
         EVERY,

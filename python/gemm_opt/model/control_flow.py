@@ -39,6 +39,7 @@ def _b_for(c: Compiler, op: Any) -> Exec:
     results = [c.slot(v) for v in op.operation.results]
     body = c.block(op.operation.regions[0].blocks[0])
     iv_slot, iter_slots = body.arg_slots[0], body.arg_slots[1:]
+    # Equivalent mutant: operand 1 (the upper bound) has the lower bound's type (verifier).
     iv_elem = operand_elem(op, 0)
     tensors = [is_tensor_type(v.type) for v in op.operation.results]
     unsigned = "unsignedCmp" in op.operation.attributes
@@ -60,14 +61,17 @@ def _b_for(c: Compiler, op: Any) -> Exec:
             if not running.any():
                 break
             p.env[iv_slot] = iv
+            # Equivalent mutant: strict=False (the verifier matches iter_args to the inits).
             for s, v in zip(iter_slots, iters, strict=True):
                 p.env[s] = v
             yielded = p.exec_block(body, running)
             iters = [
                 merge_region(running, mask, new, old, tensor, where)
+                # Equivalent mutant: strict=False (scf.yield matches the results, verifier).
                 for new, old, tensor in zip(yielded, iters, tensors, strict=True)
             ]
             iv = np.where(running, wrap_bits(iv + st, iv_elem.width), iv)
+        # Equivalent mutant: strict=False (one result per init, verifier).
         for s, v in zip(results, iters, strict=True):
             p.env[s] = v
 
@@ -76,9 +80,11 @@ def _b_for(c: Compiler, op: Any) -> Exec:
 
 def _same(xs: list[Any], ys: list[Any]) -> bool:
     """Whether two lists of runtime values are equal (arrays by value)."""
+    # Equivalent mutant: strict=False (two passes of one loop carry as many values).
     for x, y in zip(xs, ys, strict=True):
         if x is y:
             continue
+        # Equivalent mutant: and->or (a loop value is an array on every pass or on none).
         if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)):
             return False
         if x.shape != y.shape or not np.array_equal(x, y, equal_nan=x.dtype.kind == "f"):
@@ -106,6 +112,7 @@ def _b_while(c: Compiler, op: Any) -> Exec:
         out: list[Any] = [None] * len(results)
         active = mask
         prev: list[Any] | None = None
+        # Equivalent mutant: -2 (any negative count; the first pass has no prev anyway).
         prev_effects = -1
         while True:
             # An iteration that starts as the last one did, with no atomic or
@@ -114,6 +121,7 @@ def _b_while(c: Compiler, op: Any) -> Exec:
             if prev is not None and p.clock.effects == prev_effects and _same(vals, prev):
                 sync = p.run.sync
                 assert sync is not None  # every run has one
+                # Equivalent mutant: element 1 (a wait with no array never reads its element).
                 sync.scheduler.wait_change(p.clock, Waiting(p.pid, None, "", 0, None, where))
             prev, prev_effects = vals, p.clock.effects
             for s, v in zip(before.arg_slots, vals, strict=True):
@@ -129,6 +137,7 @@ def _b_while(c: Compiler, op: Any) -> Exec:
             active = active & cond
             if not active.any():
                 break
+            # Equivalent mutant: strict=False (the after block takes what scf.condition passes).
             for s, v in zip(after.arg_slots, forwarded, strict=True):
                 p.env[s] = v
             yielded = p.exec_block(after, active)

@@ -100,6 +100,7 @@ def _layout_from_attr(
             f"{where}: #tile.tdm_warp_layout does not fit a rank-{rank} block and "
             f"{nw} warps: {attr}"
         )
+    # Equivalent mutant: strict=False (both lengths were checked against the rank above).
     if any(t * w != b for t, w, b in zip(v["tile"], v["warps_per_dim"], block, strict=True)):
         raise ModelError(f"{where}: warp layout tile x warps_per_dim != block {list(block)}")
     try:
@@ -114,7 +115,9 @@ def _layout_from_attr(
         tile=tuple(v["tile"]),
         warp_bases=tuple(tuple(flat[i * rank : (i + 1) * rank]) for i in range(bits)),
         dim_order=tdm_dim_order(rank),
+        # Equivalent mutant: other defaults (the verifier requires every field, as computed).
         anchor=v.get("anchor", 0),
+        # Equivalent mutant: other defaults (as for the anchor).
         free_mask=v.get("free_mask", 0),
     )
 
@@ -169,7 +172,9 @@ def _copy_member(
         active=tuple(layout.active(w) for w in warps),
         start=starts,
         dst=tuple(
-            tuple(slice(s, s + t) for s, t in zip(st, layout.tile, strict=True)) for st in starts
+            # Equivalent mutant: strict=False (a start and the tile both have the block's rank).
+            tuple(slice(s, s + t) for s, t in zip(st, layout.tile, strict=True))
+            for st in starts
         ),
     )
 
@@ -223,16 +228,19 @@ def _b_tdm_fused_copy(c: Compiler, op: AsyncTDMFusedCopyGlobalToLocalOp) -> Exec
     except VerifyError as e:
         raise ModelError(f"{where}: {e}") from None
     descs, dests = op.descs, op.dests
+    # Equivalent mutant: or->and (the verifier refuses both; the model runs verified IR).
     if not (len(descs) == len(dests) == len(hints)) or not descs:
         raise ModelError(f"{where}: malformed fused copy")
     layout_attrs: list[Any] = [None] * len(descs)
     if WARP_LAYOUTS in attrs:
         arr = cast(attrs[WARP_LAYOUTS], ir.ArrayAttr)
+        # Equivalent mutant: or->and (the verifier refuses both; the model runs verified IR).
         if arr is None or len(ir.ArrayAttr(arr)) != len(descs):
             raise ModelError(f"{where}: '{WARP_LAYOUTS}' needs one layout per member")
         layout_attrs = list(ir.ArrayAttr(arr))
     members = [
         _copy_member(c, d, b, h, a, f"{where} member {i}")
+        # Equivalent mutant: strict=False (the lengths were checked just above).
         for i, (d, b, h, a) in enumerate(zip(descs, dests, hints, layout_attrs, strict=True))
     ]
     layouts = [m.layout for m in members]
@@ -255,6 +263,7 @@ def _global_view(ptr: Pointer, warp: int, extent: np.ndarray, strides: np.ndarra
     base = int(ptr.offset[warp])
     if any(s < 0 for s in st):
         raise ModelError(f"{where}: negative strides {st} are not modelled")
+    # Equivalent mutant: strict=False (extent and strides have the descriptor's rank).
     last = base + sum((n - 1) * s for n, s in zip(shape, st, strict=True))
     if base < 0 or last >= flat.size:
         raise ModelError(
@@ -264,7 +273,11 @@ def _global_view(ptr: Pointer, warp: int, extent: np.ndarray, strides: np.ndarra
         )
     item = flat.itemsize
     return np.lib.stride_tricks.as_strided(
-        flat[base:], shape=shape, strides=[s * item for s in st], writeable=False
+        flat[base:],
+        shape=shape,
+        strides=[s * item for s in st],
+        # Equivalent mutant: writeable=True (the view is only read).
+        writeable=False,
     )
 
 

@@ -79,6 +79,7 @@ def bf16_round(x: Any) -> np.ndarray:
     bits = x.view(np.uint32)
     lsb = (bits >> np.uint32(16)) & np.uint32(1)
     rounded = (bits + np.uint32(0x7FFF) + lsb) & np.uint32(0xFFFF0000)
+    # Equivalent mutant: 0x00400001 (the low half is masked off).
     quiet_nan = (bits | np.uint32(0x00400000)) & np.uint32(0xFFFF0000)
     out = np.where(np.isnan(x), quiet_nan, rounded).astype(np.uint32)
     return out.view(np.float32).reshape(x.shape)
@@ -98,6 +99,7 @@ def wrap_bits(x: Any, width: int) -> np.ndarray:
     x = np.asarray(x)
     if x.dtype == np.uint64:
         x = x.view(np.int64)
+    # Equivalent mutant: copy=True (the same values; the copy only costs time).
     x = x.astype(np.int64, copy=False)
     if width >= 64:
         return x
@@ -105,12 +107,14 @@ def wrap_bits(x: Any, width: int) -> np.ndarray:
         return -(x & 1)
     half = np.int64(1 << (width - 1))
     mask = np.int64((1 << width) - 1)
+    # Equivalent mutant: x - half (it differs from x + half by 2**width, masked off).
     return ((x + half) & mask) - half
 
 
 def unsigned_bits(x: np.ndarray, width: int) -> np.ndarray:
     """The low ``width`` bits of canonical integers, as uint64."""
     u = np.ascontiguousarray(np.asarray(x, dtype=np.int64)).view(np.uint64)
+    # Equivalent mutant: > 64 or >= 65 (at 64 the mask keeps all 64 bits).
     if width >= 64:
         return u
     return u & np.uint64((1 << width) - 1)
@@ -337,6 +341,7 @@ class RunResult:
 
 def wrap_int(v: int, width: int) -> int:
     half = 1 << (width - 1)
+    # Equivalent mutant: v - half (it differs from v + half by 2**width, taken modulo).
     return ((int(v) + half) % (1 << width)) - half
 
 

@@ -115,6 +115,7 @@ class EpilogueSpec:
     def args(self) -> tuple[str, ...]:
         """Its arguments (:data:`EPILOGUE_ARGS` it has), in order."""
         have = (self.bias is not None, self.row_scale, self.col_scale)
+        # Equivalent mutant: strict=False (three names, three flags).
         return tuple(n for n, h in zip(EPILOGUE_ARGS, have, strict=True) if h)
 
     @property
@@ -209,6 +210,7 @@ def check_fp8_config(
     if imprecise_acc is not None and (
         isinstance(imprecise_acc, bool)
         or not isinstance(imprecise_acc, int)
+        # Equivalent mutant: <= 1 (1 is no multiple of FP8_INSTR_K either).
         or imprecise_acc <= 0
         or imprecise_acc % FP8_INSTR_K
     ):
@@ -380,6 +382,7 @@ def alignment(dtype: str, vector_bytes: int = ALIGNMENT_BYTES) -> int:
     size (16 bytes: 8 elements of a 16-bit type, 16 of an 8-bit one)."""
     if dtype not in DTYPE_BYTES:
         raise ValueError(f"dtype must be one of {tuple(DTYPE_BYTES)}, got {dtype!r}")
+    # Equivalent mutant: <= (every width is 4 bytes or more, every element 2 or less).
     if vector_bytes not in VECTOR_WIDTHS or vector_bytes < DTYPE_BYTES[dtype]:
         raise ValueError(
             f"vector_bytes must be one of {VECTOR_WIDTHS} and at least one {dtype} "
