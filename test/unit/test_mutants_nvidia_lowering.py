@@ -120,3 +120,26 @@ def test_a_wait_waits_for_the_stores_of_its_function_only(barrier_lines: list[st
     waits = [line for line in bars if "ttng.async_tma_store_wait" in line]
     assert waits == ["ttng.async_tma_store_wait {pendings = 0 : i32, read_only}"]
     assert not any("async_tma_store_wait" in line for line in no_store)
+
+
+# An i1 tensor (no shared buffer holds one) converted into a dot-operand layout:
+# the same rule, 32 one-bit elements of K per register.
+I1 = """
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 2, 2>,
+                          instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+#opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
+#bl = #tile.blocked<{size_per_thread = array<i64: 1, 8>, threads_per_warp = array<i64: 4, 8>,
+                     warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:90"} {
+  func.func private @cv(%x: tensor<64x32xi1, #bl>) -> tensor<64x32xi1, #opa> {
+    %t = "tile.convert_layout"(%x) : (tensor<64x32xi1, #bl>) -> tensor<64x32xi1, #opa>
+    return %t : tensor<64x32xi1, #opa>
+  }
+}
+"""
+
+
+def test_an_i1_dot_operand_takes_32_elements_of_k() -> None:
+    ttgir = lower_tile_module(I1, "cuda:90", fuse=False).ttgir
+    (line,) = [x for x in ttgir.splitlines() if "ttg.convert_layout" in x]
+    assert "-> tensor<64x32xi1, #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 32}>>" in line
