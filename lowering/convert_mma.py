@@ -54,6 +54,8 @@ def lower_async_wmma(ctx: HandOffContext, op: Any) -> Any:
     if use_acc is not None:
         # A dot always adds C: select zeros in its place where use_acc is false.
         ct = ir.RankedTensorType(op.c.type)
+        # Equivalent mutant: 32->33; C's layout is a #tile.wmma_layout (the verifier's),
+        # whose conversion takes no element width.
         layout = ctx.convert_encoding(ct.encoding, op, 32)
         zeros = ctx.zeros(ct.shape, ct.element_type, layout, op)
         cond = ctx.b.create_splat(ctx.tensor(ct.shape, ctx.b.get_int1_ty(), layout), use_acc)

@@ -43,6 +43,7 @@ class PortableCopies(TargetStrategy):
         self.copy_block(ctx, op, [(op.desc, op.dest)], pred)
 
     def fused_copy(self, ctx: HandOffContext, op: Any) -> None:
+        # Equivalent mutant: strict=False; the verifier gives one destination per descriptor.
         self.copy_block(ctx, op, list(zip(op.descs, op.dests, strict=True)), None)
 
     def wait(self, ctx: HandOffContext, op: Any, num: int) -> None:
@@ -65,6 +66,7 @@ class PortableCopies(TargetStrategy):
                 raise ctx.fail(op, ctx.untracked())
             infos.append(info)
         user = None if pred is None else ctx.v(pred)
+        # Equivalent mutant: strict=False; infos has one entry per member (the loop above).
         for (desc, dest), info in zip(members, infos, strict=True):
             # A false pred makes the copy a no-op (the buffer keeps its data),
             # so it guards the member rather than masking it to zeros.
