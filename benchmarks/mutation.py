@@ -472,7 +472,10 @@ TARGETS: dict[str, Target] = {
         CONVERT_LIT,
     ),
     "lowering_convert_mma": Target(
-        "lowering/convert_mma.py", EVERY, unit("test_async_mma_use_acc"), CONVERT_LIT
+        "lowering/convert_mma.py",
+        EVERY,
+        unit("test_async_mma_use_acc", "test_mutants_mma_lowering"),
+        CONVERT_LIT,
     ),
     "lowering_convert_control_flow": Target(
         "lowering/convert_control_flow.py", EVERY, unit("test_lowering"), CONVERT_LIT
@@ -505,10 +508,16 @@ TARGETS: dict[str, Target] = {
         "lowering/target_amd.py", EVERY, unit("test_portable_lowering"), CONVERT_LIT
     ),
     "lowering_target_nvidia": Target(
-        "lowering/target_nvidia.py", EVERY, unit("test_portable_lowering"), CONVERT_LIT
+        "lowering/target_nvidia.py",
+        EVERY,
+        unit("test_portable_lowering", "test_mutants_nvidia_lowering"),
+        (*CONVERT_LIT, *BARRIER_LIT, *TMA_LIT),
     ),
     "lowering_target_portable": Target(
-        "lowering/target_portable.py", EVERY, unit("test_portable_lowering"), CONVERT_LIT
+        "lowering/target_portable.py",
+        EVERY,
+        unit("test_portable_lowering", "test_mutants_portable_copies"),
+        CONVERT_LIT,
     ),
     "lowering_host_tensormaps": Target(
         "lowering/host_tensormaps.py", EVERY, unit("test_host_tensormaps"), ()
@@ -524,7 +533,10 @@ TARGETS: dict[str, Target] = {
         "lowering/isa_analysis.py", EVERY, unit("test_isa_analysis"), ()
     ),
     "lowering_pipelines": Target(
-        "lowering/pipelines.py", EVERY, unit("test_driver_logic", "test_pipeline_mma"), ()
+        "lowering/pipelines.py",
+        EVERY,
+        unit("test_driver_logic", "test_pipeline_mma", "test_mutants_pipelines"),
+        (),
     ),
     "lowering_triton_bridge": Target(
         "lowering/triton_bridge.py", EVERY, unit("test_triton_bridge"), ()
