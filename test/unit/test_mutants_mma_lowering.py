@@ -9,9 +9,8 @@ into f32); the wait emits nothing. The test reads each lowered op's operands.
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from support.ttgir_text import body_lines, definitions
 
 from gemm_opt.lowering.compile import lower_tile_module
 
@@ -34,19 +33,11 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
 }
 """
 
-_DEF = re.compile(r"^(%\w+) = (\S+) (.*)$")
-
 
 @pytest.fixture(scope="module")
 def defs() -> dict[str, tuple[str, str]]:
     """Each SSA value of the function body: (op name, the rest of its line)."""
-    ttgir = lower_tile_module(MMA, "gfx1250", fuse=False).ttgir
-    out: dict[str, tuple[str, str]] = {}
-    for line in ttgir.splitlines():
-        m = _DEF.match(line.split(" loc(")[0].strip())
-        if m:
-            out[m.group(1)] = (m.group(2), m.group(3))
-    return out
+    return definitions(body_lines(lower_tile_module(MMA, "gfx1250", fuse=False).ttgir))
 
 
 def _operands(rest: str) -> list[str]:

@@ -9,9 +9,8 @@ reordered like any load of the block) and one commit group.
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from support.ttgir_text import definitions
 
 from gemm_opt.lowering.compile import lower_tile_module
 
@@ -35,8 +34,6 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "gfx950"} {
 }
 """
 
-_DEF = re.compile(r"^(%\w+) = (\S+) (.*)$")
-
 
 @pytest.fixture(scope="module")
 def lines() -> list[str]:
@@ -45,7 +42,7 @@ def lines() -> list[str]:
 
 
 def test_a_fresh_descriptor_addresses_from_origin_zero(lines: list[str]) -> None:
-    defs = {m.group(1): (m.group(2), m.group(3)) for m in map(_DEF.match, lines) if m}
+    defs = definitions(lines)
     ranges = [v for v, (name, _) in defs.items() if name == "tt.make_range"]
     assert len(ranges) == 2  # rows and columns
     for r in ranges:
