@@ -104,6 +104,11 @@ GROUPED_RECIPES = ("rowwise", "block128")
 REL, ABS = 2.0**-8, 2.0**-12
 
 
+def bound_ratio(c: Any, ref: Any, bound: Any) -> float:
+    """The largest ``|c - ref| / bound`` (float64): at most 1 is within the bound."""
+    return ((c.double() - ref.double()).abs() / bound).max().item()
+
+
 def _quantized(torch: Any, m: int, n: int, k: int, recipe: str, seed: int):
     """a (M, K) e4m3, w (N, K) e4m3 (B is w.t()) and their scales as torch._scaled_mm
     takes them (block128: scale_a (M, Kb) M-major, scale_b (Kb, Nb) with strides (1, Kb))."""
@@ -250,13 +255,13 @@ def check(torch: Any, say: Any) -> bool:
                         acc_err = (c32.double() - ref).abs().div(mag.clamp_min(1e-300)).max()
                         acc_err = acc_err.item()
                     bound = REL * ref.abs() + ABS * mag
-                    err_ref = ((c.double() - ref).abs() / bound).max().item()
+                    err_ref = bound_ratio(c, ref, bound)
                     # Against torch: both results approximate the float64 product within the
                     # bound, so they differ by at most twice it (torch's own error is printed).
                     err_torch = torch_ref = float("nan")
                     if theirs is not None:
-                        err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
-                        torch_ref = ((theirs.double() - ref).abs() / bound).max().item()
+                        err_torch = bound_ratio(c, theirs, bound)
+                        torch_ref = bound_ratio(theirs, ref, bound)
                     good = err_ref <= 1 and (theirs is None or err_torch <= 2)
                     ok &= good
                     why = "sizes" if k % 16 or n % 16 else "no kernel for the recipe"
@@ -288,10 +293,10 @@ def check_configs(torch: Any, say: Any) -> bool:
             for schedule in SCHEDULES:
                 for name in _configs(m, recipe):
                     c = _configured(a, w.t(), sa, sb, schedule, name)
-                    err_ref = ((c.double() - ref).abs() / bound).max().item()
+                    err_ref = bound_ratio(c, ref, bound)
                     err_torch = float("nan")
                     if theirs is not None:
-                        err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
+                        err_torch = bound_ratio(c, theirs, bound)
                     good = err_ref <= 1 and (theirs is None or err_torch <= 2)
                     ok &= good
                     say(
@@ -364,10 +369,10 @@ def check_grouped(torch: Any, say: Any) -> bool:
             bound = REL * ref.abs() + ABS * mag
             for name, run in runs.items():
                 c = run()
-                err_ref = ((c.double() - ref).abs() / bound).max().item()
+                err_ref = bound_ratio(c, ref, bound)
                 err_torch = float("nan")
                 if theirs is not None:
-                    err_torch = ((c.double() - theirs.double()).abs() / bound).max().item()
+                    err_torch = bound_ratio(c, theirs, bound)
                 good = err_ref <= 1 and (theirs is None or err_torch <= 2)
                 ok &= good
                 say(
