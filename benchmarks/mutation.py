@@ -608,7 +608,7 @@ TARGETS: dict[str, Target] = {
     "pipeline_mma": Target(
         "passes/pipeline_mma.py",
         EVERY,
-        unit("test_pipeline_mma"),
+        unit("test_mutants_pipeline_mma", "test_pipeline_mma"),
         lit("passes", "tile-pipeline-mma"),
     ),
     "schedule_ir": Target(

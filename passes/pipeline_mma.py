@@ -54,6 +54,8 @@ def _slot(index: ir.Value, iv: ir.Value) -> tuple[int, int] | None:
             return None
         x, y = add.operands
         offset = _const(y) if x == iv else _const(x) if y == iv else None
+    # Equivalent mutant: a count of 1 taken as a slot makes every two slots equal
+    # ((o1 - o2) % 1 == 0), so `_disjoint` says False as it does for no slot.
     if count is None or count <= 0 or offset is None or offset < 0:
         return None
     return offset, count
@@ -151,6 +153,8 @@ def _plan(loop: Any) -> _Plan:
         loads.append(load.opview)
     at = ops.index(mma.operation)
     waits = [i for i, op in enumerate(ops) if op.name == AsyncTDMWaitOp.OPERATION_NAME]
+    # Equivalent mutant: `>=` for `>`: the wait and the MMA are different ops of
+    # `ops`, so their indices are never equal.
     if len(waits) != 1 or waits[0] > at:
         raise _NoMatch("the loop body has no single tile.async_tdm_wait before the MMA")
     wait = ops[waits[0]]
