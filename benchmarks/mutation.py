@@ -578,7 +578,7 @@ TARGETS: dict[str, Target] = {
     "runtime_autotune": Target(
         "python/gemm_opt/runtime/autotune.py",
         EVERY,
-        unit("test_autotune", "test_tune_schedules"),
+        unit("test_mutants_autotune", "test_autotune", "test_tune_schedules"),
         (),
     ),
     # -- passes --
