@@ -5,6 +5,8 @@ One warp copies a 4x8 f32 block of an 8x8 array, described as ``m`` rows
 of ``n`` columns, from (row, col) into shared memory and stores it: rows
 and columns past the described tensor are zero filled, and a tensor with
 no rows or no columns (an empty one) fills the whole block with zeros.
+The same copy of a bf16 tensor carries NaN and infinities through and
+refuses a value bf16 cannot hold.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.dialect import edit, make_context
 from gemm_opt.model.interpreter import ModelError, run_function
 
 COPY = """#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
@@ -89,3 +93,31 @@ def test_a_tensor_one_past_the_array_is_refused(m: int, n: int, last: int) -> No
 def test_a_copy_from_negative_coordinates_is_refused(r: int, c: int) -> None:
     with pytest.raises(ModelError, match=r"warp 0 copies from negative coordinates"):
         _copy(8, 8, r, c)
+
+
+def _bf16_copy(x: np.ndarray) -> np.ndarray:
+    """The copy of a bf16 tensor (``x``'s float32 values, each a bf16 value)."""
+    with make_context():
+        module = ir.Module.parse(COPY)
+        edit.retype_elements(module, ir.F32Type.get(), ir.BF16Type.get())
+        y = np.full((4, 8), -1.0, np.float32)
+        run_function(
+            module,
+            "k",
+            [x, y, 8, 8, 8, 0, 0],
+            arg_names=["x", "y", "m", "n", "ld", "r", "c"],
+        )
+    return y
+
+
+def test_a_bf16_copy_carries_nan_and_infinities() -> None:
+    x = X.copy()
+    x[0, 1], x[1, 2], x[2, 3] = np.nan, np.inf, -np.inf
+    np.testing.assert_array_equal(_bf16_copy(x), x[:4])  # NaN where x has NaN
+
+
+def test_a_bf16_copy_of_a_value_bf16_cannot_hold_is_refused() -> None:
+    x = X.copy()
+    x[3, 7] = 1.0 + 2.0**-10  # 7 fraction bits: between two bf16 values
+    with pytest.raises(ModelError, match="'x' holds values that are not bf16"):
+        _bf16_copy(x)
