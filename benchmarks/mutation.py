@@ -627,6 +627,7 @@ TARGETS: dict[str, Target] = {
         EVERY,
         unit(
             "test_mutants_lower_gemm_schedule",
+            "test_mutants_grouped_k",
             "test_stream_k_fixup_model",
             "test_schedule_properties",
             "test_epilogue",
