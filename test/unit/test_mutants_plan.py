@@ -5,8 +5,11 @@ These checks read only a tensor's device, shape, strides and element size, so
 torch's fake tensors stand in for CUDA ones (a fake tensor has a device, on a
 machine without one, and no memory): the two operands' devices of a traced
 call, each batch's 16-byte alignment, and a caller's config kept on CUDA by
-the grouped and variable-K plans (the shape-tuned config, taken when none is
-given, reads the GPU's SM count: that path needs a GPU).
+the grouped and variable-K plans. The shape-tuned config, taken when none is
+given, and ``auto`` read the GPU's SM count and target, which a fake device
+lacks: the ``h100`` fixture gives them an H100's (132 SMs, cuda:90), for the
+reduction a dense call's config is looked up with and variable-K's ``auto``
+running its choice's config.
 """
 
 from __future__ import annotations
@@ -81,3 +84,41 @@ def test_the_grouped_plans_keep_a_callers_config_on_cuda() -> None:
         schedule="persistent", config=CONFIG, **KW,
     )  # fmt: skip
     assert wgrad.backend == "cuda" and _blocks(wgrad) == want
+
+
+@pytest.fixture
+def h100(monkeypatch) -> None:
+    """The device facts a plan reads of a CUDA tensor's GPU (its compute units, its
+    target): an H100's, where a fake tensor's device has none."""
+    monkeypatch.setattr(P.rt, "sm_count", lambda torch, device: 132)
+    monkeypatch.setattr(P.rt, "device_target", lambda torch, device: "cuda:90")
+
+
+@pytest.mark.usefixtures("fake", "h100")
+@pytest.mark.parametrize(("reduction", "blocks"), [("linear", (128, 128)), ("atomic", (128, 256))])
+def test_a_dense_calls_shape_tuned_config_serves_its_reduction(reduction, blocks) -> None:
+    """4096 x 4096 fills a wave of ``wide`` tiles (128 x 256), which linear stream-K's
+    fix-up may not take (those kernels would spill): it gets ``mid``; atomic keeps ``wide``."""
+    plan = P._matmul(
+        _cuda(4096, 4096), _cuda(4096, 4096), meta=False, schedule="stream-k",
+        reduction=reduction, config=None, num_programs=None, num_xcds=1, out=None, seed=None,
+    )  # fmt: skip
+    assert plan.spec is not None and plan.spec.reduction == reduction
+    assert _blocks(plan)[:2] == blocks
+
+
+@pytest.mark.usefixtures("fake", "h100")
+def test_variable_k_auto_takes_the_choice_not_the_shape_tuned_config() -> None:
+    """32 groups of 64 rows, M = 128, N = 512: the shape's class is ``narrow`` (64 x 128);
+    ``auto`` chooses another config, and the plan must run that one."""
+    s, m, n, g = 2048, 128, 512, 32
+    a, b = _cuda(s, m), _cuda(s, n)
+    plan = P._variable_k(
+        a, b, [s // g] * g, meta=False, validate=False, schedule="auto", **{**KW, "config": None}
+    )
+    kind, _, cfg, _, _ = P.resolve_auto(P.AUTO, None, None, ("wgrad", m, n, s, g), "cuda", plan.dtype,
+                                        a, None, 1)  # fmt: skip
+    shape = P._shape_config(a, m, n, "k", groups=g)
+    assert (cfg.block_m, cfg.block_n) != (shape.block_m, shape.block_n)
+    assert plan.spec is not None and plan.spec.kind == kind
+    assert _blocks(plan) == (cfg.block_m, cfg.block_n, cfg.block_k, cfg.group_m, cfg.num_warps)
