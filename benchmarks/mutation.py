@@ -526,7 +526,10 @@ TARGETS: dict[str, Target] = {
         "lowering/access.py", EVERY, unit("test_lowering", "test_mutants_convert"), CONVERT_LIT
     ),
     "lowering_ir_match": Target(
-        "lowering/ir_match.py", EVERY, unit("test_lowering"), PREDICATE_LIT
+        "lowering/ir_match.py",
+        EVERY,
+        unit("test_lowering", "test_mutants_lowering_ir_match"),
+        PREDICATE_LIT,
     ),
     "lowering_layouts": Target("lowering/layouts.py", EVERY, unit("test_lowering"), CONVERT_LIT),
     "lowering_isa_analysis": Target(
