@@ -138,11 +138,18 @@ def arg_divisibility(value: ir.Value) -> int:
     if fn.name != "func.func" or "arg_attrs" not in fn.attributes:
         return 1
     idx = ir.BlockArgument(value).arg_number
-    attrs = ir.DictAttr(ir.ArrayAttr(fn.attributes["arg_attrs"])[idx])
+    stated = stated_divisibility(ir.DictAttr(ir.ArrayAttr(fn.attributes["arg_attrs"])[idx]))
+    return 1 if stated is None else stated
+
+
+def stated_divisibility(attrs: ir.DictAttr) -> int | None:
+    """The divisibility an argument's attributes state: the lcm of its positive
+    ``tile.divisibility`` and ``tt.divisibility`` (every stated fact holds); None
+    when neither states one (a 0 or a negative value is no fact)."""
     stated = [ir.IntegerAttr(attrs[name]).value for name in DIVISIBILITY_ATTRS if name in attrs]
     # Equivalent mutant: > 1; a stated 1 changes no lcm.
     stated = [d for d in stated if d > 0]
-    return math.lcm(*stated) if stated else 1  # every stated fact holds
+    return math.lcm(*stated) if stated else None
 
 
 def same_type(a: Any, b: Any) -> bool:
@@ -178,6 +185,7 @@ __all__ = [
     "match_warp_test",
     "same_type",
     "signed",
+    "stated_divisibility",
     "user_of",
     "whole_vectors",
 ]
