@@ -481,7 +481,13 @@ TARGETS: dict[str, Target] = {
         "lowering/convert_control_flow.py", EVERY, unit("test_lowering"), CONVERT_LIT
     ),
     "lowering_convert_tile_to_triton_gpu": Target(
-        "lowering/convert_tile_to_triton_gpu.py", EVERY, unit("test_lowering"), CONVERT_LIT
+        "lowering/convert_tile_to_triton_gpu.py",
+        EVERY,
+        # (test_tma_copies: the host descriptors' parameters)
+        unit(
+            "test_lowering", "test_mutants_lowering_convert_tile_to_triton_gpu", "test_tma_copies"
+        ),
+        CONVERT_LIT,
     ),
     "lowering_convert_barrier_ops": Target(
         "lowering/convert_barrier_ops.py", EVERY, unit("test_barrier_lowering"), BARRIER_LIT

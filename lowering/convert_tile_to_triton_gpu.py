@@ -551,6 +551,7 @@ def direct_copies_ok(module: ir.Operation, target: Target) -> bool:
     vector, nvidia = target.direct_copy_bytes, target.nvidia
     ok = True
     for view in collect_ops(module, (MakeTensorDescriptorOp.OPERATION_NAME,)):
+        # Equivalent mutant: 'or 1'; 1 // 8 is 0 as well.
         elem_bytes = (element_bits(view.result.type.element_type) or 0) // 8
         shape = list(view.shape)[-1:] if nvidia else list(view.shape)
         strides = list(view.strides)
@@ -567,6 +568,7 @@ def tma_facts_ok(module: ir.Operation) -> bool:
     bounds by shape, with zero fill)."""
     for view in collect_ops(module, (MakeTensorDescriptorOp.OPERATION_NAME,)):
         strides = list(view.strides)
+        # Equivalent mutant: 'or 1'; 1 // 8 is 0 as well.
         elem_bytes = (element_bits(view.result.type.element_type) or 0) // 8
         if const_int(strides[-1]) != 1 or not elem_bytes:
             return False
