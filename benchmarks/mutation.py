@@ -457,7 +457,10 @@ TARGETS: dict[str, Target] = {
     ),
     # -- more of the lowering --
     "lowering_context": Target(
-        "lowering/context.py", EVERY, unit("test_lowering_structure", "test_lowering"), CONVERT_LIT
+        "lowering/context.py",
+        EVERY,
+        unit("test_lowering_structure", "test_lowering", "test_mutants_lowering_context"),
+        CONVERT_LIT,
     ),
     "lowering_convert_copies": Target(
         "lowering/convert_copies.py",
