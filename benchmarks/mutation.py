@@ -514,7 +514,17 @@ TARGETS: dict[str, Target] = {
         "lowering/sm90_mma.py", EVERY, unit("test_tma_copies"), CONVERT_LIT
     ),
     "lowering_target_amd": Target(
-        "lowering/target_amd.py", EVERY, unit("test_portable_lowering"), CONVERT_LIT
+        "lowering/target_amd.py",
+        EVERY,
+        # (gfx1250's barriers and partitions, and the MFMA's operand layouts)
+        unit(
+            "test_portable_lowering",
+            "test_mutants_lowering_target_amd",
+            "test_barrier_lowering",
+            "test_warp_specialize_lowering",
+            "test_operand_layouts",
+        ),
+        (*CONVERT_LIT, *BARRIER_LIT, *WS_LIT, *PREDICATE_LIT),
     ),
     "lowering_target_nvidia": Target(
         "lowering/target_nvidia.py",
