@@ -233,3 +233,27 @@ def test_a_partitioned_buffer_takes_its_inner_layout_or_none(target: str) -> Non
     assert (
         aliases[b] == "#ttg.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 4, order = [1, 0]}>"
     )
+
+
+SCALED = (
+    Path(__file__).resolve().parents[1]
+    / "lit"
+    / "lowering"
+    / ("convert-tile-to-triton-gpu-scaled-wmma.mlir")
+)
+
+
+def test_gfx950_mx_scale_layouts_are_one_mfma_tile_per_warp() -> None:
+    """The block scales of gfx950's scaled MFMA (the lit file's module, whose gfx950
+    check leaves the scales' layouts open): each lane holds its row's four scales,
+    the warps split M (A's scales) or N (B's) in 32-row tiles, none repeated in
+    registers."""
+    ttgir = lower_tile_module(SCALED.read_text(), "gfx950", fuse=False).ttgir
+    layouts = [line for line in ttgir.splitlines() if line.startswith("#linear")]
+    lanes = "lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 1]]"
+    assert layouts == [
+        "#linear = #ttg.linear<{register = [[0, 2]], " + lanes + ", warp = [[0, 0], [32, 0]], "
+        "block = []}>",
+        "#linear1 = #ttg.linear<{register = [[0, 2]], " + lanes + ", warp = [[32, 0], [0, 0]], "
+        "block = []}>",
+    ]
