@@ -550,7 +550,12 @@ TARGETS: dict[str, Target] = {
         unit("test_lowering", "test_mutants_lowering_ir_match"),
         PREDICATE_LIT,
     ),
-    "lowering_layouts": Target("lowering/layouts.py", EVERY, unit("test_lowering"), CONVERT_LIT),
+    "lowering_layouts": Target(
+        "lowering/layouts.py",
+        EVERY,
+        unit("test_lowering", "test_mutants_lowering_layouts", "test_mutants_lowering_target_amd"),
+        CONVERT_LIT,
+    ),
     "lowering_isa_analysis": Target(
         "lowering/isa_analysis.py", EVERY, unit("test_isa_analysis"), ()
     ),

@@ -77,6 +77,7 @@ def shared_layout(layouts: Any, attr: SharedLayoutAttr, tile_shape: Sequence[int
         layout = attr.to_layout()
         rank = len(layout.inner.order)
         piece = list(tile_shape)[-rank:]
+        # Equivalent mutant: <=; the verifier refuses a partition_dim outside the block.
         if 0 <= layout.partition_dim < len(piece):
             piece[layout.partition_dim] //= layout.num_logical_pieces
         inner_attr = attr.field_values().get("layout")
@@ -127,6 +128,7 @@ def wgmma_shape(
     16-bit, 32 for 8-bit elements). Raises ValueError (why) when the dot
     does not fit.
     """
+    # Equivalent mutant: 257 // bits; equal to 256 // bits for widths of 8 to 64 bits.
     instr_k = 256 // elem_bits
     if num_warps % 4:
         raise ValueError(f"{num_warps} warps are not whole warpgroups of 4")
