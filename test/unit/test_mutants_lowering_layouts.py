@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from gemm_opt.lowering.layouts import mma_swizzle, row_major
+from gemm_opt.lowering.layouts import mma_swizzle, nvmma_swizzle, row_major, wgmma_shape
 
 
 @pytest.mark.parametrize(
@@ -43,3 +43,53 @@ def test_mma_swizzle_reads_the_contiguous_dim_of_the_order() -> None:
     assert mma_swizzle([0, 1], (32, 64), 16) == (8, 2, 4)
     # The trailing dims of a deeper shape are the block's (a ring of 3 buffers).
     assert mma_swizzle([1, 0], (3, 64, 32), 16) == (8, 2, 4)
+
+
+@pytest.mark.parametrize(
+    ("mnk", "warps", "bits", "layout"),
+    [
+        ((128, 128, 64), 4, 16, ([4, 1], [16, 128, 16])),
+        ((128, 128, 64), 8, 16, ([8, 1], [16, 128, 16])),  # M has rows for 8 warps
+        ((64, 64, 32), 8, 16, ([4, 2], [16, 32, 16])),  # then along N
+        ((128, 128, 64), 16, 16, ([8, 2], [16, 64, 16])),
+        ((64, 256, 64), 4, 16, ([4, 1], [16, 256, 16])),
+        ((64, 512, 16), 4, 16, ([4, 1], [16, 256, 16])),  # N of one instruction <= 256
+        ((64, 24, 16), 4, 16, ([4, 1], [16, 24, 16])),  # the largest multiple of 8
+        ((128, 256, 64), 8, 8, ([8, 1], [16, 256, 32])),  # 8-bit: K is 32 bytes too
+    ],
+)
+def test_wgmma_shape_table(
+    mnk: tuple[int, int, int], warps: int, bits: int, layout: tuple[list[int], list[int]]
+) -> None:
+    assert wgmma_shape(*mnk, warps, bits) == layout
+
+
+@pytest.mark.parametrize(
+    ("mnk", "warps", "why"),
+    [
+        ((128, 128, 64), 6, "6 warps are not whole warpgroups of 4"),
+        ((48, 128, 64), 4, "M = 48 is not a multiple of the 64 rows of 4 warps"),
+        ((64, 20, 64), 4, "N = 20 does not split into 1 warpgroup tiles of multiples of 8"),
+        ((64, 64, 24), 4, "K = 24 is not a multiple of 16"),
+    ],
+)
+def test_wgmma_shape_refusals(mnk: tuple[int, int, int], warps: int, why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        wgmma_shape(*mnk, warps)
+
+
+@pytest.mark.parametrize(
+    ("shape", "bits", "swizzle"),
+    [
+        ((64, 64), 16, 128),
+        ((64, 32), 16, 64),
+        ((64, 16), 16, 32),
+        ((64, 8), 16, 0),  # 16-byte rows: unswizzled
+        ((4, 64), 16, 0),  # fewer than 8 rows
+        ((8, 32), 32, 128),
+        ((64, 64), 8, 64),
+        ((64,), 16, 0),  # rank 1
+    ],
+)
+def test_nvmma_swizzle_table(shape: tuple[int, ...], bits: int, swizzle: int) -> None:
+    assert nvmma_swizzle(shape, bits) == swizzle
