@@ -132,6 +132,9 @@ def wgmma_shape(
     instr_k = 256 // elem_bits
     if num_warps % 4:
         raise ValueError(f"{num_warps} warps are not whole warpgroups of 4")
+    if num_warps & (num_warps - 1):
+        # Doubling along M and N would overshoot (12 warps laid out as 16).
+        raise ValueError(f"{num_warps} warps are not a power of two")
     wm, wn = 4, 1
     while wm * wn < num_warps:
         if m > 16 * wm:

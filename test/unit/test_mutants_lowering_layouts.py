@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from gemm_opt.lowering.layouts import mma_swizzle, nvmma_swizzle, row_major, wgmma_shape
+from gemm_opt.lowering.layouts import (
+    blocked_params,
+    mma_swizzle,
+    nvmma_swizzle,
+    row_major,
+    wgmma_shape,
+)
 
 
 @pytest.mark.parametrize(
@@ -68,6 +74,7 @@ def test_wgmma_shape_table(
     ("mnk", "warps", "why"),
     [
         ((128, 128, 64), 6, "6 warps are not whole warpgroups of 4"),
+        ((256, 128, 64), 12, "12 warps are not a power of two"),
         ((48, 128, 64), 4, "M = 48 is not a multiple of the 64 rows of 4 warps"),
         ((64, 20, 64), 4, "N = 20 does not split into 1 warpgroup tiles of multiples of 8"),
         ((64, 64, 24), 4, "K = 24 is not a multiple of 16"),
@@ -93,3 +100,24 @@ def test_wgmma_shape_refusals(mnk: tuple[int, int, int], warps: int, why: str) -
 )
 def test_nvmma_swizzle_table(shape: tuple[int, ...], bits: int, swizzle: int) -> None:
     assert nvmma_swizzle(shape, bits) == swizzle
+
+
+# (sizePerThread, threadsPerWarp, warpsPerCTA, order) of the coalesced blocked layout:
+# 16-byte vectors along the last dim (i1 counts as a byte), lanes along it as far as
+# the row has vectors, the rest of the warp and every warp down the rows.
+@pytest.mark.parametrize(
+    ("shape", "bits", "warps", "lanes", "layout"),
+    [
+        ((64, 64), 16, 4, 32, ([1, 8], [4, 8], [4, 1], [1, 0])),
+        ((64, 64), 16, 4, 64, ([1, 8], [8, 8], [4, 1], [1, 0])),
+        ((64, 8), 16, 4, 32, ([1, 8], [32, 1], [4, 1], [1, 0])),
+        ((64, 4), 32, 8, 32, ([1, 4], [32, 1], [8, 1], [1, 0])),
+        ((64, 2), 64, 4, 32, ([1, 2], [32, 1], [4, 1], [1, 0])),
+        ((64, 64), 1, 4, 32, ([1, 16], [8, 4], [4, 1], [1, 0])),
+        ((64, 256), 8, 4, 64, ([1, 16], [4, 16], [4, 1], [1, 0])),
+    ],
+)
+def test_blocked_params_table(
+    shape: tuple[int, int], bits: int, warps: int, lanes: int, layout: tuple
+) -> None:
+    assert blocked_params(shape, bits, warps, lanes) == layout
