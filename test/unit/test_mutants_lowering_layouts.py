@@ -76,6 +76,8 @@ def test_wgmma_shape_table(
         ((128, 128, 64), 6, "6 warps are not whole warpgroups of 4"),
         ((256, 128, 64), 12, "12 warps are not a power of two"),
         ((48, 128, 64), 4, "M = 48 is not a multiple of the 64 rows of 4 warps"),
+        # M past one warpgroup's 64 rows takes the next 4 warps along M first.
+        ((66, 128, 64), 8, "M = 66 is not a multiple of the 128 rows of 8 warps"),
         ((64, 20, 64), 4, "N = 20 does not split into 1 warpgroup tiles of multiples of 8"),
         ((64, 64, 24), 4, "K = 24 is not a multiple of 16"),
     ],
