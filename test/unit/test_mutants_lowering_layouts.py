@@ -79,6 +79,7 @@ def test_wgmma_shape_table(
         # M past one warpgroup's 64 rows takes the next 4 warps along M first.
         ((66, 128, 64), 8, "M = 66 is not a multiple of the 128 rows of 8 warps"),
         ((64, 20, 64), 4, "N = 20 does not split into 1 warpgroup tiles of multiples of 8"),
+        ((64, 40, 32), 8, "N = 40 does not split into 2 warpgroup tiles of multiples of 8"),
         ((64, 64, 24), 4, "K = 24 is not a multiple of 16"),
     ],
 )
