@@ -148,6 +148,8 @@ def wgmma_shape(
     if k % instr_k:
         raise ValueError(f"K = {k} is not a multiple of {instr_k}")
     per_group = n // wn
+    # Equivalent mutant: + 2; the bound is a multiple of 8, so no multiple of 8 is
+    # one above it.
     instr_n = max(d for d in range(8, min(WGMMA_MAX_N, per_group) + 1, 8) if per_group % d == 0)
     return [wm, wn], [16, instr_n, instr_k]
 
