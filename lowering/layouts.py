@@ -111,6 +111,7 @@ def mma_swizzle(order: Sequence[int], tile_shape: Sequence[int], elem_bits: int)
     inner = int(shape[order[0]])
     vec = max(1, min(16 // elem_bytes, inner))
     per_phase = max(1, 128 // max(1, inner * elem_bytes))
+    # Equivalent mutant: 129; 129 // 16 is 8 too.
     max_phase = max(1, (128 // 16) // per_phase)
     return vec, per_phase, max_phase
 
