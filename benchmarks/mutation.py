@@ -457,7 +457,10 @@ TARGETS: dict[str, Target] = {
     ),
     # -- more of the lowering --
     "lowering_context": Target(
-        "lowering/context.py", EVERY, unit("test_lowering_structure", "test_lowering"), CONVERT_LIT
+        "lowering/context.py",
+        EVERY,
+        unit("test_lowering_structure", "test_lowering", "test_mutants_lowering_context"),
+        CONVERT_LIT,
     ),
     "lowering_convert_copies": Target(
         "lowering/convert_copies.py",
@@ -481,7 +484,13 @@ TARGETS: dict[str, Target] = {
         "lowering/convert_control_flow.py", EVERY, unit("test_lowering"), CONVERT_LIT
     ),
     "lowering_convert_tile_to_triton_gpu": Target(
-        "lowering/convert_tile_to_triton_gpu.py", EVERY, unit("test_lowering"), CONVERT_LIT
+        "lowering/convert_tile_to_triton_gpu.py",
+        EVERY,
+        # (test_tma_copies: the host descriptors' parameters)
+        unit(
+            "test_lowering", "test_mutants_lowering_convert_tile_to_triton_gpu", "test_tma_copies"
+        ),
+        CONVERT_LIT,
     ),
     "lowering_convert_barrier_ops": Target(
         "lowering/convert_barrier_ops.py", EVERY, unit("test_barrier_lowering"), BARRIER_LIT
@@ -505,7 +514,17 @@ TARGETS: dict[str, Target] = {
         "lowering/sm90_mma.py", EVERY, unit("test_tma_copies"), CONVERT_LIT
     ),
     "lowering_target_amd": Target(
-        "lowering/target_amd.py", EVERY, unit("test_portable_lowering"), CONVERT_LIT
+        "lowering/target_amd.py",
+        EVERY,
+        # (gfx1250's barriers and partitions, and the MFMA's operand layouts)
+        unit(
+            "test_portable_lowering",
+            "test_mutants_lowering_target_amd",
+            "test_barrier_lowering",
+            "test_warp_specialize_lowering",
+            "test_operand_layouts",
+        ),
+        (*CONVERT_LIT, *BARRIER_LIT, *WS_LIT, *PREDICATE_LIT),
     ),
     "lowering_target_nvidia": Target(
         "lowering/target_nvidia.py",
@@ -526,9 +545,17 @@ TARGETS: dict[str, Target] = {
         "lowering/access.py", EVERY, unit("test_lowering", "test_mutants_convert"), CONVERT_LIT
     ),
     "lowering_ir_match": Target(
-        "lowering/ir_match.py", EVERY, unit("test_lowering"), PREDICATE_LIT
+        "lowering/ir_match.py",
+        EVERY,
+        unit("test_lowering", "test_mutants_lowering_ir_match"),
+        PREDICATE_LIT,
     ),
-    "lowering_layouts": Target("lowering/layouts.py", EVERY, unit("test_lowering"), CONVERT_LIT),
+    "lowering_layouts": Target(
+        "lowering/layouts.py",
+        EVERY,
+        unit("test_lowering", "test_mutants_lowering_layouts", "test_mutants_lowering_target_amd"),
+        CONVERT_LIT,
+    ),
     "lowering_isa_analysis": Target(
         "lowering/isa_analysis.py", EVERY, unit("test_isa_analysis"), ()
     ),

@@ -279,13 +279,16 @@ class HandOffContext:
         try:
             return self.values[old]
         except KeyError:
-            raise LoweringFailure(
-                old.owner if isinstance(old.owner, ir.Operation) else self.module,
-                "internal error: value used before it was lowered",
-            ) from None
+            # At the op that defines it (``owner`` is its OpView; a block argument's is
+            # the block: then the module).
+            owner = old.owner
+            at = self.module if isinstance(owner, ir.Block) else owner.operation
+            raise LoweringFailure(at, "internal error: value used before it was lowered") from None
 
     def at(self, op: Any) -> None:
         """Build what follows at ``op``'s location, and report ``op`` as current."""
+        # Equivalent mutant: negated; an OpView and its ir.Operation compare and hash
+        # alike, and both have the location.
         operation = op.operation if hasattr(op, "operation") else op
         self.current = operation
         if self.on_op is not None:
@@ -396,6 +399,7 @@ class HandOffContext:
                     op, f"a #tile.dot_operand parent must be a #tile.wmma_layout, got {parent}"
                 )
             k_width = self.strategy.dot_k_width(self, v, elem_bits)
+            # Equivalent mutant: default 1; the verifier requires op_idx (0 or 1).
             return lay.DotOperandLayout(
                 int(v.get("op_idx", 0)), self.convert_encoding(parent, op), int(k_width)
             )
@@ -487,6 +491,8 @@ class HandOffContext:
         bits = self.bits(t, op)
         if cast(t, ir.IntegerType) is not None:
             v = int(v)
+            # Equivalent mutant: == 2; i1 then takes get_int1(signed(v, 1)), 0 or -1,
+            # which it reads as false and true.
             if bits == 1:
                 return self.b.get_int1(bool(v & 1))
             return getattr(self.b, f"get_int{bits}")(signed(v, bits))
@@ -494,7 +500,10 @@ class HandOffContext:
         if str(t) == MX_SCALE_TYPE:
             # Triton holds block scales as their i8 codes; a fill of 0 is code 0
             # (2**-127), the byte TDM's zero fill writes too.
+            # Equivalent mutant: code 1 for 0; MLIR holds no E8M0 zero (0.0 reads back
+            # as 2**-127, whose code is 0), so v is never 0 here.
             code = 0 if v == 0 else int(encode(np.array(v), Fp8Format.E8M0FNU)[()])
+            # Equivalent mutant: signed(code, 9); Triton's get_int8 keeps the low byte.
             return self.b.get_int8(signed(code, 8))
         getter = {"get_half_ty": "get_fp16", "get_bf16_ty": "get_bf16"}.get(float_getter(t) or "")
         getter = getter or {32: "get_fp32", 64: "get_fp64"}.get(bits)
@@ -541,6 +550,8 @@ class HandOffContext:
 
     def lower_into(self, old: ir.Block, new: Any, args: Sequence[Any]) -> None:
         """Lower ``old``'s ops into ``new`` (block arguments mapped to ``args``)."""
+        # Equivalent mutant: strict=False; every caller passes the new block's arguments,
+        # one per argument of the old block (or none for none).
         for a, b in zip(old.arguments, args, strict=True):
             self.values[a] = b
         saved = self.b.get_insertion_point()

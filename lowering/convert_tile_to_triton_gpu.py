@@ -193,8 +193,8 @@ from gemm_opt.lowering.context import (
 )
 from gemm_opt.lowering.host_tensormaps import HostTensorMap
 from gemm_opt.lowering.ir_match import (
-    DIVISIBILITY_ATTRS,
     const_int,
+    stated_divisibility,
     whole_vectors,
 )
 from gemm_opt.lowering.layouts import (
@@ -425,12 +425,10 @@ def _declare_func(ctx: HandOffContext, tmod: Any, fn: ir.Operation) -> None:
         list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes else []
     )
     for i, t in enumerate(ftype.inputs):
-        divisibility = 16 if isinstance(t, PtrType) else None
-        old = ir.DictAttr(old_arg_attrs[i]) if i < len(old_arg_attrs) else None
-        if old is not None:
-            for attr_name in DIVISIBILITY_ATTRS:
-                if attr_name in old:
-                    divisibility = ir.IntegerAttr(old[attr_name]).value
+        # What the hand-off's own checks assume of the argument (ir_match's rule), so
+        # Triton proves the same vectors: 16-byte aligned pointers unless stated.
+        stated = stated_divisibility(ir.DictAttr(old_arg_attrs[i])) if old_arg_attrs else None
+        divisibility = 16 if stated is None and isinstance(t, PtrType) else stated
         if divisibility is not None:
             new.set_arg_attr(i, "tt.divisibility", divisibility)
     ctx.functions[name] = new
@@ -553,6 +551,7 @@ def direct_copies_ok(module: ir.Operation, target: Target) -> bool:
     vector, nvidia = target.direct_copy_bytes, target.nvidia
     ok = True
     for view in collect_ops(module, (MakeTensorDescriptorOp.OPERATION_NAME,)):
+        # Equivalent mutant: 'or 1'; 1 // 8 is 0 as well.
         elem_bytes = (element_bits(view.result.type.element_type) or 0) // 8
         shape = list(view.shape)[-1:] if nvidia else list(view.shape)
         strides = list(view.strides)
@@ -569,6 +568,7 @@ def tma_facts_ok(module: ir.Operation) -> bool:
     bounds by shape, with zero fill)."""
     for view in collect_ops(module, (MakeTensorDescriptorOp.OPERATION_NAME,)):
         strides = list(view.strides)
+        # Equivalent mutant: 'or 1'; 1 // 8 is 0 as well.
         elem_bytes = (element_bits(view.result.type.element_type) or 0) // 8
         if const_int(strides[-1]) != 1 or not elem_bytes:
             return False

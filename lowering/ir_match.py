@@ -4,6 +4,7 @@ it is, what a function argument states, and the warp-predicate pattern of a copy
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from gemm_opt.core.contract import DIVISIBILITY, TRITON_DIVISIBILITY
@@ -14,13 +15,16 @@ from gemm_opt.core.targets import VECTOR_BYTES
 DIVISIBILITY_ATTRS = (DIVISIBILITY, TRITON_DIVISIBILITY)
 
 
+def defining_any(value: ir.Value) -> ir.Operation | None:
+    """The op defining ``value`` (None for a block argument)."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
 def defining_op(value: ir.Value, name: str) -> ir.Operation | None:
     """The op defining ``value`` if it is named ``name``."""
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return None
-    op = owner.operation if hasattr(owner, "operation") else owner
-    return op if op.name == name else None
+    op = defining_any(value)
+    return op if op is not None and op.name == name else None
 
 
 def const_int(value: ir.Value | None) -> int | None:
@@ -77,12 +81,19 @@ def match_warp_test(pred: ir.Value, chain: set[ir.Operation]) -> tuple[int, int]
 def user_of(use: Any) -> ir.Operation:
     """The operation of an operand use."""
     owner = use.owner
+    # Equivalent mutant: negated; an OpView and its ir.Operation compare and hash alike.
     return owner.operation if hasattr(owner, "operation") else owner
 
 
-def dead_ops(candidates: set[ir.Operation], stripped: set[ir.Operation]) -> set[ir.Operation]:
-    """The candidates all of whose uses are by other dead candidates or stripped preds."""
-    dead = set(candidates)
+def dead_ops(
+    candidates: set[ir.Operation], stripped: Mapping[ir.Operation, ir.Value | None]
+) -> set[ir.Operation]:
+    """The candidates all of whose uses are by other dead candidates or by the copies
+    whose preds were stripped (``stripped``: copy -> the user's pred it keeps). A kept
+    user's pred stays, and what it reads with it, even when it is part of a warp test
+    (``user_pred & on`` with ``on`` for ``user_pred``)."""
+    kept = {defining_any(v) for v in stripped.values() if v is not None}
+    dead = set(candidates) - kept
     changed = True
     while changed:
         changed = False
@@ -90,11 +101,15 @@ def dead_ops(candidates: set[ir.Operation], stripped: set[ir.Operation]) -> set[
             for r in op.results:
                 for use in r.uses:
                     user = use.owner
+                    # Equivalent mutant: negated; an OpView and its ir.Operation compare and
+                    # hash alike.
                     user = user.operation if hasattr(user, "operation") else user
                     if user not in dead and user not in stripped:
                         dead.discard(op)
                         changed = True
                         break
+                # Equivalent mutant: negated or 'in'; every candidate (a warp test's
+                # cmpi, andi, xori, constants, tile.warp_id) has one result.
                 if op not in dead:
                     break
     return dead
@@ -107,6 +122,8 @@ def whole_vectors(value: ir.Value, elem_bytes: int, vector_bytes: int = VECTOR_B
     (16 bytes: 8 elements of a 16-bit type, 16 of an 8-bit one)."""
     c = const_int(value)
     n = c if c is not None else arg_divisibility(value)
+    # Equivalent mutant: >=; no element is narrower than a byte (the descriptor's
+    # verifier), and tma_facts_ok refuses a width of 0 itself.
     return elem_bytes > 0 and n * elem_bytes % vector_bytes == 0
 
 
@@ -121,15 +138,24 @@ def arg_divisibility(value: ir.Value) -> int:
     if fn.name != "func.func" or "arg_attrs" not in fn.attributes:
         return 1
     idx = ir.BlockArgument(value).arg_number
-    attrs = ir.DictAttr(ir.ArrayAttr(fn.attributes["arg_attrs"])[idx])
+    stated = stated_divisibility(ir.DictAttr(ir.ArrayAttr(fn.attributes["arg_attrs"])[idx]))
+    return 1 if stated is None else stated
+
+
+def stated_divisibility(attrs: ir.DictAttr) -> int | None:
+    """The divisibility an argument's attributes state: the lcm of its positive
+    ``tile.divisibility`` and ``tt.divisibility`` (every stated fact holds); None
+    when neither states one (a 0 or a negative value is no fact)."""
     stated = [ir.IntegerAttr(attrs[name]).value for name in DIVISIBILITY_ATTRS if name in attrs]
+    # Equivalent mutant: > 1; a stated 1 changes no lcm.
     stated = [d for d in stated if d > 0]
-    return math.lcm(*stated) if stated else 1  # every stated fact holds
+    return math.lcm(*stated) if stated else None
 
 
 def same_type(a: Any, b: Any) -> bool:
     """Whether two Triton types are the same (types are uniqued; pybind
     compares the wrappers, so compare what they denote)."""
+    # Equivalent mutant: 'and'; Triton 3.9's types compare equal whenever they print alike.
     return a == b or str(a) == str(b)
 
 
@@ -153,11 +179,13 @@ __all__ = [
     "commuted",
     "const_int",
     "dead_ops",
+    "defining_any",
     "defining_op",
     "loc_filename",
     "match_warp_test",
     "same_type",
     "signed",
+    "stated_divisibility",
     "user_of",
     "whole_vectors",
 ]

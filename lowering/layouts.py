@@ -77,6 +77,7 @@ def shared_layout(layouts: Any, attr: SharedLayoutAttr, tile_shape: Sequence[int
         layout = attr.to_layout()
         rank = len(layout.inner.order)
         piece = list(tile_shape)[-rank:]
+        # Equivalent mutant: <=; the verifier refuses a partition_dim outside the block.
         if 0 <= layout.partition_dim < len(piece):
             piece[layout.partition_dim] //= layout.num_logical_pieces
         inner_attr = attr.field_values().get("layout")
@@ -110,6 +111,7 @@ def mma_swizzle(order: Sequence[int], tile_shape: Sequence[int], elem_bits: int)
     inner = int(shape[order[0]])
     vec = max(1, min(16 // elem_bytes, inner))
     per_phase = max(1, 128 // max(1, inner * elem_bytes))
+    # Equivalent mutant: 129; 129 // 16 is 8 too.
     max_phase = max(1, (128 // 16) // per_phase)
     return vec, per_phase, max_phase
 
@@ -127,9 +129,13 @@ def wgmma_shape(
     16-bit, 32 for 8-bit elements). Raises ValueError (why) when the dot
     does not fit.
     """
+    # Equivalent mutant: 257 // bits; equal to 256 // bits for widths of 8 to 64 bits.
     instr_k = 256 // elem_bits
     if num_warps % 4:
         raise ValueError(f"{num_warps} warps are not whole warpgroups of 4")
+    if num_warps & (num_warps - 1):
+        # Doubling along M and N would overshoot (12 warps laid out as 16).
+        raise ValueError(f"{num_warps} warps are not a power of two")
     wm, wn = 4, 1
     while wm * wn < num_warps:
         if m > 16 * wm:
@@ -143,6 +149,8 @@ def wgmma_shape(
     if k % instr_k:
         raise ValueError(f"K = {k} is not a multiple of {instr_k}")
     per_group = n // wn
+    # Equivalent mutant: + 2; the bound is a multiple of 8, so no multiple of 8 is
+    # one above it.
     instr_n = max(d for d in range(8, min(WGMMA_MAX_N, per_group) + 1, 8) if per_group % d == 0)
     return [wm, wn], [16, instr_n, instr_k]
 

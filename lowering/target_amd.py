@@ -129,6 +129,8 @@ class AmdTdmStrategy(TargetStrategy):
             rel = bounds
             if src.origin is not None:
                 zero = ctx.const(0)
+                # Equivalent mutant: strict=False; the verifier gives one bound and the
+                # origin one entry per dim.
                 rel = [
                     ctx.b.create_maxsi(ctx.b.create_sub(b, o), zero)
                     for b, o in zip(bounds, src.origin, strict=True)
@@ -176,6 +178,8 @@ class AmdTdmStrategy(TargetStrategy):
                 pred=ctx.b.create_int_cast(p, ctx.i32(), False),
             )
         hint = op.warp_used_hint
+        # Equivalent mutant: signed(hint, 33); a hint addresses at most 16 warps (the
+        # verifier), so its bit 31 is clear and both read it alike.
         ctx.b.create_async_tdm_copy_global_to_local(
             desc,
             ctx.v(op.dest),
@@ -185,6 +189,7 @@ class AmdTdmStrategy(TargetStrategy):
         )
 
     def fused_copy(self, ctx: HandOffContext, op: Any) -> None:
+        # Equivalent mutant: signed(h, 33); as for a single copy's hint.
         ctx.b.create_async_tdm_fused_copy_global_to_local(
             [ctx.v(d) for d in op.descs],
             [ctx.v(d) for d in op.dests],
@@ -240,6 +245,8 @@ class AmdTdmStrategy(TargetStrategy):
 
     def barrier_expect(self, ctx: HandOffContext, op: Any, bar: Any) -> None:
         plan = self.plan(ctx)
+        # Equivalent mutant: default 1; every expect the plan accepts covers a copy (its
+        # bytes are at least 1, and the copies after it must deliver them).
         rest = plan.per_arrival - plan.covered.get(op.operation, 0)
         if rest > 0:
             ctx.b.create_lds_barrier_arrive(bar, rest)
@@ -321,6 +328,7 @@ class AmdMfmaStrategy(PortableCopies):
             wm, wn = acc.warps_per_cta()
             m, n = c.shape
             key = str(acc)
+            # Equivalent mutant: 2 << 30 or 1 << 31; any start above every warp tile.
             self.min_warp_tile[key] = min(self.min_warp_tile.get(key, 1 << 30), m // wm, n // wn)
             a = op.a.type  # a register tensor, or the shared buffer of an async MMA
             elem = (
@@ -383,6 +391,8 @@ class AmdMfmaStrategy(PortableCopies):
                 return unswizzled_layout(lay, row_major(len(t.shape)))
             attr = inner
         if self.direct_copies and isinstance(attr, PaddedSharedAttr):
+            # Equivalent mutant: max(2, ...) or 129 // bits; a shared buffer's elements
+            # are 8 to 64 bits wide (the verifier), so 128 // bits is 2 to 16 either way.
             vec = max(1, 128 // ctx.bits(t.element_type, op))
             return unswizzled_layout(lay, attr.to_layout().order, vec)
         return shared_layout(lay, attr, t.shape)

@@ -34,7 +34,7 @@ def consume_warp_predicates(ctx: HandOffContext, copies: list[Any]) -> None:
     for op in copies:
         if op.operation.name in (COPY_OP, FUSED_OP):
             chain |= check_copy(ctx, op)
-    ctx.dead = dead_ops(chain, set(ctx.stripped))
+    ctx.dead = dead_ops(chain, ctx.stripped)
 
 
 def expected_layout(
