@@ -272,6 +272,8 @@ def verify_for_target(module_op: ir.Operation, target: str) -> TargetProblem | N
 
     def handler(d: Any) -> bool:
         found.append(TargetProblem(d.location, str(d.message)))
+        # Equivalent mutant: False passes the diagnostic on to the bindings, whose
+        # copy is appended after ours, so found[0] is the same.
         return True
 
     handle = ctx.attach_diagnostic_handler(handler)

@@ -1,0 +1,177 @@
+"""The ``tile`` dialect's rules at their exact edges (found by ``benchmarks/mutation.py``).
+
+Each case pins one comparison or branch of ``dialect/tile.py`` that the verifier
+and limit tests left free: the value at a limit is taken and the one past it is
+refused with the verifier's message, so an off-by-one or a flipped test fails
+here. Kernels are built with the dialect's op builders (``support.tile_build``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import support.tile_build as tb
+
+from gemm_opt.core.contract import TARGET, THREADS_PER_WARP
+from gemm_opt.core.ext_compat import func, ir
+from gemm_opt.core.targets import TARGETS
+from gemm_opt.dialect import make_context, tile
+
+# ---- the IRDL module's bytecode cache -----------------------------------------------------
+
+
+def _emitter() -> type:
+    """The base class whose ``_emit_module`` builds the IRDL module op by op."""
+    return next(c for c in tile.Tile.__mro__[1:] if "_emit_module" in c.__dict__)
+
+
+def test_the_irdl_module_is_emitted_once_then_parsed_from_its_bytecode(monkeypatch) -> None:
+    monkeypatch.setattr(tile.Tile, "_irdl_bytecode", None)
+    with make_context():
+        first = str(tile.Tile._emit_module())
+    calls: list[type] = []
+    real = _emitter().__dict__["_emit_module"]
+
+    def counting(cls: type) -> ir.Module:
+        calls.append(cls)
+        return real.__func__(cls)
+
+    monkeypatch.setattr(_emitter(), "_emit_module", classmethod(counting))
+    with make_context():
+        again = str(tile.Tile._emit_module())
+    assert calls == []  # the same definitions: the cached bytecode, not a second emission
+    assert again == first
+
+
+def test_a_cache_of_other_definitions_is_not_used(monkeypatch) -> None:
+    """A bytecode cached for another set of definitions (an op added since) is stale."""
+    monkeypatch.setattr(tile.Tile, "_irdl_bytecode", ((-1,), b"not bytecode"))
+    with make_context():
+        text = str(tile.Tile._emit_module())
+    assert "irdl.dialect @tile" in text and "irdl.operation @load_block" in text
+    assert tile.Tile._irdl_bytecode[1] != b"not bytecode"
+
+
+# ---- int_value: integer attributes of a width, or of any width up to 64 ---------------------
+
+
+def _int_attr(width: int, value: int) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(width), value)
+
+
+@pytest.mark.parametrize(("width", "value"), [(1, 0), (8, -3), (32, 7), (64, (1 << 62) + 5)])
+def test_int_value_of_any_width_reads_one_to_64_bits(width: int, value: int) -> None:
+    with make_context():
+        assert tile.int_value(_int_attr(width, value), "x", width=None) == value
+
+
+def test_int_value_of_any_width_refuses_an_index_and_wider_than_64_bits() -> None:
+    with make_context():
+        index = ir.IntegerAttr.get(ir.IndexType.get(), 3)
+        with pytest.raises(tile.VerifyError, match="x must be an integer, got 3 : index"):
+            tile.int_value(index, "x", width=None)
+        with pytest.raises(tile.VerifyError, match="x must be an integer, got 3 : i65"):
+            tile.int_value(_int_attr(65, 3), "x", width=None)
+
+
+@pytest.mark.parametrize("width", [1, 16, 64])
+def test_int_value_of_a_width_refuses_the_others(width: int) -> None:
+    with make_context():
+        assert tile.int_value(_int_attr(32, 5), "x") == 5
+        attr = _int_attr(width, 1)
+        with pytest.raises(tile.VerifyError, match=f"x must be an i32 integer, got {attr}$"):
+            tile.int_value(attr, "x")
+
+
+# ---- tile.num_warps --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("num_warps", [1, 2, 4, 16])
+def test_num_warps_is_any_power_of_two_from_one(num_warps: int) -> None:
+    tile.check_num_warps(num_warps, ())
+    tile.check_num_warps(num_warps, [TARGETS["gfx942"]])
+
+
+@pytest.mark.parametrize("num_warps", [0, -4, 3, 6, 12])
+def test_num_warps_not_a_power_of_two_is_refused(num_warps: int) -> None:
+    with pytest.raises(
+        tile.VerifyError,
+        match=f"^'tile.num_warps' must be a power of two >= 1, got {num_warps}$",
+    ):
+        tile.check_num_warps(num_warps, ())
+
+
+# ---- verify_for_target: a module that names no target, checked for the one it lowers for -----
+
+
+def _swizzled() -> ir.Attribute:
+    return tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=[1, 0])
+
+
+def _alloc(shape: list[int], line: int) -> None:
+    block = tb.block_type(shape, ir.F16Type.get(), _swizzled())
+    tile.LocalAllocOp(tb.shared_type(block), loc=ir.Location.file("k.mlir", line, 5))
+
+
+def _two_kernels_of_128_kib(**kernel: Any) -> ir.Module:
+    """Two kernels, each with one 128 KiB buffer: more than gfx942's LDS, within gfx1250's."""
+    k = tb.kernel([], num_warps=4, **kernel)
+    with k.ip:
+        _alloc([128, 512], 3)
+    with ir.InsertionPoint(k.module.body):
+        fn = func.FuncOp("g", ir.FunctionType.get([], []))
+    with ir.InsertionPoint(fn.add_entry_block()):
+        _alloc([128, 512], 9)
+        func.ReturnOp([])
+    return k.module
+
+
+def test_verify_for_target_reports_the_first_op_error_for_that_target() -> None:
+    with make_context(), ir.Location.unknown():
+        module = _two_kernels_of_128_kib()
+        assert module.operation.verify()  # gfx1250 holds it
+        problem = tile.verify_for_target(module.operation, "gfx942")
+        assert problem is not None
+        assert str(problem.location) == 'loc("k.mlir":3:5)'
+        assert problem.message == (
+            "'tile.local_alloc' op a 128x512 buffer takes 131072 bytes of shared memory, "
+            "but gfx942 has 65536 per workgroup"
+        )
+        assert ir.StringAttr(module.operation.attributes[TARGET]).value == "gfx942"
+
+
+def test_verify_for_target_reports_a_module_rule_at_the_module() -> None:
+    with make_context(), ir.Location.file("k.mlir", 1, 1):
+        k = tb.kernel([], num_warps=32)  # 1,024 threads of 32, 2,048 of 64
+        assert k.module.operation.verify()
+        problem = tile.verify_for_target(k.module.operation, "gfx942")
+        assert problem == tile.TargetProblem(
+            k.module.operation.location,
+            "'tile.num_warps' = 32 needs 2048 threads per workgroup (32 warps x 64 threads), "
+            "but gfx942 launches at most 1024 (at most 16 warps)",
+        )
+
+
+def test_verify_for_target_overrides_the_warp_size_and_adds_none() -> None:
+    with make_context(), ir.Location.unknown():
+        sized = tb.kernel([], num_warps=4, threads_per_warp=32).module
+        assert tile.verify_for_target(sized.operation, "gfx942") is None
+        warp = sized.operation.attributes[THREADS_PER_WARP]
+        assert str(warp) == "64 : i32"
+        unsized = tb.kernel([], num_warps=4).module
+        assert tile.verify_for_target(unsized.operation, "gfx942") is None
+        assert THREADS_PER_WARP not in unsized.operation.attributes
+
+
+def test_verify_for_target_of_the_named_target_is_the_parse_time_verdict() -> None:
+    with make_context(), ir.Location.unknown():
+        module = _two_kernels_of_128_kib(target="gfx1250")
+        assert tile.verify_for_target(module.operation, "gfx1250") is None
+
+
+def test_verify_for_target_prints_nothing(capfd) -> None:
+    """The diagnostics it collects are its result: none reaches stderr."""
+    with make_context(), ir.Location.unknown():
+        assert tile.verify_for_target(_two_kernels_of_128_kib().operation, "gfx942")
+    assert capfd.readouterr().err == ""
