@@ -293,7 +293,7 @@ TARGETS: dict[str, Target] = {
     "dialect_tile": Target(
         "dialect/tile.py",
         EVERY,
-        unit("test_verifier_contract", "test_exact_limits"),
+        unit("test_verifier_contract", "test_exact_limits", "test_mutants_dialect_tile"),
         ("test/lit/dialect",),
         skip=("_target_names", "unknown_attribute"),
     ),

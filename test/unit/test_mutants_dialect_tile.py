@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 import support.tile_build as tb
 
-from gemm_opt.core.contract import TARGET, THREADS_PER_WARP
-from gemm_opt.core.ext_compat import func, ir
+from gemm_opt.core.contract import NUM_WARPS, TARGET, THREADS_PER_WARP
+from gemm_opt.core.ext_compat import func, ir, scf
+from gemm_opt.core.layouts import PaddedShared, SwizzledShared
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.dialect import make_context, tile
 
@@ -102,6 +103,16 @@ def test_num_warps_not_a_power_of_two_is_refused(num_warps: int) -> None:
         tile.check_num_warps(num_warps, ())
 
 
+def test_a_module_of_one_warp_verifies() -> None:
+    with make_context(), ir.Location.unknown():
+        module = tb.kernel([], num_warps=1).module
+        assert tile.verify_module_attributes(module.operation) == []
+        module.operation.attributes[NUM_WARPS] = tb.i32_attr(0)
+        assert tile.verify_module_attributes(module.operation) == [
+            "'tile.num_warps' must be a positive integer, got 0 : i32"
+        ]
+
+
 # ---- verify_for_target: a module that names no target, checked for the one it lowers for -----
 
 
@@ -175,3 +186,93 @@ def test_verify_for_target_prints_nothing(capfd) -> None:
     with make_context(), ir.Location.unknown():
         assert tile.verify_for_target(_two_kernels_of_128_kib().operation, "gfx942")
     assert capfd.readouterr().err == ""
+
+
+# ---- module-wide rules: region depth, tile types wherever they occur -------------------------
+
+
+def _nested_ifs(n: int) -> ir.Module:
+    """A kernel whose body nests ``n`` ``scf.if`` ops: its deepest region is n + 2 levels
+    down (the module's region, the function's, then one per ``scf.if``)."""
+    k = tb.kernel([ir.IntegerType.get_signless(1)], num_warps=4)
+    ip = k.ip
+    for _ in range(n):
+        with ip:
+            branch = scf.IfOp(k.args[0])
+        with ir.InsertionPoint(branch.then_block):
+            ip = ir.InsertionPoint(scf.YieldOp([]))
+    return k.module
+
+
+def test_regions_nest_up_to_max_region_depth() -> None:
+    depth = tile.MAX_REGION_DEPTH
+    with make_context(), ir.Location.unknown():
+        assert tile.verify_module_attributes(_nested_ifs(depth - 2).operation) == []
+        assert tile.verify_module_attributes(_nested_ifs(depth - 1).operation) == [
+            f"a 'scf.if' opens a region {depth + 1} levels deep; at most {depth} nested "
+            "regions are supported"
+        ]
+
+
+@pytest.mark.parametrize(
+    ("make", "what"), [(tb.desc_type, "a TDM descriptor"), (tb.shared_type, "a shared buffer")]
+)
+def test_a_block_type_names_itself_in_its_element_type_error(make, what: str) -> None:
+    with make_context(), ir.Location.unknown():
+        t = make(tb.block_type([16, 16], ir.IntegerType.get_signless(1), _swizzled()))
+        with pytest.raises(tile.VerifyError, match=f"^{what} must have one of the element types"):
+            tile.check_type(t)
+
+
+# ---- layout fields: kinds and defaults -----------------------------------------------------
+
+
+def _i64(value: int) -> ir.Attribute:
+    return _int_attr(64, value)
+
+
+def _raw(cls: type, **fields: ir.Attribute) -> tile.LayoutAttr:
+    """A layout attribute of ``fields`` as given (``build`` converts by kind)."""
+    return cls(cls.get(ir.DictAttr.get(fields)))
+
+
+def test_a_bool_field_takes_true_or_false_only() -> None:
+    with make_context():
+        for value in (True, False):
+            attr = _raw(tile.WmmaAttr, transposed=ir.BoolAttr.get(value))
+            assert attr.field_values() == {"transposed": value}
+        attr = _raw(tile.WmmaAttr, transposed=_i64(1))
+        with pytest.raises(
+            tile.VerifyError,
+            match=r"^#tile\.wmma_layout field 'transposed' must be true or false, got 1 : i64$",
+        ):
+            attr.field_values()
+
+
+def test_a_layout_field_takes_a_tile_layout_only() -> None:
+    with make_context():
+        attr = tile.DotOperandAttr.build(op_idx=0, parent=_i64(1))
+        with pytest.raises(
+            tile.VerifyError,
+            match=r"^#tile\.dot_operand field 'parent' must be a #tile layout attribute, got 1 : i64$",
+        ):
+            attr.field_values()
+        ints = _raw(tile.WmmaAttr, warps_per_cta=tile.WmmaAttr.build(version=3))
+        with pytest.raises(tile.VerifyError, match="field 'warps_per_cta' must be array<i64"):
+            ints.field_values()
+
+
+def test_layouts_without_optional_fields_take_their_defaults() -> None:
+    with make_context():
+        assert tile.SwizzledSharedAttr.build().to_layout() == SwizzledShared(1, 1, 1, (1, 0))
+        padded = tile.PaddedSharedAttr.build(interval=32, amount=4)
+        assert padded.to_layout() == PaddedShared(32, 4, (1, 0))
+
+
+@pytest.mark.parametrize("fields", [{"interval": 32}, {"amount": 4}, {}])
+def test_a_padded_layout_needs_interval_and_amount(fields: dict[str, int]) -> None:
+    with make_context():
+        with pytest.raises(
+            tile.VerifyError, match=r"^#tile\.padded_shared needs fields 'interval' and 'amount'$"
+        ):
+            tile.PaddedSharedAttr.build(**fields).to_layout()
