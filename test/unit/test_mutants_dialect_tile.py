@@ -8,15 +8,18 @@ here. Kernels are built with the dialect's op builders (``support.tile_build``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 import support.tile_build as tb
 
-from gemm_opt.core.contract import NUM_WARPS, TARGET, THREADS_PER_WARP
-from gemm_opt.core.ext_compat import func, ir, scf
-from gemm_opt.core.layouts import PaddedShared, SwizzledShared
+from gemm_opt.core.contract import NUM_WARPS, TARGET, THREADS_PER_WARP, WARP_LAYOUT
+from gemm_opt.core.diagnostics import collect
+from gemm_opt.core.ext_compat import MLIRError, func, ir, scf
+from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SwizzledShared
 from gemm_opt.core.targets import TARGETS
+from gemm_opt.core.tdm_layout import tdm_warp_layout
 from gemm_opt.dialect import make_context, tile
 
 # ---- the IRDL module's bytecode cache -----------------------------------------------------
@@ -276,3 +279,122 @@ def test_a_padded_layout_needs_interval_and_amount(fields: dict[str, int]) -> No
             tile.VerifyError, match=r"^#tile\.padded_shared needs fields 'interval' and 'amount'$"
         ):
             tile.PaddedSharedAttr.build(**fields).to_layout()
+
+
+def test_a_partitioned_layout_has_at_least_one_partition_and_group() -> None:
+    with make_context():
+        one = tile.PartitionedSharedAttr.build(num_partitions=1, num_groups=1, partition_dim=0)
+        assert one.to_layout() == PartitionedShared(1, 1, 0, SwizzledShared())
+        for parts, groups in ((0, 1), (1, 0), (0, 0)):
+            attr = tile.PartitionedSharedAttr.build(
+                num_partitions=parts, num_groups=groups, partition_dim=0
+            )
+            with pytest.raises(tile.VerifyError, match=r"at least one partition and group$"):
+                attr.to_layout()
+
+
+# ---- register layouts: WMMA and its operands ---------------------------------------------
+
+
+def _wmma(**fields: Any) -> tile.WmmaAttr:
+    return tile.WmmaAttr.build(**fields)
+
+
+def test_a_wmma_layout_defaults_to_the_16x16x32_instruction() -> None:
+    with make_context():
+        assert _wmma(warps_per_cta=[2, 2]).instr_shape() == (16, 16, 32)
+        assert _wmma(warps_per_cta=[2, 2], instr_shape=[16, 16, 64]).instr_shape() == (16, 16, 64)
+
+
+@pytest.mark.parametrize("warps", [None, [4], [2, 2, 1]])
+def test_a_wmma_layout_needs_two_warp_counts(warps: list[int] | None) -> None:
+    with make_context():
+        attr = _wmma() if warps is None else _wmma(warps_per_cta=warps)
+        with pytest.raises(
+            tile.VerifyError, match=r"^#tile\.wmma_layout needs warps_per_cta = array<i64: WM, WN>$"
+        ):
+            attr.warps_per_cta()
+
+
+def _operand(**fields: Any) -> tile.DotOperandAttr:
+    return tile.DotOperandAttr.build(op_idx=0, parent=_wmma(warps_per_cta=[2, 2]), **fields)
+
+
+def test_a_dot_operand_holds_8_k_elements_unless_given() -> None:
+    with make_context():
+        assert _operand().k_width() == 8
+        assert _operand(k_width=4).k_width() == 4
+
+
+@pytest.mark.parametrize("k_width", [1, 2, 16, 32])
+def test_a_dot_operand_k_width_is_a_power_of_two_up_to_the_instruction_k(k_width: int) -> None:
+    with make_context():
+        _operand(k_width=k_width).check(2)
+
+
+@pytest.mark.parametrize("k_width", [0, -2, 3, 12, 64])
+def test_a_dot_operand_k_width_off_the_powers_of_two_to_32_is_refused(k_width: int) -> None:
+    with make_context():
+        with pytest.raises(
+            tile.VerifyError,
+            match=rf"^#tile\.dot_operand k_width = {k_width} must be a power of two from 1 to 32 ",
+        ):
+            _operand(k_width=k_width).check(2)
+
+
+# ---- a TDM copy's attached warp layout --------------------------------------------------
+
+
+def _copy_errors(hint: int | None, warp_layout: Callable[[dict[str, Any]], ir.Attribute]):
+    """The verifier's messages for a 4-warp gfx1250 copy of a 128x64 f16 padded block
+    whose ``tile.warp_layout`` is ``warp_layout`` of the fields the layout should have."""
+    with make_context() as ctx, ir.Location.unknown():
+        layout = tile.PaddedSharedAttr.build(interval=64, amount=8, order=[1, 0])
+        block = tb.block_type([128, 64], ir.F16Type.get(), layout)
+        k = tb.kernel([tb.desc_type(block), tb.shared_type(block)], num_warps=4, target="gfx1250")
+        want = tile.warp_layout_fields(tdm_warp_layout([128, 64], 4, hint, layout.to_layout()))
+        with k.ip:
+            op = tb.copy(k.args[0], k.args[1], hint=hint)
+            op.attributes[WARP_LAYOUT] = warp_layout(want)
+        with collect(ctx) as diags:
+            try:
+                k.module.operation.verify()
+            except MLIRError:
+                return [d.message for d in diags if d.severity == "error"]
+        return []
+
+
+COPY = "'tile.async_tdm_copy_global_to_local' op 'tile.warp_layout'"
+
+
+@pytest.mark.parametrize("hint", [None, 0x3, 0xF])
+def test_the_warp_layout_tdm_warp_layout_computes_verifies(hint: int | None) -> None:
+    assert _copy_errors(hint, lambda want: tile.TdmWarpLayoutAttr.build(**want)) == []
+
+
+@pytest.mark.parametrize(
+    ("hint", "what"), [(None, "an unhinted copy"), (0x3, "warp_used_hint 0x3")]
+)
+def test_a_warp_layout_of_another_anchor_is_refused(hint: int | None, what: str) -> None:
+    def moved(want: dict[str, Any]) -> ir.Attribute:
+        return tile.TdmWarpLayoutAttr.build(**{**want, "anchor": want["anchor"] ^ 1})
+
+    assert _copy_errors(hint, moved) == [
+        f"{COPY} does not match {what}: expected anchor = 0, got anchor = 1"
+    ]
+
+
+def test_a_warp_layout_that_is_not_a_tdm_warp_layout_is_refused() -> None:
+    assert _copy_errors(0x3, lambda _: tb.i32_attr(1)) == [
+        f"{COPY} needs a #tile.tdm_warp_layout and tile.num_warps"
+    ]
+
+
+@pytest.mark.parametrize(("interval", "amount"), [(0, 8), (64, 0), (48, 8), (64, -8)])
+def test_a_padded_layout_pads_by_powers_of_two(interval: int, amount: int) -> None:
+    with make_context():
+        attr = tile.PaddedSharedAttr.build(interval=interval, amount=amount)
+        with pytest.raises(
+            tile.VerifyError, match=f"must be powers of two, got {interval} and {amount}$"
+        ):
+            attr.to_layout()
