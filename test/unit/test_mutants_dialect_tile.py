@@ -398,3 +398,39 @@ def test_a_padded_layout_pads_by_powers_of_two(interval: int, amount: int) -> No
             tile.VerifyError, match=f"must be powers of two, got {interval} and {amount}$"
         ):
             attr.to_layout()
+
+
+# ---- types and the verifier's safety net -------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [[0, 16], [16, 0], [0, 0]])
+def test_a_block_with_an_empty_dimension_is_refused(shape: list[int]) -> None:
+    with make_context(), ir.Location.unknown():
+        t = tb.shared_type(tb.block_type(shape, ir.F16Type.get(), _swizzled()))
+        with pytest.raises(
+            tile.VerifyError, match=rf"has a non-positive dimension in shape \[{shape[0]}, "
+        ):
+            tile.check_type(t)
+
+
+def test_element_bits_of_a_type_no_memory_op_moves_is_zero() -> None:
+    with make_context():
+        assert tile.element_bits(ir.IntegerType.get_signless(4)) == 0
+        assert tile.element_bits(ir.IntegerType.get_signless(1)) == 1
+        assert tile.element_bits(ir.F16Type.get()) == 16
+
+
+def test_a_verifier_bug_is_an_internal_error_not_a_pass(monkeypatch) -> None:
+    def broken(self: tile.TileOp) -> None:
+        raise KeyError("boom")
+
+    monkeypatch.setattr(tile.WarpIdOp, "verify", broken)
+    with make_context() as ctx, ir.Location.unknown():
+        k = tb.kernel([], num_warps=4)
+        with k.ip:
+            tile.WarpIdOp()
+        with collect(ctx) as diags, pytest.raises(MLIRError):
+            k.module.operation.verify()
+    assert [d.message for d in diags] == [
+        "'tile.warp_id' op internal verifier error: KeyError: 'boom'"
+    ]
