@@ -1036,6 +1036,7 @@ class TileOp(Tile.Operation):
                 f"(one for each of {names}), got {a}"
             )
         counts = list(arr)
+        # Equivalent mutant: strict=False, the lengths are equal (checked above).
         for (name, kind), n in zip(groups, counts, strict=True):
             allowed = {"single": (1,), "optional": (0, 1)}.get(kind)
             if (allowed is not None and n not in allowed) or n < 0:

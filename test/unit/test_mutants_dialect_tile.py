@@ -434,3 +434,63 @@ def test_a_verifier_bug_is_an_internal_error_not_a_pass(monkeypatch) -> None:
     assert [d.message for d in diags] == [
         "'tile.warp_id' op internal verifier error: KeyError: 'boom'"
     ]
+
+
+# ---- warp sizes, blocked layouts, TDM's shared layouts --------------------------------------
+
+
+def _warp_id_op(**kernel: Any) -> tuple[ir.Module, tile.TileOp]:
+    """A ``tile.warp_id`` in a kernel, with its module (which must outlive the op)."""
+    k = tb.kernel([], num_warps=4, **kernel)
+    with k.ip:
+        return k.module, tile.WarpIdOp()
+
+
+@pytest.mark.parametrize(
+    ("kernel", "size"),
+    [
+        ({"target": "gfx942"}, 64),
+        ({"target": "gfx1250"}, 32),
+        ({"threads_per_warp": 32}, 32),  # gfx1250 and cuda:90 alike
+        ({"threads_per_warp": 64}, 64),
+        ({}, None),  # warps of 32 and of 64
+    ],
+)
+def test_an_ops_warp_size_is_that_of_every_possible_target(
+    kernel: dict[str, Any], size: int | None
+) -> None:
+    with make_context(), ir.Location.unknown():
+        _, op = _warp_id_op(**kernel)
+        assert op.warp_size() == size
+
+
+def _blocked(size_per_thread: list[int]) -> tile.BlockedAttr:
+    return tile.BlockedAttr.build(
+        size_per_thread=size_per_thread,
+        threads_per_warp=[4, 8],
+        warps_per_cta=[2, 2],
+        order=[1, 0],
+    )
+
+
+@pytest.mark.parametrize("size_per_thread", [[1, 0], [0, 4], [-1, 1]])
+def test_a_blocked_layout_holds_at_least_one_element_per_thread(size_per_thread) -> None:
+    with make_context(), ir.Location.unknown():
+        _, op = _warp_id_op(target="gfx1250")
+        tile.check_blocked_layout(op, _blocked([1, 4]), 2)
+        with pytest.raises(tile.VerifyError, match=r"size_per_thread \[.*\] must be >= 1$"):
+            tile.check_blocked_layout(op, _blocked(size_per_thread), 2)
+
+
+@pytest.mark.parametrize(("vec", "max_phase"), [(2, 1), (1, 2), (4, 4)])
+@pytest.mark.parametrize(("member", "where"), [("", ""), ("1", "member 1: ")])
+def test_tdm_refuses_a_swizzle(vec: int, max_phase: int, member: str, where: str) -> None:
+    with make_context():
+        f16 = ir.F16Type.get()
+        tile.check_tdm_layout(SwizzledShared(1, 4, 1, (1, 0)), f16, member)
+        with pytest.raises(
+            tile.VerifyError,
+            match=rf"^{where}TDM does not support swizzled shared layouts \(vec = {vec}, "
+            rf"max_phase = {max_phase}\)",
+        ):
+            tile.check_tdm_layout(SwizzledShared(vec, 1, max_phase, (1, 0)), f16, member)
