@@ -494,3 +494,40 @@ def test_tdm_refuses_a_swizzle(vec: int, max_phase: int, member: str, where: str
             rf"max_phase = {max_phase}\)",
         ):
             tile.check_tdm_layout(SwizzledShared(vec, 1, max_phase, (1, 0)), f16, member)
+
+
+def _element(name: str) -> ir.Type:
+    return {"i8": ir.IntegerType.get_signless(8), "f16": ir.F16Type.get(), "f32": ir.F32Type.get()}[
+        name
+    ]
+
+
+@pytest.mark.parametrize(("element", "bits"), [("i8", 8), ("f16", 16), ("f32", 32)])
+def test_tdm_pads_every_2_to_256_dwords(element: str, bits: int) -> None:
+    lo, hi = 2 * 32 // bits, 256 * 32 // bits  # elements
+    amount = 32 // bits  # one dword
+    with make_context():
+        t = _element(element)
+        for interval in (lo, hi):
+            tile.check_tdm_layout(PaddedShared(interval, amount), t)
+        for interval in (lo // 2, hi * 2):
+            with pytest.raises(
+                tile.VerifyError,
+                match=rf"^TDM pads every 2 to 256 dwords: interval = {interval} {element} "
+                rf"elements is {interval * bits // 8} bytes \(allowed: {lo} to {hi} elements\)$",
+            ):
+                tile.check_tdm_layout(PaddedShared(interval, amount), t)
+
+
+@pytest.mark.parametrize(("element", "bits"), [("i8", 8), ("f16", 16)])
+def test_tdm_pads_at_least_one_dword(element: str, bits: int) -> None:
+    one = 32 // bits
+    with make_context():
+        t = _element(element)
+        tile.check_tdm_layout(PaddedShared(64, one), t)
+        with pytest.raises(
+            tile.VerifyError,
+            match=rf"^TDM pads at least one dword: amount = {one // 2} {element} elements is "
+            rf"{one // 2 * bits // 8} bytes \(at least {one} elements\)$",
+        ):
+            tile.check_tdm_layout(PaddedShared(64, one // 2), t)
