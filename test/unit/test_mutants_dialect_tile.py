@@ -531,3 +531,96 @@ def test_tdm_pads_at_least_one_dword(element: str, bits: int) -> None:
             rf"{one // 2 * bits // 8} bytes \(at least {one} elements\)$",
         ):
             tile.check_tdm_layout(PaddedShared(64, one // 2), t)
+
+
+# ---- descriptors and buffer indices --------------------------------------------------------
+
+
+def _verify_errors(
+    arg_types: Callable[[], list[ir.Type]], body: Callable[[list[ir.Value]], None]
+) -> list[str]:
+    """The verifier's messages for a 4-warp kernel without a target (empty: it verifies)."""
+    with make_context() as ctx, ir.Location.unknown():
+        k = tb.kernel(arg_types(), num_warps=4)
+        with k.ip:
+            body(k.args)
+        with collect(ctx) as diags:
+            try:
+                k.module.operation.verify()
+            except MLIRError:
+                return [d.message for d in diags if d.severity == "error"]
+        return []
+
+
+def _unswizzled(rank: int) -> ir.Attribute:
+    order = list(reversed(range(rank)))
+    return tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=order)
+
+
+def _descriptor(rank: int, shapes: int, strides: int) -> list[str]:
+    def types() -> list[ir.Type]:
+        i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
+        return [tb.ptr_type(ir.F16Type.get()), i32, i64]
+
+    def body(args: list[ir.Value]) -> None:
+        block = tb.block_type([2] * rank, ir.F16Type.get(), _unswizzled(rank))
+        desc = tb.desc_type(block)
+        tile.MakeTensorDescriptorOp(args[0], [args[1]] * shapes, [args[2]] * strides, desc)
+
+    return _verify_errors(types, body)
+
+
+@pytest.mark.parametrize("rank", [1, 2, 5])
+def test_a_descriptor_block_has_rank_1_to_5(rank: int) -> None:
+    assert _descriptor(rank, rank, rank) == []
+
+
+def test_a_descriptor_block_of_rank_6_is_refused() -> None:
+    assert _descriptor(6, 6, 6) == [
+        "'tile.make_tensor_descriptor' op TDM blocks have rank 1 to 5, got rank 6"
+    ]
+
+
+@pytest.mark.parametrize(("shapes", "strides"), [(2, 1), (1, 2), (3, 3)])
+def test_a_descriptor_takes_one_shape_and_one_stride_per_dimension(
+    shapes: int, strides: int
+) -> None:
+    assert _descriptor(2, shapes, strides) == [
+        "'tile.make_tensor_descriptor' op expects 2 shape and 2 stride operands for a "
+        f"rank-2 block, got {shapes} and {strides}"
+    ]
+
+
+def _index(src: list[int], res: list[int], index: int, element: str = "f16", order=None) -> list:
+    def types() -> list[ir.Type]:
+        ring = tb.block_type(src, ir.F16Type.get(), _unswizzled(len(src) - 1))  # a buffer's
+        return [tb.shared_type(ring)]
+
+    def body(args: list[ir.Value]) -> None:
+        layout = _unswizzled(len(res)) if order is None else order()
+        buf = tb.shared_type(tb.block_type(res, _element(element), layout))
+        tile.MemdescIndexOp(args[0], tb.const(index), buf)
+
+    return _verify_errors(types, body)
+
+
+INDEX = "'tile.memdesc_index' op"
+
+
+def test_a_buffer_index_of_a_rank_2_ring_gives_a_rank_1_buffer() -> None:
+    assert _index([2, 64], [64], 0) == []
+
+
+@pytest.mark.parametrize(("index", "ok"), [(0, True), (1, True), (2, False), (-1, False)])
+def test_a_constant_buffer_index_is_from_0_to_n_minus_1(index: int, ok: bool) -> None:
+    errors = _index([2, 16, 16], [16, 16], index)
+    assert errors == (
+        [] if ok else [f"{INDEX} index {index} is out of range for 2 buffers (0 to 1)"]
+    )
+
+
+def test_a_buffer_index_keeps_the_element_type_and_the_layout() -> None:
+    keep = "result must keep the source's element type and layout"
+    assert _index([2, 16, 16], [16, 16], 0, element="f32") == [f"{INDEX} {keep}"]
+    other = lambda: tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=[0, 1])  # noqa: E731
+    assert _index([2, 16, 16], [16, 16], 0, order=other) == [f"{INDEX} {keep}"]
