@@ -16,7 +16,7 @@ import support.tile_build as tb
 
 from gemm_opt.core.contract import NUM_WARPS, TARGET, THREADS_PER_WARP, WARP_LAYOUT
 from gemm_opt.core.diagnostics import collect
-from gemm_opt.core.ext_compat import MLIRError, func, ir, scf
+from gemm_opt.core.ext_compat import MLIRError, arith, func, ir, scf
 from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SwizzledShared
 from gemm_opt.core.targets import TARGETS
 from gemm_opt.core.tdm_layout import tdm_warp_layout
@@ -624,3 +624,16 @@ def test_a_buffer_index_keeps_the_element_type_and_the_layout() -> None:
     assert _index([2, 16, 16], [16, 16], 0, element="f32") == [f"{INDEX} {keep}"]
     other = lambda: tile.SwizzledSharedAttr.build(vec=1, per_phase=1, max_phase=1, order=[0, 1])  # noqa: E731
     assert _index([2, 16, 16], [16, 16], 0, order=other) == [f"{INDEX} {keep}"]
+
+
+def test_constant_int_reads_integer_constants_of_up_to_64_bits() -> None:
+    with make_context(), ir.Location.unknown():
+        k = tb.kernel([ir.IntegerType.get_signless(32)], num_warps=4)
+        with k.ip:
+            assert tile.constant_int(tb.const(-7, 64)) == -7
+            assert tile.constant_int(tb.const(5, 8)) == 5
+            assert tile.constant_int(tb.const(5, 65)) is None
+            assert tile.constant_int(tb.const(5, 128)) is None
+            index = arith.ConstantOp(ir.IndexType.get(), 3).result
+            assert tile.constant_int(index) is None
+            assert tile.constant_int(k.args[0]) is None
