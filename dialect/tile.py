@@ -1754,6 +1754,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
         n = len(self.descs)
         if any(v is None for v in slots[:n]):
             raise VerifyError("members must fill the descriptor slots from desc0 up")
+        # Equivalent mutant: 4->5, the op has four descriptor slots (n <= 4).
         if not 2 <= n <= 4:
             raise VerifyError(f"requires 2 to 4 members, got {n}")
         if len(self.dests) != n:
@@ -1762,6 +1763,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
                 f"{n} and {len(self.dests)}"
             )
         dest_slots = [self.dest0, self.dest1, self.dest2, self.dest3]
+        # Equivalent mutant: min->max, the counts are equal (checked above).
         for i in range(min(n, len(self.dests))):
             if dest_slots[i] is None:
                 raise VerifyError(f"member {i} has a descriptor but no destination")
@@ -1780,6 +1782,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
         dests = [_type_of(d, SharedType) for d in self.dests]
         rank0 = len(descs[0].shape)
         shared_layouts = []
+        # Equivalent mutant: strict=False, one descriptor per destination (checked above).
         for i, (d, b) in enumerate(zip(descs, dests, strict=True)):
             check_writable(self.dests[i], f"dest {i}")
             _check_same_block(d, b, member=str(i))
@@ -1801,6 +1804,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
             arr = cast(layouts, ir.ArrayAttr)
             if arr is None or len(arr) != n:
                 raise VerifyError(f"'{WARP_LAYOUTS}' needs one layout per member, got {layouts}")
+            # Equivalent mutant: strict=False, all four have n entries (checked above).
             for h, d, lay, a in zip(hints, descs, shared_layouts, arr, strict=True):
                 _check_warp_layout(self, WARP_LAYOUTS, a, h, d.shape, lay)
 
@@ -1883,6 +1887,7 @@ def check_imprecise_acc(op: TileOp, elem: ir.Type) -> None:
     value = int_value(attrs[IMPRECISE_ACC], IMPRECISE_ACC)
     if element_bits(elem) != 8:
         raise VerifyError(f"{IMPRECISE_ACC} is for 8-bit inputs, got {elem}")
+    # Equivalent mutant: 0->1, a value of 1 is no multiple of 32 either.
     if value <= 0 or value % 32:
         raise VerifyError(f"{IMPRECISE_ACC} must be a positive multiple of 32, got {value}")
 

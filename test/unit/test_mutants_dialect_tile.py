@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import support.tile_build as tb
 
-from gemm_opt.core.contract import NUM_WARPS, TARGET, THREADS_PER_WARP, WARP_LAYOUT
+from gemm_opt.core.contract import NUM_WARPS, TARGET, THREADS_PER_WARP, WARP_LAYOUT, WARP_LAYOUTS
 from gemm_opt.core.diagnostics import collect
 from gemm_opt.core.ext_compat import MLIRError, arith, func, ir, scf
 from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SwizzledShared
@@ -637,3 +637,82 @@ def test_constant_int_reads_integer_constants_of_up_to_64_bits() -> None:
             index = arith.ConstantOp(ir.IndexType.get(), 3).result
             assert tile.constant_int(index) is None
             assert tile.constant_int(k.args[0]) is None
+
+
+# ---- hints as unsigned masks, fused copies -------------------------------------------------
+
+
+@pytest.mark.parametrize(("hint", "mask"), [(None, None), (0x3, 0x3), (-1, 0xFFFFFFFF)])
+def test_a_copys_hint_reads_as_an_unsigned_mask(hint: int | None, mask: int | None) -> None:
+    with make_context(), ir.Location.unknown():
+        block = tb.block_type([64, 64], ir.F16Type.get(), _swizzled())
+        k = tb.kernel([tb.desc_type(block), tb.shared_type(block)], num_warps=4)
+        with k.ip:
+            op = tb.copy(k.args[0], k.args[1], hint=hint)
+        assert op.opview.warp_used_hint == mask
+
+
+FUSED = "'tile.async_tdm_fused_copy_global_to_local' op"
+
+
+def _fused_errors(
+    hints: list[int], warp_layouts: Callable[[list[dict[str, Any]]], ir.Attribute] | None = None
+) -> list[str]:
+    """The messages for an 8-warp gfx1250 fused copy of one 128x64 f16 padded block per
+    hint, with ``tile.warp_layouts`` made from the layouts each member should have."""
+    layout = lambda: tile.PaddedSharedAttr.build(interval=64, amount=8, order=[1, 0])  # noqa: E731
+    with make_context() as ctx, ir.Location.unknown():
+        block = tb.block_type([128, 64], ir.F16Type.get(), layout())
+        n = len(hints)
+        k = tb.kernel(
+            [tb.desc_type(block)] * n + [tb.shared_type(block)] * n, num_warps=8, target="gfx1250"
+        )
+        with k.ip:
+            op = tb.fused_copy(k.args[:n], k.args[n:], hints)
+            if warp_layouts is not None:
+                padded = layout().to_layout()
+                want = [
+                    tile.warp_layout_fields(tdm_warp_layout([128, 64], 8, h, padded)) for h in hints
+                ]
+                op.attributes[WARP_LAYOUTS] = warp_layouts(want)
+        with collect(ctx) as diags:
+            try:
+                k.module.operation.verify()
+            except MLIRError:
+                return [d.message for d in diags if d.severity == "error"]
+        return []
+
+
+def _layouts(fields: list[dict[str, Any]]) -> ir.Attribute:
+    return ir.ArrayAttr.get([tile.TdmWarpLayoutAttr.build(**f) for f in fields])
+
+
+def test_a_fused_copy_of_four_members_verifies() -> None:
+    assert _fused_errors([0x3, 0xC, 0x30, 0xC0]) == []
+    assert _fused_errors([0x3, 0xC, 0x30, 0xC0], _layouts) == []
+
+
+def test_a_fused_copys_warp_layouts_are_checked_member_by_member() -> None:
+    def moved(fields: list[dict[str, Any]]) -> ir.Attribute:
+        last = {**fields[1], "anchor": fields[1]["anchor"] ^ 4}
+        return _layouts([fields[0], last])
+
+    assert _fused_errors([0x3, 0xC], moved) == [
+        f"{FUSED} 'tile.warp_layouts' does not match warp_used_hint 0xc: expected anchor = 2, "
+        "got anchor = 6"
+    ]
+
+
+@pytest.mark.parametrize("count", [1, 3])
+def test_a_fused_copy_needs_one_warp_layout_per_member(count: int) -> None:
+    def some(fields: list[dict[str, Any]]) -> ir.Attribute:
+        return _layouts((fields * 2)[:count])
+
+    errors = _fused_errors([0x3, 0xC], some)
+    assert len(errors) == 1
+    assert errors[0].startswith(f"{FUSED} 'tile.warp_layouts' needs one layout per member, got [")
+
+
+def test_fused_warp_layouts_not_in_an_array_are_refused() -> None:
+    errors = _fused_errors([0x3, 0xC], lambda _: tb.i32_attr(1))
+    assert errors == [f"{FUSED} 'tile.warp_layouts' needs one layout per member, got 1 : i32"]
