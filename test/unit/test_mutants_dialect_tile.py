@@ -716,3 +716,134 @@ def test_a_fused_copy_needs_one_warp_layout_per_member(count: int) -> None:
 def test_fused_warp_layouts_not_in_an_array_are_refused() -> None:
     errors = _fused_errors([0x3, 0xC], lambda _: tb.i32_attr(1))
     assert errors == [f"{FUSED} 'tile.warp_layouts' needs one layout per member, got 1 : i32"]
+
+
+# ---- block loads of i1, MMA inputs and shapes, layout conversions ---------------------------
+
+
+def _load_i1(**kernel: Any) -> list[str]:
+    with make_context() as ctx, ir.Location.unknown():
+        i1, i32, i64 = (ir.IntegerType.get_signless(w) for w in (1, 32, 64))
+        k = tb.kernel([tb.ptr_type(i1), i32, i64], num_warps=4, **kernel)
+        with k.ip:
+            ptr, size, stride = k.args
+            zero = tb.const(0)
+            t = ir.RankedTensorType.get([16, 16], i1)
+            tile.LoadBlockOp(ptr, [size, size], [stride, tb.const(1, 64)], [zero, zero], t)
+        with collect(ctx) as diags:
+            try:
+                k.module.operation.verify()
+            except MLIRError:
+                return [d.message for d in diags if d.severity == "error"]
+        return []
+
+
+@pytest.mark.parametrize(
+    ("kernel", "ok"),
+    [
+        ({}, True),
+        ({"threads_per_warp": 32}, True),
+        ({"target": "gfx1250"}, True),
+        ({"target": "cuda:90"}, False),
+    ],
+)
+def test_i1_blocks_load_where_some_possible_target_takes_them(kernel, ok: bool) -> None:
+    assert _load_i1(**kernel) == (
+        []
+        if ok
+        else [
+            "'tile.load_block' op cuda:90 cannot load or store i1 elements (Triton's backend "
+            "aborts on them): use i8"
+        ]
+    )
+
+
+def _a_kernel_op() -> tuple[ir.Module, tile.TileOp]:
+    """A ``tile.warp_id`` in a module that names no target: every target is possible."""
+    return _warp_id_op()
+
+
+def test_8_bit_inputs_of_different_targets_are_refused() -> None:
+    with make_context(), ir.Location.unknown():
+        _, op = _a_kernel_op()
+        fn, fnuz = ir.Float8E4M3FNType.get(), ir.Float8E4M3FNUZType.get()
+        tile.check_fp8_inputs(op, fn, ir.Float8E5M2Type.get())
+        tile.check_fp8_inputs(op, fnuz, fnuz)
+        with pytest.raises(
+            tile.VerifyError,
+            match=r"^a \(f8E4M3FNUZ\) and b \(f8E4M3FN\) are the 8-bit types of different targets$",
+        ):
+            tile.check_fp8_inputs(op, fnuz, fn)
+
+
+@pytest.mark.parametrize("which", ["a", "b"])
+def test_a_block_scale_type_is_no_wmma_input(which: str) -> None:
+    with make_context(), ir.Location.unknown():
+        _, op = _a_kernel_op()
+        scale, fn = ir.Float8E8M0FNUType.get(), ir.Float8E4M3FNType.get()
+        a, b = (scale, fn) if which == "a" else (fn, scale)
+        with pytest.raises(tile.VerifyError, match=r"^f8E8M0FNU is a block-scale type"):
+            tile.mma_input_kind(op, a, b)
+
+
+def _wmma_errors(m: int, n: int, k: int, a_rank: int = 2) -> list[str]:
+    def types() -> list[ir.Type]:
+        acc = _wmma(warps_per_cta=[2, 2])
+        dot = [tile.DotOperandAttr.build(op_idx=i, parent=acc, k_width=8) for i in (0, 1)]
+        f16 = ir.F16Type.get()
+        a_shape = [m, k] + [1] * (a_rank - 2)
+        return [
+            ir.RankedTensorType.get(a_shape, f16, dot[0]),
+            ir.RankedTensorType.get([k, n], f16, dot[1]),
+            ir.RankedTensorType.get([m, n], ir.F32Type.get(), acc),
+        ]
+
+    def body(args: list[ir.Value]) -> None:
+        tile.WmmaOp(args[0], args[1], args[2], args[2].type)
+
+    return _verify_errors(types, body)
+
+
+def test_a_wmma_of_instruction_multiples_verifies() -> None:
+    assert _wmma_errors(32, 32, 64) == []
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(24, 32, 32), (32, 24, 32), (32, 32, 48)])
+def test_a_wmma_of_a_partial_instruction_is_refused(m: int, n: int, k: int) -> None:
+    assert _wmma_errors(m, n, k) == [
+        f"'tile.wmma' op {m}x{n}x{k} is not a multiple of the instruction shape 16x16x32"
+    ]
+
+
+def test_a_wmma_of_a_3d_operand_is_refused() -> None:
+    assert _wmma_errors(32, 32, 32, a_rank=3) == ["'tile.wmma' op a, b and c must be 2-D"]
+
+
+@pytest.mark.parametrize(
+    ("shape", "element", "ok"),
+    [([16, 16], "f32", True), ([16, 32], "f32", False), ([16, 16], "f16", False)],
+)
+def test_a_layout_conversion_keeps_shape_and_element_type(shape, element: str, ok: bool) -> None:
+    def types() -> list[ir.Type]:
+        return [ir.RankedTensorType.get([16, 16], ir.F32Type.get())]
+
+    def body(args: list[ir.Value]) -> None:
+        tile.ConvertLayoutOp(args[0], ir.RankedTensorType.get(shape, _element(element)))
+
+    errors = _verify_errors(types, body)
+    if ok:
+        assert errors == []
+    else:
+        assert len(errors) == 1
+        assert errors[0].startswith("'tile.convert_layout' op result tensor<")
+        assert errors[0].endswith("must keep the shape and element type of tensor<16x16xf32>")
+
+
+@pytest.mark.parametrize("make", [tb.desc_type, tb.shared_type])
+def test_a_block_type_of_no_ranked_tensor_is_refused(make) -> None:
+    with make_context(), ir.Location.unknown():
+        cls = type(make(tb.block_type([16, 16], ir.F16Type.get(), _swizzled())))
+        for param in (ir.TypeAttr.get(ir.F16Type.get()), tb.i32_attr(3)):
+            t = cls.get(param)
+            with pytest.raises(tile.VerifyError, match="expects a parameter tensor<SHAPE x ELEM"):
+                tile.check_type(t)
