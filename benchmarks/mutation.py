@@ -250,7 +250,7 @@ TARGETS: dict[str, Target] = {
     "torch_ops": Target(
         "python/gemm_opt/torch_ops.py",
         EVERY,
-        unit("test_torch_ops", "test_grouped_backward"),
+        unit("test_torch_ops", "test_grouped_backward", "test_mutants_api_torch_ops"),
         (),
     ),
     # -- dialect verifiers --

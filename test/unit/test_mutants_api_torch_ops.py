@@ -1,0 +1,105 @@
+"""The PyTorch operators' own rules (found by ``benchmarks/mutation.py``).
+
+Each case pins a branch of ``torch_ops.py`` the operator tests left free: the
+``int[]?`` form of a config and back, the fused epilogue's scales when only one
+is given, and when a call installs the on-disk kernel cache (CUDA tensors, no
+kernel builder yet, a compiler present). All run on the CPU (the model).
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from gemm_opt import torch_ops
+from gemm_opt.core import schedules as S
+from gemm_opt.kernels import disk_cache
+from gemm_opt.runtime import gemm as rt
+
+
+def _gen(seed: int = 0) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+# ---- configs as int[] ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("num_stages", [None, 1, 3])
+def test_a_config_packs_to_its_fields_and_back(num_stages: int | None) -> None:
+    config = S.GemmConfig(128, 64, 32, 8, 4, num_stages)
+    packed = torch_ops._pack_config(config)
+    assert packed == [128, 64, 32, 8, 4, num_stages or 0]
+    assert torch_ops._unpack_config(packed) == config
+    assert torch_ops._pack_config(None) is None
+    assert torch_ops._unpack_config(None) is None
+
+
+@pytest.mark.parametrize("packed", [[128, 64, 32, 8, 4], [128, 64, 32, 8, 4, 2, 1]])
+def test_a_packed_config_of_another_length_is_refused(packed: list[int]) -> None:
+    with pytest.raises(ValueError, match="zip"):
+        torch_ops._unpack_config(packed)
+
+
+# ---- the fused epilogue's scales ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("which", ["row", "col", "both"])
+def test_one_scale_alone_is_applied(which: str) -> None:
+    g = _gen()
+    a = torch.randn(32, 64, generator=g).half()
+    b = torch.randn(64, 32, generator=g).half()
+    rs = torch.rand(32, generator=g) + 0.5 if which != "col" else None
+    cs = torch.rand(32, generator=g) + 0.5 if which != "row" else None
+    out = torch.ops.gemm_opt.matmul_epilogue(a, b, None, None, row_scale=rs, col_scale=cs)
+    ref = a.double() @ b.double()
+    if rs is not None:
+        ref = ref * rs.double()[:, None]
+    if cs is not None:
+        ref = ref * cs.double()[None, :]
+    # f16 output: half an ulp at |C| < 64 is 2^-5
+    assert (out.double() - ref).abs().max().item() <= 2.0**-5
+
+
+# ---- the on-disk kernel cache --------------------------------------------------------------
+
+
+class _Installed(Exception):
+    """Raised by the stand-in of ``disk_cache.install``."""
+
+
+@pytest.fixture
+def install(monkeypatch) -> None:
+    def installed() -> None:
+        raise _Installed
+
+    monkeypatch.setattr(disk_cache, "install", installed)
+
+
+def _call() -> torch.Tensor:
+    g = _gen(1)
+    a, b = torch.randn(16, 32, generator=g).half(), torch.randn(32, 16, generator=g).half()
+    return torch_ops._run(
+        "matmul", a, b, **torch_ops._kw("data-parallel", None, None, 1, None, None)
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "builder", "compiler", "installs"),
+    [
+        ("cuda", False, True, True),
+        ("cuda", True, True, False),  # kernels build already
+        ("cuda", False, False, False),  # nothing to build them with
+        ("cpu", False, True, False),  # the model runs it
+    ],
+)
+def test_a_cuda_call_without_a_builder_installs_the_disk_cache(
+    monkeypatch, install, kind: str, builder: bool, compiler: bool, installs: bool
+) -> None:
+    monkeypatch.setattr(rt, "has_builder", lambda: builder)
+    monkeypatch.setattr(rt, "compiler_installed", lambda: compiler)
+    monkeypatch.setattr(torch_ops, "_safe_kind", lambda _: kind)
+    if installs:
+        with pytest.raises(_Installed):
+            _call()
+    else:
+        assert _call().shape == (16, 16)
