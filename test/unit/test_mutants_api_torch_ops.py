@@ -8,6 +8,8 @@ kernel builder yet, a compiler present). All run on the CPU (the model).
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 import torch
 
@@ -103,3 +105,89 @@ def test_a_cuda_call_without_a_builder_installs_the_disk_cache(
             _call()
     else:
         assert _call().shape == (16, 16)
+
+
+# ---- the backward runs with the forward's options --------------------------------------
+
+
+@pytest.fixture
+def calls(monkeypatch) -> list[tuple]:
+    """The backward's operator calls (name and arguments), run as before."""
+    seen: list[tuple] = []
+    real = torch_ops._call
+
+    def recording(name: str, *args):
+        seen.append((name, *args))
+        return real(name, *args)
+
+    monkeypatch.setattr(torch_ops, "_call", recording)
+    return seen
+
+
+#: schedule, reduction, num_programs, num_xcds, config, seed of the forward
+OPTIONS = ("persistent", None, 2, 1, None, 7)
+
+
+def _grouped_inputs() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    g = _gen(2)
+    a = torch.randn(48, 32, generator=g).half().requires_grad_()
+    b = torch.randn(2, 32, 16, generator=g).half().requires_grad_()
+    return a, b, torch.tensor([16, 32], dtype=torch.int32)
+
+
+def test_grouped_backward_passes_the_forwards_options_on(calls: list[tuple]) -> None:
+    a, b, lens = _grouped_inputs()
+    out = torch.ops.gemm_opt.grouped_matmul(a, b, lens, False, *OPTIONS, None)
+    out.sum().backward()
+    names = [c[0] for c in calls]
+    assert names == ["grouped_matmul", "grouped_matmul_variable_k"]
+    assert calls[0][4:] == (True, *OPTIONS, None)  # dA: b read the other way round
+    assert calls[1][4:] == (*OPTIONS, None)
+
+
+def test_variable_k_backward_passes_the_forwards_options_on(calls: list[tuple]) -> None:
+    g = _gen(3)
+    a = torch.randn(48, 16, generator=g).half().requires_grad_()
+    b = torch.randn(48, 8, generator=g).half().requires_grad_()
+    lens = torch.tensor([16, 32], dtype=torch.int32)
+    out = torch.ops.gemm_opt.grouped_matmul_variable_k(a, b, lens, *OPTIONS, None)
+    out.sum().backward()
+    assert [c[0] for c in calls] == ["grouped_matmul", "grouped_matmul"]
+    assert calls[0][4:] == (True, *OPTIONS, None)
+    assert calls[1][4:] == (False, *OPTIONS, None)
+
+
+def test_grouped_backward_of_a_alone_runs_only_dgrad(calls: list[tuple]) -> None:
+    a, b, lens = _grouped_inputs()
+    b.requires_grad_(False)
+    torch.ops.gemm_opt.grouped_matmul(a, b, lens, False, *OPTIONS, None).sum().backward()
+    assert [c[0] for c in calls] == ["grouped_matmul"]
+    assert a.grad is not None and a.grad.shape == a.shape
+
+
+def test_grouped_backward_of_b_alone_runs_only_wgrad(calls: list[tuple]) -> None:
+    a, b, lens = _grouped_inputs()
+    a.requires_grad_(False)
+    torch.ops.gemm_opt.grouped_matmul(a, b, lens, False, *OPTIONS, None).sum().backward()
+    assert [c[0] for c in calls] == ["grouped_matmul_variable_k"]
+    assert b.grad is not None and b.grad.shape == b.shape
+
+
+@pytest.mark.parametrize(
+    ("op", "backward"),
+    [
+        ("grouped_matmul", torch_ops._grouped_backward),
+        ("grouped_matmul_variable_k", torch_ops._variable_k_backward),
+    ],
+)
+def test_a_backward_gives_one_gradient_per_operator_argument(op: str, backward) -> None:
+    arguments = getattr(torch.ops.gemm_opt, op).default._schema.arguments
+    ctx = SimpleNamespace(
+        saved_tensors=(None, None, None),
+        needs_input_grad=(False,) * len(arguments),
+        trans_b=False,
+        rest=OPTIONS,
+    )
+    grads = backward(ctx, torch.zeros(1))
+    assert len(grads) == len(arguments)
+    assert all(g is None for g in grads)
