@@ -145,11 +145,15 @@ def test_grouped_backward_passes_the_forwards_options_on(calls: list[tuple]) -> 
     assert calls[1][4:] == (*OPTIONS, None)
 
 
-def test_variable_k_backward_passes_the_forwards_options_on(calls: list[tuple]) -> None:
+def _variable_k_inputs() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     g = _gen(3)
     a = torch.randn(48, 16, generator=g).half().requires_grad_()
     b = torch.randn(48, 8, generator=g).half().requires_grad_()
-    lens = torch.tensor([16, 32], dtype=torch.int32)
+    return a, b, torch.tensor([16, 32], dtype=torch.int32)
+
+
+def test_variable_k_backward_passes_the_forwards_options_on(calls: list[tuple]) -> None:
+    a, b, lens = _variable_k_inputs()
     out = torch.ops.gemm_opt.grouped_matmul_variable_k(a, b, lens, *OPTIONS, None)
     out.sum().backward()
     assert [c[0] for c in calls] == ["grouped_matmul", "grouped_matmul"]
@@ -191,3 +195,14 @@ def test_a_backward_gives_one_gradient_per_operator_argument(op: str, backward) 
     grads = backward(ctx, torch.zeros(1))
     assert len(grads) == len(arguments)
     assert all(g is None for g in grads)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_variable_k_backward_runs_only_the_gradient_asked_for(
+    calls: list[tuple], which: int
+) -> None:
+    inputs = _variable_k_inputs()
+    inputs[1 - which].requires_grad_(False)
+    torch.ops.gemm_opt.grouped_matmul_variable_k(*inputs, *OPTIONS, None).sum().backward()
+    assert [(c[0], c[4]) for c in calls] == [("grouped_matmul", which == 0)]
+    assert inputs[which].grad is not None and inputs[which].grad.shape == inputs[which].shape
