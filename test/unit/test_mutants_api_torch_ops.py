@@ -206,3 +206,86 @@ def test_variable_k_backward_runs_only_the_gradient_asked_for(
     torch.ops.gemm_opt.grouped_matmul_variable_k(*inputs, *OPTIONS, None).sum().backward()
     assert [(c[0], c[4]) for c in calls] == [("grouped_matmul", which == 0)]
     assert inputs[which].grad is not None and inputs[which].grad.shape == inputs[which].shape
+
+
+# ---- matmul's backward ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduction", [None, "atomic"])
+def test_the_backward_of_auto_resolves_auto_with_the_forwards_reduction_and_seed(reduction) -> None:
+    assert torch_ops._backward_tail("auto", reduction, 5) == ("auto", reduction, None, 1, None, 5)
+
+
+@pytest.mark.parametrize("schedule", ["data-parallel", "stream-k", "persistent"])
+def test_the_backward_of_a_named_schedule_runs_the_default(schedule: str) -> None:
+    assert torch_ops._backward_tail(schedule, "atomic", 5) == (
+        "data-parallel",
+        None,
+        None,
+        1,
+        None,
+        5,
+    )
+
+
+@pytest.mark.parametrize(
+    ("k", "rows"),
+    [(1, 8), (3, 8), (8, None), (16, None), (121, 128), (127, 128), (129, None), (136, None)],
+)
+def test_wgrad_pads_a_few_unaligned_tokens_to_the_alignment(k: int, rows: int | None) -> None:
+    g = _gen(4)
+    a, grad = torch.randn(k, 24, generator=g).half(), torch.randn(k, 40, generator=g).half()
+    at, dc = torch_ops._wgrad_operands(a, grad)
+    if rows is None:  # as they lie
+        assert at.data_ptr() == a.data_ptr() and at.shape == (24, k)
+        assert dc is grad
+        return
+    assert at.shape == (24, rows) and dc.shape == (rows, 40)
+    assert torch.equal(at[:, :k], a.mT) and torch.equal(dc[:k], grad)
+    assert not at[:, k:].any() and not dc[k:].any()
+
+
+def _matmul_inputs(a_shape, b_shape) -> tuple[torch.Tensor, torch.Tensor]:
+    g = _gen(5)
+    a = torch.randn(*a_shape, generator=g).half().requires_grad_()
+    b = torch.randn(*b_shape, generator=g).half().requires_grad_()
+    return a, b
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_matmul_backward_runs_only_the_gradient_asked_for(calls: list[tuple], which: int) -> None:
+    inputs = _matmul_inputs((32, 16), (16, 24))
+    inputs[1 - which].requires_grad_(False)
+    torch.ops.gemm_opt.matmul(*inputs).sum().backward()
+    assert [c[0] for c in calls] == ["matmul"]
+    assert inputs[which].grad is not None and inputs[which].grad.shape == inputs[which].shape
+    assert inputs[1 - which].grad is None
+
+
+def _reference_grads(a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    a64 = a.detach().double().requires_grad_()
+    b64 = b.detach().double().requires_grad_()
+    torch.matmul(a64, b64).sum().backward()
+    return a64.grad, b64.grad
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape"),
+    [((3, 8, 16), (16, 24)), ((2, 8, 16), (1, 16, 24)), ((1, 8, 16), (2, 16, 24))],
+)
+def test_matmul_backward_of_batches_folds_or_sums_to_each_operand(a_shape, b_shape) -> None:
+    a, b = _matmul_inputs(a_shape, b_shape)
+    torch.ops.gemm_opt.matmul(a, b).sum().backward()
+    da, db = _reference_grads(a, b)
+    assert a.grad.shape == a.shape and b.grad.shape == b.shape
+    assert (a.grad.double() - da).abs().max().item() <= 1e-2 * da.abs().max().item()
+    assert (b.grad.double() - db).abs().max().item() <= 1e-2 * db.abs().max().item()
+
+
+def test_matmul_backward_gives_one_gradient_per_operator_argument() -> None:
+    arguments = torch.ops.gemm_opt.matmul.default._schema.arguments
+    ctx = SimpleNamespace(
+        saved_tensors=(None, None), needs_input_grad=(False,) * len(arguments), tail=()
+    )
+    grads = torch_ops._matmul_backward(ctx, torch.zeros(1))
+    assert len(grads) == len(arguments) and all(g is None for g in grads)
