@@ -488,6 +488,7 @@ def _wgrad_operands(a: Tensor, grad: Tensor) -> tuple[Tensor, Tensor]:
     add exact zeros to every fp32 sum: the values are the unpadded product's."""
     k = a.shape[0]
     align = S.ALIGNMENT_BYTES // a.element_size()
+    # Equivalent mutant: >= for >, 128 rows are aligned for every element size.
     if k % align == 0 or k > WGRAD_PAD_MAX_ROWS:
         return a.mT, grad
     rows = k + (-k) % align
@@ -522,6 +523,8 @@ def _matmul_backward(ctx: Any, grad: Tensor) -> tuple:
             db = _call("matmul", *_wgrad_operands(rows_a, rows_g), *tail)
         else:
             db = _call("matmul", a.mT, grad, *tail)
+            # Equivalent mutant: autograd sums a broadcast gradient to the input's shape
+            # itself; summing to the same shape is a no-op.
             if db.shape != b.shape:
                 db = db.sum_to_size(b.shape)
     return (da, db) + (None,) * 6

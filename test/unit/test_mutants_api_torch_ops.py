@@ -289,3 +289,34 @@ def test_matmul_backward_gives_one_gradient_per_operator_argument() -> None:
     )
     grads = torch_ops._matmul_backward(ctx, torch.zeros(1))
     assert len(grads) == len(arguments) and all(g is None for g in grads)
+
+
+# ---- the fused activations' derivatives ---------------------------------------------------
+
+ACTIVATIONS = {
+    "relu": torch.nn.functional.relu,
+    "silu": torch.nn.functional.silu,
+    "gelu": torch.nn.functional.gelu,
+    "gelu-tanh": lambda x: torch.nn.functional.gelu(x, approximate="tanh"),
+}
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_activation_grad_is_the_derivative_of_the_activation(activation: str) -> None:
+    x = torch.arange(-64, 65, dtype=torch.float64) / 16  # -4 to 4, 0 included, exact in f16
+    x64 = x.clone().requires_grad_()
+    ACTIVATIONS[activation](x64).sum().backward()
+    got = torch_ops.activation_grad(x.half(), activation)
+    assert got.dtype == torch.float32
+    assert (got.double() - x64.grad).abs().max().item() <= 1e-5
+
+
+@pytest.mark.parametrize("activation", [None, "none"])
+def test_no_activation_has_a_derivative_of_one(activation: str | None) -> None:
+    x = torch.linspace(-4, 4, 9).half()
+    assert torch.equal(torch_ops.activation_grad(x, activation), torch.ones(9))
+
+
+def test_an_activation_without_a_derivative_is_refused() -> None:
+    with pytest.raises(ValueError, match="activation: no derivative for 'tanh'"):
+        torch_ops.activation_grad(torch.zeros(2), "tanh")
