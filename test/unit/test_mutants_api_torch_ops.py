@@ -320,3 +320,129 @@ def test_no_activation_has_a_derivative_of_one(activation: str | None) -> None:
 def test_an_activation_without_a_derivative_is_refused() -> None:
     with pytest.raises(ValueError, match="activation: no derivative for 'tanh'"):
         torch_ops.activation_grad(torch.zeros(2), "tanh")
+
+
+# ---- the fused epilogue's backward -----------------------------------------------------------
+
+
+def _act64(activation: str | None, pre: torch.Tensor) -> torch.Tensor:
+    if activation in (None, "none"):
+        return pre
+    if activation == "swiglu":
+        gate, up = pre.chunk(2, dim=-1)
+        return torch.nn.functional.silu(gate) * up
+    return ACTIVATIONS[activation](pre)
+
+
+SCALES = ("none", "row", "col", "both")
+
+
+def _close(got: torch.Tensor | None, want: torch.Tensor) -> None:
+    assert got is not None and got.shape == want.shape
+    assert (got.double() - want).abs().max().item() <= 2e-2 * want.abs().max().item() + 1e-3
+
+
+@pytest.mark.parametrize(
+    ("activation", "scales"),
+    [(act, s) for act in (None, "relu", "silu", "gelu", "gelu-tanh") for s in SCALES]
+    + [("swiglu", "none"), ("swiglu", "row")],  # swiglu takes no col_scale
+)
+def test_epilogue_backward_matches_float64_autograd(activation: str | None, scales: str) -> None:
+    g = _gen(6)
+    m, k, n = 32, 64, 32 if activation != "swiglu" else 64
+    a = torch.randn(m, k, generator=g).half().requires_grad_()
+    b = (torch.randn(k, n, generator=g) / 4).half().requires_grad_()
+    bias = torch.randn(n, generator=g).half().requires_grad_()
+    rs = torch.rand(m, generator=g) + 0.5 if scales in ("row", "both") else None
+    cs = torch.rand(n, generator=g) + 0.5 if scales in ("col", "both") else None
+    w = torch.randn(m, n // 2 if activation == "swiglu" else n, generator=g)
+    out = torch.ops.gemm_opt.matmul_epilogue(a, b, bias, activation, row_scale=rs, col_scale=cs)
+    (out.float() * w).sum().backward()
+
+    a64, b64, bias64 = (t.detach().double().requires_grad_() for t in (a, b, bias))
+    pre = a64 @ b64
+    pre = pre if rs is None else pre * rs.double()[:, None]
+    pre = pre if cs is None else pre * cs.double()
+    (_act64(activation, pre + bias64) * w.double()).sum().backward()
+    _close(a.grad, a64.grad)
+    _close(b.grad, b64.grad)
+    _close(bias.grad, bias64.grad)
+
+
+def test_epilogue_backward_without_a_bias_gradient_gives_none_for_it() -> None:
+    g = _gen(7)
+    a = torch.randn(16, 32, generator=g).half().requires_grad_()
+    b = torch.randn(32, 16, generator=g).half()
+    bias = torch.randn(16, generator=g).half()
+    torch.ops.gemm_opt.matmul_epilogue(a, b, bias, "relu").sum().backward()
+    assert a.grad is not None and b.grad is None and bias.grad is None
+
+
+@pytest.mark.parametrize("scale", ["row", "col"])
+def test_epilogue_scales_take_no_gradient(scale: str) -> None:
+    g = _gen(8)
+    a = torch.randn(16, 32, generator=g).half().requires_grad_()
+    b = torch.randn(32, 16, generator=g).half()
+    s = (torch.rand(16, generator=g) + 0.5).requires_grad_()
+    kw = {f"{scale}_scale": s}
+    out = torch.ops.gemm_opt.matmul_epilogue(a, b, None, None, **kw)
+    with pytest.raises(RuntimeError, match="row_scale and col_scale are not differentiable"):
+        out.sum().backward()
+
+
+@pytest.mark.parametrize("trans_b", [False, True])
+@pytest.mark.parametrize("activation", [None, "relu", "silu"])
+def test_grouped_epilogue_backward_matches_float64_autograd(
+    trans_b: bool, activation: str | None
+) -> None:
+    g = _gen(9)
+    lens = torch.tensor([16, 32], dtype=torch.int32)
+    a = torch.randn(48, 32, generator=g).half().requires_grad_()
+    shape = (2, 16, 32) if trans_b else (2, 32, 16)
+    b = (torch.randn(*shape, generator=g) / 4).half().requires_grad_()
+    bias = torch.randn(2, 16, generator=g).half().requires_grad_()
+    w = torch.randn(48, 16, generator=g)
+    out = torch.ops.gemm_opt.grouped_matmul_epilogue(a, b, lens, bias, activation, trans_b)
+    (out.float() * w).sum().backward()
+
+    a64, b64, bias64 = (t.detach().double().requires_grad_() for t in (a, b, bias))
+    rows = []
+    for i, (lo, hi) in enumerate(((0, 16), (16, 48))):
+        bi = b64[i].mT if trans_b else b64[i]
+        rows.append(_act64(activation, a64[lo:hi] @ bi + bias64[i]))
+    (torch.cat(rows) * w.double()).sum().backward()
+    _close(a.grad, a64.grad)
+    _close(b.grad, b64.grad)
+    _close(bias.grad, bias64.grad)
+
+
+def test_grouped_epilogue_backward_without_a_bias_gradient_gives_none_for_it() -> None:
+    g = _gen(10)
+    lens = torch.tensor([16, 32], dtype=torch.int32)
+    a = torch.randn(48, 32, generator=g).half().requires_grad_()
+    b = torch.randn(2, 32, 16, generator=g).half()
+    bias = torch.randn(2, 16, generator=g).half()
+    torch.ops.gemm_opt.grouped_matmul_epilogue(a, b, lens, bias, "relu").sum().backward()
+    assert a.grad is not None and b.grad is None and bias.grad is None
+
+
+@pytest.mark.parametrize(
+    ("op", "backward", "ctx"),
+    [
+        (
+            "matmul_epilogue",
+            torch_ops._epilogue_backward,
+            {"saved_tensors": (None,) * 5, "activation": None, "seed": None, "tail": ()},
+        ),
+        (
+            "grouped_matmul_epilogue",
+            torch_ops._grouped_epilogue_backward,
+            {"saved_tensors": (None,) * 4, "activation": None, "trans_b": False, "rest": OPTIONS},
+        ),
+    ],
+)
+def test_an_epilogue_backward_gives_one_gradient_per_operator_argument(op, backward, ctx) -> None:
+    arguments = getattr(torch.ops.gemm_opt, op).default._schema.arguments
+    ctx = SimpleNamespace(needs_input_grad=(False,) * len(arguments), **ctx)
+    grads = backward(ctx, torch.zeros(1, 1))
+    assert len(grads) == len(arguments) and all(g is None for g in grads)
