@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import torch
 
@@ -446,3 +447,36 @@ def test_an_epilogue_backward_gives_one_gradient_per_operator_argument(op, backw
     ctx = SimpleNamespace(needs_input_grad=(False,) * len(arguments), **ctx)
     grads = backward(ctx, torch.zeros(1, 1))
     assert len(grads) == len(arguments) and all(g is None for g in grads)
+
+
+# ---- the API's scalar arguments ------------------------------------------------------------
+
+
+def test_plain_ints_turns_numpy_integers_into_ints_and_leaves_the_rest() -> None:
+    kw = {"num_programs": np.int64(4), "num_xcds": np.int32(2), "seed": None, "other": 1.5}
+    got = torch_ops._plain_ints(kw)
+    assert got == {"num_programs": 4, "num_xcds": 2, "seed": None, "other": 1.5}
+    assert type(got["num_programs"]) is int and type(got["num_xcds"]) is int
+    assert kw["num_programs"].dtype == np.int64  # the caller's dict is not changed
+    odd = torch_ops._plain_ints({"num_programs": 2.5, "num_xcds": 1, "seed": "x"})
+    assert odd == {"num_programs": 2.5, "num_xcds": 1, "seed": "x"}  # for the checks to name
+
+
+# ---- eager calls that skip the dispatcher --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("supported", "compiling", "direct"),
+    [(True, False, True), (True, True, False), (False, False, False), (False, True, False)],
+)
+def test_a_call_skips_the_dispatcher_only_where_supported_and_not_compiling(
+    monkeypatch, supported: bool, compiling: bool, direct: bool
+) -> None:
+    """On the CPU as the device it would skip for (plain tensors, no gradient, no mode)."""
+    monkeypatch.setattr(torch_ops, "_DIRECT_DEVICE", "cpu")
+    monkeypatch.setattr(torch_ops, "_DIRECT_OK", supported)
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: compiling)
+    if not torch_ops._dispatch_free():
+        pytest.skip("this PyTorch lacks the checks the direct path needs")
+    weight = torch.nn.Parameter(torch.zeros(2), requires_grad=False)
+    assert torch_ops._direct(torch.zeros(2), weight) is direct
