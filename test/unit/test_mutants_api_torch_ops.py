@@ -480,3 +480,71 @@ def test_a_call_skips_the_dispatcher_only_where_supported_and_not_compiling(
         pytest.skip("this PyTorch lacks the checks the direct path needs")
     weight = torch.nn.Parameter(torch.zeros(2), requires_grad=False)
     assert torch_ops._direct(torch.zeros(2), weight) is direct
+
+
+def test_epilogue_backward_recomputes_the_pre_activation_with_the_default_schedule(
+    calls: list[tuple],
+) -> None:
+    g = _gen(11)
+    a = torch.randn(16, 32, generator=g).half().requires_grad_()
+    b, bias = torch.randn(32, 16, generator=g).half(), torch.randn(16, generator=g).half()
+    rs = torch.rand(16, generator=g) + 0.5
+    out = torch.ops.gemm_opt.matmul_epilogue(
+        a, b, bias, "silu", "stream-k", None, 4, 1, None, 3, rs, None
+    )
+    out.sum().backward()
+    recompute = calls[0]
+    assert recompute[0] == "matmul_epilogue"
+    assert recompute[4:] == (None, "data-parallel", None, None, 1, None, 3, rs, None)
+    assert recompute[3] is bias
+
+
+def test_epilogue_backward_gives_no_bias_gradient_unless_asked() -> None:
+    g = _gen(12)
+    a, b = torch.randn(16, 32, generator=g).half(), torch.randn(32, 16, generator=g).half()
+    bias = torch.randn(16, generator=g).half()
+    ctx = SimpleNamespace(
+        saved_tensors=(a, b, bias, None, None),
+        activation=None,
+        seed=None,
+        tail=torch_ops._backward_tail("data-parallel", None, None),
+        needs_input_grad=(True,) + (False,) * 11,
+    )
+    grads = torch_ops._epilogue_backward(ctx, torch.ones(16, 16).half())
+    assert grads[0] is not None and grads[0].shape == a.shape
+    assert grads[1] is None and grads[2] is None
+
+
+# ---- scaled_matmul's eager checks ----------------------------------------------------------
+
+
+def _fp8_operands() -> tuple[torch.Tensor, torch.Tensor]:
+    g = _gen(13)
+    a = torch.randn(32, 64, generator=g).to(torch.float8_e4m3fn)
+    w = torch.randn(32, 64, generator=g).to(torch.float8_e4m3fn)
+    return a, w.t()  # B as the transposed view of a row-major (N, K) weight
+
+
+@pytest.mark.parametrize("out_dtype", [torch.bfloat16, torch.float32, None])
+def test_scaled_matmul_takes_a_torch_dtype_for_out_dtype(out_dtype) -> None:
+    a, b = _fp8_operands()
+    sa, sb = torch.tensor(0.5), torch.tensor(2.0)
+    out = torch_ops.scaled_matmul(a, b, sa, sb, out_dtype=out_dtype)
+    assert out.dtype == (out_dtype or torch.bfloat16)
+    ref = a.double() @ b.double()
+    assert (out.double() - ref).abs().max().item() <= 2e-2 * ref.abs().max().item()
+
+
+@pytest.mark.parametrize("out_dtype", ["bf16", 16, torch.float8_e4m3fn.itemsize])
+def test_scaled_matmul_refuses_an_out_dtype_that_is_no_torch_dtype(out_dtype) -> None:
+    a, b = _fp8_operands()
+    with pytest.raises(TypeError, match=r"^out_dtype: expected a torch.dtype, got "):
+        torch_ops.scaled_matmul(a, b, torch.tensor(1.0), torch.tensor(1.0), out_dtype=out_dtype)
+
+
+@pytest.mark.parametrize("which", ["scale_a", "scale_b"])
+def test_scaled_matmul_takes_tensor_scales(which: str) -> None:
+    a, b = _fp8_operands()
+    scales = {"scale_a": torch.tensor(1.0), "scale_b": torch.tensor(1.0), which: 1.0}
+    with pytest.raises(TypeError, match=f"^{which}: expected a float32 tensor, got float$"):
+        torch_ops.scaled_matmul(a, b, scales["scale_a"], scales["scale_b"])
