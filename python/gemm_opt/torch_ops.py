@@ -676,6 +676,7 @@ def _epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
         g = grad.float()
         g = g if row_scale is None else g * row_scale[:, None]
         grad = (g if col_scale is None else g * col_scale).to(grad.dtype)
+    # Equivalent mutant: [:3], matmul's backward reads the first two flags only.
     plain = SimpleNamespace(saved_tensors=(a, b), needs_input_grad=ctx.needs_input_grad[:2],
                             tail=ctx.tail)  # fmt: skip
     da, db = _matmul_backward(plain, grad)[:2]
@@ -804,6 +805,7 @@ def _grouped_epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
     if ctx.activation not in (None, "none"):
         pre = _call("grouped_matmul_epilogue", a, b, lens, bias, None, ctx.trans_b, *ctx.rest, None)
         grad = _through_activation(grad, pre, ctx.activation)
+    # Equivalent mutant: [:3], the grouped backward reads the first two flags only.
     plain = SimpleNamespace(saved_tensors=(a, b, lens), trans_b=ctx.trans_b, rest=ctx.rest,
                             needs_input_grad=ctx.needs_input_grad[:2])  # fmt: skip
     da, db = _grouped_backward(plain, grad)[:2]

@@ -548,3 +548,28 @@ def test_scaled_matmul_takes_tensor_scales(which: str) -> None:
     scales = {"scale_a": torch.tensor(1.0), "scale_b": torch.tensor(1.0), which: 1.0}
     with pytest.raises(TypeError, match=f"^{which}: expected a float32 tensor, got float$"):
         torch_ops.scaled_matmul(a, b, scales["scale_a"], scales["scale_b"])
+
+
+def test_grouped_epilogue_backward_passes_the_forwards_options_on(calls: list[tuple]) -> None:
+    g = _gen(14)
+    lens = torch.tensor([16, 32], dtype=torch.int32)
+    a = torch.randn(48, 32, generator=g).half().requires_grad_()
+    b = torch.randn(2, 32, 16, generator=g).half().requires_grad_()
+    bias = torch.randn(2, 16, generator=g).half()
+    out = torch.ops.gemm_opt.grouped_matmul_epilogue(a, b, lens, bias, "silu", False, *OPTIONS)
+    out.sum().backward()
+    names = [c[0] for c in calls]
+    assert names == ["grouped_matmul_epilogue", "grouped_matmul", "grouped_matmul_variable_k"]
+    assert calls[0][5:] == (None, False, *OPTIONS, None)  # the recompute, bias fused
+    assert calls[1][4:] == (True, *OPTIONS, None)
+    assert calls[2][4:] == (*OPTIONS, None)
+
+
+def test_variable_k_accumulate_adds_to_out() -> None:
+    g = _gen(15)
+    lens = torch.tensor([16, 32], dtype=torch.int32)
+    a, b = torch.randn(48, 16, generator=g).half(), torch.randn(48, 8, generator=g).half()
+    out = torch.full((2, 16, 8), 0.5, dtype=torch.float16)
+    torch.ops.gemm_opt.grouped_matmul_variable_k_accumulate(a, b, lens, out)
+    ref = torch.stack([a[:16].double().mT @ b[:16].double(), a[16:].double().mT @ b[16:].double()])
+    assert (out.double() - (ref + 0.5)).abs().max().item() <= 2e-2 * ref.abs().max().item()
