@@ -573,3 +573,60 @@ def test_variable_k_accumulate_adds_to_out() -> None:
     torch.ops.gemm_opt.grouped_matmul_variable_k_accumulate(a, b, lens, out)
     ref = torch.stack([a[:16].double().mT @ b[:16].double(), a[16:].double().mT @ b[16:].double()])
     assert (out.double() - (ref + 0.5)).abs().max().item() <= 2e-2 * ref.abs().max().item()
+
+
+# ---- FP8 training's argument checks -------------------------------------------------------
+
+
+def _fp8_check(
+    x=None, weight=None, recipe="rowwise", grad_recipe="rowwise", out=None, grouped=False
+):
+    x = torch.zeros(4, 32) if x is None else x
+    if weight is None:
+        weight = torch.zeros(2, 8, 32) if grouped else torch.zeros(8, 32)
+    return torch_ops._check_fp8_training(x, weight, recipe, grad_recipe, out, grouped)
+
+
+@pytest.mark.parametrize("grouped", [False, True])
+@pytest.mark.parametrize("recipe", torch_ops.FP8_TRAINING_RECIPES)
+def test_fp8_training_takes_every_recipe_and_writes_bf16_unless_told(recipe, grouped) -> None:
+    assert _fp8_check(recipe=recipe, grad_recipe=recipe, grouped=grouped) == torch.bfloat16
+    assert _fp8_check(out=torch.float32, grouped=grouped) == torch.float32
+    for dtype in (torch.bfloat16, torch.float16, torch.float32):
+        assert _fp8_check(x=torch.zeros(4, 32, dtype=dtype), grouped=grouped) == torch.bfloat16
+
+
+@pytest.mark.parametrize("name", ["recipe", "grad_recipe"])
+def test_fp8_training_refuses_an_unknown_recipe(name: str) -> None:
+    with pytest.raises(ValueError, match=rf"^{name}: an FP8 training GEMM quantizes with "):
+        _fp8_check(**{name: "mxfp8"})
+
+
+@pytest.mark.parametrize("name", ["x", "weight"])
+def test_fp8_training_takes_high_precision_tensors(name: str) -> None:
+    with pytest.raises(TypeError, match=rf"^{name}: expected a torch tensor, got list$"):
+        _fp8_check(**{name: [[0.0]]})
+    bad = torch.zeros(4, 32) if name == "x" else torch.zeros(8, 32)
+    with pytest.raises(TypeError, match=rf"^{name}: expected high-precision elements"):
+        _fp8_check(**{name: bad.to(torch.float8_e4m3fn)})
+
+
+@pytest.mark.parametrize(
+    ("grouped", "x_shape", "w_shape"),
+    [
+        (False, (4, 32, 1), (8, 32)),  # x 3-D
+        (False, (4, 32), (2, 8, 32)),  # weight 3-D
+        (False, (4, 32), (8, 16)),  # K differs
+        (True, (4, 32), (8, 32)),  # a grouped weight is 3-D
+        (True, (4, 32), (2, 8, 16)),
+    ],
+)
+def test_fp8_training_refuses_shapes_that_do_not_multiply(grouped, x_shape, w_shape) -> None:
+    with pytest.raises(ValueError, match=r"^weight: expected x \(M, K\) and weight "):
+        _fp8_check(x=torch.zeros(x_shape), weight=torch.zeros(w_shape), grouped=grouped)
+
+
+@pytest.mark.parametrize("out", [torch.float16, torch.float8_e4m3fn])
+def test_fp8_training_writes_bf16_or_f32_only(out) -> None:
+    with pytest.raises(ValueError, match=r"^out_dtype: expected torch.bfloat16 or torch.float32"):
+        _fp8_check(out=out)
