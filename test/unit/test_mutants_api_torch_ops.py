@@ -630,3 +630,62 @@ def test_fp8_training_refuses_shapes_that_do_not_multiply(grouped, x_shape, w_sh
 def test_fp8_training_writes_bf16_or_f32_only(out) -> None:
     with pytest.raises(ValueError, match=r"^out_dtype: expected torch.bfloat16 or torch.float32"):
         _fp8_check(out=out)
+
+
+def test_grouped_epilogue_backward_gives_no_bias_gradient_unless_asked() -> None:
+    g = _gen(16)
+    lens = torch.tensor([16, 32], dtype=torch.int32)
+    a = torch.randn(48, 32, generator=g).half()
+    b, bias = torch.randn(2, 32, 16, generator=g).half(), torch.randn(2, 16, generator=g).half()
+    ctx = SimpleNamespace(
+        saved_tensors=(a, b, lens, bias),
+        activation=None,
+        trans_b=False,
+        rest=OPTIONS,
+        needs_input_grad=(True,) + (False,) * 12,
+    )
+    grads = torch_ops._grouped_epilogue_backward(ctx, torch.ones(48, 16).half())
+    assert grads[0] is not None and grads[0].shape == a.shape
+    assert grads[1] is None and grads[3] is None
+
+
+def _fp8_close(got: torch.Tensor | None, want: torch.Tensor) -> None:
+    """Within FP8's quantization error (e4m3 rounds to 2^-4 relative, e5m2 gradients 2^-3)."""
+    assert got is not None and got.shape == want.shape
+    assert (got.double() - want).abs().max().item() <= 0.15 * want.abs().max().item()
+
+
+@pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True)])
+def test_fp8_linear_backward_runs_the_gradients_asked_for(needs: tuple[bool, bool]) -> None:
+    g = _gen(17)
+    x = torch.randn(32, 64, generator=g).bfloat16().requires_grad_(needs[0])
+    w = torch.randn(32, 64, generator=g).bfloat16().requires_grad_(needs[1])
+    dy = torch.randn(32, 32, generator=g)
+    y = torch.ops.gemm_opt.fp8_linear(x, w, "rowwise", "rowwise", None)
+    (y.float() * dy).sum().backward()
+    x64, w64 = x.detach().double(), w.detach().double()
+    for t, want in ((x, dy.double() @ w64), (w, dy.double().mT @ x64)):
+        if t.requires_grad:
+            _fp8_close(t.grad, want)
+            assert t.grad.dtype == t.dtype
+        else:
+            assert t.grad is None
+
+
+@pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True)])
+def test_fp8_grouped_linear_backward_runs_the_gradients_asked_for(needs) -> None:
+    g = _gen(18)
+    lens = torch.tensor([16, 32], dtype=torch.int32)
+    x = torch.randn(48, 64, generator=g).bfloat16().requires_grad_(needs[0])
+    w = torch.randn(2, 32, 64, generator=g).bfloat16().requires_grad_(needs[1])
+    dy = torch.randn(48, 32, generator=g)
+    y = torch.ops.gemm_opt.fp8_grouped_linear(x, w, lens, "rowwise", "rowwise", None)
+    (y.float() * dy).sum().backward()
+    x64, w64, dy64 = x.detach().double(), w.detach().double(), dy.double()
+    dx = torch.cat([dy64[:16] @ w64[0], dy64[16:] @ w64[1]])
+    dw = torch.stack([dy64[:16].mT @ x64[:16], dy64[16:].mT @ x64[16:]])
+    for t, want in ((x, dx), (w, dw)):
+        if t.requires_grad:
+            _fp8_close(t.grad, want)
+        else:
+            assert t.grad is None
