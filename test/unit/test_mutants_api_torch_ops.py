@@ -672,11 +672,12 @@ def test_fp8_linear_backward_runs_the_gradients_asked_for(needs: tuple[bool, boo
             assert t.grad is None
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16, torch.float32])
 @pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True)])
-def test_fp8_grouped_linear_backward_runs_the_gradients_asked_for(needs) -> None:
+def test_fp8_grouped_linear_backward_runs_the_gradients_asked_for(needs, dtype) -> None:
     g = _gen(18)
     lens = torch.tensor([16, 32], dtype=torch.int32)
-    x = torch.randn(48, 64, generator=g).bfloat16().requires_grad_(needs[0])
+    x = torch.randn(48, 64, generator=g).to(dtype).requires_grad_(needs[0])
     w = torch.randn(2, 32, 64, generator=g).bfloat16().requires_grad_(needs[1])
     dy = torch.randn(48, 32, generator=g)
     y = torch.ops.gemm_opt.fp8_grouped_linear(x, w, lens, "rowwise", "rowwise", None)
@@ -689,3 +690,67 @@ def test_fp8_grouped_linear_backward_runs_the_gradients_asked_for(needs) -> None
             _fp8_close(t.grad, want)
         else:
             assert t.grad is None
+
+
+# ---- matmul_epilogue's entry point -----------------------------------------------------------
+
+EPILOGUE_KW = {"schedule": "data-parallel", "reduction": None, "num_programs": None,
+               "num_xcds": 1, "config": None, "seed": None}  # fmt: skip
+
+
+def _epi(a, b, bias=None, activation=None, accumulate=False, out=None, **scales):
+    return torch_ops.matmul_epilogue(
+        a, b, bias=bias, activation=activation, accumulate=accumulate, out=out,
+        **scales, **EPILOGUE_KW,
+    )  # fmt: skip
+
+
+def _ab(seed: int = 19) -> tuple[torch.Tensor, torch.Tensor]:
+    g = _gen(seed)
+    return torch.randn(16, 32, generator=g).half(), torch.randn(32, 16, generator=g).half()
+
+
+@pytest.mark.parametrize("name", ["bias", "row_scale", "col_scale"])
+def test_matmul_epilogue_takes_tensors_for_bias_and_scales(name: str) -> None:
+    a, b = _ab()
+    args = {name: [1.0] * 16}
+    with pytest.raises(TypeError, match=rf"^{name}: expected a tensor like a, got list$"):
+        _epi(a, b, **args)
+
+
+@pytest.mark.parametrize("name", ["row_scale", "col_scale"])
+def test_matmul_epilogue_refuses_a_scale_that_requires_grad(name: str) -> None:
+    a, b = _ab()
+    s = torch.ones(16).requires_grad_()
+    with pytest.raises(RuntimeError, match=rf"^gemm_opt.matmul: {name} is not differentiable"):
+        _epi(a, b, **{name: s})
+    with torch.no_grad():
+        assert _epi(a, b, **{name: s}).shape == (16, 16)
+    assert _epi(a, b, **{name: s.detach()}).shape == (16, 16)
+
+
+def test_matmul_epilogue_with_out_writes_and_accumulates() -> None:
+    a, b = _ab()
+    bias = torch.randn(16, generator=_gen(20)).half()
+    ref = a.double() @ b.double() + bias.double()
+    out = torch.full((16, 16), 0.5, dtype=torch.float16)
+    assert _epi(a, b, bias, out=out) is out
+    assert (out.double() - ref).abs().max().item() <= 2e-2
+    out.fill_(0.5)
+    assert _epi(a, b, accumulate=True, out=out) is out
+    assert (out.double() - (a.double() @ b.double() + 0.5)).abs().max().item() <= 2e-2
+
+
+def test_matmul_epilogue_with_out_refuses_inputs_that_require_grad() -> None:
+    a, b = _ab()
+    out = torch.empty(16, 16, dtype=torch.float16)
+    with pytest.raises(RuntimeError, match="out= is not differentiable"):
+        _epi(a.requires_grad_(), b, out=out)
+
+
+def test_matmul_epilogue_is_differentiable_in_a_b_and_bias() -> None:
+    a, b = _ab()
+    a.requires_grad_()
+    bias = torch.randn(16, generator=_gen(21)).half().requires_grad_()
+    _epi(a, b, bias, "relu").sum().backward()
+    assert a.grad is not None and bias.grad is not None and b.grad is None
