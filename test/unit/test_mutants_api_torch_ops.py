@@ -754,3 +754,63 @@ def test_matmul_epilogue_is_differentiable_in_a_b_and_bias() -> None:
     bias = torch.randn(16, generator=_gen(21)).half().requires_grad_()
     _epi(a, b, bias, "relu").sum().backward()
     assert a.grad is not None and bias.grad is not None and b.grad is None
+
+
+# ---- grouped_matmul_epilogue's entry point ---------------------------------------------------
+
+
+def _gepi(a, b, lens, trans_b=False, bias=None, activation=None, accumulate=False, out=None):
+    return torch_ops.grouped_matmul_epilogue(
+        a, b, lens, trans_b=trans_b, validate=False, bias=bias, activation=activation,
+        accumulate=accumulate, out=out, **{**EPILOGUE_KW, "schedule": "persistent"},
+    )  # fmt: skip
+
+
+def _grouped_ab() -> tuple[torch.Tensor, torch.Tensor, list[int]]:
+    g = _gen(22)
+    return torch.randn(48, 32, generator=g).half(), torch.randn(2, 32, 16, generator=g).half(), [
+        16, 32]  # fmt: skip
+
+
+def _grouped_ref(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return torch.cat([a[:16].double() @ b[0].double(), a[16:].double() @ b[1].double()])
+
+
+def test_grouped_matmul_epilogue_takes_a_bool_trans_b_and_a_tensor_bias() -> None:
+    a, b, lens = _grouped_ab()
+    with pytest.raises(TypeError, match=r"^trans_b: expected a bool, got int$"):
+        _gepi(a, b, lens, trans_b=1)
+    with pytest.raises(TypeError, match=r"^bias: expected a tensor like a, got list$"):
+        _gepi(a, b, lens, bias=[[0.0] * 16] * 2)
+
+
+def test_grouped_matmul_epilogue_with_out_writes_and_accumulates() -> None:
+    a, b, lens = _grouped_ab()
+    bias = torch.randn(2, 16, generator=_gen(23)).half()
+    ref = _grouped_ref(a, b)
+    out = torch.full((48, 16), 0.5, dtype=torch.float16)
+    assert _gepi(a, b, lens, bias=bias, out=out) is out
+    with_bias = ref + torch.cat([bias[0].double().expand(16, 16), bias[1].double().expand(32, 16)])
+    assert (out.double() - with_bias).abs().max().item() <= 2e-2
+    out.fill_(0.5)
+    assert _gepi(a, b, lens, accumulate=True, out=out) is out
+    assert (out.double() - (ref + 0.5)).abs().max().item() <= 2e-2
+
+
+def test_grouped_matmul_epilogue_with_out_refuses_inputs_that_require_grad() -> None:
+    a, b, lens = _grouped_ab()
+    out = torch.empty(48, 16, dtype=torch.float16)
+    with pytest.raises(RuntimeError, match="out= is not differentiable"):
+        _gepi(a.requires_grad_(), b, lens, out=out)
+
+
+def test_grouped_matmul_epilogue_is_differentiable_in_a_b_and_bias() -> None:
+    a, b, lens = _grouped_ab()
+    bias = torch.randn(2, 16, generator=_gen(24)).half().requires_grad_()
+    b.requires_grad_()
+    out = _gepi(a, b, lens, bias=bias, activation="relu")
+    bias64 = torch.cat([bias[0].double().expand(16, 16), bias[1].double().expand(32, 16)])
+    want = (_grouped_ref(a, b) + bias64).clamp(min=0)
+    assert (out.double() - want).abs().max().item() <= 2e-2
+    out.sum().backward()
+    assert a.grad is None and b.grad is not None and bias.grad is not None
