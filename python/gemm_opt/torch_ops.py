@@ -874,6 +874,7 @@ def _plain_ints(kw: dict[str, Any]) -> dict[str, Any]:
     checks to name."""
     for name in ("num_programs", "num_xcds", "seed"):
         v = kw[name]
+        # Equivalent mutant: or, as_int of None raises the TypeError caught below.
         if v is not None and type(v) is not int:
             try:
                 kw = {**kw, name: P.as_int(v, name)}

@@ -814,3 +814,32 @@ def test_grouped_matmul_epilogue_is_differentiable_in_a_b_and_bias() -> None:
     assert (out.double() - want).abs().max().item() <= 2e-2
     out.sum().backward()
     assert a.grad is None and b.grad is not None and bias.grad is not None
+
+
+def _fp8_grouped_operands():
+    g = _gen(25)
+    a = torch.randn(48, 64, generator=g).to(torch.float8_e4m3fn)
+    w = torch.randn(2, 32, 64, generator=g).to(torch.float8_e4m3fn)
+    return a, w, torch.tensor([16, 32], dtype=torch.int32)  # b (G, N, K), trans_b
+
+
+@pytest.mark.parametrize(
+    ("out_dtype", "ok"), [(torch.float32, True), (None, True), ("bf16", False)]
+)
+def test_scaled_grouped_matmul_takes_a_torch_dtype_for_out_dtype(out_dtype, ok: bool) -> None:
+    a, b, lens = _fp8_grouped_operands()
+    sa, sb = torch.tensor(0.5), torch.tensor(2.0)
+
+    def call() -> torch.Tensor:
+        return torch_ops.scaled_grouped_matmul(
+            a, b, lens, sa, sb, trans_b=True, validate=False, out_dtype=out_dtype
+        )
+
+    if not ok:
+        with pytest.raises(TypeError, match=r"^out_dtype: expected a torch.dtype, got 'bf16'$"):
+            call()
+        return
+    out = call()
+    assert out.dtype == (out_dtype or torch.bfloat16)
+    ref = torch.cat([a[:16].double() @ b[0].double().mT, a[16:].double() @ b[1].double().mT])
+    assert (out.double() - ref).abs().max().item() <= 2e-2 * ref.abs().max().item()
