@@ -547,7 +547,10 @@ TARGETS: dict[str, Target] = {
     ),
     # -- more of the runtime --
     "runtime_gemm": Target(
-        "python/gemm_opt/runtime/gemm.py", EVERY, unit("test_api_limits", "test_api_runtime"), ()
+        "python/gemm_opt/runtime/gemm.py",
+        EVERY,
+        unit("test_api_limits", "test_api_runtime", "test_mutants_api_runtime"),
+        (),
     ),
     "runtime_launch": Target(
         "python/gemm_opt/runtime/launch.py",
