@@ -74,3 +74,10 @@ def test_the_builder_slot_holds_one_builder_or_none(monkeypatch) -> None:
     assert rt.has_builder() and rt.builder() is build
     rt.set_builder(None)
     assert not rt.has_builder()
+
+
+def test_a_store_of_an_empty_folder_has_no_kernel_and_says_so(tmp_path) -> None:
+    store = rt.KernelStore("cuda:90", tmp_path)
+    assert store.kernels() == {} and not store.has("gemm_k")
+    with pytest.raises(rt.KernelMissing, match=r"cuda90 \(no bundles there\); build the bundles"):
+        store.get("gemm_k")
