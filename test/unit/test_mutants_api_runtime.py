@@ -8,7 +8,10 @@ import importlib.util
 from types import SimpleNamespace
 
 import pytest
+from support.fake_bundles import fake_kernel
 
+from gemm_opt.core import schedules as S
+from gemm_opt.kernels import h100_configs as h100
 from gemm_opt.runtime import gemm as rt
 
 
@@ -81,3 +84,26 @@ def test_a_store_of_an_empty_folder_has_no_kernel_and_says_so(tmp_path) -> None:
     assert store.kernels() == {} and not store.has("gemm_k")
     with pytest.raises(rt.KernelMissing, match=r"cuda90 \(no bundles there\); build the bundles"):
         store.get("gemm_k")
+
+
+def test_a_store_builds_a_missing_kernel_only_with_a_builder_and_when_asked(
+    monkeypatch, tmp_path
+) -> None:
+    spec = S.KernelSpec("data-parallel", None, "none", "fp16", **h100.GPU_CONFIG.__dict__)
+    monkeypatch.setattr(rt, "_builder", None)
+    store = rt.KernelStore("cuda:90", tmp_path)
+    assert store.lookup(spec) is None
+    with pytest.raises(rt.KernelMissing):
+        store.for_spec(spec)
+    built: list[tuple[str, str]] = []
+
+    def build(s: S.KernelSpec, target: str):
+        built.append((s.name, target))
+        return fake_kernel(s)
+
+    rt.set_builder(build)
+    assert store.lookup(spec, build=False) is None and built == []
+    kernel = store.lookup(spec)
+    assert kernel is not None and kernel.name == spec.name
+    assert built == [(spec.name, "cuda:90")]
+    assert store.for_spec(spec) is kernel and len(built) == 1  # kept for the process
