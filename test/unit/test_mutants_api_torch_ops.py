@@ -843,3 +843,8 @@ def test_scaled_grouped_matmul_takes_a_torch_dtype_for_out_dtype(out_dtype, ok: 
     assert out.dtype == (out_dtype or torch.bfloat16)
     ref = torch.cat([a[:16].double() @ b[0].double().mT, a[16:].double() @ b[1].double().mT])
     assert (out.double() - ref).abs().max().item() <= 2e-2 * ref.abs().max().item()
+
+
+def test_fp8_training_wants_the_weight_on_xs_device() -> None:
+    with pytest.raises(ValueError, match=r"^weight: expected a tensor on cpu \(x's\), got meta$"):
+        _fp8_check(weight=torch.zeros(8, 32, device="meta"))
