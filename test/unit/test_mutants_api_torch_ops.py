@@ -622,7 +622,8 @@ def test_fp8_training_takes_high_precision_tensors(name: str) -> None:
     ],
 )
 def test_fp8_training_refuses_shapes_that_do_not_multiply(grouped, x_shape, w_shape) -> None:
-    with pytest.raises(ValueError, match=r"^weight: expected x \(M, K\) and weight "):
+    what = r"\(G, N, K\)" if grouped else r"\(N, K\)"
+    with pytest.raises(ValueError, match=rf"^weight: expected x \(M, K\) and weight {what} "):
         _fp8_check(x=torch.zeros(x_shape), weight=torch.zeros(w_shape), grouped=grouped)
 
 
