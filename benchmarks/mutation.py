@@ -250,7 +250,7 @@ TARGETS: dict[str, Target] = {
     "torch_ops": Target(
         "python/gemm_opt/torch_ops.py",
         EVERY,
-        unit("test_torch_ops", "test_grouped_backward"),
+        unit("test_torch_ops", "test_grouped_backward", "test_mutants_api_torch_ops"),
         (),
     ),
     # -- dialect verifiers --
@@ -293,7 +293,7 @@ TARGETS: dict[str, Target] = {
     "dialect_tile": Target(
         "dialect/tile.py",
         EVERY,
-        unit("test_verifier_contract", "test_exact_limits"),
+        unit("test_verifier_contract", "test_exact_limits", "test_mutants_dialect_tile"),
         ("test/lit/dialect",),
         skip=("_target_names", "unknown_attribute"),
     ),
@@ -574,7 +574,10 @@ TARGETS: dict[str, Target] = {
     ),
     # -- more of the runtime --
     "runtime_gemm": Target(
-        "python/gemm_opt/runtime/gemm.py", EVERY, unit("test_api_limits", "test_api_runtime"), ()
+        "python/gemm_opt/runtime/gemm.py",
+        EVERY,
+        unit("test_api_limits", "test_api_runtime", "test_mutants_api_runtime"),
+        (),
     ),
     "runtime_launch": Target(
         "python/gemm_opt/runtime/launch.py",

@@ -272,6 +272,8 @@ def verify_for_target(module_op: ir.Operation, target: str) -> TargetProblem | N
 
     def handler(d: Any) -> bool:
         found.append(TargetProblem(d.location, str(d.message)))
+        # Equivalent mutant: False passes the diagnostic on to the bindings, whose
+        # copy is appended after ours, so found[0] is the same.
         return True
 
     handle = ctx.attach_diagnostic_handler(handler)
@@ -922,6 +924,9 @@ def value_name(value: ir.Value) -> str:
     verifies that op first: the tile verifiers stand aside meanwhile (they are
     already running), or a verifier that names a value would re-enter itself
     without end."""
+    # Equivalent mutant: the pinned bindings' get_name does not verify the parent
+    # op, so no tile verifier is re-entered (none is while naming the values of
+    # tile-warp-specialize-invalid.mlir); the guard is for bindings that do.
     _Naming.active = True
     try:
         return value.get_name()
@@ -948,6 +953,7 @@ class TileOp(Tile.Operation):
 
     def verify_invariants(self) -> bool:
         if _Naming.active:  # re-entered while a verifier names a value (value_name)
+            # Equivalent mutant: not reached with the pinned bindings (value_name).
             return True
         try:
             self.check_attribute_names()
@@ -1030,6 +1036,7 @@ class TileOp(Tile.Operation):
                 f"(one for each of {names}), got {a}"
             )
         counts = list(arr)
+        # Equivalent mutant: strict=False, the lengths are equal (checked above).
         for (name, kind), n in zip(groups, counts, strict=True):
             allowed = {"single": (1,), "optional": (0, 1)}.get(kind)
             if (allowed is not None and n not in allowed) or n < 0:
@@ -1747,6 +1754,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
         n = len(self.descs)
         if any(v is None for v in slots[:n]):
             raise VerifyError("members must fill the descriptor slots from desc0 up")
+        # Equivalent mutant: 4->5, the op has four descriptor slots (n <= 4).
         if not 2 <= n <= 4:
             raise VerifyError(f"requires 2 to 4 members, got {n}")
         if len(self.dests) != n:
@@ -1755,6 +1763,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
                 f"{n} and {len(self.dests)}"
             )
         dest_slots = [self.dest0, self.dest1, self.dest2, self.dest3]
+        # Equivalent mutant: min->max, the counts are equal (checked above).
         for i in range(min(n, len(self.dests))):
             if dest_slots[i] is None:
                 raise VerifyError(f"member {i} has a descriptor but no destination")
@@ -1773,6 +1782,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
         dests = [_type_of(d, SharedType) for d in self.dests]
         rank0 = len(descs[0].shape)
         shared_layouts = []
+        # Equivalent mutant: strict=False, one descriptor per destination (checked above).
         for i, (d, b) in enumerate(zip(descs, dests, strict=True)):
             check_writable(self.dests[i], f"dest {i}")
             _check_same_block(d, b, member=str(i))
@@ -1794,6 +1804,7 @@ class AsyncTDMFusedCopyGlobalToLocalOp(TileOp, name="async_tdm_fused_copy_global
             arr = cast(layouts, ir.ArrayAttr)
             if arr is None or len(arr) != n:
                 raise VerifyError(f"'{WARP_LAYOUTS}' needs one layout per member, got {layouts}")
+            # Equivalent mutant: strict=False, all four have n entries (checked above).
             for h, d, lay, a in zip(hints, descs, shared_layouts, arr, strict=True):
                 _check_warp_layout(self, WARP_LAYOUTS, a, h, d.shape, lay)
 
@@ -1876,6 +1887,7 @@ def check_imprecise_acc(op: TileOp, elem: ir.Type) -> None:
     value = int_value(attrs[IMPRECISE_ACC], IMPRECISE_ACC)
     if element_bits(elem) != 8:
         raise VerifyError(f"{IMPRECISE_ACC} is for 8-bit inputs, got {elem}")
+    # Equivalent mutant: 0->1, a value of 1 is no multiple of 32 either.
     if value <= 0 or value % 32:
         raise VerifyError(f"{IMPRECISE_ACC} must be a positive multiple of 32, got {value}")
 

@@ -488,6 +488,7 @@ def _wgrad_operands(a: Tensor, grad: Tensor) -> tuple[Tensor, Tensor]:
     add exact zeros to every fp32 sum: the values are the unpadded product's."""
     k = a.shape[0]
     align = S.ALIGNMENT_BYTES // a.element_size()
+    # Equivalent mutant: >= for >, 128 rows are aligned for every element size.
     if k % align == 0 or k > WGRAD_PAD_MAX_ROWS:
         return a.mT, grad
     rows = k + (-k) % align
@@ -522,6 +523,8 @@ def _matmul_backward(ctx: Any, grad: Tensor) -> tuple:
             db = _call("matmul", *_wgrad_operands(rows_a, rows_g), *tail)
         else:
             db = _call("matmul", a.mT, grad, *tail)
+            # Equivalent mutant: autograd sums a broadcast gradient to the input's shape
+            # itself; summing to the same shape is a no-op.
             if db.shape != b.shape:
                 db = db.sum_to_size(b.shape)
     return (da, db) + (None,) * 6
@@ -673,6 +676,7 @@ def _epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
         g = grad.float()
         g = g if row_scale is None else g * row_scale[:, None]
         grad = (g if col_scale is None else g * col_scale).to(grad.dtype)
+    # Equivalent mutant: [:3], matmul's backward reads the first two flags only.
     plain = SimpleNamespace(saved_tensors=(a, b), needs_input_grad=ctx.needs_input_grad[:2],
                             tail=ctx.tail)  # fmt: skip
     da, db = _matmul_backward(plain, grad)[:2]
@@ -801,6 +805,7 @@ def _grouped_epilogue_backward(ctx: Any, grad: Tensor) -> tuple:
     if ctx.activation not in (None, "none"):
         pre = _call("grouped_matmul_epilogue", a, b, lens, bias, None, ctx.trans_b, *ctx.rest, None)
         grad = _through_activation(grad, pre, ctx.activation)
+    # Equivalent mutant: [:3], the grouped backward reads the first two flags only.
     plain = SimpleNamespace(saved_tensors=(a, b, lens), trans_b=ctx.trans_b, rest=ctx.rest,
                             needs_input_grad=ctx.needs_input_grad[:2])  # fmt: skip
     da, db = _grouped_backward(plain, grad)[:2]
@@ -869,6 +874,7 @@ def _plain_ints(kw: dict[str, Any]) -> dict[str, Any]:
     checks to name."""
     for name in ("num_programs", "num_xcds", "seed"):
         v = kw[name]
+        # Equivalent mutant: or, as_int of None raises the TypeError caught below.
         if v is not None and type(v) is not int:
             try:
                 kw = {**kw, name: P.as_int(v, name)}
