@@ -1575,7 +1575,7 @@ class MemdescTransOp(TileOp, name="memdesc_trans", traits=[ext.Pure]):
             raise VerifyError(
                 f"order {order} has {len(order)} entries but the source has rank {rank}"
             )
-        layout = src.layout_attr.to_layout()
+        layout = src.shared_layout()
         if isinstance(layout, PartitionedShared):
             raise VerifyError("a partitioned shared layout has no transposed view")
         if len(layout.order) != rank:
