@@ -1448,6 +1448,7 @@ def run_module(
     per_mutant: float | None = None,
     fast: bool = True,
     confirm: bool = True,
+    start_at: int = 0,
 ) -> ModuleReport:
     """Mutate ``target`` one point at a time. With ``previous`` (a JSON report
     of the same source), its killed mutants are taken as they are and only its
@@ -1481,7 +1482,8 @@ def run_module(
     judge.set_timeout(baseline)
     report.baseline_s = round(baseline, 1)
     count = len(found)
-    todo = [i for i in range(count if limit is None else min(limit, count)) if i % sample == 0]
+    stop = count if limit is None else min(limit, count)
+    todo = [i for i in range(start_at, stop) if i % sample == 0]
     print(f"{name}: {count} mutants, {len(todo)} to run, baseline {baseline:.1f}s", flush=True)
     try:
         for i in todo:
@@ -1619,6 +1621,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="first N mutants per module (a smoke run)")
     parser.add_argument("--sample", type=int, default=1, help="every Nth mutant only")
     parser.add_argument(
+        "--start",
+        type=int,
+        default=0,
+        metavar="N",
+        help="skip the mutants before index N (the rest of a stopped run of changed code, "
+        "which --reuse cannot resume)",
+    )
+    parser.add_argument(
         "--reuse",
         type=Path,
         metavar="JSON|DIR",
@@ -1659,6 +1669,8 @@ def main(argv: list[str] | None = None) -> int:
         "--out", type=Path, metavar="DIR", help="also one report per module: DIR/<module>.md, .json"
     )
     args = parser.parse_args(argv)
+    if args.start < 0:
+        parser.error(f"--start must be non-negative, got {args.start}")
     names = args.module or list(TARGETS)
     if args.summary:
         print(summary(*args.summary), end="")
@@ -1704,6 +1716,7 @@ def main(argv: list[str] | None = None) -> int:
             args.timeout,
             fast=not args.plain,
             confirm=not args.trust_coverage,
+            start_at=args.start,
         )
         save(report)
         reports.append(report)
