@@ -285,7 +285,7 @@ TARGETS: dict[str, Target] = {
     "dialect_schedule": Target(
         "dialect/schedule.py",
         EVERY,
-        unit("test_schedule_modes"),
+        unit("test_schedule_modes", "test_mutants_dialect_schedule"),
         lit("dialect", "tile-schedule-invalid", "tile-schedule-ops"),
         skip=("GemmScheduleOp._what",),
     ),

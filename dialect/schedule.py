@@ -130,6 +130,8 @@ def _mode(op: TileOp, name: str, allowed: tuple[Mode, ...], default: Mode | None
         return default
     if cast(a, ir.StringAttr) is None or ir.StringAttr(a).value not in allowed:
         raise VerifyError(f"'{name}' must be one of {', '.join(allowed)}, got {a}")
+    # Equivalent mutant: allowed[1] for allowed[0]: every caller's tuple (KINDS, REDUCTIONS,
+    # GROUPED, ACTIVATIONS, TILE_LOOPS, C_LAYOUTS) holds two or more members of one enum class.
     return type(allowed[0])(ir.StringAttr(a).value)
 
 
@@ -224,8 +226,8 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
             "group_lens", self.group_lens, is_grouped, "i32", f'grouped = "{grouped}"'
         )
         if (self.num_groups is not None) != is_grouped:
-            need = "needs" if is_grouped else "takes no"
-            raise VerifyError(f'grouped = "{grouped}" {need} a num_groups operand')
+            need = "needs a" if is_grouped else "takes no"
+            raise VerifyError(f"grouped = \"{grouped}\" {need} 'num_groups' operand")
         if self.num_groups is not None:
             _check_ints([self.num_groups], 32, "num_groups")
         self._check_optional("sync", self.sync, self.needs_sync, "i32", self._what())
@@ -290,6 +292,8 @@ class GemmScheduleOp(TileOp, name="gemm_schedule"):
             return
         if self.kind != Kind.SPLIT_K:
             raise VerifyError(f'\'split_k\' is only for kind "split-k", not "{self.kind}"')
+        # Equivalent mutant: required=False: the attribute is present (checked above), so
+        # int_attr never reaches its branch for a missing one.
         v = self.int_attr("split_k", required=True)
         if v is None or not 1 <= v <= MAX_SPLIT_K:
             raise VerifyError(
