@@ -289,7 +289,9 @@ TARGETS: dict[str, Target] = {
         lit("dialect", "tile-schedule-invalid", "tile-schedule-ops"),
         skip=("GemmScheduleOp._what",),
     ),
-    "dialect_edit": Target("dialect/edit.py", EVERY, unit("test_edit"), ()),
+    "dialect_edit": Target(
+        "dialect/edit.py", EVERY, unit("test_edit", "test_mutants_dialect_edit"), ()
+    ),
     "dialect_tile": Target(
         "dialect/tile.py",
         EVERY,

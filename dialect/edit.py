@@ -151,6 +151,9 @@ class _Mapper:
             )
         elif params is not None:
             mapped = [self.attr(p) for p in params]
+            # Equivalent mutant: all for any: every tile type (ptr, tensor_desc, shared,
+            # mbarrier) has exactly one parameter, and any and all agree on one item.
+            # Equivalent mutant: strict=False: mapped is built from params, one item each.
             if any(m != p for m, p in zip(mapped, params, strict=True)):
                 t = type(t).get(*mapped)
         return self.leaf_type(t)
@@ -171,6 +174,7 @@ class _Mapper:
                 a = ir.DenseElementsAttr.get_splat(mapped, self.attr(dense.get_splat_value()))
         elif array is not None:
             items = [self.attr(x) for x in array]
+            # Equivalent mutant: strict=False: items is built from array, one item each.
             if any(m != x for m, x in zip(items, array, strict=True)):
                 a = ir.ArrayAttr.get(items)
         return self.leaf_attr(a)
@@ -381,6 +385,7 @@ def replace_op(
         loc=op.location,
         ip=ir.InsertionPoint(op),
     )
+    # Equivalent mutant: strict=False: new is created with one result per result of op.
     for old, repl in zip(op.results, new.results, strict=True):
         old.replace_all_uses_with(repl)
     op.erase()
