@@ -124,7 +124,8 @@ def test_group_m_limit_is_the_largest_band_that_fits_an_i32(block_n: int) -> Non
 
 def test_the_most_chiplets_and_the_one_past_them() -> None:
     most = num_xcds_limit()
-    assert (most - 1) * COUNTER_STRIDE <= I32_MAX - COUNTER_STRIDE
+    # The counters of num_xcds chiplets end at num_xcds * COUNTER_STRIDE: an i32 for the most.
+    assert most * COUNTER_STRIDE <= I32_MAX < (most + 1) * COUNTER_STRIDE
     ws = {"pointers": {"sync": "i32"}}
     assert _errors("work-stealing", ints={"num_xcds": most}, **ws) == []
     assert _errors("work-stealing", ints={"num_xcds": most + 1}, **ws) == _refused(
