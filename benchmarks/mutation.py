@@ -578,7 +578,12 @@ TARGETS: dict[str, Target] = {
     "runtime_gemm": Target(
         "python/gemm_opt/runtime/gemm.py",
         EVERY,
-        unit("test_api_limits", "test_api_runtime", "test_mutants_api_runtime"),
+        unit(
+            "test_api_limits",
+            "test_api_runtime",
+            "test_mutants_api_runtime",
+            "test_mutants_api_gemm",
+        ),
         (),
     ),
     "runtime_launch": Target(

@@ -326,6 +326,7 @@ def _fact_plan(
                 ranges.setdefault(arg.name, set())
                 if arg.constexpr is not None:
                     exact.add(arg.name)
+                # Equivalent mutant: > -> >=; a divisibility of 1 leaves the lcm as it is.
                 if arg.divisibility > 1:
                     divs[arg.name].add(arg.divisibility)
                 if arg.is_pointer:
@@ -349,8 +350,10 @@ def _facts(plan: Any, values: Mapping[str, Any]) -> Any:
         v = values.get(name, _NO_MEMO)
         t = type(v)
         if t is int or t is bool:
+            # Equivalent mutant: 0 -> 1; a leading bit, the same for every value of a plan.
             fits = 0
             for lo, hi in ranges:
+                # Equivalent mutant: << 1 -> << 2; one bit per range either way, none lost.
                 fits = fits << 1 | (lo <= v <= hi)
             out.append((t, v) if exact else (t, v % lcm, fits))
         elif v is _NO_MEMO:
@@ -424,6 +427,9 @@ def allocate_workspace(torch: Any, layout: S.WorkspaceLayout, device: Any) -> tu
     Partials are left as they are: every partial is written before a flag
     releases it. Keep the buffer alive until the launch is enqueued.
     """
+    # Equivalent mutant: 16 -> 17; a kernel reads total_bytes of it at most (the floor only
+    # makes an empty layout's buffer an allocation), and the caching allocator hands out
+    # 512-byte blocks either way.
     workspace = torch.empty(max(layout.total_bytes, 16), dtype=torch.uint8, device=device)
     if layout.sync_bytes:
         workspace[: layout.sync_bytes].zero_()
