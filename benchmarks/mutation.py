@@ -515,7 +515,10 @@ TARGETS: dict[str, Target] = {
         "lowering/sm90_tma.py", EVERY, unit("test_tma_copies", "test_epilogue_tma"), TMA_LIT
     ),
     "lowering_sm90_mma": Target(
-        "lowering/sm90_mma.py", EVERY, unit("test_tma_copies"), CONVERT_LIT
+        "lowering/sm90_mma.py",
+        EVERY,
+        unit("test_tma_copies", "test_mutants_lowering_sm90_mma"),
+        CONVERT_LIT,
     ),
     "lowering_target_amd": Target(
         "lowering/target_amd.py",
