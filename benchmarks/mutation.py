@@ -483,7 +483,11 @@ TARGETS: dict[str, Target] = {
         CONVERT_LIT,
     ),
     "lowering_convert_control_flow": Target(
-        "lowering/convert_control_flow.py", EVERY, unit("test_lowering"), CONVERT_LIT
+        "lowering/convert_control_flow.py",
+        EVERY,
+        unit("test_lowering", "test_mutants_lowering_control_flow"),
+        # cuda:90's TMA copies are what an scf op threads a count through.
+        (*CONVERT_LIT, *lit("lowering", "convert-tile-to-triton-gpu-tma")),
     ),
     "lowering_convert_tile_to_triton_gpu": Target(
         "lowering/convert_tile_to_triton_gpu.py",
@@ -513,7 +517,10 @@ TARGETS: dict[str, Target] = {
         "lowering/sm90_tma.py", EVERY, unit("test_tma_copies", "test_epilogue_tma"), TMA_LIT
     ),
     "lowering_sm90_mma": Target(
-        "lowering/sm90_mma.py", EVERY, unit("test_tma_copies"), CONVERT_LIT
+        "lowering/sm90_mma.py",
+        EVERY,
+        unit("test_tma_copies", "test_mutants_lowering_sm90_mma"),
+        CONVERT_LIT,
     ),
     "lowering_target_amd": Target(
         "lowering/target_amd.py",

@@ -88,6 +88,10 @@ MAX_CONSTANT_RUNS = 64
 
 
 def _operation(op: Any) -> ir.Operation:
+    # Equivalent mutant: the negated condition returns ``op`` itself. An OpView and an
+    # Operation both have ``operation``, so only that branch ever runs, and an OpView
+    # answers every use here (name, operands, results, attributes, regions, parent,
+    # location) as its Operation does, comparing and hashing equal to it in the plans.
     return op.operation if hasattr(op, "operation") else op
 
 
@@ -162,6 +166,8 @@ def _non_splat_constant(ctx: HandOffContext, op: Any, dense: Any, rt: Any, ty: A
             f"a non-splat constant of {elem} has no lowering: its elements cannot be "
             "read through the MLIR bindings (a splat, or another element type, can)",
         )
+    # Equivalent mutant: reshape(-2); numpy reads any negative size as the one size it
+    # infers, so both flatten the array in row-major order.
     flat = values.reshape(-1).tolist()
     raw = [repr(x) for x in flat]
     runs: list[tuple[int, int]] = []  # [start, end) of each run after the first
@@ -231,6 +237,8 @@ def lower_for(ctx: HandOffContext, op: Any) -> list[Any]:
     done = b.create_sdiv(b.create_sub(iv, lb), step)
     counter.count = b.create_add(before, b.create_mul(done, ctx.const(per_iter)))
     old = ctx.region_block(op.regions[0], op)
+    # Equivalent mutant: strict=False; the body has the induction variable and one
+    # argument per result (scf.for's verifier), as ``args`` has.
     for a, new in zip(old.arguments, args, strict=True):
         ctx.values[a] = new
     ctx.lower_block(old)

@@ -135,6 +135,8 @@ class WgmmaChoice:
     def _wgmma_shape(self, op: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
         m, n = ir.RankedTensorType(op.c.type).shape
         a = ir.RankedTensorType(op.a.type)
+        # Equivalent mutant: or 17; the hand-off verifies the module for cuda:90 first, so A
+        # is f16, bf16 or an 8-bit float, whose width element_bits always gives.
         bits = element_bits(a.element_type) or 16
         warps, instr = wgmma_shape(m, n, a.shape[1], num_warps_of(op), bits)
         return tuple(warps), tuple(instr)
@@ -153,6 +155,9 @@ class WgmmaChoice:
             if problem is not None:
                 return f"operand {name}'s {problem}"
             elems.append(str(src.element_type))
+        # Equivalent mutant: and, elems[1] != elems[1], elems[1] not in; the hand-off verifies
+        # the module for cuda:90 first, whose tile.wmma rule makes A and B one type out of
+        # WGMMA_INPUTS, so the test is false for every input, mutated or not.
         if elems[0] != elems[1] or elems[0] not in WGMMA_INPUTS:
             return f"operands are {elems[0]} and {elems[1]}, not both of one of {WGMMA_INPUTS}"
         acc = str(ir.RankedTensorType(op.c.type).element_type)
@@ -185,6 +190,8 @@ class WgmmaChoice:
                     raise ctx.fail(op, f"mma=wgmma: this MMA cannot use wgmma: {refusal}")
                 continue
             m, n = ir.RankedTensorType(op.c.type).shape
+            # Equivalent mutant: or 17; verified for cuda:90, A is f16, bf16 or an 8-bit
+            # float, whose width element_bits always gives.
             bits = element_bits(op.a.type.element_type) or 16
             warps, instr = wgmma_shape(m, n, op.a.type.shape[1], num_warps_of(op), bits)
             self.acc[str(ir.RankedTensorType(op.c.type).encoding)] = (warps, instr)
@@ -204,6 +211,8 @@ class WgmmaChoice:
             if problem is not None:
                 return f"operand {name}'s {problem}"
         m, n = ir.RankedTensorType(op.c.type).shape
+        # Equivalent mutant: or 17; verified for cuda:90, A is f16, bf16 or an 8-bit float,
+        # whose width element_bits always gives.
         bits = element_bits(op.a.type.element_type) or 16
         try:
             shape = wgmma_shape(m, n, op.a.type.shape[1], num_warps_of(op), bits)
