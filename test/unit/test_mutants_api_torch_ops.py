@@ -938,6 +938,10 @@ def test_a_direct_epilogue_call_bumps_outs_version_as_the_operator_does(direct_o
     assert _epi(a, b, bias, out=out) is out
     assert out._version > version, "out= is a mutated argument: its version moves"
     assert (out.double() - (a.double() @ b.double() + bias.double())).abs().max() <= 2e-2
+    rs, cs = torch.rand(16, generator=_gen(29)) + 0.5, torch.rand(16, generator=_gen(30)) + 0.5
+    scaled = _epi(a, b, row_scale=rs, col_scale=cs)  # the scales reach the kernel
+    ref = a.double() @ b.double() * rs.double()[:, None] * cs.double()
+    assert (scaled.double() - ref).abs().max().item() <= 2.0**-5
 
 
 def test_a_direct_grouped_epilogue_call_bumps_outs_version(direct_on_cpu) -> None:
@@ -949,6 +953,18 @@ def test_a_direct_grouped_epilogue_call_bumps_outs_version(direct_on_cpu) -> Non
     assert _gepi(a, b, lens, accumulate=True, out=out) is out
     assert out._version > version
     assert (out.double() - _grouped_ref(a, b)).abs().max().item() <= 2e-2
+
+
+def test_a_grouped_epilogue_bias_that_requires_grad_is_not_taken_direct(direct_on_cpu) -> None:
+    """The bias is one of the call's tensors: its gradient is recorded (eager autograd),
+    as a's and b's are."""
+    a, b, lens = _grouped_ab()
+    bias = torch.randn(2, 16, generator=_gen(31)).half().requires_grad_()
+    out = _gepi(a, b, lens, bias=bias)
+    assert out.requires_grad
+    out.sum().backward()
+    want = torch.tensor([[16.0] * 16, [32.0] * 16])  # d(sum)/d(bias[g]): the group's rows
+    assert bias.grad is not None and torch.equal(bias.grad.float(), want)
 
 
 @pytest.mark.parametrize(
@@ -1000,3 +1016,22 @@ def test_scaled_matmul_runs_the_kernel_of_its_eager_plan(scaled_specs, num_xcds)
     want = scaled.scaled_plan(a, b, sa, sb, meta=True, **kw).spec
     assert [s.num_xcds for s in scaled_specs] == [num_xcds or 1]
     assert scaled_specs[0].name == want.name
+
+
+def test_the_fp8_training_wrappers_check_their_own_weight_rank() -> None:
+    """``torch_ops.fp8_linear`` takes an (N, K) weight, ``fp8_grouped_linear`` a (G, N, K)
+    one: each checks eagerly, with the operator's message, before the operator runs."""
+    g = _gen(32)
+    x = torch.randn(48, 64, generator=g).bfloat16()
+    w = torch.randn(32, 64, generator=g).bfloat16()
+    y = torch_ops.fp8_linear(x, w)
+    _fp8_close(y, x.double() @ w.double().mT)
+    lens = torch.tensor([16, 32], dtype=torch.int32)
+    wg = torch.stack([w, -w])
+    y = torch_ops.fp8_grouped_linear(x, wg, lens)
+    want = torch.cat([x[:16].double() @ w.double().mT, -(x[16:].double() @ w.double().mT)])
+    _fp8_close(y, want)
+    with pytest.raises(ValueError, match=r"^weight: expected x \(M, K\) and weight \(N, K\) "):
+        torch_ops.fp8_linear(x, wg)
+    with pytest.raises(ValueError, match=r"^weight: expected x \(M, K\) and weight \(G, N, K\) "):
+        torch_ops.fp8_grouped_linear(x, w, lens)
