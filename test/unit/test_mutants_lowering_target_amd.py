@@ -11,10 +11,8 @@ import pytest
 from support.ttgir_text import body_lines, definitions
 
 from gemm_opt.core.ext_compat import ir
-from gemm_opt.core.targets import TARGETS, Mma
 from gemm_opt.dialect import make_context
 from gemm_opt.dialect.edit import erase_ops, ops_named
-from gemm_opt.dialect.tile import VerifyError, WmmaAttr
 from gemm_opt.lowering.compile import TileCompileError, lower_tile_module
 
 # A #tile.wmma_layout and #tile.dot_operand with every optional field left out: version
@@ -227,22 +225,6 @@ def test_an_untargeted_module_is_checked_again_for_an_mfma_target() -> None:
     assert (e.value.line, e.value.col) == (8, 10)  # the tile.wmma
     ttgir = lower_tile_module(UNTARGETED, "gfx1250", fuse=False).ttgir
     assert "#ttg.amd_wmma<{version = 3, isTranspose = false," in ttgir
-
-
-@pytest.mark.parametrize("given", [None, False, True])
-@pytest.mark.parametrize("target", sorted(TARGETS))
-def test_wmma_layout_transposed_on_every_target(target: str, given: bool | None) -> None:
-    """Given: as given; omitted: false where the target's layout has a default (WMMA's
-    parser, or no such flag), refused on MFMA."""
-    fields = {} if given is None else {"transposed": given}
-    with make_context():
-        attr = WmmaAttr.build(warps_per_cta=(2, 2), **fields)
-        t = TARGETS[target]
-        if given is None and t.mma in (Mma.MFMA_V3, Mma.MFMA_V4):
-            with pytest.raises(VerifyError, match=r"^#tile.wmma_layout needs field 'transposed'"):
-                attr.transposed(t)
-        else:
-            assert attr.transposed(t) is bool(given)
 
 
 # A partitioned buffer on the MFMA targets: its inner layout, or an unswizzled
