@@ -71,7 +71,7 @@ from gemm_opt.core.layouts import (
     check_shared_layout,
     permuted_layout,
 )
-from gemm_opt.core.targets import TARGETS, Target
+from gemm_opt.core.targets import TARGETS, Mma, Target
 from gemm_opt.core.tdm_layout import tdm_warp_layout
 from gemm_opt.core.warp_hint import (
     WarpHintError,
@@ -632,6 +632,10 @@ class BlockedAttr(RegisterLayoutAttr, name="blocked"):
     }
 
 
+#: The MMA families whose layout takes no omitted ``transposed`` (:meth:`WmmaAttr.transposed`).
+MFMA = (Mma.MFMA_V4, Mma.MFMA_V3)
+
+
 class WmmaAttr(RegisterLayoutAttr, name="wmma_layout"):
     """``#tile.wmma_layout<{version, warps_per_cta, instr_shape, transposed}>``: the
     accumulator layout of matrix instructions.
@@ -663,6 +667,22 @@ class WmmaAttr(RegisterLayoutAttr, name="wmma_layout"):
         if w is None or len(w) != 2:
             raise VerifyError("#tile.wmma_layout needs warps_per_cta = array<i64: WM, WN>")
         return w
+
+    def transposed(self, target: Target) -> bool:
+        """``transposed`` as lowered for ``target``. Omitted, it is Triton 3.9.0's
+        default of the layout it becomes: ``#ttg.amd_wmma`` parses a missing
+        ``isTranspose`` as false; ``#ttg.amd_mfma`` has no default (Gluon's
+        ``AMDMFMALayout`` requires it), so on an MFMA target it must be given.
+        wgmma's layout has no such flag (read as false)."""
+        given = self.field_values().get("transposed")
+        if given is not None:
+            return bool(given)
+        if target.mma in MFMA:
+            raise VerifyError(
+                f"#tile.wmma_layout needs field 'transposed' on {target.name}, whose "
+                f"#ttg.amd_mfma has no default for it (write transposed = true or false)"
+            )
+        return False
 
 
 class DotOperandAttr(RegisterLayoutAttr, name="dot_operand"):
@@ -1134,7 +1154,8 @@ def _shape_name(shape: Sequence[int]) -> str:
 
 def check_wmma_layout(op: TileOp, attr: WmmaAttr) -> None:
     """Version 3, an instruction of :data:`WMMA_INSTR_SHAPES`, two power-of-two warp
-    counts whose product is ``tile.num_warps``."""
+    counts whose product is ``tile.num_warps``, and a ``transposed`` (given, or
+    omitted) that some possible target takes."""
     v = attr.field_values()
     version = v.get("version", WMMA_VERSION)
     if version != WMMA_VERSION:
@@ -1149,6 +1170,15 @@ def check_wmma_layout(op: TileOp, attr: WmmaAttr) -> None:
     warps = attr.warps_per_cta()
     _pow2_entries(warps, "#tile.wmma_layout warps_per_cta")
     _check_warps_cover(op, warps, "#tile.wmma_layout warps_per_cta")
+    targets = op.targets()
+    refused: list[VerifyError] = []
+    for t in targets:
+        try:
+            attr.transposed(t)
+        except VerifyError as e:
+            refused.append(e)
+    if refused and len(refused) == len(targets):  # no possible target takes it
+        raise refused[0]
 
 
 def check_blocked_layout(op: TileOp, attr: BlockedAttr, rank: int) -> None:

@@ -422,6 +422,15 @@ class HandOffContext:
             )
         raise self.fail(op, f"no TritonGPU equivalent for the layout {attr}")
 
+    def descriptor_type(self, elem: ir.Type, shape: list[int], layout: Any, op: Any) -> Any:
+        """The ``!tt.tensordesc`` of ``shape`` blocks of ``elem`` in the shared ``layout``.
+        Its integers are signed, as Triton's descriptors of ``tl.int8`` (``int32``, ...)
+        tensors are: a signless integer is Triton's signed one. The E8M0 block scale,
+        which Triton carries as ``uint8`` codes, stays unsigned (``ui8``)."""
+        block = self.b.get_block_ty(self.elem(elem, op), shape)
+        signed = cast(elem, ir.IntegerType) is not None
+        return self.b.get_tensor_descriptor_layout_type(block, signed, layout)
+
     def convert_type(self, t: ir.Type, op: Any) -> Any:
         """The Triton type of a tile type (None: it has no value on this target)."""
         if isinstance(t, PtrType):
@@ -429,10 +438,8 @@ class HandOffContext:
         if isinstance(t, TensorDescType):
             if not self.strategy.descriptor_values():
                 return None
-            block = self.b.get_block_ty(self.elem(t.element_type, op), list(t.shape))
-            return self.b.get_tensor_descriptor_layout_type(
-                block, False, self.layout(self.strategy.shared_layout(self, t, op))
-            )
+            layout = self.layout(self.strategy.shared_layout(self, t, op))
+            return self.descriptor_type(t.element_type, list(t.shape), layout, op)
         if isinstance(t, SharedType):
             shape = list(t.shape)
             return self.b.get_shared_mem_desc_ty(

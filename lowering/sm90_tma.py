@@ -139,8 +139,7 @@ class TmaCopies:
         if self.plan is not None:
             return ctx.must_type(op.result.type, op)
         t = op.result.type
-        block = ctx.b.get_block_ty(ctx.elem(t.element_type, op), list(t.shape))
-        return ctx.b.get_tensor_descriptor_layout_type(block, False, ctx.layout(shared))
+        return ctx.descriptor_type(t.element_type, list(t.shape), ctx.layout(shared), op)
 
     def descriptor(self, ctx: HandOffContext, op: Any, info: Desc, shared: Any) -> Any:
         """The TMA descriptor of ``op``: the host's parameter, or made on the device."""

@@ -27,7 +27,13 @@ from gemm_opt.core.scaling import MX_BLOCK
 from gemm_opt.core.targets import Target
 from gemm_opt.dialect.barrier import MAX_ARRIVALS, BarrierWaitOp
 from gemm_opt.dialect.scaled_mma import ScaledWmmaOp
-from gemm_opt.dialect.tile import PaddedSharedAttr, PartitionedSharedAttr, SharedType, WmmaAttr
+from gemm_opt.dialect.tile import (
+    PaddedSharedAttr,
+    PartitionedSharedAttr,
+    SharedType,
+    VerifyError,
+    WmmaAttr,
+)
 from gemm_opt.lowering.barrier_plan import (
     BARRIER_OPS,
     BarrierPlan,
@@ -45,6 +51,15 @@ from gemm_opt.lowering.layouts import (
 from gemm_opt.lowering.target_portable import PortableCopies
 
 
+def _transposed(ctx: HandOffContext, attr: WmmaAttr, op: Any) -> bool:
+    """``attr``'s ``transposed`` on the target: the dialect's rule
+    (:meth:`~gemm_opt.dialect.tile.WmmaAttr.transposed`), its refusal located at ``op``."""
+    try:
+        return attr.transposed(ctx.target)
+    except VerifyError as e:
+        raise ctx.fail(op, str(e)) from None
+
+
 class AmdTdmStrategy(TargetStrategy):
     """gfx1250: TDM copies and stores, WMMA v3, LDS barriers."""
 
@@ -58,7 +73,7 @@ class AmdTdmStrategy(TargetStrategy):
         v = attr.field_values()
         return ctx.tt.layouts.AMDWMMALayout(
             int(v.get("version", 3)),
-            bool(v.get("transposed", False)),
+            _transposed(ctx, attr, op),
             wmma_warp_bases(list(attr.warps_per_cta())),
             [],
             list(attr.instr_shape()),
@@ -76,7 +91,7 @@ class AmdTdmStrategy(TargetStrategy):
             list(shape),
             m,
             n,
-            bool(acc.field_values().get("transposed", False)),
+            _transposed(ctx, acc, op),
             MX_BLOCK,
             [],
             wmma_warp_bases(list(acc.warps_per_cta())),
@@ -358,13 +373,12 @@ class AmdMfmaStrategy(PortableCopies):
         return (t.mfma_k32 if mn == 32 else t.mfma_k16), t.mfma_k_width
 
     def mma_layout(self, ctx: HandOffContext, attr: WmmaAttr, op: Any) -> Any:
-        v = attr.field_values()
         mn = self._mfma_mn(attr)
         k, _ = self._mfma_k(ctx.target, attr, mn)
         return ctx.tt.layouts.AMDMFMALayout(
             ctx.target.mfma_version,
             [mn, mn, k],
-            bool(v.get("transposed", True)),
+            _transposed(ctx, attr, op),
             list(attr.warps_per_cta()),
         )
 

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
 
 from gemm_opt import torch_ops
 from gemm_opt.core import schedules as S
@@ -849,3 +850,188 @@ def test_scaled_grouped_matmul_takes_a_torch_dtype_for_out_dtype(out_dtype, ok: 
 def test_fp8_training_wants_the_weight_on_xs_device() -> None:
     with pytest.raises(ValueError, match=r"^weight: expected a tensor on cpu \(x's\), got meta$"):
         _fp8_check(weight=torch.zeros(8, 32, device="meta"))
+
+
+# ---- fake CUDA tensors: the eager checks read metadata only --------------------------------
+
+
+def _fake_cuda(*shape: int, dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
+    return torch.empty(shape, dtype=dtype, device="cuda")
+
+
+def test_fake_cuda_epilogue_calls_check_without_reading_data() -> None:
+    """Traced (fake CUDA tensors, no GPU): each entry point's eager check is the meta plan,
+    which reads no data pointer and no GPU property, and gives the output's metadata."""
+    with FakeTensorMode():
+        x, d = _fake_cuda(64, 32), _fake_cuda(32, 48)
+        bias, out = _fake_cuda(48), _fake_cuda(64, 48)
+        w, wbias = _fake_cuda(4, 32, 48), _fake_cuda(4, 48)
+        lens = _fake_cuda(4, dtype=torch.int32)
+        y = torch_ops.matmul_epilogue(
+            x, d, bias=bias, activation="relu", accumulate=False, out=None, **EPILOGUE_KW
+        )
+        assert (y.shape, y.dtype, y.device.type) == ((64, 48), torch.bfloat16, "cuda")
+        got = torch_ops.matmul_epilogue(
+            x, d, bias=bias, activation=None, accumulate=True, out=out, **EPILOGUE_KW
+        )
+        assert got is out
+        grouped = {**EPILOGUE_KW, "schedule": "persistent"}
+        y = torch_ops.grouped_matmul_epilogue(
+            x, w, lens, trans_b=False, validate=False, bias=wbias, activation="silu",
+            accumulate=False, out=None, **grouped,
+        )  # fmt: skip
+        assert y.shape == (64, 48)
+        wgrad = _fake_cuda(4, 32, 48)
+        got = torch_ops.grouped_matmul_variable_k(
+            x, out, lens, validate=False, accumulate=True, out=wgrad, **grouped
+        )
+        assert got is wgrad
+
+
+def test_fake_cuda_scaled_calls_check_without_reading_data() -> None:
+    with FakeTensorMode():
+        a = _fake_cuda(64, 32, dtype=torch.float8_e4m3fn)
+        s = _fake_cuda(dtype=torch.float32)
+        b = _fake_cuda(48, 32, dtype=torch.float8_e4m3fn).t()
+        y = torch_ops.scaled_matmul(a, b, s, s, out_dtype=torch.float32)
+        assert (y.shape, y.dtype, y.device.type) == ((64, 48), torch.float32, "cuda")
+        w = _fake_cuda(4, 48, 32, dtype=torch.float8_e4m3fn)
+        lens = _fake_cuda(4, dtype=torch.int32)
+        y = torch_ops.scaled_grouped_matmul(a, w, lens, s, s, trans_b=True, validate=False)
+        assert (y.shape, y.dtype) == ((64, 48), torch.bfloat16)
+
+
+def test_fake_cuda_epilogue_calls_name_bad_input_eagerly() -> None:
+    """The meta plan's messages, before the operator is called."""
+    with FakeTensorMode():
+        x, d = _fake_cuda(64, 32), _fake_cuda(32, 48)
+        with pytest.raises(ValueError, match=r"^bias: "):
+            torch_ops.matmul_epilogue(
+                x, d, bias=_fake_cuda(47), activation=None, accumulate=False, out=None,
+                **EPILOGUE_KW,
+            )  # fmt: skip
+        with pytest.raises(ValueError, match=r"^out: expected shape \(64, 48\)"):
+            torch_ops.matmul_epilogue(
+                x, d, bias=None, activation=None, accumulate=True, out=_fake_cuda(64, 47),
+                **EPILOGUE_KW,
+            )  # fmt: skip
+
+
+# ---- the direct path (eager, no dispatcher) -------------------------------------------------
+
+
+@pytest.fixture
+def direct_on_cpu(monkeypatch) -> None:
+    """CPU tensors take the path of plain CUDA ones (no dispatch); the model runs them."""
+    monkeypatch.setattr(torch_ops, "_DIRECT_DEVICE", "cpu")
+    if not torch_ops._DIRECT_OK:
+        pytest.skip("this PyTorch lacks the checks the direct path needs")
+
+
+def test_a_direct_epilogue_call_bumps_outs_version_as_the_operator_does(direct_on_cpu) -> None:
+    a, b = _ab()
+    bias = torch.randn(16, generator=_gen(26)).half()
+    assert torch_ops._direct(a, b, bias)
+    assert _epi(a, b, bias, "relu").shape == (16, 16)  # no out: nothing to bump
+    out = torch.zeros(16, 16, dtype=torch.float16)
+    version = out._version
+    assert _epi(a, b, bias, out=out) is out
+    assert out._version > version, "out= is a mutated argument: its version moves"
+    assert (out.double() - (a.double() @ b.double() + bias.double())).abs().max() <= 2e-2
+    rs, cs = torch.rand(16, generator=_gen(29)) + 0.5, torch.rand(16, generator=_gen(30)) + 0.5
+    scaled = _epi(a, b, row_scale=rs, col_scale=cs)  # the scales reach the kernel
+    ref = a.double() @ b.double() * rs.double()[:, None] * cs.double()
+    assert (scaled.double() - ref).abs().max().item() <= 2.0**-5
+
+
+def test_a_direct_grouped_epilogue_call_bumps_outs_version(direct_on_cpu) -> None:
+    a, b, lens = _grouped_ab()
+    bias = torch.randn(2, 16, generator=_gen(27)).half()
+    assert _gepi(a, b, lens, bias=bias, activation="relu").shape == (48, 16)
+    out = torch.zeros(48, 16, dtype=torch.float16)
+    version = out._version
+    assert _gepi(a, b, lens, accumulate=True, out=out) is out
+    assert out._version > version
+    assert (out.double() - _grouped_ref(a, b)).abs().max().item() <= 2e-2
+
+
+def test_a_grouped_epilogue_bias_that_requires_grad_is_not_taken_direct(direct_on_cpu) -> None:
+    """The bias is one of the call's tensors: its gradient is recorded (eager autograd),
+    as a's and b's are."""
+    a, b, lens = _grouped_ab()
+    bias = torch.randn(2, 16, generator=_gen(31)).half().requires_grad_()
+    out = _gepi(a, b, lens, bias=bias)
+    assert out.requires_grad
+    out.sum().backward()
+    want = torch.tensor([[16.0] * 16, [32.0] * 16])  # d(sum)/d(bias[g]): the group's rows
+    assert bias.grad is not None and torch.equal(bias.grad.float(), want)
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("_C", "_is_torch_function_mode_enabled"),
+        ("_C", "_len_torch_dispatch_stack"),
+        ("autograd.graph", "increment_version"),
+    ],
+)
+def test_a_pytorch_without_one_check_dispatches_every_call(monkeypatch, module, name) -> None:
+    assert torch_ops._dispatch_free()
+    owner = torch
+    for part in module.split("."):
+        owner = getattr(owner, part)
+    monkeypatch.delattr(owner, name)
+    assert not torch_ops._dispatch_free()
+
+
+# ---- the kernels the wrappers pick where the caller names none --------------------------------
+
+
+@pytest.fixture
+def scaled_specs(monkeypatch) -> list:
+    """The kernel specs of the scaled GEMMs the model runs."""
+    from gemm_opt.kernels import model_gemm
+
+    seen: list = []
+    real = model_gemm.run_scaled
+
+    def recording(p, *args, **kwargs):
+        seen.append(p.spec)
+        return real(p, *args, **kwargs)
+
+    monkeypatch.setattr(model_gemm, "run_scaled", recording)
+    return seen
+
+
+@pytest.mark.parametrize("num_xcds", [None, 2])
+def test_scaled_matmul_runs_the_kernel_of_its_eager_plan(scaled_specs, num_xcds) -> None:
+    """A work-stealing kernel is compiled for its num_xcds (the chiplets its counters
+    split the tiles over): one not given is 1, the kernel of the eager plan."""
+    from gemm_opt.runtime import scaled
+
+    a, b = _fp8_operands()
+    sa, sb = torch.tensor(0.5), torch.tensor(2.0)
+    kw = {"schedule": "work-stealing"} | ({} if num_xcds is None else {"num_xcds": num_xcds})
+    torch_ops.scaled_matmul(a, b, sa, sb, **kw)
+    want = scaled.scaled_plan(a, b, sa, sb, meta=True, **kw).spec
+    assert [s.num_xcds for s in scaled_specs] == [num_xcds or 1]
+    assert scaled_specs[0].name == want.name
+
+
+def test_the_fp8_training_wrappers_check_their_own_weight_rank() -> None:
+    """``torch_ops.fp8_linear`` takes an (N, K) weight, ``fp8_grouped_linear`` a (G, N, K)
+    one: each checks eagerly, with the operator's message, before the operator runs."""
+    g = _gen(32)
+    x = torch.randn(48, 64, generator=g).bfloat16()
+    w = torch.randn(32, 64, generator=g).bfloat16()
+    y = torch_ops.fp8_linear(x, w)
+    _fp8_close(y, x.double() @ w.double().mT)
+    lens = torch.tensor([16, 32], dtype=torch.int32)
+    wg = torch.stack([w, -w])
+    y = torch_ops.fp8_grouped_linear(x, wg, lens)
+    want = torch.cat([x[:16].double() @ w.double().mT, -(x[16:].double() @ w.double().mT)])
+    _fp8_close(y, want)
+    with pytest.raises(ValueError, match=r"^weight: expected x \(M, K\) and weight \(N, K\) "):
+        torch_ops.fp8_linear(x, wg)
+    with pytest.raises(ValueError, match=r"^weight: expected x \(M, K\) and weight \(G, N, K\) "):
+        torch_ops.fp8_grouped_linear(x, w, lens)

@@ -18,7 +18,7 @@ from gemm_opt.core.contract import NUM_WARPS, TARGET, THREADS_PER_WARP, WARP_LAY
 from gemm_opt.core.diagnostics import collect
 from gemm_opt.core.ext_compat import MLIRError, arith, func, ir, scf
 from gemm_opt.core.layouts import PaddedShared, PartitionedShared, SwizzledShared
-from gemm_opt.core.targets import TARGETS
+from gemm_opt.core.targets import TARGETS, Mma
 from gemm_opt.core.tdm_layout import tdm_warp_layout
 from gemm_opt.dialect import make_context, tile
 
@@ -314,6 +314,25 @@ def test_a_wmma_layout_needs_two_warp_counts(warps: list[int] | None) -> None:
             tile.VerifyError, match=r"^#tile\.wmma_layout needs warps_per_cta = array<i64: WM, WN>$"
         ):
             attr.warps_per_cta()
+
+
+@pytest.mark.parametrize("given", [None, False, True])
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_a_wmma_layout_transposed_on_every_target(target: str, given: bool | None) -> None:
+    """Given: as given; omitted: false where the target's layout has a default (WMMA's
+    parser, or no such flag), refused on MFMA (Triton's amd_mfma has none)."""
+    fields = {} if given is None else {"transposed": given}
+    with make_context():
+        attr = _wmma(warps_per_cta=[2, 2], **fields)
+        t = TARGETS[target]
+        if given is None and t.mma in (Mma.MFMA_V3, Mma.MFMA_V4):
+            with pytest.raises(
+                tile.VerifyError,
+                match=rf"^#tile\.wmma_layout needs field 'transposed' on {target}, whose ",
+            ):
+                attr.transposed(t)
+        else:
+            assert attr.transposed(t) is bool(given)
 
 
 def _operand(**fields: Any) -> tile.DotOperandAttr:

@@ -156,22 +156,27 @@ def test_locations_keep_their_file_or_take_the_one_named() -> None:
     assert where("arith.muli") == '"given.mlir":5:10'
 
 
-# A descriptor's integer elements: Triton's descriptor type spells a signedness; the
-# hand-off's descriptors are unsigned (a copy moves bytes either way).
-I8_DESCRIPTOR = """
+# A descriptor's integer elements: Triton's descriptor type spells a signedness. Those of
+# a signless integer are signed, as Triton's descriptors of tl.int8 (int32, ...) tensors
+# are; the E8M0 block scale, Triton's uint8 codes, is unsigned.
+DESCRIPTOR = """
 #s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
 module attributes {tile.num_warps = 4 : i32} {
-  func.func private @f(%d: !tile.tensor_desc<tensor<64x64xi8, #s>>) {
+  func.func private @f(%d: !tile.tensor_desc<tensor<64x64xELEM, #s>>) {
     return
   }
 }
 """
 
 
-def test_descriptor_integers_are_unsigned() -> None:
-    ttgir = lower_tile_module(I8_DESCRIPTOR, "gfx1250", fuse=False).ttgir
+@pytest.mark.parametrize(
+    ("elem", "triton"),
+    [("i8", "si8"), ("i16", "si16"), ("i32", "si32"), ("f8E8M0FNU", "ui8"), ("f16", "f16")],
+)
+def test_descriptor_integers_are_signed_and_scale_codes_unsigned(elem: str, triton: str) -> None:
+    ttgir = lower_tile_module(DESCRIPTOR.replace("ELEM", elem), "gfx1250", fuse=False).ttgir
     (header,) = [line for line in ttgir.splitlines() if "tt.func private @f(" in line]
-    assert "%arg0: !tt.tensordesc<64x64xui8, #shared>" in header
+    assert f"%arg0: !tt.tensordesc<64x64x{triton}, #shared>" in header
 
 
 # Scalar constants of every kind the hand-off builds: i1 by its low bit, E8M0 block

@@ -13,10 +13,10 @@ from support.ttgir_text import body_lines, definitions
 from gemm_opt.core.ext_compat import ir
 from gemm_opt.dialect import make_context
 from gemm_opt.dialect.edit import erase_ops, ops_named
-from gemm_opt.lowering.compile import lower_tile_module
+from gemm_opt.lowering.compile import TileCompileError, lower_tile_module
 
 # A #tile.wmma_layout and #tile.dot_operand with every optional field left out: version
-# 3, not transposed, kWidth 8 (the dialect's defaults).
+# 3, not transposed on gfx1250, kWidth 8 (the dialect's defaults).
 DEFAULTS = """
 #acc = #tile.wmma_layout<{warps_per_cta = array<i64: 2, 2>}>
 #opa = #tile.dot_operand<{op_idx = 0, parent = #acc}>
@@ -195,12 +195,36 @@ def test_bounds_after_an_update_are_relative_and_clamped_at_zero() -> None:
     assert " pred = " not in updates[2][1]  # no pred of its own, not the source's again
 
 
-def test_mfma_layout_is_transposed_unless_told() -> None:
-    """gfx942/gfx950 take an omitted ``transposed`` as true (the MFMA layout whose
-    stores are row vectors), where gfx1250's WMMA takes it as false."""
-    ttgir = lower_tile_module(DEFAULTS, "gfx942", fuse=False).ttgir
+@pytest.mark.parametrize("target", ["gfx942", "gfx950"])
+def test_mfma_layout_needs_transposed_given(target: str) -> None:
+    """Triton 3.9.0's ``#ttg.amd_mfma`` has no default for ``isTransposed`` (Gluon's
+    ``AMDMFMALayout`` requires it): an omitted one is a located error naming the field,
+    at the function whose signature holds the layout."""
+    with pytest.raises(TileCompileError, match=f"needs field 'transposed' on {target}") as e:
+        lower_tile_module(DEFAULTS, target, fuse=False)
+    assert (e.value.line, e.value.col) == (5, 3)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("target", ["gfx942", "gfx950"])
+def test_mfma_layout_takes_transposed_as_given(target: str, transposed: bool) -> None:
+    given = DEFAULTS.replace("2, 2>}>", f"2, 2>, transposed = {str(transposed).lower()}}}>")
+    ttgir = lower_tile_module(given, target, fuse=False).ttgir
     (mma,) = [line for line in ttgir.splitlines() if line.startswith("#mma = ")]
-    assert mma.endswith("isTransposed = true}>"), mma
+    assert mma.endswith(f"isTransposed = {str(transposed).lower()}}}>"), mma
+
+
+# A module that names no target: accepted (gfx1250 takes the omitted flag), refused at
+# the tile op when lowered for an MFMA target.
+UNTARGETED = MFMA[(64, 64)].replace(", transposed = true", "")
+
+
+def test_an_untargeted_module_is_checked_again_for_an_mfma_target() -> None:
+    with pytest.raises(TileCompileError, match="needs field 'transposed' on gfx950") as e:
+        lower_tile_module(UNTARGETED, "gfx950", fuse=False)
+    assert (e.value.line, e.value.col) == (8, 10)  # the tile.wmma
+    ttgir = lower_tile_module(UNTARGETED, "gfx1250", fuse=False).ttgir
+    assert "#ttg.amd_wmma<{version = 3, isTranspose = false," in ttgir
 
 
 # A partitioned buffer on the MFMA targets: its inner layout, or an unswizzled
