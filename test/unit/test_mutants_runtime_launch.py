@@ -344,6 +344,22 @@ def test_the_grid_may_follow_the_first_argument() -> None:
     assert Kernel(k).launch_grid((1000, 5)) == grid_of(k, (1000, 5)) == (8, 1, 1)
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((1000.0, 5), r"argument 'M' sizes the grid: expected an int, got float"),
+        (("1000", 5), r"argument 'M' sizes the grid: expected an int, got str"),
+        ((1000,), r"expected 2 arguments \(M, N\), got 1"),
+        ((1000, 5, 6), r"expected 2 arguments \(M, N\), got 3"),
+    ],
+)
+def test_the_grid_of_arguments_a_launch_refuses_is_an_argument_error(args, message: str) -> None:
+    k = kernel((Arg("M", "i32"), Arg("N", "i32")), grid=(GridDim(arg="M", block=128), *ONE[1:]))
+    with pytest.raises(ArgumentError, match=rf"^k: {message}$"):
+        grid_of(k, args)
+    assert grid_of(k, (True, 5.0)) == (1, 1, 1)  # N sizes nothing; a bool is an int
+
+
 # -- loading --
 
 
