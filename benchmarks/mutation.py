@@ -596,7 +596,7 @@ TARGETS: dict[str, Target] = {
     "runtime_launch": Target(
         "python/gemm_opt/runtime/launch.py",
         EVERY,
-        unit("test_runtime_launch", "test_api_runtime"),
+        unit("test_runtime_launch", "test_api_runtime", "test_mutants_runtime_launch"),
         (),
     ),
     "runtime_cuda": Target(

@@ -142,6 +142,14 @@ def _tensormap_params(kernel: BundleKernel, value: Any) -> list[bytes]:
     return params
 
 
+def _check_count(kernel: BundleKernel, args: Sequence[Any]) -> None:
+    if len(args) != len(kernel.args):
+        names = ", ".join(a.name for a in kernel.args)
+        raise ArgumentError(
+            f"{kernel.name}: expected {len(kernel.args)} arguments ({names}), got {len(args)}"
+        )
+
+
 def pack_arguments(
     kernel: BundleKernel, args: Sequence[Any], scratch: tuple[int, int] = (0, 0)
 ) -> tuple[list[bytes], int | None]:
@@ -152,13 +160,10 @@ def pack_arguments(
     tensors or raw device addresses. ``scratch`` holds the addresses of the
     global and profile scratch buffers (0: none).
     """
-    if len(args) != len(kernel.args):
-        names = ", ".join(a.name for a in kernel.args)
-        raise ArgumentError(
-            f"{kernel.name}: expected {len(kernel.args)} arguments ({names}), got {len(args)}"
-        )
+    _check_count(kernel, args)
     params: list[bytes] = []
     devices: set[int] = set()
+    # Equivalent mutant: strict=False (_check_count has matched the lengths).
     for arg, value in zip(kernel.args, args, strict=True):
         if arg.constexpr is not None:
             if value != arg.constexpr:
@@ -177,6 +182,7 @@ def pack_arguments(
     if len(devices) > 1:
         raise ArgumentError(f"{kernel.name}: tensors on several devices: {sorted(devices)}")
     if kernel.tensormaps:
+        # Equivalent mutant: strict=False (_check_count has matched the lengths).
         by_name = dict(zip((a.name for a in kernel.args), args, strict=True))
 
         def value(name: str) -> int:
@@ -195,13 +201,18 @@ def parameter_sizes(kernel: BundleKernel) -> list[int]:
 
 
 def grid_of(kernel: BundleKernel, args: Sequence[Any]) -> tuple[int, int, int]:
-    """The launch grid the bundle states, evaluated on the call's arguments."""
-    scalars = {
-        a.name: v
-        for a, v in zip(kernel.args, args, strict=False)
-        if not a.is_pointer and isinstance(v, int)
-    }
-    grid = tuple(d.evaluate(scalars) for d in kernel.grid)
+    """The launch grid the bundle states, evaluated on the call's arguments (those
+    that size it must be ints, as a launch checks)."""
+    _check_count(kernel, args)
+    # Equivalent mutant: strict=False (_check_count has matched the lengths).
+    values = dict(zip((a.name for a in kernel.args), args, strict=True))
+    for d in kernel.grid:
+        if d.arg and not isinstance(values[d.arg], int):
+            raise ArgumentError(
+                f"{kernel.name}: argument {d.arg!r} sizes the grid: expected an int, "
+                f"got {type(values[d.arg]).__name__}"
+            )
+    grid = tuple(d.evaluate(values) for d in kernel.grid)
     return grid  # type: ignore[return-value]
 
 
@@ -311,6 +322,7 @@ class Kernel:
         self._grid = [
             (spec.args.index(next(a for a in spec.args if a.name == d.arg)), d.block)
             if d.arg
+            # Equivalent mutant: 1->2 (any negative index marks a constant: i >= 0 reads it).
             else (-1, d.constant)
             for d in spec.grid
         ]
@@ -401,6 +413,8 @@ class Kernel:
         """This thread's parameter block and its array of parameter pointers."""
         bufs = getattr(self._local, "bufs", None)
         if bufs is None:
+            # Equivalent mutant: 1->2 (the block always holds the two 8-byte scratch
+            # pointers, so its size is at least 16 and max() returns it either way).
             block = ctypes.create_string_buffer(max(self._struct.size, 1))
             base = ctypes.addressof(block)
             pointers = (ctypes.c_void_p * len(self._offsets))(
@@ -416,6 +430,7 @@ class Kernel:
             pack_arguments(self.spec, args, scratch)  # raises the detailed error
             raise ArgumentError(f"{self.spec.name}: the arguments fail the launch checks")
         data = self._struct.pack(*checked[0], *self.tensormap_values(checked[0]), *scratch)
+        # Equivalent mutant: strict=False (_plan appends an offset with each size).
         return [data[o : o + n] for o, n in zip(self._offsets, self._sizes, strict=True)]
 
     def tensormap_values(self, values: Sequence[Any]) -> list[Any]:
@@ -557,12 +572,15 @@ class Kernel:
             gx, gy, gz = self.launch_grid(args)
         else:
             if len(grid) != 3 or any(
-                type(g) is not int or not 0 <= g <= m for g, m in zip(grid, MAX_GRID, strict=False)
+                type(g) is not int or not 0 <= g <= m
+                # Equivalent mutant: strict=True (zip runs only on 3 sizes, MAX_GRID's count).
+                for g, m in zip(grid, MAX_GRID, strict=False)
             ):
                 raise ArgumentError(
                     f"{k.name}: grid {tuple(grid)} is not 3 sizes within {MAX_GRID}"
                 )
             gx, gy, gz = grid
+        # Equivalent mutant: MAX_GRID[1]->MAX_GRID[2] (both 65535, the CUDA limit of y and z).
         if not (0 <= gx <= MAX_GRID[0] and 0 <= gy <= MAX_GRID[1] and 0 <= gz <= MAX_GRID[2]):
             raise ArgumentError(f"{k.name}: grid {(gx, gy, gz)} is not within 0 to {MAX_GRID}")
         if gx == 0 or gy == 0 or gz == 0:
@@ -607,6 +625,8 @@ class Kernel:
             if spec.bytes:
                 # Triton's launcher: grid size x CTAs x bytes per CTA, on the launch stream
                 # (the profile scratch zeroed, as its default allocator does).
+                # Equivalent mutant: `* k.num_ctas` -> `// k.num_ctas` (_load, which
+                # runs first, refuses any num_ctas but 1).
                 size = gx * gy * gz * k.num_ctas * spec.bytes + spec.align
                 make = torch.zeros if slot else torch.empty
                 where = self._device_of(torch, device)
