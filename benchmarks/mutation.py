@@ -559,7 +559,10 @@ TARGETS: dict[str, Target] = {
         CONVERT_LIT,
     ),
     "lowering_isa_analysis": Target(
-        "lowering/isa_analysis.py", EVERY, unit("test_isa_analysis"), ()
+        "lowering/isa_analysis.py",
+        EVERY,
+        unit("test_isa_analysis", "test_mutants_lowering_isa_analysis"),
+        (),
     ),
     "lowering_pipelines": Target(
         "lowering/pipelines.py",
