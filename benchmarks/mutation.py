@@ -571,7 +571,10 @@ TARGETS: dict[str, Target] = {
         (),
     ),
     "lowering_triton_bridge": Target(
-        "lowering/triton_bridge.py", EVERY, unit("test_triton_bridge"), ()
+        "lowering/triton_bridge.py",
+        EVERY,
+        unit("test_triton_bridge", "test_mutants_lowering_triton_bridge"),
+        (),
     ),
     "lowering_isolation": Target("lowering/isolation.py", EVERY, unit("test_isolation"), ()),
     "lowering_compile": Target(
