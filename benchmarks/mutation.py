@@ -566,7 +566,10 @@ TARGETS: dict[str, Target] = {
         CONVERT_LIT,
     ),
     "lowering_isa_analysis": Target(
-        "lowering/isa_analysis.py", EVERY, unit("test_isa_analysis"), ()
+        "lowering/isa_analysis.py",
+        EVERY,
+        unit("test_isa_analysis", "test_mutants_lowering_isa_analysis"),
+        (),
     ),
     "lowering_pipelines": Target(
         "lowering/pipelines.py",
@@ -575,7 +578,10 @@ TARGETS: dict[str, Target] = {
         (),
     ),
     "lowering_triton_bridge": Target(
-        "lowering/triton_bridge.py", EVERY, unit("test_triton_bridge"), ()
+        "lowering/triton_bridge.py",
+        EVERY,
+        unit("test_triton_bridge", "test_mutants_lowering_triton_bridge"),
+        (),
     ),
     "lowering_isolation": Target("lowering/isolation.py", EVERY, unit("test_isolation"), ()),
     "lowering_compile": Target(

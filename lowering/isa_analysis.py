@@ -87,7 +87,8 @@ def _instructions(lines: list[str]) -> list[str]:
 
 
 _BLOCK_START = re.compile(r"^(?:\.(LBB\w+):|; %bb\.\d+:)")
-_INNER_HEADER = re.compile(r"=>This Inner Loop Header: Depth=\d+")
+# LLVM indents the marker by loop depth (``=>  This Inner Loop Header`` at depth 2).
+_INNER_HEADER = re.compile(r"=>\s*This Inner Loop Header: Depth=\d+")
 _IN_LOOP = re.compile(r"in Loop: Header=(BB\w+) Depth=\d+")
 
 
@@ -100,25 +101,27 @@ def _annotated_loops(body: list[str]) -> list[list[int]]:
     handles rotated loops, whose latch block is laid out before the header.
     """
     blocks: list[tuple[str | None, list[int]]] = []  # (loop header, lines)
+    inner: set[str] = set()
+    label: str | None = None  # the current block's label
     for i, line in enumerate(body):
         start = _BLOCK_START.match(line)
         if start or not blocks:
             blocks.append((None, []))
+            label = start.group(1) if start else None
         header, lines = blocks[-1]
         lines.append(i)
         # The comment sits on the block's first line or on comment-only lines
-        # right after it.
+        # right after it (a nested loop's header names its parent loops first).
+        # Equivalent mutant: ``header is None or ...`` only differs when a block
+        # carries a second loop comment after its first, and LLVM prints one
+        # (``in Loop`` or ``Inner Loop Header``) per block.
         if header is None and (start or line.lstrip().startswith(";")):
-            if start and start.group(1) and _INNER_HEADER.search(line):
-                header = start.group(1)
+            if label and _INNER_HEADER.search(line):
+                header = label
+                inner.add(label)
             elif m := _IN_LOOP.search(line):
                 header = "L" + m.group(1)
             blocks[-1] = (header, lines)
-    inner = {
-        m.group(1)
-        for line in body
-        if _INNER_HEADER.search(line) and (m := _BLOCK_START.match(line)) and m.group(1)
-    }
     loops: dict[str, list[int]] = {}
     for header, lines in blocks:
         if header in inner:
@@ -153,6 +156,9 @@ def _back_edge_loops(body: list[str]) -> list[list[int]]:
     return [
         list(range(lo, hi + 1))
         for lo, hi in edges
+        # Equivalent mutant: ``lo < a`` / ``b < hi`` for ``<=``: two ranges never
+        # share a start (one range per label line) nor an end (one branch per line
+        # closes one label's range), so equality only holds for the range itself.
         if not any((a, b) != (lo, hi) and lo <= a and b <= hi for a, b in edges)
     ]
 

@@ -368,6 +368,9 @@ def _private_cache() -> type:
         def get_group(self, filename: str) -> dict[str, str] | None:
             return None if self.private else super().get_group(filename)
 
+        # Equivalent mutant: ``binary`` defaulting to False: Triton's put sets
+        # it again from the data (``isinstance(data, bytes)``) and ours reads the
+        # data's type, so no caller can tell the default.
         def put(self, data: Any, filename: str, binary: bool = True) -> str:
             if not self.private:
                 return super().put(data, filename, binary)
