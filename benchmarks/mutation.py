@@ -312,7 +312,7 @@ TARGETS: dict[str, Target] = {
     "core_partition": Target(
         "python/gemm_opt/core/schedules/partition.py",
         EVERY,
-        unit("test_schedules_math"),
+        unit("test_schedules_math", "test_mutants_core_partition"),
         (),
         constants=True,
     ),
