@@ -437,7 +437,10 @@ TARGETS: dict[str, Target] = {
         (),
     ),
     "interpreter": Target(
-        "python/gemm_opt/model/tdm.py", EVERY, (*unit("test_mutants_tdm"), *MODEL_TESTS), ()
+        "python/gemm_opt/model/tdm.py",
+        EVERY,
+        (*unit("test_mutants_tdm", "test_mutants_model_tdm_tail"), *MODEL_TESTS),
+        (),
     ),
     "model_state": Target(
         "python/gemm_opt/model/values.py", EVERY, (*unit("test_mutants_values"), *MODEL_TESTS), ()
