@@ -361,7 +361,12 @@ TARGETS: dict[str, Target] = {
     "core_pipeline": Target(
         "python/gemm_opt/core/pipeline.py",
         EVERY,
-        unit("test_driver_logic", "test_pass_options", "test_pass_registry"),
+        unit(
+            "test_driver_logic",
+            "test_pass_options",
+            "test_pass_registry",
+            "test_mutants_core_pipeline",
+        ),
         (),
     ),
     "core_pass_base": Target(
