@@ -24,6 +24,7 @@ from gemm_opt.core.pipeline import (
     NamedPipeline,
     PipelineError,
     Registry,
+    _without_location,
     build_pass_manager,
     check_pipeline,
     parse_pipeline,
@@ -178,6 +179,17 @@ def test_upstream_errors_are_llvms_line_and_stderr_stays_clean(
     assert str(e.value) == message
     os.write(2, b"still stderr\n")
     assert capfd.readouterr().err == "still stderr\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "want"),
+    [("src:3:7: error: m", "m"), ("a:b:12:7: error: m: error: n", "m: error: n"),
+     ("3:7: error: m", "3:7: error: m"), ("7: error: m", "7: error: m"), ("x: error: m", "x: error: m"),
+     ("src:3:x: error: m", "src:3:x: error: m"), ("src:x:3: error: m", "src:x:3: error: m"),
+     ("src:3:7 error: m", "src:3:7 error: m"), ("opt: '{error: x}'", "opt: '{error: x}'")],
+)  # fmt: skip
+def test_only_a_location_prefix_is_dropped(line: str, want: str) -> None:
+    assert _without_location(line) == want
 
 
 def test_a_bool_option_default_is_shown_in_lower_case() -> None:

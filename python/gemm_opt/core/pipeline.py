@@ -393,8 +393,8 @@ def _without_location(line: str) -> str:
     parser puts before its message. Only that prefix goes: LLVM's option
     parser quotes the bad value, which may itself hold ``error: ``."""
     loc, sep, rest = line.partition(": error: ")
-    parts = loc.rsplit(":", 2)
-    if sep and len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
+    line_col = loc.rsplit(":", 2)[1:]
+    if sep and len(line_col) == 2 and all(x.isdigit() for x in line_col):
         return rest
     return line
 
