@@ -6,7 +6,8 @@ stores it with a second descriptor into an 8x8 array ``y`` at ``(r, c)``, the
 stored tensor described as ``m`` rows of ``n`` columns with row stride
 ``ld``: only the block's elements inside the described tensor are written, a
 store reaching outside ``y`` is refused, the buffer is free to overwrite once
-the store retired, and two programs storing the same elements race.
+the store retired, and two programs storing the same elements race. A TDM copy over a ring
+one slot of which an MMA still reads is a race.
 """
 
 from __future__ import annotations
@@ -81,3 +82,53 @@ def test_a_store_reaching_before_the_array_is_refused() -> None:
 def test_two_programs_storing_the_same_elements_race() -> None:
     with pytest.raises(ModelError, match="write racing a write of another program"):
         _store(8, 8, 0, 0, grid=2)
+
+
+# ---- a TDM copy over a slot an MMA still reads ---------------------------------------------
+
+#: ``@k(%x)`` of 4 warps: an async MMA reads slot 1 of a two-slot ring, its
+#: wait retires it or not, then one TDM copy by warp 0 alone (``warp_used_hint
+#: = 1``) fills both slots (a 2x64x32 block of ``x`` read twice: plane stride 0),
+#: so the one warp's destination holds a slot that is read and one that is not.
+RING = """
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+#s3 = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 2, 1, 0>}>
+#acc = #tile.wmma_layout<{instr_shape = array<i64: 16, 16, 32>, transposed = true, version = 3 : i64, warps_per_cta = array<i64: 4, 1>}>
+!ring = !tile.shared<tensor<2x64x32xf16, #s3>>
+!slot = !tile.shared<tensor<64x32xf16, #s3>>
+!bbuf = !tile.shared<tensor<32x64xf16, #s>>
+!d3 = !tile.tensor_desc<tensor<2x64x32xf16, #s3>>
+!acc = tensor<64x64xf32, #acc>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250", tile.threads_per_warp = 32 : i32} {
+  func.func @k(%x: !tile.ptr<f16>) {
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c32 = arith.constant 32 : i32
+    %c64 = arith.constant 64 : i32
+    %l0 = arith.constant 0 : i64
+    %l32 = arith.constant 32 : i64
+    %one = arith.constant 1 : i64
+    %d3 = "tile.make_tensor_descriptor"(%x, %c2, %c64, %c32, %l0, %l32, %one) {operandSegmentSizes = array<i32: 1, 3, 3>} : (!tile.ptr<f16>, i32, i32, i32, i64, i64, i64) -> !d3
+    %z = arith.constant dense<0.0> : tensor<2x64x32xf16>
+    %zb = arith.constant dense<0.0> : tensor<32x64xf16>
+    %acc = arith.constant dense<0.0> : !acc
+    %ring = "tile.local_alloc"() : () -> !ring
+    %b = "tile.local_alloc"() : () -> !bbuf
+    "tile.local_store"(%z, %ring) : (tensor<2x64x32xf16>, !ring) -> ()
+    "tile.local_store"(%zb, %b) : (tensor<32x64xf16>, !bbuf) -> ()
+    %slot = "tile.memdesc_index"(%ring, %c1) : (!ring, i32) -> !slot
+    %r = "tile.async_wmma"(%slot, %b, %acc) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (!slot, !bbuf, !acc) -> !acc
+{wait}    "tile.async_tdm_copy_global_to_local"(%d3, %ring) {operandSegmentSizes = array<i32: 1, 1, 0, 0>, warp_used_hint = 1 : i32} : (!d3, !ring) -> ()
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    return
+  }
+}"""
+WAIT = '%w = "tile.async_wmma_wait"(%r) {num = 0 : i32} : (!acc) -> !acc\n'
+
+
+def test_a_copy_over_a_slot_an_mma_still_reads_is_a_race() -> None:
+    """The copy covers both slots, only slot 1 is read: a race until the wait."""
+    x = np.ones((64, 32), np.float16)
+    run_function(RING.replace("{wait}", "    " + WAIT), "k", {"x": x})
+    with pytest.raises(ModelError, match=r"^write of shared memory an in-flight MMA reads"):
+        run_function(RING.replace("{wait}", ""), "k", {"x": x})
