@@ -312,7 +312,7 @@ TARGETS: dict[str, Target] = {
     "core_partition": Target(
         "python/gemm_opt/core/schedules/partition.py",
         EVERY,
-        unit("test_schedules_math"),
+        unit("test_schedules_math", "test_mutants_core_partition"),
         (),
         constants=True,
     ),
@@ -361,7 +361,12 @@ TARGETS: dict[str, Target] = {
     "core_pipeline": Target(
         "python/gemm_opt/core/pipeline.py",
         EVERY,
-        unit("test_driver_logic", "test_pass_options", "test_pass_registry"),
+        unit(
+            "test_driver_logic",
+            "test_pass_options",
+            "test_pass_registry",
+            "test_mutants_core_pipeline",
+        ),
         (),
     ),
     "core_pass_base": Target(
@@ -437,7 +442,10 @@ TARGETS: dict[str, Target] = {
         (),
     ),
     "interpreter": Target(
-        "python/gemm_opt/model/tdm.py", EVERY, (*unit("test_mutants_tdm"), *MODEL_TESTS), ()
+        "python/gemm_opt/model/tdm.py",
+        EVERY,
+        (*unit("test_mutants_tdm", "test_mutants_model_tdm_tail"), *MODEL_TESTS),
+        (),
     ),
     "model_state": Target(
         "python/gemm_opt/model/values.py", EVERY, (*unit("test_mutants_values"), *MODEL_TESTS), ()

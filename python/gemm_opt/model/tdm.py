@@ -412,6 +412,7 @@ def _store_global(
     strides = np.array(uniform_rows(d.strides, mask, "the strides", where))
     ptr = d.base
     base = int(uniform(ptr.offset, mask, "the base pointer", where))
+    # Equivalent mutant: reshape(..., -2): numpy infers a dimension given as any negative size.
     coords = np.indices(block).reshape(len(block), -1).T + origin
     inside = ((coords >= 0) & (coords < extent)).all(axis=1)
     flat = base + coords[inside] @ strides
@@ -420,6 +421,7 @@ def _store_global(
     sync = p.run.sync
     if sync is not None and sync.memory is not None:
         sync.memory.write(p.clock, ptr.array, ptr.name, flat, where)
+    # Equivalent mutant: reshape(-2): numpy infers a dimension given as any negative size.
     ptr.array[flat] = data.reshape(-1)[inside]
 
 

@@ -282,6 +282,7 @@ class StreamKPartition:
         """The program whose stream-K range holds iteration ``it``."""
         q, r = self.q, self.r
         big = r * (q + 1)  # the first r programs own q+1 iterations
+        # Equivalent mutant: it <= big: at it == big both branches give r.
         if it < big:
             return it // (q + 1)
         return r + (it - big) // q
@@ -357,6 +358,7 @@ def stream_k_partition(
     if t % p == 0:
         sk = 0
     else:
+        # Equivalent mutant: t >= p: t == p means t % p == 0, taken by the branch above.
         sk = p + t % p if t > p else t
     if sk * i < p:
         sk = 0
@@ -387,6 +389,7 @@ def aligned_stream_k_programs(
         raise ValueError(f"slack must be in (0, 1], got {slack}")
     if stream_k_partition(total_tiles, iters_per_tile, max_programs).sk_tiles == 0:
         return max_programs
+    # Equivalent mutant: max(2, ...): one program never aligns (t % 1 == 0: no stream-K tile).
     for p in range(max_programs, max(1, math.ceil(slack * max_programs)) - 1, -1):
         if stream_k_partition(total_tiles, iters_per_tile, p).aligned:
             return p
