@@ -514,7 +514,10 @@ TARGETS: dict[str, Target] = {
         WS_LIT,
     ),
     "lowering_sm90_tma": Target(
-        "lowering/sm90_tma.py", EVERY, unit("test_tma_copies", "test_epilogue_tma"), TMA_LIT
+        "lowering/sm90_tma.py",
+        EVERY,
+        unit("test_tma_copies", "test_epilogue_tma", "test_mutants_lowering_sm90_tma"),
+        TMA_LIT,
     ),
     "lowering_sm90_mma": Target(
         "lowering/sm90_mma.py",
