@@ -580,7 +580,14 @@ TARGETS: dict[str, Target] = {
     "lowering_triton_bridge": Target(
         "lowering/triton_bridge.py", EVERY, unit("test_triton_bridge"), ()
     ),
-    "lowering_isolation": Target("lowering/isolation.py", EVERY, unit("test_isolation"), ()),
+    # The new file first: its fresh-process test fails (and -x ends the run) before an
+    # in-process fork whose parent and child were swapped could exit with status 0.
+    "lowering_isolation": Target(
+        "lowering/isolation.py",
+        EVERY,
+        unit("test_mutants_lowering_isolation", "test_isolation"),
+        (),
+    ),
     "lowering_compile": Target(
         "lowering/compile.py", EVERY, unit("test_lowering", "test_runtime_build"), ()
     ),
