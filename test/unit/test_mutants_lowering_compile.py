@@ -1,0 +1,54 @@
+"""The compile API's errors and results (``lowering.compile``), pinned where
+test_lowering.py left them open (found by ``benchmarks/mutation.py``).
+
+A :class:`TileCompileError` prints ``line:col: error: message`` (no position when
+it is unknown) and keeps every diagnostic in ``details``; the ISA report of a
+kernel without AMDGPU assembly is a ValueError naming the targets that have one.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from gemm_opt.lowering import compile as compile_mod
+from gemm_opt.lowering.compile import CompiledKernel, TileCompileError
+
+
+@pytest.mark.parametrize(("line", "col", "where"), [(0, 0, ""), (0, 7, ""), (3, 4, "3:4: ")])
+def test_a_compile_error_prints_its_position_only_when_known(line: int, col: int, where: str):
+    err = TileCompileError("bad op", line, col, stage="convert")
+    assert str(err) == f"{where}error: bad op"
+    assert (err.message, err.line, err.col, err.stage) == ("bad op", line, col, "convert")
+
+
+def test_a_compile_error_keeps_its_details_or_its_message() -> None:
+    assert TileCompileError("bad op").details == "bad op"
+    assert TileCompileError("bad op", details="1:2: error: bad op\n3:4: note: here").details == (
+        "1:2: error: bad op\n3:4: note: here"
+    )
+
+
+def _diag(severity: str, line: int, message: str) -> SimpleNamespace:
+    return SimpleNamespace(severity=severity, line=line, col=1, message=message)
+
+
+def test_the_first_error_is_the_first_error_diagnostic_with_all_of_them_as_details() -> None:
+    diags = [_diag("warning", 1, "w"), _diag("error", 2, "e1"), _diag("error", 3, "e2")]
+    err = compile_mod._first_error(diags, "parse", "fallback")
+    assert str(err) == "2:1: error: e1" and err.stage == "parse"
+    assert err.details == "1:1: warning: w\n2:1: error: e1\n3:1: error: e2"
+
+
+def test_without_an_error_diagnostic_the_fallback_keeps_the_others_as_details() -> None:
+    err = compile_mod._first_error([_diag("warning", 1, "w")], "parse", "it failed")
+    assert (str(err), err.details) == ("error: it failed", "1:1: warning: w")
+    err = compile_mod._first_error([], "parse", "it failed")
+    assert (str(err), err.details) == ("error: it failed", "it failed")
+
+
+def test_the_isa_report_of_a_cuda_kernel_names_the_amd_targets() -> None:
+    kernel = CompiledKernel({"ptx": ""}, b"", {}, 0.0, target="cuda:90")
+    with pytest.raises(ValueError, match=r"\(AMD targets: gfx1250, gfx950, gfx942\)"):
+        _ = kernel.metrics
