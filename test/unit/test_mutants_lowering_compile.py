@@ -52,3 +52,26 @@ def test_the_isa_report_of_a_cuda_kernel_names_the_amd_targets() -> None:
     kernel = CompiledKernel({"ptx": ""}, b"", {}, 0.0, target="cuda:90")
     with pytest.raises(ValueError, match=r"\(AMD targets: gfx1250, gfx950, gfx942\)"):
         _ = kernel.metrics
+
+
+#: The smallest kernel: the record of the pipeline is what these tests read.
+EMPTY = "module attributes {tile.num_warps = 4 : i32} { func.func @k() { return } }"
+
+
+@pytest.mark.parametrize(
+    ("kw", "pipeline"),
+    [
+        ({}, "tile-lower-gemm-schedule,tile-pipeline-mma,HAND{target=cuda:90}"),
+        # mma.sync keeps no MMA in flight: no tile-pipeline-mma.
+        ({"mma": "mma_v2"}, "tile-lower-gemm-schedule,HAND{target=cuda:90 mma=mma_v2}"),
+        ({"pipeline": ""}, "HAND{target=cuda:90}"),
+        ({"pipeline": "", "mma": "wgmma"}, "HAND{target=cuda:90 mma=wgmma}"),
+        # A pipeline's own hand-off is recorded once, as written.
+        ({"pipeline": "HAND{target=cuda:90 mma=mma_v2}"}, "HAND{target=cuda:90 mma=mma_v2}"),
+    ],
+)
+def test_a_lowered_module_records_the_pipeline_that_ran(kw: dict[str, str], pipeline: str) -> None:
+    hand = "convert-tile-to-triton-gpu"
+    kw = {k: v.replace("HAND", hand) for k, v in kw.items()}
+    low = compile_mod.lower_tile_module(EMPTY, "cuda:90", **kw)
+    assert low.pipeline == pipeline.replace("HAND", hand)
