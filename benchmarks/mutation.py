@@ -565,7 +565,12 @@ TARGETS: dict[str, Target] = {
     "lowering_layouts": Target(
         "lowering/layouts.py",
         EVERY,
-        unit("test_lowering", "test_mutants_lowering_layouts", "test_mutants_lowering_target_amd"),
+        unit(
+            "test_lowering",
+            "test_mutants_lowering_layouts",
+            "test_mutants_lowering_target_amd",
+            "test_mutants_lowering_layouts_tail",
+        ),
         CONVERT_LIT,
     ),
     "lowering_isa_analysis": Target(
