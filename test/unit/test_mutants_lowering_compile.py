@@ -75,3 +75,37 @@ def test_a_lowered_module_records_the_pipeline_that_ran(kw: dict[str, str], pipe
     kw = {k: v.replace("HAND", hand) for k, v in kw.items()}
     low = compile_mod.lower_tile_module(EMPTY, "cuda:90", **kw)
     assert low.pipeline == pipeline.replace("HAND", hand)
+
+
+#: A kernel the hand-off refuses at line 13: a TMA block row of 8 bytes.
+REFUSED = """
+#s = #tile.padded_shared<{interval = 64, amount = 8, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32} {
+  func.func @k(%a: !tile.ptr<f16>, %m: i32, %ld: i64) {
+    %one = arith.constant 1 : i64
+    %c0 = arith.constant 0 : i32
+    %d = "tile.make_tensor_descriptor"(%a, %m, %m, %ld, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !tile.tensor_desc<tensor<64x4xf16, #s>>
+    %b = "tile.local_alloc"() : () -> !tile.shared<tensor<64x4xf16, #s>>
+    %bars = "tile.barrier_alloc"() : () -> !tile.mbarrier_ring<1 : i32>
+    %bar = "tile.barrier_index"(%bars, %c0) : (!tile.mbarrier_ring<1 : i32>, i32) -> !tile.mbarrier<i64>
+    "tile.barrier_init"(%bar) {count = 1 : i32} : (!tile.mbarrier<i64>) -> ()
+    "tile.barrier_expect"(%bar) {operandSegmentSizes = array<i32: 1, 0>, bytes = 512 : i32} : (!tile.mbarrier<i64>) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d, %b, %bar) {operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (!tile.tensor_desc<tensor<64x4xf16, #s>>, !tile.shared<tensor<64x4xf16, #s>>, !tile.mbarrier<i64>) -> ()
+    "tile.barrier_wait"(%bar, %c0) {operandSegmentSizes = array<i32: 1, 1, 0>} : (!tile.mbarrier<i64>, i32) -> ()
+    return
+  }
+}
+"""
+
+
+def test_a_module_object_keeps_its_source_positions_in_errors() -> None:
+    from gemm_opt import dialect
+    from gemm_opt.core.ext_compat import ir
+
+    with dialect.make_context():
+        module = ir.Module.parse(REFUSED)
+    for source in (REFUSED, module):
+        with pytest.raises(TileCompileError) as info:
+            compile_mod.lower_tile_module(source, "cuda:90")
+        assert (info.value.line, info.value.col) == (13, 5)
+        assert "a TMA block row needs 16 bytes or more, got 8" in info.value.message
