@@ -522,7 +522,10 @@ TARGETS: dict[str, Target] = {
         WS_LIT,
     ),
     "lowering_sm90_tma": Target(
-        "lowering/sm90_tma.py", EVERY, unit("test_tma_copies", "test_epilogue_tma"), TMA_LIT
+        "lowering/sm90_tma.py",
+        EVERY,
+        unit("test_tma_copies", "test_epilogue_tma", "test_mutants_lowering_sm90_tma"),
+        TMA_LIT,
     ),
     "lowering_sm90_mma": Target(
         "lowering/sm90_mma.py",
@@ -570,7 +573,12 @@ TARGETS: dict[str, Target] = {
     "lowering_layouts": Target(
         "lowering/layouts.py",
         EVERY,
-        unit("test_lowering", "test_mutants_lowering_layouts", "test_mutants_lowering_target_amd"),
+        unit(
+            "test_lowering",
+            "test_mutants_lowering_layouts",
+            "test_mutants_lowering_target_amd",
+            "test_mutants_lowering_layouts_tail",
+        ),
         CONVERT_LIT,
     ),
     "lowering_isa_analysis": Target(
@@ -591,9 +599,19 @@ TARGETS: dict[str, Target] = {
         unit("test_triton_bridge", "test_mutants_lowering_triton_bridge"),
         (),
     ),
-    "lowering_isolation": Target("lowering/isolation.py", EVERY, unit("test_isolation"), ()),
+    # The new file first: its fresh-process test fails (and -x ends the run) before an
+    # in-process fork whose parent and child were swapped could exit with status 0.
+    "lowering_isolation": Target(
+        "lowering/isolation.py",
+        EVERY,
+        unit("test_mutants_lowering_isolation", "test_isolation"),
+        (),
+    ),
     "lowering_compile": Target(
-        "lowering/compile.py", EVERY, unit("test_lowering", "test_runtime_build"), ()
+        "lowering/compile.py",
+        EVERY,
+        unit("test_lowering", "test_runtime_build", "test_mutants_lowering_compile"),
+        (),
     ),
     # -- more of the runtime --
     "runtime_gemm": Target(

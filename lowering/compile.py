@@ -633,7 +633,8 @@ def _lower_here(
                 target, fuse=fuse, derive_hints=derive_hints, pipeline_mma=mma != "mma_v2"
             )
             pipeline = ",".join(passes)
-        handoff = _run_pipeline(module, pipeline, target, "tile_passes", diags) or HandOff(target)
+        own = _run_pipeline(module, pipeline, target, "tile_passes", diags)
+        handoff = own or HandOff(target)
         if handoff.mma != "auto":  # the pipeline's own hand-off names the MMA
             mma = handoff.mma
         tile = module.operation.get_asm()
@@ -656,7 +657,12 @@ def _lower_here(
     _, ttgir, art, more, tensormaps = outcome
     seconds.update(more)
     how = f"target={target}" + ("" if mma == "auto" else f" mma={mma}")
-    full = ",".join(p for p in (pipeline, f"{HAND_OFF}{{{how}}}") if p)
+    # A pipeline that ends in its own hand-off is the whole record; else the hand-off run.
+    full = (
+        pipeline
+        if own is not None
+        else ",".join(p for p in (pipeline, f"{HAND_OFF}{{{how}}}") if p)
+    )
     return LoweredModule(tile, ttgir, target, full, seconds, art, tensormaps)
 
 

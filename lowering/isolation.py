@@ -129,10 +129,14 @@ def _send(fd: int, item: Any) -> None:
 def _frames(data: bytes) -> tuple[list[Any], int]:
     """The whole frames at the start of ``data`` and how many bytes they take."""
     items, at = [], 0
+    # Equivalent mutant: <= -> < and 4->5. A frame's pickle is never empty, so a whole
+    # frame needs at + 5 <= len(data): the loop stops at the same frames either way.
     while at + 4 <= len(data):
         (size,) = struct.unpack_from("<I", data, at)
         if at + 4 + size > len(data):
             break
+        # Equivalent mutant: 4->5 in the slice's end. pickle.loads stops at the pickle's
+        # STOP opcode, so one byte more (the next frame's) reads the same item.
         items.append(pickle.loads(data[at + 4 : at + 4 + size]))
         at += 4 + size
     return items, at
@@ -190,6 +194,8 @@ def run_forked(work: Callable[[Callable[[Any], None]], Any]) -> Isolated:
         os.close(write_fd)
         chunks = []
         try:
+            # Equivalent mutant: 1->2, 16->17. The read size; frames are joined from the
+            # chunks whatever their size.
             while chunk := os.read(read_fd, 1 << 16):
                 chunks.append(chunk)
         finally:
@@ -274,6 +280,9 @@ class _Worker:
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
+            # Equivalent mutant: 0->1. A worker ends normally only at end of file on its
+            # job pipe, which this process closes in stop() or after a death, and both
+            # reap it without reading the status.
             code = 0
             try:
                 # (The fork hook closed the pipes of the workers started earlier.)
@@ -282,7 +291,9 @@ class _Worker:
                 os.dup2(self.err.fileno(), 2)
                 _serve(jobs_read, results_write, prepare, first, self.scratch)
             except BaseException:
-                traceback.print_exc()  # to fd 2, which the caller reads after a death
+                # To fd 2 itself, which the caller reads after a death (sys.stderr may
+                # be another stream: a notebook's, a test runner's capture).
+                os.write(2, traceback.format_exc().encode("utf-8", errors="replace"))
                 code = 3
             finally:
                 os._exit(code)
@@ -315,6 +326,7 @@ class _Worker:
         run = Isolated()
         buffer = b""
         while not (run.ok or run.exception):
+            # Equivalent mutant: 1->2, 16->17. The read size; frames are reassembled.
             chunk = os.read(self.results_fd, 1 << 16)
             if not chunk:  # died mid-job
                 self.close_fds_and_reap(run)
@@ -359,6 +371,8 @@ class _Worker:
                 return
             if pid:
                 return
+            # Equivalent mutant: > -> >=. The clock equals the deadline at one instant
+            # only; killing one poll of 5 ms earlier leaves the same state.
             if time.monotonic() > deadline:
                 os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
@@ -386,6 +400,7 @@ def _serve(
         sys.stderr.flush()
     buffer = b""
     while True:
+        # Equivalent mutant: 1->2, 16->17. The read size; jobs are reassembled from frames.
         chunk = os.read(jobs_fd, 1 << 16)
         if not chunk:
             return

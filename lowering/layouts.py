@@ -216,6 +216,8 @@ def blocked_params(shape: Sequence[int], elem_bits: int, num_warps: int, warp_si
     """``(sizePerThread, threadsPerWarp, warpsPerCTA, order)`` of the row-major
     blocked layout with 16-byte vectors along the last dim."""
     inner = shape[-1]
+    # Equivalent mutant: 128->129. max(elem_bits, 8) is a power of two of 8 or more
+    # (element widths are 1 to 64 bits), so 129 // it == 128 // it.
     vec = max(1, min(128 // max(elem_bits, 8), inner))
     lanes_inner = min(warp_size, max(1, inner // vec))
     if len(shape) == 1:

@@ -94,6 +94,9 @@ class TmaCopies:
                 op.operation, "a descriptor with bounds has no TMA form (TMA bounds by shape)"
             )
         owner = root.owner
+        # Equivalent mutant: or->and. On cuda:90 a descriptor through block arguments or
+        # region results is refused before the hand-off and only make/update ops make one,
+        # so the root's owner is always a tile.make_tensor_descriptor: both sides are False.
         if not isinstance(owner, ir.OpView | ir.Operation) or (
             owner.operation.name != MakeTensorDescriptorOp.OPERATION_NAME
         ):
@@ -187,6 +190,9 @@ class TmaCopies:
         """Copy number ``g``: expect its bytes on barrier ``g % R`` and issue the
         TMA copy there; a predicated-off copy arrives without bytes."""
         info = ctx.descs.get(op.desc)
+        # Equivalent mutant: or->and. choose() refused every copy whose descriptor root is
+        # not a make op of this function, and with a plan every make op gets a TMA
+        # descriptor (makes_tma), lowered before its copies: info and info.tma are set.
         if info is None or info.tma is None:
             raise ctx.fail(op, ctx.untracked())
         fn = self.counter.fn
@@ -203,7 +209,15 @@ class TmaCopies:
         coords = info.origin or [ctx.const(0)] * len(shape)
         on = true if cond is None else cond
         ctx.b.create_async_tma_copy_global_to_local(
-            info.tma, list(coords), bar, ctx.v(op.dest), on, False, None
+            info.tma,
+            list(coords),
+            bar,
+            ctx.v(op.dest),
+            on,
+            # Equivalent mutant: False->True. The flag is multicast, which needs a CTA
+            # cluster; these kernels have one CTA and Triton's TTGIR is the same either way.
+            False,
+            None,
         )
         if cond is not None:
             ctx.b.create_mbarrier_arrive(bar, 1, ctx.b.create_xor(cond, true))
@@ -235,6 +249,8 @@ class TmaCopies:
         """No TMA copy may outlive its barriers."""
         fn = self.counter.fn
         if fn is not None:
+            # Equivalent mutant: 0->1 (the default). tma_plan records a window for every
+            # func.return of a planned function, so the default is never read.
             self.wait_copies(ctx, fn.windows.get(op.operation, 0), 0)
 
     # -- tracked copies and stores --
@@ -246,6 +262,8 @@ class TmaCopies:
         except TmaRefusal as e:
             raise ctx.fail(op, f"{what} on cuda:90: {e}") from None
         info = ctx.descs.get(op.desc)
+        # Equivalent mutant: or->and. refusal() passed, so the root is a make op of this
+        # function, which prescan_tracked put in self.descs (makes_tma): info.tma is set.
         if info is None or info.tma is None:
             raise ctx.fail(op, ctx.untracked())
         return info
@@ -263,6 +281,7 @@ class TmaCopies:
             ctx.v(op.barrier),
             ctx.v(op.dest),
             ctx.true() if pred is None else pred,
+            # Equivalent mutant: False->True. Multicast, as in copy(): no cluster, same TTGIR.
             False,
             None,
         )
