@@ -1286,6 +1286,9 @@ def fork_pytest(args: list[str], timeout: float, cover: Path | None = None) -> C
         result.unlink(missing_ok=True)
     if code in PYTEST_USAGE:
         return ChildRun("usage")
+    if not data:  # the run ended before pytest's verdict (a mutant that swaps a fork's roles
+        # leaves the test process through the child's ``os._exit(0)``): not a pass
+        return ChildRun("failed", "(the test process exited before pytest's verdict)")
     lines = {int(k): v for k, v in data.get("lines", {}).items()}
     return ChildRun(
         "passed" if code == 0 else "failed",
