@@ -183,6 +183,8 @@ def wgmma_buffer_refusal(view: ir.Value, operand: int) -> str | None:
     """
     block = viewed_block(view)
     t = block.type
+    # Equivalent mutant: or->and. The view and its block have one rank: tile.memdesc_trans
+    # verifies its order has the source's rank and its result shape is the source's permuted.
     if len(view.type.shape) != 2 or len(t.shape) != 2:
         return f"buffer has rank {len(view.type.shape)}, not 2"
     if shared_order(t.layout_attr, 2) != [1, 0]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from gemm_opt.core.ext_compat import ir
+from gemm_opt.lowering.compile import lower_tile_module
 from gemm_opt.lowering.layouts import blocked_params, element_bits, nvmma_swizzle
 
 
@@ -50,3 +51,35 @@ def test_element_bits_takes_signless_integers_only() -> None:
         assert element_bits(ir.IntegerType.get_signed(32)) is None
         assert element_bits(ir.IntegerType.get_unsigned(8)) is None
         assert element_bits(ir.F16Type.get()) == 16
+
+
+# A partitioned buffer naming no inner layout is laid out unswizzled row-major, which
+# wgmma reads where it lies: the hand-off for cuda:90 keeps it for warp_group_dot.
+PARTITIONED_WGMMA = """
+#s = #tile.partitioned_shared<{num_partitions = 2, num_groups = 1, partition_dim = 0}>
+#acc = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 2, 2>,
+                          instr_shape = array<i64: 16, 16, 32>, transposed = true}>
+#opa = #tile.dot_operand<{op_idx = 0, parent = #acc, k_width = 8}>
+#opb = #tile.dot_operand<{op_idx = 1, parent = #acc, k_width = 8}>
+!ba = !tile.shared<tensor<64x32xbf16, #s>>
+!bb = !tile.shared<tensor<32x64xbf16, #s>>
+!acc = tensor<64x64xf32, #acc>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  func.func private @f(%c: !acc) -> !acc {
+    %a = "tile.local_alloc"() : () -> !ba
+    %b = "tile.local_alloc"() : () -> !bb
+    %ta = "tile.local_load"(%a) : (!ba) -> tensor<64x32xbf16, #opa>
+    %tb = "tile.local_load"(%b) : (!bb) -> tensor<32x64xbf16, #opb>
+    %d = "tile.wmma"(%ta, %tb, %c)
+        : (tensor<64x32xbf16, #opa>, tensor<32x64xbf16, #opb>, !acc) -> !acc
+    return %d : !acc
+  }
+}
+"""
+
+
+def test_a_partitioned_buffer_without_inner_layout_is_a_row_major_wgmma_operand() -> None:
+    ttgir = lower_tile_module(PARTITIONED_WGMMA, "cuda:90", fuse=False).ttgir
+    assert "#ttg.nvidia_mma<{versionMajor = 3," in ttgir
+    assert ttgir.count("ttng.warp_group_dot ") == 1
+    assert "tt.dot " not in ttgir

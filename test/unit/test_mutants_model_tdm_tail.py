@@ -7,14 +7,18 @@ stored tensor described as ``m`` rows of ``n`` columns with row stride
 ``ld``: only the block's elements inside the described tensor are written, a
 store reaching outside ``y`` is refused, the buffer is free to overwrite once
 the store retired, and two programs storing the same elements race. A TDM copy over a ring
-one slot of which an MMA still reads is a race.
+one slot of which an MMA still reads is a race; no store of one slot verifies alongside such
+a copy, so a copy's region is all read by stores or none.
 """
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
+from gemm_opt.core.ext_compat import ir
 from gemm_opt.model.interpreter import ModelError, run_function
 
 STORE = """#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
@@ -132,3 +136,52 @@ def test_a_copy_over_a_slot_an_mma_still_reads_is_a_race() -> None:
     run_function(RING.replace("{wait}", "    " + WAIT), "k", {"x": x})
     with pytest.raises(ModelError, match=r"^write of shared memory an in-flight MMA reads"):
         run_function(RING.replace("{wait}", ""), "k", {"x": x})
+
+
+# ---- a TDM copy and a store index a buffer to one depth ------------------------------------
+
+#: A two-slot ring whose layout orders ``RING`` dims, a store of slot 1 through a
+#: 64x32 descriptor of layout ``STORE`` and a copy over the ring through a 2x64x32
+#: one of layout ``COPY``. The model refuses a copy over slots a store still reads
+#: when any of its elements is read; that is all of them or none only because no
+#: choice of layouts verifies a store of a slot alongside a copy over the ring.
+RING_STORE = """
+#s = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 1, 0>}>
+#s3 = #tile.swizzled_shared<{vec = 1, per_phase = 1, max_phase = 1, order = array<i64: 2, 1, 0>}>
+!ring = !tile.shared<tensor<2x64x32xf16, RING>>
+!slot = !tile.shared<tensor<64x32xf16, RING>>
+!d2 = !tile.tensor_desc<tensor<64x32xf16, STORE>>
+!d3 = !tile.tensor_desc<tensor<2x64x32xf16, COPY>>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  func.func @k(%x: !tile.ptr<f16>, %y: !tile.ptr<f16>) {
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c32 = arith.constant 32 : i32
+    %c64 = arith.constant 64 : i32
+    %l0 = arith.constant 0 : i64
+    %l32 = arith.constant 32 : i64
+    %one = arith.constant 1 : i64
+    %d2 = "tile.make_tensor_descriptor"(%y, %c64, %c32, %l32, %one) {operandSegmentSizes = array<i32: 1, 2, 2>} : (!tile.ptr<f16>, i32, i32, i64, i64) -> !d2
+    %d3 = "tile.make_tensor_descriptor"(%x, %c2, %c64, %c32, %l0, %l32, %one) {operandSegmentSizes = array<i32: 1, 3, 3>} : (!tile.ptr<f16>, i32, i32, i32, i64, i64, i64) -> !d3
+    %ring = "tile.local_alloc"() : () -> !ring
+    %slot = "tile.memdesc_index"(%ring, %c1) : (!ring, i32) -> !slot
+    "tile.async_tdm_copy_local_to_global"(%d2, %slot) : (!d2, !slot) -> ()
+    "tile.async_tdm_copy_global_to_local"(%d3, %ring) {operandSegmentSizes = array<i32: 1, 1, 0, 0>} : (!d3, !ring) -> ()
+    "tile.async_tdm_wait"() {num = 0 : i32} : () -> ()
+    return
+  }
+}"""
+
+
+@pytest.mark.parametrize(
+    ("ring", "store", "copy"), list(itertools.product(("#s", "#s3"), repeat=3))
+)
+def test_a_store_of_a_slot_and_a_copy_over_its_ring_never_both_verify(
+    ring: str, store: str, copy: str
+) -> None:
+    module = RING_STORE.replace("RING", ring).replace("STORE", store).replace("COPY", copy)
+    x = np.ones((2, 64, 32), np.float16)
+    y = np.zeros((64, 32), np.float16)
+    refusal = "entries but a (64x32|2x64x32) block needs|does not match the descriptor"
+    with pytest.raises(ir.MLIRError, match=refusal):
+        run_function(module, "k", {"x": x, "y": y})

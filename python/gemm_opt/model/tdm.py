@@ -323,6 +323,11 @@ def _issue_copy(
                 check_write_race(p, buf, index, data, w, where)
             if buf.mma_reading[index].any():
                 raise ModelError(mma_race_message(p, buf, index, where))
+            # Equivalent mutant: any -> all. A descriptor's layout orders all its block's dims
+            # and a copy's destination and a store's source carry their descriptor's layout,
+            # so both index (tile.memdesc_index) exactly the dims the buffer's layout leaves
+            # unordered: the copy writes inside one slot and a store reads whole slots of the
+            # same depth (distinct allocations never alias), so all of the region or none is read.
             if buf.store_reading[index].any():
                 raise ModelError(store_race_message(p, buf, index, where))
             buf.pending[index] += 1
