@@ -631,6 +631,29 @@ class BlockedAttr(RegisterLayoutAttr, name="blocked"):
         "order": "ints",
     }
 
+    def check(self, rank: int) -> None:
+        """Every field has one entry per dimension; sizes are positive, thread
+        and warp counts powers of two; order is a permutation."""
+        v = self.field_values()
+        for name in self.FIELDS:
+            if name not in v:
+                raise VerifyError(f"#tile.blocked needs field '{name}'")
+            if len(v[name]) != rank:
+                raise VerifyError(
+                    f"#tile.blocked {name} {list(v[name])} has {len(v[name])} entries for a "
+                    f"rank-{rank} tensor"
+                )
+        if any(n < 1 for n in v["size_per_thread"]):
+            raise VerifyError(
+                f"#tile.blocked size_per_thread {list(v['size_per_thread'])} must be >= 1"
+            )
+        _pow2_entries(v["threads_per_warp"], "#tile.blocked threads_per_warp")
+        _pow2_entries(v["warps_per_cta"], "#tile.blocked warps_per_cta")
+        try:
+            check_order(v["order"], "#tile.blocked order")
+        except LayoutError as e:
+            raise VerifyError(str(e)) from None
+
 
 #: The MMA families whose layout takes no omitted ``transposed`` (:meth:`WmmaAttr.transposed`).
 MFMA = (Mma.MFMA_V4, Mma.MFMA_V3)
@@ -1181,28 +1204,21 @@ def check_wmma_layout(op: TileOp, attr: WmmaAttr) -> None:
         raise refused[0]
 
 
+def check_layout_rank(enc: ir.Attribute, rank: int) -> None:
+    """The rules of a register layout that hold on every target, for a tensor of
+    ``rank``: the verifier checks them on tile ops' tensors, the lowering on
+    tensors no tile op touches (an ``arith.constant``, an ``scf.for`` result)."""
+    if isinstance(enc, BlockedAttr | DotOperandAttr | ScaleLayoutAttr):
+        enc.check(rank)
+    elif isinstance(enc, WmmaAttr) and rank != 2:
+        raise VerifyError(f"a #tile.wmma_layout tensor must be 2-D, got rank {rank}")
+
+
 def check_blocked_layout(op: TileOp, attr: BlockedAttr, rank: int) -> None:
-    """Every field has one entry per dimension; threads cover a warp of every
-    possible target; warps cover ``tile.num_warps``; order is a permutation."""
+    """The layout's own rules (:meth:`BlockedAttr.check`); threads cover a warp
+    of every possible target; warps cover ``tile.num_warps``."""
+    attr.check(rank)
     v = attr.field_values()
-    for name in BlockedAttr.FIELDS:
-        if name not in v:
-            raise VerifyError(f"#tile.blocked needs field '{name}'")
-        if len(v[name]) != rank:
-            raise VerifyError(
-                f"#tile.blocked {name} {list(v[name])} has {len(v[name])} entries for a "
-                f"rank-{rank} tensor"
-            )
-    if any(n < 1 for n in v["size_per_thread"]):
-        raise VerifyError(
-            f"#tile.blocked size_per_thread {list(v['size_per_thread'])} must be >= 1"
-        )
-    _pow2_entries(v["threads_per_warp"], "#tile.blocked threads_per_warp")
-    _pow2_entries(v["warps_per_cta"], "#tile.blocked warps_per_cta")
-    try:
-        check_order(v["order"], "#tile.blocked order")
-    except LayoutError as e:
-        raise VerifyError(str(e)) from None
     lanes = math.prod(v["threads_per_warp"])
     targets = op.targets()
     if targets and all(lanes != t.warp_size for t in targets):

@@ -32,8 +32,10 @@ from gemm_opt.dialect.tile import (
     SharedType,
     TensorDescType,
     Tile,
+    VerifyError,
     WmmaAttr,
     cache_modifier,
+    check_layout_rank,
 )
 from gemm_opt.lowering.host_tensormaps import HostTensorMap
 from gemm_opt.lowering.ir_match import loc_filename, signed
@@ -460,6 +462,10 @@ class HandOffContext:
                 raise self.fail(
                     op, f"{t} has no layout; every tensor needs one to lower to TritonGPU"
                 )
+            try:  # a tile op's tensors were verified; any other op's are checked here
+                check_layout_rank(rt.encoding, rt.rank)
+            except VerifyError as e:
+                raise self.fail(op, f"{t}: {e}") from None
             elem = self.elem(rt.element_type, op)
             if isinstance(rt.encoding, ScaleLayoutAttr):
                 enc = self.strategy.scale_layout(self, rt.encoding, [int(d) for d in rt.shape], op)

@@ -119,3 +119,27 @@ module attributes {tile.num_warps = 8 : i32} {
     return
   }
 }
+
+// -----
+
+// A tensor no tile op touches still has its layout checked against its rank
+// (Triton would assert on it).
+#bl1 = #tile.blocked<{size_per_thread = array<i64: 8>, threads_per_warp = array<i64: 4, 8>, warps_per_cta = array<i64: 4, 1>, order = array<i64: 1, 0>}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  func.func @blocked_rank() {
+    // expected-error@+1 {{#tile.blocked size_per_thread [8] has 1 entries for a rank-2 tensor}}
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #bl1>
+    return
+  }
+}
+
+// -----
+
+#w = #tile.wmma_layout<{version = 3, warps_per_cta = array<i64: 2, 2>, transposed = false}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "gfx1250"} {
+  func.func @wmma_rank() {
+    // expected-error@+1 {{a #tile.wmma_layout tensor must be 2-D, got rank 3}}
+    %z = arith.constant dense<0.0> : tensor<2x64x64xf32, #w>
+    return
+  }
+}
