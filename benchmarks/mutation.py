@@ -391,7 +391,12 @@ TARGETS: dict[str, Target] = {
     "model_sync": Target(
         "python/gemm_opt/model/sync.py",
         EVERY,
-        unit("test_model_litmus", "test_model_concurrency", "test_stream_k_fixup_model"),
+        unit(
+            "test_mutants_model_sync_open",
+            "test_model_litmus",
+            "test_model_concurrency",
+            "test_stream_k_fixup_model",
+        ),
         (),
     ),
     "model_concurrency": Target(
