@@ -424,7 +424,10 @@ TARGETS: dict[str, Target] = {
         skip=("PartitionScheduler._deadlock",),
     ),
     "model_copy": Target(
-        "python/gemm_opt/model/copy.py", EVERY, unit("test_model_copy", "test_tdm_layout"), ()
+        "python/gemm_opt/model/copy.py",
+        EVERY,
+        unit("test_mutants_model_copy_open", "test_model_copy", "test_tdm_layout"),
+        (),
     ),
     "model_arith": Target(
         "python/gemm_opt/model/arith.py", EVERY, (*unit("test_mutants_arith"), *MODEL_TESTS), ()
