@@ -391,7 +391,12 @@ TARGETS: dict[str, Target] = {
     "model_sync": Target(
         "python/gemm_opt/model/sync.py",
         EVERY,
-        unit("test_model_litmus", "test_model_concurrency", "test_stream_k_fixup_model"),
+        unit(
+            "test_mutants_model_sync_open",
+            "test_model_litmus",
+            "test_model_concurrency",
+            "test_stream_k_fixup_model",
+        ),
         (),
     ),
     "model_concurrency": Target(
@@ -419,7 +424,10 @@ TARGETS: dict[str, Target] = {
         skip=("PartitionScheduler._deadlock",),
     ),
     "model_copy": Target(
-        "python/gemm_opt/model/copy.py", EVERY, unit("test_model_copy", "test_tdm_layout"), ()
+        "python/gemm_opt/model/copy.py",
+        EVERY,
+        unit("test_mutants_model_copy_open", "test_model_copy", "test_tdm_layout"),
+        (),
     ),
     "model_arith": Target(
         "python/gemm_opt/model/arith.py", EVERY, (*unit("test_mutants_arith"), *MODEL_TESTS), ()

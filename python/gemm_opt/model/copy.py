@@ -46,6 +46,7 @@ def tile_coords(start: Sequence[int], tile: Sequence[int]) -> np.ndarray:
     if rank == 0:
         return np.zeros((1, 0), dtype=np.int64)
     grids = np.meshgrid(*[np.arange(t, dtype=np.int64) for t in tile], indexing="ij")
+    # Equivalent mutant: reshape(-2); numpy infers any negative size.
     coords = np.stack([g.reshape(-1) for g in grids], axis=1)
     return coords + np.asarray(start, dtype=np.int64)
 
@@ -193,6 +194,7 @@ def execute_warp(
     start = layout.start(warp)
     origin = [o + s for o, s in zip(offsets, start, strict=True)]
     data = execute_tile(global_tensor, origin, layout.tile, bounds)
+    # Equivalent mutant: strict=False; start and tile both have the layout's rank.
     dst = tuple(slice(s, s + t) for s, t in zip(start, layout.tile, strict=True))
     block[dst] = data
     return coords
@@ -257,6 +259,7 @@ def simulate_fused_copy(
     bounds = list(bounds) if bounds is not None else [None] * len(members)
     blocks = [
         np.zeros(lay.block_shape, dtype=g.dtype)
+        # Equivalent mutant: strict=False; one layout per member, one tensor per member (checked).
         for lay, g in zip(layouts, global_tensors, strict=True)
     ]
     writes: dict[int, tuple[int, np.ndarray]] = {}
@@ -338,6 +341,7 @@ def shared_offsets(
     partition_stride: int | None = None,
 ) -> np.ndarray:
     """Vectorized :func:`shared_offset` over ``coords`` of shape [n, rank]."""
+    # Equivalent mutant: reshape(-2, ...); numpy infers any negative size.
     coords = np.asarray(coords, dtype=np.int64).reshape(-1, len(block_shape))
     layout = shared_layout
     rank = len(block_shape)
@@ -345,6 +349,8 @@ def shared_offsets(
         return _linear(coords, block_shape, tuple(range(rank - 1, -1, -1)))
     if isinstance(layout, SwizzledShared):
         order = _order(layout, rank)
+        # Equivalent mutant: max_phase < 1; with one phase the swizzle is the identity on every
+        # coordinate inside the block, the only ones with a shared address.
         if rank == 1 or layout.vec <= 0 or layout.max_phase <= 1:
             return _linear(coords, block_shape, order)
         col_dim, row_dim = order[0], order[1]
@@ -380,6 +386,7 @@ def shared_partitions(
     coords: np.ndarray, block_shape: Sequence[int], shared_layout: SharedLayoutLike
 ) -> np.ndarray:
     """Partition index of each coordinate (all 0 unless partitioned)."""
+    # Equivalent mutant: reshape(-2, ...); numpy infers any negative size.
     coords = np.asarray(coords, dtype=np.int64).reshape(-1, len(block_shape))
     if not isinstance(shared_layout, PartitionedShared):
         return np.zeros(len(coords), dtype=np.int64)

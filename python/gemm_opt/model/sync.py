@@ -186,9 +186,11 @@ def _b_atomic_add_block(c: Compiler, op: Any) -> Exec:
         if np.unique(idx).size == idx.size:
             arr[idx] = to_storage(round_to(arr[idx].astype(np.float32) + add, elem), elem)
         else:
+            # Equivalent mutant: strict=False; idx and add are both the block's inside elements.
             for k, a in zip(idx.tolist(), add.tolist(), strict=True):
-                total = np.float32(arr[k]) + np.float32(a)
-                arr[k] = to_storage(round_to(np.asarray(total), elem), elem)
+                # (a one-element array: bf16 rounding makes a 0-d value 1-d)
+                total = np.array([np.float32(arr[k]) + np.float32(a)])
+                arr[k] = to_storage(round_to(total, elem), elem)[0]
         sync.atomic_block(p.clock, arr, ptr.name, idx, sem, scope, where)
 
     return run
