@@ -579,7 +579,10 @@ TARGETS: dict[str, Target] = {
     ),
     "lowering_isolation": Target("lowering/isolation.py", EVERY, unit("test_isolation"), ()),
     "lowering_compile": Target(
-        "lowering/compile.py", EVERY, unit("test_lowering", "test_runtime_build"), ()
+        "lowering/compile.py",
+        EVERY,
+        unit("test_lowering", "test_runtime_build", "test_mutants_lowering_compile"),
+        (),
     ),
     # -- more of the runtime --
     "runtime_gemm": Target(

@@ -1,0 +1,184 @@
+"""The compile driver's rules that the end-to-end lowering tests leave open (found by
+``benchmarks/mutation.py`` in ``gemm_opt.lowering.compile``): the per-thread context
+cache and when it renews, how an error reads, the hand-off split of hand-built step
+lists (nesting that :func:`gemm_opt.core.pipeline.resolve` never produces), the host
+descriptor count check, the ISA report's refusal on a non-AMD kernel, and what a
+compiled kernel reports of its pipeline and its stage times.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from gemm_opt.core.pipeline import PipelineError, Step, resolve
+from gemm_opt.core.targets import TARGETS
+from gemm_opt.lowering import REGISTRY
+from gemm_opt.lowering import compile as compile_mod
+from gemm_opt.lowering.compile import (
+    HAND_OFF,
+    CompiledKernel,
+    HandOff,
+    TileCompileError,
+    compile_tile_module,
+    split_hand_off,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+GEMM = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
+
+
+# -- the per-thread context cache -------------------------------------------------------
+
+
+def test_the_context_is_reused_for_exactly_context_uses_compiles_then_renewed():
+    compile_mod._contexts.held = None
+    first = compile_mod._context()
+    for _ in range(compile_mod.CONTEXT_USES - 1):
+        assert compile_mod._context() is first
+    renewed = compile_mod._context()  # use CONTEXT_USES + 1
+    assert renewed is not first
+    assert compile_mod._context() is renewed
+    compile_mod._contexts.held = None
+
+
+def test_the_context_rejects_unregistered_dialects():
+    compile_mod._contexts.held = None
+    assert compile_mod._context().allow_unregistered_dialects is False
+    compile_mod._contexts.held = None
+
+
+def test_a_context_made_in_another_process_is_not_reused():
+    compile_mod._contexts.held = None
+    mine = compile_mod._context()
+    compile_mod._contexts.held[0] = -1  # as a forked child sees its parent's entry
+    assert compile_mod._context() is not mine
+    compile_mod._contexts.held = None
+
+
+# -- how an error reads ------------------------------------------------------------------
+
+
+def test_an_error_names_its_position_only_when_it_has_one():
+    assert str(TileCompileError("bad tile", 3, 7)) == "3:7: error: bad tile"
+    assert str(TileCompileError("bad tile")) == "error: bad tile"
+    assert str(TileCompileError("bad tile", 0, 7)) == "error: bad tile"
+
+
+def test_an_errors_details_default_to_its_message():
+    assert TileCompileError("bad tile").details == "bad tile"
+    assert TileCompileError("bad tile", details="1:2: error: x").details == "1:2: error: x"
+
+
+def test_the_first_error_without_diagnostics_is_the_fallback():
+    err = compile_mod._first_error([], "parse", "could not parse")
+    assert (err.message, err.stage, err.details, err.line) == (
+        "could not parse",
+        "parse",
+        "could not parse",
+        0,
+    )
+    note = SimpleNamespace(severity="note", line=2, col=5, message="see here")
+    err = compile_mod._first_error([note], "parse", "could not parse")
+    assert (err.message, err.details) == ("could not parse", "2:5: note: see here")
+
+
+# -- the hand-off split of hand-built steps ----------------------------------------------
+
+
+def _hand_off_step(text: str = f"{HAND_OFF}{{target=gfx942}}") -> Step:
+    (step,) = resolve(text, REGISTRY)
+    return step
+
+
+def test_a_hand_off_nested_in_an_op_pipeline_is_refused_at_its_column():
+    inner = _hand_off_step()
+    with pytest.raises(PipelineError, match="cannot run nested") as info:
+        split_hand_off([Step("func.func", 1, "func.func(...)", nested=[inner])])
+    assert info.value.col == inner.col
+    deep = Step("func.func", 1, "", nested=[Step("scf.for", 11, "", nested=[inner])])
+    with pytest.raises(PipelineError, match="cannot run nested") as info:
+        split_hand_off([deep])
+    assert info.value.col == inner.col
+
+
+def test_an_op_pipeline_without_a_hand_off_is_kept():
+    (fuse,) = resolve("tile-fuse-tdm-copies", REGISTRY)
+    nested = Step("func.func", 1, "", nested=[Step("scf.for", 11, "", nested=[fuse])])
+    assert split_hand_off([nested]) == ([nested], None)
+
+
+def test_a_module_anchored_step_list_is_unwrapped_once_or_more():
+    (fuse,) = resolve("tile-fuse-tdm-copies", REGISTRY)
+    body = [fuse, _hand_off_step()]
+    expect = ([fuse], HandOff("gfx942", "auto"))
+    wrapped = Step("builtin.module", 1, "", nested=body)
+    assert split_hand_off([wrapped]) == expect
+    assert split_hand_off([Step("builtin.module", 1, "", nested=[wrapped])]) == expect
+    # Not a lone module step: the module's body is a nested pipeline.
+    with pytest.raises(PipelineError, match="cannot run nested"):
+        split_hand_off([wrapped, fuse])
+    with pytest.raises(PipelineError, match="cannot run nested"):
+        split_hand_off([Step("func.func", 1, "", nested=body)])
+
+
+# -- host descriptors --------------------------------------------------------------------
+
+
+def test_a_host_descriptor_count_unlike_tritons_is_an_internal_error():
+    one = SimpleNamespace(to_json=lambda: {"arg": 0})
+    with pytest.raises(RuntimeError, match="1 host descriptors, Triton sees 0"):
+        compile_mod._tensormaps({"a": [one]}, [])
+    with pytest.raises(RuntimeError, match="0 host descriptors, Triton sees 1"):
+        compile_mod._tensormaps({}, [{"block": [64, 64]}])
+    assert compile_mod._tensormaps({"a": [one]}, [{"block": [64, 64]}]) == [
+        {"arg": 0, "block": [64, 64]}
+    ]
+
+
+# -- the ISA report ----------------------------------------------------------------------
+
+
+def test_the_isa_report_of_a_non_amd_kernel_names_the_amd_targets():
+    k = CompiledKernel({"ptx": "//"}, b"", {}, 0.0, target="cuda:90")
+    assert k.amd_metrics is None
+    amd = sorted(n for n, t in TARGETS.items() if t.backend == "hip")
+    assert amd and "cuda:90" not in amd
+    with pytest.raises(ValueError, match="a cuda:90 kernel has none") as info:
+        _ = k.metrics
+    listed = str(info.value).split("(AMD targets: ")[1].split(")")[0].split(", ")
+    assert sorted(listed) == amd
+
+
+# -- what a compiled kernel reports ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def timed():
+    start = time.perf_counter()
+    kernel = compile_tile_module(GEMM, "gfx1250")
+    return kernel, time.perf_counter() - start
+
+
+def test_stage_times_are_durations_within_the_compile(timed):
+    kernel, wall = timed
+    assert set(kernel.stage_seconds) >= {"parse", "tile_passes", "convert", "triton"}
+    for stage, seconds in kernel.stage_seconds.items():
+        assert 0 <= seconds <= wall, stage
+    assert 0 < kernel.compile_seconds <= wall
+    assert sum(kernel.stage_seconds.values()) <= kernel.compile_seconds
+
+
+def test_the_reported_pipeline_ends_in_the_hand_off_and_names_no_default_mma(timed):
+    kernel, _ = timed
+    steps = kernel.pipeline.split(",")
+    assert steps[-1] == f"{HAND_OFF}{{target=gfx1250}}"
+    assert steps[:-1] and all(steps[:-1])
+
+
+def test_a_given_pipeline_is_reported_with_the_hand_off_after_it():
+    kernel = compile_tile_module(GEMM, "gfx1250", pipeline="tile-lower-gemm-schedule")
+    assert kernel.pipeline == f"tile-lower-gemm-schedule,{HAND_OFF}{{target=gfx1250}}"
