@@ -14,8 +14,10 @@ from types import SimpleNamespace
 
 import pytest
 
+from gemm_opt.core.ext_compat import ir
 from gemm_opt.core.pipeline import PipelineError, Step, resolve
 from gemm_opt.core.targets import TARGETS
+from gemm_opt.dialect import make_context
 from gemm_opt.lowering import REGISTRY
 from gemm_opt.lowering import compile as compile_mod
 from gemm_opt.lowering.compile import (
@@ -26,6 +28,7 @@ from gemm_opt.lowering.compile import (
     compile_tile_module,
     split_hand_off,
 )
+from gemm_opt.lowering.isolation import Isolated
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMM = (ROOT / "examples" / "gemm_gfx1250.mlir").read_text()
@@ -182,3 +185,153 @@ def test_the_reported_pipeline_ends_in_the_hand_off_and_names_no_default_mma(tim
 def test_a_given_pipeline_is_reported_with_the_hand_off_after_it():
     kernel = compile_tile_module(GEMM, "gfx1250", pipeline="tile-lower-gemm-schedule")
     assert kernel.pipeline == f"tile-lower-gemm-schedule,{HAND_OFF}{{target=gfx1250}}"
+
+
+# -- a worker's failure without a diagnostic of ours -------------------------------------
+
+
+def _failed(
+    stages: tuple[str, ...] = (),
+    ops: tuple[tuple[int, int, str], ...] = (),
+    module: tuple[int, int] | None = None,
+    stderr: str = "",
+    exception: str = "",
+    died: str = "",
+) -> Isolated:
+    progress: list[tuple] = []
+    if module is not None:
+        progress.append(("module", *module))
+    progress += [("stage", s) for s in stages]
+    progress += [("op", *op) for op in ops]
+    return Isolated(exception=exception, died=died, progress=progress, stderr=stderr)
+
+
+TRITON_SAYS = "\n".join(
+    [
+        "<unknown>:0: error: no position",
+        "k.mlir:4:2: note: see the copy",
+        "k.mlir:5:3: error: bad layout",
+        "k.mlir:9:1: error: second",
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("stages", "message", "stage"),
+    [
+        (("parse",), "bad layout", "parse"),
+        (("parse", "tile_passes"), "bad layout", "tile_passes"),
+        (
+            ("parse", "tile_passes", "convert"),
+            "Triton rejected the lowered kernel: bad layout",
+            "convert",
+        ),
+        (("convert", "verify"), "Triton rejected the lowered kernel: bad layout", "verify"),
+        (
+            ("convert", "verify", "compile"),
+            "Triton rejected the lowered kernel: bad layout",
+            "triton",
+        ),
+        ((), "Triton rejected the lowered kernel: bad layout", "convert"),
+    ],
+)
+def test_tritons_first_located_error_places_the_failure(stages, message, stage):
+    run = _failed(stages, ops=((2, 1, "func.func"),), stderr=TRITON_SAYS, exception="E: boom")
+    err = compile_mod._triton_failure(run)
+    assert (err.message, err.line, err.col, err.stage) == (message, 5, 3, stage)
+    assert err.details.split("\n") == [
+        "<unknown>: error: no position",
+        "k.mlir:4:2: note: see the copy",
+        "k.mlir:5:3: error: bad layout",
+        "k.mlir:9:1: error: second",
+        "E: boom",
+    ]
+
+
+def test_without_an_exception_the_details_are_tritons_lines_alone():
+    err = compile_mod._triton_failure(_failed(("compile",), stderr=TRITON_SAYS))
+    assert err.details.split("\n")[-1] == "k.mlir:9:1: error: second"
+
+
+@pytest.mark.parametrize(
+    ("exception", "stderr", "died", "reason", "how"),
+    [
+        ("RuntimeError: boom", "", "", "RuntimeError: boom", "failed"),
+        (
+            "",
+            "Assertion `x' failed.\nLLVM ERROR: y",
+            "aborted (SIGABRT)",
+            "Assertion `x' failed.; LLVM ERROR: y",
+            "aborted (SIGABRT)",
+        ),
+        ("", "", "killed (SIGKILL)", "no diagnostic", "killed (SIGKILL)"),
+    ],
+)
+def test_before_any_op_is_built_the_failure_names_the_stage(exception, stderr, died, reason, how):
+    for stage, doing in (
+        ("parse", "parsing the tile module"),
+        ("tile_passes", "running the tile passes"),
+    ):
+        err = compile_mod._triton_failure(
+            _failed((stage,), stderr=stderr, exception=exception, died=died)
+        )
+        assert (err.message, err.line, err.stage) == (
+            f"the compile {how} while {doing}: {reason}",
+            0,
+            stage,
+        )
+
+
+BUILT = ((2, 1, "func.func"), (5, 3, "tile.copy"), (6, 7, "tile.mma"))
+
+
+@pytest.mark.parametrize(
+    ("exception", "died", "message"),
+    [
+        ("VerifyError: bad hint", "", "'tile.mma': bad hint"),
+        ("WarpHintError: w: x", "", "'tile.mma': w: x"),
+        (
+            "LayoutError: bad",
+            "killed (SIGKILL)",
+            "Triton killed (SIGKILL) while building the TritonGPU IR of 'tile.mma': LayoutError: bad",
+        ),
+        (
+            "RuntimeError: bad",
+            "",
+            "Triton failed while building the TritonGPU IR of 'tile.mma': RuntimeError: bad",
+        ),
+        (
+            "VerifyError",
+            "",
+            "Triton failed while building the TritonGPU IR of 'tile.mma': VerifyError",
+        ),
+    ],
+)
+def test_a_failure_while_building_is_placed_at_the_last_op_built(exception, died, message):
+    err = compile_mod._triton_failure(_failed(("convert",), BUILT, exception=exception, died=died))
+    assert (err.message, err.line, err.col, err.stage) == (message, 6, 7, "convert")
+
+
+def test_a_failure_verifying_or_compiling_is_placed_at_the_last_function_built():
+    two = (*BUILT, (11, 5, "func.func"), (12, 9, "tile.store"))
+    for stage, doing in (("verify", "verifying"), ("compile", "compiling")):
+        for ops, at in ((BUILT, (2, 1)), (two, (11, 5))):
+            run = _failed(("convert", stage), ops, module=(1, 1), exception="RuntimeError: x")
+            err = compile_mod._triton_failure(run)
+            message = f"Triton failed while {doing} the lowered kernel: RuntimeError: x"
+            assert (err.message, (err.line, err.col), err.stage) == (message, at, stage)
+
+
+def test_without_a_function_built_a_late_failure_is_placed_at_the_module():
+    ctx = make_context()
+    with ctx, ir.Location.file("k.mlir", 7, 4):
+        op = ir.Module.create().operation
+    ops = ((5, 3, "tile.copy"),)
+    for module, expect in (((3, 8), (3, 8)), (None, (7, 4))):
+        err = compile_mod._triton_failure(_failed(("verify",), ops, module=module), op)
+        assert (err.line, err.col, err.message) == (
+            *expect,
+            "Triton failed while verifying the lowered kernel: no diagnostic",
+        )
+    err = compile_mod._triton_failure(_failed(("verify",), ops))
+    assert (err.line, err.col) == (0, 0)
