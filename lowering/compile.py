@@ -203,15 +203,16 @@ def _first_error(diags: list[Any], stage: str, fallback: str) -> TileCompileErro
 
 def _run_pipeline(
     module: Any, text: str, target: str, stage: str, diags: list[Any]
-) -> HandOff | None:
+) -> tuple[str, HandOff | None]:
     """Run ``text`` (named pipelines default to ``target``) up to a trailing
-    hand-off, which is returned rather than run."""
+    hand-off, which is returned rather than run, after the text of the passes
+    that ran (the compile reports those, then the hand-off once)."""
     from gemm_opt.core.ext_compat import MLIRError
     from gemm_opt.core.pipeline import PipelineError, build_pass_manager, resolve
     from gemm_opt.lowering import REGISTRY
 
     if not text:
-        return None
+        return "", None
     try:
         steps, handoff = split_hand_off(resolve(text, REGISTRY, {"target": target}))
         pm = build_pass_manager(steps, REGISTRY)
@@ -226,7 +227,7 @@ def _run_pipeline(
         module.operation.verify()
     except MLIRError:
         raise _first_error(diags, stage, f"pipeline '{text}' failed") from None
-    return handoff
+    return ",".join(step.text for step in steps), handoff
 
 
 @dataclass(frozen=True)
@@ -633,7 +634,8 @@ def _lower_here(
                 target, fuse=fuse, derive_hints=derive_hints, pipeline_mma=mma != "mma_v2"
             )
             pipeline = ",".join(passes)
-        handoff = _run_pipeline(module, pipeline, target, "tile_passes", diags) or HandOff(target)
+        ran, given = _run_pipeline(module, pipeline, target, "tile_passes", diags)
+        handoff = given or HandOff(target)
         if handoff.mma != "auto":  # the pipeline's own hand-off names the MMA
             mma = handoff.mma
         tile = module.operation.get_asm()
@@ -656,7 +658,7 @@ def _lower_here(
     _, ttgir, art, more, tensormaps = outcome
     seconds.update(more)
     how = f"target={target}" + ("" if mma == "auto" else f" mma={mma}")
-    full = ",".join(p for p in (pipeline, f"{HAND_OFF}{{{how}}}") if p)
+    full = ",".join(p for p in (ran, f"{HAND_OFF}{{{how}}}") if p)
     return LoweredModule(tile, ttgir, target, full, seconds, art, tensormaps)
 
 

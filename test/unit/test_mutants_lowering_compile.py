@@ -26,6 +26,7 @@ from gemm_opt.lowering.compile import (
     HandOff,
     TileCompileError,
     compile_tile_module,
+    lower_tile_module,
     split_hand_off,
 )
 from gemm_opt.lowering.isolation import Isolated
@@ -335,3 +336,31 @@ def test_without_a_function_built_a_late_failure_is_placed_at_the_module():
         )
     err = compile_mod._triton_failure(_failed(("verify",), ops))
     assert (err.line, err.col) == (0, 0)
+
+
+# -- cuda:90: the MMA choice and the pipeline's own hand-off -----------------------------
+
+FP8_CUDA90 = (ROOT / "examples" / "gemm_fp8_cuda90.mlir").read_text()
+
+
+@pytest.mark.parametrize(
+    ("mma", "passes", "wgmma"),
+    [
+        ("auto", "tile-lower-gemm-schedule,tile-pipeline-mma", True),
+        ("wgmma", "tile-lower-gemm-schedule,tile-pipeline-mma", True),
+        ("mma_v2", "tile-lower-gemm-schedule", False),
+    ],
+)
+def test_mma_sync_is_not_pipelined_and_the_choice_is_reported(mma, passes, wgmma):
+    low = lower_tile_module(FP8_CUDA90, "cuda:90", mma=mma)
+    how = "target=cuda:90" + ("" if mma == "auto" else f" mma={mma}")
+    assert low.pipeline == f"{passes},{HAND_OFF}{{{how}}}"
+    assert ("ttng.warp_group_dot " in low.ttgir) is wgmma
+    assert ("versionMajor = 3" in low.ttgir) is wgmma
+
+
+def test_a_pipelines_own_hand_off_picks_the_mma_and_is_reported_once():
+    given = f"tile-lower-gemm-schedule,{HAND_OFF}{{target=cuda:90 mma=mma_v2}}"
+    low = lower_tile_module(FP8_CUDA90, "cuda:90", pipeline=given)
+    assert low.pipeline == given
+    assert "ttng.warp_group_dot " not in low.ttgir and "versionMajor = 2" in low.ttgir
