@@ -26,6 +26,7 @@ from gemm_opt.lowering.compile import (
     HandOff,
     TileCompileError,
     compile_tile_module,
+    hand_off,
     lower_tile_module,
     split_hand_off,
 )
@@ -364,3 +365,16 @@ def test_a_pipelines_own_hand_off_picks_the_mma_and_is_reported_once():
     low = lower_tile_module(FP8_CUDA90, "cuda:90", pipeline=given)
     assert low.pipeline == given
     assert "ttng.warp_group_dot " not in low.ttgir and "versionMajor = 2" in low.ttgir
+
+
+def test_a_hand_off_the_worker_parsed_is_not_run_again_isolated(monkeypatch):
+    from gemm_opt.lowering import triton_bridge as tb
+
+    def again(*_: object, **__: object) -> None:
+        raise AssertionError("the hand-off ran a second time")
+
+    tile = lower_tile_module(FP8_CUDA90, "cuda:90").tile  # after the tile passes
+    monkeypatch.setattr(tb, "run_isolated", again)
+    with make_context():
+        module = ir.Module.parse(tile)
+        assert "ttng.warp_group_dot " in hand_off(module, "cuda:90").ttgir
