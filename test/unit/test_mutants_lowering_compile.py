@@ -378,3 +378,12 @@ def test_a_hand_off_the_worker_parsed_is_not_run_again_isolated(monkeypatch):
     with make_context():
         module = ir.Module.parse(tile)
         assert "ttng.warp_group_dot " in hand_off(module, "cuda:90").ttgir
+
+
+def test_a_module_argument_lowers_as_its_text_does_locations_included():
+    from_text = lower_tile_module(GEMM, "gfx1250")
+    with make_context():
+        from_module = lower_tile_module(ir.Module.parse(GEMM), "gfx1250")
+    assert "loc(" in from_text.ttgir
+    assert from_module.ttgir == from_text.ttgir
+    assert from_module.tile == from_text.tile
