@@ -618,7 +618,14 @@ TARGETS: dict[str, Target] = {
     "lowering_compile": Target(
         "lowering/compile.py",
         EVERY,
-        unit("test_lowering", "test_runtime_build", "test_mutants_lowering_compile"),
+        unit(
+            "test_lowering",
+            "test_runtime_build",
+            "test_mutants_lowering_compile",
+            "test_mutants_lowering_compile_errors",
+            "test_mutants_lowering",
+            "test_tma_copies",
+        ),
         (),
     ),
     # -- more of the runtime --
