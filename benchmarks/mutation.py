@@ -559,7 +559,10 @@ TARGETS: dict[str, Target] = {
         CONVERT_LIT,
     ),
     "lowering_host_tensormaps": Target(
-        "lowering/host_tensormaps.py", EVERY, unit("test_host_tensormaps"), ()
+        "lowering/host_tensormaps.py",
+        EVERY,
+        unit("test_host_tensormaps", "test_mutants_host_tensormaps_open"),
+        (),
     ),
     "lowering_access": Target(
         "lowering/access.py", EVERY, unit("test_lowering", "test_mutants_convert"), CONVERT_LIT
