@@ -567,10 +567,21 @@ TARGETS: dict[str, Target] = {
         CONVERT_LIT,
     ),
     "lowering_host_tensormaps": Target(
-        "lowering/host_tensormaps.py", EVERY, unit("test_host_tensormaps"), ()
+        "lowering/host_tensormaps.py",
+        EVERY,
+        unit("test_host_tensormaps", "test_mutants_host_tensormaps_open"),
+        (),
     ),
     "lowering_access": Target(
-        "lowering/access.py", EVERY, unit("test_lowering", "test_mutants_convert"), CONVERT_LIT
+        "lowering/access.py",
+        EVERY,
+        unit(
+            "test_lowering",
+            "test_mutants_convert",
+            "test_mutants_lowering_access_open",
+            "test_mutants_lowering_control_flow",  # linear_index, through non-splat constants
+        ),
+        CONVERT_LIT,
     ),
     "lowering_ir_match": Target(
         "lowering/ir_match.py",
