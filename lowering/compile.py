@@ -640,6 +640,13 @@ def _lower_here(
             pipeline = ",".join(passes)
         ran, given = _run_pipeline(module, pipeline, target, "tile_passes", diags)
         handoff = given or HandOff(target)
+        if handoff.target and handoff.target != target:  # one compile, one target
+            raise TileCompileError(
+                f"the pipeline's hand-off lowers for target={handoff.target}, but this "
+                f"compile is for {target}: drop the hand-off's target or pass "
+                f"target={handoff.target!r}",
+                stage="tile_passes",
+            )
         if handoff.mma != "auto":  # the pipeline's own hand-off names the MMA
             mma = handoff.mma
         tile = module.operation.get_asm()
@@ -649,7 +656,7 @@ def _lower_here(
         outcome = _hand_off_work(
             report,
             module.operation,
-            handoff.target or target,
+            target,
             handoff.lds_copies,
             mma,
             filename,

@@ -109,3 +109,16 @@ def test_a_module_object_keeps_its_source_positions_in_errors() -> None:
             compile_mod.lower_tile_module(source, "cuda:90")
         assert (info.value.line, info.value.col) == (13, 5)
         assert "a TMA block row needs 16 bytes or more, got 8" in info.value.message
+
+
+def test_a_hand_off_for_another_target_is_refused() -> None:
+    """A pipeline's own hand-off may not lower for a target other than the
+    compile's: the kernel would be built for one target and labelled another."""
+    with pytest.raises(TileCompileError, match=r"target=cuda:90, but this compile is for gfx1250"):
+        compile_mod.lower_tile_module(
+            EMPTY, "gfx1250", pipeline="canonicalize,convert-tile-to-triton-gpu{target=cuda:90}"
+        )
+    low = compile_mod.lower_tile_module(
+        EMPTY, "gfx1250", pipeline="canonicalize,convert-tile-to-triton-gpu{target=gfx1250}"
+    )
+    assert low.target == "gfx1250"
