@@ -8,10 +8,13 @@ kernel without AMDGPU assembly is a ValueError naming the targets that have one.
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from support.scripts import load_script
 
+from gemm_opt.core.ext_compat import ir
 from gemm_opt.lowering import compile as compile_mod
 from gemm_opt.lowering.compile import CompiledKernel, TileCompileError
 
@@ -122,3 +125,27 @@ def test_a_hand_off_for_another_target_is_refused() -> None:
         EMPTY, "gfx1250", pipeline="canonicalize,convert-tile-to-triton-gpu{target=gfx1250}"
     )
     assert low.target == "gfx1250"
+
+
+HELPER = """
+module {
+  func.func private @helper(%x: i32) -> i32 {
+    return %x : i32
+  }
+}
+"""
+
+
+def test_a_kernel_beside_a_helper_without_descriptors_keeps_its_tensormaps() -> None:
+    """The host encodes the descriptors of whichever function has them: a TMA
+    kernel's tensormaps survive a private helper that makes none."""
+    bb = load_script(Path(__file__).resolve().parents[2] / "benchmarks/h100/build_bundle.py")
+    cfg = bb.OurConfig(128, 128, 64, 8, tma=True)
+    (v,) = bb.config_variants([cfg], ["fp16"])
+    module = v["module"]
+    with module.context:
+        helpers = ir.Module.parse(HELPER)
+        with ir.InsertionPoint(module.body):
+            helpers.body.operations[0].clone()
+    low = compile_mod.lower_tile_module(module, "cuda:90", pipeline=cfg.pipeline)
+    assert [t["base"] for t in low.tensormaps] == [0, 1], low.tensormaps
