@@ -703,7 +703,7 @@ class WmmaAttr(RegisterLayoutAttr, name="wmma_layout"):
         if target.mma in MFMA:
             raise VerifyError(
                 f"#tile.wmma_layout needs field 'transposed' on {target.name}, whose "
-                f"#ttg.amd_mfma has no default for it (write transposed = true or false)"
+                "#ttg.amd_mfma has no default for it (write transposed = true or false)"
             )
         return False
 
