@@ -97,11 +97,9 @@ def test_mmas_of_one_layout_needing_two_wgmma_shapes_refuse_mma_wgmma() -> None:
 
 
 # A tile.wmma and a tile.async_wmma of one accumulator layout; the tile.wmma reads A
-# from the buffer ``!A`` (row-major ``!ba``: wgmma; ``!bt``, stored column-major:
-# mma.sync only).
-SHARED = (
-    HEAD
-    + """
+# from the buffer ``!A``, an alias the test defines (row-major ``!ba``: wgmma; ``!bt``,
+# stored column-major: mma.sync only).
+SHARED = """
 module attributes {tile.num_warps = 4 : i32} {
   func.func private @shared(%c: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc> {
     %a = "tile.local_alloc"() : () -> !A
@@ -121,18 +119,17 @@ module attributes {tile.num_warps = 4 : i32} {
   }
 }
 """
-)
 
 
 def test_an_async_mma_shares_wgmma_with_the_mmas_of_its_layout() -> None:
-    lines = _mma_lines(SHARED.replace("!A", "!ba"), "wgmma")
+    lines = _mma_lines(HEAD + "!A = !ba\n" + SHARED, "wgmma")
     assert "versionMajor = 3" in lines[0]
     dots = [line.split(" = ")[1].split(" ")[0] for line in lines[1:]]
     assert dots == ["ttng.warp_group_dot"] * 2
 
 
 def test_an_async_mma_keeps_mma_sync_where_the_mmas_of_its_layout_do() -> None:
-    lines = _mma_lines(SHARED.replace("!A", "!bt"))
+    lines = _mma_lines(HEAD + "!A = !bt\n" + SHARED)
     assert "versionMajor = 2" in lines[0]
     assert [line.split(" = ")[1].split(" ")[0] for line in lines[1:]] == ["tt.dot"] * 2
 

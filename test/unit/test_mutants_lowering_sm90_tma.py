@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 from support.ttgir_text import body_lines
 
+from gemm_opt.core.ext_compat import ir
+from gemm_opt.dialect.edit import annotate_arguments, edited, integer_of_width
 from gemm_opt.lowering.compile import TileCompileError, lower_tile_module
 
 TMA = "convert-tile-to-triton-gpu{target=cuda:90 lds-copies=tma}"
@@ -150,9 +152,14 @@ def test_a_tracked_copy_issues_with_no_further_flag() -> None:
 def test_auto_tma_copies_wait_on_their_barriers_not_as_cp_async() -> None:
     # Facts enough for cp.async and for TMA: lds-copies=auto takes TMA, whose
     # wait is the barrier's alone (no cp.async group wait beside it).
-    text = ONE_COPY.replace(
-        "%m: i32, %lda: i64,",
-        "%m: i32 {tile.divisibility = 16 : i32}, %lda: i64 {tile.divisibility = 16 : i32},",
+    text = edited(
+        ONE_COPY,
+        lambda m: annotate_arguments(
+            m,
+            integer_of_width(32, 64),
+            "tile.divisibility",
+            ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 16),
+        ),
     )
     lines = _lower(text)
     assert sum("ttng.async_tma_copy_global_to_local" in x for x in lines) == 1
